@@ -1,0 +1,30 @@
+# One environment for everything, made by the project itself.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo bench fuzz clean env
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+env: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n auto -q
+
+demo: $(STAMP)
+	$(BIN)/python -m simherdr demo
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+fuzz: $(STAMP)
+	$(BIN)/python -m pytest -q -m hostile -n auto
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,2 @@
+"""simherdr: a faithful herdr simulator."""
+__version__ = "0.1.0"
