@@ -1,0 +1,90 @@
+"""The ``simherdr`` command: serve, install-stub, demo."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+
+from .facts.profiles import DEFAULT_VERSION, PROFILES
+
+
+def _serve(args) -> int:
+    from .clock import RealClock, ScaledClock
+    from .server import Server, SocketBusy
+    from .simulator import Config, Simulator
+
+    if args.time_scale <= 0:
+        print("simherdr: --time-scale must be > 0", file=sys.stderr)
+        return 2
+    clock = ScaledClock(args.time_scale) if args.time_scale != 1 else RealClock()
+    config = Config()
+    if args.cwd:
+        config.server_cwd = os.path.abspath(args.cwd)
+    sim = Simulator(args.herdr_version, clock, config)
+    if args.pane_mode == "pty":
+        from .panes import pty as pty_backend  # optional real panes
+        sim.backend = pty_backend.PtyBackend(sim)
+
+    async def main() -> int:
+        server = Server(sim, args.socket)
+        try:
+            await server.start()
+        except SocketBusy as e:
+            print(f"simherdr: {e}", file=sys.stderr)
+            return 1
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, lambda: asyncio.ensure_future(server.close()))
+        print(f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
+              f"listening on {server.path}", file=sys.stderr, flush=True)
+        await server.serve_forever()
+        return 0
+
+    return asyncio.run(main())
+
+
+def _install_stub(args) -> int:
+    from .stub.install import write_stub
+
+    print(write_stub(args.dir, herdr_version=args.herdr_version))
+    return 0
+
+
+def _demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(herdr_version=args.herdr_version)
+
+
+def main(argv: list[str] | None = None) -> int:
+    versions = sorted(PROFILES)
+    ap = argparse.ArgumentParser(prog="simherdr", description="A faithful herdr simulator.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
+    s.add_argument("--socket", required=True, help="Unix socket path to listen on")
+    s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
+    s.add_argument("--time-scale", type=float, default=1.0,
+                   help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)")
+    s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
+    s.add_argument("--pane-mode", choices=("simulated", "pty"), default="simulated")
+    s.set_defaults(fn=_serve)
+
+    i = sub.add_parser("install-stub", help="write a stand-in `herdr` binary into DIR")
+    i.add_argument("dir")
+    i.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
+    i.set_defaults(fn=_install_stub)
+
+    d = sub.add_parser("demo", help="start a simulator and drive a short session with the stand-in binary")
+    d.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
+    d.set_defaults(fn=_demo)
+
+    args = ap.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

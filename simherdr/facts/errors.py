@@ -1,0 +1,123 @@
+"""Every herdr error code the simulator can send, and the message texts that go with them.
+
+One place for each code (SOCKET.md §5). Messages are herdr's exact texts where the source
+gives them; clients should match only on ``code``. Nothing here is invented: a code that is
+not listed below must not be sent.
+"""
+
+from __future__ import annotations
+
+# Codes a herdr server sends (SOCKET.md §5.1-5.5). CLI-only codes live in the stand-in binary.
+SERVER_CODES = frozenset(
+    """
+    invalid_request server_unavailable internal_error not_implemented timeout invalid_params
+    workspace_not_found workspace_create_failed workspace_move_failed workspace_move_block_failed
+    tab_not_found tab_create_failed tab_close_failed tab_move_failed
+    pane_not_found pane_split_failed pane_send_failed invalid_key invalid_env confirmation_required
+    pane_layout_unavailable invalid_pane_swap pane_move_failed target_pane_not_found
+    invalid_agent invalid_metadata_source invalid_metadata_ttl invalid_metadata_token
+    invalid_metadata_request invalid_state_label metadata_token_limit metadata_sequence_source_limit
+    invalid_regex
+    agent_not_found agent_target_ambiguous agent_not_ready agent_blocked agent_not_running
+    agent_prompt_stalled agent_prompt_failed agent_send_keys_failed empty_agent_prompt
+    agent_explain_unavailable agent_not_idle invalid_agent_name agent_name_taken agent_launch_pending
+    unsupported_agent_kind invalid_agent_argument invalid_agent_timeout agent_pane_not_found
+    agent_pane_busy agent_pane_unavailable agent_start_input_failed
+    unsupported_event_wait_match
+    not_git_worktree linked_worktree_source worktree_list_failed worktree_not_found
+    ambiguous_worktree_branch worktree_open_failed worktree_create_failed
+    worktree_operation_in_progress stale_worktree_operation not_linked_worktree
+    dirty_worktree_requires_force worktree_remove_failed
+    workspace_group_close_required
+    """.split()
+)
+
+
+class HerdrError(Exception):
+    """An error reply: ``{"id": ..., "error": {"code": ..., "message": ...}}``."""
+
+    def __init__(self, code: str, message: str, reply_id: str | None = None):
+        if code not in SERVER_CODES:
+            raise ValueError(f"not a herdr error code: {code}")
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        # Some errors carry an id other than the request's (probe ids, SOCKET.md §1.4).
+        self.reply_id = reply_id
+
+    def body(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+# --- builders for the messages herdr writes (source refs in SOCKET.md) ----------------------
+
+def invalid_request(detail: str) -> HerdrError:
+    return HerdrError("invalid_request", f"invalid request: {detail}")
+
+
+def workspace_not_found(ref: str | None = None) -> HerdrError:
+    # A positional id out of range prints the bare message (SOCKET.md §9.1).
+    return HerdrError("workspace_not_found", f"workspace {ref} not found" if ref else "workspace not found")
+
+
+def no_active_workspace() -> HerdrError:
+    return HerdrError("workspace_not_found", "no active workspace")
+
+
+def tab_not_found(ref: str) -> HerdrError:
+    return HerdrError("tab_not_found", f"tab {ref} not found")
+
+
+def pane_not_found(ref: str | None = None) -> HerdrError:
+    # Methods with an explicit id say "pane <id> not found"; split/current/layout/process_info
+    # say "pane not found" (src/app/api/panes.rs:1671-1685).
+    return HerdrError("pane_not_found", f"pane {ref} not found" if ref else "pane not found")
+
+
+def server_shutting_down() -> HerdrError:
+    return HerdrError("server_unavailable", "server is shutting down")
+
+
+def not_implemented() -> HerdrError:
+    return HerdrError("not_implemented", "method not implemented yet")
+
+
+def timeout(what: str) -> HerdrError:
+    # what: "agent status" | "event match" | "output match"
+    return HerdrError("timeout", f"timed out waiting for {what}")
+
+
+def invalid_key(key: str) -> HerdrError:
+    return HerdrError("invalid_key", f"unsupported key {key}")
+
+
+def invalid_agent_label() -> HerdrError:
+    return HerdrError("invalid_agent", "agent label must not be empty")
+
+
+def confirmation_required(what: str) -> HerdrError:
+    return HerdrError("confirmation_required", f"closing this {what} would close a worktree group")
+
+
+def workspace_group_close_required() -> HerdrError:
+    return HerdrError(
+        "workspace_group_close_required",
+        "workspace has linked worktree workspaces; use --group (close_group=true in the API) to close the group",
+    )
+
+
+# env validation (src/app/api/env.rs:3-33), in check order per key.
+def invalid_env(message: str) -> HerdrError:
+    return HerdrError("invalid_env", message)
+
+
+def validate_env(env: dict[str, str] | None) -> None:
+    for key, value in (env or {}).items():
+        if key == "":
+            raise invalid_env("env key must not be empty")
+        if "=" in key:
+            raise invalid_env(f"env key {key} must not contain '='")
+        if "\0" in key:
+            raise invalid_env("env key must not contain NUL bytes")
+        if "\0" in value:
+            raise invalid_env(f"env value for {key} must not contain NUL bytes")

@@ -1,0 +1,87 @@
+"""herdr's public identifiers (SOCKET.md §2).
+
+Numbers are written in herdr's bijective base-32 over ``123456789ABCDEFGHJKMNPQRSTVWXYZ0``
+(src/workspace.rs:107,114-139): 1-9, then A (10) ... Z (31), 0 (32), 11 (33). The tenth pane
+is ``pA``, never ``p10``.
+"""
+
+from __future__ import annotations
+
+import re
+
+ALPHABET = "123456789ABCDEFGHJKMNPQRSTVWXYZ0"
+_BASE = len(ALPHABET)
+_DIGIT = {c: i + 1 for i, c in enumerate(ALPHABET)}
+
+
+def encode(n: int) -> str:
+    if n < 1:
+        raise ValueError(f"herdr ids start at 1, got {n}")
+    out = []
+    while n > 0:
+        n -= 1
+        out.append(ALPHABET[n % _BASE])
+        n //= _BASE
+    return "".join(reversed(out))
+
+
+def decode(text: str) -> int | None:
+    """Inverse of :func:`encode`; case-sensitive like herdr. ``None`` if not a number."""
+    if not text:
+        return None
+    n = 0
+    for c in text:
+        d = _DIGIT.get(c)
+        if d is None:
+            return None
+        n = n * _BASE + d
+    return n
+
+
+def workspace_id(n: int) -> str:
+    return "w" + encode(n)
+
+
+def tab_id(ws: str, n: int) -> str:
+    return f"{ws}:t{encode(n)}"
+
+
+def pane_id(ws: str, n: int) -> str:
+    return f"{ws}:p{encode(n)}"
+
+
+def terminal_id(epoch_micros: int, counter: int) -> str:
+    """``term_`` + hex(micros since epoch) + hex(global counter) (src/terminal/id.rs:12-22)."""
+    return f"term_{epoch_micros:x}{counter:x}"
+
+
+# --- lenient input forms (SOCKET.md §2.2, src/app/ids.rs) -----------------------------------
+
+_WS_EXACT = re.compile(r"^w([1-9A-HJKMNP-TV-Z0]+)$")
+_POSITIVE_INT = re.compile(r"^[0-9]+$")
+
+
+def parse_workspace_ref(text: str) -> tuple[str, object] | None:
+    """Classify a workspace reference.
+
+    Returns ``("id", "w3")`` for an exact id, ``("pos", k)`` for ``w_<k>`` / bare ``<k>``
+    (1-based sidebar position, not bounds-checked here: callers check, which is where
+    tab.create's ``tab_create_failed`` quirk comes from), or ``None``.
+    """
+    if _WS_EXACT.match(text):
+        return ("id", text)
+    if text.startswith("w_") and _POSITIVE_INT.match(text[2:]):
+        return ("pos", int(text[2:]))
+    if _POSITIVE_INT.match(text):
+        return ("pos", int(text))
+    return None
+
+
+def split_scoped(text: str, marker: str) -> tuple[str, str] | None:
+    """Split ``<ws>:<marker><N>`` into (ws_ref, encoded N)."""
+    ws, sep, rest = text.rpartition(":")
+    if not sep or not ws:
+        return None
+    if marker and rest.startswith(marker):
+        return ws, rest[len(marker):]
+    return None

@@ -1,0 +1,215 @@
+"""events.subscribe and events.wait (SOCKET.md §7.3, §8.1)."""
+
+from __future__ import annotations
+
+from .. import params as P
+from ..facts import errors as E
+from ..model import views as V
+from .pane import MATCH, compile_match, first_match
+from .common import READ_SOURCES
+from .registry import method
+
+POLL = 0.1  # each subscription item emits at most one event per 100 ms tick
+
+PLAIN_SUBSCRIPTIONS = (
+    "workspace.created", "workspace.updated", "workspace.metadata_updated", "workspace.renamed",
+    "workspace.moved", "workspace.reordered", "workspace.closed", "workspace.focused",
+    "worktree.created", "worktree.opened", "worktree.removed", "tab.created", "tab.closed",
+    "tab.focused", "tab.renamed", "tab.moved", "pane.created", "pane.closed", "pane.updated",
+    "pane.focused", "pane.moved", "pane.exited", "pane.agent_detected", "layout.updated",
+)
+PER_PANE = ("pane.agent_status_changed", "pane.output_matched", "pane.scroll_changed")
+# Event kinds (EventData tags) that parse in events.wait's match_event.
+EVENT_KINDS = tuple(n.replace(".", "_") for n in PLAIN_SUBSCRIPTIONS) + (
+    "pane_output_changed", "pane_agent_status_changed")
+
+
+def _subscription(v):
+    if not isinstance(v, dict):
+        raise P.ParamError(f"invalid type: {P._json_kind(v)}, expected internally tagged enum Subscription")
+    kind = v.get("type")
+    if kind is None:
+        raise P.ParamError("missing field `type`")
+    if kind in PLAIN_SUBSCRIPTIONS:
+        return {"type": kind}
+    if kind == "pane.agent_status_changed":
+        return {"type": kind, **P.parse({"pane_id": P.req(P.STR),
+                                         "agent_status": P.opt(P.enum("idle", "working", "blocked", "done", "unknown"))}, v)}
+    if kind == "pane.output_matched":
+        return {"type": kind, **P.parse({"pane_id": P.req(P.STR), "source": P.req(P.enum(*READ_SOURCES)),
+                                         "lines": P.opt(P.U32), "match": P.req(MATCH),
+                                         "strip_ansi": P.dflt(P.BOOL, True)}, v)}
+    if kind == "pane.scroll_changed":
+        return {"type": kind, **P.parse({"pane_id": P.req(P.STR)}, v)}
+    names = ", ".join(f"`{x}`" for x in PLAIN_SUBSCRIPTIONS + PER_PANE)
+    raise P.ParamError(f"unknown variant `{kind}`, expected one of {names}")
+
+
+def status_payload(s, pane) -> dict:
+    d = {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id, "agent_status": pane.status}
+    a = pane.agent
+    if a.label:
+        d["agent"] = a.label
+    if a.title:
+        d["title"] = a.title
+    if a.display_agent:
+        d["display_agent"] = a.display_agent
+    if a.state_labels:
+        d["state_labels"] = dict(a.state_labels)
+    return d
+
+
+class _Plain:
+    def __init__(self, sim, kind: str):
+        self.kind = kind.replace(".", "_")
+        self.cursor = 0 if sim.profile.subscribe_replays_history else sim.hub.seq
+
+    def next(self, sim):
+        for seq, kind, data in sim.hub.after(self.cursor, (self.kind,)):
+            self.cursor = seq
+            return {"event": kind, "data": data}
+        self.cursor = sim.hub.seq
+        return None
+
+
+class _AgentStatus:
+    def __init__(self, sim, item, probe_id):
+        self.pane_id = item["pane_id"]
+        self.want = item["agent_status"]
+        pane = sim.session.find_pane(self.pane_id)
+        if pane is None:
+            raise E.HerdrError("pane_not_found", f"pane {self.pane_id} not found", reply_id=probe_id)
+        self.last = status_payload(sim.session, pane)
+        self.initial = self.want is not None and pane.status == self.want
+
+    def next(self, sim):
+        if self.initial:
+            self.initial = False
+            return self._line(self.last)
+        pane = sim.session.find_pane(self.pane_id)
+        if pane is None:
+            return None  # stays open and silent
+        cur = status_payload(sim.session, pane)
+        if cur != self.last:
+            self.last = cur
+            if self.want is None or cur["agent_status"] == self.want:
+                return self._line(cur)
+        return None
+
+    @staticmethod
+    def _line(d):
+        return {"event": "pane.agent_status_changed", "data": dict(d)}
+
+
+class _OutputMatched:
+    def __init__(self, sim, item, probe_id):
+        self.item = item
+        self.pred = compile_match(item["match"])
+        pane = sim.session.find_pane(item["pane_id"])
+        if pane is None:
+            raise E.HerdrError("pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id)
+        self.matched = False
+
+    def next(self, sim):
+        pane = sim.session.find_pane(self.item["pane_id"])
+        if pane is None:
+            return None
+        source = "recent_unwrapped" if self.item["source"] == "recent" else self.item["source"]
+        line, read = first_match(sim, pane, source, self.item["lines"], self.pred)
+        was, self.matched = self.matched, line is not None
+        if line is not None and not was:  # edge-triggered
+            return {"event": "pane.output_matched",
+                    "data": {"pane_id": pane.pane_id, "matched_line": line, "read": read}}
+        return None
+
+
+class _Silent:
+    """pane.scroll_changed: simulated panes report no scroll metrics (PaneInfo.scroll omitted),
+    so the metrics never differ and nothing is emitted."""
+
+    def __init__(self, sim, item, probe_id):
+        if sim.session.find_pane(item["pane_id"]) is None:
+            raise E.HerdrError("pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id)
+
+    def next(self, sim):
+        return None
+
+
+@method("events.subscribe", kind="stream", subscriptions=P.req(P.list_of(_subscription)))
+async def subscribe(sim, p, rid, conn):
+    items = []
+    for i, item in enumerate(p["subscriptions"]):
+        probe_id = f"{rid}:sub:{i}:probe"
+        if item["type"] in PLAIN_SUBSCRIPTIONS:
+            items.append(_Plain(sim, item["type"]))
+        elif item["type"] == "pane.agent_status_changed":
+            items.append(_AgentStatus(sim, item, probe_id))
+        elif item["type"] == "pane.output_matched":
+            items.append(_OutputMatched(sim, item, probe_id))
+        else:
+            items.append(_Silent(sim, item, probe_id))
+    await conn.send({"id": rid, "result": {"type": "subscription_started"}})
+    next_tick = sim.now()
+    while not sim.stopping and not conn.cancelled():
+        if sim.now() < next_tick:
+            await sim.wait_change(next_tick, conn)
+            continue
+        sim.run_due()
+        sent = False
+        for it in items:  # list order: interleaving follows position in the list
+            line = it.next(sim)
+            if line is not None:
+                await conn.send(line)
+                sent = True
+        if sent:
+            next_tick = sim.now() + POLL
+        else:
+            await sim.wait_change(None, conn)
+
+
+def _match_event(v):
+    if not isinstance(v, dict):
+        raise P.ParamError(f"invalid type: {P._json_kind(v)}, expected internally tagged enum")
+    ev = v.get("event")
+    if ev is None:
+        raise P.ParamError("missing field `event`")
+    if ev == "pane_agent_status_changed":
+        return {"event": ev, **P.parse({"pane_id": P.req(P.STR),
+                                        "agent_status": P.req(P.enum("idle", "working", "blocked", "done", "unknown"))}, v)}
+    if ev in EVENT_KINDS:
+        return {"event": ev}
+    raise P.ParamError(f"unknown variant `{ev}`")
+
+
+@method("events.wait", kind="wait", match_event=P.req(_match_event), timeout_ms=P.opt(P.U64))
+async def wait(sim, p, rid, conn):
+    m = p["match_event"]
+    if m["event"] != "pane_agent_status_changed":
+        raise E.HerdrError("unsupported_event_wait_match", "events.wait currently supports pane agent status matches")
+    pane_id, want = m["pane_id"], m["agent_status"]
+    pane = sim.session.find_pane(pane_id)
+    if pane is None:  # the setup probe's error carries the probe id
+        raise E.HerdrError("pane_not_found", f"pane {pane_id} not found", reply_id=f"{rid}:sub:0:probe")
+    deadline = None if p["timeout_ms"] is None else sim.now() + p["timeout_ms"] / 1000
+    cursor = sim.hub.seq
+    while True:
+        sim.run_due()
+        for seq, kind, data in sim.hub.after(cursor, ("pane_agent_status_changed",)):
+            cursor = seq
+            if data.get("pane_id") == pane.pane_id and data.get("agent_status") == want:
+                return _matched(data)
+        cursor = sim.hub.seq
+        pane = sim.session.find_pane(pane_id)
+        if pane is None:
+            raise E.pane_not_found(pane_id)
+        if pane.status == want:  # the 100 ms pane.get probe (also sees done -> idle by focus)
+            return _matched({"type": "pane_agent_status_changed", **status_payload(sim.session, pane)})
+        if deadline is not None and sim.now() >= deadline:
+            raise E.timeout("event match")
+        if conn is not None and conn.cancelled():
+            return None
+        await sim.wait_change(deadline, conn)
+
+
+def _matched(data: dict) -> dict:
+    return {"type": "wait_matched", "event": {"event": "pane_agent_status_changed", "data": dict(data)}}

@@ -1,0 +1,201 @@
+"""pane.* (SOCKET.md §4.3; src/app/api/panes.rs) and pane.wait_for_output (§7.4)."""
+
+from __future__ import annotations
+
+import re
+
+from .. import params as P
+from ..facts import errors as E
+from ..facts.keys import InvalidKey, encode_keys
+from ..model import groups
+from ..model import views as V
+from .common import READ_FORMATS, READ_SOURCES, optional_pane, read_pane, resolve_new_cwd
+from .registry import method
+
+BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
+
+
+@method("pane.split", direction=P.req(P.enum("right", "down")), target_pane_id=P.opt(P.STR),
+        workspace_id=P.opt(P.STR), ratio=P.opt(P.FLOAT), cwd=P.opt(P.STR),
+        focus=P.dflt(P.BOOL, False), right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
+        env=P.opt(P.MAP_STR))
+def split(sim, p):
+    s = sim.session
+    if p["target_pane_id"] is not None:
+        target = s.find_pane(p["target_pane_id"])
+    elif p["workspace_id"] is not None:
+        w = s.find_workspace(p["workspace_id"])
+        t = w.active() if w else None
+        target = s.panes.get(t.focused_pane) if t else None
+    else:
+        target = s.focused_pane()
+    if target is None:
+        raise E.pane_not_found()
+    E.validate_env(p["env"])
+    cwd = resolve_new_cwd(sim, p["cwd"], target.cwd)
+    new = s.split_pane(target, p["direction"], p["ratio"], cwd, p["env"], p["focus"], sim.now_us())
+    sim.on_pane_created(new)
+    return {"type": "pane_info", "pane": V.pane_info(s, new)}
+
+
+@method("pane.list", workspace_id=P.opt(P.STR))
+def list_(sim, p):
+    s = sim.session
+    if p["workspace_id"] is not None:
+        w = s.require_workspace(p["workspace_id"])
+        panes = [s.panes[pid] for t in w.tabs for pid in t.pane_ids()]
+    else:
+        panes = list(s.all_panes())
+    return {"type": "pane_list", "panes": [V.pane_info(s, x) for x in panes]}
+
+
+@method("pane.get", pane_id=P.req(P.STR))
+def get(sim, p):
+    s = sim.session
+    return {"type": "pane_info", "pane": V.pane_info(s, s.require_pane(p["pane_id"]))}
+
+
+@method("pane.current", caller_pane_id=P.opt(P.STR))
+def current(sim, p):
+    s = sim.session
+    return {"type": "pane_current", "pane": V.pane_info(s, optional_pane(s, p["caller_pane_id"]))}
+
+
+@method("pane.focus", pane_id=P.req(P.STR))
+def focus(sim, p):
+    s = sim.session
+    pane = s.require_pane(p["pane_id"])
+    s.focus_pane(pane)
+    return {"type": "pane_info", "pane": V.pane_info(s, pane)}
+
+
+@method("pane.rename", pane_id=P.req(P.STR), label=P.opt(P.STR))
+def rename(sim, p):
+    s = sim.session
+    pane = s.require_pane(p["pane_id"])
+    label = (p["label"] or "").strip()
+    pane.label = label or None  # trimmed; empty or omitted clears; no event
+    return {"type": "pane_info", "pane": V.pane_info(s, pane)}
+
+
+@method("pane.close", pane_id=P.req(P.STR))
+def close(sim, p):
+    s = sim.session
+    pane = s.require_pane(p["pane_id"])
+    w = s.ws(pane.workspace_id)
+    last_pane_of_ws = len(w.tabs) == 1 and len(w.tabs[0].pane_ids()) == 1
+    if last_pane_of_ws and groups.is_group_root(s, w):
+        if sim.config.confirm_close:
+            raise E.confirmation_required("pane")
+        for other in groups.group_close_members(s, w):
+            sim.before_workspace_close(other)
+            s.close_workspace(other, emit=False)
+    sim.before_pane_close(pane)
+    s.close_pane(pane)
+    return {"type": "ok"}
+
+
+@method("pane.read", pane_id=P.req(P.STR), source=P.req(P.enum(*READ_SOURCES)), lines=P.opt(P.U32),
+        format=P.dflt(P.enum(*READ_FORMATS), "text"), strip_ansi=P.dflt(P.BOOL, True))
+def read(sim, p):
+    s = sim.session
+    pane = s.require_pane(p["pane_id"])
+    # strip_ansi is accepted and has no effect: format decides (SOCKET.md §4.3).
+    return {"type": "pane_read", "read": read_pane(sim, pane, p["source"], p["lines"], p["format"])}
+
+
+@method("pane.send_text", pane_id=P.req(P.STR), text=P.req(P.STR))
+def send_text(sim, p):
+    pane = sim.session.require_pane(p["pane_id"])
+    sim.write_input(pane, p["text"].encode())  # verbatim: no bracketed paste, no Enter
+    return {"type": "ok"}
+
+
+def _keys(keys: list[str]) -> bytes:
+    try:
+        return encode_keys(keys)  # all keys validated before any byte is written
+    except InvalidKey as e:
+        raise E.invalid_key(e.key) from None
+
+
+@method("pane.send_keys", pane_id=P.req(P.STR), keys=P.req(P.LIST_STR))
+def send_keys(sim, p):
+    pane = sim.session.require_pane(p["pane_id"])
+    data = _keys(p["keys"])
+    sim.write_input(pane, data)
+    return {"type": "ok"}
+
+
+def paste_bytes(pane, text: str) -> bytes:
+    data = text.encode()
+    if text and getattr(pane.screen, "bracketed_paste", False):
+        data = BRACKETED_PASTE[0] + data + BRACKETED_PASTE[1]
+    return data
+
+
+@method("pane.send_input", pane_id=P.req(P.STR), text=P.dflt(P.STR, ""), keys=P.dflt(P.LIST_STR, list))
+def send_input(sim, p):
+    pane = sim.session.require_pane(p["pane_id"])
+    data = paste_bytes(pane, p["text"]) + _keys(p["keys"])
+    sim.write_input(pane, data)  # one write
+    return {"type": "ok"}
+
+
+@method("pane.process_info", pane_id=P.opt(P.STR))
+def process_info(sim, p):
+    pane = optional_pane(sim.session, p["pane_id"])
+    return {"type": "pane_process_info", "process_info": sim.backend.process_info(pane)}
+
+
+@method("pane.layout", pane_id=P.opt(P.STR))
+def layout(sim, p):
+    s = sim.session
+    pane = optional_pane(s, p["pane_id"])
+    w = s.ws(pane.workspace_id)
+    return {"type": "pane_layout", "layout": V.layout_snapshot(s, w, w.tab(pane.tab_id))}
+
+
+def compile_match(match: dict):
+    """A line predicate for substring/regex matches. CHOICE: herdr uses Rust's ``regex``;
+    Python's ``re`` agrees on the common subset (no backreferences in Rust)."""
+    value = match["value"]
+    if match["type"] == "substring":
+        return lambda line: value in line
+    try:
+        rx = re.compile(value)
+    except re.error as e:
+        raise E.HerdrError("invalid_regex", f"regex parse error: {e}") from None
+    return lambda line: rx.search(line) is not None
+
+
+MATCH = P.struct(type=P.req(P.enum("substring", "regex")), value=P.req(P.STR))
+
+
+def first_match(sim, pane, source: str, lines, pred):
+    read = read_pane(sim, pane, source, lines, "text")
+    for line in read["text"].split("\n"):
+        if pred(line):
+            return line, read
+    return None, read
+
+
+@method("pane.wait_for_output", kind="wait", pane_id=P.req(P.STR), source=P.req(P.enum(*READ_SOURCES)),
+        lines=P.opt(P.U32), match=P.req(MATCH), timeout_ms=P.opt(P.U64), strip_ansi=P.dflt(P.BOOL, True))
+async def wait_for_output(sim, p, rid, conn):
+    pred = compile_match(p["match"])
+    source = "recent_unwrapped" if p["source"] == "recent" else p["source"]
+    deadline = None if p["timeout_ms"] is None else sim.now() + p["timeout_ms"] / 1000
+    while True:
+        sim.run_due()
+        pane = sim.session.find_pane(p["pane_id"])
+        if pane is None:
+            raise E.pane_not_found(p["pane_id"])
+        line, read = first_match(sim, pane, source, p["lines"], pred)
+        if line is not None:
+            return {"type": "output_matched", "pane_id": pane.pane_id, "revision": 0,
+                    "matched_line": line, "read": read}
+        if deadline is not None and sim.now() >= deadline:
+            raise E.timeout("output match")
+        if conn is not None and conn.cancelled():
+            return None
+        await sim.wait_change(deadline, conn)

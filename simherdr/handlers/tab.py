@@ -1,0 +1,89 @@
+"""tab.* (SOCKET.md §4.2; src/app/api/tabs.rs)."""
+
+from __future__ import annotations
+
+from .. import params as P
+from ..facts import errors as E
+from ..facts import ids
+from ..model import groups
+from ..model import views as V
+from .common import resolve_new_cwd
+from .registry import method
+
+
+@method("tab.create", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR), focus=P.dflt(P.BOOL, False),
+        label=P.opt(P.STR), env=P.opt(P.MAP_STR))
+def create(sim, p):
+    s = sim.session
+    ref = p["workspace_id"]
+    if ref is None:
+        w = s.active_ws()
+        if w is None:
+            raise E.no_active_workspace()
+    else:
+        kind = ids.parse_workspace_ref(ref)
+        w = s.find_workspace(ref)
+        if w is None:
+            if kind is not None and kind[0] == "pos":
+                # Quirk: a positional id out of range parses, then the index is gone
+                # (src/app/api/tabs.rs:55-59,77-93).
+                raise E.HerdrError("tab_create_failed", "workspace disappeared")
+            raise E.workspace_not_found(ref)
+    E.validate_env(p["env"])
+    active_tab = w.active()
+    follow = s.panes[active_tab.focused_pane].cwd if active_tab else None
+    cwd = resolve_new_cwd(sim, p["cwd"], follow)
+    t, root = s.create_tab(w, cwd, p["label"], p["env"], p["focus"], sim.now_us())
+    sim.on_pane_created(root)
+    return {"type": "tab_created", "tab": V.tab_info(s, t), "root_pane": V.pane_info(s, root)}
+
+
+@method("tab.list", workspace_id=P.opt(P.STR))
+def list_(sim, p):
+    s = sim.session
+    if p["workspace_id"] is not None:
+        wss = [s.require_workspace(p["workspace_id"])]
+    else:
+        wss = s.workspaces
+    return {"type": "tab_list", "tabs": [V.tab_info(s, t) for w in wss for t in w.tabs]}
+
+
+@method("tab.get", tab_id=P.req(P.STR))
+def get(sim, p):
+    s = sim.session
+    return {"type": "tab_info", "tab": V.tab_info(s, s.require_tab(p["tab_id"]))}
+
+
+@method("tab.focus", tab_id=P.req(P.STR))
+def focus(sim, p):
+    s = sim.session
+    t = s.require_tab(p["tab_id"])
+    s.switch_tab(s.ws(t.workspace_id), t)
+    return {"type": "tab_info", "tab": V.tab_info(s, t)}
+
+
+@method("tab.rename", tab_id=P.req(P.STR), label=P.req(P.STR))
+def rename(sim, p):
+    s = sim.session
+    t = s.require_tab(p["tab_id"])
+    s.rename_tab(t, p["label"])
+    return {"type": "tab_info", "tab": V.tab_info(s, t)}
+
+
+@method("tab.close", tab_id=P.req(P.STR))
+def close(sim, p):
+    s = sim.session
+    t = s.require_tab(p["tab_id"])
+    w = s.ws(t.workspace_id)
+    if len(w.tabs) == 1 and groups.is_group_root(s, w):
+        if sim.config.confirm_close:
+            raise E.confirmation_required("tab")
+        for other in groups.group_close_members(s, w):
+            sim.before_workspace_close(other)
+            s.close_workspace(other, emit=False)
+    for pid in t.pane_ids():
+        sim.before_pane_close(s.panes[pid])
+    if len(w.tabs) == 1:
+        sim.before_workspace_close(w)
+    s.close_tab(t)
+    return {"type": "ok"}

@@ -1,0 +1,1 @@
+"""The pure state model: no I/O, no clock reads."""

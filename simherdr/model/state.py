@@ -1,0 +1,476 @@
+"""The session's pure state: workspaces, tabs and panes (SOCKET.md §2-§4).
+
+No I/O and no clock reads: callers pass in everything that comes from outside (``now_us``
+for terminal ids, resolved cwds and labels). Mutations append herdr events to ``outbox``;
+the runtime drains it into the event hub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..facts import ids
+from ..facts import errors as E
+from . import layout as L
+from .status import wire_status, rollup
+
+
+@dataclass
+class AgentSlot:
+    """Agent-related state of a pane's terminal (the occupant). Filled by the agent layer."""
+
+    internal: str = "unknown"          # idle|working|blocked|unknown
+    state_change_seq: int = 0
+    name: str | None = None
+    detected: str | None = None        # label of the detected (simulated) agent process
+    hook: dict | None = None           # hook authority {source,label,state,message,session}
+    managed: dict | None = None        # pending managed start {kind, ready_after, deadline, phase}
+    session: dict | None = None        # agent_session {source, agent, kind, value}
+    interactive_ready: bool = False
+    title: str | None = None
+    display_agent: str | None = None
+    state_labels: dict = field(default_factory=dict)
+    screen_detection_skipped: bool = False
+    hook_seqs: dict = field(default_factory=dict)   # last accepted seq per source
+    behaviour: object | None = None    # simulated agent behaviour (runtime-owned)
+
+    @property
+    def label(self) -> str | None:
+        """The effective agent label (src/terminal/state.rs:1791-1809)."""
+        if self.hook and self.hook.get("label"):
+            return self.hook["label"]
+        return self.detected
+
+    def is_agent_terminal(self) -> bool:
+        return bool(self.name) or bool(self.label)
+
+
+@dataclass
+class Pane:
+    pane_id: str
+    number: int
+    terminal_id: str
+    workspace_id: str
+    tab_id: str
+    cwd: str | None
+    env: dict
+    screen: object
+    label: str | None = None
+    revision: int = 0
+    seen: bool = True
+    agent: AgentSlot = field(default_factory=AgentSlot)
+    shell: str = "bash"           # the simulated shell's process name
+    foreground: list | None = None  # None: the shell itself is the foreground job
+    tokens: dict = field(default_factory=dict)
+    exited: bool = False
+
+    @property
+    def status(self) -> str:
+        return wire_status(self.agent.internal, self.seen)
+
+
+@dataclass
+class Tab:
+    tab_id: str
+    number: int
+    workspace_id: str
+    root: L.Node
+    focused_pane: str
+    root_pane: str
+    custom_label: str | None = None
+    prev_focused: str | None = None
+
+    def pane_ids(self) -> list[str]:
+        return L.panes_in_order(self.root)
+
+
+@dataclass
+class Workspace:
+    workspace_id: str
+    cwd: str
+    auto_label: str
+    custom_label: str | None = None
+    tabs: list[Tab] = field(default_factory=list)
+    active_tab: str | None = None
+    next_tab_number: int = 1
+    next_pane_number: int = 1
+    worktree: dict | None = None
+    tokens: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.custom_label if self.custom_label is not None else self.auto_label
+
+    def tab(self, tab_id: str) -> Tab | None:
+        for t in self.tabs:
+            if t.tab_id == tab_id:
+                return t
+        return None
+
+    def active(self) -> Tab | None:
+        return self.tab(self.active_tab) if self.active_tab else None
+
+
+class Session:
+    """All server state of one herdr server generation."""
+
+    def __init__(self, screen_factory):
+        self.workspaces: list[Workspace] = []
+        self.active: str | None = None
+        self.previous_active: str | None = None
+        self.next_workspace_number = 1
+        self.terminal_counter = 0
+        self.state_change_seq = 0
+        self.panes: dict[str, Pane] = {}
+        self.aliases: dict[str, str] = {}
+        self.outbox: list[tuple[str, dict]] = []
+        self._screen_factory = screen_factory
+
+    # --- lookups ---------------------------------------------------------------------------
+
+    def ws(self, workspace_id: str) -> Workspace | None:
+        for w in self.workspaces:
+            if w.workspace_id == workspace_id:
+                return w
+        return None
+
+    def ws_index(self, ws: Workspace) -> int:
+        return self.workspaces.index(ws)
+
+    def active_ws(self) -> Workspace | None:
+        return self.ws(self.active) if self.active else None
+
+    def tab_of(self, pane: Pane) -> Tab:
+        return self.ws(pane.workspace_id).tab(pane.tab_id)
+
+    def focused_pane(self) -> Pane | None:
+        w = self.active_ws()
+        t = w.active() if w else None
+        return self.panes.get(t.focused_pane) if t else None
+
+    def is_focused(self, pane: Pane) -> bool:
+        w = self.ws(pane.workspace_id)
+        return (
+            self.active == w.workspace_id
+            and w.active_tab == pane.tab_id
+            and w.tab(pane.tab_id).focused_pane == pane.pane_id
+        )
+
+    def in_active_tab(self, pane: Pane) -> bool:
+        w = self.ws(pane.workspace_id)
+        return self.active == w.workspace_id and w.active_tab == pane.tab_id
+
+    def all_panes(self):
+        """Workspace -> tab -> layout order."""
+        for w in self.workspaces:
+            for t in w.tabs:
+                for pid in t.pane_ids():
+                    yield self.panes[pid]
+
+    # --- lenient resolvers (SOCKET.md §2.2) --------------------------------------------------
+
+    def find_workspace(self, ref: str) -> Workspace | None:
+        kind = ids.parse_workspace_ref(ref)
+        if kind is None:
+            return None
+        if kind[0] == "id":
+            return self.ws(kind[1])
+        k = kind[1]
+        return self.workspaces[k - 1] if 1 <= k <= len(self.workspaces) else None
+
+    def require_workspace(self, ref: str) -> Workspace:
+        w = self.find_workspace(ref)
+        if w is None:
+            raise E.workspace_not_found(ref)
+        return w
+
+    def find_tab(self, ref: str) -> Tab | None:
+        if ref.startswith("t_"):  # legacy t_<ws>_<k>, by position
+            ws_ref, _, k = ref[2:].rpartition("_")
+            w = self.find_workspace(ws_ref) if ws_ref else None
+            return _nth(w.tabs, k) if w else None
+        ws_ref, sep, rest = ref.rpartition(":")
+        if not sep:
+            return None
+        w = self.find_workspace(ws_ref)
+        if w is None:
+            return None
+        if rest.startswith("t"):
+            n = ids.decode(rest[1:])
+            for t in w.tabs:
+                if t.number == n:
+                    return t
+            return None
+        return _nth(w.tabs, rest)
+
+    def require_tab(self, ref: str) -> Tab:
+        t = self.find_tab(ref)
+        if t is None:
+            raise E.tab_not_found(ref)
+        return t
+
+    def find_pane(self, ref: str) -> Pane | None:
+        """Lenient: aliases of moved panes, ``<ws>:p<N>``, legacy ``<ws>-<k>``."""
+        if ref in self.aliases:
+            return self.panes.get(self.aliases[ref])
+        ws_ref, sep, rest = ref.rpartition(":")
+        if sep and rest.startswith("p"):
+            w = self.find_workspace(ws_ref)
+            n = ids.decode(rest[1:])
+            if w is None or n is None:
+                return None
+            return self.panes.get(ids.pane_id(w.workspace_id, n))
+        ws_ref, sep, rest = ref.rpartition("-")
+        if sep and rest.isdigit():
+            w = self.find_workspace(ws_ref)
+            if w is None or int(rest) < 1:
+                return None
+            return self.panes.get(ids.pane_id(w.workspace_id, int(rest)))
+        return None
+
+    def require_pane(self, ref: str) -> Pane:
+        p = self.find_pane(ref)
+        if p is None:
+            raise E.pane_not_found(ref)
+        return p
+
+    def canonical_pane(self, ref: str) -> Pane | None:
+        """Only the current canonical ``wX:pY`` (src/app/ids.rs:145-151)."""
+        return self.panes.get(ref)
+
+    # --- creation ---------------------------------------------------------------------------
+
+    def _new_pane(self, w: Workspace, tab_id: str, cwd, env, now_us: int) -> Pane:
+        n = w.next_pane_number
+        w.next_pane_number += 1
+        self.terminal_counter += 1
+        p = Pane(
+            pane_id=ids.pane_id(w.workspace_id, n),
+            number=n,
+            terminal_id=ids.terminal_id(now_us, self.terminal_counter),
+            workspace_id=w.workspace_id,
+            tab_id=tab_id,
+            cwd=cwd,
+            env=dict(env or {}),
+            screen=self._screen_factory(),
+        )
+        self.panes[p.pane_id] = p
+        return p
+
+    def _new_tab(self, w: Workspace, cwd, env, label, now_us: int) -> tuple[Tab, Pane]:
+        n = w.next_tab_number
+        w.next_tab_number += 1
+        tid = ids.tab_id(w.workspace_id, n)
+        p = self._new_pane(w, tid, cwd, env, now_us)
+        t = Tab(tab_id=tid, number=n, workspace_id=w.workspace_id, root=L.Leaf(p.pane_id),
+                focused_pane=p.pane_id, root_pane=p.pane_id, custom_label=label)
+        w.tabs.append(t)
+        return t, p
+
+    def create_workspace(self, cwd: str, auto_label: str, label, env, focus: bool, now_us: int):
+        wid = ids.workspace_id(self.next_workspace_number)
+        self.next_workspace_number += 1
+        w = Workspace(workspace_id=wid, cwd=cwd, auto_label=auto_label, custom_label=label)
+        self.workspaces.append(w)
+        t, p = self._new_tab(w, cwd, env, None, now_us)
+        w.active_tab = t.tab_id
+        # The first workspace is always focused (src/app/creation.rs:269-272).
+        if focus or self.active is None:
+            self.switch_workspace(w)
+        from . import views as V
+        self.emit("workspace_created", {"workspace": V.workspace_info(self, w)})
+        self.emit("tab_created", {"tab": V.tab_info(self, t)})
+        self.emit("pane_created", {"pane": V.pane_info(self, p)})
+        self.emit_layout(w, t)
+        return w, t, p
+
+    def create_tab(self, w: Workspace, cwd, label, env, focus: bool, now_us: int):
+        t, p = self._new_tab(w, cwd, env, label, now_us)
+        if focus:
+            self.switch_tab(w, t)
+        from . import views as V
+        self.emit("tab_created", {"tab": V.tab_info(self, t)})
+        self.emit("pane_created", {"pane": V.pane_info(self, p)})
+        self.emit_layout(w, t)
+        return t, p
+
+    def split_pane(self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int) -> Pane:
+        w = self.ws(target.workspace_id)
+        t = w.tab(target.tab_id)
+        p = self._new_pane(w, t.tab_id, cwd, env, now_us)
+        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, L.clamp_ratio(ratio))
+        if focus:
+            self.switch_tab(w, t)
+            self._focus_in_tab(t, p.pane_id)
+            self.mark_tab_seen(t)
+        from . import views as V
+        self.emit("pane_created", {"pane": V.pane_info(self, p)})
+        self.emit_layout(w, t)
+        return p
+
+    # --- focus (SOCKET.md §4.1-4.3, §6.2 seen) ------------------------------------------------
+
+    def switch_workspace(self, w: Workspace) -> None:
+        if self.active != w.workspace_id:
+            self.previous_active = self.active
+            self.active = w.workspace_id
+        t = w.active()
+        if t:
+            self.mark_tab_seen(t)
+
+    def switch_tab(self, w: Workspace, t: Tab) -> None:
+        self.switch_workspace(w)
+        w.active_tab = t.tab_id
+        self.mark_tab_seen(t)
+
+    def focus_pane(self, p: Pane) -> None:
+        w = self.ws(p.workspace_id)
+        t = w.tab(p.tab_id)
+        self.switch_tab(w, t)
+        self._focus_in_tab(t, p.pane_id)
+
+    def _focus_in_tab(self, t: Tab, pane_id: str) -> None:
+        if t.focused_pane != pane_id:
+            t.prev_focused = t.focused_pane
+            t.focused_pane = pane_id
+
+    def mark_tab_seen(self, t: Tab) -> None:
+        # done -> idle with no hub event (seen changes bypass the state-update path).
+        for pid in t.pane_ids():
+            self.panes[pid].seen = True
+
+    def focus_pair(self):
+        """(index of the active workspace, its focused pane): herdr compares this after each
+        batch to emit the focus trio (SOCKET.md §8.4); it stores the index, not the id."""
+        w = self.active_ws()
+        if w is None:
+            return None
+        t = w.active()
+        return (self.ws_index(w), t.focused_pane if t else None)
+
+    # --- renames ----------------------------------------------------------------------------
+
+    def rename_workspace(self, w: Workspace, label: str) -> None:
+        w.custom_label = label
+        self.emit("workspace_renamed", {"workspace_id": w.workspace_id, "label": label})
+
+    def rename_tab(self, t: Tab, label: str) -> None:
+        t.custom_label = label
+        self.emit("tab_renamed", {"tab_id": t.tab_id, "workspace_id": t.workspace_id, "label": label})
+
+    # --- closing (SOCKET.md §4.1-4.3, §8.3) ---------------------------------------------------
+
+    def close_workspace(self, w: Workspace, emit: bool = True) -> None:
+        from . import views as V
+        final = V.workspace_info(self, w)
+        idx = self.ws_index(w)
+        was_active = self.active == w.workspace_id
+        self._drop_workspace(w)
+        if was_active:
+            self.active = None
+            prev = self.ws(self.previous_active) if self.previous_active else None
+            if prev is not None:
+                self.active = prev.workspace_id
+            elif self.workspaces:
+                self.active = self.workspaces[min(idx, len(self.workspaces) - 1)].workspace_id
+            self.previous_active = None
+        if emit:
+            self.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": final})
+
+    def _drop_workspace(self, w: Workspace) -> None:
+        for t in w.tabs:
+            for pid in t.pane_ids():
+                self._drop_pane(pid)
+        self.workspaces.remove(w)
+        if self.previous_active == w.workspace_id:
+            self.previous_active = None
+
+    def _drop_pane(self, pid: str) -> None:
+        self.panes.pop(pid, None)
+        for alias in [a for a, target in self.aliases.items() if target == pid]:
+            del self.aliases[alias]
+
+    def close_tab(self, t: Tab) -> None:
+        w = self.ws(t.workspace_id)
+        if len(w.tabs) == 1:
+            self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
+            self.close_workspace(w)
+            return
+        self._remove_tab(w, t)
+        self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
+
+    def _remove_tab(self, w: Workspace, t: Tab) -> None:
+        """Active tab rule (src/workspace.rs:628-642): closing the active tab activates its left
+        neighbour (the new first tab if it was first); the new active tab is not marked seen."""
+        idx = w.tabs.index(t)
+        for pid in t.pane_ids():
+            self._drop_pane(pid)
+        w.tabs.remove(t)
+        if w.active_tab == t.tab_id:
+            w.active_tab = w.tabs[max(idx - 1, 0)].tab_id
+
+    def close_pane(self, p: Pane, reason: str = "closed") -> None:
+        """reason "closed" (pane.close) or "exited" (the shell exited: pane_exited, and the
+        emptied tab or workspace disappears with no closed events, SOCKET.md §8.3)."""
+        w = self.ws(p.workspace_id)
+        t = w.tab(p.tab_id)
+        event = "pane_closed" if reason == "closed" else "pane_exited"
+        payload = {"pane_id": p.pane_id, "workspace_id": w.workspace_id}
+        if len(t.pane_ids()) > 1:
+            order = t.pane_ids()
+            i = order.index(p.pane_id)
+            t.root = L.remove_leaf(t.root, p.pane_id)
+            self._drop_pane(p.pane_id)
+            remaining = t.pane_ids()
+            if t.focused_pane == p.pane_id:
+                # src/layout.rs:203-229: back to the previously focused pane if still open,
+                # else the next pane in layout order (the previous one when it was last).
+                if t.prev_focused in remaining:
+                    t.focused_pane = t.prev_focused
+                else:
+                    t.focused_pane = remaining[min(i, len(remaining) - 1)]
+                t.prev_focused = None
+            if t.root_pane == p.pane_id:
+                t.root_pane = remaining[0]
+            self.emit(event, payload)
+            self.emit_layout(w, t)
+        elif len(w.tabs) > 1:
+            self._remove_tab(w, t)
+            self.emit(event, payload)
+        else:
+            self.emit(event, payload)
+            if reason == "closed":
+                self.close_workspace(w)
+            else:
+                self._close_workspace_silently(w)
+
+    def _close_workspace_silently(self, w: Workspace) -> None:
+        self.close_workspace(w, emit=False)
+
+    # --- events -----------------------------------------------------------------------------
+
+    def emit(self, kind: str, data: dict) -> None:
+        self.outbox.append((kind, data))
+
+    def emit_layout(self, w: Workspace, t: Tab) -> None:
+        from . import views as V
+        self.emit("layout_updated", {"layout": V.layout_snapshot(self, w, t)})
+
+    def bump_state_seq(self) -> int:
+        self.state_change_seq += 1
+        return self.state_change_seq
+
+
+def _nth(items: list, k: str):
+    if not k.isdigit():
+        return None
+    i = int(k)
+    return items[i - 1] if 1 <= i <= len(items) else None
+
+
+def pane_statuses(session: Session, pane_ids) -> list[str]:
+    return [session.panes[p].status for p in pane_ids]
+
+
+def tab_status(session: Session, t: Tab) -> str:
+    return rollup(pane_statuses(session, t.pane_ids()))

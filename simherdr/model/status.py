@@ -1,0 +1,38 @@
+"""The agent status machine's wire mapping, in one place (SOCKET.md §6.2).
+
+Internal state per terminal is Idle / Working / Blocked / Unknown; each pane has a ``seen``
+flag. The wire value maps Idle+unseen to ``done`` (src/app/api_helpers.rs:96-107).
+"""
+
+from __future__ import annotations
+
+INTERNAL_STATES = ("idle", "working", "blocked", "unknown")
+WIRE_STATUSES = ("idle", "working", "blocked", "done", "unknown")
+REPORTABLE_STATES = ("idle", "working", "blocked", "unknown")  # PaneAgentState: no "done"
+
+# Rollup priority for tabs and workspaces (src/workspace/aggregate.rs:75-100).
+_URGENCY = {"blocked": 4, "done": 3, "working": 2, "idle": 1, "unknown": 0}
+
+# Rust variant names, used in agent_target_ambiguous / agent_name_taken candidate lists.
+RUST_VARIANT = {"idle": "Idle", "working": "Working", "blocked": "Blocked", "done": "Done", "unknown": "Unknown"}
+
+
+def wire_status(internal: str, seen: bool) -> str:
+    if internal == "idle" and not seen:
+        return "done"
+    return internal
+
+
+def rollup(statuses) -> str:
+    best = "unknown"
+    for s in statuses:
+        if _URGENCY[s] > _URGENCY[best]:
+            best = s
+    return best
+
+
+def is_completion(before: str, after: str, same_label: bool) -> bool:
+    """Working/Blocked -> Idle, or Unknown -> Idle with the same label (src/app/actions.rs:25-64)."""
+    if after != "idle":
+        return False
+    return before in ("working", "blocked") or (before == "unknown" and same_label)

@@ -1,0 +1,138 @@
+"""herdr's info objects, built from the state (SOCKET.md §3). Optional fields are omitted when
+empty, never null; ``launch_pending``/``interactive_ready``/``screen_detection_skipped`` are
+omitted when false."""
+
+from __future__ import annotations
+
+from . import layout as L
+from .state import Pane, Session, Tab, Workspace, tab_status
+from .status import rollup
+
+
+def workspace_info(s: Session, w: Workspace) -> dict:
+    info = {
+        "workspace_id": w.workspace_id,
+        "number": s.ws_index(w) + 1 if w in s.workspaces else 0,
+        "label": w.label,
+        "focused": s.active == w.workspace_id,
+        "pane_count": sum(len(t.pane_ids()) for t in w.tabs),
+        "tab_count": len(w.tabs),
+        "active_tab_id": w.active_tab or "",
+        "agent_status": rollup(s.panes[p].status for t in w.tabs for p in t.pane_ids()),
+    }
+    if w.tokens:
+        info["tokens"] = dict(w.tokens)
+    if w.worktree:
+        info["worktree"] = dict(w.worktree)
+    return info
+
+
+def tab_info(s: Session, t: Tab) -> dict:
+    w = s.ws(t.workspace_id)
+    return {
+        "tab_id": t.tab_id,
+        "workspace_id": t.workspace_id,
+        "number": t.number,
+        # default label: the 1-based position (src/workspace.rs:495-502)
+        "label": t.custom_label if t.custom_label is not None else str(w.tabs.index(t) + 1),
+        "focused": s.active == w.workspace_id and w.active_tab == t.tab_id,
+        "pane_count": len(t.pane_ids()),
+        "agent_status": tab_status(s, t),
+    }
+
+
+def _presentation(p: Pane, out: dict) -> None:
+    a = p.agent
+    if a.label:
+        out["agent"] = a.label
+    if a.title:
+        out["title"] = a.title
+    title = getattr(p.screen, "title", None)
+    if title:
+        out["terminal_title"] = title
+        out["terminal_title_stripped"] = title.strip()
+    if a.display_agent:
+        out["display_agent"] = a.display_agent
+
+
+def pane_info(s: Session, p: Pane) -> dict:
+    info = {
+        "pane_id": p.pane_id,
+        "terminal_id": p.terminal_id,
+        "workspace_id": p.workspace_id,
+        "tab_id": p.tab_id,
+        "focused": s.is_focused(p),
+    }
+    if p.cwd:
+        info["cwd"] = p.cwd
+    if p.label:
+        info["label"] = p.label
+    _presentation(p, info)
+    info["agent_status"] = p.status
+    if p.agent.state_labels:
+        info["state_labels"] = dict(p.agent.state_labels)
+    if p.tokens:
+        info["tokens"] = dict(p.tokens)
+    if p.agent.session:
+        info["agent_session"] = dict(p.agent.session)
+    info["revision"] = p.revision
+    return info
+
+
+def agent_info(s: Session, p: Pane) -> dict:
+    a = p.agent
+    info = {"terminal_id": p.terminal_id}
+    if a.name:
+        info["name"] = a.name
+    _presentation(p, info)
+    info["agent_status"] = p.status
+    if a.screen_detection_skipped:
+        info["screen_detection_skipped"] = True
+    if a.state_labels:
+        info["state_labels"] = dict(a.state_labels)
+    if p.tokens:
+        info["tokens"] = dict(p.tokens)
+    if a.session:
+        info["agent_session"] = dict(a.session)
+    info.update(workspace_id=p.workspace_id, tab_id=p.tab_id, pane_id=p.pane_id, focused=s.is_focused(p))
+    if a.managed and a.managed.get("phase") in ("pending", "blocked"):
+        info["launch_pending"] = True
+    if a.interactive_ready:
+        info["interactive_ready"] = True
+    info["state_change_seq"] = a.state_change_seq
+    if p.cwd:
+        info["cwd"] = p.cwd
+    info["revision"] = p.revision
+    return info
+
+
+def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
+    panes, splits = L.snapshot(t.root, L.DEFAULT_AREA, w.tabs.index(t))
+    x, y, width, height = L.DEFAULT_AREA
+    return {
+        "workspace_id": w.workspace_id,
+        "tab_id": t.tab_id,
+        "zoomed": False,
+        "area": {"x": x, "y": y, "width": width, "height": height},
+        "focused_pane_id": t.focused_pane,
+        "panes": [{"pane_id": pp["pane_id"], "focused": pp["pane_id"] == t.focused_pane, "rect": pp["rect"]}
+                  for pp in panes],
+        "splits": splits,
+    }
+
+
+def session_snapshot(s: Session, version: str, protocol: int) -> dict:
+    snap: dict = {"version": version, "protocol": protocol}
+    w = s.active_ws()
+    if w is not None:
+        snap["focused_workspace_id"] = w.workspace_id
+        t = w.active()
+        if t is not None:
+            snap["focused_tab_id"] = t.tab_id
+            snap["focused_pane_id"] = t.focused_pane
+    snap["workspaces"] = [workspace_info(s, x) for x in s.workspaces]
+    snap["tabs"] = [tab_info(s, t) for x in s.workspaces for t in x.tabs]
+    snap["panes"] = [pane_info(s, p) for p in s.all_panes()]
+    snap["layouts"] = [layout_snapshot(s, x, t) for x in s.workspaces for t in x.tabs]
+    snap["agents"] = [agent_info(s, p) for p in s.all_panes() if p.agent.is_agent_terminal()]
+    return snap

@@ -1,0 +1,103 @@
+"""Simulated panes: no process, a screen buffer and a tiny line-editing shell.
+
+CHOICES (named here, listed in the README): the simulated shell shows the prompt ``$ ``; it
+echoes typed input, runs no commands except ``exit`` (which ends the shell, so herdr's
+pane_exited path can be exercised), and hands a typed agent command line to the agent layer.
+Process ids are synthetic and stable per pane.
+"""
+
+from __future__ import annotations
+
+import re
+
+PROMPT = "$ "
+_PASTE_MARKERS = re.compile(rb"\x1b\[20[01]~")
+_ESCAPE_SEQ = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)", re.S)
+PID_BASE = 40000
+
+
+class SimulatedBackend:
+    def __init__(self, sim, prompt: str = PROMPT):
+        self.sim = sim
+        self.prompt = prompt
+        self._lines: dict[str, str] = {}
+        self._pids: dict[str, int] = {}
+        self._next_pid = PID_BASE
+
+    def _pid(self) -> int:
+        self._next_pid += 2
+        return self._next_pid
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def attach(self, pane) -> None:
+        self._pids[pane.pane_id] = self._pid()
+        self._lines[pane.pane_id] = ""
+        pane.screen.feed(self.prompt)
+
+    def detach(self, pane) -> None:
+        self._lines.pop(pane.pane_id, None)
+        self._pids.pop(pane.pane_id, None)
+
+    # --- input -------------------------------------------------------------------------------
+
+    def write(self, pane, data: bytes) -> None:
+        occupant = self.sim.foreground_agent(pane)
+        if occupant is not None:
+            occupant.on_input(data)
+            return
+        data = _PASTE_MARKERS.sub(b"", data)
+        data = _ESCAPE_SEQ.sub(b"", data)
+        line = self._lines.get(pane.pane_id, "")
+        text = data.decode("utf-8", "replace")
+        for ch in text:
+            if ch in "\r\n":
+                pane.screen.feed("\r\n")
+                self._lines[pane.pane_id] = ""
+                if self.sim.on_command(pane, line):
+                    return  # the shell ran something (an agent, or exit)
+                pane.screen.feed(self.prompt)
+                line = ""
+            elif ch == "\x7f" or ch == "\b":
+                if line:
+                    line = line[:-1]
+                    pane.screen.feed("\b \b")
+            elif ch == "\x03":
+                pane.screen.feed("^C\r\n" + self.prompt)
+                line = ""
+            elif ch == "\x04" and not line:
+                self.sim.on_command(pane, "exit")
+                return
+            elif ch >= " " or ch == "\t":
+                line += ch
+                pane.screen.feed(ch)
+        self._lines[pane.pane_id] = line
+
+    def show_prompt(self, pane) -> None:
+        self._lines[pane.pane_id] = ""
+        pane.screen.feed(self.prompt)
+
+    # --- process inspection (pane.process_info) ----------------------------------------------
+
+    def shell_pid(self, pane) -> int:
+        return self._pids.get(pane.pane_id, 0)
+
+    def process_info(self, pane) -> dict:
+        shell_pid = self.shell_pid(pane)
+        info = {"pane_id": pane.pane_id, "shell_pid": shell_pid}
+        occupant = self.sim.foreground_agent(pane)
+        if occupant is not None:
+            pid = occupant.pid
+            argv = list(occupant.argv)
+            name = argv[0] if argv else "agent"
+        else:
+            pid, name, argv = shell_pid, pane.shell, [pane.shell]
+        info["foreground_process_group_id"] = pid
+        proc = {"pid": pid, "name": name, "argv0": argv[0], "argv": argv, "cmdline": " ".join(argv)}
+        if pane.cwd:
+            proc["cwd"] = pane.cwd
+        info["foreground_processes"] = [proc]
+        return info
+
+    def shell_in_foreground(self, pane) -> bool:
+        return self.sim.foreground_agent(pane) is None and self._lines.get(pane.pane_id, "") == ""

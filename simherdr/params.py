@@ -1,0 +1,160 @@
+"""A small declarative checker for method params, with serde-like failures.
+
+herdr deserialises every request with serde (SOCKET.md §1.3-1.4): unknown fields are ignored,
+a missing required field or a wrong type fails the whole request as ``invalid_request`` with
+id "" and serde's text. We mimic the text's gist; clients must not match on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+_MISSING = object()
+
+
+class ParamError(Exception):
+    pass
+
+
+def _json_kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"boolean `{str(v).lower()}`"
+    if isinstance(v, int):
+        return f"integer `{v}`"
+    if isinstance(v, float):
+        return f"floating point `{v}`"
+    if isinstance(v, str):
+        return f"string {v!r}"
+    if isinstance(v, list):
+        return "sequence"
+    return "map"
+
+
+def _type_error(v: Any, expected: str) -> ParamError:
+    return ParamError(f"invalid type: {_json_kind(v)}, expected {expected}")
+
+
+# --- value types: callables value -> checked value --------------------------------------------
+
+def STR(v):
+    if not isinstance(v, str):
+        raise _type_error(v, "a string")
+    return v
+
+
+def BOOL(v):
+    if not isinstance(v, bool):
+        raise _type_error(v, "a boolean")
+    return v
+
+
+def U64(v):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _type_error(v, "u64")
+    if v < 0 or v > 2**64 - 1:
+        raise ParamError(f"invalid value: integer `{v}`, expected u64")
+    return v
+
+
+def U32(v):
+    v = U64(v)
+    if v > 2**32 - 1:
+        raise ParamError(f"invalid value: integer `{v}`, expected u32")
+    return v
+
+
+def FLOAT(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _type_error(v, "f32")
+    return float(v)
+
+
+def LIST_STR(v):
+    if not isinstance(v, list):
+        raise _type_error(v, "a sequence")
+    return [STR(x) for x in v]
+
+
+def MAP_STR(v):
+    if not isinstance(v, dict):
+        raise _type_error(v, "a map")
+    return {k: STR(x) for k, x in v.items()}
+
+
+def OBJ(v):
+    if not isinstance(v, dict):
+        raise _type_error(v, "a map")
+    return v
+
+
+def enum(*variants: str) -> Callable:
+    def check(v):
+        if not isinstance(v, str):
+            raise _type_error(v, "a string")
+        if v not in variants:
+            names = ", ".join(f"`{x}`" for x in variants)
+            raise ParamError(f"unknown variant `{v}`, expected one of {names}")
+        return v
+    check.variants = variants
+    return check
+
+
+def list_of(inner: Callable) -> Callable:
+    def check(v):
+        if not isinstance(v, list):
+            raise _type_error(v, "a sequence")
+        return [inner(x) for x in v]
+    return check
+
+
+@dataclass(frozen=True)
+class F:
+    """A field: ``required`` (no default), optional (``opt=True``: absent or null -> None), or
+    defaulted (``default=...``: absent -> default; null is a type error like serde)."""
+
+    check: Callable
+    opt: bool = False
+    default: Any = _MISSING
+
+
+def opt(check: Callable) -> F:
+    return F(check, opt=True)
+
+
+def req(check: Callable) -> F:
+    return F(check)
+
+
+def dflt(check: Callable, default: Any) -> F:
+    return F(check, default=default)
+
+
+def struct(**fields: F) -> Callable:
+    """A nested struct checker (e.g. ``wait``, ``match``)."""
+    def check(v):
+        if not isinstance(v, dict):
+            raise _type_error(v, "a map")
+        return parse(fields, v)
+    check.fields = fields
+    return check
+
+
+def parse(spec: dict[str, F], raw: Any) -> dict:
+    if not isinstance(raw, dict):
+        raise _type_error(raw, "a map")
+    out: dict = {}
+    for name, f in spec.items():
+        v = raw.get(name, _MISSING)
+        if v is _MISSING or (v is None and f.opt):
+            if f.opt:
+                out[name] = None
+            elif f.default is not _MISSING:
+                out[name] = f.default() if callable(f.default) else f.default
+            else:
+                raise ParamError(f"missing field `{name}`")
+            continue
+        out[name] = f.check(v)
+    return out

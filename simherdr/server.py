@@ -1,0 +1,211 @@
+"""The socket transport: herdr's framing on a Unix socket (SOCKET.md §1).
+
+One request per connection: read one ``\\n``-terminated line (max 1 MiB, 5 s), answer with one
+line, close. No reply at all for EOF before the newline, a timeout, an oversized line or
+invalid UTF-8; a blank line closes silently. Waits and subscriptions watch the connection:
+EOF or any further byte cancels them without a reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import stat
+
+from .simulator import Simulator
+
+MAX_REQUEST_BYTES = 1024 * 1024     # src/api/server.rs:32
+REQUEST_TIMEOUT = 5.0               # src/api/server.rs:30 (real seconds: a transport limit)
+WRITE_TIMEOUT = 5.0                 # src/api/server.rs:31
+
+
+def encode(obj) -> bytes:
+    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+
+
+class SocketBusy(RuntimeError):
+    pass
+
+
+class Connection:
+    """What a wait or a stream sees of its client."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.closed: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._watch: asyncio.Task | None = None
+
+    def watch(self) -> None:
+        """Any readable byte or EOF cancels (src/ipc.rs:216-236)."""
+        async def probe():
+            with contextlib.suppress(Exception):
+                await self.reader.read(1)
+            if not self.closed.done():
+                self.closed.set_result(None)
+        self._watch = asyncio.get_running_loop().create_task(probe())
+
+    def cancelled(self) -> bool:
+        return self.closed.done()
+
+    async def send(self, obj) -> None:
+        if self.cancelled():
+            return
+        self.writer.write(encode(obj))
+        try:
+            await asyncio.wait_for(self.writer.drain(), WRITE_TIMEOUT)
+        except (asyncio.TimeoutError, ConnectionError):
+            if not self.closed.done():
+                self.closed.set_result(None)
+
+    def stop(self) -> None:
+        if self._watch:
+            self._watch.cancel()
+
+
+def socket_answers(path: str, timeout: float = 1.0) -> bool:
+    """True if something accepts connections at ``path`` (a live herdr or simherdr)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+class Server:
+    def __init__(self, sim: Simulator, path: str):
+        self.sim = sim
+        self.path = os.path.abspath(path)
+        self._server: asyncio.base_events.Server | None = None
+        self._conns: set[asyncio.Task] = set()
+        self.stopped = asyncio.Event()
+        sim.config.socket_path = self.path
+        sim.on_stop.append(self._on_sim_stop)
+
+    async def start(self) -> None:
+        if os.path.exists(self.path) or os.path.islink(self.path):
+            st = os.lstat(self.path)
+            if not stat.S_ISSOCK(st.st_mode):
+                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
+            if socket_answers(self.path):
+                raise SocketBusy(f"herdr is already running (socket busy at {self.path})")
+            os.unlink(self.path)  # stale socket file
+        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+        old = os.umask(0o177)  # created 0600, no window where it is wider
+        try:
+            self._server = await asyncio.start_unix_server(self._handle, path=self.path,
+                                                           limit=MAX_REQUEST_BYTES + 1)
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+        await self.sim.start()
+
+    def _on_sim_stop(self) -> None:
+        # server.stop: stop accepting after the reply is written; the socket goes away.
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.close()))
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+        for t in list(self._conns):
+            t.cancel()
+        await asyncio.gather(*self._conns, return_exceptions=True)
+        await self.sim.close()
+        self.stopped.set()
+
+    async def serve_forever(self) -> None:
+        await self.stopped.wait()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self._conns.add(task)
+        try:
+            await self._one_request(reader, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._conns.discard(task)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _one_request(self, reader, writer) -> None:
+        try:
+            line = await asyncio.wait_for(reader.readuntil(b"\n"), REQUEST_TIMEOUT)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError):
+            return  # EOF, over-size or timeout: dropped without a reply
+        if len(line) - 1 > MAX_REQUEST_BYTES:
+            return
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return
+        text = text.strip()
+        if not text:
+            return
+        try:
+            obj = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as e:
+            await self._write(writer, {"id": "", "error": {"code": "invalid_request",
+                                                           "message": f"invalid request: {e}"}})
+            return
+        sim = self.sim
+        mdef = None
+        if isinstance(obj, dict) and isinstance(obj.get("method"), str):
+            mdef = sim.methods.get(obj["method"])
+        if mdef is not None and mdef.kind == "stream" and not sim.stopping:
+            conn = Connection(reader, writer)
+            conn.watch()
+            try:
+                reply = await self._stream(mdef, obj, conn)
+                if reply is not None:
+                    await conn.send(reply)
+            finally:
+                conn.stop()
+            return
+        if mdef is not None and mdef.kind == "wait":
+            conn = Connection(reader, writer)
+            conn.watch()
+            try:
+                reply = await sim.request(obj, conn)
+            finally:
+                conn.stop()
+        else:
+            reply = await sim.request(obj)
+        if reply is not None:
+            await self._write(writer, reply)
+
+    async def _stream(self, mdef, obj, conn):
+        """events.subscribe: parse like any request, then hand the connection over."""
+        from .facts import errors as E
+        try:
+            rid, mdef, p = self.sim.parse(obj)
+        except E.HerdrError as e:
+            return {"id": "", "error": e.body()}
+        try:
+            await mdef.fn(self.sim, p, rid, conn)
+        except E.HerdrError as e:
+            return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+        return None
+
+    async def _write(self, writer, reply) -> None:
+        writer.write(encode(reply))
+        with contextlib.suppress(asyncio.TimeoutError, ConnectionError):
+            await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+
+
+async def serve(sim: Simulator, path: str, ready=None) -> None:
+    server = Server(sim, path)
+    await server.start()
+    if ready:
+        ready(server)
+    await server.serve_forever()

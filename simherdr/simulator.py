@@ -1,0 +1,280 @@
+"""The simulator runtime: state + handlers + clock + event hub, without any transport.
+
+This is what the socket server and in-process tests drive. Every request goes through
+:meth:`Simulator.request`, which mirrors herdr's dispatch (SOCKET.md §1.2-1.4): parse, ping on
+the connection path, the shutdown check, then the method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import params as P
+from .clock import Clock, RealClock
+from .facts import errors as E
+from .facts.methods import ALL_METHODS
+from .facts.profiles import Profile, get_profile
+from .handlers.registry import load_all
+from .model.hub import EventHub
+from .model.state import Session
+
+POLL_INTERVAL = 0.1          # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
+
+
+@dataclass
+class Config:
+    """Everything that comes from the host in real herdr, made explicit."""
+
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    server_cwd: str = field(default_factory=os.getcwd)
+    shell: str = "bash"
+    cols: int = 80
+    rows: int = 24
+    worktrees_dir: str | None = None   # [worktrees].directory; default ~/.herdr/worktrees
+    confirm_close: bool = True          # ui.confirm_close (src/config/model.rs:1116)
+    socket_path: str | None = None
+
+
+class Simulator:
+    def __init__(self, profile: Profile | str | None = None, clock: Clock | None = None,
+                 config: Config | None = None):
+        self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
+        self.clock = clock or RealClock()
+        self.config = config or Config()
+        self.session = Session(self._make_screen)
+        self.hub = EventHub()
+        self.methods = load_all()
+        self.stopping = False
+        self._timers: list = []
+        self._timer_seq = itertools.count()
+        self._change_waiters: set[asyncio.Future] = set()
+        self._focus_pair = None
+        self._driver: asyncio.Task | None = None
+        self.on_stop: list[Callable[[], None]] = []
+        # Seams for the scenario/fault layer (simherdr.scenarios): called around each request.
+        self.request_hooks: list = []
+        from .panes.simulated import SimulatedBackend
+        self.backend = SimulatedBackend(self)
+
+    # --- time ------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    def now_us(self) -> int:
+        return int(self.clock.epoch() * 1_000_000)
+
+    def schedule(self, at: float, fn: Callable[[], None]) -> None:
+        """Run ``fn`` (a state change) when simulated time reaches ``at``."""
+        heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
+        self.notify()
+
+    def run_due(self) -> None:
+        now = self.now()
+        fired = False
+        while self._timers and self._timers[0][0] <= now:
+            _, _, fn = heapq.heappop(self._timers)
+            fn()
+            fired = True
+        if fired:
+            self.commit()
+
+    def next_timer(self) -> float | None:
+        return self._timers[0][0] if self._timers else None
+
+    async def start(self) -> None:
+        """Start the timer driver (needed when time passes without requests)."""
+        if self._driver is None:
+            self._driver = asyncio.get_running_loop().create_task(self._drive())
+
+    async def close(self) -> None:
+        if self._driver:
+            self._driver.cancel()
+            try:
+                await self._driver
+            except asyncio.CancelledError:
+                pass
+            self._driver = None
+
+    async def _drive(self) -> None:
+        while True:
+            self.run_due()
+            nxt = self.next_timer()
+            await self.wait_change(nxt)
+
+    # --- change notification (waits wake on changes instead of burning 100 ms polls) -------
+
+    def notify(self) -> None:
+        waiters, self._change_waiters = self._change_waiters, set()
+        for f in waiters:
+            if not f.done():
+                f.set_result(None)
+
+    async def wait_change(self, until: float | None, conn=None) -> None:
+        """Return on the next state change, when simulated time reaches ``until``, or when the
+        client cancels (any byte or EOF, SOCKET.md §1.2)."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self._change_waiters.add(fut)
+        waits = {fut}
+        sleeper = None
+        if until is not None:
+            sleeper = loop.create_task(self.clock.sleep_until(until))
+            waits.add(sleeper)
+        closed = getattr(conn, "closed", None)
+        if closed is not None:
+            waits.add(closed)
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if sleeper is not None:
+                sleeper.cancel()
+            self._change_waiters.discard(fut)
+
+    # --- state commit: outbox -> hub, focus trio -------------------------------------------
+
+    def commit(self) -> None:
+        s = self.session
+        for kind, data in s.outbox:
+            self.hub.publish(kind, {"type": kind, **data})
+        s.outbox.clear()
+        pair = s.focus_pair()
+        if pair != self._focus_pair:
+            self._focus_pair = pair
+            if pair is not None:
+                # SOCKET.md §8.4: after the batch, all three, even when only the pane changed.
+                w = s.workspaces[pair[0]]
+                t = w.active()
+                self.hub.publish("workspace_focused", {"type": "workspace_focused", "workspace_id": w.workspace_id})
+                if t is not None:
+                    self.hub.publish("tab_focused", {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id})
+                    self.hub.publish("pane_focused", {"type": "pane_focused", "pane_id": t.focused_pane, "workspace_id": w.workspace_id})
+        self.notify()
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def parse(self, obj: Any):
+        """(id, MethodDef, params) or raise HerdrError invalid_request (id "")."""
+        if not isinstance(obj, dict):
+            raise E.invalid_request(f"invalid type: {P._json_kind(obj)}, expected struct Request")
+        if "id" not in obj:
+            raise E.invalid_request("missing field `id`")
+        rid = obj["id"]
+        if not isinstance(rid, str):
+            raise E.invalid_request(f"invalid type: {P._json_kind(rid)}, expected a string")
+        if "method" not in obj:
+            raise E.invalid_request("missing field `method`")
+        name = obj["method"]
+        if not isinstance(name, str):
+            raise E.invalid_request(f"invalid type: {P._json_kind(name)}, expected variant identifier")
+        if name not in ALL_METHODS:
+            raise E.invalid_request(f"unknown variant `{name}`")
+        if "params" not in obj:
+            raise E.invalid_request("missing field `params`")
+        mdef = self.methods.get(name)
+        if mdef is None:
+            if not isinstance(obj["params"], dict):
+                raise E.invalid_request(f"invalid type: {P._json_kind(obj['params'])}, expected a map")
+            return rid, None, name
+        try:
+            p = P.parse(mdef.spec, obj["params"])
+        except P.ParamError as e:
+            raise E.invalid_request(str(e)) from None
+        return rid, mdef, p
+
+    async def request(self, obj: Any, conn=None) -> dict | None:
+        """Handle one parsed JSON request; returns the reply envelope (None: no reply)."""
+        try:
+            rid, mdef, p = self.parse(obj)
+        except E.HerdrError as e:
+            return {"id": "", "error": e.body()}
+        if mdef is None:
+            return {"id": rid, "error": E.not_implemented().body()}
+        for hook in self.request_hooks:
+            override = await hook(self, rid, mdef.name, p)
+            if override is not None:
+                return override
+        if self.stopping and mdef.name not in ("ping", "server.stop"):
+            return {"id": rid, "error": E.server_shutting_down().body()}
+        try:
+            if mdef.kind == "call":
+                return {"id": rid, "result": self.call(mdef, p, rid)}
+            if mdef.kind == "wait":
+                self.run_due()
+                result = await mdef.fn(self, p, rid, conn)
+                return None if result is None else {"id": rid, "result": result}
+            raise RuntimeError("streams go through the transport")
+        except E.HerdrError as e:
+            return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+
+    def call(self, mdef, p: dict, rid: str) -> dict:
+        self.run_due()
+        try:
+            return mdef.fn(self, p)
+        finally:
+            self.commit()
+
+    # convenience for in-process use
+    async def invoke(self, method: str, params: dict | None = None, rid: str = "t") -> dict:
+        return await self.request({"id": rid, "method": method, "params": params or {}})
+
+    def stop(self) -> None:
+        if not self.stopping:
+            self.stopping = True
+            for cb in list(self.on_stop):
+                cb()
+            self.notify()
+
+    # --- panes: the backend seam and the agent layer's hooks ---------------------------------
+
+    def on_pane_created(self, pane) -> None:
+        self.backend.attach(pane)
+
+    def write_input(self, pane, data: bytes) -> None:
+        self.backend.write(pane, data)
+        self.notify()
+
+    def foreground_agent(self, pane):
+        """The simulated agent process in the pane's foreground, if any (agent layer)."""
+        agents = getattr(self, "agents", None)
+        return agents.foreground(pane) if agents else None
+
+    def on_command(self, pane, line: str) -> bool:
+        """A command line submitted to a simulated shell. True when something took over."""
+        agents = getattr(self, "agents", None)
+        if agents and agents.on_command(pane, line):
+            return True
+        if line.strip() == "exit":
+            self.pane_exited(pane)
+            return True
+        return False
+
+    def pane_exited(self, pane) -> None:
+        """The pane's shell exited: pane_exited, and an emptied tab/workspace goes silently."""
+        if pane.pane_id not in self.session.panes:
+            return
+        self.before_pane_close(pane)
+        self.session.close_pane(pane, reason="exited")
+        self.commit()
+
+    def before_pane_close(self, pane) -> None:
+        agents = getattr(self, "agents", None)
+        if agents:
+            agents.on_pane_gone(pane)
+        self.backend.detach(pane)
+
+    def before_workspace_close(self, w) -> None:
+        for t in w.tabs:
+            for pid in t.pane_ids():
+                self.before_pane_close(self.session.panes[pid])
+
+    # --- helpers for handlers ----------------------------------------------------------------
+
+    def _make_screen(self):
+        from .model.screen import Screen
+        return Screen(cols=self.config.cols, rows=self.config.rows)

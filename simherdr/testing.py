@@ -1,0 +1,182 @@
+"""Test harnesses for projects that test against simherdr (and for simherdr's own suite).
+
+- :class:`Harness`: an in-process simulator on a virtual clock, driven synchronously
+  (``h.call("pane.get", pane_id="w1:p1")``, ``h.advance(3.5)``); a four-hour wait takes no
+  wall time.
+- :class:`ThreadServer`: the real socket transport in a background thread, for clients that
+  speak the socket or run the stand-in binary. Always stopped and its socket removed.
+- :func:`spawn_server`: ``simherdr serve`` as a subprocess on a private socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Callable
+
+from .clock import Clock, RealClock, VirtualClock
+from .simulator import Config, Simulator
+
+Validator = Callable[[dict], None]
+
+
+class Harness:
+    def __init__(self, version: str | None = None, clock: Clock | None = None,
+                 config: Config | None = None, validator: Validator | None = None):
+        self.loop = asyncio.new_event_loop()
+        self.clock = clock if clock is not None else VirtualClock()
+        self.sim = Simulator(version, self.clock, config)
+        self.validator = validator
+        self._ids = itertools.count(1)
+        self.loop.run_until_complete(self.sim.start())
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def request(self, obj) -> dict | None:
+        reply = self.loop.run_until_complete(self.sim.request(obj))
+        if reply is not None and self.validator:
+            self.validator(reply)
+        return reply
+
+    def call(self, method: str, **params) -> dict:
+        return self.request({"id": f"req-{next(self._ids)}", "method": method, "params": params})
+
+    def ok(self, method: str, **params) -> dict:
+        reply = self.call(method, **params)
+        assert "result" in reply, f"{method} failed: {reply}"
+        return reply["result"]
+
+    def err(self, method: str, **params) -> dict:
+        reply = self.call(method, **params)
+        assert "error" in reply, f"{method} unexpectedly succeeded: {reply}"
+        return reply["error"]
+
+    # --- waits: start now, advance time, then collect ---------------------------------------
+
+    def spawn(self, method: str, conn=None, **params) -> asyncio.Task:
+        obj = {"id": f"req-{next(self._ids)}", "method": method, "params": params}
+        task = self.loop.create_task(self.sim.request(obj, conn))
+        self.settle()
+        return task
+
+    def result(self, task: asyncio.Task) -> dict | None:
+        assert task.done(), "the wait has not finished yet"
+        reply = task.result()
+        if reply is not None and self.validator:
+            self.validator(reply)
+        return reply
+
+    def settle(self) -> None:
+        from .clock import _settle
+        self.loop.run_until_complete(_settle())
+
+    def advance(self, seconds: float) -> None:
+        if not isinstance(self.clock, VirtualClock):
+            raise TypeError("advance() needs a VirtualClock")
+        self.loop.run_until_complete(self.clock.advance(seconds))
+
+    def sync(self) -> None:
+        """With ``VirtualClock(source=time.time)`` under freezegun: fire what is now due."""
+        self.loop.run_until_complete(self.clock.sync())
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.sim.close())
+        for t in asyncio.all_tasks(self.loop):
+            t.cancel()
+        self.loop.run_until_complete(asyncio.sleep(0))
+        self.loop.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class ThreadServer:
+    """The socket server in a daemon thread (its own event loop)."""
+
+    def __init__(self, version: str | None = None, path: str | None = None,
+                 clock: Clock | None = None, config: Config | None = None):
+        from .server import Server
+
+        self._tmp = None
+        if path is None:
+            self._tmp = tempfile.mkdtemp(prefix="simherdr-")
+            os.chmod(self._tmp, 0o700)
+            path = os.path.join(self._tmp, "herdr.sock")
+        self.path = path
+        self.loop = asyncio.new_event_loop()
+        self.sim = Simulator(version, clock or RealClock(), config)
+        ready = threading.Event()
+        self._error: BaseException | None = None
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            self.server = Server(self.sim, self.path)
+            try:
+                self.loop.run_until_complete(self.server.start())
+            except BaseException as e:  # surfaced to the caller
+                self._error = e
+                ready.set()
+                return
+            ready.set()
+            self.loop.run_until_complete(self.server.serve_forever())
+
+        self._thread = threading.Thread(target=run, name="simherdr-server", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        if self._error:
+            raise self._error
+
+    def run(self, fn):
+        """Run ``fn(sim)`` on the server's loop (state is owned by that thread)."""
+        fut = asyncio.run_coroutine_threadsafe(_call(fn, self.sim), self.loop)
+        return fut.result(10)
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+            self._thread.join(10)
+        if self._tmp:
+            import shutil
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+async def _call(fn, sim):
+    r = fn(sim)
+    if asyncio.iscoroutine(r):
+        r = await r
+    return r
+
+
+def spawn_server(path: str, version: str | None = None, time_scale: float = 1.0,
+                 extra: list[str] | None = None, timeout: float = 10.0) -> subprocess.Popen:
+    """Start ``python -m simherdr serve`` and wait until its socket answers."""
+    from .server import socket_answers
+
+    cmd = [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--time-scale", str(time_scale)]
+    if version:
+        cmd += ["--herdr-version", version]
+    proc = subprocess.Popen(cmd + (extra or []), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and socket_answers(path):
+            return proc
+        if proc.poll() is not None:
+            raise RuntimeError(f"simherdr serve exited: {proc.stderr.read().decode()}")
+        time.sleep(0.01)
+    proc.kill()
+    raise RuntimeError("simherdr serve did not start in time")
