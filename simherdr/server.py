@@ -22,6 +22,28 @@ REQUEST_TIMEOUT = 5.0               # src/api/server.rs:30 (real seconds: a tran
 WRITE_TIMEOUT = 5.0                 # src/api/server.rs:31
 
 
+class _Obj(dict):
+    duplicate: str | None = None
+
+
+def _pairs(pairs):
+    obj = _Obj()
+    for k, v in pairs:
+        if k in obj and obj.duplicate is None:
+            obj.duplicate = k
+        obj[k] = v
+    return obj
+
+
+def decode_request(text: str):
+    """json.loads, except that a duplicated top-level field fails like serde's
+    "duplicate field" (test src/api/server.rs:1464-1469)."""
+    obj = json.loads(text, object_pairs_hook=_pairs)
+    if isinstance(obj, _Obj) and obj.duplicate is not None:
+        raise ValueError(f"duplicate field `{obj.duplicate}`")
+    return obj
+
+
 def encode(obj) -> bytes:
     return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
 
@@ -153,8 +175,8 @@ class Server:
         if not text:
             return
         try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as e:
+            obj = decode_request(text)
+        except (ValueError, RecursionError) as e:
             await self._write(writer, {"id": "", "error": {"code": "invalid_request",
                                                            "message": f"invalid request: {e}"}})
             return

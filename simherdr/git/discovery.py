@@ -52,8 +52,8 @@ class Checkout:
     is_linked_worktree: bool
     git_dir: str  # canonical
     common_dir: str  # canonical (same value as repo_key)
-    is_bare: bool = False  # a bare repository is its own checkout_root
-    checkout_key: str = ""  # canonical checkout_root (herdr's checkout_key)
+    is_bare: bool  # a bare repository is its own checkout_root
+    checkout_key: str  # canonical checkout_root (herdr's checkout_key)
 
 
 def discover(path: StrPath, *, trust: bool = False) -> Checkout | None:

@@ -83,7 +83,7 @@ class GitResult:
         """herdr's failure text: stderr trimmed, else stdout trimmed, else a status line.
 
         ``what`` names the command in the status line, e.g. ``"git worktree list"``
-        (src/worktree.rs:318-325, 283-291, 487-492).
+        (src/worktree.rs:318-325, 283-291, 486-491).
         """
         stderr = self.stderr.strip()
         if stderr:

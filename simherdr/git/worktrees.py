@@ -53,45 +53,53 @@ def parse_worktree_porcelain(text: str) -> list[WorktreeEntry]:
     match with or without a reason. Unknown lines are ignored.
     """
     entries: list[WorktreeEntry] = []
-    fields: dict[str, object] = {}
-
-    def finish() -> None:
-        path = fields.get("path")
-        if path is not None:
-            entries.append(
-                WorktreeEntry(
-                    path=str(path),
-                    branch=fields.get("branch"),  # type: ignore[arg-type]
-                    head=fields.get("head"),  # type: ignore[arg-type]
-                    is_bare=bool(fields.get("bare")),
-                    is_detached=bool(fields.get("detached")),
-                    is_prunable=bool(fields.get("prunable")),
-                    is_locked=bool(fields.get("locked")),
-                )
-            )
-        fields.clear()
-
+    record: _Record = _Record()
     for line in text.split("\n"):
         line = line.removesuffix("\r")
         if not line.strip():
-            finish()
-            continue
-        if line.startswith("worktree "):
-            fields["path"] = line[len("worktree ") :]
+            record.finish(entries)
+            record = _Record()
+        elif line.startswith("worktree "):
+            record.path = line[len("worktree ") :]
         elif line.startswith("HEAD "):
-            fields["head"] = line[len("HEAD ") :]
+            record.head = line[len("HEAD ") :]
         elif line.startswith("branch "):
-            fields["branch"] = line[len("branch ") :].removeprefix(_HEADS)
+            record.branch = line[len("branch ") :].removeprefix(_HEADS)
         elif line == "detached":
-            fields["detached"] = True
+            record.detached = True
         elif line == "bare":
-            fields["bare"] = True
+            record.bare = True
         elif line.startswith("prunable"):
-            fields["prunable"] = True
+            record.prunable = True
         elif line == "locked" or line.startswith("locked "):
-            fields["locked"] = True
-    finish()
+            record.locked = True
+    record.finish(entries)
     return entries
+
+
+@dataclass
+class _Record:
+    path: str | None = None
+    branch: str | None = None
+    head: str | None = None
+    bare: bool = False
+    detached: bool = False
+    prunable: bool = False
+    locked: bool = False
+
+    def finish(self, entries: list[WorktreeEntry]) -> None:
+        if self.path is not None:
+            entries.append(
+                WorktreeEntry(
+                    path=self.path,
+                    branch=self.branch,
+                    head=self.head,
+                    is_bare=self.bare,
+                    is_detached=self.detached,
+                    is_prunable=self.prunable,
+                    is_locked=self.locked,
+                )
+            )
 
 
 # --------------------------------------------------------------------------- argv
@@ -117,7 +125,7 @@ def build_remove_args(path: StrPath, force: bool) -> list[str]:
 
 
 def worktree_list(repo_dir: StrPath, *, trust: bool = False) -> list[WorktreeEntry]:
-    """``git -C <repo_dir> worktree list --porcelain``, parsed (worktree.rs:474-493).
+    """``git -C <repo_dir> worktree list --porcelain``, parsed (worktree.rs:473-492).
 
     Raises GitError with git's stderr, or ``git worktree list failed with status
     exit status: N`` when stderr is empty (stdout is not consulted, as in herdr).

@@ -1,0 +1,86 @@
+"""``make demo``: start a simulator, drive a short session with the stand-in binary, show it.
+
+Everything goes through the stand-in ``herdr`` binary as a subprocess, exactly as a client
+would run the real one; the simulator is a separate ``simherdr serve`` process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TIME_SCALE = 50.0  # simulated seconds per wall second: herdr's 3 s agent settle takes 60 ms
+
+
+def _show(step: str, argv: list[str], env: dict) -> dict | str | None:
+    t0 = time.monotonic()
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    ms = (time.monotonic() - t0) * 1000
+    shown = " ".join(a if " " not in a else repr(a) for a in argv[1:])
+    print(f"\n$ herdr {shown}    # {step} ({ms:.0f} ms, exit {proc.returncode})")
+    out = proc.stdout if proc.returncode == 0 else proc.stderr
+    out = out.rstrip("\n")
+    if len(out) > 600:
+        out = out[:600] + " …"
+    print("  " + out.replace("\n", "\n  ") if out else "  (no output)")
+    if proc.returncode == 0 and proc.stdout.startswith("{"):
+        return json.loads(proc.stdout)
+    return proc.stdout
+
+
+def run_demo(herdr_version: str | None = None) -> int:
+    from .facts.profiles import DEFAULT_VERSION
+    from .stub.install import write_stub
+    from .testing import spawn_server
+
+    version = herdr_version or DEFAULT_VERSION
+    tmp = tempfile.mkdtemp(prefix="simherdr-demo-")
+    os.chmod(tmp, 0o700)
+    sock = os.path.join(tmp, "herdr.sock")
+    print(f"simherdr demo: herdr {version} simulated, time x{TIME_SCALE:g}, socket {sock}")
+    server = spawn_server(sock, version=version, time_scale=TIME_SCALE)
+    try:
+        herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=version)
+        env = dict(os.environ, HERDR_SOCKET_PATH=sock, SIMHERDR_TIME_SCALE=str(TIME_SCALE))
+        work = os.path.join(tmp, "project")
+        os.makedirs(work)
+        _show("is a server there?", [herdr, "status"], env)
+        ws = _show("open a workspace", [herdr, "workspace", "create", "--cwd", work, "--label", "demo"], env)
+        pane = ws["result"]["root_pane"]["pane_id"]
+        _show("split it", [herdr, "pane", "split", pane, "--direction", "right", "--no-focus"], env)
+        _show("type into the first pane", [herdr, "pane", "run", pane, "echo hello from simherdr"], env)
+        _show("read it back", [herdr, "pane", "read", pane, "--source", "visible"], env)
+        if _has_agents():
+            _show("start a pi agent (waits for interactive readiness)",
+                  [herdr, "agent", "start", "demo-pi", "--kind", "pi", "--pane", pane], env)
+            _show("prompt it", [herdr, "agent", "prompt", "demo-pi", "write a haiku"], env)
+            _show("it is working", [herdr, "agent", "get", "demo-pi"], env)
+            _show("wait until it is done", [herdr, "agent", "wait", "demo-pi", "--until", "done",
+                                            "--until", "idle", "--timeout", "60000"], env)
+        _show("a missing pane is herdr's error envelope", [herdr, "pane", "get", "w1:p9"], env)
+        _show("a usage error exits 2", [herdr, "pane", "get"], env)
+        _show("the whole session", [herdr, "api", "snapshot"], env)
+        _show("stop the server", [herdr, "server", "stop"], env)
+        server.wait(10)
+        print(f"\nsimherdr demo: done; server exited with {server.returncode}, socket removed: "
+              f"{not os.path.exists(sock)}")
+        return 0
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(5)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _has_agents() -> bool:
+    from .handlers.registry import load_all
+    return "agent.start" in load_all()
+
+
+if __name__ == "__main__":
+    sys.exit(run_demo())

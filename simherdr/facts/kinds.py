@@ -1,0 +1,212 @@
+"""The 22 agent kinds herdr knows, their executables and aliases, the pane shells,
+and the hook-source classes (SOCKET.md §6.4, §6.5 step 8, §6.6, §6.7).
+
+Read from herdr 0.8.2: labels ``src/detect/mod.rs:118-143``, executables ``:145-176``,
+aliases ``:183-211``, lookup normalisation ``:632-641``, hook classes
+``src/detect/mod.rs:295-312`` and ``src/agent_resume.rs:82-95,227-248``, session kind
+``src/agent_resume.rs:59-72``, shell names ``src/platform/mod.rs:244-251,293-312``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .shellquote import normalize_process_name
+
+__all__ = [
+    "ALIASES",
+    "EXECUTABLES",
+    "FULL_LIFECYCLE",
+    "KIND_NAMES",
+    "KINDS",
+    "OFFICIAL_SESSION_SOURCES",
+    "RESERVED_NATIVE",
+    "SESSION_IDENTITY_ONLY",
+    "SHELL_NAMES",
+    "UNSUPPORTED_KIND_MESSAGE",
+    "canonical_label",
+    "executable_for",
+    "is_known_kind",
+    "is_shell_name",
+    "parse_kind",
+    "session_kind_for",
+    "source_class",
+]
+
+UNSUPPORTED_KIND_MESSAGE = "unsupported interactive agent kind {kind}"
+
+# (canonical label, executable on unix, accepted aliases), in herdr's Agent::ALL order.
+KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("pi", "pi", ()),
+    ("claude", "claude", ("claude-code",)),
+    ("codex", "codex", ()),
+    ("gemini", "gemini", ()),
+    ("cursor", "cursor-agent", ("cursor-agent",)),
+    ("devin", "devin", ("devin-cli", "devin cli")),
+    ("agy", "agy", ("antigravity", "antigravity-cli")),
+    ("cline", "cline", ()),
+    ("omp", "omp", ()),
+    ("mastracode", "mastracode", ("mastra-code", "mastra code")),
+    ("opencode", "opencode", ("opencode2", "open-code")),
+    ("copilot", "copilot", ("github-copilot", "ghcs")),
+    ("kimi", "kimi", ("kimi-code", "kimi code")),
+    ("kiro", "kiro-cli", ("kiro-cli",)),
+    ("droid", "droid", ()),
+    ("amp", "amp", ("amp-local",)),
+    ("grok", "grok", ("grok-build",)),
+    ("hermes", "hermes", ("hermes-agent",)),
+    ("kilo", "kilo", ("kilo-code", "kilo code")),
+    ("qodercli", "qodercli", ("qoderclicn", "qoder", "qodercn")),
+    ("qwen", "qwen", ("qwen-code", "qwen code")),
+    ("maki", "maki", ()),
+)
+
+KIND_NAMES: tuple[str, ...] = tuple(label for label, _, _ in KINDS)
+EXECUTABLES: dict[str, str] = {label: exe for label, exe, _ in KINDS}
+ALIASES: dict[str, str] = {alias: label for label, _, aliases in KINDS for alias in aliases}
+_LOOKUP: dict[str, str] = {**{label: label for label in KIND_NAMES}, **ALIASES}
+_WINDOWS_EXECUTABLES = {"cursor": "cursor-agent.cmd"}
+
+# One of these suffixes (the first that matches, in this order) is stripped once.
+_LOOKUP_SUFFIXES = (".exe", ".cmd", ".bat", ".ps1", ".js")
+
+# Rust's char::is_whitespace (Unicode White_Space); Python's strip() also strips
+# U+001C..U+001F.
+_RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+
+SHELL_NAMES: tuple[str, ...] = (
+    "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "csh", "tcsh",
+    "elvish", "xonsh", "nu", "pwsh", "powershell", "cmd",
+)
+_SHELL_SET = frozenset(SHELL_NAMES)
+
+Pair = tuple[str, str]  # (source, canonical agent label)
+
+# pane.report_agent drops the whole report (src/terminal/state.rs:643-645).
+SESSION_IDENTITY_ONLY: frozenset[Pair] = frozenset({
+    ("herdr:hermes", "hermes"),
+    ("herdr:qwen", "qwen"),
+    ("herdr:antigravity_cli", "agy"),
+})
+
+# pane.report_agent stores only the session reference (src/app/actions.rs:2817-2822).
+RESERVED_NATIVE: frozenset[Pair] = frozenset({
+    ("herdr:claude", "claude"),
+    ("herdr:codex", "codex"),
+    ("herdr:copilot", "copilot"),
+    ("herdr:devin", "devin"),
+    ("herdr:droid", "droid"),
+    ("herdr:qodercli", "qodercli"),
+    ("herdr:qwen", "qwen"),
+    ("herdr:cursor", "cursor"),
+    ("herdr:grok", "grok"),
+})
+
+FULL_LIFECYCLE: frozenset[Pair] = frozenset({
+    ("herdr:pi", "pi"),
+    ("herdr:omp", "omp"),
+    ("herdr:mastracode", "mastracode"),
+    ("herdr:opencode", "opencode"),
+    ("herdr:kilo", "kilo"),
+    ("herdr:kimi", "kimi"),
+})
+
+# Pairs whose native session reference herdr stores (src/agent_resume.rs:227-248).
+OFFICIAL_SESSION_SOURCES: frozenset[Pair] = frozenset({
+    ("herdr:claude", "claude"),
+    ("herdr:codex", "codex"),
+    ("herdr:copilot", "copilot"),
+    ("herdr:devin", "devin"),
+    ("herdr:droid", "droid"),
+    ("herdr:kimi", "kimi"),
+    ("herdr:omp", "omp"),
+    ("herdr:mastracode", "mastracode"),
+    ("herdr:pi", "pi"),
+    ("herdr:hermes", "hermes"),
+    ("herdr:opencode", "opencode"),
+    ("herdr:qodercli", "qodercli"),
+    ("herdr:qwen", "qwen"),
+    ("herdr:kilo", "kilo"),
+    ("herdr:cursor", "cursor"),
+    ("herdr:antigravity_cli", "agy"),
+    ("herdr:grok", "grok"),
+})
+
+SourceClass = Literal["session_identity_only", "reserved_native", "full_lifecycle", "custom"]
+
+
+def _lookup_name(text: str) -> str:
+    name = text.strip(_RUST_WHITESPACE).lower()
+    for suffix in _LOOKUP_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def parse_kind(text: str) -> str | None:
+    """The canonical label ``text`` names (trimmed, lowercased, one suffix among
+    .exe/.cmd/.bat/.ps1/.js stripped, canonical name or alias), else None."""
+    return _LOOKUP.get(_lookup_name(text))
+
+
+def is_known_kind(text: str) -> bool:
+    return parse_kind(text) is not None
+
+
+def executable_for(kind: str, *, windows: bool = False) -> str:
+    """argv[0] herdr types for ``kind`` (a canonical label or any accepted spelling).
+    Raises ValueError with herdr's unsupported_agent_kind message otherwise."""
+    label = parse_kind(kind)
+    if label is None:
+        raise ValueError(UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
+    if windows and label in _WINDOWS_EXECUTABLES:
+        return _WINDOWS_EXECUTABLES[label]
+    return EXECUTABLES[label]
+
+
+def canonical_label(label: str) -> str:
+    """A reported agent label as herdr stores it: the canonical kind when the label
+    names one, else the label trimmed (src/app/api_helpers.rs:191-200). An empty
+    result means herdr answers invalid_agent "agent label must not be empty"."""
+    trimmed = label.strip(_RUST_WHITESPACE)
+    if not trimmed:
+        return ""
+    return parse_kind(trimmed) or trimmed
+
+
+def source_class(source: str, agent: str) -> SourceClass:
+    """How pane.report_agent treats a (source, agent) pair (SOCKET.md §6.4).
+
+    ``agent`` is canonicalised first, as herdr does before classifying. The pair
+    ``("herdr:qwen", "qwen")`` is both reserved-native and session-identity-only in
+    herdr's tables; herdr checks reserved-native first on the report path
+    (src/app/actions.rs:2816-2822, before src/terminal/state.rs:643), so it is
+    classed ``reserved_native`` here.
+    """
+    pair = (source, canonical_label(agent))
+    if pair in RESERVED_NATIVE:
+        return "reserved_native"
+    if pair in SESSION_IDENTITY_ONLY:
+        return "session_identity_only"
+    if pair in FULL_LIFECYCLE:
+        return "full_lifecycle"
+    return "custom"
+
+
+def is_official_session_source(source: str, agent: str) -> bool:
+    return (source, canonical_label(agent)) in OFFICIAL_SESSION_SOURCES
+
+
+def session_kind_for(label: str) -> Literal["path", "id"]:
+    """``path`` for pi and omp (they prefer an absolute agent_session_path), else ``id``."""
+    return "path" if canonical_label(label) in ("pi", "omp") else "id"
+
+
+def is_shell_name(name: str) -> bool:
+    """Whether a foreground process name counts as a pane shell for agent.start
+    (basename, leading '-' of login shells and trailing '.exe' removed, ASCII-lowercased)."""
+    return normalize_process_name(name) in _SHELL_SET

@@ -1,0 +1,675 @@
+"""Transport, JSON and Rust-shaped error text for the stand-in ``herdr`` CLI.
+
+Imported lazily by :mod:`simherdr.stub.herdr_cli` only when a command needs the socket or has
+to print a JSON envelope, so ``--version`` and usage errors never pay for ``json``/``socket``.
+
+What is reproduced here (CLI.md §1, §2.2, §3, §10; herdr 0.8.2 ``src/api/client.rs``,
+``src/cli.rs``, ``src/main.rs``):
+
+* one request per connection: connect, write one compact JSON line + ``\\n``, read one line
+  (up to ``\\n`` or EOF; bytes after the first newline are ignored), close;
+* success/error envelopes re-serialised the way ``serde_json`` prints a generic ``Value``:
+  compact, keys sorted at every level, raw UTF-8, floats in ``ryu`` notation;
+* the two id-first envelopes (``server_not_running``, ``protocol_mismatch``) in struct order;
+* transport failures that are not "server not running" as ``Error: <Rust Debug form>``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+from .herdr_cli import _Failure
+
+# ---------------------------------------------------------------------------------------------
+# Failures that end the process (printed by herdr_cli.run through _Failure.report)
+# ---------------------------------------------------------------------------------------------
+
+
+class ProtocolMismatchReported(_Failure):
+    """The guard already printed the ``protocol_mismatch`` line; exit 1 (src/main.rs:563)."""
+
+    def report(self, ctx) -> int:
+        return 1
+
+
+class ServerNotRunning(_Failure):
+    """Connect failed with NotFound/ConnectionRefused (CLI.md §2.2)."""
+
+    def __init__(self, request_id: str, message: str):
+        super().__init__(message)
+        self.request_id = request_id
+        self.message = message
+
+    def envelope(self) -> dict:
+        # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
+        return {"id": self.request_id, "error": {"code": "server_not_running", "message": self.message}}
+
+    def report(self, ctx) -> int:
+        ctx.write_err(dumps_ordered(self.envelope()) + "\n")
+        return 1
+
+
+class TransportError(_Failure):
+    """Any other I/O or decode failure: ``Error: <debug>`` on stderr, exit 1 (CLI.md §3.7).
+
+    ``display`` is the Rust ``Display`` text (used inside ``agent_start_transport_failed``
+    and ``server stop`` messages), ``debug`` the ``Debug`` text printed by ``main``.
+    """
+
+    def __init__(self, debug: str, display: str, kind: str = "Other"):
+        super().__init__(display)
+        self.debug = debug
+        self.display = display
+        self.kind = kind
+
+    def report(self, ctx) -> int:
+        ctx.write_err("Error: " + self.debug + "\n")
+        return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Rust formatting helpers
+# ---------------------------------------------------------------------------------------------
+
+# errno -> std::io::ErrorKind name (Rust std `decode_error_kind` on unix).
+_ERRNO_KIND_NAMES = {
+    "E2BIG": "ArgumentListTooLong",
+    "EADDRINUSE": "AddrInUse",
+    "EADDRNOTAVAIL": "AddrNotAvailable",
+    "EBUSY": "ResourceBusy",
+    "ECONNABORTED": "ConnectionAborted",
+    "ECONNREFUSED": "ConnectionRefused",
+    "ECONNRESET": "ConnectionReset",
+    "EDEADLK": "Deadlock",
+    "EDQUOT": "QuotaExceeded",
+    "EEXIST": "AlreadyExists",
+    "EFBIG": "FileTooLarge",
+    "EHOSTUNREACH": "HostUnreachable",
+    "EINTR": "Interrupted",
+    "EINVAL": "InvalidInput",
+    "EISDIR": "IsADirectory",
+    "ELOOP": "FilesystemLoop",
+    "ENOENT": "NotFound",
+    "ENOMEM": "OutOfMemory",
+    "ENOSPC": "StorageFull",
+    "ENOSYS": "Unsupported",
+    "EMLINK": "TooManyLinks",
+    "ENAMETOOLONG": "InvalidFilename",
+    "ENETDOWN": "NetworkDown",
+    "ENETUNREACH": "NetworkUnreachable",
+    "ENOTCONN": "NotConnected",
+    "ENOTDIR": "NotADirectory",
+    "ENOTEMPTY": "DirectoryNotEmpty",
+    "EPIPE": "BrokenPipe",
+    "EROFS": "ReadOnlyFilesystem",
+    "ESPIPE": "NotSeekable",
+    "ESTALE": "StaleNetworkFileHandle",
+    "ETIMEDOUT": "TimedOut",
+    "ETXTBSY": "ExecutableFileBusy",
+    "EXDEV": "CrossesDevices",
+    "EACCES": "PermissionDenied",
+    "EPERM": "PermissionDenied",
+    "EAGAIN": "WouldBlock",
+    "EINPROGRESS": "InProgress",
+}
+
+
+def _errno_kind(code: int) -> str:
+    import errno
+
+    name = errno.errorcode.get(code)
+    return _ERRNO_KIND_NAMES.get(name, "Uncategorized") if name else "Uncategorized"
+
+
+def rust_debug_str(text: str) -> str:
+    """``format!("{:?}", text)`` for a Rust ``str`` (char::escape_debug rules).
+
+    Non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
+    Zl, Zp and non-ASCII spaces); Rust uses its own printable tables.
+    """
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\0":
+            out.append("\\0")
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif _unprintable(ch):
+            out.append("\\u{%x}" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _unprintable(ch: str) -> bool:
+    code = ord(ch)
+    if code < 0x20 or 0x7F <= code < 0xA0:
+        return True
+    import unicodedata
+
+    cat = unicodedata.category(ch)
+    return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
+
+
+def os_error(exc: OSError) -> TransportError:
+    """A Rust ``io::Error::Os`` built from a Python OSError."""
+    code = exc.errno
+    if code is None:
+        # Python raises errno-less OSErrors for e.g. an over-long AF_UNIX path; Rust std says
+        # "path must be shorter than SUN_LEN" (InvalidInput).  Approximation.
+        msg = "path must be shorter than SUN_LEN" if "too long" in str(exc) else str(exc)
+        return TransportError(
+            "Error { kind: InvalidInput, message: %s }" % rust_debug_str(msg), msg, "InvalidInput"
+        )
+    message = os.strerror(code)
+    kind = _errno_kind(code)
+    return TransportError(
+        "Os { code: %d, kind: %s, message: %s }" % (code, kind, rust_debug_str(message)),
+        "%s (os error %d)" % (message, code),
+        kind,
+    )
+
+
+def custom_other(message: str) -> TransportError:
+    """``std::io::Error::other(String)``: ``Custom { kind: Other, error: "M" }``."""
+    return TransportError("Custom { kind: Other, error: %s }" % rust_debug_str(message), message)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON: parsing like serde_json::Value, printing like serde_json::to_string
+# ---------------------------------------------------------------------------------------------
+
+
+class JsonError(Exception):
+    def __init__(self, message: str, line: int, column: int):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def transport_error(self) -> TransportError:
+        # ApiClientError::Json(serde_json::Error) wrapped by io::Error::other.
+        return TransportError(
+            "Custom { kind: Other, error: Json(Error(%s, line: %d, column: %d)) }"
+            % (rust_debug_str(self.message), self.line, self.column),
+            "%s at line %d column %d" % (self.message, self.line, self.column),
+        )
+
+
+class _Loaded:
+    """A parsed reply plus whether the fast (stdlib json) printer reproduces serde's bytes."""
+
+    __slots__ = ("value", "exact_fast")
+
+    def __init__(self, value, exact_fast: bool):
+        self.value = value
+        self.exact_fast = exact_fast
+
+
+class _NonFinite(Exception):
+    pass
+
+
+# serde_json's messages for the failures a reply line can have.  Python's decoder reports
+# different words; the mapping below covers the common cases (approximate for the rest).
+_JSON_MESSAGES = (
+    ("Extra data", "trailing characters"),
+    ("Unterminated string", "EOF while parsing a string"),
+    ("Invalid control character", "control character (\\u0000-\\u001F) found while parsing a string"),
+    ("Invalid \\escape", "invalid escape"),
+    ("Expecting ',' delimiter", "expected `,` or `]`"),
+    ("Expecting ':' delimiter", "expected `:`"),
+    ("Expecting property name", "key must be a string"),
+    ("Expecting value", "expected value"),
+)
+
+
+def loads(text: str) -> _Loaded:
+    """Parse one reply line as serde_json would parse it into a ``Value``."""
+    state = {"exact": True}
+
+    def parse_float(s):
+        f = float(s)
+        if f != f or f in (float("inf"), float("-inf")):
+            raise _NonFinite(s)
+        if repr(f) != format_f64(f):
+            state["exact"] = False
+        return f
+
+    def parse_int(s):
+        v = int(s)
+        if -(2**63) <= v < 2**64:
+            return v
+        # serde_json (no arbitrary_precision) stores such integers as f64.
+        state["exact"] = False
+        f = float(s)
+        if f in (float("inf"), float("-inf")):
+            raise _NonFinite(s)
+        return f
+
+    def parse_constant(s):
+        raise ValueError(s)
+
+    try:
+        value = json.loads(
+            text, parse_float=parse_float, parse_int=parse_int, parse_constant=parse_constant
+        )
+    except json.JSONDecodeError as exc:
+        message = "expected value"
+        for prefix, serde_message in _JSON_MESSAGES:
+            if exc.msg.startswith(prefix):
+                message = serde_message
+                break
+        raise JsonError(message, exc.lineno, exc.colno) from None
+    except _NonFinite:
+        raise JsonError("number out of range", 1, len(text.rstrip("\r\n"))) from None
+    except ValueError:
+        raise JsonError("expected value", 1, 1) from None
+    except RecursionError:
+        raise JsonError("recursion limit exceeded", 1, 1) from None
+    return _Loaded(value, state["exact"])
+
+
+def format_f64(value: float) -> str:
+    """``serde_json``/``ryu`` text for a finite f64 (e.g. ``1e16``, ``0.0001``, ``1.5e-7``)."""
+    return _ryu(value, repr(value), 16, -5)
+
+
+def _digits_exponent(text: str):
+    """Split Python's shortest repr into (negative, digits, exponent) with value = digits*10^exp."""
+    negative = text.startswith("-")
+    if negative:
+        text = text[1:]
+    mantissa, _, exp = text.partition("e")
+    exponent = int(exp) if exp else 0
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    exponent -= len(frac)
+    if not digits:
+        return negative, "0", 0
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    return negative, stripped, exponent
+
+
+def _ryu(value: float, shortest: str, max_kk: int, min_kk_exclusive: int) -> str:
+    negative, digits, k = _digits_exponent(shortest)
+    sign = "-" if negative else ""
+    if digits == "0":
+        return sign + "0.0"
+    length = len(digits)
+    kk = length + k
+    if 0 <= k and kk <= max_kk:
+        return sign + digits + "0" * k + ".0"
+    if 0 < kk <= max_kk:
+        return sign + digits[:kk] + "." + digits[kk:]
+    if min_kk_exclusive < kk <= 0:
+        return sign + "0." + "0" * (-kk) + digits
+    if length == 1:
+        return sign + digits + "e" + str(kk - 1)
+    return sign + digits[0] + "." + digits[1:] + "e" + str(kk - 1)
+
+
+class F32:
+    """An ``f32`` request field (``--ratio``), printed the way serde_json prints an f32."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, value: float):
+        import struct
+
+        rounded = struct.unpack("<f", struct.pack("<f", value))[0]
+        shortest = None
+        for precision in range(1, 10):
+            candidate = "%.*e" % (precision - 1, rounded)
+            if struct.unpack("<f", struct.pack("<f", float(candidate)))[0] == rounded:
+                shortest = repr(float(candidate))
+                break
+        if shortest is None:  # pragma: no cover - 9 digits always round-trip an f32
+            shortest = repr(rounded)
+        self.value = rounded
+        self.text = _ryu(rounded, shortest, 13, -6)
+
+
+def _encode(value, out: list) -> None:
+    """serde_json compact writer for a generic value (keys sorted when ``sort`` is set)."""
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, float):
+        out.append(format_f64(value))
+    elif isinstance(value, F32):
+        out.append(value.text)
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key in sorted(value):
+            if not first:
+                out.append(",")
+            first = False
+            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(":")
+            _encode(value[key], out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _encode(item, out)
+        out.append("]")
+    else:  # pragma: no cover - only JSON values reach here
+        raise TypeError(type(value).__name__)
+
+
+def dumps_sorted(value, exact_fast: bool = True) -> str:
+    """``serde_json::to_string(&Value)``: compact, keys sorted, raw UTF-8."""
+    if exact_fast:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    out: list = []
+    _encode(value, out)
+    return "".join(out)
+
+
+def dumps_ordered(value) -> str:
+    """Compact JSON in insertion order (serde struct serialisation)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _encode_ordered(value, out: list) -> None:
+    if isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(":")
+            _encode_ordered(item, out)
+        out.append("}")
+    elif isinstance(value, list):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _encode_ordered(item, out)
+        out.append("]")
+    else:
+        _encode(value, out)
+
+
+def request_line(request_id: str, method: str, params: dict) -> bytes:
+    """``serde_json::to_string(&Request)``: id, method, params in struct field order."""
+    out: list = []
+    _encode_ordered({"id": request_id, "method": method, "params": params}, out)
+    return "".join(out).encode("utf-8", "surrogatepass") + b"\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Rust Debug of serde_json::Value (agent explain's text report prints a few)
+# ---------------------------------------------------------------------------------------------
+
+
+def value_debug(value) -> str:
+    if value is None:
+        return "Null"
+    if value is True:
+        return "Bool(true)"
+    if value is False:
+        return "Bool(false)"
+    if isinstance(value, str):
+        return "String(%s)" % rust_debug_str(value)
+    if isinstance(value, int):
+        return "Number(%d)" % value
+    if isinstance(value, float):
+        return "Number(%s)" % format_f64(value)
+    if isinstance(value, list):
+        return "Array [" + ", ".join(value_debug(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(
+            "%s: %s" % (rust_debug_str(k), value_debug(value[k])) for k in sorted(value)
+        )
+        return "Object {" + items + "}"
+    return repr(value)  # pragma: no cover
+
+
+# ---------------------------------------------------------------------------------------------
+# Transport
+# ---------------------------------------------------------------------------------------------
+
+
+class ConnectFailed(Exception):
+    """Connecting to the socket failed; ``not_running`` when NotFound/ConnectionRefused."""
+
+    def __init__(self, error: TransportError):
+        super().__init__(error.display)
+        self.error = error
+        self.not_running = error.kind in ("NotFound", "ConnectionRefused")
+
+
+def connect(path: str) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(os.fsencode(path))
+    except OSError as exc:
+        sock.close()
+        raise ConnectFailed(os_error(exc)) from None
+    return sock
+
+
+def is_reachable(path: str) -> bool:
+    """herdr's ``is_running_at``: the path exists and a connect succeeds."""
+    if not os.path.exists(os.fsencode(path)):
+        return False
+    try:
+        sock = connect(path)
+    except ConnectFailed:
+        return False
+    sock.close()
+    return True
+
+
+def read_line(sock: socket.socket) -> bytes:
+    """``BufRead::read_line``: bytes up to and including the first ``\\n`` (or EOF)."""
+    buf = bytearray()
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return bytes(buf)
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            buf += chunk[: newline + 1]
+            return bytes(buf)
+        buf += chunk
+
+
+def exchange(path: str, line: bytes) -> _Loaded:
+    """One request on its own connection; the reply parsed as a generic JSON value.
+
+    Raises ConnectFailed (connect step) or TransportError (everything after it).
+    """
+    sock = connect(path)
+    try:
+        try:
+            sock.sendall(line)
+            raw = read_line(sock)
+        except OSError as exc:
+            raise os_error(exc) from None
+    finally:
+        sock.close()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TransportError(
+            'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
+            "stream did not contain valid UTF-8",
+            "InvalidData",
+        ) from None
+    if not text.strip():
+        raise TransportError("Custom { kind: Other, error: EmptyResponse }", "empty api response")
+    try:
+        return loads(text)
+    except JsonError as exc:
+        raise exc.transport_error() from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The ping / protocol guard (CLI.md §1, §10)
+# ---------------------------------------------------------------------------------------------
+
+STATUS_REQUEST_ID = "api-client:status"
+_UNTAGGED = "data did not match any variant of untagged enum WireResponse"
+
+
+def _is_u32(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
+
+
+def _pong(value):
+    """``ApiClient::status``: the pong's (version, protocol, capabilities) or a TransportError."""
+    if isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("result"), dict):
+        result = value["result"]
+        kind = result.get("type")
+        if kind == "pong":
+            caps = result.get("capabilities")
+            caps_ok = caps is None or (
+                isinstance(caps, dict)
+                and isinstance(caps.get("live_handoff"), bool)
+                and isinstance(caps.get("detached_server_daemon", False), bool)
+            )
+            if isinstance(result.get("version"), str) and _is_u32(result.get("protocol")) and caps_ok:
+                if caps is not None:
+                    caps = {
+                        "live_handoff": caps["live_handoff"],
+                        "detached_server_daemon": caps.get("detached_server_daemon", False),
+                    }
+                return result["version"], result["protocol"], caps
+        elif kind == "ok":
+            # A well-formed success of another type: ApiClientError::UnexpectedResult(Debug).
+            # Only the unit variant `Ok` is rendered exactly; other result types fall through
+            # to the untagged-enum error below (approximation).
+            raise TransportError(
+                'Custom { kind: Other, error: UnexpectedResult("Ok") }', "unexpected api result: Ok"
+            )
+    if isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("error"), dict):
+        body = value["error"]
+        if isinstance(body.get("code"), str) and isinstance(body.get("message"), str):
+            raise TransportError(
+                "Custom { kind: Other, error: ErrorResponse(ErrorResponse { id: %s, error: ErrorBody { code: %s, message: %s } }) }"
+                % (rust_debug_str(value["id"]), rust_debug_str(body["code"]), rust_debug_str(body["message"])),
+                body["message"],
+            )
+    raise TransportError(
+        "Custom { kind: Other, error: Json(Error(%s, line: 0, column: 0)) }" % rust_debug_str(_UNTAGGED),
+        _UNTAGGED,
+    )
+
+
+_PING_LINE = b'{"id":"api-client:status","method":"ping","params":{}}\n'
+
+
+def ping(path: str):
+    """One ping on its own connection. Raises ConnectFailed or TransportError."""
+    return _pong(exchange(path, _PING_LINE).value)
+
+
+def _not_running(ctx, request_id: str) -> ServerNotRunning:
+    path = ctx.socket_path()
+    return ServerNotRunning(
+        request_id,
+        "no herdr server is running at %s; run `%s` to start or attach it" % (path, ctx.startup_command(path)),
+    )
+
+
+def guard(ctx, request_id: str) -> None:
+    """Ping and compare protocols; print the id-first mismatch line and stop on a mismatch."""
+    try:
+        _version, protocol, _caps = ping(ctx.socket_path())
+    except ConnectFailed as failed:
+        if failed.not_running:
+            raise _not_running(ctx, request_id) from None
+        raise failed.error from None
+    client = ctx.protocol
+    if protocol == client:
+        return
+    if client > protocol:
+        message = (
+            "client protocol %d is newer than server protocol %d; restart the Herdr server before "
+            "using this command. %s" % (client, protocol, ctx.restart_guidance())
+        )
+    else:
+        message = (
+            "client protocol %d is older than server protocol %d; upgrade the Herdr client before "
+            "using this command" % (client, protocol)
+        )
+    envelope = {"id": request_id, "error": {"code": "protocol_mismatch", "message": message}}
+    ctx.write_err(dumps_ordered(envelope) + "\n")
+    raise ProtocolMismatchReported(message)
+
+
+def send(ctx, request_id: str, method: str, params: dict, *, checked: bool = True) -> _Loaded:
+    """``send_request`` (checked: ping + guard first) / ``send_request_unchecked``."""
+    if checked:
+        guard(ctx, request_id)
+    try:
+        return exchange(ctx.socket_path(), request_line(request_id, method, params))
+    except ConnectFailed as failed:
+        if failed.not_running:
+            raise _not_running(ctx, request_id) from None
+        raise failed.error from None
+
+
+def has_error(value) -> bool:
+    """``response.get("error").is_some()``: the key is present (any value)."""
+    return isinstance(value, dict) and "error" in value
+
+
+def print_response(ctx, loaded: _Loaded) -> int:
+    """``print_response``: whole envelope, sorted, stderr + exit 1 when it has ``error``."""
+    text = dumps_sorted(loaded.value, loaded.exact_fast) + "\n"
+    if has_error(loaded.value):
+        ctx.write_err(text)
+        return 1
+    ctx.write_out(text)
+    return 0
+
+
+def print_read_response(ctx, loaded: _Loaded) -> int:
+    """``print_read_response``: raw ``result.read.text`` (no newline added)."""
+    value = loaded.value
+    if has_error(value):
+        ctx.write_err(dumps_sorted(value, loaded.exact_fast) + "\n")
+        return 1
+    text = index(value, "result", "read", "text")
+    if isinstance(text, str):
+        ctx.write_out(text)
+    return 0
+
+
+def index(value, *keys):
+    """``value[k1][k2]...`` on a serde_json Value: Null (None) for anything missing."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value

@@ -1,0 +1,54 @@
+"""Suite-wide fixtures: every reply the suite sees is checked against herdr's own schema."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+from tests import herdr_reference as ref
+from simherdr.facts.profiles import PROFILES
+from simherdr.simulator import Config
+from simherdr.testing import Harness, ThreadServer
+
+VERSIONS = ("0.8.2", "0.9.3")
+
+
+def pytest_report_header(config):
+    p = ref.schema_path()
+    return f"herdr schema: {p if p else 'NOT FOUND (schema validation off)'}"
+
+
+@pytest.fixture(params=VERSIONS)
+def version(request):
+    return request.param
+
+
+@pytest.fixture
+def home(tmp_path):
+    d = tmp_path / "home"
+    d.mkdir()
+    return str(d)
+
+
+@pytest.fixture
+def config(tmp_path, home):
+    cwd = tmp_path / "server-cwd"
+    cwd.mkdir()
+    return Config(home=home, server_cwd=str(cwd))
+
+
+@pytest.fixture
+def h(version, config):
+    """An in-process simulator on a virtual clock; replies validated against herdr's schema."""
+    harness = Harness(version, config=config, validator=ref.validate_reply)
+    yield harness
+    harness.close()
+
+
+@pytest.fixture
+def server(version, config):
+    """The real socket transport on a private per-test socket; always stopped and removed."""
+    with ThreadServer(version, config=config) as srv:
+        yield srv
