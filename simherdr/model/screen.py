@@ -109,8 +109,9 @@ READ_FORMATS = ("text", "ansi")
 _MAX_PARTIAL = 65536  # an unterminated escape sequence longer than this is dropped
 
 _TOKEN = re.compile(
-    r"(?P<text>[^\x00-\x1f\x7f-\x9f]+)"
-    r"|(?P<nl>\r*\n)"
+    r"(?P<line>[\x20-\x7e]+)\r*\n"
+    r"|(?P<text>[^\x00-\x1f\x7f-\x9f]+)"
+    r"|(?P<nl>(?:\r*\n)+)"
     r"|(?P<cr>\r)"
     r"|(?P<csi>\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e])"
     r"|(?P<osc>\x1b\][^\x07\x1b]*(?:\x07|\x1b\\))"
@@ -186,15 +187,16 @@ class _Row:
         while last >= 0 and cells[last] in (" ", "") and last not in styles:
             last -= 1
         parts = []
+        styled = False
         for col in range(last + 1):
             prefix = styles.get(col)
             if prefix:
                 parts.append(prefix)
+                styled = not prefix.endswith(_SGR_RESET)
             parts.append(cells[col])
-        out = "".join(parts)
-        if not out.endswith(_SGR_RESET):
-            out += "\x1b[0m"
-        return out
+        if styled:
+            parts.append("\x1b[0m")
+        return "".join(parts)
 
     def clear_styles(self, start: int, end: int | None = None) -> None:
         if self.styles:
@@ -336,7 +338,11 @@ class Screen:
             return
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
-            if kind == "text":
+            if kind == "line":
+                self._print_ascii(m.group(1))
+                self._buf.cx = 0
+                self._linefeed()
+            elif kind == "text":
                 run = m.group()
                 if run.isascii():
                     self._print_ascii(run)
@@ -344,7 +350,7 @@ class Screen:
                     self._print(run)
             elif kind == "nl":
                 self._buf.cx = 0
-                self._linefeed()
+                self._linefeed(m.group().count("\n"))
             elif kind == "cr":
                 self._buf.cx = 0
                 self._buf.wrap_pending = False
@@ -387,15 +393,34 @@ class Screen:
             self._linefeed()
         # everything else (BEL, SO/SI, NUL, DEL, C1, ...) is ignored
 
-    def _linefeed(self) -> None:
+    def _linefeed(self, count: int = 1) -> None:
+        """Move the cursor down ``count`` rows, scrolling rows into history at the bottom."""
         buf = self._buf
         buf.wrap_pending = False
         self._row_fresh = True
-        if buf.cy < self.rows - 1:
-            buf.cy += 1
+        if count == 1:
+            if buf.cy < self.rows - 1:
+                buf.cy += 1
+            else:
+                buf.history.append(buf.grid.pop(0))
+                buf.grid.append(_Row())
+            return
+        room = self.rows - 1 - buf.cy
+        if count <= room:
+            buf.cy += count
+            return
+        buf.cy = self.rows - 1
+        scroll = count - room
+        if scroll >= self.rows:
+            buf.history.extend(buf.grid)
+            blanks = scroll - self.rows
+            if buf.history.maxlen is not None:
+                blanks = min(blanks, buf.history.maxlen)
+            buf.history.extend(_Row() for _ in range(blanks))
+            buf.grid = [_Row() for _ in range(self.rows)]
         else:
-            buf.history.append(buf.grid.pop(0))
-            buf.grid.append(_Row())
+            buf.history.extend(buf.grid[:scroll])
+            buf.grid = buf.grid[scroll:] + [_Row() for _ in range(scroll)]
 
     def _wrap(self) -> None:
         buf = self._buf
@@ -411,7 +436,8 @@ class Screen:
         parts: list[str] = []
         if self._row_fresh:
             self._row_fresh = False
-            parts.extend(self._sgr_state)
+            if not any(body in ("", "0") for _, body in self._pending_sgr):
+                parts.extend(self._sgr_state)
         for seq, body in self._pending_sgr:
             parts.append(seq)
             if body in ("", "0"):

@@ -231,16 +231,8 @@ class _Ctx:
             return _join(self.data_dir_for(self.active_name()), "herdr-client.sock")
         override = self.var(SOCKET_PATH_ENV)
         if override is not None:
-            trimmed = override.rstrip("/") or override
-            base = trimmed.rsplit("/", 1)[-1]
-            if base in ("", ".", ".."):
-                stem = "herdr"
-            else:
-                stem = base if base.startswith(".") and base.count(".") == 1 else base.rsplit(".", 1)[0] if "." in base[1:] else base
-            parent = trimmed.rsplit("/", 1)[0] if "/" in trimmed else ""
-            if trimmed.startswith("/") and "/" not in trimmed[1:]:
-                parent = "/"
-            return _join(parent, stem + "-client.sock")
+            parent, stem = _parent_and_stem(override)
+            return _join(parent, (stem or "herdr") + "-client.sock")
         legacy = self.var(CLIENT_SOCKET_PATH_ENV)
         if legacy is not None:
             return legacy
@@ -285,6 +277,23 @@ def _join(base: str, rest: str) -> str:
     if rest.startswith("/") or not base:
         return rest
     return base + rest if base.endswith("/") else base + "/" + rest
+
+
+def _parent_and_stem(path: str):
+    """``(Path::parent, Path::file_stem)`` for a unix path string (None when absent)."""
+    trimmed = path.rstrip("/")
+    if not trimmed:
+        return "", None
+    if "/" in trimmed:
+        parent, base = trimmed.rsplit("/", 1)
+        parent = parent.rstrip("/") or "/"
+    else:
+        parent, base = "", trimmed
+    if base in (".", ".."):
+        return parent, None
+    if "." not in base or (base.startswith(".") and base.count(".") == 1):
+        return parent, base
+    return parent, base.rsplit(".", 1)[0]
 
 
 def _path_components(path: str):

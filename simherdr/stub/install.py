@@ -1,0 +1,60 @@
+"""Write the stand-in ``herdr`` executable.
+
+:func:`write_stub` puts a tiny Python launcher at ``<directory>/herdr``.  Its shebang runs the
+current interpreter in isolated mode without ``site`` (``-IS``, i.e. ``-I -S``: the kernel hands
+everything after the interpreter path over as ONE argument, so the two flags are combined),
+then it puts the project root on ``sys.path``, imports :mod:`simherdr.stub.herdr_cli` and exits
+with ``main(sys.argv[1:], version=...)``.  Nothing heavy is imported on that path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .herdr_cli import VERSION_PROTOCOLS
+
+#: Linux refuses shebang lines longer than this (BINPRM_BUF_SIZE - 1 on kernels >= 5.1 is 255).
+_MAX_SHEBANG = 255
+
+_LAUNCHER = '''\
+# simherdr stand-in for the herdr {version} CLI (written by simherdr.stub.install.write_stub).
+import sys
+sys.path.insert(0, {root!r})
+from simherdr.stub.herdr_cli import main
+sys.exit(main(sys.argv[1:], version={version!r}))
+'''
+
+
+def _project_root() -> str:
+    # .../<root>/simherdr/stub/install.py -> <root>
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _header(python: str) -> str:
+    line = "#!%s -IS" % python
+    if len(line) <= _MAX_SHEBANG and not any(c.isspace() for c in python):
+        return line + "\n"
+    # Interpreter path unusable in a shebang (spaces, too long): re-exec through /bin/sh.
+    # The sh line is a harmless Python string literal.
+    quoted = "'" + python.replace("'", "'\\''") + "'"
+    return "#!/bin/sh\n''''exec %s -I -S \"$0\" \"$@\" # '''\n" % quoted
+
+
+def write_stub(directory: str, herdr_version: str = "0.9.3") -> str:
+    """Write an executable ``<directory>/herdr`` emulating ``herdr_version``; return its path."""
+    if herdr_version not in VERSION_PROTOCOLS:
+        raise ValueError(
+            "unsupported herdr version %r (known: %s)" % (herdr_version, ", ".join(VERSION_PROTOCOLS))
+        )
+    directory = os.path.abspath(directory)
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "herdr")
+    python = os.path.abspath(sys.executable)
+    text = _header(python) + _LAUNCHER.format(version=herdr_version, root=_project_root())
+    tmp = path + ".tmp-%d" % os.getpid()
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, path)
+    return path
