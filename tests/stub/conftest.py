@@ -1,0 +1,76 @@
+"""Fixtures for the stand-in herdr CLI tests.
+
+``fake`` is a recording herdr look-alike on a Unix socket (see stub_fake.FakeHerdr); ``herdr``
+runs the stub as a subprocess (the executable written by ``write_stub``) with
+``HERDR_SOCKET_PATH`` pointing at the fake server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from simherdr.stub.install import write_stub
+from stub_fake import PROTOCOLS, FakeHerdr, Result
+
+
+@pytest.fixture(scope="session")
+def stubs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("stubs")
+    return {version: write_stub(str(base / version), version) for version in PROTOCOLS}
+
+
+@pytest.fixture
+def sockdir():
+    # Short paths: AF_UNIX paths are limited to 107 bytes, pytest's tmp_path can be longer.
+    path = tempfile.mkdtemp(prefix="shs", dir="/tmp")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def fake(sockdir):
+    server = FakeHerdr(os.path.join(sockdir, "herdr.sock"))
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture
+def make_fake(sockdir):
+    made = []
+
+    def factory(name="herdr.sock", version="0.8.2", protocol=None):
+        server = FakeHerdr(os.path.join(sockdir, name), version=version, protocol=protocol)
+        made.append(server)
+        return server
+
+    yield factory
+    for server in made:
+        server.shutdown()
+
+
+@pytest.fixture
+def base_env(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+
+
+@pytest.fixture
+def herdr(stubs, fake, base_env):
+    """Run the stub: herdr(*argv, version="0.8.2", env={...}, unset=(...), socket=path)."""
+
+    def run(*argv, version="0.8.2", env=None, unset=(), socket=None, timeout=20, cwd=None) -> Result:
+        full_env = dict(base_env)
+        full_env["HERDR_SOCKET_PATH"] = fake.path if socket is None else socket
+        full_env.update(env or {})
+        for name in unset:
+            full_env.pop(name, None)
+        proc = subprocess.run([stubs[version], *argv], env=full_env, capture_output=True, timeout=timeout, cwd=cwd)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return run

@@ -1,0 +1,183 @@
+"""A tiny recording herdr look-alike on a Unix socket (a thread per connection, one
+request per connection, like herdr): it answers ``ping`` with a configurable version/protocol
+and every other method from a scripted table, and records every request line verbatim.
+
+Used by tests/stub/conftest.py (fixture ``fake``) and the stub tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+from dataclasses import dataclass
+
+PROTOCOLS = {"0.8.2": 20, "0.9.3": 22}
+
+
+class Raw:
+    """Reply with these exact bytes (no envelope, no added newline)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+
+class Hangup:
+    """Close the connection without replying."""
+
+
+class ThenShutdown:
+    """Send ``reply``, then stop listening and remove the socket file."""
+
+    def __init__(self, reply):
+        self.reply = reply
+
+
+def ok(**fields):
+    return {"result": {"type": "ok", **fields}}
+
+
+def result(type_, **fields):
+    return {"result": {"type": type_, **fields}}
+
+
+def error(code, message):
+    return {"error": {"code": code, "message": message}}
+
+
+class FakeHerdr:
+    def __init__(self, path: str, version: str = "0.8.2", protocol: int | None = None):
+        self.path = path
+        self.version = version
+        self.protocol = PROTOCOLS.get(version, 20) if protocol is None else protocol
+        self.capabilities = {"live_handoff": True, "detached_server_daemon": True}
+        self.ping_reply = None  # reply item overriding the normal pong
+        self.default_reply = None  # reply for unscripted methods (None: not_implemented error)
+        self.lines: list[bytes] = []
+        self._script: dict[str, list] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(path)
+        self._listener.listen(64)
+        self._listener.settimeout(0.05)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    # -- scripting ------------------------------------------------------------------------
+    def on(self, method: str, *replies) -> "FakeHerdr":
+        """Queue replies for ``method``; the last one keeps answering once the queue drains."""
+        with self._lock:
+            self._script.setdefault(method, []).extend(replies)
+        return self
+
+    # -- inspection -----------------------------------------------------------------------
+    @property
+    def requests(self) -> list[dict]:
+        with self._lock:
+            return [json.loads(line) for line in self.lines]
+
+    def ops(self) -> list[dict]:
+        """Requests other than the guard's pings."""
+        return [r for r in self.requests if r.get("method") != "ping"]
+
+    def calls(self) -> list[tuple]:
+        """(method, id) of every request, pings included, in arrival order."""
+        return [(r["method"], r["id"]) for r in self.requests]
+
+    # -- server ---------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        try:
+            self._listener.close()
+        finally:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+
+    def _serve(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except (socket.timeout, TimeoutError):
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _next_reply(self, request: dict):
+        method = request.get("method")
+        if method == "ping" and self.ping_reply is None:
+            return result("pong", version=self.version, protocol=self.protocol, capabilities=self.capabilities)
+        if method == "ping":
+            return self.ping_reply
+        with self._lock:
+            queue = self._script.get(method)
+            if not queue:
+                if self.default_reply is not None:
+                    return self.default_reply
+                return error("not_implemented", "method not implemented yet")
+            reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        if callable(reply):
+            reply = reply(request)
+        return reply
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            buf = b""
+            try:
+                while b"\n" not in buf:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return  # a reachability probe (server stop) or an aborted client
+                    buf += chunk
+            except OSError:
+                return
+            line = buf.split(b"\n", 1)[0]
+            with self._lock:
+                self.lines.append(line)
+            request = json.loads(line)
+            reply = self._next_reply(request)
+            shutdown = False
+            if isinstance(reply, ThenShutdown):
+                reply, shutdown = reply.reply, True
+            try:
+                if isinstance(reply, Raw):
+                    conn.sendall(reply.data)
+                elif isinstance(reply, Hangup):
+                    pass
+                else:
+                    envelope = {"id": request.get("id", ""), **reply}
+                    conn.sendall(json.dumps(envelope, ensure_ascii=False).encode() + b"\n")
+            except OSError:
+                pass
+            if shutdown:
+                self.shutdown()
+
+
+@dataclass
+class Result:
+    rc: int
+    out: bytes
+    err: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.out.decode()
+
+    @property
+    def stderr(self) -> str:
+        return self.err.decode()
+
+    def json(self):
+        return json.loads(self.out)
+
+    def err_json(self):
+        return json.loads(self.err)
+
+
