@@ -398,6 +398,8 @@ class Screen:
         buf = self._buf
         buf.wrap_pending = False
         self._row_fresh = True
+        if self._pending_sgr:
+            self._commit_pending_resets()
         if count == 1:
             if buf.cy < self.rows - 1:
                 buf.cy += 1
@@ -421,6 +423,16 @@ class Screen:
         else:
             buf.history.extend(buf.grid[:scroll])
             buf.grid = buf.grid[scroll:] + [_Row() for _ in range(scroll)]
+
+    def _commit_pending_resets(self) -> None:
+        """At a line feed, an SGR reset still waiting for a cell belongs to the row
+        being left (its ansi rendering already ends with a reset), not to the next."""
+        pending = self._pending_sgr
+        for i in range(len(pending) - 1, -1, -1):
+            if pending[i][1] in ("", "0"):
+                del pending[: i + 1]
+                self._sgr_state = []
+                return
 
     def _wrap(self) -> None:
         buf = self._buf
@@ -509,7 +521,7 @@ class Screen:
             self._put(buf.grid[buf.cy], cx, run[i : i + take] if (i or take < n) else run, take)
             i += take
             cx += take
-            if cx >= cols:
+            if cx > cols:
                 buf.cx = cols - 1
                 buf.wrap_pending = True
             else:
@@ -543,7 +555,7 @@ class Screen:
         cx = buf.cx
         self._put(buf.grid[buf.cy], cx, [ch, ""] if width == 2 else [ch], width)
         cx += width
-        if cx >= cols:
+        if cx > cols:
             buf.cx = cols - 1
             buf.wrap_pending = True
         else:

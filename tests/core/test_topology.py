@@ -250,3 +250,16 @@ def test_server_stop_then_unavailable_but_ping_answers(h):
 
 def test_known_but_unmodelled_method_is_not_implemented(h):
     assert h.err("plugin.list") == {"code": "not_implemented", "message": "method not implemented yet"}
+
+
+def test_recent_read_of_a_fresh_screen_differs_by_profile(h, tmp_path):
+    """0.8.2 counts the blank rows under the cursor, so a short recent read of a fresh pane is
+    empty; 0.9.0 (#3444) includes output not yet scrolled off (VERSIONS.md §1.6)."""
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.ok("pane.send_text", pane_id="w1:p1", text="hello")
+    read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=5)["read"]
+    if h.sim.profile.recent_includes_viewport:
+        assert read["text"] == "$ hello\n"
+    else:
+        assert read["text"] == ""
+    assert read["truncated"] is True

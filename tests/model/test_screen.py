@@ -71,8 +71,10 @@ def test_tab_is_capped_at_last_column():
 
 
 def test_trailing_spaces_are_trimmed_and_inner_blank_rows_kept():
-    s = screen("a   \n\n  b  \n\n\n")
+    s = screen("a   \n\n  b  \n\n\n", rows=10)
     assert s.read("visible", None) == ("a\n\n  b\n", False)
+    s = screen("a\n\n  b\n\n\n", rows=5)  # six rows on a five-row screen: "a" scrolled off
+    assert s.read("visible", None) == ("\n  b\n", False)
 
 
 def test_bell_and_other_controls_are_ignored():
@@ -130,7 +132,7 @@ def test_wide_characters_take_two_cells():
     assert s.read("visible", None)[0] == "\u65e5\u672c\u8a9e\u30c6\u30b9\u30c8 ABC 123\n"
     assert s.read("recent", 3)[0] == "\u65e5\u672c\u8a9e\u30c6\u30b9\u30c8 ABC 123\n"
     assert s.read("recent_unwrapped", 3)[0] == "\u65e5\u672c\u8a9e\u30c6\u30b9\u30c8 ABC 123"
-    assert s.cursor == (0, 19)
+    assert s.cursor == (0, 20)  # six wide characters take twelve cells
 
 
 def test_wide_character_that_does_not_fit_wraps_whole():
@@ -292,7 +294,9 @@ def test_scrollback_limit_drops_oldest_rows():
     s = Screen(cols=10, rows=2, scrollback_limit=3)
     s.feed("".join(f"{i}\n" for i in range(10)))
     assert s.history_rows == 3
-    assert s.read("recent", None) == ("7\n8\n9\n", False)
+    # history 6 7 8, grid "9" and the blank cursor row
+    assert s.read("recent", None) == ("6\n7\n8\n9\n", False)
+    assert s.read("recent", 3) == ("8\n9\n", True)
 
 
 def test_zero_scrollback_keeps_only_the_grid():
@@ -318,7 +322,7 @@ def test_last_line():
     s = screen("first\nsecond   \n\n")
     assert s.last_line() == "second"
     s = screen("".join(f"l{i}\n" for i in range(30)) + "\x1b[2J", rows=3)
-    assert s.last_line() == "l29"
+    assert s.last_line() == "l27"  # ESC[2J erased l28 and l29 from the grid
 
 
 # --------------------------------------------------------------------- read rules
@@ -404,9 +408,10 @@ def test_empty_screen_recent():
 
 def test_recent_unwraps_after_selection():
     s = Screen(cols=5, rows=4)
-    s.feed("ABCDEFGHIJKL\n")
-    assert s.read("recent", 2, **V09) == ("FGHIJ\nKL\n", True)
-    assert s.read("recent_unwrapped", 2, **V09) == ("FGHIJKL", True)
+    s.feed("ABCDEFGHIJKL\n")  # rows ABCDE / FGHIJ / KL, cursor on row 3
+    assert s.read("recent", 3, **V09) == ("FGHIJ\nKL\n", True)
+    assert s.read("recent_unwrapped", 3, **V09) == ("FGHIJKL", True)
+    assert s.read("recent_unwrapped", 4, **V09) == ("ABCDEFGHIJKL", False)
 
 
 def test_visible_and_detection_keep_last_lines():
