@@ -56,9 +56,9 @@ def read_pane(sim, p: Pane, source: str, lines: int | None, fmt: str) -> dict:
     """PaneReadResult (SOCKET.md §3.5, §4.3): revision always 0 in 0.8.2."""
     if source in ("recent", "recent_unwrapped"):
         lines = min(lines if lines is not None else DEFAULT_READ_LINES, MAX_READ_LINES)
-    if source == "detection":
-        fmt = "text"
-    text, truncated = p.screen.read(source, lines, fmt,
+    # detection is always plain text, but the reply echoes the requested format
+    # (src/app/api/panes.rs:1221).
+    text, truncated = p.screen.read(source, lines, "text" if source == "detection" else fmt,
                                     recent_includes_viewport=sim.profile.recent_includes_viewport)
     return {
         "pane_id": p.pane_id,

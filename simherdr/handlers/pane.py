@@ -9,6 +9,7 @@ from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
 from ..model import views as V
+from ..model.screen import first_matching_line
 from .common import READ_FORMATS, READ_SOURCES, optional_pane, read_pane, resolve_new_cwd
 from .registry import method
 
@@ -111,9 +112,11 @@ def send_text(sim, p):
     return {"type": "ok"}
 
 
-def _keys(keys: list[str]) -> bytes:
+def _keys(keys: list[str], pane=None) -> bytes:
+    app_cursor = bool(getattr(pane.screen, "application_cursor", False)) if pane is not None else False
     try:
-        return encode_keys(keys)  # all keys validated before any byte is written
+        # all keys validated before any byte is written
+        return encode_keys(keys, application_cursor=app_cursor)
     except InvalidKey as e:
         raise E.invalid_key(e.key) from None
 
@@ -121,7 +124,7 @@ def _keys(keys: list[str]) -> bytes:
 @method("pane.send_keys", pane_id=P.req(P.STR), keys=P.req(P.LIST_STR))
 def send_keys(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = _keys(p["keys"])
+    data = _keys(p["keys"], pane)
     sim.write_input(pane, data)
     return {"type": "ok"}
 
@@ -136,7 +139,7 @@ def paste_bytes(pane, text: str) -> bytes:
 @method("pane.send_input", pane_id=P.req(P.STR), text=P.dflt(P.STR, ""), keys=P.dflt(P.LIST_STR, list))
 def send_input(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = paste_bytes(pane, p["text"]) + _keys(p["keys"])
+    data = paste_bytes(pane, p["text"]) + _keys(p["keys"], pane)
     sim.write_input(pane, data)  # one write
     return {"type": "ok"}
 
@@ -172,11 +175,10 @@ MATCH = P.struct(type=P.req(P.enum("substring", "regex")), value=P.req(P.STR))
 
 
 def first_match(sim, pane, source: str, lines, pred):
+    """Line by line with Rust's ``str::lines`` semantics; the first match wins
+    (src/api/subscriptions.rs:20-37)."""
     read = read_pane(sim, pane, source, lines, "text")
-    for line in read["text"].split("\n"):
-        if pred(line):
-            return line, read
-    return None, read
+    return first_matching_line(read["text"], pred), read
 
 
 @method("pane.wait_for_output", kind="wait", pane_id=P.req(P.STR), source=P.req(P.enum(*READ_SOURCES)),

@@ -12,14 +12,14 @@ HOW HERDR READS A PANE (herdr 0.8.2, read, not guessed)
   plain text even when ``format`` is ``ansi``.
 * The rendered rows are the scrollback history followed by the active screen's
   full grid of ``rows`` rows, blank rows below the cursor included
-  (libghostty ``total_rows`` = history + rows, ``src/pane/terminal.rs:2714-2725``,
+  (libghostty ``total_rows`` = history + rows, ``src/pane/terminal.rs:2727-2739``,
   ``vendor/libghostty-vt/src/terminal/c/terminal.zig:872``).
 * ``recent``/``recent_unwrapped`` select the last ``lines`` of those rows
   (``ghostty_recent_read_range``), and ``truncated`` is ``total rows > lines``
-  (``finish_recent_snapshot``, ``src/pane/terminal.rs:2653-2680``) — so a fresh
+  (``finish_recent_snapshot``, ``src/pane/terminal.rs:2655-2680``) — so a fresh
   24-row screen read with ``lines=10`` is truncated.
 * Text join for ``visible``, ``detection`` and ``recent`` (herdr's own join,
-  ``src/pane/terminal.rs:2510-2527,2686-2698,3275-3298``): each row right-trimmed
+  ``src/pane/terminal.rs:2510-2527,2682-2694,3275-3298``): each row right-trimmed
   (Rust ``trim_end``), trailing blank rows dropped *after* the rows were selected,
   rows joined with ``\\n``, and a final ``\\n`` added when the text is non-empty.
   Leading and inner blank rows are kept as empty lines.
@@ -31,7 +31,7 @@ HOW HERDR READS A PANE (herdr 0.8.2, read, not guessed)
   and its continuation are joined with no separator and the wrapped row's trailing
   blank cells are kept when the continuation has text.
   Example (5 columns, ``ABCDEFGHIJ``): recent ``"ABCDE\\nFGHIJ\\n"``, recent_unwrapped
-  ``"ABCDEFGHIJ"`` (herdr's own test, ``src/pane/terminal.rs:5173-5183``).
+  ``"ABCDEFGHIJ"`` (herdr's own test, ``src/pane/terminal.rs:5175-5183``).
 * Line matching for ``pane.wait_for_output`` uses Rust ``str::lines`` (split on
   ``\\n``, one trailing ``\\r`` dropped per line, no empty last line) and the first
   matching line wins (``src/api/subscriptions.rs:20-37``).
@@ -521,7 +521,7 @@ class Screen:
             self._put(buf.grid[buf.cy], cx, run[i : i + take] if (i or take < n) else run, take)
             i += take
             cx += take
-            if cx > cols:
+            if cx >= cols:
                 buf.cx = cols - 1
                 buf.wrap_pending = True
             else:
@@ -555,7 +555,7 @@ class Screen:
         cx = buf.cx
         self._put(buf.grid[buf.cy], cx, [ch, ""] if width == 2 else [ch], width)
         cx += width
-        if cx > cols:
+        if cx >= cols:
             buf.cx = cols - 1
             buf.wrap_pending = True
         else:

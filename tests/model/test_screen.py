@@ -465,7 +465,7 @@ def test_feeding_one_megabyte_is_fast():
     start = time.perf_counter()
     s.feed(data)
     elapsed = time.perf_counter() - start
-    assert elapsed < 1.0
+    assert elapsed < 1.5  # about 0.2 s on an idle machine; headroom for parallel test runs
     assert s.last_line().endswith("ok")
     assert s.history_rows == 10000
 
