@@ -23,10 +23,8 @@ def _serve(args) -> int:
     config = Config()
     if args.cwd:
         config.server_cwd = os.path.abspath(args.cwd)
+    config.pane_mode = args.pane_mode  # pty/mixed: the simulator installs panes.pty.PtyBackend
     sim = Simulator(args.herdr_version, clock, config)
-    if args.pane_mode == "pty":
-        from .panes import pty as pty_backend  # optional real panes
-        sim.backend = pty_backend.PtyBackend(sim)
 
     async def main() -> int:
         server = Server(sim, args.socket)
@@ -70,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--time-scale", type=float, default=1.0,
                    help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)")
     s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
-    s.add_argument("--pane-mode", choices=("simulated", "pty"), default="simulated")
+    s.add_argument("--pane-mode", choices=("simulated", "pty", "mixed"), default="simulated",
+                   help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
+                        "env SIMHERDR_PANE_MODE=pty")
     s.set_defaults(fn=_serve)
 
     i = sub.add_parser("install-stub", help="write a stand-in `herdr` binary into DIR")

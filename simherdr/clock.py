@@ -83,13 +83,18 @@ class VirtualClock(Clock):
         self._origin = source() if source else None
         self._sleepers: list = []
         self._seq = itertools.count()
+        self._pinned: float | None = None   # sync(): the due time being caught up to
 
     def now(self) -> float:
+        if self._pinned is not None:
+            return self._pinned
         if self._source is not None:
             return self._source() - self._origin
         return self._t
 
     def epoch(self) -> float:
+        if self._source is not None:
+            return self._source()  # the source is a wall clock (freezegun's time.time)
         return self._epoch_base + self.now()
 
     async def sleep_until(self, t: float) -> None:
@@ -126,16 +131,24 @@ class VirtualClock(Clock):
         await _settle()
 
     async def sync(self) -> None:
-        """Wake every sleeper due at the external source's current time, in time order."""
-        now = self.now()
-        while True:
-            t = self.next_wakeup()
-            if t is None or t > now:
-                break
-            _, _, fut = heapq.heappop(self._sleepers)
-            if not fut.done():
-                fut.set_result(None)
-            await _settle()
+        """Catch up with the external source: wake every sleeper due by the source's current
+        time in time order, each at its own due time (so work scheduled by a woken sleeper
+        lands where it would have with :meth:`advance`), then return to the source's time."""
+        target = self.now()
+        await _settle()
+        try:
+            while True:
+                t = self.next_wakeup()
+                if t is None or t > target:
+                    break
+                self._pinned = max(self._pinned or 0.0, t)
+                while self._sleepers and self._sleepers[0][0] <= self._pinned:
+                    _, _, fut = heapq.heappop(self._sleepers)
+                    if not fut.done():
+                        fut.set_result(None)
+                await _settle()
+        finally:
+            self._pinned = None
         await _settle()
 
 

@@ -4,6 +4,11 @@ One request per connection: read one ``\\n``-terminated line (max 1 MiB, 5 s), a
 line, close. No reply at all for EOF before the newline, a timeout, an oversized line or
 invalid UTF-8; a blank line closes silently. Waits and subscriptions watch the connection:
 EOF or any further byte cancels them without a reply.
+
+Robustness: a reply or a pushed event line that makes no progress for WRITE_TIMEOUT (a client
+that never reads) drops the connection (herdr's 5 s write timeout): the server buffers at most
+one unsent line per connection and never blocks other clients. The socket lives in a private
+directory (see :func:`check_socket_dir`).
 """
 
 from __future__ import annotations
@@ -37,19 +42,102 @@ def _pairs(pairs):
 
 def decode_request(text: str):
     """json.loads, except that a duplicated top-level field fails like serde's
-    "duplicate field" (test src/api/server.rs:1464-1469)."""
-    obj = json.loads(text, object_pairs_hook=_pairs)
+    "duplicate field" (test src/api/server.rs:1464-1469), and a ``\\u`` escape of a lone
+    UTF-16 surrogate fails like serde_json ("lone leading surrogate in hex escape"): Python
+    would accept it and then be unable to encode the string back."""
+    obj = _DECODER.decode(text)
     if isinstance(obj, _Obj) and obj.duplicate is not None:
         raise ValueError(f"duplicate field `{obj.duplicate}`")
+    if "\\u" in text and _has_lone_surrogate(obj):
+        raise ValueError("lone leading surrogate in hex escape")
     return obj
 
 
+def _has_lone_surrogate(obj) -> bool:
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(obj) -> bytes:
-    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    return (_ENCODER.encode(obj) + "\n").encode()
 
 
 class SocketBusy(RuntimeError):
-    pass
+    """The socket path cannot be taken (something answers there, or it is not a socket)."""
+
+
+class UnsafeSocketDirectory(SocketBusy):
+    """The socket's directory is not private (a SocketBusy, so ``simherdr serve`` reports it
+    the same way: a message and exit status 1)."""
+
+
+def check_socket_dir(directory: str) -> None:
+    """The socket must live in a private directory.
+
+    CHOICE (herdr's own config dir is private; a shared one would let another user replace or
+    race the socket): a directory we create is created ``0700``; an existing directory that is
+    group- or world-writable without the sticky bit is refused, because anyone who can write
+    there can delete our socket and put theirs in its place. A sticky world-writable directory
+    (``/tmp``) is accepted: there only the owner can remove the socket.
+    """
+    if not os.path.isdir(directory):
+        try:
+            os.makedirs(directory, mode=0o700)
+        except FileExistsError:
+            pass  # created concurrently: checked below like any existing directory
+        else:
+            os.chmod(directory, 0o700)  # whatever the umask
+            return
+    mode = os.stat(directory).st_mode
+    if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
+        raise UnsafeSocketDirectory(
+            f"refusing to listen in {directory}: the directory is group- or world-writable "
+            f"(mode {stat.S_IMODE(mode):04o}) without the sticky bit, so another user could "
+            f"replace the socket; use a private directory (chmod 700) or let simherdr create it")
+
+
+def _abort(writer: asyncio.StreamWriter) -> None:
+    """Drop a connection now, discarding unsent bytes (close() would wait for the client to
+    read them, forever for a client that never reads)."""
+    with contextlib.suppress(Exception):
+        writer.transport.abort()
+
+
+async def flush(writer: asyncio.StreamWriter) -> bool:
+    """Wait until everything written has reached the socket. herdr's 5 s write timeout
+    (src/api/server.rs:31) is a per-write(2) limit: a client that takes no bytes for
+    WRITE_TIMEOUT is dropped (aborted) and False returned; a slow but reading client is not."""
+    transport = writer.transport
+    size = transport.get_write_buffer_size()
+    while size:
+        try:
+            async with asyncio.timeout(WRITE_TIMEOUT):
+                await writer.drain()  # write limits are 0: returns when the buffer is empty
+        except (TimeoutError, ConnectionError):
+            now = transport.get_write_buffer_size()
+            if now and now < size and not transport.is_closing():
+                size = now  # progress: the client is reading, keep going
+                continue
+            _abort(writer)
+            return False
+        size = transport.get_write_buffer_size()
+    return True
 
 
 class Connection:
@@ -74,14 +162,13 @@ class Connection:
         return self.closed.done()
 
     async def send(self, obj) -> None:
+        """Push one line; a client that takes nothing for WRITE_TIMEOUT is dropped (so at most
+        one line per connection is ever buffered here)."""
         if self.cancelled():
             return
         self.writer.write(encode(obj))
-        try:
-            await asyncio.wait_for(self.writer.drain(), WRITE_TIMEOUT)
-        except (asyncio.TimeoutError, ConnectionError):
-            if not self.closed.done():
-                self.closed.set_result(None)
+        if not await flush(self.writer) and not self.closed.done():
+            self.closed.set_result(None)
 
     def stop(self) -> None:
         if self._watch:
@@ -112,6 +199,7 @@ class Server:
         sim.on_stop.append(self._on_sim_stop)
 
     async def start(self) -> None:
+        check_socket_dir(os.path.dirname(self.path) or ".")
         if os.path.exists(self.path) or os.path.islink(self.path):
             st = os.lstat(self.path)
             if not stat.S_ISSOCK(st.st_mode):
@@ -119,7 +207,6 @@ class Server:
             if socket_answers(self.path):
                 raise SocketBusy(f"herdr is already running (socket busy at {self.path})")
             os.unlink(self.path)  # stale socket file
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         old = os.umask(0o177)  # created 0600, no window where it is wider
         try:
             self._server = await asyncio.start_unix_server(self._handle, path=self.path,
@@ -151,19 +238,25 @@ class Server:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         self._conns.add(task)
+        # Pause at any unsent byte: flush() then waits for the client to take everything.
+        writer.transport.set_write_buffer_limits(high=0)
         try:
             await self._one_request(reader, writer)
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
             self._conns.discard(task)
-            with contextlib.suppress(Exception):
-                writer.close()
+            if writer.transport.get_write_buffer_size():
+                _abort(writer)  # cancelled mid-write: never wait for a client to read
+            else:
+                with contextlib.suppress(Exception):
+                    writer.close()
 
     async def _one_request(self, reader, writer) -> None:
         try:
-            line = await asyncio.wait_for(reader.readuntil(b"\n"), REQUEST_TIMEOUT)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError):
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                line = await reader.readuntil(b"\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError):
             return  # EOF, over-size or timeout: dropped without a reply
         if len(line) - 1 > MAX_REQUEST_BYTES:
             return
@@ -221,8 +314,7 @@ class Server:
 
     async def _write(self, writer, reply) -> None:
         writer.write(encode(reply))
-        with contextlib.suppress(asyncio.TimeoutError, ConnectionError):
-            await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+        await flush(writer)
 
 
 async def serve(sim: Simulator, path: str, ready=None) -> None:

@@ -38,6 +38,11 @@ class Config:
     worktrees_dir: str | None = None   # [worktrees].directory; default ~/.herdr/worktrees
     confirm_close: bool = True          # ui.confirm_close (src/config/model.rs:1116)
     socket_path: str | None = None
+    # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
+    # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
+    pane_mode: str = "simulated"
+    pty_shell: str | list | None = None   # herdr's configured shell; else $SHELL, else `shell`
+    herdr_bin_path: str | None = None     # HERDR_BIN_PATH given to real panes, when known
 
 
 class Simulator:
@@ -55,11 +60,18 @@ class Simulator:
         self._change_waiters: set[asyncio.Future] = set()
         self._focus_pair = None
         self._driver: asyncio.Task | None = None
+        self._driver_wake: asyncio.Future | None = None   # set by schedule() of an earlier timer
+        self._driver_at: float | None = None              # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
         # Seams for the scenario/fault layer (simherdr.scenarios): called around each request.
         self.request_hooks: list = []
         from .panes.simulated import SimulatedBackend
         self.backend = SimulatedBackend(self)
+        if self.config.pane_mode != "simulated":
+            from .panes.pty import PtyBackend  # real PTY-backed panes
+            self.backend = PtyBackend(self)
+        from .agents import AgentLayer
+        self.agents = AgentLayer(self)   # simulated agent processes + herdr's agent state
 
     # --- time ------------------------------------------------------------------------------
 
@@ -72,6 +84,9 @@ class Simulator:
     def schedule(self, at: float, fn: Callable[[], None]) -> None:
         """Run ``fn`` (a state change) when simulated time reaches ``at``."""
         heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
+        wake = self._driver_wake
+        if wake is not None and not wake.done() and (self._driver_at is None or at < self._driver_at):
+            wake.set_result(None)  # the driver sleeps past this timer: re-arm it
         self.notify()
 
     def run_due(self) -> None:
@@ -93,6 +108,9 @@ class Simulator:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
+        close_panes = getattr(self.backend, "close", None)
+        if close_panes is not None:
+            close_panes()  # real panes: kill and reap every process
         if self._driver:
             self._driver.cancel()
             try:
@@ -102,10 +120,23 @@ class Simulator:
             self._driver = None
 
     async def _drive(self) -> None:
+        """Fire timers when they are due. It sleeps until the earliest timer and is woken only
+        by schedule() of an earlier one (not by every state change: that cost a wake-up per
+        request)."""
+        loop = asyncio.get_running_loop()
         while True:
             self.run_due()
             nxt = self.next_timer()
-            await self.wait_change(nxt)
+            self._driver_at = nxt
+            self._driver_wake = wake = loop.create_future()
+            if nxt is None:
+                await wake
+                continue
+            sleeper = loop.create_task(self.clock.sleep_until(nxt))
+            try:
+                await asyncio.wait((wake, sleeper), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
 
     # --- change notification (waits wake on changes instead of burning 100 ms polls) -------
 

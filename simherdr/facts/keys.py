@@ -27,7 +27,7 @@ enabled xterm modifyOtherKeys (the only case a simulated pane has):
 * Character keys (every single character and the punctuation names) always go through
   herdr's own legacy encoder (``src/pane/input.rs:40``
   ``ghostty_prefers_herdr_text_encoding``; encoder ``src/input/encode.rs:18-60,
-  329-349, 383-413, 485-516``).
+  272-292, 383-413, 481-524``).
 * ``ctrl+tab`` with no other modifier also uses herdr's encoder: a plain TAB
   (``src/pane/terminal.rs:1884-1889``).
 * Every other named key goes through the vendored libghostty-vt legacy encoder

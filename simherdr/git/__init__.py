@@ -6,7 +6,7 @@ the filesystem, as herdr does), :mod:`.discovery` (which checkout a path is in),
 (generated branches, slugs, default paths).
 """
 
-from .discovery import Checkout, discover, label_for_cwd
+from .discovery import Checkout, discover, head_branch, label_for_cwd
 from .layout import canonical_or_original
 from .names import (
     ADJECTIVES,
@@ -64,6 +64,7 @@ __all__ = [
     "expand_tilde",
     "expand_tilde_absolute",
     "generated_branch_name",
+    "head_branch",
     "is_dirty",
     "is_dirty_remove_error",
     "is_not_working_tree_remove_error",

@@ -33,12 +33,15 @@ from dataclasses import dataclass
 from .layout import (
     FoundCheckout,
     canonical_or_original,
+    common_dir_for_git_dir,
     find_checkout,
     find_checkout_root,
+    git_dir_for_root,
     path_file_name,
+    read_git_config_value,
     repo_name_for,
 )
-from .runner import GitError, StrPath
+from .runner import GitError, StrPath, run_git
 
 
 @dataclass(frozen=True)
@@ -133,3 +136,37 @@ def _components(path: str) -> tuple[str, ...]:
     else:
         lead = ()
     return lead + tuple(part for part in path.split("/") if part not in ("", "."))
+
+
+def head_branch(path: StrPath) -> str | None:
+    """The branch checked out in the checkout containing ``path``, or None (herdr's
+    ``git_branch``, discovery.rs:124-134,181-189).
+
+    Read from the checkout's own ``HEAD`` file (``ref: refs/heads/<name>``; anything
+    else, e.g. a detached HEAD, is None). A reftable repository asks
+    ``git symbolic-ref --quiet --short HEAD`` instead. No trust override: herdr runs
+    this without one.
+    """
+    root = find_checkout_root(path)
+    if root is None:
+        return None
+    git_dir = git_dir_for_root(root)
+    if git_dir is None:  # pragma: no cover - the walk just validated it
+        return None
+    refstorage = read_git_config_value(
+        os.path.join(common_dir_for_git_dir(git_dir), "config"), "extensions", "refstorage"
+    )
+    if refstorage is not None and refstorage.lower() == "reftable":
+        try:
+            result = run_git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd=root)
+        except GitError:
+            return None
+        out = result.stdout.strip()
+        return out if result.ok and out else None
+    try:
+        with open(os.path.join(git_dir, "HEAD"), encoding="utf-8", errors="replace") as handle:
+            head = handle.read().strip()
+    except OSError:
+        return None
+    branch = head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else ""
+    return branch or None

@@ -140,18 +140,51 @@ def common_dir_for_git_dir(git_dir: StrPath) -> str:
     return target if os.path.isabs(target) else os.path.join(git_dir, target)
 
 
+def _trim_trailing(path: str) -> str:
+    """Rust ``Components::trim_right``: drop trailing separators and ``.`` components."""
+    while len(path) > 1:
+        if path.endswith("/"):
+            path = path[:-1]
+        elif path.endswith("/."):
+            path = path[:-2] or "/"
+        else:
+            break
+    return path
+
+
+def path_parent(path: str) -> str | None:
+    """Rust ``Path::parent`` on a Unix path string (what ``PathBuf::pop`` truncates to).
+
+    Unlike ``os.path.dirname`` it skips trailing ``/`` and ``/.`` first and trims them from
+    the result (``/w/proj/.`` -> ``/w``), but keeps the rest of the spelling. None for ``/``.
+    """
+    trimmed = _trim_trailing(path)
+    if trimmed in ("/", ""):
+        return None
+    cut = trimmed.rfind("/")
+    if cut < 0:
+        return ""
+    return _trim_trailing(trimmed[:cut] if cut > 0 else "/")
+
+
 def find_checkout_root(path: StrPath) -> str | None:
-    """Walk up from ``path`` to the first directory that is a checkout or bare root."""
-    start = os.path.abspath(os.fspath(path))
-    current = start if os.path.isdir(start) else os.path.dirname(start)
-    while True:
+    """Walk up from ``path`` to the first directory that is a checkout or bare root.
+
+    The path is used as spelled (herdr joins and pops ``PathBuf``s, it never normalises): a
+    checkout reached as ``/w/proj/.`` or ``/w/proj/`` (what the CLI sends for ``--cwd .``) is
+    reported with that spelling. A relative path (never sent by herdr's API, which requires
+    absolute paths) is made absolute against the process cwd and normalised.
+    """
+    start = os.fspath(path)
+    if not os.path.isabs(start):
+        start = os.path.abspath(start)
+    current = start if os.path.isdir(start) else path_parent(start)
+    while current is not None:
         git_dir = git_dir_for_root(current)
         if git_dir is not None and os.path.isfile(os.path.join(git_dir, "HEAD")):
             return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+        current = path_parent(current)
+    return None
 
 
 def find_checkout(path: StrPath) -> FoundCheckout | None:

@@ -86,11 +86,16 @@ def close(sim, p):
     w = s.ws(pane.workspace_id)
     last_pane_of_ws = len(w.tabs) == 1 and len(w.tabs[0].pane_ids()) == 1
     if last_pane_of_ws and groups.is_group_root(s, w):
+        # The last pane of a worktree-group root (src/app/api/panes.rs:1562-1595): refused
+        # while ui.confirm_close is on; otherwise the whole group closes through
+        # close_selected_workspace, with pane_closed + one workspace_closed for the target.
         if sim.config.confirm_close:
             raise E.confirmation_required("pane")
-        for other in groups.group_close_members(s, w):
-            sim.before_workspace_close(other)
-            s.close_workspace(other, emit=False)
+        snapshot = V.workspace_info(s, w)
+        groups.close_workspaces(sim, w)
+        s.emit("pane_closed", {"pane_id": pane.pane_id, "workspace_id": w.workspace_id})
+        s.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
+        return {"type": "ok"}
     sim.before_pane_close(pane)
     s.close_pane(pane)
     return {"type": "ok"}

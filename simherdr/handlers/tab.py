@@ -76,11 +76,17 @@ def close(sim, p):
     t = s.require_tab(p["tab_id"])
     w = s.ws(t.workspace_id)
     if len(w.tabs) == 1 and groups.is_group_root(s, w):
+        # The last tab of a worktree-group root (src/app/api/tabs.rs:246-273): refused while
+        # ui.confirm_close is on; otherwise the whole group closes through
+        # close_selected_workspace, with tab_closed + one workspace_closed for the target (also
+        # in 0.9, whose #2874 change touched only workspace.close).
         if sim.config.confirm_close:
             raise E.confirmation_required("tab")
-        for other in groups.group_close_members(s, w):
-            sim.before_workspace_close(other)
-            s.close_workspace(other, emit=False)
+        snapshot = V.workspace_info(s, w)
+        groups.close_workspaces(sim, w)
+        s.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
+        s.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
+        return {"type": "ok"}
     for pid in t.pane_ids():
         sim.before_pane_close(s.panes[pid])
     if len(w.tabs) == 1:

@@ -51,18 +51,57 @@ def rename(sim, p):
     return {"type": "workspace_info", "workspace": V.workspace_info(s, w)}
 
 
-@method("workspace.close", workspace_id=P.req(P.STR), close_group=P.dflt(P.BOOL, False))
+class _Given:
+    """A params value kept raw until the profile says whether the field exists."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _raw(value):
+    return _Given(value)
+
+
+#: A bool field that only some herdr versions know. Spec it as ``VERSIONED_BOOL``; read it
+#: with :func:`versioned_bool`. On a version without the field serde ignores it, whatever its
+#: JSON type (SOCKET.md §10.2: unknown params keys are ignored); on a version with it, it is
+#: ``#[serde(default)] bool``: absent -> false, anything but a boolean (null included) fails
+#: the whole request like any parse error (invalid_request, id "").
+VERSIONED_BOOL = P.dflt(_raw, None)
+
+
+def versioned_bool(p: dict, name: str, known: bool) -> bool:
+    given = p[name]
+    if given is None or not known:
+        return False
+    try:
+        return P.BOOL(given.value)
+    except P.ParamError as e:
+        err = E.invalid_request(str(e))
+        err.reply_id = ""
+        raise err from None
+
+
+@method("workspace.close", workspace_id=P.req(P.STR), close_group=VERSIONED_BOOL)
 def close(sim, p):
     s = sim.session
+    # close_group exists from 0.9.0 (#2874); 0.8.2 ignores it as an unknown key.
+    close_group = versioned_bool(p, "close_group", sim.profile.close_group_required)
     w = s.require_workspace(p["workspace_id"])
-    members = groups.group_close_members(s, w)
-    if members and sim.profile.close_group_required and not p["close_group"]:
-        # 0.9: explicit group intent required; nothing is closed (VERSIONS.md §1.2).
+    targets = groups.close_set(s, w)
+    if len(targets) >= 2 and sim.profile.close_group_required and not close_group:
+        # 0.9: explicit group intent required; nothing is closed, no event, focus kept
+        # (VERSIONS.md §1.2; #2874 branch commit 549d58b6: refused whenever the close would
+        # take the group, i.e. a non-linked member of a group of >= 2).
         raise E.workspace_group_close_required()
-    # 0.8.2 (and 0.9 with close_group): the whole group closes, one workspace_closed event.
-    for other in members:
-        sim.before_workspace_close(other)
-        s.close_workspace(other, emit=False)
-    sim.before_workspace_close(w)
-    s.close_workspace(w)
+    if groups.closed_event_per_workspace(sim.profile):
+        closed = [(x.workspace_id, V.workspace_info(s, x)) for x in targets]
+    else:
+        # 0.8.2: the whole group closes silently, one workspace_closed for the target.
+        closed = [(w.workspace_id, V.workspace_info(s, w))]
+    groups.close_workspaces(sim, w)
+    for workspace_id, info in closed:
+        s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": info})
     return {"type": "ok"}

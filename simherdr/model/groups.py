@@ -1,8 +1,14 @@
-"""Worktree groups (SOCKET.md §9.1; VERSIONS.md §1.2).
+"""Worktree groups and closing workspaces (SOCKET.md §9.1, §4.1; VERSIONS.md §1.2).
 
 A workspace may carry membership ``{repo_key, repo_name, repo_root, checkout_path,
-is_linked_worktree}``. The group is every workspace with the same ``repo_key``; its root is the
-member whose checkout is the repository parent (``is_linked_worktree: false``).
+is_linked_worktree}``. The group is every workspace whose membership has the same ``repo_key``.
+A workspace is a *group root* when its own membership is not linked and the group has two or
+more members (herdr's ``workspace_close_indices``, src/app/actions.rs:1673-1697; the same rule
+in the #2874 branch that became 0.9.0, commit 549d58b6 ``workspace_close_indices``).
+
+:func:`close_workspaces` is herdr's ``close_selected_workspace`` (src/app/actions.rs:1673-1741):
+every closing path that goes through it in herdr (workspace.close, the last tab / last pane of
+a workspace when it closes a group, worktree.remove) uses it here, so focus follows herdr.
 """
 
 from __future__ import annotations
@@ -11,19 +17,69 @@ from .state import Session, Workspace
 
 
 def group_members(s: Session, w: Workspace) -> list[Workspace]:
+    """Every workspace (sidebar order) whose membership shares ``w``'s repo_key."""
     if not w.worktree:
         return [w]
     key = w.worktree.get("repo_key")
     return [x for x in s.workspaces if x.worktree and x.worktree.get("repo_key") == key]
 
 
+def close_set(s: Session, w: Workspace) -> list[Workspace]:
+    """What closing ``w`` closes, in sidebar order: the whole group when ``w`` is a non-linked
+    member of a group of two or more, else just ``w``."""
+    if w.worktree and not w.worktree.get("is_linked_worktree"):
+        members = group_members(s, w)
+        if len(members) >= 2:
+            return members
+    return [w]
+
+
 def is_group_root(s: Session, w: Workspace) -> bool:
     """A non-linked member of a group of two or more workspaces."""
-    return bool(w.worktree) and not w.worktree.get("is_linked_worktree") and len(group_members(s, w)) >= 2
+    return len(close_set(s, w)) >= 2
 
 
 def group_close_members(s: Session, w: Workspace) -> list[Workspace]:
     """The *other* workspaces that close with ``w`` when ``w`` is a group root."""
-    if not is_group_root(s, w):
-        return []
-    return [x for x in group_members(s, w) if x is not w]
+    return [x for x in close_set(s, w) if x is not w]
+
+
+def closed_event_per_workspace(profile) -> bool:
+    """Does an explicit group close emit one ``workspace_closed`` per closed workspace?
+
+    0.8.2: no, one event for the target only (src/app/api/workspaces.rs:298-331).
+    0.9.x: CHOICE read from the #2874 branch (commit 549d58b6, ``handle_workspace_close`` and
+    the docs line "An explicit group close emits one workspace.closed event for each workspace
+    it closes"): one event per closed workspace, each with its snapshot taken before the
+    close, in sidebar order. Tied to the same profile switch as the refusal
+    (``close_group_required``) because both came with #2874. VERSIONS.md §1.2 assumed the
+    0.8.2 single event instead.
+    """
+    return bool(profile.close_group_required)
+
+
+def close_workspaces(sim, w: Workspace) -> list[Workspace]:
+    """Close ``w`` (and its whole group when it is a group root) without any event.
+
+    Focus, as herdr's ``close_selected_workspace`` leaves it (actions.rs:1707-1733): the
+    workspace that was active before the close stays active if it survived; otherwise the
+    workspace now at ``w``'s former index (clamped) becomes active; nothing is active when no
+    workspace is left. Returns the closed workspaces, in sidebar order.
+    """
+    s = sim.session
+    targets = close_set(s, w)
+    index = s.ws_index(w)
+    active_before = s.active
+    for x in targets:
+        sim.before_workspace_close(x)
+    for x in targets:
+        s.close_workspace(x, emit=False)
+    if not s.workspaces:
+        s.active = None
+    else:
+        survivor = s.ws(active_before) if active_before is not None else None
+        if survivor is None:
+            survivor = s.workspaces[min(index, len(s.workspaces) - 1)]
+        if s.active != survivor.workspace_id:
+            s.active = survivor.workspace_id
+    return targets

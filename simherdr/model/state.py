@@ -17,29 +17,56 @@ from .status import wire_status, rollup
 
 @dataclass
 class AgentSlot:
-    """Agent-related state of a pane's terminal (the occupant). Filled by the agent layer."""
+    """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
 
-    internal: str = "unknown"          # idle|working|blocked|unknown
+    Written only by the agent layer (simherdr.agents), whose one update function applies
+    SOCKET.md §6.2-§6.6. ``internal`` is the effective AgentState; ``fallback`` is what
+    detection (the simulated process) last published; ``hook`` is the hook authority.
+    """
+
+    internal: str = "unknown"          # effective state: idle|working|blocked|unknown
     state_change_seq: int = 0
     name: str | None = None
-    detected: str | None = None        # label of the detected (simulated) agent process
-    hook: dict | None = None           # hook authority {source,label,state,message,session}
-    managed: dict | None = None        # pending managed start {kind, ready_after, deadline, phase}
-    session: dict | None = None        # agent_session {source, agent, kind, value}
-    interactive_ready: bool = False
+    name_owner: dict | None = None     # {label, session}: who the name belongs to
+    detected: str | None = None        # kind label of the detected agent process
+    fallback: str = "unknown"          # detection's state for the detected process
+    fallback_blocker: bool = False     # detection saw a blocking dialog
+    fallback_at: float | None = None   # when detection last published
+    recent_exit: str | None = None     # kind whose process just exited (hides detection)
+    acquisition_pending: bool = False  # first idle after a fresh process is no completion
+    hook: dict | None = None           # hook authority {source,label,state,message,session,at}
+    managed: dict | None = None        # managed start {kind, phase, ready_after, deadline, observed_expected}
+    persisted: dict | None = None      # persisted agent session {source, agent, kind, value}
+    suppressed: dict = field(default_factory=dict)  # full-lifecycle sources suppressed: source -> {label, session, reason}
     title: str | None = None
     display_agent: str | None = None
     state_labels: dict = field(default_factory=dict)
-    screen_detection_skipped: bool = False
     hook_seqs: dict = field(default_factory=dict)   # last accepted seq per source
-    behaviour: object | None = None    # simulated agent behaviour (runtime-owned)
 
     @property
     def label(self) -> str | None:
         """The effective agent label (src/terminal/state.rs:1791-1809)."""
-        if self.hook and self.hook.get("label"):
-            return self.hook["label"]
-        return self.detected
+        from ..agents import terminal as T
+        return T.effective_label(self)
+
+    @property
+    def session(self) -> dict | None:
+        """agent_session: the live authority's session, else the persisted one (§6.6)."""
+        from ..agents import terminal as T
+        return T.exposed_session(self)
+
+    @property
+    def screen_detection_skipped(self) -> bool:
+        from ..agents import terminal as T
+        return T.live_full_lifecycle(self)
+
+    @property
+    def launch_pending(self) -> bool:
+        return bool(self.managed) and self.managed["phase"] in ("pending", "blocked")
+
+    @property
+    def interactive_ready(self) -> bool:
+        return bool(self.managed) and self.managed["phase"] == "active"
 
     def is_agent_terminal(self) -> bool:
         return bool(self.name) or bool(self.label)
@@ -111,6 +138,64 @@ class Workspace:
         return self.tab(self.active_tab) if self.active_tab else None
 
 
+class WorkspaceList(list):
+    """The session's workspaces in sidebar order: a plain list, plus an index by id rebuilt
+    lazily after any change. Performance only (benchmarks/): without it every lookup by id,
+    position or membership was a linear scan (``index``/``in`` even compared dataclasses
+    field by field), which made snapshots and pane lookups quadratic in the workspace count.
+    Same results as the list's own methods (no two workspaces share an id)."""
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._by_id = None
+
+    def by_id(self) -> dict:
+        """workspace_id -> (position, workspace), first occurrence."""
+        idx = self._by_id
+        if idx is None:
+            idx = {}
+            for i, w in enumerate(self):
+                idx.setdefault(getattr(w, "workspace_id", None), (i, w))
+            self._by_id = idx
+        return idx
+
+    def _hit(self, w):
+        if not isinstance(w, Workspace):
+            return None
+        hit = self.by_id().get(w.workspace_id)
+        # dataclass equality compares workspace_id first: no entry with that id, no match
+        return hit if hit is not None and (hit[1] is w or hit[1] == w) else False
+
+    def __contains__(self, w) -> bool:
+        hit = self._hit(w)
+        return list.__contains__(self, w) if hit is None else bool(hit)
+
+    def index(self, w, *args):
+        hit = self._hit(w)
+        if hit is None or args:
+            return list.index(self, w, *args)
+        if not hit:
+            raise ValueError(f"{w!r} is not in list")
+        return hit[0]
+
+
+def _invalidates(name):
+    base = getattr(list, name)
+
+    def method(self, *args, **kwargs):
+        self._by_id = None
+        return base(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _name in ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+              "__setitem__", "__delitem__", "__iadd__", "__imul__"):
+    setattr(WorkspaceList, _name, _invalidates(_name))
+
+
 class Session:
     """All server state of one herdr server generation."""
 
@@ -126,13 +211,19 @@ class Session:
         self.outbox: list[tuple[str, dict]] = []
         self._screen_factory = screen_factory
 
+    @property
+    def workspaces(self) -> WorkspaceList:
+        return self._workspaces
+
+    @workspaces.setter
+    def workspaces(self, value) -> None:
+        self._workspaces = value if isinstance(value, WorkspaceList) else WorkspaceList(value)
+
     # --- lookups ---------------------------------------------------------------------------
 
     def ws(self, workspace_id: str) -> Workspace | None:
-        for w in self.workspaces:
-            if w.workspace_id == workspace_id:
-                return w
-        return None
+        hit = self.workspaces.by_id().get(workspace_id)
+        return hit[1] if hit is not None else None
 
     def ws_index(self, ws: Workspace) -> int:
         return self.workspaces.index(ws)

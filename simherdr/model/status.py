@@ -36,3 +36,26 @@ def is_completion(before: str, after: str, same_label: bool) -> bool:
     if after != "idle":
         return False
     return before in ("working", "blocked") or (before == "unknown" and same_label)
+
+
+def is_completion_change(before: str, after: str, label_before: str | None, label_after: str | None) -> bool:
+    """herdr's is_completion_transition_parts: Unknown -> Idle counts only when a label existed
+    before and is unchanged (src/app/actions.rs:44-55)."""
+    return is_completion(before, after, label_before is not None and label_before == label_after)
+
+
+def seen_after_change(seen: bool, before: str, after: str, label_before: str | None,
+                      label_after: str | None, suppress_completion: bool, in_active_tab: bool) -> bool:
+    """The pane's ``seen`` flag after an internal state change (SOCKET.md §6.2,
+    src/app/actions.rs:3095-3115).
+
+    A change to a non-Idle state marks the pane seen. A completion transition marks it seen
+    only in the active tab of the active workspace (headless, no client: focus counts as
+    focused), else unseen (-> ``done``). ``suppress_completion`` (the first idle after
+    agent.start or after a fresh process acquisition) leaves ``seen`` unchanged.
+    """
+    if after != "idle":
+        return True
+    if not suppress_completion and is_completion_change(before, after, label_before, label_after):
+        return in_active_tab
+    return seen

@@ -95,7 +95,7 @@ def agent_info(s: Session, p: Pane) -> dict:
     if a.session:
         info["agent_session"] = dict(a.session)
     info.update(workspace_id=p.workspace_id, tab_id=p.tab_id, pane_id=p.pane_id, focused=s.is_focused(p))
-    if a.managed and a.managed.get("phase") in ("pending", "blocked"):
+    if a.launch_pending:
         info["launch_pending"] = True
     if a.interactive_ready:
         info["interactive_ready"] = True

@@ -16,9 +16,20 @@ What is reproduced here (CLI.md §1, §2.2, §3, §10; herdr 0.8.2 ``src/api/cli
 
 from __future__ import annotations
 
-import json
 import os
-import socket
+
+# The stdlib ``json`` and ``socket`` packages pull in ``re``, ``enum`` and ``collections`` at
+# import time (tens of milliseconds on a busy machine).  Their C cores are used directly
+# instead; the pure-Python packages are only a fallback.
+try:
+    import _socket as _sock
+except ImportError:  # pragma: no cover
+    import socket as _sock
+try:
+    from _json import encode_basestring as _quote, make_encoder as _make_encoder, make_scanner as _make_scanner
+except ImportError:  # pragma: no cover - CPython always ships _json
+    from json.encoder import c_make_encoder as _make_encoder, encode_basestring as _quote
+    from json.scanner import make_scanner as _make_scanner
 
 from .herdr_cli import _Failure
 
@@ -126,7 +137,7 @@ def _errno_kind(code: int) -> str:
 def rust_debug_str(text: str) -> str:
     """``format!("{:?}", text)`` for a Rust ``str`` (char::escape_debug rules).
 
-    Non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
+    CHOICE: non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
     Zl, Zp and non-ASCII spaces); Rust uses its own printable tables.
     """
     out = ['"']
@@ -222,8 +233,9 @@ class _NonFinite(Exception):
     pass
 
 
-# serde_json's messages for the failures a reply line can have.  Python's decoder reports
-# different words; the mapping below covers the common cases (approximate for the rest).
+# CHOICE: serde_json's messages for the failures a reply line can have.  Python's decoder
+# reports different words (and positions); the mapping below covers the common cases and is
+# approximate for the rest.
 _JSON_MESSAGES = (
     ("Extra data", "trailing characters"),
     ("Unterminated string", "EOF while parsing a string"),
@@ -236,14 +248,43 @@ _JSON_MESSAGES = (
 )
 
 
+class _ScanContext:
+    """The attributes ``_json.make_scanner`` reads from a JSONDecoder."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    memo = None
+
+    def __init__(self, parse_float, parse_int, parse_constant):
+        self.parse_float = parse_float
+        self.parse_int = parse_int
+        self.parse_constant = parse_constant
+
+
+_JSON_WS = " \t\n\r"
+
+
+def _skip_ws(text: str, index: int) -> int:
+    end = len(text)
+    while index < end and text[index] in _JSON_WS:
+        index += 1
+    return index
+
+
+def _position(text: str, index: int):
+    line = text.count("\n", 0, index) + 1
+    return line, index - text.rfind("\n", 0, index)
+
+
 def loads(text: str) -> _Loaded:
     """Parse one reply line as serde_json would parse it into a ``Value``."""
     state = {"exact": True}
 
     def parse_float(s):
         f = float(s)
-        if f != f or f in (float("inf"), float("-inf")):
-            raise _NonFinite(s)
+        if f in (float("inf"), float("-inf")):
+            raise _NonFinite("number out of range")
         if repr(f) != format_f64(f):
             state["exact"] = False
         return f
@@ -256,29 +297,34 @@ def loads(text: str) -> _Loaded:
         state["exact"] = False
         f = float(s)
         if f in (float("inf"), float("-inf")):
-            raise _NonFinite(s)
+            raise _NonFinite("number out of range")
         return f
 
     def parse_constant(s):
-        raise ValueError(s)
+        raise _NonFinite("expected value")
 
+    scan = _make_scanner(_ScanContext(parse_float, parse_int, parse_constant))
+    start = _skip_ws(text, 0)
     try:
-        value = json.loads(
-            text, parse_float=parse_float, parse_int=parse_int, parse_constant=parse_constant
-        )
-    except json.JSONDecodeError as exc:
-        message = "expected value"
-        for prefix, serde_message in _JSON_MESSAGES:
-            if exc.msg.startswith(prefix):
-                message = serde_message
-                break
-        raise JsonError(message, exc.lineno, exc.colno) from None
-    except _NonFinite:
-        raise JsonError("number out of range", 1, len(text.rstrip("\r\n"))) from None
-    except ValueError:
-        raise JsonError("expected value", 1, 1) from None
+        value, end = scan(text, start)
+    except StopIteration as stop:
+        index = stop.value
+        message = "EOF while parsing a value" if _skip_ws(text, index) >= len(text) else "expected value"
+        raise JsonError(message, *_position(text, index)) from None
+    except _NonFinite as exc:
+        raise JsonError(str(exc), *_position(text, len(text.rstrip(_JSON_WS)))) from None
     except RecursionError:
         raise JsonError("recursion limit exceeded", 1, 1) from None
+    except ValueError as exc:  # json.JSONDecodeError raised by the C scanner
+        message = "expected value"
+        for prefix, serde_message in _JSON_MESSAGES:
+            if str(getattr(exc, "msg", "")).startswith(prefix):
+                message = serde_message
+                break
+        raise JsonError(message, getattr(exc, "lineno", 1), getattr(exc, "colno", 1)) from None
+    end = _skip_ws(text, end)
+    if end != len(text):
+        raise JsonError("trailing characters", *_position(text, end))
     return _Loaded(value, state["exact"])
 
 
@@ -352,7 +398,7 @@ def _encode(value, out: list) -> None:
     elif value is False:
         out.append("false")
     elif isinstance(value, str):
-        out.append(json.dumps(value, ensure_ascii=False))
+        out.append(_quote(value))
     elif isinstance(value, int):
         out.append(str(value))
     elif isinstance(value, float):
@@ -366,7 +412,7 @@ def _encode(value, out: list) -> None:
             if not first:
                 out.append(",")
             first = False
-            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(_quote(key))
             out.append(":")
             _encode(value[key], out)
         out.append("}")
@@ -381,18 +427,33 @@ def _encode(value, out: list) -> None:
         raise TypeError(type(value).__name__)
 
 
+def _not_json(value):
+    raise TypeError("not a JSON value: %s" % type(value).__name__)
+
+
+_ENCODERS: dict = {}
+
+
+def _c_encode(value, sort_keys: bool) -> str:
+    encoder = _ENCODERS.get(sort_keys)
+    if encoder is None:
+        # Same arguments json.JSONEncoder passes: no circular check, raw UTF-8, compact.
+        encoder = _ENCODERS[sort_keys] = _make_encoder(None, _not_json, _quote, None, ":", ",", sort_keys, False, True)
+    return "".join(encoder(value, 0))
+
+
 def dumps_sorted(value, exact_fast: bool = True) -> str:
     """``serde_json::to_string(&Value)``: compact, keys sorted, raw UTF-8."""
     if exact_fast:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        return _c_encode(value, True)
     out: list = []
     _encode(value, out)
     return "".join(out)
 
 
 def dumps_ordered(value) -> str:
-    """Compact JSON in insertion order (serde struct serialisation)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON in insertion order (serde struct serialisation); JSON-native values only."""
+    return _c_encode(value, False)
 
 
 def _encode_ordered(value, out: list) -> None:
@@ -403,7 +464,7 @@ def _encode_ordered(value, out: list) -> None:
             if not first:
                 out.append(",")
             first = False
-            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(_quote(key))
             out.append(":")
             _encode_ordered(item, out)
         out.append("}")
@@ -467,8 +528,8 @@ class ConnectFailed(Exception):
         self.not_running = error.kind in ("NotFound", "ConnectionRefused")
 
 
-def connect(path: str) -> socket.socket:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def connect(path: str):
+    sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
         sock.connect(os.fsencode(path))
     except OSError as exc:
@@ -489,7 +550,7 @@ def is_reachable(path: str) -> bool:
     return True
 
 
-def read_line(sock: socket.socket) -> bytes:
+def read_line(sock) -> bytes:
     """``BufRead::read_line``: bytes up to and including the first ``\\n`` (or EOF)."""
     buf = bytearray()
     while True:
@@ -602,7 +663,11 @@ def _not_running(ctx, request_id: str) -> ServerNotRunning:
 
 
 def guard(ctx, request_id: str) -> None:
-    """Ping and compare protocols; print the id-first mismatch line and stop on a mismatch."""
+    """Ping and compare protocols; print the id-first mismatch line and stop on a mismatch.
+
+    CHOICE: 0.9.x clients are assumed to keep 0.8.2's exact-equality guard (with protocol 22);
+    whether 0.9.x relaxed it is open (VERSIONS.md §1.1).
+    """
     try:
         _version, protocol, _caps = ping(ctx.socket_path())
     except ConnectFailed as failed:

@@ -9,7 +9,8 @@ Entry points: :func:`main` (what the launcher written by :mod:`simherdr.stub.ins
 and :func:`run` (the same with explicit environment and streams, for in-process tests).
 
 Start-up cost matters (every agent harness call spawns this), so this module imports only
-``os``, ``sys`` and ``time``; ``json``/``socket`` live in :mod:`._wire`, imported on first use.
+``os``, ``sys`` and ``time``; the socket/JSON layer lives in :mod:`._wire`, imported on first
+use (``--version`` and usage errors never load it).
 
 Choices that CLI.md does not settle are marked ``CHOICE:`` below.
 """
@@ -494,6 +495,8 @@ def _extract_remote_args(argv: list):
 
 
 def _has_machine_prefix(args: list) -> bool:
+    # CHOICE: 0.9.x's `--machine <label>` prefix (saved SSH machines) is not emulated; any
+    # leading `--machine` makes the whole call unsupported.
     for arg in args:
         if arg == "--machine" or arg.startswith("--machine="):
             return True
@@ -623,7 +626,12 @@ _LAUNCHER_WORDS = ("server", "client", "remote-client-bridge", "update", "status
 
 
 def _launcher(ctx: _Ctx, args: list, remote) -> int:
-    """src/main.rs after cli::maybe_run returned NotCli."""
+    """src/main.rs after cli::maybe_run returned NotCli.
+
+    CHOICE: everything that would start a process other than a socket client (the TUI launch,
+    remote attach, `herdr server`, `client`, `update`, `remote-client-bridge`) and the bundled
+    texts (`--default-config`, `--skill`, root `--help`) print UNSUPPORTED_MESSAGE, exit 2.
+    """
     first = args[0] if args else None
     if first in ("remote-client-bridge", "server", "client", "update"):
         return _unsupported(ctx, "herdr " + first)
@@ -897,10 +905,6 @@ def _parse_f32(text: str):
 # ---------------------------------------------------------------------------------------------
 # Sending
 # ---------------------------------------------------------------------------------------------
-
-
-def _request(ctx, request_id, method, params, *, checked=True):
-    return _wire().send(ctx, request_id, method, params, checked=checked)
 
 
 def _print_method(ctx, request_id, method, params) -> int:
@@ -1485,7 +1489,7 @@ def _run_agent(ctx, args):
         "rename": _agent_rename,
         "focus": lambda c, a: _agent_target(c, a, "focus"),
         "wait": _agent_wait,
-        "attach": _UNSUPPORTED_VERB,
+        "attach": _UNSUPPORTED_VERB,  # CHOICE: attaches a terminal stream, not a socket call
         "start": _agent_start,
         "explain": _agent_explain,
     }
@@ -1671,7 +1675,8 @@ def _agent_explain(ctx, args):
             raise _usage("usage: herdr agent explain --file PATH --agent LABEL [--json]")
         if agent is None:
             raise _usage("herdr agent explain --file requires --agent LABEL")
-        # Explaining a local screen file needs herdr's detection manifests.
+        # CHOICE: explaining a local screen file needs herdr's detection manifests; the
+        # argument checks above are reproduced, the command itself is unsupported.
         return _unsupported(ctx, "herdr agent explain --file")
     if target is None:
         raise _usage("usage: herdr agent explain <target> [--json]\n"
@@ -1938,13 +1943,15 @@ def _agent_start(ctx, args):
     if result is None:
         result = envelope["result"] = {}
     result["agent"] = value
-    return wire.print_response(ctx, wire._Loaded(envelope, response.exact_fast))
+    # Two replies merged: print with the exact (pure-Python) serde_json writer.
+    return wire.print_response(ctx, wire._Loaded(envelope, False))
 
 
 def _wait_for_named_agent(ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost):
     """wait_for_named_agent: (True, agent) or (False, error envelope)."""
     timeout_s = timeout_ms / 1000.0
-    # Instant::checked_add overflows for absurd timeouts: no deadline at all.
+    # Instant::checked_add overflows for absurd timeouts: no deadline at all.  CHOICE: "absurd"
+    # is taken as >= 10^12 s (Rust's exact overflow point depends on the platform clock).
     deadline = _monotonic() + timeout_s if timeout_s < 1e12 else None
     first_poll = True
     while True:
@@ -2108,6 +2115,7 @@ def _worktree_remove(ctx, args):
 
 
 def _run_api(ctx, args):
+    # CHOICE: `api schema` prints herdr's bundled schema file, which is not shipped here.
     verbs = {"snapshot": _api_snapshot, "schema": _UNSUPPORTED_VERB}
     return _group(ctx, args, _API_HELP, verbs, "api")
 
@@ -2124,6 +2132,9 @@ def _api_snapshot(ctx, args):
 
 
 def _run_server(ctx, args):
+    # CHOICE: besides `stop`, the two plain-envelope verbs (reload-config,
+    # reload-agent-manifests) are implemented; live-handoff and the text-table manifest
+    # commands are unsupported.
     verb = args[0]
     rest = args[1:]
     if verb == "stop":
@@ -2300,7 +2311,9 @@ def _current_exe(ctx) -> str:
 
 def _config_channel(ctx) -> str:
     """config.update.channel (`stable` unless config.toml says `preview`)."""
-    path = ctx.var("HERDR_CONFIG_PATH") or _join(ctx.config_dir(), "config.toml")
+    path = ctx.var("HERDR_CONFIG_PATH")
+    if path is None:
+        path = _join(ctx.config_dir(), "config.toml")
     try:
         with open(path, "rb") as handle:
             data = handle.read()

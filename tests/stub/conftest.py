@@ -74,3 +74,27 @@ def herdr(stubs, fake, base_env):
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+@pytest.fixture
+def cli(stubs, fake, base_env):
+    """Like ``herdr`` but in-process (herdr_cli.run with byte streams): same bytes, no spawn cost.
+
+    Used for the large parametrised tables; ``test_inprocess_matches_subprocess`` checks that the
+    two paths print identical bytes.
+    """
+    import io
+
+    from simherdr.stub import herdr_cli
+
+    def run(*argv, version="0.8.2", env=None, unset=(), socket=None) -> Result:
+        full_env = dict(base_env)
+        full_env["HERDR_SOCKET_PATH"] = fake.path if socket is None else socket
+        full_env.update(env or {})
+        for name in unset:
+            full_env.pop(name, None)
+        out, err = io.BytesIO(), io.BytesIO()
+        rc = herdr_cli.run(list(argv), version=version, env=full_env, stdout=out, stderr=err, argv0=stubs[version])
+        return Result(rc, out.getvalue(), err.getvalue())
+
+    return run

@@ -28,7 +28,9 @@ class Hangup:
 
 
 class ThenShutdown:
-    """Send ``reply``, then stop listening and remove the socket file."""
+    """Stop listening and remove the socket file, then send ``reply`` on this connection.
+
+    (Shutting down first means no later connect can slip into the listen backlog.)"""
 
     def __init__(self, reply):
         self.reply = reply
@@ -143,9 +145,9 @@ class FakeHerdr:
                 self.lines.append(line)
             request = json.loads(line)
             reply = self._next_reply(request)
-            shutdown = False
             if isinstance(reply, ThenShutdown):
-                reply, shutdown = reply.reply, True
+                reply = reply.reply
+                self.shutdown()
             try:
                 if isinstance(reply, Raw):
                     conn.sendall(reply.data)
@@ -156,8 +158,6 @@ class FakeHerdr:
                     conn.sendall(json.dumps(envelope, ensure_ascii=False).encode() + b"\n")
             except OSError:
                 pass
-            if shutdown:
-                self.shutdown()
 
 
 @dataclass

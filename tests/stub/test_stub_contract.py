@@ -31,6 +31,20 @@ def test_write_stub_writes_executable_launcher(tmp_path):
     assert "import json" not in text and "import socket" not in text
 
 
+def test_write_stub_falls_back_to_sh_for_unusable_interpreter_paths(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    odd = tmp_path / "py dir" / "python"
+    odd.parent.mkdir()
+    odd.symlink_to(sys.executable)
+    monkeypatch.setattr(sys, "executable", str(odd))
+    path = write_stub(str(tmp_path / "bin"), "0.9.3")
+    assert open(path).readline() == "#!/bin/sh\n"
+    proc = subprocess.run([path, "-V"], capture_output=True, env={"PATH": "/usr/bin:/bin"})
+    assert (proc.returncode, proc.stdout) == (0, b"herdr 0.9.3\n")
+
+
 def test_write_stub_rejects_unknown_version(tmp_path):
     with pytest.raises(ValueError):
         write_stub(str(tmp_path), "1.0.0")
@@ -44,9 +58,9 @@ def test_version(herdr, fake, flag, version):
     assert fake.lines == []
 
 
-def test_version_anywhere_on_launcher_path(herdr):
+def test_version_anywhere_on_launcher_path(cli):
     # src/main.rs checks --version anywhere once no CLI group matched (before the unknown scan).
-    assert herdr("bogus", "--version").out == b"herdr 0.8.2\n"
+    assert cli("bogus", "--version").out == b"herdr 0.8.2\n"
 
 
 # -- unknown words, group lists, unsupported ----------------------------------------------------
@@ -59,8 +73,8 @@ def test_unknown_command(herdr, fake):
     assert fake.lines == []
 
 
-def test_unknown_option_at_top_level(herdr):
-    res = herdr("--bogus")
+def test_unknown_option_at_top_level(cli):
+    res = cli("--bogus")
     assert res.rc == 2
     assert res.err == b"unknown option: --bogus\nrun 'herdr --help' for usage\n"
 
@@ -73,21 +87,21 @@ def test_unknown_option_at_top_level(herdr):
     ("worktree", "herdr worktree commands:"),
     ("api", "herdr api commands:"),
 ])
-def test_group_without_verb_prints_list_exit_2(herdr, fake, group, first_line):
-    res = herdr(group)
+def test_group_without_verb_prints_list_exit_2(cli, fake, group, first_line):
+    res = cli(group)
     assert res.rc == 2 and res.out == b""
     lines = res.stderr.splitlines()
     assert lines[0] == first_line
     assert all(line.startswith("  ") for line in lines[1:]) and len(lines) > 2
     assert fake.lines == []
     # unknown verb: same list, exit 2; `help`: same list, exit 0
-    assert herdr(group, "bogus").err == res.err and herdr(group, "bogus").rc == 2
-    again = herdr(group, "help")
+    assert cli(group, "bogus").err == res.err and cli(group, "bogus").rc == 2
+    again = cli(group, "help")
     assert (again.rc, again.err) == (0, res.err)
 
 
-def test_agent_group_list_ends_with_targets_and_kinds(herdr):
-    lines = herdr("agent").stderr.splitlines()
+def test_agent_group_list_ends_with_targets_and_kinds(cli):
+    lines = cli("agent").stderr.splitlines()
     assert lines[-2] == "  targets accept unique agent names and pane ids that currently host agents"
     assert lines[-1] == ("  kinds: pi|claude|codex|gemini|cursor|devin|agy|cline|omp|mastracode|opencode|"
                          "copilot|kimi|kiro|droid|amp|grok|hermes|kilo|qodercli|qwen|maki")
@@ -106,15 +120,15 @@ def test_agent_group_list_ends_with_targets_and_kinds(herdr):
     (["api", "schema"], "herdr api schema"),
     (["pane", "--help"], "herdr pane --help"),
 ])
-def test_out_of_scope_commands(herdr, fake, argv, command):
-    res = herdr(*argv)
+def test_out_of_scope_commands(cli, fake, argv, command):
+    res = cli(*argv)
     assert res.rc == herdr_cli.UNSUPPORTED_EXIT_CODE == 2
     assert res.stderr == herdr_cli.UNSUPPORTED_MESSAGE.format(command=command) + "\n"
     assert res.stderr.startswith("simherdr: '") and fake.lines == []
 
 
-def test_help_after_a_non_subcommand_word_reaches_the_parser(herdr, fake):
-    res = herdr("pane", "get", "w1:p1", "--help")
+def test_help_after_a_non_subcommand_word_reaches_the_parser(cli, fake):
+    res = cli("pane", "get", "w1:p1", "--help")
     assert (res.rc, res.stderr) == (2, "usage: herdr pane get <pane_id>\n")
     assert fake.lines == []
 
@@ -152,8 +166,8 @@ def test_default_socket_under_xdg_config_home(herdr, tmp_path):
         f"no herdr server is running at {tmp_path}/xdg/herdr/herdr.sock; run `herdr` to start or attach it")
 
 
-def test_default_socket_under_home(herdr, base_env):
-    res = herdr("tab", "list", unset=["HERDR_SOCKET_PATH"])
+def test_default_socket_under_home(cli, base_env):
+    res = cli("tab", "list", unset=["HERDR_SOCKET_PATH"])
     assert f"at {base_env['HOME']}/.config/herdr/herdr.sock;" in res.stderr
 
 
@@ -166,19 +180,19 @@ def test_session_flag_beats_socket_path_and_is_stripped_anywhere(herdr, tmp_path
         "run `herdr session attach work` to start or attach it")
 
 
-def test_session_default_means_default_socket(herdr, tmp_path):
-    res = herdr("--session=default", "tab", "list", env={"XDG_CONFIG_HOME": str(tmp_path)})
+def test_session_default_means_default_socket(cli, tmp_path):
+    res = cli("--session=default", "tab", "list", env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert f"at {tmp_path}/herdr/herdr.sock; run `herdr` to" in res.stderr
 
 
-def test_herdr_session_env_used_without_socket_override(herdr, tmp_path):
-    res = herdr("tab", "list", env={"XDG_CONFIG_HOME": str(tmp_path), "HERDR_SESSION": "s1"},
+def test_herdr_session_env_used_without_socket_override(cli, tmp_path):
+    res = cli("tab", "list", env={"XDG_CONFIG_HOME": str(tmp_path), "HERDR_SESSION": "s1"},
                 unset=["HERDR_SOCKET_PATH"])
     assert f"at {tmp_path}/herdr/sessions/s1/herdr.sock; run `herdr session attach s1`" in res.stderr
 
 
-def test_socket_override_points_elsewhere_hint_is_herdr(herdr, sockdir):
-    res = herdr("tab", "list", env={"HERDR_SESSION": "s1"}, socket=os.path.join(sockdir, "x.sock"))
+def test_socket_override_points_elsewhere_hint_is_herdr(cli, sockdir):
+    res = cli("tab", "list", env={"HERDR_SESSION": "s1"}, socket=os.path.join(sockdir, "x.sock"))
     assert "; run `herdr` to start or attach it" in res.stderr
 
 
@@ -188,22 +202,22 @@ def test_socket_override_points_elsewhere_hint_is_herdr(herdr, sockdir):
     ("..", "session name cannot be . or .."),
     ("bad name", "session name may only contain ASCII letters, numbers, '.', '_' and '-'"),
 ])
-def test_session_name_validation(herdr, fake, value, message):
-    res = herdr("--session", value, "pane", "list")
+def test_session_name_validation(cli, fake, value, message):
+    res = cli("--session", value, "pane", "list")
     assert (res.rc, res.stderr) == (2, f"error: {message}\nrun 'herdr --help' for usage\n")
-    env_res = herdr("pane", "list", env={"HERDR_SESSION": value}, unset=["HERDR_SOCKET_PATH"])
+    env_res = cli("pane", "list", env={"HERDR_SESSION": value}, unset=["HERDR_SOCKET_PATH"])
     assert (env_res.rc, env_res.stderr) == (2, f"error: {message}\nrun 'herdr --help' for usage\n")
     assert fake.lines == []
 
 
-def test_missing_session_value(herdr):
-    res = herdr("pane", "list", "--session")
+def test_missing_session_value(cli):
+    res = cli("pane", "list", "--session")
     assert (res.rc, res.stderr) == (2, "error: missing value for --session\nrun 'herdr --help' for usage\n")
 
 
-def test_invalid_herdr_session_ignored_when_socket_path_set(herdr, fake):
+def test_invalid_herdr_session_ignored_when_socket_path_set(cli, fake):
     fake.on("pane.list", result("pane_list", panes=[]))
-    res = herdr("pane", "list", env={"HERDR_SESSION": "bad name"})
+    res = cli("pane", "list", env={"HERDR_SESSION": "bad name"})
     assert res.rc == 0
 
 
@@ -215,8 +229,8 @@ def test_session_after_double_dash_is_kept(herdr, fake):
     assert fake.ops()[1]["params"]["args"] == ["--session", "x"]
 
 
-def test_remote_flag_rejected_for_commands(herdr, fake):
-    res = herdr("pane", "list", "--remote", "host")
+def test_remote_flag_rejected_for_commands(cli, fake):
+    res = cli("pane", "list", "--remote", "host")
     assert (res.rc, res.stderr) == (
         2, "error: --remote can only be used with the default launch command\nrun 'herdr --help' for usage\n")
 
@@ -253,9 +267,9 @@ def test_floats_and_big_integers_print_like_serde_json(herdr, fake):
                        b'"f":1.8446744073709552e19,"g":-3,"h":100.0,"type":"pane_layout"}}\n')
 
 
-def test_control_characters_are_escaped(herdr, fake):
+def test_control_characters_are_escaped(cli, fake):
     fake.on("pane.get", Raw(b'{"id":"cli:pane:get","result":{"t":"a\\u0001b\\n\\"","type":"x"}}\n'))
-    assert herdr("pane", "get", "w1:p1").out == b'{"id":"cli:pane:get","result":{"t":"a\\u0001b\\n\\"","type":"x"}}\n'
+    assert cli("pane", "get", "w1:p1").out == b'{"id":"cli:pane:get","result":{"t":"a\\u0001b\\n\\"","type":"x"}}\n'
 
 
 def test_server_error_envelope_goes_to_stderr_sorted(herdr, fake):
@@ -265,15 +279,15 @@ def test_server_error_envelope_goes_to_stderr_sorted(herdr, fake):
     assert res.err == b'{"error":{"code":"pane_not_found","message":"pane w1:p9 not found"},"id":"cli:pane:get"}\n'
 
 
-def test_reply_without_trailing_newline_is_accepted(herdr, fake):
+def test_reply_without_trailing_newline_is_accepted(cli, fake):
     fake.on("workspace.list", Raw(b'{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[]}}'))
-    res = herdr("workspace", "list")
+    res = cli("workspace", "list")
     assert res.out == b'{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[]}}\n'
 
 
-def test_error_key_with_null_value_is_still_an_error(herdr, fake):
+def test_error_key_with_null_value_is_still_an_error(cli, fake):
     fake.on("tab.get", Raw(b'{"id":"cli:tab:get","error":null}\n'))
-    res = herdr("tab", "get", "w1:t1")
+    res = cli("tab", "get", "w1:t1")
     assert (res.rc, res.out, res.err) == (1, b"", b'{"error":null,"id":"cli:tab:get"}\n')
 
 
@@ -293,9 +307,9 @@ def test_non_json_reply(herdr, fake):
     assert res.stderr == 'Error: Custom { kind: Other, error: Json(Error("expected value", line: 1, column: 1)) }\n'
 
 
-def test_invalid_utf8_reply(herdr, fake):
+def test_invalid_utf8_reply(cli, fake):
     fake.on("tab.list", Raw(b'{"id":"\xff"}\n'))
-    res = herdr("tab", "list")
+    res = cli("tab", "list")
     assert res.stderr == 'Error: Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }\n'
 
 
@@ -309,9 +323,9 @@ def test_ping_answered_with_error_envelope(herdr, fake):
     assert fake.calls() == [("ping", "api-client:status")]
 
 
-def test_malformed_pong(herdr, fake):
+def test_malformed_pong(cli, fake):
     fake.ping_reply = result("pong", version="0.8.2")
-    res = herdr("tab", "list")
+    res = cli("tab", "list")
     assert res.stderr == ('Error: Custom { kind: Other, error: Json(Error("data did not match any variant of '
                           'untagged enum WireResponse", line: 0, column: 0)) }\n')
 
@@ -328,10 +342,10 @@ def test_two_connections_ping_then_operation(herdr, fake):
     ]
 
 
-def test_same_protocol_different_version_proceeds(herdr, fake):
+def test_same_protocol_different_version_proceeds(cli, fake):
     fake.version = "0.8.1"
     fake.on("workspace.list", result("workspace_list", workspaces=[]))
-    assert herdr("workspace", "list").rc == 0
+    assert cli("workspace", "list").rc == 0
 
 
 def test_guard_server_older(herdr, fake):
@@ -347,25 +361,25 @@ def test_guard_server_older(herdr, fake):
     assert fake.calls() == [("ping", "api-client:status")]  # no operation connection
 
 
-def test_guard_server_newer(herdr, fake):
+def test_guard_server_newer(cli, fake):
     fake.protocol = 22
-    res = herdr("pane", "list")
+    res = cli("pane", "list")
     assert res.err == (b'{"id":"cli:pane:list","error":{"code":"protocol_mismatch","message":"client protocol 20 is '
                        b'older than server protocol 22; upgrade the Herdr client before using this command"}}\n')
 
 
-def test_guard_restart_guidance_for_named_session(make_fake, herdr, tmp_path, sockdir):
+def test_guard_restart_guidance_for_named_session(make_fake, cli, tmp_path, sockdir):
     env = {"XDG_CONFIG_HOME": sockdir}
     os.makedirs(os.path.join(sockdir, "herdr", "sessions", "s2"))
     server = make_fake(name="herdr/sessions/s2/herdr.sock")
     server.protocol = 17
-    res = herdr("--session", "s2", "tab", "list", env=env)
+    res = cli("--session", "s2", "tab", "list", env=env)
     message = res.err_json()["error"]["message"]
     assert message.endswith("Run `herdr session stop s2`, then run `herdr session attach s2` again.")
 
 
-def test_guard_for_0_9_3_client_against_0_8_2_server(herdr, fake):
-    res = herdr("tab", "list", version="0.9.3")
+def test_guard_for_0_9_3_client_against_0_8_2_server(cli, fake):
+    res = cli("tab", "list", version="0.9.3")
     assert res.err_json()["error"]["message"].startswith("client protocol 22 is newer than server protocol 20;")
 
 
@@ -397,8 +411,8 @@ def test_status_running_text_and_json(herdr, fake):
     assert full["update"] == {"restart_needed": True}
 
 
-def test_status_usage(herdr):
-    assert herdr("status", "server", "x").stderr == "usage: herdr status server [--json]\n"
-    res = herdr("status", "bogus")
+def test_status_usage(cli):
+    assert cli("status", "server", "x").stderr == "usage: herdr status server [--json]\n"
+    res = cli("status", "bogus")
     assert res.rc == 2 and res.stderr.startswith("herdr status commands:\n")
-    assert herdr("status", "help").rc == 0
+    assert cli("status", "help").rc == 0

@@ -1,0 +1,267 @@
+"""Scale: 100 / 1,000 / 10,000 panes (each with a simulated agent when the agent layer
+exists) and 100 event subscribers.
+
+Per size, against a ``simherdr serve``-equivalent process holding the population
+(benchmarks/_popserver.py):
+
+- fan-out: 100 connections hold ``events.subscribe`` on one pane's
+  ``pane.agent_status_changed``; one status change (``pane.report_agent`` from a hook source,
+  alternating working/idle) is timed from the request until the event line has reached every
+  subscriber (target < 50 ms at 1,000 panes). Without the agent layer the change is a
+  ``pane.split`` and the subscribers watch ``pane.created`` (and the output says so);
+- ``pane.list`` and ``session.snapshot`` over the socket (whole round trip);
+- memory per pane (tracemalloc, in-process, same population);
+
+and the per-item cost at each size, to show the growth is linear (per-item cost at each size
+fitted as total ~ n^k, k <= MAX_EXPONENT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import selectors
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+
+from .common import ROOT, Result, call, exchange, fmt_time, median
+from .population import has_agent_layer, populate
+
+SIZES = (100, 1_000, 10_000)
+SUBSCRIBERS = 100
+FANOUT_TARGET_MS = 50.0
+FANOUT_TARGET_AT = 1_000
+MAX_EXPONENT = 1.25  # total cost ~ n^k: 1 is linear, 2 quadratic (small sizes fit in CPU caches)
+
+
+class Subscribers:
+    def __init__(self, path: str, n: int, subscriptions: list):
+        self.socks = []
+        self.sel = selectors.DefaultSelector()
+        line = json.dumps({"id": "sub", "method": "events.subscribe",
+                           "params": {"subscriptions": subscriptions}}).encode() + b"\n"
+        for i in range(n):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(30)
+            s.connect(path)
+            s.sendall(line)
+            self.socks.append(s)
+        self.bufs = {s: b"" for s in self.socks}
+        for s in self.socks:
+            ack = self._line(s, 30)
+            if json.loads(ack).get("result", {}).get("type") != "subscription_started":
+                raise RuntimeError(f"subscribe failed: {ack!r}")
+            s.setblocking(False)
+            self.sel.register(s, selectors.EVENT_READ)
+
+    def _line(self, s, timeout):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.bufs[s]:
+            s.settimeout(max(deadline - time.monotonic(), 0.001))
+            b = s.recv(65536)
+            if not b:
+                raise RuntimeError("subscriber closed")
+            self.bufs[s] += b
+        line, _, self.bufs[s] = self.bufs[s].partition(b"\n")
+        return line
+
+    def wait_all(self, timeout: float = 30.0) -> float:
+        """Wait until every subscriber has one more line; return the time of the last one."""
+        pending = set(self.socks)
+        last = time.perf_counter()
+        deadline = time.monotonic() + timeout
+        for s in list(pending):
+            if b"\n" in self.bufs[s]:
+                self.bufs[s] = self.bufs[s].partition(b"\n")[2]
+                pending.discard(s)
+        while pending:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{len(pending)} subscribers got nothing in {timeout}s")
+            for key, _ in self.sel.select(0.5):
+                s = key.fileobj
+                b = s.recv(65536)
+                if not b:
+                    raise RuntimeError("subscriber closed")
+                self.bufs[s] += b
+                if s in pending and b"\n" in self.bufs[s]:
+                    self.bufs[s] = self.bufs[s].partition(b"\n")[2]
+                    pending.discard(s)
+                    last = time.perf_counter()
+        return last
+
+    def close(self):
+        self.sel.close()
+        for s in self.socks:
+            s.close()
+
+
+def _start_server(path: str, n: int, agents: bool) -> tuple[subprocess.Popen, dict]:
+    argv = [sys.executable, "-m", "benchmarks._popserver", "--socket", path, "--panes", str(n)]
+    if agents:
+        argv.append("--agents")
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"population server failed: {proc.stderr.read().decode()[-2000:]}")
+    return proc, json.loads(line)
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+def _timed_call(path, method, params=None) -> float:
+    line = json.dumps({"id": "b", "method": method, "params": params or {}}).encode() + b"\n"
+    t0 = time.perf_counter()
+    out = exchange(path, line, timeout=120)
+    dt = time.perf_counter() - t0
+    if b'"result"' not in out[:200] and b'"result"' not in out:
+        raise RuntimeError(f"{method}: {out[:300]!r}")
+    return dt
+
+
+def fanout(path: str, target: str, agents: bool, reps: int) -> list[float]:
+    if agents:
+        subs = Subscribers(path, SUBSCRIBERS, [{"type": "pane.agent_status_changed", "pane_id": target}])
+    else:
+        subs = Subscribers(path, SUBSCRIBERS, [{"type": "pane.created"}])
+    try:
+        times = []
+        for i in range(reps + 1):
+            time.sleep(0.15)  # past the subscription's 100 ms emit tick
+            if agents:
+                params = {"pane_id": target, "source": "bench", "agent": "pi",
+                          "state": "working" if i % 2 == 0 else "idle"}
+                method = "pane.report_agent"
+            else:
+                params = {"target_pane_id": target, "direction": "down"}
+                method = "pane.split"
+            t0 = time.perf_counter()
+            reply = call(path, method, params)
+            if "result" not in reply:
+                raise RuntimeError(f"{method}: {reply}")
+            last = subs.wait_all()
+            if i:  # the first one warms up
+                times.append(last - t0)
+        return times
+    finally:
+        subs.close()
+
+
+def exponent(totals: dict) -> float | None:
+    """Least-squares slope of log(total) against log(n)."""
+    import math
+    pts = [(math.log(n), math.log(t)) for n, t in totals.items() if t > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+
+
+def memory(n: int, agents: bool) -> float:
+    """Bytes traced for a simulator holding the population (after agents settle)."""
+    from simherdr.clock import VirtualClock
+    from simherdr.simulator import Config, Simulator
+
+    home = tempfile.mkdtemp(prefix="simherdr-bench-home-")
+    try:
+        async def build():
+            gc.collect()
+            tracemalloc.start()
+            before = tracemalloc.get_traced_memory()[0]
+            sim = Simulator("0.9.3", VirtualClock(), Config(home=home, server_cwd=home))
+            await sim.start()
+            await populate(sim, n, home, agents)
+            await sim.clock.advance(10)  # agents settle
+            gc.collect()
+            after = tracemalloc.get_traced_memory()[0]
+            tracemalloc.stop()
+            await sim.close()
+            return after - before
+        return asyncio.run(build())
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = False) -> list[Result]:
+    agents = has_agent_layer() and not force_no_agents
+    tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
+    os.chmod(tmp, 0o700)
+    per_size = {}
+    try:
+        for n in sizes:
+            path = os.path.join(tmp, f"scale-{n}.sock")
+            proc, info = _start_server(path, n, agents)
+            try:
+                target = info["first"]
+                fan = fanout(path, target, agents, reps)
+                lst = [_timed_call(path, "pane.list") for _ in range(call_reps)]
+                snap = [_timed_call(path, "session.snapshot") for _ in range(call_reps)]
+            finally:
+                _stop(proc)
+            mem = memory(n, agents)
+            per_size[n] = {"fanout_s": median(fan), "fanout_all_s": fan, "list_s": median(lst),
+                           "snapshot_s": median(snap), "mem_b": mem, "build_s": info["build_s"],
+                           "statuses": info["statuses"]}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    what = (f"{SUBSCRIBERS} subscribers, one agent status change (pane.report_agent) to all"
+            if agents else
+            f"{SUBSCRIBERS} subscribers, one pane change (pane.split -> pane_created) to all; "
+            f"NO AGENT LAYER: panes only")
+    results = []
+    at = per_size.get(FANOUT_TARGET_AT) or per_size[max(per_size)]
+    at_n = FANOUT_TARGET_AT if FANOUT_TARGET_AT in per_size else max(per_size)
+    fan_ms = at["fanout_s"] * 1e3
+    results.append(Result(
+        f"fan-out at {at_n:,} {'agents' if agents else 'panes'}", round(fan_ms, 2), "ms",
+        f"< {FANOUT_TARGET_MS:g}", fan_ms < FANOUT_TARGET_MS,
+        what + "; by size: " + ", ".join(f"{n:,}: {fmt_time(v['fanout_s'])}" for n, v in per_size.items()),
+        {"agents": agents, "subscribers": SUBSCRIBERS,
+         "by_size": {n: {"median_s": v["fanout_s"], "all_s": v["fanout_all_s"]} for n, v in per_size.items()}}))
+
+    def growth(label: str, totals: dict, fmt_item, fmt_total) -> Result:
+        """Per-item cost per size, and the growth exponent k of total ~ n^k fitted over the
+        sizes (1 linear, 2 quadratic); PASS when k <= MAX_EXPONENT."""
+        ns = sorted(totals)
+        k = exponent({n: totals[n] for n in ns})
+        return Result(
+            f"{label}: growth exponent", round(k, 3) if k is not None else None, "(1 = linear)",
+            f"<= {MAX_EXPONENT:g}", None if k is None else k <= MAX_EXPONENT,
+            "per pane: " + ", ".join(f"{n:,}: {fmt_item(totals[n] / n)}" for n in ns)
+            + "; totals: " + ", ".join(f"{n:,}: {fmt_total(totals[n])}" for n in ns),
+            {"totals": totals, "per_item": {n: totals[n] / n for n in ns}, "exponent": k})
+
+    us = lambda v: f"{v * 1e6:.1f} us"  # noqa: E731
+    results.append(growth("pane.list round trip", {n: v["list_s"] for n, v in per_size.items()}, us, fmt_time))
+    results.append(growth("session.snapshot round trip", {n: v["snapshot_s"] for n, v in per_size.items()},
+                          us, fmt_time))
+    mem_totals = {n: v["mem_b"] for n, v in per_size.items()}
+    mem = growth("memory (tracemalloc)", mem_totals, lambda b: f"{b / 1024:.1f} KiB",
+                 lambda b: f"{b / 2**20:.1f} MiB")
+    ns = sorted(mem_totals)
+    if len(ns) >= 2:
+        a, b = ns[-2], ns[-1]
+        marginal = (mem_totals[b] - mem_totals[a]) / (b - a)
+        mem.detail += f"; marginal {marginal / 1024:.1f} KiB per extra pane ({a:,} -> {b:,})"
+        mem.data["marginal_bytes_per_pane"] = marginal
+    if not agents:
+        mem.detail += " (panes only, no agent layer)"
+    results.append(mem)
+    return results

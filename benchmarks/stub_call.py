@@ -1,0 +1,70 @@
+"""One stand-in binary call vs a bare interpreter start (target <= 2.5x).
+
+``herdr pane get w1:p1`` (the stand-in written by ``simherdr install-stub``, against a running
+``simherdr serve``) vs ``python -I -S -c pass`` on the same interpreter, alternating in rounds;
+the figure is the median of the per-round ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from .common import Result, fmt_time, median, ok, python_module, stop, wait_for_socket
+
+TARGET = 2.5
+
+
+def _timed(argv, env) -> float:
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"{argv} exited {p.returncode}: {p.stderr.decode()[-500:]}")
+    return dt
+
+
+def run(rounds: int = 21, version: str = "0.9.3") -> Result:
+    from simherdr.stub.install import write_stub
+
+    tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
+    os.chmod(tmp, 0o700)
+    path = os.path.join(tmp, "herdr.sock")
+    server = python_module("simherdr", "serve", "--socket", path, "--herdr-version", version)
+    try:
+        wait_for_socket(path, server)
+        ok(path, "workspace.create", {"cwd": tmp})
+        herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=version)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HERDR_SOCKET_PATH": path,
+               "HOME": tmp, "LANG": "C.UTF-8"}
+        stub_argv = [herdr, "pane", "get", "w1:p1"]
+        bare_argv = [sys.executable, "-I", "-S", "-c", "pass"]
+        for _ in range(3):  # warm up: page cache, .pyc files
+            _timed(stub_argv, env)
+            _timed(bare_argv, env)
+        s_times, b_times, ratios = [], [], []
+        for i in range(rounds):
+            if i % 2:
+                s = _timed(stub_argv, env)
+                b = _timed(bare_argv, env)
+            else:
+                b = _timed(bare_argv, env)
+                s = _timed(stub_argv, env)
+            s_times.append(s)
+            b_times.append(b)
+            ratios.append(s / b)
+    finally:
+        stop(server)
+        shutil.rmtree(tmp, ignore_errors=True)
+    ratio = median(ratios)
+    return Result(
+        "stub `herdr pane get` / `python -I -S -c pass`", round(ratio, 3), "x", f"<= {TARGET}",
+        ratio <= TARGET,
+        f"stub {fmt_time(median(s_times))}, bare interpreter {fmt_time(median(b_times))} "
+        f"(median of {rounds} rounds)",
+        {"ratio": ratio, "ratios": ratios, "stub_s": median(s_times), "bare_s": median(b_times),
+         "rounds": rounds})

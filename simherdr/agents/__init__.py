@@ -1,0 +1,14 @@
+"""Simulated agents: processes in panes, behaviour as data, herdr's agent state machine.
+
+- :mod:`.behaviour`: per-kind stage timings (data) and overrides;
+- :mod:`.occupant`: one simulated agent process;
+- :mod:`.terminal`: herdr's per-terminal arbitration (detection, hooks, names, managed starts);
+- :mod:`.layer`: :class:`AgentLayer`, installed as ``sim.agents``;
+- :mod:`.scenarios`: helpers for tests (exit, block, late session, takeover).
+"""
+
+from .behaviour import DEFAULT_BLOCK_MARKER, DEFAULTS, KIND_DEFAULTS, Behaviour, default_behaviour
+from .layer import AGENT_START_SETTLE_DELAY, AgentLayer
+
+__all__ = ["AGENT_START_SETTLE_DELAY", "AgentLayer", "Behaviour", "DEFAULTS", "DEFAULT_BLOCK_MARKER",
+           "KIND_DEFAULTS", "default_behaviour"]

@@ -1,0 +1,320 @@
+"""The agent layer: simulated agent processes in panes, and herdr's agent state machine.
+
+Installed as ``sim.agents``. Every change to a pane's agent state goes through one function,
+:meth:`AgentLayer._update` (herdr's ``update_terminal_state``, src/app/actions.rs:2955-3036,
+plus ``emit_pane_state_update``, src/app/api.rs:612-661): it applies one input (detection,
+hook report, release, clear, session report), recomputes the effective state, reconciles the
+managed start, applies the ``seen`` rule, bumps the global ``state_change_seq`` and emits
+``pane_updated`` / ``pane_agent_detected`` / ``pane_agent_status_changed`` (SOCKET.md §6.2,
+§8.3). Timer-driven managed-start reconciles (herdr's runtime loop) emit ``pane_updated``.
+
+CHOICES:
+- SHELL_REDETECT_DELAY: after an agent process exits, detection publishes "no agent, unknown"
+  this long later (herdr's detection loop notices the shell in the foreground again).
+- OCCUPANT_PID_OFFSET: a simulated agent's pid is its shell's pid plus this.
+- A command line starts a simulated agent when its first word's basename names a known kind
+  (canonical name, executable or alias, herdr's process-name detection); nothing else runs.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ..facts import kinds as K
+from ..model import status as ST
+from ..model import views as V
+from . import terminal as T
+from .behaviour import Behaviour, BehaviourTable
+from .occupant import Occupant
+
+AGENT_START_SETTLE_DELAY = 3.0       # src/app/agents.rs:10
+SHELL_REDETECT_DELAY = 0.5           # CHOICE (see module doc)
+OCCUPANT_PID_OFFSET = 1              # CHOICE
+
+
+def command_kind(line: str) -> tuple[str, list[str]] | None:
+    """(kind, argv) when ``line`` runs a known agent, else None."""
+    try:
+        argv = shlex.split(line)
+    except ValueError:
+        return None
+    if not argv:
+        return None
+    name = argv[0].rsplit("/", 1)[-1]
+    kind = K.parse_kind(name)
+    if kind is None and name in K.EXECUTABLES.values():
+        kind = next(k for k, exe in K.EXECUTABLES.items() if exe == name)
+    return (kind, argv) if kind else None
+
+
+class AgentLayer:
+    """Public API (all methods take a Pane object; look it up with ``sim.session.panes[id]``):
+
+    configuration  set_behaviour(kind, **values), configure_pane(pane_id, **values),
+                   behaviour_for(kind, **extra)
+    processes      spawn(pane, kind, argv=None, **overrides) -> Occupant, occupant(pane),
+                   foreground(pane)
+    observations   process_detected(pane, kind), detected_state(pane, state, blocker=False),
+                   detection_update(pane, agent, state, blocker, exited) (real panes),
+                   process_exited(pane)
+    hooks          report_agent(...), report_session(...), release_agent(...),
+                   clear_authority(...)
+    managed starts begin_managed(pane, name, kind, timeout), reconcile_target(pane),
+                   reconcile_due(), rename(pane, name)
+    simulator      on_command(pane, line), on_input(pane, data), on_pane_gone(pane)
+    """
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.behaviours = BehaviourTable()
+        self._occupants: dict[str, Occupant] = {}      # terminal_id -> process
+        self._pane_overrides: dict[str, dict] = {}     # pane_id -> overrides for the next start
+        self.listeners: list = []                      # fn(pane, change dict) after each update
+
+    # --- configuration ---------------------------------------------------------------------
+
+    def set_behaviour(self, kind: str, **values) -> Behaviour:
+        """Override behaviour values for every later agent of ``kind``."""
+        return self.behaviours.set(kind, **values)
+
+    def configure_pane(self, pane_id: str, **values) -> None:
+        """Behaviour overrides for the next agent started in ``pane_id`` (e.g. by agent.start)."""
+        self._pane_overrides.setdefault(pane_id, {}).update(values)
+
+    def behaviour_for(self, kind: str, **extra) -> Behaviour:
+        return self.behaviours.get(kind, **extra)
+
+    # --- processes -------------------------------------------------------------------------
+
+    def occupant(self, pane) -> Occupant | None:
+        occ = self._occupants.get(pane.terminal_id)
+        return occ if occ is not None and occ.alive else None
+
+    def foreground(self, pane) -> Occupant | None:
+        occ = self.occupant(pane)
+        if occ is None:  # a real (PTY) pane: the backend reads the real foreground job
+            real = getattr(self.sim.backend, "foreground_process", None)
+            if real is not None:
+                return real(pane)
+        return occ
+
+    def spawn(self, pane, kind: str, argv: list[str] | None = None, **overrides) -> Occupant:
+        """Run a simulated agent of ``kind`` as the pane's foreground job (as if its command
+        line had just been submitted to the shell)."""
+        label = K.parse_kind(kind)
+        if label is None:
+            raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
+        extra = {**self._pane_overrides.pop(pane.pane_id, {}), **overrides}
+        behaviour = self.behaviour_for(label, **extra)
+        pid = self.sim.backend.shell_pid(pane) + OCCUPANT_PID_OFFSET
+        occ = Occupant(self, pane, behaviour, argv or [K.EXECUTABLES[label]], pid)
+        old = self._occupants.get(pane.terminal_id)
+        if old is not None:
+            old.kill()
+        self._occupants[pane.terminal_id] = occ
+        occ.start()
+        self.sim.notify()
+        return occ
+
+    # --- simulator hooks ---------------------------------------------------------------------
+
+    def on_command(self, pane, line: str) -> bool:
+        found = command_kind(line)
+        if found is None:
+            return False
+        self.spawn(pane, found[0], found[1])
+        return True
+
+    def on_input(self, pane, data: bytes) -> bool:
+        occ = self.occupant(pane)
+        if occ is None:
+            return False
+        occ.on_input(data)
+        return True
+
+    def on_pane_gone(self, pane) -> None:
+        occ = self._occupants.pop(pane.terminal_id, None)
+        if occ is not None:
+            occ.kill()
+        self._pane_overrides.pop(pane.pane_id, None)
+
+    # --- observations of the process (herdr's detection) ------------------------------------
+
+    def process_detected(self, pane, kind: str) -> bool:
+        now = self.sim.now()
+        occ = self.occupant(pane)
+        if occ is not None and occ.kind == kind:
+            occ.detected = True
+        return self._update(pane, lambda a: T.process_detected(a, kind, now))
+
+    def detected_state(self, pane, state: str, blocker: bool = False) -> bool:
+        """Detection's state for the current detected process (screen manifests, §6.3)."""
+        now = self.sim.now()
+        agent = pane.agent.detected
+        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, False, now))
+
+    def detection_update(self, pane, agent: str | None, state: str, blocker: bool = False,
+                         exited: bool = False) -> bool:
+        """One publish of herdr's detection loop for a real (PTY) pane (StateChanged,
+        src/pane.rs:252-288): the detected agent kind (None: none any more), its screen
+        state, a visible blocker, and whether this reports the process's exit."""
+        now = self.sim.now()
+        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
+
+    def detection_update(self, pane, agent: str | None, state: str, blocker: bool = False,
+                         exited: bool = False) -> bool:
+        """A raw detection publish (herdr's StateChanged{agent, state, visible_blocker,
+        process_exited}), for backends that run herdr's own detection (real PTY panes)."""
+        now = self.sim.now()
+        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
+
+    def process_exited(self, pane, occupant: Occupant | None = None) -> bool:
+        occ = occupant or self.occupant(pane)
+        if occ is not None and not getattr(occ, "detected", False):
+            return False   # herdr never saw this process
+        agent = pane.agent.detected or (occ.kind if occ else None)
+        now = self.sim.now()
+        changed = self._update(pane, lambda a: T.detection(a, agent, "idle", False, True, now))
+        terminal_id = pane.terminal_id
+
+        def redetect():
+            p = self.sim.session.panes.get(pane.pane_id)
+            if p is None or p.terminal_id != terminal_id or self.occupant(p) is not None:
+                return
+            t = self.sim.now()
+            self._update(p, lambda a: T.detection(a, None, "unknown", False, False, t))
+        self.sim.schedule(now + SHELL_REDETECT_DELAY, redetect)
+        return changed
+
+    # --- hook inputs (pane.report_agent & co., SOCKET.md §6.4, §6.6) ---------------------------
+
+    def report_agent(self, pane, source: str, agent: str, state: str, message: str | None = None,
+                     seq: int | None = None, session_id: str | None = None,
+                     session_path: str | None = None) -> bool:
+        label = K.canonical_label(agent)
+        if not label:
+            raise ValueError("agent label must not be empty")
+        session = T.session_ref(source, label, session_id, session_path)
+        if (source, label) in K.RESERVED_NATIVE:
+            return self._update(pane, lambda a: T.session_report(a, source, label, session, seq, None))
+        now = self.sim.now()
+        return self._update(pane, lambda a: T.hook_report(a, source, label, state, message, session, seq, now))
+
+    def report_session(self, pane, source: str, agent: str, seq: int | None = None,
+                       session_id: str | None = None, session_path: str | None = None,
+                       session_start_source: str | None = None) -> bool:
+        label = K.canonical_label(agent)
+        if not label:
+            raise ValueError("agent label must not be empty")
+        session = T.session_ref(source, label, session_id, session_path)
+        start = session_start_source.strip() if session_start_source else None
+        start = start if start in T.RECOGNIZED_START_SOURCES + ("branch",) else None
+        return self._update(pane, lambda a: T.session_report(a, source, label, session, seq, start))
+
+    def release_agent(self, pane, source: str, agent: str, seq: int | None = None) -> bool:
+        label = K.canonical_label(agent)
+        if not label:
+            raise ValueError("agent label must not be empty")
+        if T.is_official(source, label):
+            return False   # official herdr:* sources are ignored (src/app/actions.rs:2898-2914)
+        return self._update(pane, lambda a: T.release(a, source, label, seq))
+
+    def clear_authority(self, pane, source: str | None = None, seq: int | None = None) -> bool:
+        return self._update(pane, lambda a: T.clear_authority(a, source, seq))
+
+    # --- managed starts ----------------------------------------------------------------------
+
+    def begin_managed(self, pane, name: str, kind: str, timeout: float) -> None:
+        now = self.sim.now()
+        T.begin_managed(pane.agent, name, kind, now, AGENT_START_SETTLE_DELAY, timeout)
+        self.sim.schedule(now + AGENT_START_SETTLE_DELAY, self.reconcile_due)
+        self.sim.schedule(now + timeout, self.reconcile_due)
+
+    def reconcile_target(self, pane) -> bool:
+        """agent.get's reconcile (src/app/agents.rs:39-62): pane_updated when it changed."""
+        if T.reconcile_managed(pane.agent, self.sim.now()):
+            self._emit_pane_updated(pane)
+            return True
+        return False
+
+    def reconcile_due(self) -> None:
+        """The runtime's deadline reconcile (src/app/runtime.rs:330-343)."""
+        now = self.sim.now()
+        for pane in list(self.sim.session.all_panes()):
+            d = T.next_managed_deadline(pane.agent)
+            if d is not None and now >= d and T.reconcile_managed(pane.agent, now):
+                self._emit_pane_updated(pane)
+
+    def rename(self, pane, name: str | None) -> None:
+        T.set_name(pane.agent, name)
+        self._emit_pane_updated(pane)
+
+    # --- the one update function ---------------------------------------------------------------
+
+    def _update(self, pane, mutate) -> bool:
+        """Apply one input to the pane's terminal and publish what changed. False when herdr
+        would have dropped the input."""
+        s = self.sim.session
+        if pane.pane_id not in s.panes:
+            return False
+        a = pane.agent
+        now = self.sim.now()
+        prev_label, prev_state, prev_pres = a.label, a.internal, T.presentation(a)
+        prev_seen = pane.seen
+        prev_name = a.name
+        launch_pending = a.launch_pending
+        mutation = mutate(a)
+        if mutation is None:
+            return False
+        label, state, pres = a.label, T.computed_state(a), T.presentation(a)
+        effective = (prev_label, prev_state, prev_pres) != (label, state, pres)
+        if effective:
+            a.internal = state
+        T.reconcile_managed(a, now)
+        suppress_acquisition = T.finish_acquisition(a)
+        name_changed = a.name != prev_name
+        if not effective:
+            if not (mutation.released or name_changed):
+                return True
+            prev_label, prev_state, prev_pres = a.label, a.internal, T.presentation(a)
+            label, state, pres = prev_label, prev_state, prev_pres
+        suppress = state == "idle" and (launch_pending or suppress_acquisition)
+        if prev_state != state:
+            a.state_change_seq = s.bump_state_seq()
+        pane.seen = ST.seen_after_change(pane.seen, prev_state, state, prev_label, label,
+                                         suppress, s.in_active_tab(pane))
+        released = mutation.released
+        shown_label = prev_label if released else label
+        if name_changed:
+            self._emit_pane_updated(pane)
+        if prev_label != label or released:
+            ev = {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id}
+            if shown_label is not None:
+                ev["agent"] = shown_label
+            if released:
+                ev["released"] = True
+                ev["final_status"] = ST.wire_status(state, pane.seen)
+            s.emit("pane_agent_detected", ev)
+        before = ST.wire_status(prev_state, prev_seen)
+        after = ST.wire_status(state, pane.seen)
+        if before != after or prev_pres != pres:
+            ev = {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id, "agent_status": after}
+            if shown_label is not None:
+                ev["agent"] = shown_label
+            if a.title:
+                ev["title"] = a.title
+            if a.display_agent:
+                ev["display_agent"] = a.display_agent
+            if a.state_labels:
+                ev["state_labels"] = dict(a.state_labels)
+            s.emit("pane_agent_status_changed", ev)
+        change = {"t": now, "before": before, "after": after, "label": shown_label,
+                  "released": released, "seq": a.state_change_seq}
+        for fn in list(self.listeners):
+            fn(pane, change)
+        self.sim.notify()
+        return True
+
+    def _emit_pane_updated(self, pane) -> None:
+        self.sim.session.emit("pane_updated", {"pane": V.pane_info(self.sim.session, pane)})
+        self.sim.notify()

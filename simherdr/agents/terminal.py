@@ -1,0 +1,488 @@
+"""herdr's per-terminal agent arbitration (src/terminal/state.rs), on an AgentSlot.
+
+Pure functions: no clock reads (callers pass ``now``, simulated seconds), no events. Every
+mutation returns a :class:`Mutation` when it was applied and ``None`` when herdr drops the
+input silently; the agent layer's one update function (``AgentLayer._update``) then recomputes
+the effective state, reconciles the managed start, applies the ``seen`` rule, bumps
+``state_change_seq`` and emits the events of SOCKET.md §8.3.
+
+SIMPLIFICATIONS (choices, each named where it applies):
+
+- FULL_LIFECYCLE_NO_BUFFERING: herdr buffers a full-lifecycle report that arrives before its
+  session is anchored and may adopt it when the process is detected later
+  (src/terminal/state.rs:859-989,1077-1170). Here such a report is dropped, and a session
+  report for a full-lifecycle source that arrives while its process is absent is dropped too.
+- NO_STALE_SESSION_MEMORY: herdr remembers sessions of exited processes to ignore their late
+  reports; here the suppression of a full-lifecycle source lasts until a fresh process of its
+  kind is detected.
+- Detection publishes no "release suppression" window (src/terminal/state.rs:1214-1228).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..facts import kinds as K
+from ..model.state import AgentSlot
+
+RECOGNIZED_START_SOURCES = ("startup", "clear", "resume", "compact", "new", "fork", "select")
+
+# (source, label) -> start sources that may replace the current session (state.rs:1313-1344).
+_SESSION_REPLACEMENT = {
+    ("herdr:claude", "claude"): ("clear", "resume", "compact"),
+    ("herdr:codex", "codex"): ("startup", "clear", "resume", "compact"),
+    ("herdr:mastracode", "mastracode"): ("startup",),
+    ("herdr:hermes", "hermes"): ("startup", "new", "resume"),
+    ("herdr:opencode", "opencode"): ("select",),
+    ("herdr:pi", "pi"): ("new", "resume", "fork"),
+    ("herdr:omp", "omp"): ("startup", "new", "resume", "fork"),
+    ("herdr:qwen", "qwen"): ("startup", "clear", "resume", "compact", "branch"),
+}
+
+MAX_SESSION_ID_BYTES = 512
+MAX_SESSION_PATH_BYTES = 4096
+
+
+@dataclass
+class Mutation:
+    released: bool = False
+
+
+# --- reading -------------------------------------------------------------------------------
+
+def kind_of(label: str | None) -> str | None:
+    return K.parse_kind(label) if label else None
+
+
+def is_full_lifecycle(source: str, label: str) -> bool:
+    return (source, label) in K.FULL_LIFECYCLE
+
+
+def is_official(source: str, label: str) -> bool:
+    return (source, label) in K.OFFICIAL_SESSION_SOURCES
+
+
+def hook_effective(a: AgentSlot, hook: dict) -> bool:
+    if not is_full_lifecycle(hook["source"], hook["label"]):
+        return True
+    k = kind_of(hook["label"])
+    return k is None or (a.detected == k and a.recent_exit is None)
+
+
+def effective_label(a: AgentSlot) -> str | None:
+    if a.hook is not None and hook_effective(a, a.hook):
+        return a.hook["label"]
+    if a.recent_exit is None:
+        return a.detected
+    return None
+
+
+def effective_known(a: AgentSlot) -> str | None:
+    return kind_of(effective_label(a))
+
+
+def live_full_lifecycle(a: AgentSlot) -> bool:
+    h = a.hook
+    return h is not None and hook_effective(a, h) and is_full_lifecycle(h["source"], h["label"])
+
+
+def _visible_blocker_overrides_hook(a: AgentSlot) -> bool:
+    if live_full_lifecycle(a):
+        return False
+    h = a.hook
+    return (a.fallback_blocker and h is not None
+            and a.fallback_at is not None and h["at"] <= a.fallback_at
+            and h["state"] != "blocked" and kind_of(h["label"]) == a.detected)
+
+
+def computed_state(a: AgentSlot) -> str:
+    if _visible_blocker_overrides_hook(a):
+        return "blocked"
+    if a.hook is not None and hook_effective(a, a.hook):
+        return a.hook["state"]
+    return a.fallback
+
+
+def presentation(a: AgentSlot) -> tuple:
+    return (a.title, a.display_agent, tuple(sorted(a.state_labels.items())))
+
+
+def current_session(a: AgentSlot) -> dict | None:
+    """current_session_identity_for_persistence: the authority's session, else the persisted."""
+    if a.hook is not None and a.hook.get("session"):
+        h = a.hook
+        return {"source": h["source"], "agent": h["label"], **h["session"]}
+    return dict(a.persisted) if a.persisted else None
+
+
+def exposed_session(a: AgentSlot) -> dict | None:
+    s = current_session(a)
+    if s is None:
+        return None
+    return {"source": s["source"], "agent": s["agent"], "kind": s["kind"], "value": s["value"]}
+
+
+def session_ref(source: str, label: str, session_id: str | None, session_path: str | None) -> dict | None:
+    """session_ref_from_report (src/agent_resume.rs:53-70): official pairs only; pi/omp prefer
+    the path; ids <= 512 bytes, paths <= 4096 bytes, no control characters."""
+    if not is_official(source, label):
+        return None
+
+    def valid(v, limit):
+        return bool(v) and len(v.encode()) <= limit and not any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in v)
+
+    if label in ("pi", "omp") and session_path is not None and valid(session_path, MAX_SESSION_PATH_BYTES):
+        return {"kind": "path", "value": session_path}
+    if session_id is not None and valid(session_id, MAX_SESSION_ID_BYTES):
+        return {"kind": "id", "value": session_id}
+    return None
+
+
+# --- names and managed starts ----------------------------------------------------------------
+
+def clear_name(a: AgentSlot) -> None:
+    a.name = None
+    a.name_owner = None
+    a.managed = None
+
+
+def set_name(a: AgentSlot, name: str | None) -> None:
+    """set_agent_name / clear_agent_name (agent.rename)."""
+    if not name:
+        clear_name(a)
+        return
+    a.name = name
+    if a.hook is not None:
+        a.name_owner = {"label": a.hook["label"], "session": a.hook.get("session")}
+    elif a.persisted is not None:
+        a.name_owner = {"label": a.persisted["agent"],
+                        "session": {"kind": a.persisted["kind"], "value": a.persisted["value"]}}
+    elif effective_label(a):
+        a.name_owner = {"label": effective_label(a), "session": None}
+    else:
+        a.name_owner = None
+
+
+def begin_managed(a: AgentSlot, name: str, kind: str, now: float, settle: float, timeout: float) -> None:
+    set_name(a, name)
+    a.name_owner = {"label": kind, "session": None}
+    a.managed = {"kind": kind, "phase": "pending", "ready_after": now + settle,
+                 "deadline": now + timeout, "observed_expected": False}
+
+
+def reconcile_name_owner(a: AgentSlot, label: str, session: dict | None) -> None:
+    if a.name is None:
+        return
+    if a.managed is not None and kind_of(label) == a.managed["kind"]:
+        return
+    owner = a.name_owner
+    if owner is None:
+        a.name_owner = {"label": label, "session": session}
+    elif owner["label"] != label or (owner["session"] is not None and session is not None
+                                     and owner["session"] != session):
+        a.name = None
+        a.name_owner = None
+    elif owner["session"] is None and session is not None:
+        owner["session"] = session
+
+
+def next_managed_deadline(a: AgentSlot) -> float | None:
+    m = a.managed
+    if not m or m["phase"] != "pending":
+        return None
+    ra = m["ready_after"]
+    return min(ra if ra is not None else m["deadline"], m["deadline"])
+
+
+def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) -> bool:
+    """reconcile_managed_agent_at (src/terminal/state.rs:1949-2029). True when anything changed."""
+    m = a.managed
+    if m is None:
+        return False
+    known = effective_known(a)
+    kind = m["kind"]
+    pending = m["phase"] == "pending"
+    observed = (m["observed_expected"] or known == kind) if pending else False
+    if process_exited or (known is not None and known != kind) or (pending and observed and known is None):
+        clear_name(a)
+        return True
+    if m["phase"] == "blocked":
+        if known == kind and a.internal == "idle":
+            a.managed = {**m, "phase": "active"}
+            return True
+        return False
+    if pending:
+        if known == kind and a.internal == "blocked":
+            a.managed = {**m, "phase": "blocked"}
+            return True
+        if now >= m["deadline"]:
+            clear_name(a)
+            return True
+        ra = m["ready_after"]
+        if ra is None or now >= ra:
+            if known == kind and a.internal == "idle":
+                a.managed = {**m, "phase": "active"}
+                return True
+            if ra is not None:
+                a.managed = {**m, "ready_after": None, "observed_expected": observed}
+                return True
+        if observed != m["observed_expected"]:
+            a.managed = {**m, "observed_expected": observed}
+            return True
+    return False
+
+
+def finish_acquisition(a: AgentSlot) -> bool:
+    """finish_agent_process_acquisition: True when this idle is the first after a fresh process."""
+    reached = a.acquisition_pending and a.internal == "idle"
+    suppress = reached and a.recent_exit is None
+    if reached:
+        a.acquisition_pending = False
+    return suppress
+
+
+# --- detection (the simulated process is what herdr's detection observes) ------------------
+
+def _ignore_detection_under_full_lifecycle(a: AgentSlot, agent: str | None, exited: bool) -> bool:
+    return live_full_lifecycle(a) and not exited and not _hook_conflicts_with(a, agent)
+
+
+def _hook_conflicts_with(a: AgentSlot, agent: str | None) -> bool:
+    if agent is None or a.hook is None:
+        return False
+    k = kind_of(a.hook["label"])
+    return k is not None and k != agent
+
+
+def _suppress_full_lifecycle(a: AgentSlot, source: str, label: str, session, reason: str) -> None:
+    if is_full_lifecycle(source, label):
+        a.suppressed[source] = {"label": label, "session": session, "reason": reason}
+
+
+def process_detected(a: AgentSlot, agent: str, now: float) -> Mutation:
+    """set_detected_agent_process_at: a fresh agent process is in the pane's foreground."""
+    starts = not _ignore_detection_under_full_lifecycle(a, agent, False)
+    m = detection(a, agent, "unknown", False, False, now)
+    if starts:
+        a.acquisition_pending = True
+    return m
+
+
+def detection(a: AgentSlot, agent: str | None, state: str, blocker: bool, exited: bool,
+              now: float) -> Mutation:
+    """set_detected_state_with_screen_signals_at (src/terminal/state.rs:312-590)."""
+    prev_label = effective_label(a)
+    released = exited and (prev_label is not None or a.name is not None)
+    if _ignore_detection_under_full_lifecycle(a, agent, exited):
+        if a.hook is not None and kind_of(a.hook["label"]) == agent:
+            a.detected = agent
+        return Mutation()
+    prev_detected = a.detected
+    a.detected = agent
+    if agent is not None:
+        reconcile_name_owner(a, agent, None)
+    if not exited and agent is not None and prev_detected != agent:
+        # A fresh process of this kind lifts the suppression of its full-lifecycle sources
+        # (NO_STALE_SESSION_MEMORY) and restarts their sequences.
+        for source in [s for s, v in a.suppressed.items() if kind_of(v["label"]) == agent]:
+            del a.suppressed[source]
+            a.hook_seqs.pop(source, None)
+    a.fallback = state
+    a.fallback_blocker = blocker and state == "blocked"
+    a.fallback_at = now
+    if exited:
+        if agent is not None:
+            a.recent_exit = agent
+    elif agent is not None:
+        a.recent_exit = None
+    if exited:
+        # Sources of the exited process start a fresh sequence with the next process.
+        for source, label in K.OFFICIAL_SESSION_SOURCES:
+            if label == agent:
+                a.hook_seqs.pop(source, None)
+                _suppress_full_lifecycle(a, source, label, None, "process_exit")
+        if a.hook is not None and kind_of(a.hook["label"]) == agent:
+            a.hook_seqs.pop(a.hook["source"], None)
+            a.hook = None
+        if a.persisted is not None and kind_of(a.persisted["agent"]) == agent:
+            a.persisted = None
+    if a.hook is not None and a.hook["at"] <= now and (
+            _hook_conflicts_with(a, agent)
+            or (prev_detected is not None and agent != prev_detected
+                and kind_of(a.hook["label"]) == prev_detected)):
+        h = a.hook
+        durable = ({"source": h["source"], "agent": h["label"], **h["session"]}
+                   if h.get("session") else None)
+        _suppress_full_lifecycle(a, h["source"], h["label"], h.get("session"), "hook_clear")
+        a.hook = None
+        a.persisted = durable
+    if released:
+        clear_name(a)
+    return Mutation(released=released)
+
+
+# --- hook reports (SOCKET.md §6.4) -----------------------------------------------------------
+
+def accept_seq(a: AgentSlot, source: str, seq: int | None) -> bool:
+    """Per-source sequencing: strictly increasing; once sequenced, unsequenced is dropped."""
+    if seq is None:
+        return source not in a.hook_seqs
+    last = a.hook_seqs.get(source)
+    if last is not None and seq <= last:
+        return False
+    a.hook_seqs[source] = seq
+    return True
+
+
+def _process_present(a: AgentSlot, label: str) -> bool:
+    k = kind_of(label)
+    return k is not None and a.detected == k and a.recent_exit is None
+
+
+def _anchored_session(a: AgentSlot, source: str, label: str) -> dict | None:
+    h = a.hook
+    if h is not None and h["source"] == source and h["label"] == label and h.get("session"):
+        return h["session"]
+    p = a.persisted
+    if p is not None and p["source"] == source and p["agent"] == label:
+        return {"kind": p["kind"], "value": p["value"]}
+    return None
+
+
+def _owner_conflicts(a: AgentSlot, source: str, label: str) -> bool:
+    cur = current_session(a)
+    return cur is not None and (cur["source"] != source or cur["agent"] != label)
+
+
+def _label_conflicts_with_detected(a: AgentSlot, label: str) -> bool:
+    k = kind_of(label)
+    return a.detected is not None and k is not None and k != a.detected
+
+
+def hook_report(a: AgentSlot, source: str, label: str, state: str, message: str | None,
+                session: dict | None, seq: int | None, now: float) -> Mutation | None:
+    """set_hook_authority_at for custom and full-lifecycle sources (state.rs:633-747)."""
+    if (source, label) in K.SESSION_IDENTITY_ONLY:
+        return None
+    full = is_full_lifecycle(source, label)
+    if not full and a.recent_exit is not None and kind_of(label) == a.recent_exit:
+        return None
+    if full:
+        anchored = _anchored_session(a, source, label)
+        sup = a.suppressed.get(source)
+        if sup is not None and sup["reason"] == "hook_clear":
+            if not (sup["session"] and session and sup["session"] != session):
+                return None
+            a.hook_seqs.pop(source, None)   # re-anchored on a new session
+        elif not (_process_present(a, label) and anchored is not None
+                  and (session is None or session == anchored) and source not in a.suppressed):
+            return None                      # FULL_LIFECYCLE_NO_BUFFERING
+        if session is None:
+            session = anchored
+    if _label_conflicts_with_detected(a, label):
+        return None
+    if _owner_conflicts(a, source, label):
+        takeover = session is not None and kind_of(label) == a.detected and is_official(source, label)
+        if not takeover:
+            return None
+    if not accept_seq(a, source, seq):
+        return None
+    reconcile_name_owner(a, label, session)
+    a.suppressed.pop(source, None)
+    a.persisted = None
+    a.hook = {"source": source, "label": label, "state": state, "message": message,
+              "session": session, "at": now}
+    return Mutation()
+
+
+def session_report(a: AgentSlot, source: str, label: str, session: dict | None, seq: int | None,
+                   start_source: str | None) -> Mutation | None:
+    """set_agent_session_ref_for_session_start (state.rs:1380-1607), simplified: no queued
+    replacement reports (FULL_LIFECYCLE_NO_BUFFERING)."""
+    if session is None:
+        return None
+    present = _process_present(a, label)
+    full = is_full_lifecycle(source, label)
+    anchored = _anchored_session(a, source, label) is not None
+    gated = source in a.suppressed and a.suppressed[source]["reason"] != "hook_clear"
+    if full and (not present or gated or not anchored):
+        if start_source not in RECOGNIZED_START_SOURCES or seq is None:
+            return None
+        last = a.hook_seqs.get(source)
+        if last is not None and seq <= last:
+            return None
+        a.hook_seqs[source] = seq
+        if not present:
+            return None
+        a.suppressed.pop(source, None)
+        reconcile_name_owner(a, label, session)
+        a.persisted = {"source": source, "agent": label, **session}
+        return Mutation()
+    if not accept_seq(a, source, seq):
+        return None
+    if _label_conflicts_with_detected(a, label):
+        return None
+    replacement_ok = start_source in _SESSION_REPLACEMENT.get((source, label), ()) or (
+        (source, label) == ("herdr:antigravity_cli", "agy") and start_source is None)
+    if _owner_conflicts(a, source, label):
+        takeover = (start_source in RECOGNIZED_START_SOURCES and kind_of(label) == a.detected)
+        if not takeover:
+            return None
+        if a.hook is not None:
+            _suppress_full_lifecycle(a, a.hook["source"], a.hook["label"], a.hook.get("session"), "hook_clear")
+            a.hook = None
+    cur = current_session(a)
+    if (cur is not None and cur["source"] == source and cur["agent"] == label
+            and cur["kind"] == "id" and session["kind"] == "id" and cur["value"] != session["value"]
+            and not replacement_ok):
+        return None
+    h = a.hook
+    if (h is not None and h["source"] == source and h["label"] == label and full
+            and h.get("session") and h["session"] != session):
+        if not replacement_ok:
+            return None
+        a.hook = None
+    reconcile_name_owner(a, label, session)
+    a.persisted = {"source": source, "agent": label, **session}
+    return Mutation()
+
+
+def clear_authority(a: AgentSlot, source: str | None, seq: int | None) -> Mutation | None:
+    """clear_hook_authority_with_mutation (state.rs:1679-1724)."""
+    h = a.hook
+    if h is None or (source is not None and h["source"] != source):
+        return None
+    if not accept_seq(a, source if source is not None else h["source"], seq):
+        return None
+    _suppress_full_lifecycle(a, h["source"], h["label"], h.get("session"), "hook_clear")
+    a.hook = None
+    a.persisted = None
+    return Mutation()
+
+
+def release(a: AgentSlot, source: str, label: str, seq: int | None) -> Mutation | None:
+    """release_agent_with_mutation (state.rs:1726-1789); callers skip official sources."""
+    h = a.hook
+    if h is not None and (h["label"] != label or h["source"] != source):
+        return None
+    matches_current = effective_label(a) == label
+    p = a.persisted
+    matches_persisted = p is not None and p["source"] == source and p["agent"] == label
+    if not matches_current and not matches_persisted:
+        return None
+    if not accept_seq(a, source, seq):
+        return None
+    preserve_foreign = p is not None and (p["source"] != source or p["agent"] != label)
+    k = kind_of(label)
+    process_owns = k is not None and a.detected == k and a.recent_exit is None
+    _suppress_full_lifecycle(a, source, label, h.get("session") if h else None, "hook_clear")
+    if not process_owns:
+        a.detected = None
+        a.fallback = "unknown"
+        a.fallback_blocker = False
+        a.fallback_at = None
+        clear_name(a)
+    a.hook = None
+    if not preserve_foreign:
+        a.persisted = None
+    return Mutation(released=not process_owns)

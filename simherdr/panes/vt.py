@@ -1,0 +1,453 @@
+"""A real terminal screen for PTY-backed panes: pyte's emulator behind herdr's read contract.
+
+:class:`PtyScreen` is fed the raw bytes a pane's processes write to their terminal and answers
+``read(source, lines, fmt, recent_includes_viewport)`` exactly like the simulated
+:class:`simherdr.model.screen.Screen` (the herdr facts are documented there: SOCKET.md §4.3,
+§7.4, VERSIONS.md §1.6, ``src/app/api_helpers.rs:109-158``, ``src/pane/terminal.rs``). The
+emulation itself (cursor movement, erasing, scrolling regions, charsets, SGR, wide characters)
+is pyte's; this module adds what pyte lacks and herdr needs:
+
+* scrollback: rows that scroll off the top of the primary screen (full-screen scroll region
+  only, like xterm/libghostty) go to a bounded history;
+* soft wraps: a row that auto-wrapped is marked ``wraps`` and the next one ``cont``, so
+  ``recent_unwrapped`` can join them (libghostty formatter rules, as in model/screen.py);
+* the alternate screen (DECSET 47/1047/1049): a separate, blank, history-less grid; 1049 also
+  saves and restores the cursor;
+* modes read by herdr: bracketed paste (DECSET 2004, ``bracketed_paste``) and application
+  cursor keys (DECSET 1);
+* OSC capture for detection, as herdr's AgentOscStateTracker does (``src/pane/osc.rs:446-543``):
+  the latest OSC 0/2 payload (control characters removed, at most 256 characters, an empty
+  payload clears it) is ``title`` and ``osc_title``; the latest OSC 9 payload (the part after
+  ``9;``) is ``osc_progress``. ``clear_agent_osc()`` drops both retained values (herdr does so
+  when the foreground agent changes, ``src/pane.rs:833-835``) but keeps ``title``.
+
+CHOICES: answers to terminal queries (DSR/DA) are written back to the process through
+``respond`` when one is set (a real terminal answers them; pyte generates the replies). ANSI
+reads re-encode pyte's cell attributes as SGR (named colours as 30-37/90-97, others as 24-bit
+``38;2``/``48;2``), which approximates libghostty's re-encoding. Rows made only of spaces count
+as blank, as in the simulated screen.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import deque
+from typing import Callable
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import Margins
+
+from ..model.screen import (
+    DEFAULT_RECENT_LINES,
+    MAX_READ_LINES,
+    READ_FORMATS,
+    READ_SOURCES,
+    first_matching_line,
+    limit_snapshot_lines,
+)
+
+__all__ = ["PtyScreen"]
+
+AGENT_OSC_MAX_CHARS = 256                 # src/pane/osc.rs:448
+_ALT_MODES = {47 << 5, 1047 << 5, 1049 << 5}
+_SAVE_CURSOR_MODE = 1049 << 5
+_BRACKETED_PASTE = 2004 << 5
+_APP_CURSOR = 1 << 5
+
+# An OSC body: ESC ] ... (BEL | ESC \). Collected on raw bytes, across feed() calls.
+_OSC = re.compile(rb"\x1b\]([^\x07\x1b]*)(?:\x07|\x1b\\)")
+_OSC_OPEN = re.compile(rb"\x1b(?:\][^\x07\x1b]*)?\Z")
+_MAX_OSC_CARRY = 4096
+
+
+def _sanitize(payload: bytes) -> str:
+    text = payload.decode("utf-8", "replace")
+    return "".join(ch for ch in text if not (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F))[:AGENT_OSC_MAX_CHARS]
+
+
+_NAMED = {"black": 0, "red": 1, "green": 2, "brown": 3, "yellow": 3, "blue": 4, "magenta": 5,
+          "cyan": 6, "white": 7}
+
+
+def _colour(value: str, fg: bool) -> str | None:
+    if value == "default":
+        return None
+    base = 30 if fg else 40
+    if value in _NAMED:
+        return str(base + _NAMED[value])
+    if value.startswith("bright") and value[6:] in _NAMED:
+        return str(base + 60 + _NAMED[value[6:]])
+    if re.fullmatch(r"[0-9a-fA-F]{6}", value):
+        r, g, b = (int(value[i:i + 2], 16) for i in (0, 2, 4))
+        return f"{38 if fg else 48};2;{r};{g};{b}"
+    return None
+
+
+def _sgr(char) -> str:
+    """SGR parameters for a pyte cell ('' for the default style)."""
+    parts = []
+    if char.bold:
+        parts.append("1")
+    if char.italics:
+        parts.append("3")
+    if char.underscore:
+        parts.append("4")
+    if char.blink:
+        parts.append("5")
+    if char.reverse:
+        parts.append("7")
+    if char.strikethrough:
+        parts.append("9")
+    for value, fg in ((char.fg, True), (char.bg, False)):
+        code = _colour(value, fg)
+        if code:
+            parts.append(code)
+    return ";".join(parts)
+
+
+class _Emulator(pyte.Screen):
+    """pyte's screen plus scrollback, soft-wrap marks and the alternate screen."""
+
+    def __init__(self, columns: int, lines: int, scrollback: int):
+        self.history: deque = deque(maxlen=max(0, scrollback))
+        self.saved_primary = None  # (buffer, cursor, history) while the alternate screen is on
+        self.respond: Callable[[str], None] | None = None
+        super().__init__(columns, lines)
+
+    # --- scrollback ------------------------------------------------------------------------
+
+    def index(self) -> None:
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        if self.cursor.y == bottom and top == 0 and self.saved_primary is None:
+            self.history.append(self.buffer[top])
+        super().index()
+
+    # --- soft wraps ------------------------------------------------------------------------
+
+    def draw(self, data: str) -> None:
+        if self.cursor.x + 2 * len(data) < self.columns or mo.DECAWM not in self.mode:
+            super().draw(data)
+            return
+        for ch in data:
+            if self.cursor.x == self.columns:
+                self.buffer[self.cursor.y].wraps = True
+                super().draw(ch)
+                self.buffer[self.cursor.y].cont = True
+            else:
+                super().draw(ch)
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        super().erase_in_line(how, private=private)
+        if how in (0, 2):
+            line = self.buffer[self.cursor.y]
+            line.__dict__.pop("wraps", None)
+            if how == 2:
+                line.__dict__.pop("cont", None)
+
+    # --- modes: alternate screen -----------------------------------------------------------
+
+    def set_mode(self, *modes: int, **kwargs) -> None:
+        if kwargs.get("private") and any((m << 5) in _ALT_MODES for m in modes):
+            self._alternate(True, save_cursor=any((m << 5) == _SAVE_CURSOR_MODE for m in modes))
+            modes = tuple(m for m in modes if (m << 5) not in _ALT_MODES)
+        super().set_mode(*modes, **kwargs)
+
+    def reset_mode(self, *modes: int, **kwargs) -> None:
+        if kwargs.get("private") and any((m << 5) in _ALT_MODES for m in modes):
+            self._alternate(False, save_cursor=any((m << 5) == _SAVE_CURSOR_MODE for m in modes))
+            modes = tuple(m for m in modes if (m << 5) not in _ALT_MODES)
+        super().reset_mode(*modes, **kwargs)
+
+    def _alternate(self, on: bool, *, save_cursor: bool) -> None:
+        if on and self.saved_primary is None:
+            self.saved_primary = (self.buffer, copy.copy(self.cursor) if save_cursor else None)
+            self.buffer = type(self.buffer)(self.buffer.default_factory)
+            self.dirty.update(range(self.lines))
+        elif not on and self.saved_primary is not None:
+            buffer, cursor = self.saved_primary
+            self.saved_primary = None
+            self.buffer = buffer
+            if cursor is not None:
+                self.cursor = cursor
+            self.dirty.update(range(self.lines))
+
+    def reset(self) -> None:
+        super().reset()
+        if getattr(self, "saved_primary", None) is not None:
+            self.saved_primary = None
+        if hasattr(self, "history"):
+            self.history.clear()
+
+    def erase_in_display(self, how: int = 0, *args, **kwargs) -> None:
+        y = self.cursor.y
+        super().erase_in_display(how, *args, **kwargs)
+        if how == 3:
+            self.history.clear()
+        rows = {0: range(y + 1, self.lines), 1: range(0, y), 2: range(self.lines)}.get(how, ())
+        for r in rows:
+            line = self.buffer.get(r)
+            if line is not None:
+                line.__dict__.pop("wraps", None)
+                line.__dict__.pop("cont", None)
+
+    # --- replies to queries (DSR, DA) ------------------------------------------------------
+
+    def write_process_input(self, data: str) -> None:
+        if self.respond is not None:
+            self.respond(data)
+
+
+class _Row:
+    """A read-only view of one pyte line, with the helpers the joins need."""
+
+    __slots__ = ("line", "cols", "_cells")
+
+    def __init__(self, line, cols: int):
+        self.line = line
+        self.cols = cols
+        self._cells = None
+
+    @property
+    def wraps(self) -> bool:
+        return getattr(self.line, "wraps", False)
+
+    @property
+    def cont(self) -> bool:
+        return getattr(self.line, "cont", False)
+
+    def cells(self) -> list[str]:
+        if self._cells is None:
+            line = self.line
+            self._cells = [line[x].data for x in range(self.cols)]
+        return self._cells
+
+    def text(self) -> str:
+        return "".join(self.cells()).rstrip()
+
+    def plain(self) -> str:
+        return "".join(self.cells()).rstrip(" ")
+
+    def trailing_blank_cells(self) -> int:
+        cells = self.cells()
+        i = len(cells) - 1
+        while i >= 0 and cells[i] in (" ", ""):
+            i -= 1
+        return cells[i + 1:].count(" ")
+
+    def ansi(self) -> str:
+        line = self.line
+        cells = self.cells()
+        last = len(cells) - 1
+        while last >= 0 and cells[last] in (" ", "") and not _sgr(line[last]):
+            last -= 1
+        out = []
+        current = ""
+        for x in range(last + 1):
+            style = _sgr(line[x])
+            if style != current:
+                out.append(f"\x1b[{style}m" if style else "\x1b[0m")
+                current = style
+            out.append(cells[x])
+        if current:
+            out.append("\x1b[0m")
+        return "".join(out)
+
+
+class PtyScreen:
+    """A pane's real terminal screen (pyte-backed) with herdr's read contract."""
+
+    def __init__(self, cols: int = 80, rows: int = 24, scrollback_limit: int = 10000):
+        if cols < 1 or rows < 1:
+            raise ValueError("a screen needs at least one column and one row")
+        self.cols = cols
+        self.rows = rows
+        self.scrollback_limit = scrollback_limit
+        self._emu = _Emulator(cols, rows, scrollback_limit)
+        self._stream = pyte.ByteStream(self._emu)
+        self._osc_carry = b""
+        self.title = ""              # herdr's terminal_title (OSC 0/2, sanitized)
+        self.osc_title = ""          # retained for detection (cleared on agent change)
+        self.osc_progress = ""       # latest OSC 9 payload (cleared on agent change)
+        self.content_seq = 0         # bumped on every non-empty feed (detection_content_seq)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def respond(self):
+        return self._emu.respond
+
+    @respond.setter
+    def respond(self, fn) -> None:
+        self._emu.respond = fn
+
+    @property
+    def bracketed_paste(self) -> bool:
+        return _BRACKETED_PASTE in self._emu.mode
+
+    @property
+    def application_cursor(self) -> bool:
+        return _APP_CURSOR in self._emu.mode
+
+    @property
+    def alternate_screen(self) -> bool:
+        return self._emu.saved_primary is not None
+
+    @property
+    def cursor(self) -> tuple[int, int]:
+        return self._emu.cursor.y, min(self._emu.cursor.x, self.cols - 1)
+
+    @property
+    def history_rows(self) -> int:
+        return 0 if self.alternate_screen else len(self._emu.history)
+
+    @property
+    def total_rows(self) -> int:
+        return self.history_rows + self.rows
+
+    def clear_agent_osc(self) -> None:
+        self.osc_title = ""
+        self.osc_progress = ""
+
+    def clear(self) -> None:
+        """Wipe the active screen's history and grid and home the cursor."""
+        self._stream.feed(b"\x1b[H\x1b[2J\x1b[3J")
+
+    def reset(self) -> None:
+        self._stream.feed(b"\x1bc")
+        self.title = self.osc_title = self.osc_progress = ""
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, data: str | bytes) -> None:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if not data:
+            return
+        self.content_seq += 1
+        self._observe_osc(data)
+        self._stream.feed(data)
+
+    def _observe_osc(self, data: bytes) -> None:
+        buf = self._osc_carry + data if self._osc_carry else data
+        if b"\x1b" not in buf:
+            self._osc_carry = b""
+            return
+        end = 0
+        for m in _OSC.finditer(buf):
+            end = m.end()
+            command, sep, payload = m.group(1).partition(b";")
+            if not sep:
+                continue
+            if command in (b"0", b"2"):
+                title = _sanitize(payload)
+                self.title = title
+                self.osc_title = title
+            elif command == b"9":
+                self.osc_progress = _sanitize(payload)
+        tail = buf[end:]
+        partial = _OSC_OPEN.search(tail)
+        self._osc_carry = partial.group()[-_MAX_OSC_CARRY:] if partial else b""
+
+    # ------------------------------------------------------------------ reading
+
+    def _grid(self) -> list[_Row]:
+        emu = self._emu
+        return [_Row(emu.buffer[y], self.cols) for y in range(self.rows)]
+
+    def _history(self) -> list[_Row]:
+        if self.alternate_screen:
+            return []
+        return [_Row(line, self.cols) for line in self._emu.history]
+
+    @staticmethod
+    def _join_herdr(rows: list[_Row]) -> str:
+        texts = [row.text() for row in rows]
+        while texts and not texts[-1].strip():
+            texts.pop()
+        return "\n".join(texts) + "\n" if texts else ""
+
+    @staticmethod
+    def _join_formatter(rows: list[_Row], *, unwrap: bool, ansi: bool) -> str:
+        sep = "\r\n" if ansi else "\n"
+        out: list[str] = []
+        blank_rows = 0
+        blank_cells = 0
+        for row in rows:
+            plain = row.plain()
+            if not plain:
+                blank_rows += 1
+                continue
+            if blank_rows:
+                out.append(sep * blank_rows)
+                blank_rows = 0
+            if not (unwrap and row.wraps):
+                blank_rows += 1
+            if not (unwrap and row.cont):
+                blank_cells = 0
+            if blank_cells:
+                out.append(" " * blank_cells)
+            out.append(row.ansi() if ansi else plain)
+            blank_cells = row.trailing_blank_cells()
+        return "".join(out)
+
+    def read(self, source: str, lines: int | None = None, fmt: str = "text",
+             recent_includes_viewport: bool = True) -> tuple[str, bool]:
+        if source not in READ_SOURCES:
+            raise ValueError(f"unknown read source {source!r}")
+        if fmt not in READ_FORMATS:
+            raise ValueError(f"unknown read format {fmt!r}")
+        if lines is not None and lines < 0:
+            raise ValueError("lines must not be negative")
+        limit = None if lines is None else min(lines, MAX_READ_LINES)
+        grid = self._grid()
+        if source in ("visible", "detection"):
+            if fmt == "ansi" and source == "visible":
+                text = self._join_formatter(grid, unwrap=False, ansi=True)
+            else:
+                text = self._join_herdr(grid)
+            return limit_snapshot_lines(text, limit)
+        count = DEFAULT_RECENT_LINES if limit is None else limit
+        history = self._history()
+        total = len(history) + self.rows
+        truncated = total > count
+        if count == 0:
+            return "", truncated
+        end = total - 1
+        if recent_includes_viewport and not self.alternate_screen:
+            for r in range(self.rows - 1, -1, -1):
+                if grid[r].text():
+                    end = max(len(history) + r, min(len(history) + self.cursor[0], total - 1))
+                    break
+        start = max(0, end + 1 - count)
+        rows = (history + grid)[start:end + 1]
+        unwrap = source == "recent_unwrapped"
+        if fmt == "text" and not unwrap:
+            return self._join_herdr(rows), truncated
+        return self._join_formatter(rows, unwrap=unwrap, ansi=(fmt == "ansi")), truncated
+
+    def detection_text(self) -> str:
+        """What herdr's detection reads: the visible grid as plain text (src/pane/terminal.rs:2023)."""
+        return self.read("detection")[0]
+
+    def lines_matching(self, pattern_fn: Callable[[str], bool], source: str, lines: int | None = None,
+                       *, recent_includes_viewport: bool = True) -> str | None:
+        if source == "recent":
+            source = "recent_unwrapped"
+        text, _ = self.read(source, lines, "text", recent_includes_viewport)
+        return first_matching_line(text, pattern_fn)
+
+    def last_line(self) -> str:
+        for row in reversed(self._grid()):
+            text = row.text()
+            if text.strip():
+                return text
+        for row in reversed(self._history()):
+            text = row.text()
+            if text.strip():
+                return text
+        return ""
+
+    def visible_lines(self) -> list[str]:
+        return [row.text() for row in self._grid()]
