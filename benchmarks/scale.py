@@ -9,7 +9,8 @@ Per size, against a ``simherdr serve``-equivalent process holding the population
   alternating working/idle) is timed from the request until the event line has reached every
   subscriber (target < 50 ms at 1,000 panes). Without the agent layer the change is a
   ``pane.split`` and the subscribers watch ``pane.created`` (and the output says so);
-- ``pane.list`` and ``session.snapshot`` over the socket (whole round trip);
+- ``pane.list`` and ``session.snapshot``: CPU time in-process (the verdict: process time is
+  not moved by other processes) and the socket round trip (wall, informational);
 - memory per pane (tracemalloc, in-process, same population);
 
 and the per-item cost at each size, to show the growth is linear (per-item cost at each size
@@ -173,9 +174,12 @@ def exponent(totals: dict) -> float | None:
     return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
 
 
-def memory(n: int, agents: bool) -> float:
-    """Bytes traced for a simulator holding the population (after agents settle)."""
+def in_process(n: int, agents: bool, reps: int) -> dict:
+    """The same population in this process: bytes traced by tracemalloc (after the agents
+    settle), then the CPU time (time.process_time: insensitive to other processes on a busy
+    machine) of pane.list and session.snapshot including the JSON encoding the server does."""
     from simherdr.clock import VirtualClock
+    from simherdr.server import encode
     from simherdr.simulator import Config, Simulator
 
     home = tempfile.mkdtemp(prefix="simherdr-bench-home-")
@@ -189,10 +193,18 @@ def memory(n: int, agents: bool) -> float:
             await populate(sim, n, home, agents)
             await sim.clock.advance(10)  # agents settle
             gc.collect()
-            after = tracemalloc.get_traced_memory()[0]
+            mem = tracemalloc.get_traced_memory()[0] - before
             tracemalloc.stop()
+            cpu = {}
+            for method in ("pane.list", "session.snapshot"):
+                times = []
+                for _ in range(max(reps, 2_000 // n)):
+                    t0 = time.process_time()
+                    encode(await sim.request({"id": "b", "method": method, "params": {}}))
+                    times.append(time.process_time() - t0)
+                cpu[method] = min(times)  # the cost itself; slower samples are interference
             await sim.close()
-            return after - before
+            return {"mem_b": mem, "cpu": cpu}
         return asyncio.run(build())
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -214,10 +226,12 @@ def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = 
                 snap = [_timed_call(path, "session.snapshot") for _ in range(call_reps)]
             finally:
                 _stop(proc)
-            mem = memory(n, agents)
+            local = in_process(n, agents, call_reps)
             per_size[n] = {"fanout_s": median(fan), "fanout_all_s": fan, "list_s": median(lst),
-                           "snapshot_s": median(snap), "mem_b": mem, "build_s": info["build_s"],
-                           "statuses": info["statuses"]}
+                           "snapshot_s": median(snap), "mem_b": local["mem_b"],
+                           "list_cpu_s": local["cpu"]["pane.list"],
+                           "snapshot_cpu_s": local["cpu"]["session.snapshot"],
+                           "build_s": info["build_s"], "statuses": info["statuses"]}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -236,22 +250,24 @@ def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = 
         {"agents": agents, "subscribers": SUBSCRIBERS,
          "by_size": {n: {"median_s": v["fanout_s"], "all_s": v["fanout_all_s"]} for n, v in per_size.items()}}))
 
-    def growth(label: str, totals: dict, fmt_item, fmt_total) -> Result:
+    def growth(label: str, totals: dict, fmt_item, fmt_total, verdict: bool = True) -> Result:
         """Per-item cost per size, and the growth exponent k of total ~ n^k fitted over the
         sizes (1 linear, 2 quadratic); PASS when k <= MAX_EXPONENT."""
         ns = sorted(totals)
         k = exponent({n: totals[n] for n in ns})
         return Result(
             f"{label}: growth exponent", round(k, 3) if k is not None else None, "(1 = linear)",
-            f"<= {MAX_EXPONENT:g}", None if k is None else k <= MAX_EXPONENT,
+            f"<= {MAX_EXPONENT:g}" if verdict else None,
+            None if k is None or not verdict else k <= MAX_EXPONENT,
             "per pane: " + ", ".join(f"{n:,}: {fmt_item(totals[n] / n)}" for n in ns)
             + "; totals: " + ", ".join(f"{n:,}: {fmt_total(totals[n])}" for n in ns),
             {"totals": totals, "per_item": {n: totals[n] / n for n in ns}, "exponent": k})
 
     us = lambda v: f"{v * 1e6:.1f} us"  # noqa: E731
-    results.append(growth("pane.list round trip", {n: v["list_s"] for n, v in per_size.items()}, us, fmt_time))
-    results.append(growth("session.snapshot round trip", {n: v["snapshot_s"] for n, v in per_size.items()},
-                          us, fmt_time))
+    for method, key in (("pane.list", "list"), ("session.snapshot", "snapshot")):
+        results.append(growth(f"{method} CPU", {n: v[f"{key}_cpu_s"] for n, v in per_size.items()}, us, fmt_time))
+        results.append(growth(f"{method} socket round trip (wall, noisy)",
+                              {n: v[f"{key}_s"] for n, v in per_size.items()}, us, fmt_time, verdict=False))
     mem_totals = {n: v["mem_b"] for n, v in per_size.items()}
     mem = growth("memory (tracemalloc)", mem_totals, lambda b: f"{b / 1024:.1f} KiB",
                  lambda b: f"{b / 2**20:.1f} MiB")

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-TIME_SCALE = 50.0  # simulated seconds per wall second: herdr's 3 s agent settle takes 60 ms
+TIME_SCALE = 10.0  # simulated seconds per wall second: herdr's 3 s agent settle takes 300 ms
 
 
 def _show(step: str, argv: list[str], env: dict) -> dict | str | None:
@@ -56,12 +56,22 @@ def run_demo(herdr_version: str | None = None) -> int:
         _show("type into the first pane", [herdr, "pane", "run", pane, "echo hello from simherdr"], env)
         _show("read it back", [herdr, "pane", "read", pane, "--source", "visible"], env)
         if _has_agents():
-            _show("start a pi agent (waits for interactive readiness)",
-                  [herdr, "agent", "start", "demo-pi", "--kind", "pi", "--pane", pane], env)
-            _show("prompt it", [herdr, "agent", "prompt", "demo-pi", "write a haiku"], env)
-            _show("it is working", [herdr, "agent", "get", "demo-pi"], env)
-            _show("wait until it is done", [herdr, "agent", "wait", "demo-pi", "--until", "done",
-                                            "--until", "idle", "--timeout", "60000"], env)
+            seen = []
+            tab = _show("a background tab for the agent", [herdr, "tab", "create", "--no-focus", "--label", "agents"], env)
+            second = tab["result"]["root_pane"]["pane_id"]
+            started = _show("start a pi agent there (waits for interactive readiness)",
+                            [herdr, "agent", "start", "demo-pi", "--kind", "pi", "--pane", second], env)
+            seen.append(_status(started))
+            working = _show("prompt it and wait until it is seen working",
+                            [herdr, "agent", "prompt", "demo-pi", "write a haiku", "--wait",
+                             "--until", "working", "--timeout", "60000"], env)
+            seen.append(_status(working))
+            done = _show("wait until it finishes (in a background tab, so herdr says done)",
+                         [herdr, "agent", "wait", "demo-pi", "--until", "done", "--timeout", "60000"], env)
+            seen.append(_status(done))
+            focused = _show("focusing it turns done into idle", [herdr, "agent", "focus", "demo-pi"], env)
+            seen.append(_status(focused))
+            print(f"\n  agent status over the session: {' -> '.join(s for s in seen if s)}")
         _show("a missing pane is herdr's error envelope", [herdr, "pane", "get", "w1:p9"], env)
         _show("a usage error exits 2", [herdr, "pane", "get"], env)
         _show("the whole session", [herdr, "api", "snapshot"], env)
@@ -75,6 +85,12 @@ def run_demo(herdr_version: str | None = None) -> int:
             server.terminate()
             server.wait(5)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _status(reply) -> str | None:
+    if isinstance(reply, dict) and "result" in reply:
+        return reply["result"].get("agent", {}).get("agent_status")
+    return None
 
 
 def _has_agents() -> bool:

@@ -142,3 +142,13 @@ def test_git_failure_is_worktree_list_failed(h, repo, monkeypatch):
     e = h.err("worktree.list", cwd=str(repo))
     assert e["code"] == "worktree_list_failed"
     assert "dubious ownership" in e["message"]
+
+
+def test_cwd_spelling_is_kept_as_given(h, repo, subdir):
+    # herdr joins and pops paths, it never normalises them: `herdr worktree list --cwd .`
+    # sends "<cwd>/." and gets that spelling back.
+    for spelled in (f"{repo}/.", f"{repo}/", f"{repo}//"):
+        source = h.ok("worktree.list", cwd=spelled)["source"]
+        assert source["repo_root"] == source["source_checkout_path"] == spelled
+    # A walk that climbs drops the trailing "." and separators, as Rust's Path::parent does.
+    assert h.ok("worktree.list", cwd=f"{subdir}/.")["source"]["repo_root"] == str(repo)
