@@ -298,15 +298,9 @@ class AgentLayer:
         before = ST.wire_status(prev_state, prev_seen)
         after = ST.wire_status(state, pane.seen)
         if before != after or prev_pres != pres:
-            ev = {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id, "agent_status": after}
-            if shown_label is not None:
-                ev["agent"] = shown_label
-            if a.title:
-                ev["title"] = a.title
-            if a.display_agent:
-                ev["display_agent"] = a.display_agent
-            if a.state_labels:
-                ev["state_labels"] = dict(a.state_labels)
+            ev = V.status_payload(pane, after, shown_label)
+            if shown_label is None:
+                ev.pop("agent", None)
             s.emit("pane_agent_status_changed", ev)
         change = {"t": now, "before": before, "after": after, "label": shown_label,
                   "released": released, "seq": a.state_change_seq}

@@ -25,8 +25,13 @@ def encode(n: int) -> str:
     return "".join(reversed(out))
 
 
+U64_MAX = 2**64 - 1
+
+
 def decode(text: str) -> int | None:
-    """Inverse of :func:`encode`; case-sensitive like herdr. ``None`` if not a number."""
+    """Inverse of :func:`encode`; case-sensitive like herdr. ``None`` if not a number, or if
+    it does not fit herdr's 64-bit integers (CHOICE: overflow is "no such id"; it also keeps
+    a megabyte-long id from costing quadratic big-integer time)."""
     if not text:
         return None
     n = 0
@@ -35,7 +40,19 @@ def decode(text: str) -> int | None:
         if d is None:
             return None
         n = n * _BASE + d
+        if n > U64_MAX:
+            return None
     return n
+
+
+def parse_index(text: str) -> int | None:
+    """A decimal ``usize`` like Rust's ``str::parse``: ASCII digits only, no sign, no
+    whitespace, at most 64 bits; else ``None`` (Python's ``int`` would accept ``"²"``-like
+    digits, surrounding whitespace, and raise on more than 4300 digits)."""
+    if not _POSITIVE_INT.fullmatch(text):
+        return None
+    n = int(text) if len(text) <= 20 else U64_MAX + 1
+    return n if n <= U64_MAX else None
 
 
 def workspace_id(n: int) -> str:
@@ -58,7 +75,7 @@ def terminal_id(epoch_micros: int, counter: int) -> str:
 # --- lenient input forms (SOCKET.md §2.2, src/app/ids.rs) -----------------------------------
 
 _WS_EXACT = re.compile(r"^w([1-9A-HJKMNP-TV-Z0]+)$")
-_POSITIVE_INT = re.compile(r"^[0-9]+$")
+_POSITIVE_INT = re.compile(r"[0-9]+")   # used with fullmatch ("$" would accept a trailing "\n")
 
 
 def parse_workspace_ref(text: str) -> tuple[str, object] | None:
@@ -68,12 +85,14 @@ def parse_workspace_ref(text: str) -> tuple[str, object] | None:
     (1-based sidebar position, not bounds-checked here: callers check, which is where
     tab.create's ``tab_create_failed`` quirk comes from), or ``None``.
     """
-    if _WS_EXACT.match(text):
+    if _WS_EXACT.fullmatch(text):
         return ("id", text)
-    if text.startswith("w_") and _POSITIVE_INT.match(text[2:]):
-        return ("pos", int(text[2:]))
-    if _POSITIVE_INT.match(text):
-        return ("pos", int(text))
+    k = parse_index(text[2:]) if text.startswith("w_") else None
+    if k is not None:
+        return ("pos", k)
+    k = parse_index(text)
+    if k is not None:
+        return ("pos", k)
     return None
 
 

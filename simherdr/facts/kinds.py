@@ -9,10 +9,6 @@ aliases ``:183-211``, lookup normalisation ``:632-641``, hook classes
 
 from __future__ import annotations
 
-from typing import Literal
-
-from .shellquote import normalize_process_name
-
 __all__ = [
     "ALIASES",
     "EXECUTABLES",
@@ -32,6 +28,23 @@ __all__ = [
     "session_kind_for",
     "source_class",
 ]
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def normalize_process_name(name: str) -> str:
+    """herdr's process-name normalisation for shell checks: last path component (``/``
+    or ``\\``), every leading ``-`` removed (login shells), every trailing ``.exe``
+    removed (case-sensitive, before lowercasing), then ASCII-lowercased."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = base.lstrip("-")
+    while base.endswith(".exe"):
+        base = base[: -len(".exe")]
+    return base.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
 
 UNSUPPORTED_KIND_MESSAGE = "unsupported interactive agent kind {kind}"
 
@@ -136,7 +149,8 @@ OFFICIAL_SESSION_SOURCES: frozenset[Pair] = frozenset({
     ("herdr:grok", "grok"),
 })
 
-SourceClass = Literal["session_identity_only", "reserved_native", "full_lifecycle", "custom"]
+# one of "session_identity_only", "reserved_native", "full_lifecycle", "custom"
+SourceClass = str
 
 
 def _lookup_name(text: str) -> str:
@@ -201,7 +215,7 @@ def is_official_session_source(source: str, agent: str) -> bool:
     return (source, canonical_label(agent)) in OFFICIAL_SESSION_SOURCES
 
 
-def session_kind_for(label: str) -> Literal["path", "id"]:
+def session_kind_for(label: str) -> str:  # "path" | "id"
     """``path`` for pi and omp (they prefer an absolute agent_session_path), else ``id``."""
     return "path" if canonical_label(label) in ("pi", "omp") else "id"
 

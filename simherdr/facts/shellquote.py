@@ -9,6 +9,8 @@ same, ``src/platform/macos.rs:59-77``), PowerShell quoting and the shell switch
 
 from __future__ import annotations
 
+from .kinds import normalize_process_name  # noqa: F401  (re-exported; the fact lives in kinds)
+
 import re
 
 __all__ = [
@@ -39,20 +41,6 @@ def pwsh_quote(value: str) -> str:
     if _PWSH_SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "''") + "'"
-
-
-def normalize_process_name(name: str) -> str:
-    """herdr's process-name normalisation for shell checks: last path component (``/``
-    or ``\\``), every leading ``-`` removed (login shells), every trailing ``.exe``
-    removed (case-sensitive, before lowercasing), then ASCII-lowercased."""
-    base = re.split(r"[/\\]", name)[-1]
-    base = base.lstrip("-")
-    while base.endswith(".exe"):
-        base = base[: -len(".exe")]
-    return base.translate(_ASCII_LOWER)
-
-
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 def is_powershell_name(shell_name: str) -> bool:

@@ -46,17 +46,7 @@ def _subscription(v):
 
 
 def status_payload(s, pane) -> dict:
-    d = {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id, "agent_status": pane.status}
-    a = pane.agent
-    if a.label:
-        d["agent"] = a.label
-    if a.title:
-        d["title"] = a.title
-    if a.display_agent:
-        d["display_agent"] = a.display_agent
-    if a.state_labels:
-        d["state_labels"] = dict(a.state_labels)
-    return d
+    return V.status_payload(pane)
 
 
 class _Plain:

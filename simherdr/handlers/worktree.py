@@ -15,8 +15,8 @@ filesystem walk reaches keeps its spelling, symlinks included; a path git lists 
 ``worktree.list --cwd <link>`` reports ``repo_root``/``source_checkout_path`` as ``<link>`` but
 each entry's ``path`` as git prints it; ``worktree.open --path <link>`` finds the entry
 canonically and opens the workspace at git's spelling; ``worktree.create --path <link>/x``
-keeps ``<link>/x`` as the workspace cwd and membership ``checkout_path`` (api:95-101,473-487,
-518-537; deferred:116-139,343-472; src/workspace/git/discovery.rs:249-267).
+keeps ``<link>/x`` as the workspace cwd and membership ``checkout_path`` (api:98-101,473-490,
+529-548; deferred:126-139,343-472; src/workspace/git/discovery.rs:249-267).
 
 Behaviour chosen, not read (each named where it is implemented):
 * ``CHOICE(git-space)``: herdr consults a workspace's *cached* git metadata, refreshed in
@@ -24,7 +24,7 @@ Behaviour chosen, not read (each named where it is implemented):
 * ``CHOICE(selected)``: herdr falls back to the *selected* workspace when none is active; the
   simulator has no separate selection, so no active workspace means the invalid_request.
 * ``CHOICE(force-shutdown)``: ``remove --force`` shuts the pane processes down before git runs
-  (deferred:276-278); here the panes stay as they are until the workspace closes.
+  (deferred:299-301); here the panes stay as they are until the workspace closes.
 * ``CHOICE(trust)``: ``trust_repository`` (0.9.x) is passed to every git command the method
   runs, read from a 0.9.x ``deferred.rs`` seen in a public fork (create: ``worktree add``,
   remove: ``worktree remove`` and its recovery, list/open: ``worktree list``); discovery of a
@@ -107,7 +107,7 @@ def holder_of_checkout(s: Session, checkout_path: str) -> Workspace | None:
 
 
 def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
-    """``find_parent_workspace_by_key`` (api:420-428): non-linked membership or git space."""
+    """``find_parent_workspace_by_key`` (api:427-435): non-linked membership or git space."""
     for w in s.workspaces:
         m = w.worktree
         if m and m["repo_key"] == repo_key and not m["is_linked_worktree"]:
@@ -128,9 +128,25 @@ def _membership(src: "Source", checkout_path: str, linked: bool) -> dict:
     }
 
 
+def _path_components(path: str) -> tuple[str, ...]:
+    lead = ("/",) if path.startswith("/") else ()
+    return lead + tuple(part for part in path.split("/") if part not in ("", "."))
+
+
+def same_membership(a: dict | None, b: dict | None) -> bool:
+    """Membership equality as herdr's derived ``PartialEq``: the two paths are ``PathBuf``s,
+    equal by components (``/w/proj/.`` == ``/w/proj``); the rest compares exactly."""
+    if a is None or b is None:
+        return a is b
+    return (a["repo_key"] == b["repo_key"] and a["repo_name"] == b["repo_name"]
+            and a["is_linked_worktree"] == b["is_linked_worktree"]
+            and _path_components(a["repo_root"]) == _path_components(b["repo_root"])
+            and _path_components(a["checkout_path"]) == _path_components(b["checkout_path"]))
+
+
 def _set_membership(s: Session, w: Workspace, membership: dict, emit_update: bool) -> None:
-    """``set_worktree_membership`` (api:443-465): workspace_updated only when it changed."""
-    if w.worktree == membership:
+    """``set_worktree_membership`` (api:449-471): workspace_updated only when it changed."""
+    if same_membership(w.worktree, membership):
         return
     w.worktree = dict(membership)
     if emit_update:
@@ -197,7 +213,7 @@ def _lookup_workspace(s: Session, ref: str) -> tuple[bool, Workspace | None]:
 
 
 def _source_workspace(s: Session, workspace_id: str | None, cwd: str | None) -> Workspace | None:
-    """The first steps shared by every source resolution (api:180-226); None means "use cwd"."""
+    """The first steps shared by every source resolution (api:174-232); None means "use cwd"."""
     if workspace_id is not None and cwd is not None:
         raise _fail("invalid_request", ONLY_ONE_SOURCE)
     if workspace_id is not None:
@@ -223,7 +239,7 @@ def _absolute(sim, path: str) -> str:
 
 
 def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
-    """``resolve_worktree_source`` for create and open (api:174-226,289-330)."""
+    """``resolve_worktree_source`` for create and open (api:174-232,282-329)."""
     s = sim.session
     w = _source_workspace(s, workspace_id, cwd)
     if w is None:
@@ -250,7 +266,7 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
 
 
 def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: bool) -> Source:
-    """``resolve_worktree_list_source`` (api:228-287,332-378): a linked checkout lists its
+    """``resolve_worktree_list_source`` (api:234-280,331-378,685-703): a linked checkout lists its
     parent repository; the parent is found through ``git worktree list`` (git layer
     ``discover``), falling back to the linked checkout itself."""
     s = sim.session
@@ -302,7 +318,7 @@ def ensure_parent(sim, src: Source, emit_created: bool) -> bool:
 
 
 def _worktree_info(s: Session, src: Source, entry: git.WorktreeEntry) -> dict:
-    """``worktree_info_for_entry`` (api:518-537)."""
+    """``worktree_info_for_entry`` (api:529-548)."""
     canonical = canonical_or_original(entry.path)
     info: dict = {"path": entry.path}
     if entry.branch is not None:
@@ -318,7 +334,7 @@ def _worktree_info(s: Session, src: Source, entry: git.WorktreeEntry) -> dict:
 
 
 def worktree_info_for_membership(m: dict, open_workspace_id: str | None) -> dict:
-    """``worktree_info_for_membership`` (api:539-555): the branch is read from the checkout's
+    """``worktree_info_for_membership`` (api:550-567): the branch is read from the checkout's
     HEAD; no branch means detached."""
     branch = git.head_branch(m["checkout_path"])
     info: dict = {"path": m["checkout_path"]}
@@ -339,7 +355,7 @@ def _list_entries(repo_root: str, trust: bool) -> list[git.WorktreeEntry]:
         raise _fail("worktree_list_failed", e.message) from None
 
 
-# --- pending operations (deferred:145-166,247-262) -------------------------------------------
+# --- pending operations (deferred:140-160,277-307) -------------------------------------------
 
 
 @dataclass
@@ -463,10 +479,11 @@ def _create_source_workspace(s: Session, src: Source, source_id: str | None,
     if w is None:
         return _parent_by_key(s, src.repo_key)
     if source_membership is not None:
-        return w if w.worktree == source_membership else _parent_by_key(s, src.repo_key)
+        return (w if same_membership(w.worktree, source_membership)
+                else _parent_by_key(s, src.repo_key))
     if w.worktree:
         expected = _membership(src, src.checkout_path, False)
-        return w if w.worktree == expected else _parent_by_key(s, src.repo_key)
+        return w if same_membership(w.worktree, expected) else _parent_by_key(s, src.repo_key)
     space = _git_space(s, w)
     if (space is not None and not space.is_linked_worktree and space.common_dir == src.repo_key
             and canonical_or_original(space.checkout_root) == canonical_or_original(src.repo_root)):
@@ -594,7 +611,8 @@ async def remove(sim, p, rid, conn):
         current = s.ws(workspace_id)
         if (current is not None and current.worktree
                 and current.worktree["is_linked_worktree"]
-                and current.worktree["checkout_path"] == m["checkout_path"]):
+                and _path_components(current.worktree["checkout_path"])
+                == _path_components(m["checkout_path"])):
             _close_removed(sim, current)
             s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": snapshot})
         s.emit("worktree_removed", {"workspace_id": workspace_id, "workspace": snapshot,

@@ -39,11 +39,6 @@ def is_group_root(s: Session, w: Workspace) -> bool:
     return len(close_set(s, w)) >= 2
 
 
-def group_close_members(s: Session, w: Workspace) -> list[Workspace]:
-    """The *other* workspaces that close with ``w`` when ``w`` is a group root."""
-    return [x for x in close_set(s, w) if x is not w]
-
-
 def closed_event_per_workspace(profile) -> bool:
     """Does an explicit group close emit one ``workspace_closed`` per closed workspace?
 

@@ -312,11 +312,12 @@ class Session:
                 return None
             return self.panes.get(ids.pane_id(w.workspace_id, n))
         ws_ref, sep, rest = ref.rpartition("-")
-        if sep and rest.isdigit():
+        k = ids.parse_index(rest) if sep else None
+        if k is not None:
             w = self.find_workspace(ws_ref)
-            if w is None or int(rest) < 1:
+            if w is None or k < 1:
                 return None
-            return self.panes.get(ids.pane_id(w.workspace_id, int(rest)))
+            return self.panes.get(ids.pane_id(w.workspace_id, k))
         return None
 
     def require_pane(self, ref: str) -> Pane:
@@ -553,9 +554,9 @@ class Session:
 
 
 def _nth(items: list, k: str):
-    if not k.isdigit():
+    i = ids.parse_index(k)
+    if i is None:
         return None
-    i = int(k)
     return items[i - 1] if 1 <= i <= len(items) else None
 
 

@@ -55,6 +55,24 @@ def _presentation(p: Pane, out: dict) -> None:
         out["display_agent"] = a.display_agent
 
 
+def status_payload(p: Pane, agent_status: str | None = None, label: str | None = None) -> dict:
+    """The pane_agent_status_changed payload (SOCKET.md §8.2): pane_id, workspace_id,
+    agent_status, then agent/title/display_agent/state_labels when present."""
+    a = p.agent
+    d = {"pane_id": p.pane_id, "workspace_id": p.workspace_id,
+         "agent_status": agent_status if agent_status is not None else p.status}
+    label = label if label is not None else a.label
+    if label:
+        d["agent"] = label
+    if a.title:
+        d["title"] = a.title
+    if a.display_agent:
+        d["display_agent"] = a.display_agent
+    if a.state_labels:
+        d["state_labels"] = dict(a.state_labels)
+    return d
+
+
 def pane_info(s: Session, p: Pane) -> dict:
     info = {
         "pane_id": p.pane_id,

@@ -55,42 +55,10 @@ APP_DIR_NAME = "herdr"  # release builds; debug builds use herdr-dev (CLI.md §2
 
 USAGE_FOOTER = "run 'herdr --help' for usage"
 
-# Canonical kinds and accepted aliases (src/detect/mod.rs lookup_agent / agent_label).
-AGENT_KINDS = (
-    "pi", "claude", "codex", "gemini", "cursor", "devin", "agy", "cline", "omp", "mastracode",
-    "opencode", "copilot", "kimi", "kiro", "droid", "amp", "grok", "hermes", "kilo", "qodercli",
-    "qwen", "maki",
-)
-_AGENT_ALIASES = {
-    "claude-code": "claude",
-    "cursor-agent": "cursor",
-    "devin-cli": "devin",
-    "devin cli": "devin",
-    "antigravity": "agy",
-    "antigravity-cli": "agy",
-    "mastra-code": "mastracode",
-    "mastra code": "mastracode",
-    "opencode2": "opencode",
-    "open-code": "opencode",
-    "github-copilot": "copilot",
-    "ghcs": "copilot",
-    "kimi-code": "kimi",
-    "kimi code": "kimi",
-    "kiro-cli": "kiro",
-    "amp-local": "amp",
-    "grok-build": "grok",
-    "hermes-agent": "hermes",
-    "kilo-code": "kilo",
-    "kilo code": "kilo",
-    "qoderclicn": "qodercli",
-    "qoder": "qodercli",
-    "qodercn": "qodercli",
-    "qwen-code": "qwen",
-    "qwen code": "qwen",
-}
-_SHELL_NAMES = frozenset(
-    "sh bash dash zsh fish ksh mksh csh tcsh elvish xonsh nu pwsh powershell cmd".split()
-)
+# Kinds, aliases and shell names: the one table in simherdr.facts.kinds (import-light on
+# purpose: no typing, no re, so the stand-in still starts fast).
+from simherdr.facts.kinds import KIND_NAMES as AGENT_KINDS, is_shell_name as _is_shell_name, parse_kind as parse_agent_kind  # noqa: E402
+
 _AGENT_STATUSES = ("idle", "working", "blocked", "done", "unknown")
 _PANE_AGENT_STATES = ("idle", "working", "blocked", "unknown")
 
@@ -1788,30 +1756,6 @@ def _explain_text(wire, explain, verbose: bool) -> str:
 # -- agent start (CLI.md §5; src/cli/agent.rs:275-422,548-708) -------------------------------
 
 _AGENT_START_USAGE = "usage: herdr agent start <name> --kind KIND --pane ID [--timeout MS] [-- <agent-args...>]"
-
-
-def parse_agent_kind(raw: str):
-    """crate::detect::parse_agent_label + agent_label: the canonical kind, or None."""
-    name = raw.strip().lower()
-    for suffix in (".exe", ".cmd", ".bat", ".ps1", ".js"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    if name in AGENT_KINDS:
-        return name
-    return _AGENT_ALIASES.get(name)
-
-
-def _normalized_process_name(name: str) -> str:
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    base = base.lstrip("-")
-    while base.endswith(".exe"):
-        base = base[:-4]
-    return "".join(c.lower() if c.isascii() else c for c in base)
-
-
-def _is_shell_name(name) -> bool:
-    return isinstance(name, str) and _normalized_process_name(name) in _SHELL_NAMES
 
 
 def _shows_shell_initialization(process_info) -> bool:

@@ -188,3 +188,19 @@ def test_subdirectory_workspace_is_the_parent(h, repo, subdir, linked):
     assert r["workspace"]["workspace_id"] == "w2"
     parent = h.ok("workspace.get", workspace_id="w1")["workspace"]
     assert parent["worktree"]["checkout_path"] == str(repo)  # membership names the repo root
+
+
+def test_membership_paths_compare_by_components(h, repo, linked):
+    # The parent's membership is recorded with the spelling of the first request; a later
+    # request spelling the same checkout differently does not change it (herdr compares
+    # PathBufs by components) and emits no workspace_updated.
+    h.ok("worktree.open", cwd=f"{repo}/.", branch="main")
+    assert h.ok("workspace.get", workspace_id="w1")["workspace"]["worktree"]["checkout_path"] == (
+        f"{repo}/.")
+    mark = h.sim.hub.seq
+    r = h.ok("worktree.open", cwd=str(repo), path=str(linked))
+    assert kinds(h, mark) == ["workspace_created", "tab_created", "pane_created",
+                              "layout_updated", "worktree_opened"]
+    assert r["workspace"]["worktree"]["repo_root"] == str(repo)
+    assert h.ok("workspace.get", workspace_id="w1")["workspace"]["worktree"]["checkout_path"] == (
+        f"{repo}/.")
