@@ -118,6 +118,9 @@ class F:
     check: Callable
     opt: bool = False
     default: Any = _MISSING
+    # A field only some herdr versions know: ``known(profile)``. On a version without it the
+    # key is an unknown key, which serde ignores whatever its value: the field reads as absent.
+    known: Callable | None = None
 
 
 def opt(check: Callable) -> F:
@@ -132,6 +135,11 @@ def dflt(check: Callable, default: Any) -> F:
     return F(check, default=default)
 
 
+def versioned(f: F, known: Callable) -> F:
+    """``f``, known only on the versions where ``known(profile)`` is true (see :func:`parse`)."""
+    return F(f.check, f.opt, f.default, known)
+
+
 def struct(**fields: F) -> Callable:
     """A nested struct checker (e.g. ``wait``, ``match``)."""
     def check(v):
@@ -142,12 +150,16 @@ def struct(**fields: F) -> Callable:
     return check
 
 
-def parse(spec: dict[str, F], raw: Any) -> dict:
+def parse(spec: dict[str, F], raw: Any, profile: Any = None) -> dict:
+    """Check ``raw`` against ``spec``. With a ``profile``, a versioned field the profile does
+    not know is read as absent (given values are ignored, not checked)."""
     if not isinstance(raw, dict):
         raise _type_error(raw, "a map")
     out: dict = {}
     for name, f in spec.items():
         v = raw.get(name, _MISSING)
+        if f.known is not None and profile is not None and not f.known(profile):
+            v = _MISSING
         if v is _MISSING or (v is None and f.opt):
             if f.opt:
                 out[name] = None

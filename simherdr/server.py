@@ -25,6 +25,9 @@ from .simulator import Simulator
 MAX_REQUEST_BYTES = 1024 * 1024     # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0               # src/api/server.rs:30 (real seconds: a transport limit)
 WRITE_TIMEOUT = 5.0                 # src/api/server.rs:31
+# CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
+# connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
+LISTEN_BACKLOG = 1024
 
 
 class _Obj(dict):
@@ -210,7 +213,8 @@ class Server:
         old = os.umask(0o177)  # created 0600, no window where it is wider
         try:
             self._server = await asyncio.start_unix_server(self._handle, path=self.path,
-                                                           limit=MAX_REQUEST_BYTES + 1)
+                                                           limit=MAX_REQUEST_BYTES + 1,
+                                                           backlog=LISTEN_BACKLOG)
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)

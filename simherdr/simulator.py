@@ -213,7 +213,7 @@ class Simulator:
                 raise E.invalid_request(f"invalid type: {P._json_kind(obj['params'])}, expected a map")
             return rid, None, name
         try:
-            p = P.parse(mdef.spec, obj["params"])
+            p = P.parse(mdef.spec, obj["params"], self.profile)
         except P.ParamError as e:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p

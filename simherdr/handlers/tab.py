@@ -87,9 +87,10 @@ def close(sim, p):
         s.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
         s.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
         return {"type": "ok"}
-    for pid in t.pane_ids():
-        sim.before_pane_close(s.panes[pid])
     if len(w.tabs) == 1:
-        sim.before_workspace_close(w)
+        sim.before_workspace_close(w)  # every pane of the workspace: this tab's panes
+    else:
+        for pid in t.pane_ids():
+            sim.before_pane_close(s.panes[pid])
     s.close_tab(t)
     return {"type": "ok"}

@@ -51,44 +51,14 @@ def rename(sim, p):
     return {"type": "workspace_info", "workspace": V.workspace_info(s, w)}
 
 
-class _Given:
-    """A params value kept raw until the profile says whether the field exists."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
+#: ``close_group`` exists from 0.9.0 (#2874); 0.8.2 ignores it as an unknown key.
+CLOSE_GROUP = P.versioned(P.dflt(P.BOOL, False), lambda profile: profile.close_group_required)
 
 
-def _raw(value):
-    return _Given(value)
-
-
-#: A bool field that only some herdr versions know. Spec it as ``VERSIONED_BOOL``; read it
-#: with :func:`versioned_bool`. On a version without the field serde ignores it, whatever its
-#: JSON type (SOCKET.md §10.2: unknown params keys are ignored); on a version with it, it is
-#: ``#[serde(default)] bool``: absent -> false, anything but a boolean (null included) fails
-#: the whole request like any parse error (invalid_request, id "").
-VERSIONED_BOOL = P.dflt(_raw, None)
-
-
-def versioned_bool(p: dict, name: str, known: bool) -> bool:
-    given = p[name]
-    if given is None or not known:
-        return False
-    try:
-        return P.BOOL(given.value)
-    except P.ParamError as e:
-        err = E.invalid_request(str(e))
-        err.reply_id = ""
-        raise err from None
-
-
-@method("workspace.close", workspace_id=P.req(P.STR), close_group=VERSIONED_BOOL)
+@method("workspace.close", workspace_id=P.req(P.STR), close_group=CLOSE_GROUP)
 def close(sim, p):
     s = sim.session
-    # close_group exists from 0.9.0 (#2874); 0.8.2 ignores it as an unknown key.
-    close_group = versioned_bool(p, "close_group", sim.profile.close_group_required)
+    close_group = p["close_group"]
     w = s.require_workspace(p["workspace_id"])
     targets = groups.close_set(s, w)
     if len(targets) >= 2 and sim.profile.close_group_required and not close_group:

@@ -46,7 +46,6 @@ from ..model import views as V
 from ..model.state import Session, Workspace
 from .common import auto_label
 from .registry import method
-from .workspace import VERSIONED_BOOL, versioned_bool
 
 # --- messages (exact herdr texts) ---------------------------------------------------------------
 
@@ -64,9 +63,13 @@ def _fail(code: str, message: str) -> E.HerdrError:
     return E.HerdrError(code, message)
 
 
+#: ``trust_repository``: a 0.9.x field (#3044) on all four methods (VERSIONS.md §1.3); 0.8.2
+#: ignores it as an unknown key.
+TRUST = P.versioned(P.dflt(P.BOOL, False), lambda profile: profile.trust_repository)
+
+
 def _trust(sim, p: dict) -> bool:
-    """``trust_repository``: a 0.9.x field (#3044); 0.8.2 ignores it as an unknown key."""
-    return versioned_bool(p, "trust_repository", sim.profile.trust_repository)
+    return p["trust_repository"]
 
 
 # --- what the git layer says about a workspace or a path -----------------------------------------
@@ -385,7 +388,7 @@ run_in_thread = asyncio.to_thread
 
 
 @method("worktree.list", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR),
-        trust_repository=VERSIONED_BOOL)
+        trust_repository=TRUST)
 def list_(sim, p):
     s = sim.session
     trust = _trust(sim, p)
@@ -408,7 +411,7 @@ def list_(sim, p):
 
 @method("worktree.open", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR), path=P.opt(P.STR),
         branch=P.opt(P.STR), label=P.opt(P.STR), focus=P.dflt(P.BOOL, False),
-        trust_repository=VERSIONED_BOOL)
+        trust_repository=TRUST)
 def open_(sim, p):
     """api:75-172."""
     s = sim.session
@@ -493,7 +496,7 @@ def _create_source_workspace(s: Session, src: Source, source_id: str | None,
 
 @method("worktree.create", kind="wait", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR),
         branch=P.opt(P.STR), base=P.opt(P.STR), path=P.opt(P.STR), label=P.opt(P.STR),
-        focus=P.dflt(P.BOOL, False), trust_repository=VERSIONED_BOOL)
+        focus=P.dflt(P.BOOL, False), trust_repository=TRUST)
 async def create(sim, p, rid, conn):
     """deferred:94-212 (start) and 343-472 (completion)."""
     s = sim.session
@@ -572,7 +575,7 @@ def _close_removed(sim, w: Workspace) -> None:
 
 
 @method("worktree.remove", kind="wait", workspace_id=P.req(P.STR), force=P.dflt(P.BOOL, False),
-        trust_repository=VERSIONED_BOOL)
+        trust_repository=TRUST)
 async def remove(sim, p, rid, conn):
     """deferred:214-341 (start) and 474-603 (completion)."""
     s = sim.session

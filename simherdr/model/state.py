@@ -202,7 +202,6 @@ class Session:
     def __init__(self, screen_factory):
         self.workspaces: list[Workspace] = []
         self.active: str | None = None
-        self.previous_active: str | None = None
         self.next_workspace_number = 1
         self.terminal_counter = 0
         self.state_change_seq = 0
@@ -404,7 +403,6 @@ class Session:
 
     def switch_workspace(self, w: Workspace) -> None:
         if self.active != w.workspace_id:
-            self.previous_active = self.active
             self.active = w.workspace_id
         t = w.active()
         if t:
@@ -459,13 +457,11 @@ class Session:
         was_active = self.active == w.workspace_id
         self._drop_workspace(w)
         if was_active:
-            self.active = None
-            prev = self.ws(self.previous_active) if self.previous_active else None
-            if prev is not None:
-                self.active = prev.workspace_id
-            elif self.workspaces:
-                self.active = self.workspaces[min(idx, len(self.workspaces) - 1)].workspace_id
-            self.previous_active = None
+            # close_selected_workspace (src/app/actions.rs:1707-1733): the workspace active
+            # before the close stays active if it survived — only possible when it was not the
+            # one closed; otherwise the workspace now at the closed index (clamped).
+            self.active = (self.workspaces[min(idx, len(self.workspaces) - 1)].workspace_id
+                           if self.workspaces else None)
         if emit:
             self.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": final})
 
@@ -474,8 +470,6 @@ class Session:
             for pid in t.pane_ids():
                 self._drop_pane(pid)
         self.workspaces.remove(w)
-        if self.previous_active == w.workspace_id:
-            self.previous_active = None
 
     def _drop_pane(self, pid: str) -> None:
         self.panes.pop(pid, None)

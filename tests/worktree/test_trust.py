@@ -14,6 +14,8 @@ def untrusted(monkeypatch):
 
 def test_list_and_open(h, version, repo, linked, untrusted):
     assert h.err("worktree.list", cwd=str(repo))["code"] == "worktree_list_failed"
+    # open lists first, then checks that the path is absolute (api:473-490).
+    assert h.err("worktree.open", cwd=str(repo), path="relative")["code"] == "worktree_list_failed"
     reply = h.call("worktree.list", cwd=str(repo), trust_repository=True)
     if version == "0.8.2":
         assert reply["error"]["code"] == "worktree_list_failed"
