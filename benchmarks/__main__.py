@@ -54,7 +54,7 @@ def main(argv=None) -> int:
 
     q = args.quick
     plan = {
-        "socket": lambda: [socket_rtt.run(rounds=5 if q else 15, per_round=100 if q else 200)],
+        "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
         "stub": lambda: [stub_call.run(rounds=7 if q else 21)],
         "scale": lambda: scale.run(sizes=(100, 1_000) if q else scale.SIZES, reps=3 if q else 9,
                                    call_reps=2 if q else 5, force_no_agents=args.no_agents),

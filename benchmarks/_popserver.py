@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -42,6 +42,7 @@ async def main(args) -> int:
     print(json.dumps({"panes": len(ids), "first": ids[0], "build_s": built, "statuses": statuses,
                       "pending_timers": len(sim._timers)}), flush=True)
     await server.serve_forever()
+    shutil.rmtree(home, ignore_errors=True)
     return 0
 
 

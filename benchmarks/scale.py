@@ -9,12 +9,15 @@ Per size, against a ``simherdr serve``-equivalent process holding the population
   alternating working/idle) is timed from the request until the event line has reached every
   subscriber (target < 50 ms at 1,000 panes). Without the agent layer the change is a
   ``pane.split`` and the subscribers watch ``pane.created`` (and the output says so);
-- ``pane.list`` and ``session.snapshot``: CPU time in-process (the verdict: process time is
-  not moved by other processes) and the socket round trip (wall, informational);
+- ``pane.list`` and ``session.snapshot``: Python function calls per request (exactly
+  proportional work is linear), CPU time in-process (process time, interleaved rounds across
+  sizes, min: other processes hardly move it; per-pane time still rises a little with size
+  as the data outgrows CPU caches) and the socket round trip (wall, informational);
 - memory per pane (tracemalloc, in-process, same population);
 
-and the per-item cost at each size, to show the growth is linear (per-item cost at each size
-fitted as total ~ n^k, k <= MAX_EXPONENT).
+and the per-item cost at each size, to show the growth is linear: the exponent k of
+total ~ n^k fitted over the sizes (1 linear, 2 quadratic), k <= MAX_EXPONENT for times and
+memory, k <= MAX_CALLS_EXPONENT for function calls.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ SUBSCRIBERS = 100
 FANOUT_TARGET_MS = 50.0
 FANOUT_TARGET_AT = 1_000
 MAX_EXPONENT = 1.25  # total cost ~ n^k: 1 is linear, 2 quadratic (small sizes fit in CPU caches)
+MAX_CALLS_EXPONENT = 1.05  # function calls per request: no cache effects, so (almost) exactly 1
 
 
 class Subscribers:
@@ -174,38 +178,64 @@ def exponent(totals: dict) -> float | None:
     return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
 
 
-def in_process(n: int, agents: bool, reps: int) -> dict:
-    """The same population in this process: bytes traced by tracemalloc (after the agents
-    settle), then the CPU time (time.process_time: insensitive to other processes on a busy
-    machine) of pane.list and session.snapshot including the JSON encoding the server does."""
+def in_process(sizes, agents: bool, rounds: int) -> dict:
+    """The same populations in this process, all alive at once:
+
+    - bytes traced by tracemalloc for each (after its agents settle);
+    - CPU time (time.process_time: not moved by other processes' CPU use) of pane.list and
+      session.snapshot including the JSON encoding the server does, measured in interleaved
+      rounds across the sizes (drift in machine load hits every size alike), min per size;
+    - Python function calls per request (cProfile): the noise-free measure of the work done.
+    """
+    import cProfile
+    import pstats
+
     from simherdr.clock import VirtualClock
     from simherdr.server import encode
     from simherdr.simulator import Config, Simulator
 
     home = tempfile.mkdtemp(prefix="simherdr-bench-home-")
+    methods = ("pane.list", "session.snapshot")
     try:
-        async def build():
-            gc.collect()
-            tracemalloc.start()
-            before = tracemalloc.get_traced_memory()[0]
-            sim = Simulator("0.9.3", VirtualClock(), Config(home=home, server_cwd=home))
-            await sim.start()
-            await populate(sim, n, home, agents)
-            await sim.clock.advance(10)  # agents settle
-            gc.collect()
-            mem = tracemalloc.get_traced_memory()[0] - before
-            tracemalloc.stop()
-            cpu = {}
-            for method in ("pane.list", "session.snapshot"):
-                times = []
-                for _ in range(max(reps, 2_000 // n)):
-                    t0 = time.process_time()
-                    encode(await sim.request({"id": "b", "method": method, "params": {}}))
-                    times.append(time.process_time() - t0)
-                cpu[method] = min(times)  # the cost itself; slower samples are interference
-            await sim.close()
-            return {"mem_b": mem, "cpu": cpu}
-        return asyncio.run(build())
+        async def main():
+            sims, out = {}, {}
+            for n in sizes:
+                gc.collect()
+                tracemalloc.start()
+                before = tracemalloc.get_traced_memory()[0]
+                sim = Simulator("0.9.3", VirtualClock(), Config(home=home, server_cwd=home))
+                await sim.start()
+                await populate(sim, n, home, agents)
+                await sim.clock.advance(10)  # agents settle
+                gc.collect()
+                out[n] = {"mem_b": tracemalloc.get_traced_memory()[0] - before,
+                          "cpu": {m: [] for m in methods}, "calls": {}}
+                tracemalloc.stop()
+                sims[n] = sim
+
+            async def one(sim, method):
+                encode(await sim.request({"id": "b", "method": method, "params": {}}))
+
+            for n, sim in sims.items():
+                for method in methods:
+                    await one(sim, method)  # warm
+                    pr = cProfile.Profile()
+                    pr.enable()
+                    await one(sim, method)
+                    pr.disable()
+                    out[n]["calls"][method] = pstats.Stats(pr).total_calls
+            for _ in range(rounds):
+                for n, sim in sims.items():
+                    for method in methods:
+                        for _ in range(max(1, 1_000 // n)):  # small sizes: more samples
+                            t0 = time.process_time()
+                            await one(sim, method)
+                            out[n]["cpu"][method].append(time.process_time() - t0)
+            for n, sim in sims.items():
+                await sim.close()
+                out[n]["cpu"] = {m: min(v) for m, v in out[n]["cpu"].items()}  # slower samples: interference
+            return out
+        return asyncio.run(main())
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
@@ -226,14 +256,15 @@ def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = 
                 snap = [_timed_call(path, "session.snapshot") for _ in range(call_reps)]
             finally:
                 _stop(proc)
-            local = in_process(n, agents, call_reps)
             per_size[n] = {"fanout_s": median(fan), "fanout_all_s": fan, "list_s": median(lst),
-                           "snapshot_s": median(snap), "mem_b": local["mem_b"],
-                           "list_cpu_s": local["cpu"]["pane.list"],
-                           "snapshot_cpu_s": local["cpu"]["session.snapshot"],
-                           "build_s": info["build_s"], "statuses": info["statuses"]}
+                           "snapshot_s": median(snap), "build_s": info["build_s"], "statuses": info["statuses"]}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    local = in_process(sizes, agents, rounds=call_reps * 2)
+    for n, v in local.items():
+        per_size[n].update({"mem_b": v["mem_b"], "list_cpu_s": v["cpu"]["pane.list"],
+                            "snapshot_cpu_s": v["cpu"]["session.snapshot"],
+                            "list_calls": v["calls"]["pane.list"], "snapshot_calls": v["calls"]["session.snapshot"]})
 
     what = (f"{SUBSCRIBERS} subscribers, one agent status change (pane.report_agent) to all"
             if agents else
@@ -250,21 +281,24 @@ def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = 
         {"agents": agents, "subscribers": SUBSCRIBERS,
          "by_size": {n: {"median_s": v["fanout_s"], "all_s": v["fanout_all_s"]} for n, v in per_size.items()}}))
 
-    def growth(label: str, totals: dict, fmt_item, fmt_total, verdict: bool = True) -> Result:
+    def growth(label: str, totals: dict, fmt_item, fmt_total, verdict: bool = True,
+               limit: float = MAX_EXPONENT) -> Result:
         """Per-item cost per size, and the growth exponent k of total ~ n^k fitted over the
-        sizes (1 linear, 2 quadratic); PASS when k <= MAX_EXPONENT."""
+        sizes (1 linear, 2 quadratic); PASS when k <= limit."""
         ns = sorted(totals)
         k = exponent({n: totals[n] for n in ns})
         return Result(
             f"{label}: growth exponent", round(k, 3) if k is not None else None, "(1 = linear)",
-            f"<= {MAX_EXPONENT:g}" if verdict else None,
-            None if k is None or not verdict else k <= MAX_EXPONENT,
+            f"<= {limit:g}" if verdict else None,
+            None if k is None or not verdict else k <= limit,
             "per pane: " + ", ".join(f"{n:,}: {fmt_item(totals[n] / n)}" for n in ns)
             + "; totals: " + ", ".join(f"{n:,}: {fmt_total(totals[n])}" for n in ns),
             {"totals": totals, "per_item": {n: totals[n] / n for n in ns}, "exponent": k})
 
     us = lambda v: f"{v * 1e6:.1f} us"  # noqa: E731
     for method, key in (("pane.list", "list"), ("session.snapshot", "snapshot")):
+        results.append(growth(f"{method} function calls", {n: v[f"{key}_calls"] for n, v in per_size.items()},
+                              lambda c: f"{c:.1f}", lambda c: f"{c:,}", limit=MAX_CALLS_EXPONENT))
         results.append(growth(f"{method} CPU", {n: v[f"{key}_cpu_s"] for n, v in per_size.items()}, us, fmt_time))
         results.append(growth(f"{method} socket round trip (wall, noisy)",
                               {n: v[f"{key}_s"] for n, v in per_size.items()}, us, fmt_time, verdict=False))

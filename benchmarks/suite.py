@@ -16,7 +16,7 @@ TARGET = 60.0
 def run(timeout: float = 900.0) -> Result:
     venv_python = os.path.join(ROOT, ".venv", "bin", "python")
     python = venv_python if os.path.exists(venv_python) else sys.executable
-    argv = [python, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"]
+    argv = [python, "-m", "pytest", "-n", "auto", "-q"]  # exactly `make test`
     t0 = time.perf_counter()
     try:
         p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -1,4 +1,4 @@
-"""The ``simherdr`` command: serve, install-stub, demo."""
+"""The ``simherdr`` command: serve, ctl, install-stub, demo."""
 
 from __future__ import annotations
 
@@ -27,11 +27,25 @@ def _serve(args) -> int:
     sim = Simulator(args.herdr_version, clock, config)
 
     async def main() -> int:
+        control = None
+        if args.control:   # the scenario/fault control plane (simherdr.scenarios.control)
+            from .scenarios.control import ControlServer
+            if os.path.abspath(args.control) == os.path.abspath(args.socket):
+                print("simherdr: --control must differ from --socket", file=sys.stderr)
+                return 2
+            control = ControlServer(sim, args.control)
+            try:
+                await control.start()   # before the herdr socket: ready when that answers
+            except SocketBusy as e:
+                print(f"simherdr: {e}", file=sys.stderr)
+                return 1
         server = Server(sim, args.socket)
         try:
             await server.start()
         except SocketBusy as e:
             print(f"simherdr: {e}", file=sys.stderr)
+            if control is not None:
+                await control.close()
             return 1
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -39,9 +53,33 @@ def _serve(args) -> int:
         print(f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
               f"listening on {server.path}", file=sys.stderr, flush=True)
         await server.serve_forever()
+        if control is not None:
+            await control.close()
         return 0
 
     return asyncio.run(main())
+
+
+def _ctl(args) -> int:
+    import json
+
+    from .scenarios.control import control_request
+
+    try:
+        op_args = json.loads(args.args) if args.args else {}
+    except ValueError as e:
+        print(f"simherdr ctl: ARGS is not JSON: {e}", file=sys.stderr)
+        return 2
+    try:
+        reply = control_request(args.control, args.op, op_args, timeout=args.timeout)
+    except (OSError, ValueError) as e:
+        print(f"simherdr ctl: {args.control}: {e}", file=sys.stderr)
+        return 2
+    if not reply.get("ok"):
+        print(f"simherdr ctl: {reply.get('error')}", file=sys.stderr)
+        return 1
+    print(json.dumps(reply.get("result"), ensure_ascii=False))
+    return 0
 
 
 def _install_stub(args) -> int:
@@ -71,7 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--pane-mode", choices=("simulated", "pty", "mixed"), default="simulated",
                    help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
                         "env SIMHERDR_PANE_MODE=pty")
+    s.add_argument("--control", metavar="PATH",
+                   help="also open a control socket (scenarios and faults, `simherdr ctl`)")
     s.set_defaults(fn=_serve)
+
+    c = sub.add_parser("ctl", help="send one op to a running simulator's control socket")
+    c.add_argument("--control", metavar="PATH", required=True, help="the control socket")
+    c.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
+    c.add_argument("op", help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, "
+                              "agent.block, agent.state, session.report, pane.reuse, agent.vanish, "
+                              "shell.busy, shell.idle, behaviour.set, ops")
+    c.add_argument("args", nargs="?", help='the op\'s arguments as a JSON object, e.g. \'{"pane_id": "w1:p1"}\'')
+    c.set_defaults(fn=_ctl)
 
     i = sub.add_parser("install-stub", help="write a stand-in `herdr` binary into DIR")
     i.add_argument("dir")

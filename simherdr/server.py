@@ -291,7 +291,9 @@ class Server:
             finally:
                 conn.stop()
             return
-        if mdef is not None and mdef.kind == "wait":
+        # Waits watch their client; so does every call while interceptors are installed
+        # (simherdr.scenarios: a held request ends when its client goes away).
+        if mdef is not None and (mdef.kind == "wait" or sim.interceptors):
             conn = Connection(reader, writer)
             conn.watch()
             try:

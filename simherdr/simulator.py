@@ -45,6 +45,18 @@ class Config:
     herdr_bin_path: str | None = None     # HERDR_BIN_PATH given to real panes, when known
 
 
+@dataclass
+class Call:
+    """One parsed request as an interceptor sees it (``kind``: "call" or "wait"; ``conn``: the
+    client's connection when the transport watches it, else None)."""
+
+    id: str
+    method: str
+    kind: str
+    params: dict
+    conn: Any = None
+
+
 class Simulator:
     def __init__(self, profile: Profile | str | None = None, clock: Clock | None = None,
                  config: Config | None = None):
@@ -63,8 +75,11 @@ class Simulator:
         self._driver_wake: asyncio.Future | None = None   # set by schedule() of an earlier timer
         self._driver_at: float | None = None              # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
-        # Seams for the scenario/fault layer (simherdr.scenarios): called around each request.
-        self.request_hooks: list = []
+        # The scenario/fault seam (simherdr.scenarios): an interceptor chain around every
+        # parsed request, waits included (events.subscribe streams stay outside). Each
+        # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
+        self.interceptors: list = []
+        self._faults = None
         from .panes.simulated import SimulatedBackend
         self.backend = SimulatedBackend(self)
         if self.config.pane_mode != "simulated":
@@ -124,19 +139,22 @@ class Simulator:
         by schedule() of an earlier one (not by every state change: that cost a wake-up per
         request)."""
         loop = asyncio.get_running_loop()
-        while True:
-            self.run_due()
-            nxt = self.next_timer()
-            self._driver_at = nxt
-            self._driver_wake = wake = loop.create_future()
-            if nxt is None:
-                await wake
-                continue
-            sleeper = loop.create_task(self.clock.sleep_until(nxt))
-            try:
-                await asyncio.wait((wake, sleeper), return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                sleeper.cancel()
+        try:
+            while True:
+                self.run_due()
+                nxt = self.next_timer()
+                self._driver_at = nxt
+                self._driver_wake = wake = loop.create_future()
+                if nxt is None:
+                    await wake
+                    continue
+                sleeper = loop.create_task(self.clock.sleep_until(nxt))
+                try:
+                    await asyncio.wait((wake, sleeper), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    sleeper.cancel()
+        finally:
+            self._driver_wake = None  # a stopped driver is never woken (its loop may be closed)
 
     # --- change notification (waits wake on changes instead of burning 100 ms polls) -------
 
@@ -226,10 +244,29 @@ class Simulator:
             return {"id": "", "error": e.body()}
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
-        for hook in self.request_hooks:
-            override = await hook(self, rid, mdef.name, p)
-            if override is not None:
-                return override
+        if self.interceptors:
+            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
+        return await self.dispatch(rid, mdef, p, conn)
+
+    async def _intercepted(self, call: "Call", mdef) -> dict | None:
+        chain = list(self.interceptors)
+
+        async def step(i: int) -> dict | None:
+            if i == len(chain):
+                return await self.dispatch(call.id, mdef, call.params, call.conn)
+            return await chain[i].intercept(self, call, lambda: step(i + 1))
+        return await step(0)
+
+    @property
+    def faults(self):
+        """The fault registry (simherdr.scenarios.faults.Faults), made on first use."""
+        if self._faults is None:
+            from .scenarios.faults import Faults
+            self._faults = Faults(self)
+        return self._faults
+
+    async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
+        """The method itself, after parsing (and after any interceptors)."""
         if self.stopping and mdef.name not in ("ping", "server.stop"):
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:

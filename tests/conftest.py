@@ -15,9 +15,20 @@ from simherdr.testing import Harness, ThreadServer
 VERSIONS = ("0.8.2", "0.9.3")
 
 
-def pytest_report_header(config):
+def _schema_line() -> str:
     p = ref.schema_path()
-    return f"herdr schema: {p if p else 'NOT FOUND (schema validation off)'}"
+    return f"herdr schema: {p}" if p else f"herdr schema: NOT FOUND, schema checks skipped — {ref.SKIP_REASON}"
+
+
+def pytest_report_header(config):
+    return _schema_line()
+
+
+def pytest_sessionstart(session):
+    # Shown even with -q (the header is not), so a CI log says whether replies were checked.
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None and not hasattr(session.config, "workerinput"):
+        tr.write_line(_schema_line())
 
 
 @pytest.fixture(params=VERSIONS)

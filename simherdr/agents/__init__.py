@@ -4,7 +4,8 @@
 - :mod:`.occupant`: one simulated agent process;
 - :mod:`.terminal`: herdr's per-terminal arbitration (detection, hooks, names, managed starts);
 - :mod:`.layer`: :class:`AgentLayer`, installed as ``sim.agents``;
-- :mod:`.scenarios`: helpers for tests (exit, block, late session, takeover).
+- scenario helpers for tests (exit, block, late session, takeover, races) live in
+  :mod:`simherdr.scenarios.agents`.
 """
 
 from .behaviour import DEFAULT_BLOCK_MARKER, DEFAULTS, KIND_DEFAULTS, Behaviour, default_behaviour

@@ -4,6 +4,11 @@ CHOICES (named here, listed in the README): the simulated shell shows the prompt
 echoes typed input, runs no commands except ``exit`` (which ends the shell, so herdr's
 pane_exited path can be exercised), and hands a typed agent command line to the agent layer.
 Process ids are synthetic and stable per pane.
+
+A scenario can make the shell run a foreground command (``run_foreground`` /
+``foreground_done``, used by ``simherdr.scenarios.agents.busy_shell``): the shell is then not
+at its prompt (``agent.start`` answers ``agent_pane_busy``). CHOICE: input typed meanwhile is
+kept as type-ahead and reaches the shell when the command ends; Ctrl-C ends the command.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ class SimulatedBackend:
         self._lines: dict[str, str] = {}
         self._pids: dict[str, int] = {}
         self._next_pid = PID_BASE
+        self._busy: dict[str, list[str]] = {}      # pane_id -> argv of the foreground command
+        self._typeahead: dict[str, bytes] = {}
 
     def _pid(self) -> int:
         self._next_pid += 2
@@ -38,6 +45,29 @@ class SimulatedBackend:
     def detach(self, pane) -> None:
         self._lines.pop(pane.pane_id, None)
         self._pids.pop(pane.pane_id, None)
+        self._busy.pop(pane.pane_id, None)
+        self._typeahead.pop(pane.pane_id, None)
+
+    # --- a foreground command (the scenario seam for a busy shell) ---------------------------
+
+    def run_foreground(self, pane, argv: list[str]) -> None:
+        """The shell runs ``argv`` in the foreground until :meth:`foreground_done`."""
+        self._busy[pane.pane_id] = list(argv)
+        self._lines[pane.pane_id] = ""
+        pane.screen.feed(" ".join(argv) + "\r\n")
+
+    def foreground_done(self, pane) -> None:
+        """The foreground command ended: the prompt comes back, then any type-ahead."""
+        if self._busy.pop(pane.pane_id, None) is None:
+            return
+        self.show_prompt(pane)
+        queued = self._typeahead.pop(pane.pane_id, b"")
+        if queued:
+            self.write(pane, queued)
+
+    def foreground_command(self, pane) -> list[str] | None:
+        argv = self._busy.get(pane.pane_id)
+        return list(argv) if argv is not None else None
 
     # --- input -------------------------------------------------------------------------------
 
@@ -45,6 +75,14 @@ class SimulatedBackend:
         occupant = self.sim.foreground_agent(pane)
         if occupant is not None:
             occupant.on_input(data)
+            return
+        if pane.pane_id in self._busy:
+            if b"\x03" in data:
+                self._typeahead.pop(pane.pane_id, None)
+                pane.screen.feed("^C\r\n")
+                self.foreground_done(pane)
+            else:
+                self._typeahead[pane.pane_id] = self._typeahead.get(pane.pane_id, b"") + data
             return
         data = _PASTE_MARKERS.sub(b"", data)
         data = _ESCAPE_SEQ.sub(b"", data)
@@ -86,10 +124,14 @@ class SimulatedBackend:
         shell_pid = self.shell_pid(pane)
         info = {"pane_id": pane.pane_id, "shell_pid": shell_pid}
         occupant = self.sim.foreground_agent(pane)
+        busy = self._busy.get(pane.pane_id)
         if occupant is not None:
             pid = occupant.pid
             argv = list(occupant.argv)
             name = argv[0] if argv else "agent"
+        elif busy is not None:
+            pid, argv = shell_pid + 1, list(busy)
+            name = argv[0].rsplit("/", 1)[-1]
         else:
             pid, name, argv = shell_pid, pane.shell, [pane.shell]
         info["foreground_process_group_id"] = pid
@@ -100,4 +142,5 @@ class SimulatedBackend:
         return info
 
     def shell_in_foreground(self, pane) -> bool:
-        return self.sim.foreground_agent(pane) is None and self._lines.get(pane.pane_id, "") == ""
+        return (self.sim.foreground_agent(pane) is None and pane.pane_id not in self._busy
+                and self._lines.get(pane.pane_id, "") == "")

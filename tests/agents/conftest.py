@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.agents import scenarios  # noqa: F401  (re-exported for the tests)
+from simherdr.scenarios import agents as scenarios  # noqa: F401  (re-exported for the tests)
 
 
 def events(h, since=0, kinds=None):

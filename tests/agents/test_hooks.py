@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simherdr.agents import scenarios
+from simherdr.scenarios import agents as scenarios
 from tests.agents.conftest import events, start_ready, statuses
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.agents import DEFAULT_BLOCK_MARKER, scenarios
+from simherdr.agents import DEFAULT_BLOCK_MARKER
+from simherdr.scenarios import agents as scenarios
 from tests.agents.conftest import events, start_ready, statuses
 
 NOT_RUNNING = {"code": "agent_not_running", "message": "agent is no longer running in the target pane"}

@@ -25,8 +25,10 @@ from simherdr.testing import ThreadServer
 from tests import herdr_reference as ref
 
 # Bounded and reproducible: a fixed derivation of examples per test (derandomize), no example
-# database, no deadline (a busy CI machine must not turn into flaky failures).
-HOSTILE = settings(max_examples=75, deadline=None, derandomize=True, database=None,
+# database, no deadline (a busy CI machine must not turn into flaky failures). A deeper run:
+# SIMHERDR_FUZZ_EXAMPLES=2000 make fuzz.
+EXAMPLES = int(os.environ.get("SIMHERDR_FUZZ_EXAMPLES", "40"))
+HOSTILE = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                           HealthCheck.filter_too_much, HealthCheck.data_too_large])
 
@@ -131,6 +133,13 @@ def fd_count() -> int:
 
 def task_count(srv: ThreadServer) -> int:
     return srv.run(lambda sim: len(asyncio.all_tasks()))
+
+
+def transport_count(srv: ThreadServer) -> int:
+    """Open transports on the server's loop (its fds: one per live connection), for checks
+    where other servers in this process would blur a whole-process fd count."""
+    return srv.run(lambda sim: sum(1 for t in list(srv.loop._transports.values())
+                                   if t is not None and not t.is_closing()))
 
 
 def conn_count(srv: ThreadServer) -> int:

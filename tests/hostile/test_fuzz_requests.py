@@ -16,35 +16,45 @@ from simherdr.simulator import Simulator
 from simherdr.testing import Harness
 
 from . import strategies as S
-from .conftest import CASES, HOSTILE, ensure_workspace, exchange, lines, server, state
+from .conftest import CASES, EXAMPLES, HOSTILE, ensure_workspace, exchange, lines, server, state, task_count, transport_count
 
 pytestmark = pytest.mark.hostile
 
 VERSION = "0.9.3"
 ORACLES = {v: Simulator(v) for v in ("0.8.2", "0.9.3")}  # parse() only: pure, no loop needed
 ORACLE = ORACLES[VERSION]
-PER_VERSION = settings(HOSTILE, max_examples=50)
+PER_VERSION = settings(HOSTILE, max_examples=max(1, EXAMPLES * 3 // 4))  # run once per profile
+
+
+def _server_for_module(version, tmp_path_factory):
+    """A server for many generated cases; afterwards no crash was logged on its loop and its
+    fds and tasks are back where they started."""
+    tmp = tmp_path_factory.mktemp("fuzz")
+    s = server(version, tmp)
+    ensure_workspace(s, str(tmp))
+    first = transport_count(s), task_count(s)
+    yield s
+    deadline = time.monotonic() + 5
+    while (last := (transport_count(s), task_count(s))) != first and time.monotonic() < deadline:
+        time.sleep(0.02)
+    print(f"\nfuzz server {version}: open transports {first[0]} -> {last[0]}, "
+          f"server tasks {first[1]} -> {last[1]}")
+    try:
+        assert last == first, f"leaked (transports, tasks): {first} -> {last}"
+        assert not s.crashes, s.crashes
+    finally:
+        s.stop()
 
 
 @pytest.fixture(scope="module", params=sorted(ORACLES))
 def vsrv(request, tmp_path_factory):
     """A server per herdr profile (the random-request tests run against both)."""
-    tmp = tmp_path_factory.mktemp("fuzz")
-    s = server(request.param, tmp)
-    ensure_workspace(s, str(tmp))
-    yield s
-    s.stop()
-    assert not s.crashes, s.crashes
+    yield from _server_for_module(request.param, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("fuzz")
-    s = server(VERSION, tmp)
-    ensure_workspace(s, str(tmp))
-    yield s
-    s.stop()
-    assert not s.crashes, s.crashes
+    yield from _server_for_module(VERSION, tmp_path_factory)
 
 
 def check(srv, data: bytes, expect: S.Expect, before) -> list[dict]:

@@ -1,0 +1,19 @@
+"""The scenario and fault layer: make a simulator misbehave the way real herdr deployments do,
+through explicit seams only.
+
+- :mod:`.agents`: scenario helpers (an agent exits, blocks, reports its session late; races:
+  a pane reused by a new agent, an agent that vanishes, a busy shell);
+- :mod:`.faults`: toxiproxy-style faults (latency, hang, drop, wrong_pane, error), installed in
+  the simulator's interceptor chain through the registry ``sim.faults``;
+- :mod:`.control`: the control plane (``simherdr serve --control PATH``, ``simherdr ctl``).
+"""
+
+from .agents import (agent_blocks, agent_exits, agent_state, agent_vanishes, busy_shell,
+                     pane_reused, quiet_next_start, session_reported, shell_idle, takeover)
+from .faults import (FAULT_TYPES, Drop, ErrorReply, Fault, Faults, Hang, Latency, WrongPane,
+                     fault_from_spec)
+
+__all__ = ["Drop", "ErrorReply", "FAULT_TYPES", "Fault", "Faults", "Hang", "Latency", "WrongPane",
+           "agent_blocks", "agent_exits", "agent_state", "agent_vanishes", "busy_shell",
+           "fault_from_spec", "pane_reused", "quiet_next_start", "session_reported", "shell_idle",
+           "takeover"]

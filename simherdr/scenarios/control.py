@@ -1,0 +1,235 @@
+"""The control plane: a second Unix socket that drives scenarios and faults in a running
+simulator (moto-style), so herdr's own method namespace stays untouched.
+
+``simherdr serve --control PATH`` opens it (``0600``, in a private directory, like the herdr
+socket). The protocol is our own: one JSON object per line, any number of lines per
+connection, one reply line each::
+
+    {"op": "fault.add", "args": {"type": "latency", "method": "agent.get", "ms": 200}}
+    -> {"ok": true, "result": {...}}            or  {"ok": false, "error": "..."}
+
+``simherdr ctl --control PATH OP [JSON-ARGS]`` sends one op and prints its result. The ops run
+on the simulator's own loop, between herdr requests; see :data:`OPS` for the list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import socket
+import stat
+
+from ..facts import errors as E
+from . import agents as A
+from .faults import fault_from_spec
+
+MAX_LINE = 1024 * 1024
+
+
+# --- the ops ------------------------------------------------------------------------------------
+
+def _occupant_info(occ) -> dict:
+    return {"pane_id": occ.pane_id, "terminal_id": occ.terminal_id, "kind": occ.kind, "pid": occ.pid}
+
+
+def _fault_add(sim, **spec):
+    return sim.faults.add(fault_from_spec(spec)).describe()
+
+
+def _fault_remove(sim, name: str):
+    return sim.faults.remove(name).describe()
+
+
+def _fault_list(sim):
+    return sim.faults.list()
+
+
+def _fault_clear(sim):
+    return {"removed": [f.name for f in sim.faults.clear()]}
+
+
+def _agent_exit(sim, pane_id: str):
+    A.agent_exits(sim, pane_id)
+
+
+def _agent_block(sim, pane_id: str):
+    A.agent_blocks(sim, pane_id)
+
+
+def _agent_state(sim, pane_id: str, state: str):
+    A.agent_state(sim, pane_id, state)
+
+
+def _session_report(sim, pane_id: str, value: str | None = None, start_source: str = "startup"):
+    A.session_reported(sim, pane_id, value, start_source)
+
+
+def _pane_reuse(sim, pane_id: str, kind: str, exit_seen: bool = False, overrides: dict | None = None):
+    return _occupant_info(A.pane_reused(sim, pane_id, kind, exit_seen=exit_seen, **(overrides or {})))
+
+
+def _agent_vanish(sim, pane_id: str, close: str | None = None):
+    A.agent_vanishes(sim, pane_id, close=close)
+
+
+def _shell_busy(sim, pane_id: str, command="sleep 30", duration: float | None = None):
+    A.busy_shell(sim, pane_id, command, duration)
+
+
+def _shell_idle(sim, pane_id: str):
+    A.shell_idle(sim, pane_id)
+
+
+def _behaviour_set(sim, kind: str | None = None, pane_id: str | None = None, values: dict | None = None):
+    """For a kind: every later agent of that kind; for a pane: the next agent started there."""
+    values = dict(values or {})
+    if (kind is None) == (pane_id is None):
+        raise ValueError("give exactly one of kind or pane_id")
+    if kind is not None:
+        return dataclasses.asdict(sim.agents.set_behaviour(kind, **values))
+    sim.agents.behaviour_for("pi").with_(**values)    # validates the field names
+    if sim.session.canonical_pane(pane_id) is None:
+        raise KeyError(f"no pane {pane_id}")
+    sim.agents.configure_pane(pane_id, **values)
+    return {"pane_id": pane_id, "overrides": values}
+
+
+OPS = {
+    "fault.add": _fault_add,           # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
+    "fault.remove": _fault_remove,     # {"name"}
+    "fault.list": _fault_list,
+    "fault.clear": _fault_clear,
+    "agent.exit": _agent_exit,         # {"pane_id"}
+    "agent.block": _agent_block,       # {"pane_id"}
+    "agent.state": _agent_state,       # {"pane_id", "state"}
+    "session.report": _session_report,  # {"pane_id", "value"?, "start_source"?}
+    "pane.reuse": _pane_reuse,         # {"pane_id", "kind", "exit_seen"?, "overrides"?}
+    "agent.vanish": _agent_vanish,     # {"pane_id", "close"?: null | "exited" | "closed"}
+    "shell.busy": _shell_busy,         # {"pane_id", "command"?, "duration"?}
+    "shell.idle": _shell_idle,         # {"pane_id"}
+    "behaviour.set": _behaviour_set,   # {"kind" | "pane_id", "values"}
+}
+
+
+def handle(sim, obj) -> dict:
+    """One control request -> its reply object. Never raises."""
+    if not isinstance(obj, dict):
+        return {"ok": False, "error": "a request is a JSON object {\"op\", \"args\"}"}
+    op = obj.get("op")
+    if op == "ops":
+        return {"ok": True, "result": sorted(OPS)}
+    fn = OPS.get(op)
+    if fn is None:
+        return {"ok": False, "error": f"unknown op {op!r} (one of: {', '.join(sorted(OPS))})"}
+    args = obj.get("args", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return {"ok": False, "error": "args must be a JSON object"}
+    try:
+        result = fn(sim, **args)
+    except KeyError as e:
+        return {"ok": False, "error": str(e.args[0]) if e.args else "not found"}
+    except TypeError as e:
+        return {"ok": False, "error": f"bad args for {op}: {e}"}
+    except (LookupError, ValueError, NotImplementedError, E.HerdrError) as e:
+        return {"ok": False, "error": str(e)}
+    except Exception as e:   # a control plane must not take the server down
+        return {"ok": False, "error": f"internal error in {op}: {e!r}"}
+    return {"ok": True, "result": result}
+
+
+# --- the socket ----------------------------------------------------------------------------------
+
+def _encode(obj) -> bytes:
+    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+
+
+class ControlServer:
+    """The control socket, on the simulator's loop."""
+
+    def __init__(self, sim, path: str):
+        self.sim = sim
+        self.path = os.path.abspath(path)
+        self._server: asyncio.base_events.Server | None = None
+        self._conns: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        from ..server import SocketBusy, check_socket_dir, socket_answers
+
+        check_socket_dir(os.path.dirname(self.path) or ".")
+        if os.path.exists(self.path) or os.path.islink(self.path):
+            if not stat.S_ISSOCK(os.lstat(self.path).st_mode):
+                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
+            if socket_answers(self.path):
+                raise SocketBusy(f"control socket busy at {self.path}")
+            os.unlink(self.path)
+        old = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(self._handle, path=self.path,
+                                                           limit=MAX_LINE + 1)
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+        for t in list(self._conns):
+            t.cancel()
+        await asyncio.gather(*self._conns, return_exceptions=True)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self._conns.add(task)
+        try:
+            while True:
+                try:
+                    line = await reader.readuntil(b"\n")
+                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+                    return
+                text = line.decode("utf-8", "replace").strip()
+                if not text:
+                    continue
+                try:
+                    obj = json.loads(text)
+                except ValueError as e:
+                    reply = {"ok": False, "error": f"invalid JSON: {e}"}
+                else:
+                    reply = handle(self.sim, obj)
+                writer.write(_encode(reply))
+                await writer.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._conns.discard(task)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+
+# --- the client (``simherdr ctl``) ---------------------------------------------------------------
+
+def control_request(path: str, op: str, args: dict | None = None, timeout: float = 10.0) -> dict:
+    """Send one op to a control socket and return its reply object."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(_encode({"op": op, "args": args or {}}))
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        s.close()
+    if not buf.strip():
+        raise ConnectionError("the control socket closed without a reply")
+    return json.loads(buf)
