@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml
 
 env: $(STAMP)
 
+# PYTHONDONTWRITEBYTECODE (set on some machines) would make every xdist worker recompile
+# everything; the suite writes its bytecode cache.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto -q
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n auto -q
 
 demo: $(STAMP)
 	$(BIN)/python -m simherdr demo

@@ -144,6 +144,8 @@ class ThreadServer:
         if self._thread.is_alive():
             asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
             self._thread.join(10)
+        if not self._thread.is_alive() and not self.loop.is_closed():
+            self.loop.close()  # its selector and self-pipe fds go now, not at garbage collection
         if self._tmp:
             import shutil
             shutil.rmtree(self._tmp, ignore_errors=True)

@@ -23,7 +23,7 @@ import shlex
 from ..facts import kinds as K
 from ..model import status as ST
 from ..model import views as V
-from . import terminal as T
+from ..model import terminal as T
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
 

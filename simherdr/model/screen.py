@@ -216,6 +216,16 @@ class _Buffer:
         self.saved: tuple[int, int] | None = None
 
 
+CSI_PARAM_MAX = 65535  # terminals clamp numeric parameters; huge ones must not cost time
+
+
+def _csi_param(p: str) -> int:
+    """A CSI numeric parameter: ASCII digits only ("²" is not a digit here), clamped."""
+    if not p or not (p.isascii() and p.isdigit()):
+        return 0
+    return CSI_PARAM_MAX if len(p) > 5 else min(int(p), CSI_PARAM_MAX)
+
+
 def limit_snapshot_lines(text: str, limit: int | None) -> tuple[str, bool]:
     """herdr's ``limit_snapshot_lines``: keep the last ``limit`` pieces of
     ``split_inclusive('\\n')``; truncated when pieces were dropped."""
@@ -579,7 +589,7 @@ class Screen:
         if final == "m":
             self._sgr(seq, body)
             return
-        params = [int(p) if p.isdigit() else 0 for p in body.split(";")] if body else []
+        params = [_csi_param(p) for p in body.split(";")] if body else []
 
         def arg(i: int, default: int) -> int:
             value = params[i] if i < len(params) else 0

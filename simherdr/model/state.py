@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..facts import ids
+from . import terminal as _T
 from ..facts import errors as E
 from . import layout as L
 from .status import wire_status, rollup
@@ -46,19 +47,16 @@ class AgentSlot:
     @property
     def label(self) -> str | None:
         """The effective agent label (src/terminal/state.rs:1791-1809)."""
-        from ..agents import terminal as T
-        return T.effective_label(self)
+        return _T.effective_label(self)
 
     @property
     def session(self) -> dict | None:
         """agent_session: the live authority's session, else the persisted one (§6.6)."""
-        from ..agents import terminal as T
-        return T.exposed_session(self)
+        return _T.exposed_session(self)
 
     @property
     def screen_detection_skipped(self) -> bool:
-        from ..agents import terminal as T
-        return T.live_full_lifecycle(self)
+        return _T.live_full_lifecycle(self)
 
     @property
     def launch_pending(self) -> bool:

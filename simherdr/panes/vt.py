@@ -48,6 +48,10 @@ from ..model.screen import (
     limit_snapshot_lines,
 )
 
+# Terminals clamp numeric CSI parameters; a run of 6+ digits becomes 65535 before pyte sees it
+# (pyte would call int() on thousands of digits and raise).
+_LONG_PARAM = re.compile(rb"(?<=[\[;:?])[0-9]{6,}")
+
 __all__ = ["PtyScreen"]
 
 AGENT_OSC_MAX_CHARS = 256                 # src/pane/osc.rs:448
@@ -320,14 +324,20 @@ class PtyScreen:
 
     # ------------------------------------------------------------------ feeding
 
-    def feed(self, data: str | bytes) -> None:
+    def feed(self, data: str | bytes) -> None:  # noqa: D401
         if isinstance(data, str):
             data = data.encode("utf-8")
         if not data:
             return
         self.content_seq += 1
         self._observe_osc(data)
-        self._stream.feed(data)
+        data = _LONG_PARAM.sub(b"65535", data)
+        try:
+            self._stream.feed(data)
+        except ValueError:
+            # A numeric parameter split across reads can still overflow pyte's int(); a real
+            # terminal clamps it. Drop the broken sequence rather than the pane's reader.
+            self._stream = type(self._stream)(self._stream.listener)
 
     def _observe_osc(self, data: bytes) -> None:
         buf = self._osc_carry + data if self._osc_carry else data

@@ -356,7 +356,7 @@ def test_ambiguous_names_list_candidates(ws):
         ws.ok("pane.report_agent", pane_id=pid, source="custom:x", agent="docs", state="idle")
     ws.ok("agent.rename", target="w1:p1", name="dup")
     # a second terminal with the same name cannot be made through the API; make it directly
-    from simherdr.agents import terminal as T
+    from simherdr.model import terminal as T
     T.set_name(ws.sim.session.panes["w1:p2"].agent, "dup")
     err = ws.err("agent.get", target="dup")
     assert err["code"] == "agent_target_ambiguous"

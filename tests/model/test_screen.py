@@ -514,3 +514,11 @@ def test_lines_matching_respects_version_switch():
     pred = lambda line: "done" in line  # noqa: E731
     assert s.lines_matching(pred, "recent", 5, recent_includes_viewport=False) is None
     assert s.lines_matching(pred, "recent", 5, recent_includes_viewport=True) == "build done"
+
+
+def test_huge_and_non_ascii_csi_parameters_do_not_crash():
+    s = Screen(cols=10, rows=3)
+    s.feed("\x1b[" + "9" * 5000 + "Hx")  # clamped: bottom-right corner
+    s.feed("\x1b[\u00b2Ay")               # "²" is no parameter digit
+    text, _ = s.read("visible", None, "text")
+    assert "x" in text and "y" in text

@@ -203,3 +203,14 @@ def test_detector_loop_timing(monkeypatch):
     fg.update(pgid=100, agent=None, shell=True)              # the process exits
     run(t + 0.7)
     assert sink.calls[-2:] == [("state", "pi", "idle", True), ("state", None, "unknown", False)]
+
+
+def test_vt_screen_survives_huge_csi_parameters():
+    from simherdr.panes.vt import PtyScreen
+
+    v = PtyScreen(80, 24)
+    v.feed("\x1b[" + "9" * 5000 + "Hx")
+    v.feed("\x1b[" + "9" * 3000)
+    v.feed("9" * 3000 + "Hy")  # split across reads
+    v.feed("after")
+    assert "after" in v.read("visible", None, "text")[0]

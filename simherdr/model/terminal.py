@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..facts import kinds as K
-from ..model.state import AgentSlot
 
 RECOGNIZED_START_SOURCES = ("startup", "clear", "resume", "compact", "new", "fork", "select")
 
