@@ -56,7 +56,12 @@ class Behaviour:
     session_after: float = 1.0
     session_source: str | None = None  # herdr:<kind>; None: no official session source
     session_kind: str = "id"           # "id" | "path" (pi, omp)
-    session_value: str | None = None   # fixed value; default: generated per process
+    session_value: str | None = None   # fixed value; default: from argv, else generated
+    # CHOICE: argv flags whose value names the session the process uses (a fresh id or a
+    # resume), as the real agents do: pi `--session-id <uuid>` / `--session <id>` (CLIENTS.md
+    # §2.6), claude `--session-id <uuid>` / `--resume <id>`. Clients check that the reported
+    # agent_session is the one they asked for.
+    session_flags: tuple = ()
     alt_screen: bool = False           # full-screen TUI on the alternate screen
     banner: str = ""
 
@@ -64,8 +69,9 @@ class Behaviour:
         unknown = set(overrides) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise TypeError(f"unknown behaviour field(s): {', '.join(sorted(unknown))}")
-        if "exit_commands" in overrides:
-            overrides["exit_commands"] = tuple(overrides["exit_commands"])
+        for name in ("exit_commands", "session_flags"):
+            if name in overrides:
+                overrides[name] = tuple(overrides[name])
         return dataclasses.replace(self, **overrides)
 
 
@@ -82,15 +88,15 @@ DEFAULTS: dict = {
 #: Per-kind differences from DEFAULTS (data, CHOICES). Claude reports its session id late
 #: (CLIENTS.md §1: a start that was ready after 4.9 s had no agent_session yet).
 KIND_DEFAULTS: dict[str, dict] = {
-    "pi": {"startup": 1.0, "session_after": 0.5},
-    "claude": {"startup": 2.0, "session_after": 8.0},
+    "pi": {"startup": 1.0, "session_after": 0.5, "session_flags": ("--session-id", "--session")},
+    "claude": {"startup": 2.0, "session_after": 8.0, "session_flags": ("--session-id", "--resume")},
     "codex": {"startup": 2.0, "alt_screen": True},
     "gemini": {"startup": 2.5},
     "cursor": {"startup": 2.0},
     "devin": {},
     "agy": {},
     "cline": {},
-    "omp": {"startup": 1.0, "session_after": 0.5},
+    "omp": {"startup": 1.0, "session_after": 0.5, "session_flags": ("--session-id", "--session")},
     "mastracode": {},
     "opencode": {"startup": 2.0, "alt_screen": True},
     "copilot": {"startup": 2.0},

@@ -197,8 +197,23 @@ class Occupant:
         self.layer.report_session(pane, b.session_source, self.kind, seq=self._session_seq,
                                   session_start_source=start_source, **kw)
 
+    def _argv_session(self) -> str | None:
+        """The session named on the command line (``--flag value`` or ``--flag=value``)."""
+        flags = self.behaviour.session_flags
+        args = self.argv[1:]
+        for i, arg in enumerate(args):
+            for flag in flags:
+                if arg == flag and i + 1 < len(args):
+                    return args[i + 1]
+                if arg.startswith(flag + "="):
+                    return arg[len(flag) + 1:]
+        return None
+
     def _session_value(self) -> str:
-        sid = str(uuid.uuid5(_SESSION_NS, f"{self.terminal_id}:{self.pid}:{self.started_at}"))
+        sid = self._argv_session()
+        if sid and (self.behaviour.session_kind != "path" or "/" in sid):
+            return sid  # an id, or a session file path given as is
+        sid = sid or str(uuid.uuid5(_SESSION_NS, f"{self.terminal_id}:{self.pid}:{self.started_at}"))
         if self.behaviour.session_kind != "path":
             return sid
         import time

@@ -374,3 +374,18 @@ def test_each_kind_starts_and_answers_a_prompt(ws, kind):
     task = ws.spawn("agent.prompt", target="rev", text="hi", wait={})
     ws.advance(10)
     assert ws.result(task)["result"]["agent"]["agent_status"] == "idle"
+
+
+def test_session_named_on_the_command_line_is_the_one_reported(h, tmp_path):
+    """pi `--session-id <uuid>` (CLIENTS.md §2.6) -> a path ending in _<uuid>.jsonl; claude
+    `--session-id <uuid>` -> kind id with that value."""
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.ok("pane.split", direction="right")
+    uid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
+    h.ok("agent.start", name="p", kind="pi", pane_id="w1:p1", args=["--name", "p", "--session-id", uid])
+    h.ok("agent.start", name="c", kind="claude", pane_id="w1:p2", args=[f"--session-id={uid}"])
+    h.advance(12)
+    pi = h.ok("agent.get", target="p")["agent"]["agent_session"]
+    assert pi["kind"] == "path" and pi["value"].endswith(f"_{uid}.jsonl") and pi["source"] == "herdr:pi"
+    claude = h.ok("agent.get", target="c")["agent"]["agent_session"]
+    assert claude == {"agent": "claude", "kind": "id", "source": "herdr:claude", "value": uid}

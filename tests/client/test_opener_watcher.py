@@ -182,10 +182,12 @@ async def until(predicate, timeout=10.0):
 
 
 def opened_with_watcher(herdr_sim, path, pane="w1:p1", session_value=True, config=FAST, **kw):
-    """Open ``path`` with notify on; the simulated Pi reports OUR session id unless told not to
-    (simherdr's pi does not read --session-id from its argv, see the report)."""
-    if session_value:
-        herdr_sim.run(lambda s: s.agents.configure_pane(pane, session_value=OURS["value"]))
+    """Open ``path`` with notify on. The simulated Pi reports the session named by the
+    `--session-id` the opener passes (a path ending in _<SID>.jsonl); with
+    ``session_value=False`` it is made to report somebody else's session instead."""
+    if not session_value:
+        other = OURS["value"].replace(SID, "99999999-2222-4333-8444-555555555555")
+        herdr_sim.run(lambda s: s.agents.configure_pane(pane, session_value=other))
     sent = []
     reg = CapturingRegistry()
 
