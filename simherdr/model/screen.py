@@ -268,7 +268,84 @@ def first_matching_line(text: str, predicate: Callable[[str], bool]) -> str | No
     return None
 
 
-class Screen:
+class HerdrReadContract:
+    """herdr's pane.read rules over a grid of rows, shared by the simulated :class:`Screen` and
+    the PTY screen (simherdr/panes/vt.py). A subclass provides the rows:
+
+    - ``_read_grid()``: the active screen's rows;
+    - ``_read_total()``: history rows plus grid rows (libghostty's total_rows);
+    - ``_read_recent(count, includes_viewport)``: the rows a recent read selects, or None;
+    - ``_blank_cells(row)``: trailing blank cells of a soft-wrapped row.
+    Rows offer ``text()``, ``plain()``, ``ansi()``, ``wraps`` and ``cont``.
+    """
+
+    @staticmethod
+    def _join_herdr(rows) -> str:
+        texts = [row.text() for row in rows]
+        while texts and not texts[-1].strip():
+            texts.pop()
+        return "\n".join(texts) + "\n" if texts else ""
+
+    def _join_formatter(self, rows, *, unwrap: bool, ansi: bool) -> str:
+        sep = "\r\n" if ansi else "\n"
+        out: list[str] = []
+        blank_rows = 0
+        blank_cells = 0
+        for row in rows:
+            plain = row.plain()
+            if not plain:
+                blank_rows += 1
+                continue
+            if blank_rows:
+                out.append(sep * blank_rows)
+                blank_rows = 0
+            if not (unwrap and row.wraps):
+                blank_rows += 1
+            if not (unwrap and row.cont):
+                blank_cells = 0
+            if blank_cells:
+                out.append(" " * blank_cells)
+            out.append(row.ansi() if ansi else plain)
+            blank_cells = self._blank_cells(row)
+        return "".join(out)
+
+    def read(
+        self,
+        source: str,
+        lines: int | None = None,
+        fmt: str = "text",
+        recent_includes_viewport: bool = True,
+    ) -> tuple[str, bool]:
+        """``(text, truncated)`` for a pane.read of ``source`` (see the module notes).
+        ``lines`` is the request's value (None when omitted); defaults and the 1000
+        cap are applied here."""
+        if source not in READ_SOURCES:
+            raise ValueError(f"unknown read source {source!r}")
+        if fmt not in READ_FORMATS:
+            raise ValueError(f"unknown read format {fmt!r}")
+        if lines is not None and lines < 0:
+            raise ValueError("lines must not be negative")
+        limit = None if lines is None else min(lines, MAX_READ_LINES)
+        if source in ("visible", "detection"):
+            grid = self._read_grid()
+            if fmt == "ansi" and source == "visible":
+                text = self._join_formatter(grid, unwrap=False, ansi=True)
+            else:
+                text = self._join_herdr(grid)
+            return limit_snapshot_lines(text, limit)
+
+        count = DEFAULT_RECENT_LINES if limit is None else limit
+        truncated = self._read_total() > count
+        rows = self._read_recent(count, recent_includes_viewport) if count else None
+        if not rows:
+            return "", truncated
+        unwrap = source == "recent_unwrapped"
+        if fmt == "text" and not unwrap:
+            return self._join_herdr(rows), truncated
+        return self._join_formatter(rows, unwrap=unwrap, ansi=(fmt == "ansi")), truncated
+
+
+class Screen(HerdrReadContract):
     """A pane's simulated terminal: feed it output, read it like herdr."""
 
     def __init__(self, cols: int = 80, rows: int = 24, scrollback_limit: int = 10000):
@@ -740,6 +817,24 @@ class Screen:
         history = len(buf.history)
         return buf.history[index] if index < history else buf.grid[index - history]
 
+    # --- HerdrReadContract hooks -------------------------------------------------------------
+
+    def _read_grid(self):
+        return self._buf.grid
+
+    def _read_total(self) -> int:
+        return self.total_rows
+
+    def _read_recent(self, count: int, includes_viewport: bool):
+        span = self._recent_range(count, includes_viewport)
+        if span is None:
+            return None
+        start, end = span
+        return [self._row(i) for i in range(start, end + 1)]
+
+    def _blank_cells(self, row) -> int:
+        return row.trailing_blank_cells(self.cols)
+
     def _recent_range(self, lines: int, includes_viewport: bool) -> tuple[int, int] | None:
         buf = self._buf
         history = len(buf.history)
@@ -754,73 +849,6 @@ class Screen:
                     break
         start = max(0, end + 1 - lines)
         return start, end
-
-    @staticmethod
-    def _join_herdr(rows: list[_Row]) -> str:
-        texts = [row.text() for row in rows]
-        while texts and not texts[-1].strip():
-            texts.pop()
-        return "\n".join(texts) + "\n" if texts else ""
-
-    def _join_formatter(self, rows: list[_Row], *, unwrap: bool, ansi: bool) -> str:
-        sep = "\r\n" if ansi else "\n"
-        out: list[str] = []
-        blank_rows = 0
-        blank_cells = 0
-        for row in rows:
-            plain = row.plain()
-            if not plain:
-                blank_rows += 1
-                continue
-            if blank_rows:
-                out.append(sep * blank_rows)
-                blank_rows = 0
-            if not (unwrap and row.wraps):
-                blank_rows += 1
-            if not (unwrap and row.cont):
-                blank_cells = 0
-            if blank_cells:
-                out.append(" " * blank_cells)
-            out.append(row.ansi() if ansi else plain)
-            blank_cells = row.trailing_blank_cells(self.cols)
-        return "".join(out)
-
-    def read(
-        self,
-        source: str,
-        lines: int | None = None,
-        fmt: str = "text",
-        recent_includes_viewport: bool = True,
-    ) -> tuple[str, bool]:
-        """``(text, truncated)`` for a pane.read of ``source`` (see the module notes).
-        ``lines`` is the request's value (None when omitted); defaults and the 1000
-        cap are applied here."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
-        limit = None if lines is None else min(lines, MAX_READ_LINES)
-        buf = self._buf
-        if source in ("visible", "detection"):
-            if fmt == "ansi" and source == "visible":
-                text = self._join_formatter(buf.grid, unwrap=False, ansi=True)
-            else:
-                text = self._join_herdr(buf.grid)
-            return limit_snapshot_lines(text, limit)
-
-        count = DEFAULT_RECENT_LINES if limit is None else limit
-        truncated = self.total_rows > count
-        span = self._recent_range(count, recent_includes_viewport)
-        if span is None:
-            return "", truncated
-        start, end = span
-        rows = [self._row(i) for i in range(start, end + 1)]
-        unwrap = source == "recent_unwrapped"
-        if fmt == "text" and not unwrap:
-            return self._join_herdr(rows), truncated
-        return self._join_formatter(rows, unwrap=unwrap, ansi=(fmt == "ansi")), truncated
 
     def lines_matching(
         self,

@@ -40,12 +40,8 @@ from pyte import modes as mo
 from pyte.screens import Margins
 
 from ..model.screen import (
-    DEFAULT_RECENT_LINES,
-    MAX_READ_LINES,
-    READ_FORMATS,
-    READ_SOURCES,
+    HerdrReadContract,
     first_matching_line,
-    limit_snapshot_lines,
 )
 
 # Terminals clamp numeric CSI parameters; a run of 6+ digits becomes 65535 before pyte sees it
@@ -259,7 +255,7 @@ class _Row:
         return "".join(out)
 
 
-class PtyScreen:
+class PtyScreen(HerdrReadContract):
     """A pane's real terminal screen (pyte-backed) with herdr's read contract."""
 
     def __init__(self, cols: int = 80, rows: int = 24, scrollback_limit: int = 10000):
@@ -371,71 +367,30 @@ class PtyScreen:
             return []
         return [_Row(line, self.cols) for line in self._emu.history]
 
-    @staticmethod
-    def _join_herdr(rows: list[_Row]) -> str:
-        texts = [row.text() for row in rows]
-        while texts and not texts[-1].strip():
-            texts.pop()
-        return "\n".join(texts) + "\n" if texts else ""
+    # --- HerdrReadContract hooks (the read rules themselves live in model/screen.py) -------
 
-    @staticmethod
-    def _join_formatter(rows: list[_Row], *, unwrap: bool, ansi: bool) -> str:
-        sep = "\r\n" if ansi else "\n"
-        out: list[str] = []
-        blank_rows = 0
-        blank_cells = 0
-        for row in rows:
-            plain = row.plain()
-            if not plain:
-                blank_rows += 1
-                continue
-            if blank_rows:
-                out.append(sep * blank_rows)
-                blank_rows = 0
-            if not (unwrap and row.wraps):
-                blank_rows += 1
-            if not (unwrap and row.cont):
-                blank_cells = 0
-            if blank_cells:
-                out.append(" " * blank_cells)
-            out.append(row.ansi() if ansi else plain)
-            blank_cells = row.trailing_blank_cells()
-        return "".join(out)
+    def _read_grid(self):
+        return self._grid()
 
-    def read(self, source: str, lines: int | None = None, fmt: str = "text",
-             recent_includes_viewport: bool = True) -> tuple[str, bool]:
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
-        limit = None if lines is None else min(lines, MAX_READ_LINES)
+    def _read_total(self) -> int:
+        return len(self._emu.history) + self.rows if not self.alternate_screen else self.rows
+
+    def _read_recent(self, count: int, includes_viewport: bool):
         grid = self._grid()
-        if source in ("visible", "detection"):
-            if fmt == "ansi" and source == "visible":
-                text = self._join_formatter(grid, unwrap=False, ansi=True)
-            else:
-                text = self._join_herdr(grid)
-            return limit_snapshot_lines(text, limit)
-        count = DEFAULT_RECENT_LINES if limit is None else limit
         history = self._history()
         total = len(history) + self.rows
-        truncated = total > count
-        if count == 0:
-            return "", truncated
         end = total - 1
-        if recent_includes_viewport and not self.alternate_screen:
+        if includes_viewport and not self.alternate_screen:
             for r in range(self.rows - 1, -1, -1):
                 if grid[r].text():
                     end = max(len(history) + r, min(len(history) + self.cursor[0], total - 1))
                     break
         start = max(0, end + 1 - count)
-        rows = (history + grid)[start:end + 1]
-        unwrap = source == "recent_unwrapped"
-        if fmt == "text" and not unwrap:
-            return self._join_herdr(rows), truncated
-        return self._join_formatter(rows, unwrap=unwrap, ansi=(fmt == "ansi")), truncated
+        return (history + grid)[start:end + 1]
+
+    @staticmethod
+    def _blank_cells(row) -> int:
+        return row.trailing_blank_cells()
 
     def detection_text(self) -> str:
         """What herdr's detection reads: the visible grid as plain text (src/pane/terminal.rs:2023)."""
