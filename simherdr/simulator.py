@@ -67,6 +67,7 @@ class Simulator:
         self.hub = EventHub()
         self.methods = load_all()
         self.stopping = False
+        self.offloop_pending = 0
         self._timers: list = []
         self._timer_seq = itertools.count()
         self._change_waiters: set[asyncio.Future] = set()
@@ -113,6 +114,15 @@ class Simulator:
             fired = True
         if fired:
             self.commit()
+
+    async def offloop(self, awaitable):
+        """Await work that progresses off the event loop (git in a thread): harnesses on a
+        virtual clock then keep the loop running instead of reporting a stuck request."""
+        self.offloop_pending += 1
+        try:
+            return await awaitable
+        finally:
+            self.offloop_pending -= 1
 
     def next_timer(self) -> float | None:
         return self._timers[0][0] if self._timers else None

@@ -26,20 +26,49 @@ from .simulator import Config, Simulator
 Validator = Callable[[dict], None]
 
 
+class StillWaiting(RuntimeError):
+    """A request on a virtual clock cannot finish without time moving."""
+
+
 class Harness:
     def __init__(self, version: str | None = None, clock: Clock | None = None,
-                 config: Config | None = None, validator: Validator | None = None):
+                 config: Config | None = None, validator: Validator | None = None,
+                 auto_advance: bool = False):
+        """``auto_advance``: on a virtual clock, a request that is still waiting once nothing else
+        can run moves time to the next timer (and again) until it answers — a wait with a
+        timeout then finishes at once. Without it such a request raises :class:`StillWaiting`
+        (use :meth:`spawn` and :meth:`advance` to control time yourself)."""
         self.loop = asyncio.new_event_loop()
         self.clock = clock if clock is not None else VirtualClock()
         self.sim = Simulator(version, self.clock, config)
         self.validator = validator
+        self.auto_advance = auto_advance
         self._ids = itertools.count(1)
         self.loop.run_until_complete(self.sim.start())
 
     # --- requests ----------------------------------------------------------------------------
 
     def request(self, obj) -> dict | None:
-        reply = self.loop.run_until_complete(self.sim.request(obj))
+        if not isinstance(self.clock, VirtualClock):
+            reply = self.loop.run_until_complete(self.sim.request(obj))
+        else:
+            task = self.loop.create_task(self.sim.request(obj))
+            self.settle()
+            while not task.done():
+                if self.sim.offloop_pending:  # git in a thread: real progress, keep running
+                    self.loop.run_until_complete(asyncio.wait({task}, timeout=0.005))
+                    continue
+                nxt = self.clock.next_wakeup() if self.auto_advance else None
+                if nxt is None:
+                    task.cancel()
+                    self.settle()
+                    method = obj.get("method") if isinstance(obj, dict) else None
+                    raise StillWaiting(
+                        f"{method} is still waiting and virtual time does not move by itself: "
+                        + ("nothing is scheduled that could answer it" if self.auto_advance else
+                           "use h.spawn(...) then h.advance(seconds), or Harness(auto_advance=True)"))
+                self.loop.run_until_complete(self.clock.advance_to(nxt))
+            reply = task.result()
         if reply is not None and self.validator:
             self.validator(reply)
         return reply

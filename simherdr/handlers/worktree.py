@@ -523,7 +523,7 @@ async def create(sim, p, rid, conn):
     source_membership = dict(src.workspace.worktree) if (src.workspace is not None
                                                          and src.workspace.worktree) else None
     try:
-        await run_in_thread(git.worktree_add, src.checkout_path, path, branch, base, trust=trust)
+        await sim.offloop(run_in_thread(git.worktree_add, src.checkout_path, path, branch, base, trust=trust))
     except git.GitError as e:
         raise _fail("worktree_create_failed", e.message) from None
     finally:
@@ -601,8 +601,8 @@ async def remove(sim, p, rid, conn):
     snapshot = V.workspace_info(s, w)
     worktree = worktree_info_for_membership(m, None)
     try:
-        await run_in_thread(git.worktree_remove, m["repo_root"], m["checkout_path"], force,
-                            trust=trust)
+        await sim.offloop(run_in_thread(git.worktree_remove, m["repo_root"], m["checkout_path"], force,
+                                        trust=trust))
     except git.GitError as e:
         raise _fail(git.remove_error_code(e.message, force), e.message) from None
     finally:

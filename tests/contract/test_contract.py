@@ -62,7 +62,7 @@ def test_cassette(cassette, mode, profile, tmp_path, config, stub):
 
     if mode == "inprocess":
         from simherdr.testing import Harness
-        h = Harness(profile, config=config)
+        h = Harness(profile, config=config, auto_advance=True)
         call = lambda step: h.request(replay.substitute(step["request"], ctx) if "request" in step else
                                       {"id": "contract", "method": step["method"],
                                        "params": replay.substitute(step["params"], ctx)})

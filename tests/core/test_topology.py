@@ -263,3 +263,23 @@ def test_recent_read_of_a_fresh_screen_differs_by_profile(h, tmp_path):
     else:
         assert read["text"] == ""
     assert read["truncated"] is True
+
+
+def test_virtual_clock_waits_need_time_to_move(version, config, tmp_path):
+    import pytest
+    from simherdr.testing import Harness, StillWaiting
+
+    match = {"type": "substring", "value": "never"}
+    with Harness(version, config=config) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        with pytest.raises(StillWaiting, match="h.advance"):
+            h.call("pane.wait_for_output", pane_id="w1:p1", source="recent", match=match, timeout_ms=5000)
+        assert h.ok("ping")["type"] == "pong"  # the harness is still usable
+    with Harness(version, config=config, auto_advance=True) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        before = h.clock.now()
+        err = h.err("pane.wait_for_output", pane_id="w1:p1", source="recent", match=match, timeout_ms=4 * 3600 * 1000)
+        assert err == {"code": "timeout", "message": "timed out waiting for output match"}
+        assert h.clock.now() - before >= 4 * 3600
+        with pytest.raises(StillWaiting, match="nothing is scheduled"):
+            h.call("pane.wait_for_output", pane_id="w1:p1", source="recent", match=match)
