@@ -312,6 +312,20 @@ class Simulator:
 
     def on_pane_created(self, pane) -> None:
         self.backend.attach(pane)
+        pane.screen.on_title = lambda: self._title_changed(pane)
+
+    def _title_changed(self, pane) -> None:
+        """herdr's set_terminal_title (src/terminal/state.rs:225-240): a change of the stripped
+        title bumps revision and publishes pane_updated (src/app/terminal_titles.rs)."""
+        from .model import views as V
+        from .model.titles import stripped_terminal_title
+        stripped = stripped_terminal_title(pane.screen.title)
+        if stripped == pane.title_stripped or pane.pane_id not in self.session.panes:
+            return
+        pane.title_stripped = stripped
+        pane.revision += 1
+        self.session.emit("pane_updated", {"pane": V.pane_info(self.session, pane)})
+        self.notify()
 
     def write_input(self, pane, data: bytes) -> None:
         self.backend.write(pane, data)

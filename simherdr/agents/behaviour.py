@@ -63,6 +63,7 @@ class Behaviour:
     # agent_session is the one they asked for.
     session_flags: tuple = ()
     alt_screen: bool = False           # full-screen TUI on the alternate screen
+    terminal_title: str | None = None  # OSC 0 title the process sets when it starts
     banner: str = ""
 
     def with_(self, **overrides) -> "Behaviour":
@@ -89,7 +90,9 @@ DEFAULTS: dict = {
 #: (CLIENTS.md §1: a start that was ready after 4.9 s had no agent_session yet).
 KIND_DEFAULTS: dict[str, dict] = {
     "pi": {"startup": 1.0, "session_after": 0.5, "session_flags": ("--session-id", "--session")},
-    "claude": {"startup": 2.0, "session_after": 8.0, "session_flags": ("--session-id", "--resume")},
+    # terminal title measured on real claude (CLIENTS.md §3.7: "✳ Claude Code")
+    "claude": {"startup": 2.0, "session_after": 8.0, "session_flags": ("--session-id", "--resume"),
+               "terminal_title": "\u2733 Claude Code"},
     "codex": {"startup": 2.0, "alt_screen": True},
     "gemini": {"startup": 2.5},
     "cursor": {"startup": 2.0},

@@ -57,6 +57,8 @@ class Occupant:
     def _detected(self) -> None:
         if self.behaviour.alt_screen:
             self._draw("\x1b[?1049h\x1b[H")
+        if self.behaviour.terminal_title:
+            self._draw(f"\x1b]0;{self.behaviour.terminal_title}\x07")
         self._draw(self.behaviour.banner + "\r\n")
         self.layer.process_detected(self.pane(), self.kind)
         self._at(self.behaviour.startup, self._ready)

@@ -279,6 +279,22 @@ class HerdrReadContract:
     Rows offer ``text()``, ``plain()``, ``ansi()``, ``wraps`` and ``cont``.
     """
 
+    # The OSC 0/2 title. ``on_title`` (set by the simulator) hears every change, so herdr's
+    # revision / pane_updated rules can follow it (model/titles.py).
+    on_title = None
+    _title = ""
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    @title.setter
+    def title(self, value: str) -> None:
+        if value != self._title:
+            self._title = value
+            if self.on_title is not None:
+                self.on_title()
+
     @staticmethod
     def _join_herdr(rows) -> str:
         texts = [row.text() for row in rows]

@@ -88,6 +88,7 @@ class Pane:
     foreground: list | None = None  # None: the shell itself is the foreground job
     tokens: dict = field(default_factory=dict)
     exited: bool = False
+    title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
 
     @property
     def status(self) -> str:

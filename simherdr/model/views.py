@@ -7,6 +7,7 @@ from __future__ import annotations
 from . import layout as L
 from .state import Pane, Session, Tab, Workspace, tab_status
 from .status import rollup
+from .titles import stripped_terminal_title
 
 
 def workspace_info(s: Session, w: Workspace) -> dict:
@@ -50,7 +51,9 @@ def _presentation(p: Pane, out: dict) -> None:
     title = getattr(p.screen, "title", None)
     if title:
         out["terminal_title"] = title
-        out["terminal_title_stripped"] = title.strip()
+        stripped = stripped_terminal_title(title)
+        if stripped:
+            out["terminal_title_stripped"] = stripped
     if a.display_agent:
         out["display_agent"] = a.display_agent
 

@@ -130,7 +130,7 @@ class _RealPane:
             return False
         finally:
             if got:
-                self.backend.sim.notify()
+                self.backend.sim.commit()  # output may have changed the title (pane_updated)
         return True
 
     # --- input -----------------------------------------------------------------------------

@@ -30,7 +30,8 @@ def test_start_to_ready_timeline(ws):
     assert a["interactive_ready"] is True and "launch_pending" not in a
     got = [(k, d.get("agent"), d.get("agent_status")) for k, d in events(ws, mark)
            if k.startswith("pane_")]
-    assert got == [("pane_agent_detected", "claude", None),
+    assert got == [("pane_updated", None, None),   # claude sets its terminal title ("✳ Claude Code")
+                   ("pane_agent_detected", "claude", None),
                    ("pane_agent_status_changed", "claude", "idle"),
                    ("pane_updated", None, None)]   # the settle timer's reconcile
     snap = ws.ok("session.snapshot")["snapshot"]
