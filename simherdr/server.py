@@ -200,6 +200,7 @@ class Server:
         self.stopped = asyncio.Event()
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
+        sim.on_restart.append(self._drop_connections)
 
     async def start(self) -> None:
         check_socket_dir(os.path.dirname(self.path) or ".")
@@ -219,6 +220,12 @@ class Server:
             os.umask(old)
         os.chmod(self.path, 0o600)
         await self.sim.start()
+
+    def _drop_connections(self) -> None:
+        """A simulated restart: the old process's connections (waits, subscriptions) close."""
+        for t in list(self._conns):
+            if t is not asyncio.current_task():
+                t.cancel()
 
     def _on_sim_stop(self) -> None:
         # server.stop: stop accepting after the reply is written; the socket goes away.

@@ -68,6 +68,8 @@ class Simulator:
         self.methods = load_all()
         self.stopping = False
         self.offloop_pending = 0
+        self._restarted: asyncio.Future | None = None
+        self.on_restart: list[Callable[[], None]] = []   # transports drop their connections
         self._timers: list = []
         self._timer_seq = itertools.count()
         self._change_waiters: set[asyncio.Future] = set()
@@ -284,7 +286,7 @@ class Simulator:
                 return {"id": rid, "result": self.call(mdef, p, rid)}
             if mdef.kind == "wait":
                 self.run_due()
-                result = await mdef.fn(self, p, rid, conn)
+                result = await self._until_restart(mdef.fn(self, p, rid, conn))
                 return None if result is None else {"id": rid, "result": result}
             raise RuntimeError("streams go through the transport")
         except E.HerdrError as e:
@@ -300,6 +302,41 @@ class Simulator:
     # convenience for in-process use
     async def invoke(self, method: str, params: dict | None = None, rid: str = "t") -> dict:
         return await self.request({"id": rid, "method": method, "params": params or {}})
+
+    async def _until_restart(self, coro):
+        """Run a wait; a server restart ends it with no reply, as the old process's
+        connections simply close."""
+        if self._restarted is None or self._restarted.done():
+            self._restarted = asyncio.get_running_loop().create_future()
+        restarted = self._restarted
+        task = asyncio.ensure_future(coro)
+        try:
+            await asyncio.wait({task, restarted}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if task.done():
+            return task.result()
+        task.cancel()
+        return None
+
+    def restart(self) -> None:
+        """The server process restarts and restores its session (a scenario seam: see
+        simherdr.scenarios.server_restart). Pane processes die and fresh shells start; the
+        event ring, pending timers and global counters of the old process are gone."""
+        if self._restarted is not None and not self._restarted.done():
+            self._restarted.set_result(None)  # the old process's waits end without a reply
+        for listener in list(self.on_restart):
+            listener()
+        for pane in list(self.session.all_panes()):
+            self.before_pane_close(pane)
+        self._timers.clear()
+        self.session.restore_after_restart(self.now_us())
+        self.hub = EventHub()
+        self._focus_pair = None
+        for pane in list(self.session.all_panes()):
+            self.on_pane_created(pane)
+        self.commit()
 
     def stop(self) -> None:
         if not self.stopping:

@@ -57,6 +57,7 @@ class Harness:
             while not task.done():
                 if self.sim.offloop_pending:  # git in a thread: real progress, keep running
                     self.loop.run_until_complete(asyncio.wait({task}, timeout=0.005))
+                    self.settle()  # let what the finished thread woke up run to quiet
                     continue
                 nxt = self.clock.next_wakeup() if self.auto_advance else None
                 if nxt is None:

@@ -3,6 +3,7 @@ through explicit seams only.
 
 - :mod:`.agents`: scenario helpers (an agent exits, blocks, reports its session late; races:
   a pane reused by a new agent, an agent that vanishes, a busy shell);
+- :mod:`.server`: a server restart that restores the session on new terminals;
 - :mod:`.faults`: toxiproxy-style faults (latency, hang, drop, wrong_pane, error), installed in
   the simulator's interceptor chain through the registry ``sim.faults``;
 - :mod:`.control`: the control plane (``simherdr serve --control PATH``, ``simherdr ctl``).
@@ -10,10 +11,11 @@ through explicit seams only.
 
 from .agents import (agent_blocks, agent_exits, agent_state, agent_vanishes, busy_shell,
                      pane_reused, quiet_next_start, session_reported, shell_idle, takeover)
+from .server import server_restart
 from .faults import (FAULT_TYPES, Drop, ErrorReply, Fault, Faults, Hang, Latency, WrongPane,
                      fault_from_spec)
 
 __all__ = ["Drop", "ErrorReply", "FAULT_TYPES", "Fault", "Faults", "Hang", "Latency", "WrongPane",
            "agent_blocks", "agent_exits", "agent_state", "agent_vanishes", "busy_shell",
            "fault_from_spec", "pane_reused", "quiet_next_start", "session_reported", "shell_idle",
-           "takeover"]
+           "server_restart", "takeover"]

@@ -97,6 +97,11 @@ def _behaviour_set(sim, kind: str | None = None, pane_id: str | None = None, val
     return {"pane_id": pane_id, "overrides": values}
 
 
+def _server_restart(sim):
+    from .server import server_restart
+    server_restart(sim)
+
+
 OPS = {
     "fault.add": _fault_add,           # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
     "fault.remove": _fault_remove,     # {"name"}
@@ -111,6 +116,7 @@ OPS = {
     "shell.busy": _shell_busy,         # {"pane_id", "command"?, "duration"?}
     "shell.idle": _shell_idle,         # {"pane_id"}
     "behaviour.set": _behaviour_set,   # {"kind" | "pane_id", "values"}
+    "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
 }
 
 

@@ -28,7 +28,7 @@ def test_every_documented_op_exists():
     assert sorted(OPS) == sorted([
         "fault.add", "fault.remove", "fault.list", "fault.clear", "agent.exit", "agent.block",
         "agent.state", "session.report", "pane.reuse", "agent.vanish", "shell.busy", "shell.idle",
-        "behaviour.set"])
+        "behaviour.set", "server.restart"])
 
 
 def test_fault_ops(ws):
