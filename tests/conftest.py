@@ -12,6 +12,8 @@ from simherdr.facts.profiles import PROFILES
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 
+pytest_plugins = ["pytester"]
+
 VERSIONS = ("0.8.2", "0.9.3")
 
 
