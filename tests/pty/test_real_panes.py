@@ -35,10 +35,12 @@ def test_env_cwd_and_process_info(client, workdir):
 
     client.run(pane, "sleep 30")
     # (between jobs the group may have no live member yet: herdr then omits the fields)
-    # (and right after the fork the new group's leader is still a bash child until it execs)
+    # (and right after the fork the new group's leader is still a bash child until it execs; its
+    # /proc cmdline can be briefly unreadable around the exec)
     info = client.until(lambda: (i := client.ok("pane.process_info", pane_id=pane)["process_info"])
                         .get("foreground_process_group_id", shell) != shell
-                        and [p.get("name") for p in i.get("foreground_processes", [])] == ["sleep"] and i,
+                        and [(p.get("name"), p.get("argv")) for p in i.get("foreground_processes", [])]
+                        == [("sleep", ["sleep", "30"])] and i,
                         "sleep in the foreground")
     [proc] = info["foreground_processes"]
     assert proc["pid"] == info["foreground_process_group_id"] and proc["name"] == "sleep"
