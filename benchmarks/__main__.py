@@ -3,7 +3,7 @@ with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
 sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, scale,
-virtual, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
+virtual, screen, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import traceback
 
 from .common import ROOT, Result
 
-ALL = ("socket", "stub", "scale", "virtual", "suite")
+ALL = ("socket", "stub", "scale", "virtual", "screen", "suite")
 
 
 def _table(results: list[Result]) -> str:
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     if args.skip_suite and "suite" in only:
         only.remove("suite")
 
-    from . import scale, socket_rtt, stub_call, suite, virtual_time
+    from . import scale, screen, socket_rtt, stub_call, suite, virtual_time
 
     q = args.quick
     plan = {
@@ -59,6 +59,7 @@ def main(argv=None) -> int:
         "scale": lambda: scale.run(sizes=(100, 1_000) if q else scale.SIZES, reps=3 if q else 9,
                                    call_reps=2 if q else 5, force_no_agents=args.no_agents),
         "virtual": lambda: [virtual_time.run(repeats=2 if q else 5)],
+        "screen": lambda: screen.run(repeats=2 if q else 5),
         "suite": lambda: [suite.run()],
     }
     results: list[Result] = []

@@ -132,7 +132,7 @@ def test_an_async_send_that_rejects_is_retried_and_one_that_never_settles_stops_
                       config=cfg)
     out = run(w.run_to_end())
     assert out["outcome"] == "never-started" and out["delivered"] is False and out["attempts"] == 1
-    assert time.monotonic() - t0 < 2
+    assert time.monotonic() - t0 < 10   # it gives up (max_wait 50 ms) instead of hanging
 
 
 def test_registry_keeps_exactly_one_watcher_per_pane():

@@ -209,7 +209,7 @@ def test_subscriber_that_never_reads_is_dropped(srv, monkeypatch):
     pong = json.loads(exchange(srv.path, PING))
     ping_s = time.monotonic() - t0
     print(f"\nstuck subscriber: server-side unsent bytes {buffered}, ping while stuck {ping_s * 1e3:.1f} ms")
-    assert pong["result"]["type"] == "pong" and ping_s < 0.4, "a stuck subscriber blocks nobody"
+    assert pong["result"]["type"] == "pong" and ping_s < 2.0, "a stuck subscriber blocks nobody"  # (vs its 5 s write timeout)
     assert buffered <= 4096, f"the server buffers at most one line for a stuck client, not {buffered} bytes"
     deadline = time.monotonic() + 5
     while conn_count(srv) and time.monotonic() < deadline:

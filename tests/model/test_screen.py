@@ -1,6 +1,5 @@
 """The simulated pane screen and herdr's pane.read rules (SOCKET.md §4.3, §7.4)."""
 
-import time
 
 import pytest
 
@@ -447,25 +446,19 @@ def test_read_validates_arguments():
         s.read("recent", -1)
 
 
-def test_recent_reads_do_not_walk_all_history():
+# Speed (1 MB feeds, recent reads over long histories) is measured by `make bench`
+# (benchmarks/screen.py), not asserted here.
+def test_long_history_keeps_the_newest_rows():
     s = Screen(cols=80, rows=24, scrollback_limit=10000)
     s.feed("".join(f"row {i}\n" for i in range(20000)))
-    start = time.perf_counter()
-    for _ in range(200):
-        s.read("recent", 5)
-    elapsed = time.perf_counter() - start
     assert s.read("recent", 2, **V09)[0] == "row 19999\n"
-    assert elapsed < 0.5
+    assert s.history_rows == 10000
 
 
-def test_feeding_one_megabyte_is_fast():
+def test_feeding_build_output_keeps_styles_out_of_text():
     line = "compiling crate foo v1.2.3 (/work/src) ... \x1b[32mok\x1b[0m\r\n"
-    data = line * (1_000_000 // len(line))
     s = Screen()
-    start = time.perf_counter()
-    s.feed(data)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.5  # about 0.2 s on an idle machine; headroom for parallel test runs
+    s.feed(line * 20000)
     assert s.last_line().endswith("ok")
     assert s.history_rows == 10000
 

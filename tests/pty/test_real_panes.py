@@ -84,11 +84,14 @@ def test_pane_run_read_and_wait_via_the_stand_in_binary(client):
 
 def test_bracketed_paste_follows_the_shell(client):
     pane = client.workspace()
-    # bash's readline enables bracketed paste (DECSET 2004) while it reads a line
-    assert client.srv.run(lambda sim: sim.session.panes[pane].screen.bracketed_paste)
+    # bash's readline enables bracketed paste (DECSET 2004) while it reads a line (the prompt
+    # can show a moment before the mode switch reaches the screen)
+    client.until(lambda: client.srv.run(lambda sim: sim.session.panes[pane].screen.bracketed_paste),
+                 "bracketed paste on")
     client.ok("pane.send_input", pane_id=pane, text="echo one\necho two", keys=["Enter"])
-    # a paste is literal: both lines arrive as one edit, then Enter runs them
-    client.wait_output(pane, "two", source="recent")
+    # a paste is literal: both lines arrive as one edit, then Enter runs them (wait for the
+    # command's own output line, not the echoed command line)
+    client.wait_output(pane, r"^two$", source="recent", regex=True)
     text = client.ok("pane.read", pane_id=pane, source="recent")["read"]["text"]
     assert re.search(r"^one$", text, re.M) and re.search(r"^two$", text, re.M)
 

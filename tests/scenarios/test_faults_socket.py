@@ -59,7 +59,7 @@ def test_hang_ends_when_the_client_disconnects(srv):
     add(srv, Hang(name="stuck", method="workspace.create"))
     with pytest.raises(socket.timeout):
         raw(srv.path, line("workspace.create", {"cwd": "/"}), timeout=0.1)
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 10  # generous under load; returns as soon as it is gone
     while srv.run(lambda sim: len(srv.server._conns)) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert srv.run(lambda sim: len(srv.server._conns)) == 0     # the held request is gone
