@@ -54,7 +54,9 @@ import asyncio
 import atexit
 import fcntl
 import os
+import functools
 import shlex
+import shutil
 import signal
 import struct
 import subprocess
@@ -78,6 +80,22 @@ PANE_TERM = "xterm-256color"          # src/pane.rs:56
 PANE_COLORTERM = "truecolor"          # src/pane.rs:57
 READ_CHUNK = 65536
 _SPAWN = 'exec 0<>"$1" 1>&0 2>&0; shift; exec "$@"'
+
+
+@functools.lru_cache(maxsize=1)
+def _default_signals() -> tuple[str, ...]:
+    """``env --default-signal``: the pane's shell starts with every signal at its default, as a
+    terminal emulator's child does. A signal the server process happens to ignore (a test
+    runner, a daemon manager) would otherwise be inherited — a shell cannot reset a signal
+    ignored on entry, so Ctrl-C would not stop its jobs. Empty when env lacks the option."""
+    env = shutil.which("env")
+    if not env:
+        return ()
+    try:
+        ok = subprocess.run([env, "--default-signal", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return (env, "--default-signal") if ok else ()
 
 _LIVE: "weakref.WeakSet[PtyBackend]" = weakref.WeakSet()
 
@@ -322,7 +340,8 @@ class PtyBackend:
         master, slave = os.openpty()
         try:
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", cfg.rows, cfg.cols, 0, 0))
-            proc = subprocess.Popen(["/bin/sh", "-c", _SPAWN, "simherdr-pane", os.ttyname(slave), *argv],
+            proc = subprocess.Popen(["/bin/sh", "-c", _SPAWN, "simherdr-pane", os.ttyname(slave),
+                                     *_default_signals(), *argv],
                                     stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env,
                                     start_new_session=True, close_fds=True)
         except BaseException:

@@ -158,11 +158,15 @@ def test_workspace_gone_before_tab_create_is_recovery_none_with_herdrs_code(call
 
 
 def test_tab_create_killed_by_our_bound_is_unknown(caller):
+    from simherdr.scenarios.faults import Hang
+
     sim, env = caller
-    rec = sim.recorder(env, verb_timeouts={("tab", "create"): 1})
+    # herdr holds the reply, so our kill bound always wins the race (deterministic under load)
+    sim.run(lambda s: s.faults.add(Hang(method="tab.create")))
+    rec = sim.recorder(env, verb_timeouts={("tab", "create"): 300})
     result, rec = go(sim, env, rec=rec)
     assert result == {"ok": False, "reason": "herdr-tab-create-failed", "recovery": {"outcome": "unknown"}}
-    assert "no exit status (timeout 1ms or signal SIGKILL)" in rec.results[1].stderr
+    assert "no exit status (timeout 300ms or signal SIGKILL)" in rec.results[1].stderr
     assert "UNKNOWN outcome" in render(result)
 
 

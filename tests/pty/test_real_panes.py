@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from tests.pty.conftest import SCALE, request
+from tests.pty.conftest import WALL_TIMEOUT, SCALE, request
 
 pytestmark = pytest.mark.pty
 
@@ -48,6 +48,8 @@ def test_env_cwd_and_process_info(client, workdir):
     # a running command is not an available shell (SOCKET.md §6.5 step 8)
     err = client.err("agent.start", name="a1", kind="pi", pane_id=pane)
     assert err == {"code": "agent_pane_busy", "message": f"agent target pane {pane} is not an available shell"}
+    # Ctrl-C ends the job and the shell takes the foreground back (the pane's shell starts with
+    # default signal handling, even when the test runner ignores SIGINT: see below)
     client.ok("pane.send_keys", pane_id=pane, keys=["ctrl+c"])
     client.until(lambda: client.ok("pane.process_info", pane_id=pane)["process_info"]
                  .get("foreground_process_group_id") == shell, "the shell back in the foreground")
@@ -176,3 +178,31 @@ def test_serve_pane_mode_pty_cleans_up_on_sigterm(workdir, monkeypatch):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
         proc.stderr.close()
+
+
+def test_shell_starts_with_default_signals_even_if_the_server_ignores_sigint(client):
+    """Ctrl-C must stop a job even when the server process ignores SIGINT (a shell cannot reset
+    a signal ignored on entry): the pane's shell starts with every signal at its default."""
+    import signal as _signal
+
+    previous = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    try:
+        pane = client.workspace()
+    finally:
+        _signal.signal(_signal.SIGINT, previous)
+    shell = client.ok("pane.process_info", pane_id=pane)["process_info"]["shell_pid"]
+    with open(f"/proc/{shell}/status") as f:
+        ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
+    # bash itself ignores some signals while interactive, but its jobs must not inherit SIGINT
+    client.run(pane, "sleep 30")
+    info = client.until(lambda: (i := client.ok("pane.process_info", pane_id=pane)["process_info"])
+                        .get("foreground_process_group_id", shell) != shell
+                        and [p.get("name") for p in i.get("foreground_processes", [])] == ["sleep"] and i,
+                        "sleep in the foreground")
+    sleep_pid = info["foreground_processes"][0]["pid"]
+    with open(f"/proc/{sleep_pid}/status") as f:
+        sleep_ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
+    assert not sleep_ignored & (1 << (_signal.SIGINT - 1)), (hex(ignored), hex(sleep_ignored))
+    client.ok("pane.send_keys", pane_id=pane, keys=["ctrl+c"])
+    client.until(lambda: client.ok("pane.process_info", pane_id=pane)["process_info"]
+                 .get("foreground_process_group_id") == shell, "the shell back in the foreground")
