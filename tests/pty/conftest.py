@@ -13,16 +13,16 @@ alive afterwards.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import socket
 import sys
 import tempfile
 import time
 import uuid
 
 import pytest
+
+from tests.core.socketclient import request as _shared_request
 
 if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self/task"):
     pytest.skip("real PTY panes need Linux with /proc", allow_module_level=True)
@@ -60,20 +60,8 @@ done
 
 
 def request(path: str, method: str, params: dict | None = None, timeout: float = 15.0) -> dict:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    try:
-        s.sendall(json.dumps({"id": "t", "method": method, "params": params or {}}).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        s.close()
-    return json.loads(data)
+    """The suite's one socket client (every reply schema-checked), with a real-pane timeout."""
+    return _shared_request(path, method, params if params is not None else {}, timeout=timeout)
 
 
 class Client:

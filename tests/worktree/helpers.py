@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import threading
 from pathlib import Path
 
 from tests import herdr_reference as ref
-
-
-def git(cwd, *args: str) -> str:
-    """Run git for fixture setup; fail loudly; return stdout."""
-    proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=30)
-    assert proc.returncode == 0, f"git {' '.join(args)} failed: {proc.stderr}"
-    return proc.stdout
-
-
-def commit_readme(checkout: Path) -> None:
-    (checkout / "README.md").write_text("hello\n")
-    git(checkout, "add", "README.md")
-    git(checkout, "commit", "-q", "-m", "initial")
+from tests.gitrepos import commit_readme, git  # noqa: F401  (one implementation, re-exported)
 
 
 # --- helpers ---------------------------------------------------------------------------------
