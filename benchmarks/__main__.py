@@ -24,7 +24,11 @@ ALL = ("socket", "stub", "scale", "virtual", "screen", "suite")
 def _table(results: list[Result]) -> str:
     rows = [("benchmark", "measured", "target", "result")]
     for r in results:
-        value = "-" if r.value is None else (f"{r.value:,}" if isinstance(r.value, int) else f"{r.value:g}")
+        value = (
+            "-"
+            if r.value is None
+            else (f"{r.value:,}" if isinstance(r.value, int) else f"{r.value:g}")
+        )
         rows.append((r.name, f"{value} {r.unit}", r.target or "", r.verdict()))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
@@ -39,7 +43,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks")
     ap.add_argument("--skip-suite", action="store_true", help="do not time the whole test suite")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, sizes up to 1,000")
-    ap.add_argument("--only", default=",".join(ALL), help=f"comma-separated subset of {','.join(ALL)}")
+    ap.add_argument(
+        "--only", default=",".join(ALL), help=f"comma-separated subset of {','.join(ALL)}"
+    )
     ap.add_argument("--no-agents", action="store_true", help="scale: panes only")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-results", "bench.json"))
     args = ap.parse_args(argv)
@@ -56,8 +62,12 @@ def main(argv=None) -> int:
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
         "stub": lambda: [stub_call.run(rounds=7 if q else 21)],
-        "scale": lambda: scale.run(sizes=(100, 1_000) if q else scale.SIZES, reps=3 if q else 9,
-                                   call_reps=2 if q else 5, force_no_agents=args.no_agents),
+        "scale": lambda: scale.run(
+            sizes=(100, 1_000) if q else scale.SIZES,
+            reps=3 if q else 9,
+            call_reps=2 if q else 5,
+            force_no_agents=args.no_agents,
+        ),
         "virtual": lambda: [virtual_time.run(repeats=2 if q else 5)],
         "screen": lambda: screen.run(repeats=2 if q else 5),
         "suite": lambda: [suite.run()],
@@ -74,7 +84,9 @@ def main(argv=None) -> int:
         except Exception as e:  # a broken benchmark is a MISS with its reason, not a crash
             traceback.print_exc()
             results.append(Result(name, None, "", "runs", False, f"error: {e!r}"))
-        print(f"bench: {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        print(
+            f"bench: {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True
+        )
 
     print()
     print(_table(results))
@@ -84,12 +96,21 @@ def main(argv=None) -> int:
             print(f"- {r.name}: {r.detail}")
     missed = [r for r in results if r.ok is False]
     print()
-    print(f"{len(results) - len(missed)} of {len(results)} met their target" if not missed
-          else f"MISSED: {', '.join(r.name for r in missed)}")
+    print(
+        f"{len(results) - len(missed)} of {len(results)} met their target"
+        if not missed
+        else f"MISSED: {', '.join(r.name for r in missed)}"
+    )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    doc = {"started": started, "python": sys.version.split()[0], "platform": platform.platform(),
-           "cores": os.cpu_count(), "load_avg": os.getloadavg(), "quick": q,
-           "results": [r.as_json() for r in results]}
+    doc = {
+        "started": started,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cores": os.cpu_count(),
+        "load_avg": os.getloadavg(),
+        "quick": q,
+        "results": [r.as_json() for r in results],
+    }
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=2, default=str)
     print(f"wrote {os.path.relpath(args.out, os.getcwd())}")

@@ -39,8 +39,18 @@ async def main(args) -> int:
     for pid in ids:
         st = sim.session.panes[pid].status
         statuses[st] = statuses.get(st, 0) + 1
-    print(json.dumps({"panes": len(ids), "first": ids[0], "build_s": built, "statuses": statuses,
-                      "pending_timers": len(sim._timers)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "panes": len(ids),
+                "first": ids[0],
+                "build_s": built,
+                "statuses": statuses,
+                "pending_timers": len(sim._timers),
+            }
+        ),
+        flush=True,
+    )
     await server.serve_forever()
     shutil.rmtree(home, ignore_errors=True)
     return 0

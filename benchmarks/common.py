@@ -23,10 +23,10 @@ class Result:
     """One line of the table (and one entry of bench.json)."""
 
     name: str
-    value: float | None          # the figure compared with the target
-    unit: str                    # "x", "ms", "sim s / wall s", "s"
-    target: str | None = None    # e.g. "<= 1.5"
-    ok: bool | None = None       # None: informational (no target)
+    value: float | None  # the figure compared with the target
+    unit: str  # "x", "ms", "sim s / wall s", "s"
+    target: str | None = None  # e.g. "<= 1.5"
+    ok: bool | None = None  # None: informational (no target)
     detail: str = ""
     data: dict = field(default_factory=dict)
 
@@ -34,8 +34,15 @@ class Result:
         return "" if self.ok is None else ("PASS" if self.ok else "MISS")
 
     def as_json(self) -> dict:
-        return {"name": self.name, "value": self.value, "unit": self.unit, "target": self.target,
-                "result": self.verdict() or None, "detail": self.detail, "data": self.data}
+        return {
+            "name": self.name,
+            "value": self.value,
+            "unit": self.unit,
+            "target": self.target,
+            "result": self.verdict() or None,
+            "detail": self.detail,
+            "data": self.data,
+        }
 
 
 def exchange(path: str, payload: bytes, timeout: float = 30.0) -> bytes:
@@ -88,8 +95,13 @@ def wait_for_socket(path: str, proc: subprocess.Popen, timeout: float = 120.0) -
 
 def python_module(module: str, *args: str, **kw) -> subprocess.Popen:
     """``python -m module args`` from the project root (stderr kept for error reports)."""
-    return subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT,
-                            stdout=kw.pop("stdout", subprocess.DEVNULL), stderr=subprocess.PIPE, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        stdout=kw.pop("stdout", subprocess.DEVNULL),
+        stderr=subprocess.PIPE,
+        **kw,
+    )
 
 
 def stop(proc: subprocess.Popen) -> None:

@@ -18,6 +18,7 @@ AGENT_OVERRIDES = {"session_at": "never"}
 
 def has_agent_layer() -> bool:
     from simherdr.handlers.registry import load_all
+
     return "agent.start" in load_all()
 
 
@@ -40,12 +41,20 @@ async def populate(sim, n: int, cwd: str, agents: bool) -> list[str]:
         root = r["root_pane"]["pane_id"]
         for t in range(TABS_PER_WS):
             if t:
-                root = (await _ok(sim, "tab.create", workspace_id=wid, cwd=cwd))["root_pane"]["pane_id"]
+                root = (await _ok(sim, "tab.create", workspace_id=wid, cwd=cwd))["root_pane"][
+                    "pane_id"
+                ]
             ids.append(root)
             target = root
             for k in range(PANES_PER_TAB - 1):
-                pane = (await _ok(sim, "pane.split", target_pane_id=target,
-                                  direction="right" if k % 2 else "down"))["pane"]["pane_id"]
+                pane = (
+                    await _ok(
+                        sim,
+                        "pane.split",
+                        target_pane_id=target,
+                        direction="right" if k % 2 else "down",
+                    )
+                )["pane"]["pane_id"]
                 ids.append(pane)
                 target = pane
     if agents:

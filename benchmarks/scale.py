@@ -50,8 +50,16 @@ class Subscribers:
     def __init__(self, path: str, n: int, subscriptions: list):
         self.socks = []
         self.sel = selectors.DefaultSelector()
-        line = json.dumps({"id": "sub", "method": "events.subscribe",
-                           "params": {"subscriptions": subscriptions}}).encode() + b"\n"
+        line = (
+            json.dumps(
+                {
+                    "id": "sub",
+                    "method": "events.subscribe",
+                    "params": {"subscriptions": subscriptions},
+                }
+            ).encode()
+            + b"\n"
+        )
         for i in range(n):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.settimeout(30)
@@ -141,7 +149,9 @@ def _timed_call(path, method, params=None) -> float:
 
 def fanout(path: str, target: str, agents: bool, reps: int) -> list[float]:
     if agents:
-        subs = Subscribers(path, SUBSCRIBERS, [{"type": "pane.agent_status_changed", "pane_id": target}])
+        subs = Subscribers(
+            path, SUBSCRIBERS, [{"type": "pane.agent_status_changed", "pane_id": target}]
+        )
     else:
         subs = Subscribers(path, SUBSCRIBERS, [{"type": "pane.created"}])
     try:
@@ -149,8 +159,12 @@ def fanout(path: str, target: str, agents: bool, reps: int) -> list[float]:
         for i in range(reps + 1):
             time.sleep(0.15)  # past the subscription's 100 ms emit tick
             if agents:
-                params = {"pane_id": target, "source": "bench", "agent": "pi",
-                          "state": "working" if i % 2 == 0 else "idle"}
+                params = {
+                    "pane_id": target,
+                    "source": "bench",
+                    "agent": "pi",
+                    "state": "working" if i % 2 == 0 else "idle",
+                }
                 method = "pane.report_agent"
             else:
                 params = {"target_pane_id": target, "direction": "down"}
@@ -170,6 +184,7 @@ def fanout(path: str, target: str, agents: bool, reps: int) -> list[float]:
 def exponent(totals: dict) -> float | None:
     """Least-squares slope of log(total) against log(n)."""
     import math
+
     pts = [(math.log(n), math.log(t)) for n, t in totals.items() if t > 0]
     if len(pts) < 2:
         return None
@@ -197,6 +212,7 @@ def in_process(sizes, agents: bool, rounds: int) -> dict:
     home = tempfile.mkdtemp(prefix="simherdr-bench-home-")
     methods = ("pane.list", "session.snapshot")
     try:
+
         async def main():
             sims, out = {}, {}
             for n in sizes:
@@ -208,8 +224,11 @@ def in_process(sizes, agents: bool, rounds: int) -> dict:
                 await populate(sim, n, home, agents)
                 await sim.clock.advance(10)  # agents settle
                 gc.collect()
-                out[n] = {"mem_b": tracemalloc.get_traced_memory()[0] - before,
-                          "cpu": {m: [] for m in methods}, "calls": {}}
+                out[n] = {
+                    "mem_b": tracemalloc.get_traced_memory()[0] - before,
+                    "cpu": {m: [] for m in methods},
+                    "calls": {},
+                }
                 tracemalloc.stop()
                 sims[n] = sim
 
@@ -233,14 +252,19 @@ def in_process(sizes, agents: bool, rounds: int) -> dict:
                             out[n]["cpu"][method].append(time.process_time() - t0)
             for n, sim in sims.items():
                 await sim.close()
-                out[n]["cpu"] = {m: min(v) for m, v in out[n]["cpu"].items()}  # slower samples: interference
+                out[n]["cpu"] = {
+                    m: min(v) for m, v in out[n]["cpu"].items()
+                }  # slower samples: interference
             return out
+
         return asyncio.run(main())
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = False) -> list[Result]:
+def run(
+    sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = False
+) -> list[Result]:
     agents = has_agent_layer() and not force_no_agents
     tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
     os.chmod(tmp, 0o700)
@@ -256,55 +280,116 @@ def run(sizes=SIZES, reps: int = 9, call_reps: int = 5, force_no_agents: bool = 
                 snap = [_timed_call(path, "session.snapshot") for _ in range(call_reps)]
             finally:
                 _stop(proc)
-            per_size[n] = {"fanout_s": median(fan), "fanout_all_s": fan, "list_s": median(lst),
-                           "snapshot_s": median(snap), "build_s": info["build_s"], "statuses": info["statuses"]}
+            per_size[n] = {
+                "fanout_s": median(fan),
+                "fanout_all_s": fan,
+                "list_s": median(lst),
+                "snapshot_s": median(snap),
+                "build_s": info["build_s"],
+                "statuses": info["statuses"],
+            }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     local = in_process(sizes, agents, rounds=call_reps * 2)
     for n, v in local.items():
-        per_size[n].update({"mem_b": v["mem_b"], "list_cpu_s": v["cpu"]["pane.list"],
-                            "snapshot_cpu_s": v["cpu"]["session.snapshot"],
-                            "list_calls": v["calls"]["pane.list"], "snapshot_calls": v["calls"]["session.snapshot"]})
+        per_size[n].update(
+            {
+                "mem_b": v["mem_b"],
+                "list_cpu_s": v["cpu"]["pane.list"],
+                "snapshot_cpu_s": v["cpu"]["session.snapshot"],
+                "list_calls": v["calls"]["pane.list"],
+                "snapshot_calls": v["calls"]["session.snapshot"],
+            }
+        )
 
-    what = (f"{SUBSCRIBERS} subscribers, one agent status change (pane.report_agent) to all"
-            if agents else
-            f"{SUBSCRIBERS} subscribers, one pane change (pane.split -> pane_created) to all; "
-            f"NO AGENT LAYER: panes only")
+    what = (
+        f"{SUBSCRIBERS} subscribers, one agent status change (pane.report_agent) to all"
+        if agents
+        else f"{SUBSCRIBERS} subscribers, one pane change (pane.split -> pane_created) to all; "
+        f"NO AGENT LAYER: panes only"
+    )
     results = []
     at = per_size.get(FANOUT_TARGET_AT) or per_size[max(per_size)]
     at_n = FANOUT_TARGET_AT if FANOUT_TARGET_AT in per_size else max(per_size)
     fan_ms = at["fanout_s"] * 1e3
-    results.append(Result(
-        f"fan-out at {at_n:,} {'agents' if agents else 'panes'}", round(fan_ms, 2), "ms",
-        f"< {FANOUT_TARGET_MS:g}", fan_ms < FANOUT_TARGET_MS,
-        what + "; by size: " + ", ".join(f"{n:,}: {fmt_time(v['fanout_s'])}" for n, v in per_size.items()),
-        {"agents": agents, "subscribers": SUBSCRIBERS,
-         "by_size": {n: {"median_s": v["fanout_s"], "all_s": v["fanout_all_s"]} for n, v in per_size.items()}}))
+    results.append(
+        Result(
+            f"fan-out at {at_n:,} {'agents' if agents else 'panes'}",
+            round(fan_ms, 2),
+            "ms",
+            f"< {FANOUT_TARGET_MS:g}",
+            fan_ms < FANOUT_TARGET_MS,
+            what
+            + "; by size: "
+            + ", ".join(f"{n:,}: {fmt_time(v['fanout_s'])}" for n, v in per_size.items()),
+            {
+                "agents": agents,
+                "subscribers": SUBSCRIBERS,
+                "by_size": {
+                    n: {"median_s": v["fanout_s"], "all_s": v["fanout_all_s"]}
+                    for n, v in per_size.items()
+                },
+            },
+        )
+    )
 
-    def growth(label: str, totals: dict, fmt_item, fmt_total, verdict: bool = True,
-               limit: float = MAX_EXPONENT) -> Result:
+    def growth(
+        label: str,
+        totals: dict,
+        fmt_item,
+        fmt_total,
+        verdict: bool = True,
+        limit: float = MAX_EXPONENT,
+    ) -> Result:
         """Per-item cost per size, and the growth exponent k of total ~ n^k fitted over the
         sizes (1 linear, 2 quadratic); PASS when k <= limit."""
         ns = sorted(totals)
         k = exponent({n: totals[n] for n in ns})
         return Result(
-            f"{label}: growth exponent", round(k, 3) if k is not None else None, "(1 = linear)",
+            f"{label}: growth exponent",
+            round(k, 3) if k is not None else None,
+            "(1 = linear)",
             f"<= {limit:g}" if verdict else None,
             None if k is None or not verdict else k <= limit,
-            "per pane: " + ", ".join(f"{n:,}: {fmt_item(totals[n] / n)}" for n in ns)
-            + "; totals: " + ", ".join(f"{n:,}: {fmt_total(totals[n])}" for n in ns),
-            {"totals": totals, "per_item": {n: totals[n] / n for n in ns}, "exponent": k})
+            "per pane: "
+            + ", ".join(f"{n:,}: {fmt_item(totals[n] / n)}" for n in ns)
+            + "; totals: "
+            + ", ".join(f"{n:,}: {fmt_total(totals[n])}" for n in ns),
+            {"totals": totals, "per_item": {n: totals[n] / n for n in ns}, "exponent": k},
+        )
 
     us = lambda v: f"{v * 1e6:.1f} us"  # noqa: E731
     for method, key in (("pane.list", "list"), ("session.snapshot", "snapshot")):
-        results.append(growth(f"{method} function calls", {n: v[f"{key}_calls"] for n, v in per_size.items()},
-                              lambda c: f"{c:.1f}", lambda c: f"{c:,}", limit=MAX_CALLS_EXPONENT))
-        results.append(growth(f"{method} CPU", {n: v[f"{key}_cpu_s"] for n, v in per_size.items()}, us, fmt_time))
-        results.append(growth(f"{method} socket round trip (wall, noisy)",
-                              {n: v[f"{key}_s"] for n, v in per_size.items()}, us, fmt_time, verdict=False))
+        results.append(
+            growth(
+                f"{method} function calls",
+                {n: v[f"{key}_calls"] for n, v in per_size.items()},
+                lambda c: f"{c:.1f}",
+                lambda c: f"{c:,}",
+                limit=MAX_CALLS_EXPONENT,
+            )
+        )
+        results.append(
+            growth(
+                f"{method} CPU", {n: v[f"{key}_cpu_s"] for n, v in per_size.items()}, us, fmt_time
+            )
+        )
+        results.append(
+            growth(
+                f"{method} socket round trip (wall, noisy)",
+                {n: v[f"{key}_s"] for n, v in per_size.items()},
+                us,
+                fmt_time,
+                verdict=False,
+            )
+        )
     mem_totals = {n: v["mem_b"] for n, v in per_size.items()}
-    mem = growth("memory (tracemalloc)", mem_totals, lambda b: f"{b / 1024:.1f} KiB",
-                 lambda b: f"{b / 2**20:.1f} MiB")
+    mem = growth(
+        "memory (tracemalloc)",
+        mem_totals,
+        lambda b: f"{b / 1024:.1f} KiB",
+        lambda b: f"{b / 2**20:.1f} MiB",
+    )
     ns = sorted(mem_totals)
     if len(ns) >= 2:
         a, b = ns[-2], ns[-1]

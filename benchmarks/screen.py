@@ -42,8 +42,20 @@ def run(repeats: int = 5) -> list[Result]:
     big = statistics.median(_recent_read(20_000) for _ in range(repeats))
     ratio = big / small
     return [
-        Result("screen: feed 1 MB of build output", round(feed * 1000, 1), "ms", "< 1000",
-               feed < 1.0, f"median of {repeats}"),
-        Result("screen: recent read, 20,000 vs 100 rows of history", round(ratio, 2), "x", "<= 3",
-               ratio <= 3.0, f"{big * 1e6:.1f} us vs {small * 1e6:.1f} us per read"),
+        Result(
+            "screen: feed 1 MB of build output",
+            round(feed * 1000, 1),
+            "ms",
+            "< 1000",
+            feed < 1.0,
+            f"median of {repeats}",
+        ),
+        Result(
+            "screen: recent read, 20,000 vs 100 rows of history",
+            round(ratio, 2),
+            "x",
+            "<= 3",
+            ratio <= 3.0,
+            f"{big * 1e6:.1f} us vs {small * 1e6:.1f} us per read",
+        ),
     ]

@@ -74,9 +74,20 @@ def run(rounds: int = 10, per_round: int = 300, version: str = "0.9.3") -> Resul
         shutil.rmtree(tmp, ignore_errors=True)
     ratio = median(s_times) / median(e_times)
     return Result(
-        "socket ping round trip / asyncio echo", round(ratio, 3), "x", f"<= {TARGET}", ratio <= TARGET,
+        "socket ping round trip / asyncio echo",
+        round(ratio, 3),
+        "x",
+        f"<= {TARGET}",
+        ratio <= TARGET,
         f"simherdr {fmt_time(median(s_times))}, echo {fmt_time(median(e_times))}: median request of "
         f"{len(s_times)} each, interleaved one by one (per-round ratios "
         f"{min(ratios):.2f}-{max(ratios):.2f})",
-        {"ratio": ratio, "ratios": ratios, "simherdr_s": median(s_times), "echo_s": median(e_times),
-         "rounds": rounds, "per_round": per_round})
+        {
+            "ratio": ratio,
+            "ratios": ratios,
+            "simherdr_s": median(s_times),
+            "echo_s": median(e_times),
+            "rounds": rounds,
+            "per_round": per_round,
+        },
+    )

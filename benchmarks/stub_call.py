@@ -39,8 +39,12 @@ def run(rounds: int = 21, version: str = "0.9.3") -> Result:
         wait_for_socket(path, server)
         ok(path, "workspace.create", {"cwd": tmp})
         herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=version)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HERDR_SOCKET_PATH": path,
-               "HOME": tmp, "LANG": "C.UTF-8"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HERDR_SOCKET_PATH": path,
+            "HOME": tmp,
+            "LANG": "C.UTF-8",
+        }
         stub_argv = [herdr, "pane", "get", "w1:p1"]
         bare_argv = [sys.executable, "-I", "-S", "-c", "pass"]
         for _ in range(3):  # warm up: page cache, .pyc files
@@ -62,9 +66,18 @@ def run(rounds: int = 21, version: str = "0.9.3") -> Result:
         shutil.rmtree(tmp, ignore_errors=True)
     ratio = median(ratios)
     return Result(
-        "stub `herdr pane get` / `python -I -S -c pass`", round(ratio, 3), "x", f"<= {TARGET}",
+        "stub `herdr pane get` / `python -I -S -c pass`",
+        round(ratio, 3),
+        "x",
+        f"<= {TARGET}",
         ratio <= TARGET,
         f"stub {fmt_time(median(s_times))}, bare interpreter {fmt_time(median(b_times))} "
         f"(median of {rounds} rounds)",
-        {"ratio": ratio, "ratios": ratios, "stub_s": median(s_times), "bare_s": median(b_times),
-         "rounds": rounds})
+        {
+            "ratio": ratio,
+            "ratios": ratios,
+            "stub_s": median(s_times),
+            "bare_s": median(b_times),
+            "rounds": rounds,
+        },
+    )

@@ -19,19 +19,33 @@ def run(timeout: float = 900.0) -> Result:
     argv = [python, "-m", "pytest", "-n", "auto", "-q"]  # exactly `make test`
     t0 = time.perf_counter()
     try:
-        p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout)
+        p = subprocess.run(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout
+        )
         out, rc = p.stdout.decode(errors="replace"), p.returncode
     except subprocess.TimeoutExpired as e:
         out, rc = (e.stdout or b"").decode(errors="replace"), None
     wall = time.perf_counter() - t0
-    summary = next((ln for ln in reversed(out.strip().splitlines()) if " in " in ln and
-                    ("passed" in ln or "failed" in ln or "error" in ln)), out.strip()[-200:])
+    summary = next(
+        (
+            ln
+            for ln in reversed(out.strip().splitlines())
+            if " in " in ln and ("passed" in ln or "failed" in ln or "error" in ln)
+        ),
+        out.strip()[-200:],
+    )
     ok = rc == 0 and wall < TARGET
     detail = f"{os.cpu_count()} cores; pytest: {summary.strip('= ')}"
     if rc is None:
         detail += f" (killed after {timeout:.0f} s)"
     elif rc != 0:
         detail += f" (exit status {rc}: the suite did not pass)"
-    return Result("make test wall time", round(wall, 1), "s", f"< {TARGET:g}", ok, detail,
-                  {"wall_s": wall, "returncode": rc, "cores": os.cpu_count(), "summary": summary})
+    return Result(
+        "make test wall time",
+        round(wall, 1),
+        "s",
+        f"< {TARGET:g}",
+        ok,
+        detail,
+        {"wall_s": wall, "returncode": rc, "cores": os.cpu_count(), "summary": summary},
+    )

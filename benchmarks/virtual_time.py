@@ -21,6 +21,7 @@ STEP = 60.0  # one simulated minute per advance() call
 
 def _has_agents() -> bool:
     from simherdr.handlers.registry import load_all
+
     return "agent.start" in load_all()
 
 
@@ -32,18 +33,25 @@ def _agent_scenario(h) -> tuple[float, float, str]:
     h.ok("agent.prompt", target="worker", text="do the four-hour task")
     h.advance(1)  # the prompt is submitted and the agent starts working
     assert h.ok("agent.get", target="worker")["agent"]["agent_status"] == "working"
-    watcher = h.spawn("agent.wait", target="worker", until=["idle", "done"],
-                      timeout_ms=(HOURS + 1) * 3600 * 1000)
+    watcher = h.spawn(
+        "agent.wait", target="worker", until=["idle", "done"], timeout_ms=(HOURS + 1) * 3600 * 1000
+    )
     return _drive(h, watcher, "agent.wait on a pi agent working 4 h")
 
 
 def _pane_scenario(h) -> tuple[float, float, str]:
     h.ok("workspace.create", cwd="/")
-    watcher = h.spawn("pane.wait_for_output", pane_id="w1:p1", source="recent",
-                      match={"type": "substring", "value": "finished"},
-                      timeout_ms=(HOURS + 1) * 3600 * 1000)
+    watcher = h.spawn(
+        "pane.wait_for_output",
+        pane_id="w1:p1",
+        source="recent",
+        match={"type": "substring", "value": "finished"},
+        timeout_ms=(HOURS + 1) * 3600 * 1000,
+    )
     sim = h.sim
-    sim.schedule(sim.now() + HOURS * 3600, lambda: sim.write_input(sim.session.panes["w1:p1"], b"finished\r"))
+    sim.schedule(
+        sim.now() + HOURS * 3600, lambda: sim.write_input(sim.session.panes["w1:p1"], b"finished\r")
+    )
     return _drive(h, watcher, "pane.wait_for_output resolved by output after 4 h")
 
 
@@ -72,8 +80,20 @@ def run(repeats: int = 5, version: str = "0.9.3") -> Result:
     rate = rates[len(rates) // 2]
     sim_s, wall_s, what = sorted(runs, key=lambda r: r[0] / r[1])[len(runs) // 2]
     return Result(
-        "virtual time: 4 h finish watcher", round(rate), "sim s / wall s", f">= {TARGET:,}", rate >= TARGET,
+        "virtual time: 4 h finish watcher",
+        round(rate),
+        "sim s / wall s",
+        f">= {TARGET:,}",
+        rate >= TARGET,
         f"{what}; {sim_s / 3600:.2f} simulated h in {fmt_time(wall_s)} wall, advancing "
         f"{STEP:.0f} s per step (median of {repeats})",
-        {"rate": rate, "rates": rates, "sim_s": sim_s, "wall_s": wall_s, "scenario": what,
-         "agents": agents, "step_s": STEP})
+        {
+            "rate": rate,
+            "rates": rates,
+            "sim_s": sim_s,
+            "wall_s": wall_s,
+            "scenario": what,
+            "agents": agents,
+            "step_s": STEP,
+        },
+    )

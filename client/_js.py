@@ -68,7 +68,7 @@ def js_truthy(v) -> bool:
         return v == v and v != 0
     if isinstance(v, str):
         return v != ""
-    return True   # true, objects and arrays (even empty ones)
+    return True  # true, objects and arrays (even empty ones)
 
 
 def _no_constant(name):

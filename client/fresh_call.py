@@ -43,12 +43,12 @@ from .runner import HerdrRunner, RunResult
 
 # --- constants (§3.6) ----------------------------------------------------------------------
 
-HERDR_START_READY_MS = 240_000            # passed as `agent start --timeout`
-HERDR_AGENT_SESSION_SETTLE_MS = 5_000     # witness window
-HERDR_AGENT_SESSION_POLL_MS = 100         # witness poll interval
+HERDR_START_READY_MS = 240_000  # passed as `agent start --timeout`
+HERDR_AGENT_SESSION_SETTLE_MS = 5_000  # witness window
+HERDR_AGENT_SESSION_POLL_MS = 100  # witness poll interval
 
 MODEL_MAX_LENGTH = 200
-TASK_MAX_LENGTH = 16_000                  # UTF-16 code units, after trim
+TASK_MAX_LENGTH = 16_000  # UTF-16 code units, after trim
 MODEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:\[\]-]*")
 AGENT_NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 NONCE_PREFIX = "mux-fresh-call-"
@@ -109,9 +109,9 @@ TASK_INSTRUCTION = (
 
 @dataclass(frozen=True)
 class Backend:
-    name: str          # the entwurf backend: pi | claude-code
-    kind: str          # herdr --kind and the canonical executable herdr echoes
-    tool: str          # the entwurf tool the child calls back with
+    name: str  # the entwurf backend: pi | claude-code
+    kind: str  # herdr --kind and the canonical executable herdr echoes
+    tool: str  # the entwurf tool the child calls back with
 
 
 BACKENDS: dict[str, Backend] = {
@@ -145,7 +145,9 @@ class TaskEncodingError(RuntimeError):
 
 def encode_task(task: str) -> str:
     """JS ``JSON.stringify(task)`` plus the second pass escaping every remaining ``\\p{Cc}``."""
-    literal = "".join("\\u%04x" % ord(c) if 0x7F <= ord(c) <= 0x9F else c for c in json_stringify(task))
+    literal = "".join(
+        "\\u%04x" % ord(c) if 0x7F <= ord(c) <= 0x9F else c for c in json_stringify(task)
+    )
     if has_cc(literal) or parse_json(literal) != task:
         raise TaskEncodingError("task literal is not Cc-free or does not round-trip")
     return literal
@@ -156,7 +158,7 @@ class Launch:
     backend: Backend
     nonce: str
     agent_name: str
-    framing: str               # the folded framing (non-empty lines joined by single spaces)
+    framing: str  # the folded framing (non-empty lines joined by single spaces)
     prompt: str
     backend_args: tuple[str, ...]
 
@@ -169,7 +171,9 @@ def new_nonce() -> str:
     return NONCE_PREFIX + secrets.token_hex(12)
 
 
-def compose_launch(backend: str, model: str, task: str, caller_garden_id: str, nonce: str) -> Launch:
+def compose_launch(
+    backend: str, model: str, task: str, caller_garden_id: str, nonce: str
+) -> Launch:
     """§3.3 for already-validated, trimmed inputs."""
     b = BACKENDS[backend]
     lines = [line for line in framing_lines(b.tool, caller_garden_id, nonce) if line != ""]
@@ -191,8 +195,8 @@ class FreshCallRequest:
     model: str
     task: str
     caller_garden_id: str | None
-    cwd: str | None = None          # None or "" = no cwd; anything else is a literal path
-    placement: object = None        # CHOICE: None is JS `undefined`; any other value is "defined"
+    cwd: str | None = None  # None or "" = no cwd; anything else is a literal path
+    placement: object = None  # CHOICE: None is JS `undefined`; any other value is "defined"
 
 
 def select_rail(env: Mapping[str, str]) -> str:
@@ -243,8 +247,13 @@ def parse_tab_created(stdout: str) -> TabReceipt | None:
         return None
     if root.get("tab_id") != tab["tab_id"] or root.get("workspace_id") != tab["workspace_id"]:
         return None
-    return TabReceipt(tab["workspace_id"], tab["tab_id"], root["pane_id"], root["terminal_id"],
-                      js_truthy(root.get("agent_session")))
+    return TabReceipt(
+        tab["workspace_id"],
+        tab["tab_id"],
+        root["pane_id"],
+        root["terminal_id"],
+        js_truthy(root.get("agent_session")),
+    )
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -307,14 +316,19 @@ def _check_cwd(cwd: str | None) -> str | None:
     return None
 
 
-async def fresh_call(request: FreshCallRequest, *, env: Mapping[str, str],
-                     herdr_bin: str | None = None, runner: Runner | None = None,
-                     sleep: Callable[[float], Awaitable[None]] | None = None,
-                     clock: Callable[[], float] | None = None,
-                     new_nonce: Callable[[], str] = new_nonce,
-                     start_ready_ms: int = HERDR_START_READY_MS,
-                     settle_ms: int = HERDR_AGENT_SESSION_SETTLE_MS,
-                     poll_ms: int = HERDR_AGENT_SESSION_POLL_MS) -> dict:
+async def fresh_call(
+    request: FreshCallRequest,
+    *,
+    env: Mapping[str, str],
+    herdr_bin: str | None = None,
+    runner: Runner | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+    clock: Callable[[], float] | None = None,
+    new_nonce: Callable[[], str] = new_nonce,
+    start_ready_ms: int = HERDR_START_READY_MS,
+    settle_ms: int = HERDR_AGENT_SESSION_SETTLE_MS,
+    poll_ms: int = HERDR_AGENT_SESSION_POLL_MS,
+) -> dict:
     """Open one fresh visible citizen in a new herdr tab (§3.2-§3.5).
 
     ``env`` is the caller's context (``HERDR_ENV``, ``HERDR_BIN_PATH``, ``HERDR_PANE_ID``) and
@@ -389,38 +403,59 @@ async def fresh_call(request: FreshCallRequest, *, env: Mapping[str, str],
         return failure(TAB_ROOT_PANE_OCCUPIED, await reclaim())
 
     # --- call 3: mutation 2, agent start -----------------------------------------------------------
-    argv = ["agent", "start", launch.agent_name, "--kind", kind, "--pane", tab.pane_id,
-            "--timeout", str(start_ready_ms), "--", *launch.backend_args]
+    argv = [
+        "agent",
+        "start",
+        launch.agent_name,
+        "--kind",
+        kind,
+        "--pane",
+        tab.pane_id,
+        "--timeout",
+        str(start_ready_ms),
+        "--",
+        *launch.backend_args,
+    ]
     r = await run(argv)
     if r.status != 0:
         return failure(AGENT_START_FAILED, await reclaim(), envelope_code(r.stderr))
     started_obj = _reply(r.stdout)
     started_result = started_obj.get("result") if started_obj else None
-    agent = _coordinates(started_result.get("agent") if isinstance(started_result, dict)
-                         and isinstance(started_result.get("agent"), dict) else None)
+    agent = _coordinates(
+        started_result.get("agent")
+        if isinstance(started_result, dict) and isinstance(started_result.get("agent"), dict)
+        else None
+    )
     if agent is None:
         return failure(AGENT_START_UNPARSABLE, await reclaim())
-    if (agent["pane_id"] != tab.pane_id or agent["terminal_id"] != tab.terminal_id
-            or (_s(agent.get("tab_id")) and agent["tab_id"] != tab.tab_id)):
+    if (
+        agent["pane_id"] != tab.pane_id
+        or agent["terminal_id"] != tab.terminal_id
+        or (_s(agent.get("tab_id")) and agent["tab_id"] != tab.tab_id)
+    ):
         return failure(AGENT_START_PANE_DRIFT, await reclaim())
     echoed = started_result.get("argv")
     expected = [kind, *launch.backend_args]
-    if not (isinstance(echoed, list) and all(isinstance(a, str) for a in echoed) and echoed == expected):
+    if not (
+        isinstance(echoed, list) and all(isinstance(a, str) for a in echoed) and echoed == expected
+    ):
         return failure(AGENT_START_ARGV_DRIFT, await reclaim())
 
     def success(state: str, reads: int, settle: int) -> dict:
         receipt: dict = {"backend": launch.backend.name, "requestedKind": kind, "model": model}
         if cwd is not None:
             receipt["cwd"] = cwd
-        receipt.update({
-            "herdrAgentName": launch.agent_name,
-            "herdrWorkspaceId": tab.workspace_id,
-            "herdrTabId": tab.tab_id,
-            "herdrPaneId": agent["pane_id"],
-            "herdrTerminalId": agent["terminal_id"],
-            "nonce": nonce,
-            "witness": {"state": state, "reads": reads, "settleMs": settle},
-        })
+        receipt.update(
+            {
+                "herdrAgentName": launch.agent_name,
+                "herdrWorkspaceId": tab.workspace_id,
+                "herdrTabId": tab.tab_id,
+                "herdrPaneId": agent["pane_id"],
+                "herdrTerminalId": agent["terminal_id"],
+                "nonce": nonce,
+                "witness": {"state": state, "reads": reads, "settleMs": settle},
+            }
+        )
         return {"ok": True, "receipt": receipt}
 
     # --- witness settle (read-only) --------------------------------------------------------------
@@ -435,21 +470,29 @@ async def fresh_call(request: FreshCallRequest, *, env: Mapping[str, str],
         reads += 1
         seen = _coordinates(_result_member(r.stdout, "agent")) if r.status == 0 else None
         if seen is not None:
-            drifted = (seen["pane_id"] != tab.pane_id or seen["terminal_id"] != tab.terminal_id
-                       or (_s(seen.get("tab_id")) and seen["tab_id"] != tab.tab_id)
-                       or (_s(seen.get("name")) and seen["name"] != launch.agent_name)
-                       or (_s(seen.get("agent")) and seen["agent"] != kind))
+            drifted = (
+                seen["pane_id"] != tab.pane_id
+                or seen["terminal_id"] != tab.terminal_id
+                or (_s(seen.get("tab_id")) and seen["tab_id"] != tab.tab_id)
+                or (_s(seen.get("name")) and seen["name"] != launch.agent_name)
+                or (_s(seen.get("agent")) and seen["agent"] != kind)
+            )
             if drifted:
                 return failure(AGENT_START_VANISHED, await reclaim())
-            bound = (seen.get("tab_id") == tab.tab_id and seen.get("name") == launch.agent_name
-                     and seen.get("agent") == kind)
+            bound = (
+                seen.get("tab_id") == tab.tab_id
+                and seen.get("name") == launch.agent_name
+                and seen.get("agent") == kind
+            )
             if bound:
                 bound_seen = True
                 if js_truthy(seen.get("agent_session")):
                     return success(WITNESS_REPORTED, reads, _ms(clock() - t0))
         elapsed = clock() - t0
         if elapsed >= settle_ms:
-            return success(WITNESS_UNAVAILABLE if bound_seen else WITNESS_UNOBSERVED, reads, _ms(elapsed))
+            return success(
+                WITNESS_UNAVAILABLE if bound_seen else WITNESS_UNOBSERVED, reads, _ms(elapsed)
+            )
 
 
 def _ms(value: float) -> int:

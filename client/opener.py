@@ -45,12 +45,12 @@ from .runner import HERDR_CLI_TIMEOUT_MS, HerdrRunner, RunResult, run_process
 
 # --- constants ----------------------------------------------------------------------------------
 
-PI_START_READY_MS = 120_000               # `agent start --timeout` (the doc's argv)
-OPENER_START_KILL_MS = 150_000            # CHOICE: kill bound for that start (its --timeout + 30 s)
+PI_START_READY_MS = 120_000  # `agent start --timeout` (the doc's argv)
+OPENER_START_KILL_MS = 150_000  # CHOICE: kill bound for that start (its --timeout + 30 s)
 OPENER_CLI_KILL_MS = HERDR_CLI_TIMEOUT_MS  # CHOICE: kill bound for every other herdr verb
-GIT_KILL_MS = 10_000                      # CHOICE: kill bound for a git call
+GIT_KILL_MS = 10_000  # CHOICE: kill bound for a git call
 AGENT_NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
-DEFAULT_AGENT_NAME = "agent"              # CHOICE (phren §4.4): what an emptied slug becomes
+DEFAULT_AGENT_NAME = "agent"  # CHOICE (phren §4.4): what an emptied slug becomes
 
 # --- refusal codes (PROPOSAL, ours: CLIENTS.md §2.8) ----------------------------------------------
 
@@ -149,7 +149,7 @@ def is_within(child: str, parent: str) -> bool:
     """Component-wise containment (``/x/repo-other`` is not inside ``/x/repo``)."""
     c = [p for p in child.split("/") if p]
     p = [q for q in parent.split("/") if q]
-    return c[:len(p)] == p
+    return c[: len(p)] == p
 
 
 # --- the test-harness guard (§2.9) ----------------------------------------------------------------
@@ -173,40 +173,54 @@ def harness_refuses(bin_path: str, env: Mapping[str, str]) -> bool:
     try:
         st = os.stat(bin_path)
     except (OSError, ValueError):
-        return False                          # missing: honoured (it cannot reach a live herdr)
+        return False  # missing: honoured (it cannot reach a live herdr)
     if not _stat.S_ISREG(st.st_mode) or not os.access(bin_path, os.X_OK):
-        return False                          # not executable: honoured
+        return False  # not executable: honoured
     if is_within(os.path.realpath(bin_path), os.path.realpath(os_tmpdir(env))):
-        return False                          # a stub in the OS temp dir
+        return False  # a stub in the OS temp dir
     return True
 
 
 # --- step 1: classify with git ---------------------------------------------------------------------
 
 #: CHOICE: variables that would make git describe another repository than the path's own.
-GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
-                     "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
-                     "GIT_PREFIX", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
+GIT_LOCATION_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+)
 REV_PARSE_ARGV = ("rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir")
-BRANCH_ARGV = ("symbolic-ref", "--quiet", "--short", "HEAD")   # PROPOSAL (see classify)
+BRANCH_ARGV = ("symbolic-ref", "--quiet", "--short", "HEAD")  # PROPOSAL (see classify)
 
 
 @dataclass(frozen=True)
 class Classification:
-    kind: str | None            # worktree | primary | generic; None = unproven (refuse)
+    kind: str | None  # worktree | primary | generic; None = unproven (refuse)
     branch: str | None = None
     detail: str = ""
 
 
 def git_env(env: Mapping[str, str]) -> dict[str, str]:
     out = {k: v for k, v in env.items() if k not in GIT_LOCATION_VARS and k != "LANGUAGE"}
-    out["LC_ALL"] = "C"        # git's messages are matched below
+    out["LC_ALL"] = "C"  # git's messages are matched below
     return out
 
 
 async def _git(git_bin: str, args: Sequence[str], cwd: str, env: Mapping[str, str]) -> RunResult:
-    return await run_process(git_bin, list(args), label=" ".join(["git", *args]), env=git_env(env),
-                             timeout_ms=GIT_KILL_MS, cwd=cwd)
+    return await run_process(
+        git_bin,
+        list(args),
+        label=" ".join(["git", *args]),
+        env=git_env(env),
+        timeout_ms=GIT_KILL_MS,
+        cwd=cwd,
+    )
 
 
 async def classify(canonical: str, env: Mapping[str, str], git_bin: str = "git") -> Classification:
@@ -300,8 +314,9 @@ MESSAGES = {
 
 
 class _Refusal(Exception):
-    def __init__(self, code: str, *, herdr_code: str | None = None, panel: dict | None = None,
-                 note: str = ""):
+    def __init__(
+        self, code: str, *, herdr_code: str | None = None, panel: dict | None = None, note: str = ""
+    ):
         super().__init__(code)
         self.code, self.herdr_code, self.panel, self.note = code, herdr_code, panel, note
 
@@ -311,8 +326,14 @@ def _refusal_dict(exc: _Refusal, path: str | None) -> dict:
     if exc.note:
         message += " (%s)" % exc.note
     if exc.panel:
-        named = ", ".join("%s %s" % (k, v) for k, v in (("workspace", exc.panel.get("workspaceId")),
-                                                         ("pane", exc.panel.get("paneId"))) if v)
+        named = ", ".join(
+            "%s %s" % (k, v)
+            for k, v in (
+                ("workspace", exc.panel.get("workspaceId")),
+                ("pane", exc.panel.get("paneId")),
+            )
+            if v
+        )
         message += "; the panel stays open: " + named
     out: dict = {"ok": False, "code": exc.code}
     if exc.herdr_code:
@@ -361,14 +382,14 @@ OUTCOME_FINISHED = "finished"
 OUTCOME_NEVER_STARTED = "never-started"
 OUTCOME_VANISHED = "vanished"
 OUTCOME_TIMED_OUT = "timed-out"
-OUTCOME_FOREIGN = "foreign-session"     # PROPOSAL: the doc leaves this outcome's name UNKNOWN
+OUTCOME_FOREIGN = "foreign-session"  # PROPOSAL: the doc leaves this outcome's name UNKNOWN
 
 
 @dataclass(frozen=True)
 class WatchConfig:
-    interval_ms: int = 2_000                 # PROPOSAL: the poll interval is UNKNOWN
-    grace_ms: int = 5_000                    # PROPOSAL: the launch grace window is UNKNOWN
-    max_wait_ms: int = 4 * 3600 * 1000       # the doc's default (4 hours)
+    interval_ms: int = 2_000  # PROPOSAL: the poll interval is UNKNOWN
+    grace_ms: int = 5_000  # PROPOSAL: the launch grace window is UNKNOWN
+    max_wait_ms: int = 4 * 3600 * 1000  # the doc's default (4 hours)
 
 
 def session_uuid(value: str | None) -> str | None:
@@ -403,13 +424,28 @@ class FinishWatcher:
     interval once the max wait has passed).
     """
 
-    def __init__(self, *, pane_id: str, session_id: str, agent_name: str, details: dict,
-                 run: Callable[[Sequence[str]], Awaitable[RunResult]],
-                 deliver: Callable[[dict], Any], sleep: Callable[[float], Awaitable[None]],
-                 clock: Callable[[], float], config: WatchConfig = WatchConfig()):
+    def __init__(
+        self,
+        *,
+        pane_id: str,
+        session_id: str,
+        agent_name: str,
+        details: dict,
+        run: Callable[[Sequence[str]], Awaitable[RunResult]],
+        deliver: Callable[[dict], Any],
+        sleep: Callable[[float], Awaitable[None]],
+        clock: Callable[[], float],
+        config: WatchConfig = WatchConfig(),
+    ):
         self.pane_id, self.session_id, self.agent_name = pane_id, session_id, agent_name
         self.details = dict(details)
-        self.run, self.deliver, self.sleep, self.clock, self.config = run, deliver, sleep, clock, config
+        self.run, self.deliver, self.sleep, self.clock, self.config = (
+            run,
+            deliver,
+            sleep,
+            clock,
+            config,
+        )
         self.polls = 0
         self.seen_working = False
 
@@ -435,7 +471,9 @@ class FinishWatcher:
                     if _s(kind) and kind != "pi":
                         return OUTCOME_FOREIGN
                     session = agent.get("agent_session")
-                    theirs = session_uuid(session.get("value")) if isinstance(session, dict) else None
+                    theirs = (
+                        session_uuid(session.get("value")) if isinstance(session, dict) else None
+                    )
                     if theirs is not None and theirs != ours:
                         return OUTCOME_FOREIGN
                     status = agent.get("agent_status")
@@ -453,16 +491,28 @@ class FinishWatcher:
             OUTCOME_TIMED_OUT: "timed out: no conclusive state for pane %s before the maximum wait",
             OUTCOME_FOREIGN: "not ours: pane %s now hosts a different session; no finish is claimed",
         }
-        details = {**self.details, "outcome": outcome, "paneId": self.pane_id,
-                   "sessionId": self.session_id, "agentName": self.agent_name}
-        return {"customType": FINISHED_CUSTOM_TYPE, "display": True, "deliverAs": "followUp",
-                "triggerTurn": True, "content": texts[outcome] % self.pane_id, "details": details}
+        details = {
+            **self.details,
+            "outcome": outcome,
+            "paneId": self.pane_id,
+            "sessionId": self.session_id,
+            "agentName": self.agent_name,
+        }
+        return {
+            "customType": FINISHED_CUSTOM_TYPE,
+            "display": True,
+            "deliverAs": "followUp",
+            "triggerTurn": True,
+            "content": texts[outcome] % self.pane_id,
+            "details": details,
+        }
 
     async def _deliver_once(self, message: dict, budget_ms: float) -> bool:
         async def send():
             r = self.deliver(message)
             if inspect.isawaitable(r):
                 await r
+
         try:
             await asyncio.wait_for(send(), budget_ms / 1000)
             return True
@@ -483,13 +533,20 @@ class FinishWatcher:
                 break
             attempts += 1
             try:
-                delivered = await self._deliver_once(message, remaining if remaining > 0 else cfg.interval_ms)
+                delivered = await self._deliver_once(
+                    message, remaining if remaining > 0 else cfg.interval_ms
+                )
             except asyncio.TimeoutError:
-                break                          # never settled: stop at the max wait
+                break  # never settled: stop at the max wait
             if delivered:
                 break
             await self.sleep(cfg.interval_ms)
-        return {"outcome": outcome, "delivered": delivered, "attempts": attempts, "polls": self.polls}
+        return {
+            "outcome": outcome,
+            "delivered": delivered,
+            "attempts": attempts,
+            "polls": self.polls,
+        }
 
 
 class WatcherRegistry:
@@ -530,8 +587,8 @@ DEFAULT_WATCHERS = WatcherRegistry()
 @dataclass(frozen=True)
 class OpenRequest:
     path: str
-    session: str | None = None        # resume this Pi session
-    name: str | None = None           # explicit agent name (None: not given)
+    session: str | None = None  # resume this Pi session
+    name: str | None = None  # explicit agent name (None: not given)
     notify: bool = True
 
 
@@ -549,14 +606,21 @@ def resolve_herdr_bin(env: Mapping[str, str], explicit: str | None) -> tuple[str
     return "herdr", False
 
 
-async def open_session(request: OpenRequest, *, cwd: str, env: Mapping[str, str],
-                       herdr_bin: str | None = None, runner: Runner | None = None,
-                       git_bin: str = "git", new_session_id: Callable[[], str] | None = None,
-                       deliver: Callable[[dict], Any] | None = None,
-                       watchers: WatcherRegistry | None = None,
-                       sleep: Callable[[float], Awaitable[None]] | None = None,
-                       clock: Callable[[], float] | None = None,
-                       watch: WatchConfig = WatchConfig()) -> dict:
+async def open_session(
+    request: OpenRequest,
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    herdr_bin: str | None = None,
+    runner: Runner | None = None,
+    git_bin: str = "git",
+    new_session_id: Callable[[], str] | None = None,
+    deliver: Callable[[dict], Any] | None = None,
+    watchers: WatcherRegistry | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+    clock: Callable[[], float] | None = None,
+    watch: WatchConfig = WatchConfig(),
+) -> dict:
     """Open (or reuse) a herdr panel at ``request.path`` and start Pi there (§2).
 
     ``cwd``: the session's own cwd (relative paths resolve against it). ``env``: the context,
@@ -588,8 +652,12 @@ async def open_session(request: OpenRequest, *, cwd: str, env: Mapping[str, str]
         if inherited and harness_refuses(bin_path, env):
             raise _Refusal(HERDR_BIN_REFUSED)
         if runner is None:
-            base = HerdrRunner(bin_path, env, start_timeout_ms=OPENER_START_KILL_MS,
-                               cli_timeout_ms=OPENER_CLI_KILL_MS)
+            base = HerdrRunner(
+                bin_path,
+                env,
+                start_timeout_ms=OPENER_START_KILL_MS,
+                cli_timeout_ms=OPENER_CLI_KILL_MS,
+            )
         else:
             base = runner
 
@@ -608,7 +676,9 @@ async def open_session(request: OpenRequest, *, cwd: str, env: Mapping[str, str]
         else:
             r = await herdr(["workspace", "create", "--cwd", requested, "--no-focus"])
             if r.status != 0:
-                raise _Refusal(HERDR_FAILED, herdr_code=envelope_code(r.stderr), note="workspace create")
+                raise _Refusal(
+                    HERDR_FAILED, herdr_code=envelope_code(r.stderr), note="workspace create"
+                )
             result = _result(r.stdout)
             ws = result.get("workspace") if result else None
             if not isinstance(ws, dict) or not _s(ws.get("workspace_id")):
@@ -616,7 +686,9 @@ async def open_session(request: OpenRequest, *, cwd: str, env: Mapping[str, str]
             workspace_id, pane = ws["workspace_id"], result.get("root_pane")
 
         # --- step 3 -------------------------------------------------------------------------
-        pane_id = pane.get("pane_id") if isinstance(pane, dict) and _s(pane.get("pane_id")) else None
+        pane_id = (
+            pane.get("pane_id") if isinstance(pane, dict) and _s(pane.get("pane_id")) else None
+        )
         if pane is None and reused:
             pane, pane_id = await _pick_reused_pane(herdr, workspace_id, canonical)
         problem = pane_problem(pane, workspace_id, canonical)
@@ -631,45 +703,88 @@ async def open_session(request: OpenRequest, *, cwd: str, env: Mapping[str, str]
             session_id = (new_session_id or (lambda: str(uuid.uuid4())))()
             resumed = False
             session_args = ["--session-id", session_id]
-        r = await herdr(["agent", "start", agent_name, "--kind", "pi", "--pane", pane_id,
-                         "--timeout", str(PI_START_READY_MS), "--", "--name", agent_name, *session_args])
+        r = await herdr(
+            [
+                "agent",
+                "start",
+                agent_name,
+                "--kind",
+                "pi",
+                "--pane",
+                pane_id,
+                "--timeout",
+                str(PI_START_READY_MS),
+                "--",
+                "--name",
+                agent_name,
+                *session_args,
+            ]
+        )
         if r.status != 0:
-            raise _Refusal(AGENT_START_FAILED, herdr_code=envelope_code(r.stderr),
-                           panel=_panel(workspace_id, pane_id))
+            raise _Refusal(
+                AGENT_START_FAILED,
+                herdr_code=envelope_code(r.stderr),
+                panel=_panel(workspace_id, pane_id),
+            )
         started = _result(r.stdout)
         if started is None or not isinstance(started.get("agent"), dict):
-            raise _Refusal(HERDR_REPLY_UNPARSABLE, panel=_panel(workspace_id, pane_id), note="agent start")
+            raise _Refusal(
+                HERDR_REPLY_UNPARSABLE, panel=_panel(workspace_id, pane_id), note="agent start"
+            )
     except _Refusal as exc:
         return _refusal_dict(exc, path_for_result)
 
     git_checkout = cls.kind in (KIND_WORKTREE, KIND_PRIMARY)
-    rows = [["outcome", "reused" if reused else "opened"], ["path", canonical],
-            ["panel", "worktree" if cls.kind == KIND_WORKTREE else "normal"]]
+    rows = [
+        ["outcome", "reused" if reused else "opened"],
+        ["path", canonical],
+        ["panel", "worktree" if cls.kind == KIND_WORKTREE else "normal"],
+    ]
     if git_checkout:
         rows.append(["branch", cls.branch or "(detached HEAD)"])
-    rows += [["session", session_id + (" (resumed)" if resumed else "")], ["workspace", workspace_id],
-             ["pane", pane_id], ["agent", agent_name]]
-    details = {"path": canonical, "kind": cls.kind, "branch": cls.branch if git_checkout else None,
-               "paneId": pane_id, "workspaceId": workspace_id, "sessionId": session_id,
-               "resumed": resumed, "agentName": agent_name, "notify": request.notify is not False}
-    out = {"ok": True, "rows": rows, "content": "\n".join("%s: %s" % (k, v) for k, v in rows),
-           "details": details}
+    rows += [
+        ["session", session_id + (" (resumed)" if resumed else "")],
+        ["workspace", workspace_id],
+        ["pane", pane_id],
+        ["agent", agent_name],
+    ]
+    details = {
+        "path": canonical,
+        "kind": cls.kind,
+        "branch": cls.branch if git_checkout else None,
+        "paneId": pane_id,
+        "workspaceId": workspace_id,
+        "sessionId": session_id,
+        "resumed": resumed,
+        "agentName": agent_name,
+        "notify": request.notify is not False,
+    }
+    out = {
+        "ok": True,
+        "rows": rows,
+        "content": "\n".join("%s: %s" % (k, v) for k, v in rows),
+        "details": details,
+    }
 
     if request.notify is not False and deliver is not None:
         watcher = FinishWatcher(
-            pane_id=pane_id, session_id=session_id, agent_name=agent_name,
+            pane_id=pane_id,
+            session_id=session_id,
+            agent_name=agent_name,
             details={"path": canonical, "workspaceId": workspace_id},
-            run=herdr, deliver=deliver,
+            run=herdr,
+            deliver=deliver,
             sleep=sleep if sleep is not None else (lambda ms: asyncio.sleep(ms / 1000)),
             clock=clock if clock is not None else (lambda: time.monotonic() * 1000),
-            config=watch)
+            config=watch,
+        )
         (watchers if watchers is not None else DEFAULT_WATCHERS).start(pane_id, watcher)
     return out
 
 
 async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool]:
     """§2.4 worktree panel: (workspace id, root pane or None when reused, reused?)."""
-    r = await herdr(["worktree", "list", "--cwd", canonical])       # PROPOSAL: the canonical path
+    r = await herdr(["worktree", "list", "--cwd", canonical])  # PROPOSAL: the canonical path
     if r.status != 0:
         raise _Refusal(HERDR_FAILED, herdr_code=envelope_code(r.stderr), note="worktree list")
     result = _result(r.stdout)
@@ -680,7 +795,7 @@ async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool
         raise _Refusal(WORKTREE_CLAIMED_TWICE, note=", ".join(claims))
     if len(claims) == 1:
         return claims[0], None, True
-    r = await herdr(["worktree", "open", "--path", canonical, "--no-focus"])   # PROPOSAL: canonical
+    r = await herdr(["worktree", "open", "--path", canonical, "--no-focus"])  # PROPOSAL: canonical
     if r.status == 0:
         result = _result(r.stdout)
         ws = result.get("workspace") if result else None
@@ -699,14 +814,20 @@ async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool
     raise _Refusal(HERDR_FAILED, herdr_code=open_code, note="worktree open")
 
 
-async def _pick_reused_pane(herdr, workspace_id: str, canonical: str) -> tuple[dict | None, str | None]:
+async def _pick_reused_pane(
+    herdr, workspace_id: str, canonical: str
+) -> tuple[dict | None, str | None]:
     """PROPOSAL (UNKNOWN in the doc): ``herdr pane list --workspace W``, then the first pane that
     passes step 3 with no agent in it, else the first that passes (herdr then refuses a busy
     shell), else the first pane listed (step 3 names its problem)."""
     r = await herdr(["pane", "list", "--workspace", workspace_id])
     if r.status != 0:
-        raise _Refusal(HERDR_FAILED, herdr_code=envelope_code(r.stderr), panel=_panel(workspace_id),
-                       note="pane list")
+        raise _Refusal(
+            HERDR_FAILED,
+            herdr_code=envelope_code(r.stderr),
+            panel=_panel(workspace_id),
+            note="pane list",
+        )
     result = _result(r.stdout)
     panes = result.get("panes") if result else None
     if not isinstance(panes, list):
@@ -721,6 +842,7 @@ async def _pick_reused_pane(herdr, workspace_id: str, canonical: str) -> tuple[d
 
 def open_session_sync(request: OpenRequest, **kwargs) -> dict:
     """:func:`open_session` for threaded code (its own event loop; watchers end with it)."""
+
     async def main():
         out = await open_session(request, **kwargs)
         registry = kwargs.get("watchers") or DEFAULT_WATCHERS
@@ -729,4 +851,5 @@ def open_session_sync(request: OpenRequest, **kwargs) -> dict:
         if task is not None:
             out = {**out, "watch": await task}
         return out
+
     return asyncio.run(main())

@@ -35,9 +35,9 @@ import os
 import signal as _signal
 from typing import Mapping, NamedTuple, Sequence
 
-HERDR_START_TIMEOUT_MS = 300_000      # kill bound for `agent start`
-HERDR_CLI_TIMEOUT_MS = 30_000         # kill bound for every other verb
-HERDR_MAX_OUTPUT_BYTES = 8 * 1024 * 1024   # stdout + stderr combined; overflow kills
+HERDR_START_TIMEOUT_MS = 300_000  # kill bound for `agent start`
+HERDR_CLI_TIMEOUT_MS = 30_000  # kill bound for every other verb
+HERDR_MAX_OUTPUT_BYTES = 8 * 1024 * 1024  # stdout + stderr combined; overflow kills
 
 _CHUNK = 65536
 
@@ -96,12 +96,17 @@ class HerdrRunner:
     ``verb_timeouts``: kill bounds for specific verbs, e.g. ``{("tab", "create"): 50}`` (tests).
     """
 
-    def __init__(self, bin_path: str = "herdr", env: Mapping[str, str] | None = None, *,
-                 start_timeout_ms: int = HERDR_START_TIMEOUT_MS,
-                 cli_timeout_ms: int = HERDR_CLI_TIMEOUT_MS,
-                 max_output_bytes: int = HERDR_MAX_OUTPUT_BYTES,
-                 verb_timeouts: Mapping[tuple[str, str], int] | None = None,
-                 cwd: str | None = None):
+    def __init__(
+        self,
+        bin_path: str = "herdr",
+        env: Mapping[str, str] | None = None,
+        *,
+        start_timeout_ms: int = HERDR_START_TIMEOUT_MS,
+        cli_timeout_ms: int = HERDR_CLI_TIMEOUT_MS,
+        max_output_bytes: int = HERDR_MAX_OUTPUT_BYTES,
+        verb_timeouts: Mapping[tuple[str, str], int] | None = None,
+        cwd: str | None = None,
+    ):
         self.bin_path = bin_path
         self.env = dict(os.environ if env is None else env)
         self.start_timeout_ms = start_timeout_ms
@@ -117,32 +122,65 @@ class HerdrRunner:
         return self.start_timeout_ms if verb == ("agent", "start") else self.cli_timeout_ms
 
     async def __call__(self, args: Sequence[str]) -> RunResult:
-        return await run_herdr(self.bin_path, list(args), env=self.env,
-                               timeout_ms=self.kill_bound_ms(args),
-                               max_output_bytes=self.max_output_bytes, cwd=self.cwd)
+        return await run_herdr(
+            self.bin_path,
+            list(args),
+            env=self.env,
+            timeout_ms=self.kill_bound_ms(args),
+            max_output_bytes=self.max_output_bytes,
+            cwd=self.cwd,
+        )
 
     def run_sync(self, args: Sequence[str]) -> RunResult:
         """The same call for threaded code (its own event loop; not from inside a running loop)."""
         return asyncio.run(self(args))
 
 
-async def run_herdr(bin_path: str, args: Sequence[str], *, env: Mapping[str, str], timeout_ms: int,
-                    max_output_bytes: int = HERDR_MAX_OUTPUT_BYTES, cwd: str | None = None) -> RunResult:
+async def run_herdr(
+    bin_path: str,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    timeout_ms: int,
+    max_output_bytes: int = HERDR_MAX_OUTPUT_BYTES,
+    cwd: str | None = None,
+) -> RunResult:
     """Run ``bin_path *args`` once and settle exactly once (see the module table)."""
-    return await run_process(bin_path, args, label=_label([str(a) for a in args]), env=env,
-                             timeout_ms=timeout_ms, max_output_bytes=max_output_bytes, cwd=cwd)
+    return await run_process(
+        bin_path,
+        args,
+        label=_label([str(a) for a in args]),
+        env=env,
+        timeout_ms=timeout_ms,
+        max_output_bytes=max_output_bytes,
+        cwd=cwd,
+    )
 
 
-async def run_process(bin_path: str, args: Sequence[str], *, label: str, env: Mapping[str, str],
-                      timeout_ms: int, max_output_bytes: int = HERDR_MAX_OUTPUT_BYTES,
-                      cwd: str | None = None) -> RunResult:
+async def run_process(
+    bin_path: str,
+    args: Sequence[str],
+    *,
+    label: str,
+    env: Mapping[str, str],
+    timeout_ms: int,
+    max_output_bytes: int = HERDR_MAX_OUTPUT_BYTES,
+    cwd: str | None = None,
+) -> RunResult:
     """The runner for any fixed argv (git too); ``label`` starts the failure texts."""
     args = [str(a) for a in args]
     try:
         proc = await asyncio.create_subprocess_exec(
-            bin_path, *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=cwd, start_new_session=True)
-    except (OSError, ValueError) as exc:   # ValueError: NUL or unencodable text in argv/env
+            bin_path,
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except (OSError, ValueError) as exc:  # ValueError: NUL or unencodable text in argv/env
         return RunResult(1, "", _spawn_error_text(bin_path, exc))
 
     out: list[bytes] = []
@@ -161,7 +199,10 @@ async def run_process(bin_path: str, args: Sequence[str], *, label: str, env: Ma
                 return
             sink.append(chunk)
 
-    pumps = [asyncio.ensure_future(pump(proc.stdout, out)), asyncio.ensure_future(pump(proc.stderr, err))]
+    pumps = [
+        asyncio.ensure_future(pump(proc.stdout, out)),
+        asyncio.ensure_future(pump(proc.stderr, err)),
+    ]
     timed_out = False
     try:
         try:
@@ -182,6 +223,10 @@ async def run_process(bin_path: str, args: Sequence[str], *, label: str, env: Ma
     if state["overflow"]:
         return RunResult(1, "", "%s: output exceeded %d bytes" % (label, max_output_bytes))
     if timed_out or proc.returncode is None or proc.returncode < 0:
-        return RunResult(1, _decode(out), "%s: no exit status (timeout %dms or signal %s)"
-                         % (label, timeout_ms, _signal_name(proc.returncode)))
+        return RunResult(
+            1,
+            _decode(out),
+            "%s: no exit status (timeout %dms or signal %s)"
+            % (label, timeout_ms, _signal_name(proc.returncode)),
+        )
     return RunResult(proc.returncode, _decode(out), _decode(err))

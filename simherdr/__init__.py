@@ -1,2 +1,3 @@
 """simherdr: a faithful herdr simulator."""
+
 __version__ = "0.1.0"

@@ -28,14 +28,15 @@ def _serve(args) -> int:
 
     async def main() -> int:
         control = None
-        if args.control:   # the scenario/fault control plane (simherdr.scenarios.control)
+        if args.control:  # the scenario/fault control plane (simherdr.scenarios.control)
             from .scenarios.control import ControlServer
+
             if os.path.abspath(args.control) == os.path.abspath(args.socket):
                 print("simherdr: --control must differ from --socket", file=sys.stderr)
                 return 2
             control = ControlServer(sim, args.control)
             try:
-                await control.start()   # before the herdr socket: ready when that answers
+                await control.start()  # before the herdr socket: ready when that answers
             except SocketBusy as e:
                 print(f"simherdr: {e}", file=sys.stderr)
                 return 1
@@ -50,8 +51,12 @@ def _serve(args) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, lambda: asyncio.ensure_future(server.close()))
-        print(f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
-              f"listening on {server.path}", file=sys.stderr, flush=True)
+        print(
+            f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
+            f"listening on {server.path}",
+            file=sys.stderr,
+            flush=True,
+        )
         await server.serve_forever()
         if control is not None:
             await control.close()
@@ -103,23 +108,41 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
     s.add_argument("--socket", required=True, help="Unix socket path to listen on")
     s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
-    s.add_argument("--time-scale", type=float, default=1.0,
-                   help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)")
+    s.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
+    )
     s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
-    s.add_argument("--pane-mode", choices=("simulated", "pty", "mixed"), default="simulated",
-                   help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
-                        "env SIMHERDR_PANE_MODE=pty")
-    s.add_argument("--control", metavar="PATH",
-                   help="also open a control socket (scenarios and faults, `simherdr ctl`)")
+    s.add_argument(
+        "--pane-mode",
+        choices=("simulated", "pty", "mixed"),
+        default="simulated",
+        help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
+        "env SIMHERDR_PANE_MODE=pty",
+    )
+    s.add_argument(
+        "--control",
+        metavar="PATH",
+        help="also open a control socket (scenarios and faults, `simherdr ctl`)",
+    )
     s.set_defaults(fn=_serve)
 
     c = sub.add_parser("ctl", help="send one op to a running simulator's control socket")
     c.add_argument("--control", metavar="PATH", required=True, help="the control socket")
     c.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
-    c.add_argument("op", help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, "
-                              "agent.block, agent.state, session.report, pane.reuse, agent.vanish, "
-                              "shell.busy, shell.idle, behaviour.set, ops")
-    c.add_argument("args", nargs="?", help='the op\'s arguments as a JSON object, e.g. \'{"pane_id": "w1:p1"}\'')
+    c.add_argument(
+        "op",
+        help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, "
+        "agent.block, agent.state, session.report, pane.reuse, agent.vanish, "
+        "shell.busy, shell.idle, behaviour.set, ops",
+    )
+    c.add_argument(
+        "args",
+        nargs="?",
+        help='the op\'s arguments as a JSON object, e.g. \'{"pane_id": "w1:p1"}\'',
+    )
     c.set_defaults(fn=_ctl)
 
     i = sub.add_parser("install-stub", help="write a stand-in `herdr` binary into DIR")
@@ -127,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     i.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
     i.set_defaults(fn=_install_stub)
 
-    d = sub.add_parser("demo", help="start a simulator and drive a short session with the stand-in binary")
+    d = sub.add_parser(
+        "demo", help="start a simulator and drive a short session with the stand-in binary"
+    )
     d.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
     d.set_defaults(fn=_demo)
 

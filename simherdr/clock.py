@@ -83,7 +83,7 @@ class VirtualClock(Clock):
         self._origin = source() if source else None
         self._sleepers: list = []
         self._seq = itertools.count()
-        self._pinned: float | None = None   # sync(): the due time being caught up to
+        self._pinned: float | None = None  # sync(): the due time being caught up to
 
     def now(self) -> float:
         if self._pinned is not None:
@@ -115,7 +115,9 @@ class VirtualClock(Clock):
 
     async def advance_to(self, target: float) -> None:
         if self._source is not None:
-            raise RuntimeError("this clock follows an external time source; move it there and call sync()")
+            raise RuntimeError(
+                "this clock follows an external time source; move it there and call sync()"
+            )
         await _settle()
         while True:
             t = self.next_wakeup()

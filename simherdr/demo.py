@@ -50,26 +50,59 @@ def run_demo(herdr_version: str | None = None) -> int:
         work = os.path.join(tmp, "project")
         os.makedirs(work)
         _show("is a server there?", [herdr, "status"], env)
-        ws = _show("open a workspace", [herdr, "workspace", "create", "--cwd", work, "--label", "demo"], env)
+        ws = _show(
+            "open a workspace",
+            [herdr, "workspace", "create", "--cwd", work, "--label", "demo"],
+            env,
+        )
         pane = ws["result"]["root_pane"]["pane_id"]
         _show("split it", [herdr, "pane", "split", pane, "--direction", "right", "--no-focus"], env)
-        _show("type into the first pane", [herdr, "pane", "run", pane, "echo hello from simherdr"], env)
+        _show(
+            "type into the first pane",
+            [herdr, "pane", "run", pane, "echo hello from simherdr"],
+            env,
+        )
         _show("read it back", [herdr, "pane", "read", pane, "--source", "visible"], env)
         if _has_agents():
             seen = []
-            tab = _show("a background tab for the agent", [herdr, "tab", "create", "--no-focus", "--label", "agents"], env)
+            tab = _show(
+                "a background tab for the agent",
+                [herdr, "tab", "create", "--no-focus", "--label", "agents"],
+                env,
+            )
             second = tab["result"]["root_pane"]["pane_id"]
-            started = _show("start a pi agent there (waits for interactive readiness)",
-                            [herdr, "agent", "start", "demo-pi", "--kind", "pi", "--pane", second], env)
+            started = _show(
+                "start a pi agent there (waits for interactive readiness)",
+                [herdr, "agent", "start", "demo-pi", "--kind", "pi", "--pane", second],
+                env,
+            )
             seen.append(_status(started))
-            working = _show("prompt it and wait until it is seen working",
-                            [herdr, "agent", "prompt", "demo-pi", "write a haiku", "--wait",
-                             "--until", "working", "--timeout", "60000"], env)
+            working = _show(
+                "prompt it and wait until it is seen working",
+                [
+                    herdr,
+                    "agent",
+                    "prompt",
+                    "demo-pi",
+                    "write a haiku",
+                    "--wait",
+                    "--until",
+                    "working",
+                    "--timeout",
+                    "60000",
+                ],
+                env,
+            )
             seen.append(_status(working))
-            done = _show("wait until it finishes (in a background tab, so herdr says done)",
-                         [herdr, "agent", "wait", "demo-pi", "--until", "done", "--timeout", "60000"], env)
+            done = _show(
+                "wait until it finishes (in a background tab, so herdr says done)",
+                [herdr, "agent", "wait", "demo-pi", "--until", "done", "--timeout", "60000"],
+                env,
+            )
             seen.append(_status(done))
-            focused = _show("focusing it turns done into idle", [herdr, "agent", "focus", "demo-pi"], env)
+            focused = _show(
+                "focusing it turns done into idle", [herdr, "agent", "focus", "demo-pi"], env
+            )
             seen.append(_status(focused))
             print(f"\n  agent status over the session: {' -> '.join(s for s in seen if s)}")
         _show("a missing pane is herdr's error envelope", [herdr, "pane", "get", "w1:p9"], env)
@@ -77,8 +110,10 @@ def run_demo(herdr_version: str | None = None) -> int:
         _show("the whole session", [herdr, "api", "snapshot"], env)
         _show("stop the server", [herdr, "server", "stop"], env)
         server.wait(10)
-        print(f"\nsimherdr demo: done; server exited with {server.returncode}, socket removed: "
-              f"{not os.path.exists(sock)}")
+        print(
+            f"\nsimherdr demo: done; server exited with {server.returncode}, socket removed: "
+            f"{not os.path.exists(sock)}"
+        )
         return 0
     finally:
         if server.poll() is None:
@@ -95,6 +130,7 @@ def _status(reply) -> str | None:
 
 def _has_agents() -> bool:
     from .handlers.registry import load_all
+
     return "agent.start" in load_all()
 
 

@@ -39,6 +39,7 @@ def _type_error(v: Any, expected: str) -> ParamError:
 
 # --- value types: callables value -> checked value --------------------------------------------
 
+
 def STR(v):
     if not isinstance(v, str):
         raise _type_error(v, "a string")
@@ -98,6 +99,7 @@ def enum(*variants: str) -> Callable:
             names = ", ".join(f"`{x}`" for x in variants)
             raise ParamError(f"unknown variant `{v}`, expected one of {names}")
         return v
+
     check.variants = variants
     return check
 
@@ -107,6 +109,7 @@ def list_of(inner: Callable) -> Callable:
         if not isinstance(v, list):
             raise _type_error(v, "a sequence")
         return [inner(x) for x in v]
+
     return check
 
 
@@ -142,10 +145,12 @@ def versioned(f: F, known: Callable) -> F:
 
 def struct(**fields: F) -> Callable:
     """A nested struct checker (e.g. ``wait``, ``match``)."""
+
     def check(v):
         if not isinstance(v, dict):
             raise _type_error(v, "a map")
         return parse(fields, v)
+
     check.fields = fields
     return check
 

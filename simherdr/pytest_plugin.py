@@ -21,12 +21,17 @@ import pytest
 
 def pytest_addoption(parser):
     group = parser.getgroup("simherdr")
-    group.addoption("--simherdr-version", default=None,
-                    help="herdr version the simherdr fixtures simulate (default: simherdr's default)")
+    group.addoption(
+        "--simherdr-version",
+        default=None,
+        help="herdr version the simherdr fixtures simulate (default: simherdr's default)",
+    )
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "simherdr(version=None): herdr version for the simherdr fixtures")
+    config.addinivalue_line(
+        "markers", "simherdr(version=None): herdr version for the simherdr fixtures"
+    )
 
 
 def _version(request) -> str | None:
@@ -55,7 +60,9 @@ def simherdr_server(request, tmp_path):
 
     home = tmp_path / "simherdr-home"
     home.mkdir(exist_ok=True)
-    with ThreadServer(_version(request), config=Config(home=str(home), server_cwd=str(tmp_path))) as srv:
+    with ThreadServer(
+        _version(request), config=Config(home=str(home), server_cwd=str(tmp_path))
+    ) as srv:
         yield srv
 
 
@@ -64,13 +71,17 @@ class StandIn:
 
     def __init__(self, path: str, socket_path: str):
         self.path = path
-        self.env = dict(os.environ, HERDR_SOCKET_PATH=socket_path,
-                        PATH=os.path.dirname(path) + os.pathsep + os.environ.get("PATH", ""))
+        self.env = dict(
+            os.environ,
+            HERDR_SOCKET_PATH=socket_path,
+            PATH=os.path.dirname(path) + os.pathsep + os.environ.get("PATH", ""),
+        )
         self.env.pop("HERDR_SESSION", None)
 
     def run(self, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        return subprocess.run([self.path, *argv], env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run(
+            [self.path, *argv], env=self.env, capture_output=True, text=True, timeout=timeout
+        )
 
 
 @pytest.fixture

@@ -22,9 +22,9 @@ import stat
 
 from .simulator import Simulator
 
-MAX_REQUEST_BYTES = 1024 * 1024     # src/api/server.rs:32
-REQUEST_TIMEOUT = 5.0               # src/api/server.rs:30 (real seconds: a transport limit)
-WRITE_TIMEOUT = 5.0                 # src/api/server.rs:31
+MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
+REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
+WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
 # CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
 # connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
 LISTEN_BACKLOG = 1024
@@ -112,7 +112,8 @@ def check_socket_dir(directory: str) -> None:
         raise UnsafeSocketDirectory(
             f"refusing to listen in {directory}: the directory is group- or world-writable "
             f"(mode {stat.S_IMODE(mode):04o}) without the sticky bit, so another user could "
-            f"replace the socket; use a private directory (chmod 700) or let simherdr create it")
+            f"replace the socket; use a private directory (chmod 700) or let simherdr create it"
+        )
 
 
 def _abort(writer: asyncio.StreamWriter) -> None:
@@ -154,11 +155,13 @@ class Connection:
 
     def watch(self) -> None:
         """Any readable byte or EOF cancels (src/ipc.rs:216-236)."""
+
         async def probe():
             with contextlib.suppress(Exception):
                 await self.reader.read(1)
             if not self.closed.done():
                 self.closed.set_result(None)
+
         self._watch = asyncio.get_running_loop().create_task(probe())
 
     def cancelled(self) -> bool:
@@ -213,9 +216,9 @@ class Server:
             os.unlink(self.path)  # stale socket file
         old = os.umask(0o177)  # created 0600, no window where it is wider
         try:
-            self._server = await asyncio.start_unix_server(self._handle, path=self.path,
-                                                           limit=MAX_REQUEST_BYTES + 1,
-                                                           backlog=LISTEN_BACKLOG)
+            self._server = await asyncio.start_unix_server(
+                self._handle, path=self.path, limit=MAX_REQUEST_BYTES + 1, backlog=LISTEN_BACKLOG
+            )
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
@@ -281,8 +284,13 @@ class Server:
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
-            await self._write(writer, {"id": "", "error": {"code": "invalid_request",
-                                                           "message": f"invalid request: {e}"}})
+            await self._write(
+                writer,
+                {
+                    "id": "",
+                    "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
+                },
+            )
             return
         sim = self.sim
         mdef = None
@@ -315,6 +323,7 @@ class Server:
     async def _stream(self, mdef, obj, conn):
         """events.subscribe: parse like any request, then hand the connection over."""
         from .facts import errors as E
+
         try:
             rid, mdef, p = self.sim.parse(obj)
         except E.HerdrError as e:

@@ -23,7 +23,7 @@ from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.state import Session
 
-POLL_INTERVAL = 0.1          # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
+POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
 @dataclass
@@ -35,14 +35,14 @@ class Config:
     shell: str = "bash"
     cols: int = 80
     rows: int = 24
-    worktrees_dir: str | None = None   # [worktrees].directory; default ~/.herdr/worktrees
-    confirm_close: bool = True          # ui.confirm_close (src/config/model.rs:1116)
+    worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
+    confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
     socket_path: str | None = None
     # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
     # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
     pane_mode: str = "simulated"
-    pty_shell: str | list | None = None   # herdr's configured shell; else $SHELL, else `shell`
-    herdr_bin_path: str | None = None     # HERDR_BIN_PATH given to real panes, when known
+    pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
+    herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
 
 
 @dataclass
@@ -58,8 +58,12 @@ class Call:
 
 
 class Simulator:
-    def __init__(self, profile: Profile | str | None = None, clock: Clock | None = None,
-                 config: Config | None = None):
+    def __init__(
+        self,
+        profile: Profile | str | None = None,
+        clock: Clock | None = None,
+        config: Config | None = None,
+    ):
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.clock = clock or RealClock()
         self.config = config or Config()
@@ -69,14 +73,14 @@ class Simulator:
         self.stopping = False
         self.offloop_pending = 0
         self._restarted: asyncio.Future | None = None
-        self.on_restart: list[Callable[[], None]] = []   # transports drop their connections
+        self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
         self._timers: list = []
         self._timer_seq = itertools.count()
         self._change_waiters: set[asyncio.Future] = set()
         self._focus_pair = None
         self._driver: asyncio.Task | None = None
-        self._driver_wake: asyncio.Future | None = None   # set by schedule() of an earlier timer
-        self._driver_at: float | None = None              # the timer the driver sleeps until
+        self._driver_wake: asyncio.Future | None = None  # set by schedule() of an earlier timer
+        self._driver_at: float | None = None  # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
         # The scenario/fault seam (simherdr.scenarios): an interceptor chain around every
         # parsed request, waits included (events.subscribe streams stay outside). Each
@@ -84,12 +88,15 @@ class Simulator:
         self.interceptors: list = []
         self._faults = None
         from .panes.simulated import SimulatedBackend
+
         self.backend = SimulatedBackend(self)
         if self.config.pane_mode != "simulated":
             from .panes.pty import PtyBackend  # real PTY-backed panes
+
             self.backend = PtyBackend(self)
         from .agents import AgentLayer
-        self.agents = AgentLayer(self)   # simulated agent processes + herdr's agent state
+
+        self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
 
     # --- time ------------------------------------------------------------------------------
 
@@ -103,7 +110,11 @@ class Simulator:
         """Run ``fn`` (a state change) when simulated time reaches ``at``."""
         heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
         wake = self._driver_wake
-        if wake is not None and not wake.done() and (self._driver_at is None or at < self._driver_at):
+        if (
+            wake is not None
+            and not wake.done()
+            and (self._driver_at is None or at < self._driver_at)
+        ):
             wake.set_result(None)  # the driver sleeps past this timer: re-arm it
         self.notify()
 
@@ -211,10 +222,23 @@ class Simulator:
                 # SOCKET.md §8.4: after the batch, all three, even when only the pane changed.
                 w = s.workspaces[pair[0]]
                 t = w.active()
-                self.hub.publish("workspace_focused", {"type": "workspace_focused", "workspace_id": w.workspace_id})
+                self.hub.publish(
+                    "workspace_focused",
+                    {"type": "workspace_focused", "workspace_id": w.workspace_id},
+                )
                 if t is not None:
-                    self.hub.publish("tab_focused", {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id})
-                    self.hub.publish("pane_focused", {"type": "pane_focused", "pane_id": t.focused_pane, "workspace_id": w.workspace_id})
+                    self.hub.publish(
+                        "tab_focused",
+                        {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id},
+                    )
+                    self.hub.publish(
+                        "pane_focused",
+                        {
+                            "type": "pane_focused",
+                            "pane_id": t.focused_pane,
+                            "workspace_id": w.workspace_id,
+                        },
+                    )
         self.notify()
 
     # --- requests ----------------------------------------------------------------------------
@@ -232,7 +256,9 @@ class Simulator:
             raise E.invalid_request("missing field `method`")
         name = obj["method"]
         if not isinstance(name, str):
-            raise E.invalid_request(f"invalid type: {P._json_kind(name)}, expected variant identifier")
+            raise E.invalid_request(
+                f"invalid type: {P._json_kind(name)}, expected variant identifier"
+            )
         if name not in ALL_METHODS:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
@@ -240,7 +266,9 @@ class Simulator:
         mdef = self.methods.get(name)
         if mdef is None:
             if not isinstance(obj["params"], dict):
-                raise E.invalid_request(f"invalid type: {P._json_kind(obj['params'])}, expected a map")
+                raise E.invalid_request(
+                    f"invalid type: {P._json_kind(obj['params'])}, expected a map"
+                )
             return rid, None, name
         try:
             p = P.parse(mdef.spec, obj["params"], self.profile)
@@ -267,6 +295,7 @@ class Simulator:
             if i == len(chain):
                 return await self.dispatch(call.id, mdef, call.params, call.conn)
             return await chain[i].intercept(self, call, lambda: step(i + 1))
+
         return await step(0)
 
     @property
@@ -274,6 +303,7 @@ class Simulator:
         """The fault registry (simherdr.scenarios.faults.Faults), made on first use."""
         if self._faults is None:
             from .scenarios.faults import Faults
+
             self._faults = Faults(self)
         return self._faults
 
@@ -356,6 +386,7 @@ class Simulator:
         title bumps revision and publishes pane_updated (src/app/terminal_titles.rs)."""
         from .model import views as V
         from .model.titles import stripped_terminal_title
+
         stripped = stripped_terminal_title(pane.screen.title)
         if stripped == pane.title_stripped or pane.pane_id not in self.session.panes:
             return
@@ -406,4 +437,5 @@ class Simulator:
 
     def _make_screen(self):
         from .model.screen import Screen
+
         return Screen(cols=self.config.cols, rows=self.config.rows)

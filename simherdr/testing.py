@@ -31,9 +31,14 @@ class StillWaiting(RuntimeError):
 
 
 class Harness:
-    def __init__(self, version: str | None = None, clock: Clock | None = None,
-                 config: Config | None = None, validator: Validator | None = None,
-                 auto_advance: bool = False):
+    def __init__(
+        self,
+        version: str | None = None,
+        clock: Clock | None = None,
+        config: Config | None = None,
+        validator: Validator | None = None,
+        auto_advance: bool = False,
+    ):
         """``auto_advance``: on a virtual clock, a request that is still waiting once nothing else
         can run moves time to the next timer (and again) until it answers — a wait with a
         timeout then finishes at once. Without it such a request raises :class:`StillWaiting`
@@ -66,8 +71,12 @@ class Harness:
                     method = obj.get("method") if isinstance(obj, dict) else None
                     raise StillWaiting(
                         f"{method} is still waiting and virtual time does not move by itself: "
-                        + ("nothing is scheduled that could answer it" if self.auto_advance else
-                           "use h.spawn(...) then h.advance(seconds), or Harness(auto_advance=True)"))
+                        + (
+                            "nothing is scheduled that could answer it"
+                            if self.auto_advance
+                            else "use h.spawn(...) then h.advance(seconds), or Harness(auto_advance=True)"
+                        )
+                    )
                 self.loop.run_until_complete(self.clock.advance_to(nxt))
             reply = task.result()
         if reply is not None and self.validator:
@@ -104,6 +113,7 @@ class Harness:
 
     def settle(self) -> None:
         from .clock import _settle
+
         self.loop.run_until_complete(_settle())
 
     def advance(self, seconds: float) -> None:
@@ -132,8 +142,13 @@ class Harness:
 class ThreadServer:
     """The socket server in a daemon thread (its own event loop)."""
 
-    def __init__(self, version: str | None = None, path: str | None = None,
-                 clock: Clock | None = None, config: Config | None = None):
+    def __init__(
+        self,
+        version: str | None = None,
+        path: str | None = None,
+        clock: Clock | None = None,
+        config: Config | None = None,
+    ):
         from .server import Server
 
         self._tmp = None
@@ -178,6 +193,7 @@ class ThreadServer:
             self.loop.close()  # its selector and self-pipe fds go now, not at garbage collection
         if self._tmp:
             import shutil
+
             shutil.rmtree(self._tmp, ignore_errors=True)
 
     def __enter__(self):
@@ -194,12 +210,26 @@ async def _call(fn, sim):
     return r
 
 
-def spawn_server(path: str, version: str | None = None, time_scale: float = 1.0,
-                 extra: list[str] | None = None, timeout: float = 10.0) -> subprocess.Popen:
+def spawn_server(
+    path: str,
+    version: str | None = None,
+    time_scale: float = 1.0,
+    extra: list[str] | None = None,
+    timeout: float = 10.0,
+) -> subprocess.Popen:
     """Start ``python -m simherdr serve`` and wait until its socket answers."""
     from .server import socket_answers
 
-    cmd = [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--time-scale", str(time_scale)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "simherdr",
+        "serve",
+        "--socket",
+        path,
+        "--time-scale",
+        str(time_scale),
+    ]
     if version:
         cmd += ["--herdr-version", version]
     proc = subprocess.Popen(cmd + (extra or []), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

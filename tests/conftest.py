@@ -19,7 +19,11 @@ VERSIONS = ("0.8.2", "0.9.3")
 
 def _schema_line() -> str:
     p = ref.schema_path()
-    return f"herdr schema: {p}" if p else f"herdr schema: NOT FOUND, schema checks skipped — {ref.SKIP_REASON}"
+    return (
+        f"herdr schema: {p}"
+        if p
+        else f"herdr schema: NOT FOUND, schema checks skipped — {ref.SKIP_REASON}"
+    )
 
 
 def pytest_report_header(config):

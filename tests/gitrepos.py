@@ -12,16 +12,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_LOCATING = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-    "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
     "GIT_TEST_ASSUME_DIFFERENT_OWNER",
 )
 
 
 def git(cwd, *args: str) -> str:
     """Run git for fixture setup; fail loudly; return stdout."""
-    proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=30)
+    proc = subprocess.run(
+        ["git", "-C", str(cwd), *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
     assert proc.returncode == 0, f"git {' '.join(args)} failed: {proc.stderr}"
     return proc.stdout
 
@@ -69,7 +80,9 @@ def make_repo(base: Path) -> Path:
     return path
 
 
-def make_linked(repo: Path, base: Path, name: str = "proj-feature", branch: str = "feature") -> Path:
+def make_linked(
+    repo: Path, base: Path, name: str = "proj-feature", branch: str = "feature"
+) -> Path:
     """``<base>/<name>``: a linked worktree of ``repo`` on a new ``branch``."""
     path = base / name
     git(repo, "worktree", "add", "-q", "-b", branch, str(path), "HEAD")

@@ -22,8 +22,10 @@ def schema_path() -> Path | None:
     return p if p.is_file() else None
 
 
-SKIP_REASON = (f"herdr's API schema not found: set {ENV} to a file written by "
-               f"`herdr api schema --output FILE`, or provide {FALLBACK}")
+SKIP_REASON = (
+    f"herdr's API schema not found: set {ENV} to a file written by "
+    f"`herdr api schema --output FILE`, or provide {FALLBACK}"
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,12 +84,22 @@ def validate_reply(reply: dict) -> None:
     vals = _validators()
     if vals is None:
         return
-    if (isinstance(reply, dict) and set(reply) == {"id", "result"} and isinstance(reply["id"], str)
-            and _fast(vals, "ResponseResult", reply["result"])):
+    if (
+        isinstance(reply, dict)
+        and set(reply) == {"id", "result"}
+        and isinstance(reply["id"], str)
+        and _fast(vals, "ResponseResult", reply["result"])
+    ):
         return
-    if (isinstance(reply, dict) and set(reply) == {"event", "data"} and isinstance(reply["event"], str)
-            and "." not in reply["event"] and isinstance(reply["data"], dict)
-            and reply["data"].get("type") == reply["event"] and _fast(vals, "EventData", reply["data"])):
+    if (
+        isinstance(reply, dict)
+        and set(reply) == {"event", "data"}
+        and isinstance(reply["event"], str)
+        and "." not in reply["event"]
+        and isinstance(reply["data"], dict)
+        and reply["data"].get("type") == reply["event"]
+        and _fast(vals, "EventData", reply["data"])
+    ):
         return
     if "error" in reply:
         validate("error_response", reply)

@@ -11,5 +11,12 @@
 from .behaviour import DEFAULT_BLOCK_MARKER, DEFAULTS, KIND_DEFAULTS, Behaviour, default_behaviour
 from .layer import AGENT_START_SETTLE_DELAY, AgentLayer
 
-__all__ = ["AGENT_START_SETTLE_DELAY", "AgentLayer", "Behaviour", "DEFAULTS", "DEFAULT_BLOCK_MARKER",
-           "KIND_DEFAULTS", "default_behaviour"]
+__all__ = [
+    "AGENT_START_SETTLE_DELAY",
+    "AgentLayer",
+    "Behaviour",
+    "DEFAULTS",
+    "DEFAULT_BLOCK_MARKER",
+    "KIND_DEFAULTS",
+    "default_behaviour",
+]

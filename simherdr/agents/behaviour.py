@@ -42,27 +42,27 @@ DEFAULT_BLOCK_MARKER = "[simherdr:block]"
 @dataclass(frozen=True)
 class Behaviour:
     kind: str
-    detect_after: float = 0.2          # command line -> process detected
-    startup: float = 1.5               # detected -> first idle
-    startup_blocked: bool = False      # reach blocked instead of idle (e.g. a trust dialog)
-    react: float | None = 0.2          # Enter -> working (None: prompts are ignored)
-    work: float = 4.0                  # working -> idle, per prompt
+    detect_after: float = 0.2  # command line -> process detected
+    startup: float = 1.5  # detected -> first idle
+    startup_blocked: bool = False  # reach blocked instead of idle (e.g. a trust dialog)
+    react: float | None = 0.2  # Enter -> working (None: prompts are ignored)
+    work: float = 4.0  # working -> idle, per prompt
     block_marker: str | None = DEFAULT_BLOCK_MARKER
-    block_after: float = 0.5           # working -> blocked for a marked prompt
+    block_after: float = 0.5  # working -> blocked for a marked prompt
     exit_commands: tuple = ("/exit", "/quit")
     exit_after: float = 0.1
-    lifetime: float | None = None      # the process exits by itself this long after start
-    session_at: str = "start"          # "start" | "prompt" | "never"
+    lifetime: float | None = None  # the process exits by itself this long after start
+    session_at: str = "start"  # "start" | "prompt" | "never"
     session_after: float = 1.0
     session_source: str | None = None  # herdr:<kind>; None: no official session source
-    session_kind: str = "id"           # "id" | "path" (pi, omp)
-    session_value: str | None = None   # fixed value; default: from argv, else generated
+    session_kind: str = "id"  # "id" | "path" (pi, omp)
+    session_value: str | None = None  # fixed value; default: from argv, else generated
     # CHOICE: argv flags whose value names the session the process uses (a fresh id or a
     # resume), as the real agents do: pi `--session-id <uuid>` / `--session <id>` (CLIENTS.md
     # §2.6), claude `--session-id <uuid>` / `--resume <id>`. Clients check that the reported
     # agent_session is the one they asked for.
     session_flags: tuple = ()
-    alt_screen: bool = False           # full-screen TUI on the alternate screen
+    alt_screen: bool = False  # full-screen TUI on the alternate screen
     terminal_title: str | None = None  # OSC 0 title the process sets when it starts
     banner: str = ""
 
@@ -91,8 +91,12 @@ DEFAULTS: dict = {
 KIND_DEFAULTS: dict[str, dict] = {
     "pi": {"startup": 1.0, "session_after": 0.5, "session_flags": ("--session-id", "--session")},
     # terminal title measured on real claude (CLIENTS.md §3.7: "✳ Claude Code")
-    "claude": {"startup": 2.0, "session_after": 8.0, "session_flags": ("--session-id", "--resume"),
-               "terminal_title": "\u2733 Claude Code"},
+    "claude": {
+        "startup": 2.0,
+        "session_after": 8.0,
+        "session_flags": ("--session-id", "--resume"),
+        "terminal_title": "\u2733 Claude Code",
+    },
     "codex": {"startup": 2.0, "alt_screen": True},
     "gemini": {"startup": 2.5},
     "cursor": {"startup": 2.0},
@@ -130,8 +134,13 @@ def default_behaviour(kind: str) -> Behaviour:
     if label is None:
         raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
     source = official_session_source(label)
-    values = {**DEFAULTS, "session_source": source, "session_kind": K.session_kind_for(label),
-              "banner": f"{label} (simulated by simherdr)", **KIND_DEFAULTS[label]}
+    values = {
+        **DEFAULTS,
+        "session_source": source,
+        "session_kind": K.session_kind_for(label),
+        "banner": f"{label} (simulated by simherdr)",
+        **KIND_DEFAULTS[label],
+    }
     if source is None:
         values["session_at"] = "never"
     return Behaviour(kind=label, **values)

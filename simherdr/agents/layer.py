@@ -27,9 +27,9 @@ from ..model import terminal as T
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
 
-AGENT_START_SETTLE_DELAY = 3.0       # src/app/agents.rs:10
-SHELL_REDETECT_DELAY = 0.5           # CHOICE (see module doc)
-OCCUPANT_PID_OFFSET = 1              # CHOICE
+AGENT_START_SETTLE_DELAY = 3.0  # src/app/agents.rs:10
+SHELL_REDETECT_DELAY = 0.5  # CHOICE (see module doc)
+OCCUPANT_PID_OFFSET = 1  # CHOICE
 
 
 def command_kind(line: str) -> tuple[str, list[str]] | None:
@@ -67,9 +67,9 @@ class AgentLayer:
     def __init__(self, sim):
         self.sim = sim
         self.behaviours = BehaviourTable()
-        self._occupants: dict[str, Occupant] = {}      # terminal_id -> process
-        self._pane_overrides: dict[str, dict] = {}     # pane_id -> overrides for the next start
-        self.listeners: list = []                      # fn(pane, change dict) after each update
+        self._occupants: dict[str, Occupant] = {}  # terminal_id -> process
+        self._pane_overrides: dict[str, dict] = {}  # pane_id -> overrides for the next start
+        self.listeners: list = []  # fn(pane, change dict) after each update
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -153,16 +153,18 @@ class AgentLayer:
         agent = pane.agent.detected
         return self._update(pane, lambda a: T.detection(a, agent, state, blocker, False, now))
 
-    def detection_update(self, pane, agent: str | None, state: str, blocker: bool = False,
-                         exited: bool = False) -> bool:
+    def detection_update(
+        self, pane, agent: str | None, state: str, blocker: bool = False, exited: bool = False
+    ) -> bool:
         """One publish of herdr's detection loop for a real (PTY) pane (StateChanged,
         src/pane.rs:252-288): the detected agent kind (None: none any more), its screen
         state, a visible blocker, and whether this reports the process's exit."""
         now = self.sim.now()
         return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
 
-    def detection_update(self, pane, agent: str | None, state: str, blocker: bool = False,
-                         exited: bool = False) -> bool:
+    def detection_update(
+        self, pane, agent: str | None, state: str, blocker: bool = False, exited: bool = False
+    ) -> bool:
         """A raw detection publish (herdr's StateChanged{agent, state, visible_blocker,
         process_exited}), for backends that run herdr's own detection (real PTY panes)."""
         now = self.sim.now()
@@ -171,7 +173,7 @@ class AgentLayer:
     def process_exited(self, pane, occupant: Occupant | None = None) -> bool:
         occ = occupant or self.occupant(pane)
         if occ is not None and not getattr(occ, "detected", False):
-            return False   # herdr never saw this process
+            return False  # herdr never saw this process
         agent = pane.agent.detected or (occ.kind if occ else None)
         now = self.sim.now()
         changed = self._update(pane, lambda a: T.detection(a, agent, "idle", False, True, now))
@@ -183,26 +185,46 @@ class AgentLayer:
                 return
             t = self.sim.now()
             self._update(p, lambda a: T.detection(a, None, "unknown", False, False, t))
+
         self.sim.schedule(now + SHELL_REDETECT_DELAY, redetect)
         return changed
 
     # --- hook inputs (pane.report_agent & co., SOCKET.md §6.4, §6.6) ---------------------------
 
-    def report_agent(self, pane, source: str, agent: str, state: str, message: str | None = None,
-                     seq: int | None = None, session_id: str | None = None,
-                     session_path: str | None = None) -> bool:
+    def report_agent(
+        self,
+        pane,
+        source: str,
+        agent: str,
+        state: str,
+        message: str | None = None,
+        seq: int | None = None,
+        session_id: str | None = None,
+        session_path: str | None = None,
+    ) -> bool:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
         session = T.session_ref(source, label, session_id, session_path)
         if (source, label) in K.RESERVED_NATIVE:
-            return self._update(pane, lambda a: T.session_report(a, source, label, session, seq, None))
+            return self._update(
+                pane, lambda a: T.session_report(a, source, label, session, seq, None)
+            )
         now = self.sim.now()
-        return self._update(pane, lambda a: T.hook_report(a, source, label, state, message, session, seq, now))
+        return self._update(
+            pane, lambda a: T.hook_report(a, source, label, state, message, session, seq, now)
+        )
 
-    def report_session(self, pane, source: str, agent: str, seq: int | None = None,
-                       session_id: str | None = None, session_path: str | None = None,
-                       session_start_source: str | None = None) -> bool:
+    def report_session(
+        self,
+        pane,
+        source: str,
+        agent: str,
+        seq: int | None = None,
+        session_id: str | None = None,
+        session_path: str | None = None,
+        session_start_source: str | None = None,
+    ) -> bool:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
@@ -216,7 +238,7 @@ class AgentLayer:
         if not label:
             raise ValueError("agent label must not be empty")
         if T.is_official(source, label):
-            return False   # official herdr:* sources are ignored (src/app/actions.rs:2898-2914)
+            return False  # official herdr:* sources are ignored (src/app/actions.rs:2898-2914)
         return self._update(pane, lambda a: T.release(a, source, label, seq))
 
     def clear_authority(self, pane, source: str | None = None, seq: int | None = None) -> bool:
@@ -281,8 +303,9 @@ class AgentLayer:
         suppress = state == "idle" and (launch_pending or suppress_acquisition)
         if prev_state != state:
             a.state_change_seq = s.bump_state_seq()
-        pane.seen = ST.seen_after_change(pane.seen, prev_state, state, prev_label, label,
-                                         suppress, s.in_active_tab(pane))
+        pane.seen = ST.seen_after_change(
+            pane.seen, prev_state, state, prev_label, label, suppress, s.in_active_tab(pane)
+        )
         released = mutation.released
         shown_label = prev_label if released else label
         if name_changed:
@@ -302,8 +325,14 @@ class AgentLayer:
             if shown_label is None:
                 ev.pop("agent", None)
             s.emit("pane_agent_status_changed", ev)
-        change = {"t": now, "before": before, "after": after, "label": shown_label,
-                  "released": released, "seq": a.state_change_seq}
+        change = {
+            "t": now,
+            "before": before,
+            "after": after,
+            "label": shown_label,
+            "released": released,
+            "seq": a.state_change_seq,
+        }
         for fn in list(self.listeners):
             fn(pane, change)
         self.sim.notify()

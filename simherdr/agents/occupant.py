@@ -23,7 +23,9 @@ _SESSION_NS = uuid.UUID("6f1d7a52-5c1e-4c47-9d1e-5b1f0c2a9e11")
 
 
 class Occupant:
-    def __init__(self, layer, pane, behaviour: Behaviour, argv: list[str], pid: int, overrides=None):
+    def __init__(
+        self, layer, pane, behaviour: Behaviour, argv: list[str], pid: int, overrides=None
+    ):
         self.layer = layer
         self.sim = layer.sim
         self.pane_id = pane.pane_id
@@ -33,14 +35,14 @@ class Occupant:
         self.argv = list(argv)
         self.pid = pid
         self.alive = True
-        self.detected = False          # herdr has seen this process (set by the layer)
-        self.phase = "starting"        # starting | idle | working | blocked | exited
+        self.detected = False  # herdr has seen this process (set by the layer)
+        self.phase = "starting"  # starting | idle | working | blocked | exited
         self.started_at = self.sim.now()
-        self.turns = 0                 # queued prompts not yet finished
-        self.prompts: list[str] = []   # every submitted prompt line, in order
+        self.turns = 0  # queued prompts not yet finished
+        self.prompts: list[str] = []  # every submitted prompt line, in order
         self._line = ""
         self._in_paste = False
-        self._token = 0                # invalidates scheduled work stages
+        self._token = 0  # invalidates scheduled work stages
         self._session_seq = 0
         self._session_reported = False
 
@@ -101,7 +103,7 @@ class Occupant:
         text = data.decode("utf-8", "replace")
         pos = 0
         for m in _PASTE.finditer(text):
-            self._chars(text[pos:m.start()])
+            self._chars(text[pos : m.start()])
             self._in_paste = m.group(1) == "0"
             pos = m.end()
         self._chars(text[pos:])
@@ -196,8 +198,14 @@ class Occupant:
         value = value or b.session_value or self._session_value()
         kw = {"session_path": value} if b.session_kind == "path" else {"session_id": value}
         self._session_reported = True
-        self.layer.report_session(pane, b.session_source, self.kind, seq=self._session_seq,
-                                  session_start_source=start_source, **kw)
+        self.layer.report_session(
+            pane,
+            b.session_source,
+            self.kind,
+            seq=self._session_seq,
+            session_start_source=start_source,
+            **kw,
+        )
 
     def _argv_session(self) -> str | None:
         """The session named on the command line (``--flag value`` or ``--flag=value``)."""
@@ -208,17 +216,20 @@ class Occupant:
                 if arg == flag and i + 1 < len(args):
                     return args[i + 1]
                 if arg.startswith(flag + "="):
-                    return arg[len(flag) + 1:]
+                    return arg[len(flag) + 1 :]
         return None
 
     def _session_value(self) -> str:
         sid = self._argv_session()
         if sid and (self.behaviour.session_kind != "path" or "/" in sid):
             return sid  # an id, or a session file path given as is
-        sid = sid or str(uuid.uuid5(_SESSION_NS, f"{self.terminal_id}:{self.pid}:{self.started_at}"))
+        sid = sid or str(
+            uuid.uuid5(_SESSION_NS, f"{self.terminal_id}:{self.pid}:{self.started_at}")
+        )
         if self.behaviour.session_kind != "path":
             return sid
         import time
+
         stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime(self.sim.clock.epoch())) + "-000Z"
         home = self.sim.config.home.rstrip("/") or ""
         return f"{home}/.{self.kind}/agent/sessions/{stamp}_{sid}.jsonl"
@@ -247,4 +258,5 @@ class Occupant:
         def fire():
             if self.alive and (not stage or token == self._token):
                 fn()
+
         self.sim.schedule(self.sim.now() + max(delay, 0.0), fire)

@@ -51,13 +51,16 @@ class HerdrError(Exception):
 
 # --- builders for the messages herdr writes (source refs in SOCKET.md) ----------------------
 
+
 def invalid_request(detail: str) -> HerdrError:
     return HerdrError("invalid_request", f"invalid request: {detail}")
 
 
 def workspace_not_found(ref: str | None = None) -> HerdrError:
     # A positional id out of range prints the bare message (SOCKET.md §9.1).
-    return HerdrError("workspace_not_found", f"workspace {ref} not found" if ref else "workspace not found")
+    return HerdrError(
+        "workspace_not_found", f"workspace {ref} not found" if ref else "workspace not found"
+    )
 
 
 def no_active_workspace() -> HerdrError:

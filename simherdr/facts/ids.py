@@ -75,7 +75,7 @@ def terminal_id(epoch_micros: int, counter: int) -> str:
 # --- lenient input forms (SOCKET.md §2.2, src/app/ids.rs) -----------------------------------
 
 _WS_EXACT = re.compile(r"^w([1-9A-HJKMNP-TV-Z0]+)$")
-_POSITIVE_INT = re.compile(r"[0-9]+")   # used with fullmatch ("$" would accept a trailing "\n")
+_POSITIVE_INT = re.compile(r"[0-9]+")  # used with fullmatch ("$" would accept a trailing "\n")
 
 
 def parse_workspace_ref(text: str) -> tuple[str, object] | None:
@@ -102,5 +102,5 @@ def split_scoped(text: str, marker: str) -> tuple[str, str] | None:
     if not sep or not ws:
         return None
     if marker and rest.startswith(marker):
-        return ws, rest[len(marker):]
+        return ws, rest[len(marker) :]
     return None

@@ -92,62 +92,83 @@ _RUST_WHITESPACE = (
 )
 
 SHELL_NAMES: tuple[str, ...] = (
-    "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "csh", "tcsh",
-    "elvish", "xonsh", "nu", "pwsh", "powershell", "cmd",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "mksh",
+    "csh",
+    "tcsh",
+    "elvish",
+    "xonsh",
+    "nu",
+    "pwsh",
+    "powershell",
+    "cmd",
 )
 _SHELL_SET = frozenset(SHELL_NAMES)
 
 Pair = tuple[str, str]  # (source, canonical agent label)
 
 # pane.report_agent drops the whole report (src/terminal/state.rs:643-645).
-SESSION_IDENTITY_ONLY: frozenset[Pair] = frozenset({
-    ("herdr:hermes", "hermes"),
-    ("herdr:qwen", "qwen"),
-    ("herdr:antigravity_cli", "agy"),
-})
+SESSION_IDENTITY_ONLY: frozenset[Pair] = frozenset(
+    {
+        ("herdr:hermes", "hermes"),
+        ("herdr:qwen", "qwen"),
+        ("herdr:antigravity_cli", "agy"),
+    }
+)
 
 # pane.report_agent stores only the session reference (src/app/actions.rs:2817-2822).
-RESERVED_NATIVE: frozenset[Pair] = frozenset({
-    ("herdr:claude", "claude"),
-    ("herdr:codex", "codex"),
-    ("herdr:copilot", "copilot"),
-    ("herdr:devin", "devin"),
-    ("herdr:droid", "droid"),
-    ("herdr:qodercli", "qodercli"),
-    ("herdr:qwen", "qwen"),
-    ("herdr:cursor", "cursor"),
-    ("herdr:grok", "grok"),
-})
+RESERVED_NATIVE: frozenset[Pair] = frozenset(
+    {
+        ("herdr:claude", "claude"),
+        ("herdr:codex", "codex"),
+        ("herdr:copilot", "copilot"),
+        ("herdr:devin", "devin"),
+        ("herdr:droid", "droid"),
+        ("herdr:qodercli", "qodercli"),
+        ("herdr:qwen", "qwen"),
+        ("herdr:cursor", "cursor"),
+        ("herdr:grok", "grok"),
+    }
+)
 
-FULL_LIFECYCLE: frozenset[Pair] = frozenset({
-    ("herdr:pi", "pi"),
-    ("herdr:omp", "omp"),
-    ("herdr:mastracode", "mastracode"),
-    ("herdr:opencode", "opencode"),
-    ("herdr:kilo", "kilo"),
-    ("herdr:kimi", "kimi"),
-})
+FULL_LIFECYCLE: frozenset[Pair] = frozenset(
+    {
+        ("herdr:pi", "pi"),
+        ("herdr:omp", "omp"),
+        ("herdr:mastracode", "mastracode"),
+        ("herdr:opencode", "opencode"),
+        ("herdr:kilo", "kilo"),
+        ("herdr:kimi", "kimi"),
+    }
+)
 
 # Pairs whose native session reference herdr stores (src/agent_resume.rs:227-248).
-OFFICIAL_SESSION_SOURCES: frozenset[Pair] = frozenset({
-    ("herdr:claude", "claude"),
-    ("herdr:codex", "codex"),
-    ("herdr:copilot", "copilot"),
-    ("herdr:devin", "devin"),
-    ("herdr:droid", "droid"),
-    ("herdr:kimi", "kimi"),
-    ("herdr:omp", "omp"),
-    ("herdr:mastracode", "mastracode"),
-    ("herdr:pi", "pi"),
-    ("herdr:hermes", "hermes"),
-    ("herdr:opencode", "opencode"),
-    ("herdr:qodercli", "qodercli"),
-    ("herdr:qwen", "qwen"),
-    ("herdr:kilo", "kilo"),
-    ("herdr:cursor", "cursor"),
-    ("herdr:antigravity_cli", "agy"),
-    ("herdr:grok", "grok"),
-})
+OFFICIAL_SESSION_SOURCES: frozenset[Pair] = frozenset(
+    {
+        ("herdr:claude", "claude"),
+        ("herdr:codex", "codex"),
+        ("herdr:copilot", "copilot"),
+        ("herdr:devin", "devin"),
+        ("herdr:droid", "droid"),
+        ("herdr:kimi", "kimi"),
+        ("herdr:omp", "omp"),
+        ("herdr:mastracode", "mastracode"),
+        ("herdr:pi", "pi"),
+        ("herdr:hermes", "hermes"),
+        ("herdr:opencode", "opencode"),
+        ("herdr:qodercli", "qodercli"),
+        ("herdr:qwen", "qwen"),
+        ("herdr:kilo", "kilo"),
+        ("herdr:cursor", "cursor"),
+        ("herdr:antigravity_cli", "agy"),
+        ("herdr:grok", "grok"),
+    }
+)
 
 # one of "session_identity_only", "reserved_native", "full_lifecycle", "custom"
 SourceClass = str

@@ -16,7 +16,9 @@ class Profile:
     protocol: int
     # ping capabilities: 0.8.2 keys (src/api/server.rs:59-80). New 0.9 keys are unknown
     # (VERSIONS.md §1.1): CHOICE keep the 0.8.2 keys with the headless server's values.
-    capabilities: dict = field(default_factory=lambda: {"live_handoff": True, "detached_server_daemon": True})
+    capabilities: dict = field(
+        default_factory=lambda: {"live_handoff": True, "detached_server_daemon": True}
+    )
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
@@ -60,4 +62,6 @@ def get_profile(version: str | None = None) -> Profile:
     try:
         return PROFILES[v]
     except KeyError:
-        raise ValueError(f"unknown herdr version {v!r}; known: {', '.join(sorted(PROFILES))}") from None
+        raise ValueError(
+            f"unknown herdr version {v!r}; known: {', '.join(sorted(PROFILES))}"
+        ) from None

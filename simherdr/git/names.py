@@ -51,9 +51,7 @@ def new_branch_name(seed_source: Callable[[], int] = micros_since_epoch) -> str:
     return generated_branch_name(seed_source())
 
 
-def resolve_branch(
-    branch: str | None, seed_source: Callable[[], int] = micros_since_epoch
-) -> str:
+def resolve_branch(branch: str | None, seed_source: Callable[[], int] = micros_since_epoch) -> str:
     """``worktree.create``'s branch: given or generated, then trimmed (deferred.rs:100-110).
 
     An empty result means herdr's ``invalid_request`` "branch is required".

@@ -269,9 +269,7 @@ def is_dirty(path: StrPath, *, trust: bool = False) -> bool:
     runs ``worktree remove`` and classifies git's failure (deferred.rs:505-511, see
     :func:`remove_error_code`). Both give ``dirty_worktree_requires_force``.
     """
-    result = run_git(
-        ["status", "--porcelain", "--untracked-files=all"], cwd=path, trust=trust
-    )
+    result = run_git(["status", "--porcelain", "--untracked-files=all"], cwd=path, trust=trust)
     if not result.ok:
         raise GitError(result.failure_message("git status"), result.returncode)
     return result.stdout != ""
@@ -295,8 +293,7 @@ def is_not_working_tree_remove_error(message: str) -> bool:
 def dirty_remove_message(path: StrPath) -> str:
     """The message herdr synthesises for a pre-checked dirty checkout (worktree.rs:191-197)."""
     return (
-        f"fatal: '{os.fspath(path)}' contains modified or untracked files, "
-        "use --force to delete it"
+        f"fatal: '{os.fspath(path)}' contains modified or untracked files, use --force to delete it"
     )
 
 
@@ -305,4 +302,3 @@ def remove_error_code(message: str, force: bool) -> str:
     if not force and is_dirty_remove_error(message):
         return "dirty_worktree_requires_force"
     return "worktree_remove_failed"
-

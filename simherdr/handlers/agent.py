@@ -37,23 +37,28 @@ from .registry import REGISTRY, MethodDef, method
 
 def method_with(name: str, fields: dict, kind: str = "call"):
     """Like registry.method, for params named ``name`` or ``kind`` (agent.start, agent.rename)."""
+
     def deco(fn):
         if name in REGISTRY:
             raise RuntimeError(f"method {name} registered twice")
         REGISTRY[name] = MethodDef(name, fields, fn, kind)
         return fn
+
     return deco
 
-DEFAULT_START_TIMEOUT_MS = 30_000            # src/app/agents.rs:8
-MAX_START_TIMEOUT_MS = 300_000               # src/app/agents.rs:9
-SETTLE_DELAY_MS = 3_000                      # src/app/agents.rs:10
-PROMPT_SUBMIT_DELAY = 0.3                    # src/app/api/agents.rs:13
-PROMPT_EFFECT_TIMEOUT_MS = 5_000             # src/api/wait.rs (AGENT_PROMPT_EFFECT_TIMEOUT_MS)
-DEFAULT_UNTIL = ("idle", "done", "blocked")  # src/api/wait.rs:511-523
-FOCUS_IN = b"\x1b[I"                         # copilot only (src/app/api/agents.rs:108-118)
 
-INVALID_NAME = ("agent name must start with a lowercase letter and contain only lowercase "
-                "letters, digits, '-' or '_' (1-32 characters)")
+DEFAULT_START_TIMEOUT_MS = 30_000  # src/app/agents.rs:8
+MAX_START_TIMEOUT_MS = 300_000  # src/app/agents.rs:9
+SETTLE_DELAY_MS = 3_000  # src/app/agents.rs:10
+PROMPT_SUBMIT_DELAY = 0.3  # src/app/api/agents.rs:13
+PROMPT_EFFECT_TIMEOUT_MS = 5_000  # src/api/wait.rs (AGENT_PROMPT_EFFECT_TIMEOUT_MS)
+DEFAULT_UNTIL = ("idle", "done", "blocked")  # src/api/wait.rs:511-523
+FOCUS_IN = b"\x1b[I"  # copilot only (src/app/api/agents.rs:108-118)
+
+INVALID_NAME = (
+    "agent name must start with a lowercase letter and contain only lowercase "
+    "letters, digits, '-' or '_' (1-32 characters)"
+)
 INVALID_TIMEOUT = "agent start timeout must be greater than 3000ms and at most 300000ms"
 NOT_RUNNING = "agent is no longer running in the target pane"
 
@@ -67,11 +72,13 @@ def valid_agent_name(name: str) -> bool:
 
 # --- resolution and info ---------------------------------------------------------------------
 
+
 def _candidates(s, panes) -> str:
     return "; ".join(
         f"terminal_id={p.terminal_id} pane_id={p.pane_id} workspace_id={p.workspace_id} "
         f"tab_id={p.tab_id} cwd={p.cwd or 'unknown'} status={RUST_VARIANT[p.status]}"
-        for p in panes)
+        for p in panes
+    )
 
 
 def agent_not_found(target: str) -> E.HerdrError:
@@ -87,8 +94,10 @@ def resolve(sim, target: str):
         return p
     named = [x for x in s.all_panes() if x.agent.name == target]
     if len(named) > 1:
-        raise E.HerdrError("agent_target_ambiguous",
-                           f"agent target {target} is ambiguous; candidates: {_candidates(s, named)}")
+        raise E.HerdrError(
+            "agent_target_ambiguous",
+            f"agent target {target} is ambiguous; candidates: {_candidates(s, named)}",
+        )
     if named:
         return named[0]
     raise agent_not_found(target)
@@ -111,10 +120,14 @@ def agent_get(sim, target: str) -> dict:
 
 # --- agent.list / get / focus / rename / read / explain / send_keys ------------------------------
 
+
 @method("agent.list")
 def list_(sim, p):
     s = sim.session
-    return {"type": "agent_list", "agents": [info(sim, x) for x in s.all_panes() if x.agent.is_agent_terminal()]}
+    return {
+        "type": "agent_list",
+        "agents": [info(sim, x) for x in s.all_panes() if x.agent.is_agent_terminal()],
+    }
 
 
 @method("agent.get", target=P.req(P.STR))
@@ -137,21 +150,36 @@ def rename(sim, p):
     if name is not None and not valid_agent_name(name):
         raise E.HerdrError("invalid_agent_name", INVALID_NAME)
     if name is not None:
-        taken = [x for x in s.all_panes() if x.agent.is_agent_terminal() and x.agent.name == name
-                 and x.terminal_id != pane.terminal_id]
+        taken = [
+            x
+            for x in s.all_panes()
+            if x.agent.is_agent_terminal()
+            and x.agent.name == name
+            and x.terminal_id != pane.terminal_id
+        ]
         if taken:
-            raise E.HerdrError("agent_name_taken",
-                               f"agent name {name} is already used; candidates: {_candidates(s, taken)}")
+            raise E.HerdrError(
+                "agent_name_taken",
+                f"agent name {name} is already used; candidates: {_candidates(s, taken)}",
+            )
     if pane.agent.launch_pending:
-        raise E.HerdrError("agent_launch_pending", "agent name cannot change while startup is pending")
+        raise E.HerdrError(
+            "agent_launch_pending", "agent name cannot change while startup is pending"
+        )
     if pane.agent.label is None:
         raise E.HerdrError("agent_not_found", "agent target does not currently host an agent")
     sim.agents.rename(pane, name)
     return {"type": "agent_info", "agent": info(sim, pane)}
 
 
-@method("agent.read", target=P.req(P.STR), source=P.req(P.enum(*READ_SOURCES)), lines=P.opt(P.U32),
-        format=P.dflt(P.enum(*READ_FORMATS), "text"), strip_ansi=P.dflt(P.BOOL, True))
+@method(
+    "agent.read",
+    target=P.req(P.STR),
+    source=P.req(P.enum(*READ_SOURCES)),
+    lines=P.opt(P.U32),
+    format=P.dflt(P.enum(*READ_FORMATS), "text"),
+    strip_ansi=P.dflt(P.BOOL, True),
+)
 def read(sim, p):
     pane = resolve(sim, p["target"])
     _refuse_alt_screen_history(pane, p)
@@ -172,7 +200,8 @@ def _refuse_alt_screen_history(pane, p) -> None:
     raise E.HerdrError(
         "agent_not_idle",
         f"cannot read {lines} lines while {p['target']} is {a.internal}: its alternate-screen history "
-        "can only be captured by scrolling while idle. Wait and retry, or use --source visible")
+        "can only be captured by scrolling while idle. Wait and retry, or use --source visible",
+    )
 
 
 @method("agent.explain", target=P.req(P.STR))
@@ -182,18 +211,30 @@ def explain(sim, p):
     full = a.screen_detection_skipped
     agent = a.label if full else (K.parse_kind(a.label or "") or a.detected)
     if agent is None:
-        raise E.HerdrError("agent_explain_unavailable",
-                           f"agent target {p['target']} does not have a detected agent label")
+        raise E.HerdrError(
+            "agent_explain_unavailable",
+            f"agent target {p['target']} does not have a detected agent label",
+        )
     obj = {
-        "agent": agent, "state": a.internal,
-        "manifest_source": None if full else "simherdr", "manifest_version": None,
-        "cached_remote_version": None, "local_override_shadowing_remote": False,
-        "remote_update_status": None, "remote_update_error": None, "matched_rule": None,
-        "visible_idle": False, "visible_blocker": bool(a.fallback_blocker and not full),
-        "visible_working": False, "screen_detection_skipped": full,
+        "agent": agent,
+        "state": a.internal,
+        "manifest_source": None if full else "simherdr",
+        "manifest_version": None,
+        "cached_remote_version": None,
+        "local_override_shadowing_remote": False,
+        "remote_update_status": None,
+        "remote_update_error": None,
+        "matched_rule": None,
+        "visible_idle": False,
+        "visible_blocker": bool(a.fallback_blocker and not full),
+        "visible_working": False,
+        "screen_detection_skipped": full,
         "screen_detection_skip_reason": "full_lifecycle_hook_authority" if full else None,
-        "skip_state_update": False, "skipped_update_reason": None, "fallback_reason": None,
-        "warning": None, "evaluated_rules": [],
+        "skip_state_update": False,
+        "skipped_update_reason": None,
+        "fallback_reason": None,
+        "warning": None,
+        "evaluated_rules": [],
     }
     return {"type": "agent_explain", "explain": obj}
 
@@ -216,8 +257,17 @@ def send_keys(sim, p):
 
 # --- agent.start (§6.5) -----------------------------------------------------------------------
 
-@method_with("agent.start", {"name": P.req(P.STR), "kind": P.req(P.STR), "pane_id": P.req(P.STR),
-                             "args": P.dflt(P.LIST_STR, list), "timeout_ms": P.opt(P.U64)})
+
+@method_with(
+    "agent.start",
+    {
+        "name": P.req(P.STR),
+        "kind": P.req(P.STR),
+        "pane_id": P.req(P.STR),
+        "args": P.dflt(P.LIST_STR, list),
+        "timeout_ms": P.opt(P.U64),
+    },
+)
 def start(sim, p):
     s = sim.session
     name = p["name"]
@@ -225,17 +275,26 @@ def start(sim, p):
         raise E.HerdrError("invalid_agent_name", INVALID_NAME)
     kind = K.parse_kind(p["kind"])
     if kind is None:
-        raise E.HerdrError("unsupported_agent_kind", K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"]))
+        raise E.HerdrError(
+            "unsupported_agent_kind", K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"])
+        )
     if any(has_control_char(a) for a in p["args"]):
-        raise E.HerdrError("invalid_agent_argument", "agent arguments cannot be encoded safely for the target shell")
+        raise E.HerdrError(
+            "invalid_agent_argument",
+            "agent arguments cannot be encoded safely for the target shell",
+        )
     taken = [x for x in s.all_panes() if x.agent.is_agent_terminal() and x.agent.name == name]
     if taken:
-        raise E.HerdrError("agent_name_taken",
-                           f"agent name {name} is already used; candidates: {_candidates(s, taken)}")
+        raise E.HerdrError(
+            "agent_name_taken",
+            f"agent name {name} is already used; candidates: {_candidates(s, taken)}",
+        )
     pane = s.canonical_pane(p["pane_id"])
     if pane is None:
         raise E.HerdrError("agent_pane_not_found", f"agent target pane {p['pane_id']} not found")
-    busy = E.HerdrError("agent_pane_busy", f"agent target pane {p['pane_id']} is not an available shell")
+    busy = E.HerdrError(
+        "agent_pane_busy", f"agent target pane {p['pane_id']} is not an available shell"
+    )
     if pane.agent.is_agent_terminal() or pane.agent.managed is not None:
         raise busy
     shell_ready = getattr(sim.backend, "shell_in_foreground", lambda _p: True)(pane)
@@ -253,6 +312,7 @@ def start(sim, p):
 
 # --- agent.prompt (§4.4, §7.2) ------------------------------------------------------------------
 
+
 def submit_prompt(sim, target: str, text: str) -> dict:
     """handle_agent_prompt (src/app/api/agents.rs:62-131): checks in order, text now, Enter
     300 ms later on the clock. Returns the AgentInfo snapshot taken before Enter."""
@@ -261,12 +321,16 @@ def submit_prompt(sim, target: str, text: str) -> dict:
     pane = resolve(sim, target)
     a = pane.agent
     if a.internal == "blocked":
-        raise E.HerdrError("agent_blocked", f"agent {target} is blocked and requires interactive input")
+        raise E.HerdrError(
+            "agent_blocked", f"agent {target} is blocked and requires interactive input"
+        )
     kind = K.parse_kind(a.label or "")
     if kind is None or a.launch_pending:
         raise E.HerdrError("agent_not_ready", f"agent {target} is not an active named agent")
     if not _hosts(sim, pane, kind):
-        raise E.HerdrError("agent_not_ready", f"agent {target} is no longer the pane foreground process")
+        raise E.HerdrError(
+            "agent_not_ready", f"agent {target} is no longer the pane foreground process"
+        )
     if kind == "copilot":
         sim.write_input(pane, FOCUS_IN)
     sim.write_input(pane, paste_bytes(pane, text))
@@ -276,6 +340,7 @@ def submit_prompt(sim, target: str, text: str) -> dict:
         p = sim.session.panes.get(pane_id)
         if p is not None and p.terminal_id == terminal_id:
             sim.write_input(p, encode_keys(["enter"]))
+
     sim.schedule(sim.now() + PROMPT_SUBMIT_DELAY, enter)
     snapshot = info(sim, pane)
     sim.commit()
@@ -285,7 +350,9 @@ def submit_prompt(sim, target: str, text: str) -> dict:
 WAIT_OPTIONS = P.struct(until=P.dflt(P.list_of(STATUS), list), timeout_ms=P.opt(P.U64))
 
 
-@method("agent.prompt", kind="wait", target=P.req(P.STR), text=P.req(P.STR), wait=P.opt(WAIT_OPTIONS))
+@method(
+    "agent.prompt", kind="wait", target=P.req(P.STR), text=P.req(P.STR), wait=P.opt(WAIT_OPTIONS)
+)
 async def prompt(sim, p, rid, conn):
     target, wait = p["target"], p["wait"]
     if wait is None:
@@ -302,14 +369,23 @@ async def prompt(sim, p, rid, conn):
     timeout_ms = wait["timeout_ms"]
     initial, after_seq = prompted, baseline
     if prompted["agent_status"] != "working":
-        gate_ms = PROMPT_EFFECT_TIMEOUT_MS if timeout_ms is None else min(timeout_ms, PROMPT_EFFECT_TIMEOUT_MS)
-        stalled = None if timeout_ms is not None and timeout_ms <= PROMPT_EFFECT_TIMEOUT_MS else (baseline, gate_ms)
-        if sim.profile.prompt_gate_needs_activity:   # PROMPT_GATE_09
+        gate_ms = (
+            PROMPT_EFFECT_TIMEOUT_MS
+            if timeout_ms is None
+            else min(timeout_ms, PROMPT_EFFECT_TIMEOUT_MS)
+        )
+        stalled = (
+            None
+            if timeout_ms is not None and timeout_ms <= PROMPT_EFFECT_TIMEOUT_MS
+            else (baseline, gate_ms)
+        )
+        if sim.profile.prompt_gate_needs_activity:  # PROMPT_GATE_09
             gate_until, transient = ("working", "blocked"), True
         else:
             gate_until, transient = WIRE_STATUSES, False
-        out = await _wait_resolved(sim, conn, target, gate_until, gate_ms, initial, cursor,
-                                   baseline, transient, stalled)
+        out = await _wait_resolved(
+            sim, conn, target, gate_until, gate_ms, initial, cursor, baseline, transient, stalled
+        )
         if out is None:
             return None
         initial, after_seq = out, None
@@ -318,7 +394,9 @@ async def prompt(sim, p, rid, conn):
     remaining = None
     if timeout_ms is not None:
         remaining = max(timeout_ms - int((sim.now() - started) * 1000), 0)
-    out = await _wait_resolved(sim, conn, target, until, remaining, initial, cursor, after_seq, False, None)
+    out = await _wait_resolved(
+        sim, conn, target, until, remaining, initial, cursor, after_seq, False, None
+    )
     if out is None:
         return None
     return {"type": "agent_prompted", "agent": out}
@@ -326,15 +404,23 @@ async def prompt(sim, p, rid, conn):
 
 # --- agent.wait (§7.1) ------------------------------------------------------------------------
 
-@method("agent.wait", kind="wait", target=P.req(P.STR), until=P.dflt(P.list_of(STATUS), list),
-        timeout_ms=P.opt(P.U64))
+
+@method(
+    "agent.wait",
+    kind="wait",
+    target=P.req(P.STR),
+    until=P.dflt(P.list_of(STATUS), list),
+    timeout_ms=P.opt(P.U64),
+)
 async def wait(sim, p, rid, conn):
     cursor = sim.hub.seq
     initial = agent_get(sim, p["target"])
     until = tuple(p["until"]) or DEFAULT_UNTIL
     if _matches(initial, until, None):
         return {"type": "agent_info", "agent": initial}
-    out = await _wait_resolved(sim, conn, p["target"], until, p["timeout_ms"], initial, cursor, None, True, None)
+    out = await _wait_resolved(
+        sim, conn, p["target"], until, p["timeout_ms"], initial, cursor, None, True, None
+    )
     if out is None:
         return None
     return {"type": "agent_info", "agent": out}
@@ -353,7 +439,9 @@ def _identity(agent: dict, terminal_id: str, name: str | None, label: str | None
 
 
 def _matches(agent: dict, until, after_seq) -> bool:
-    return agent["agent_status"] in until and (after_seq is None or agent["state_change_seq"] > after_seq)
+    return agent["agent_status"] in until and (
+        after_seq is None or agent["state_change_seq"] > after_seq
+    )
 
 
 def _probe(sim, target: str) -> dict:
@@ -365,8 +453,9 @@ def _probe(sim, target: str) -> dict:
         raise
 
 
-async def _wait_resolved(sim, conn, target, until, timeout_ms, initial, cursor, after_seq,
-                         transient, stalled):
+async def _wait_resolved(
+    sim, conn, target, until, timeout_ms, initial, cursor, after_seq, transient, stalled
+):
     """wait_for_resolved_agent (src/api/wait.rs:348-498), event-driven (WAITS_WAKE_ON_CHANGE).
     Returns the matched AgentInfo, None when the client went away, or raises HerdrError."""
     deadline = None if timeout_ms is None else sim.now() + timeout_ms / 1000
@@ -422,12 +511,14 @@ async def _wait_resolved(sim, conn, target, until, timeout_ms, initial, cursor, 
                 raise E.HerdrError(
                     "agent_prompt_stalled",
                     f"agent prompt produced no observed state change within {gate_ms} ms; status is "
-                    f"{current['agent_status']} and state_change_seq remained {baseline}")
+                    f"{current['agent_status']} and state_change_seq remained {baseline}",
+                )
             raise E.timeout("agent status")
         await sim.wait_change(deadline, conn)
 
 
 # --- hook methods (§4.3, §6.4, §6.6) -------------------------------------------------------------
+
 
 def _hook_pane(sim, ref: str):
     pane = sim.session.find_pane(ref)
@@ -443,29 +534,65 @@ def _label(agent: str) -> str:
     return label
 
 
-@method("pane.report_agent", pane_id=P.req(P.STR), source=P.req(P.STR), agent=P.req(P.STR),
-        state=P.req(P.enum("idle", "working", "blocked", "unknown")), message=P.opt(P.STR),
-        seq=P.opt(P.U64), agent_session_id=P.opt(P.STR), agent_session_path=P.opt(P.STR))
+@method(
+    "pane.report_agent",
+    pane_id=P.req(P.STR),
+    source=P.req(P.STR),
+    agent=P.req(P.STR),
+    state=P.req(P.enum("idle", "working", "blocked", "unknown")),
+    message=P.opt(P.STR),
+    seq=P.opt(P.U64),
+    agent_session_id=P.opt(P.STR),
+    agent_session_path=P.opt(P.STR),
+)
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])
-    sim.agents.report_agent(pane, p["source"], label, p["state"], p["message"], p["seq"],
-                            p["agent_session_id"], p["agent_session_path"])
+    sim.agents.report_agent(
+        pane,
+        p["source"],
+        label,
+        p["state"],
+        p["message"],
+        p["seq"],
+        p["agent_session_id"],
+        p["agent_session_path"],
+    )
     return {"type": "ok"}
 
 
-@method("pane.report_agent_session", pane_id=P.req(P.STR), source=P.req(P.STR), agent=P.req(P.STR),
-        seq=P.opt(P.U64), agent_session_id=P.opt(P.STR), agent_session_path=P.opt(P.STR),
-        session_start_source=P.opt(P.STR))
+@method(
+    "pane.report_agent_session",
+    pane_id=P.req(P.STR),
+    source=P.req(P.STR),
+    agent=P.req(P.STR),
+    seq=P.opt(P.U64),
+    agent_session_id=P.opt(P.STR),
+    agent_session_path=P.opt(P.STR),
+    session_start_source=P.opt(P.STR),
+)
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])
-    sim.agents.report_session(pane, p["source"], label, p["seq"], p["agent_session_id"],
-                              p["agent_session_path"], p["session_start_source"])
+    sim.agents.report_session(
+        pane,
+        p["source"],
+        label,
+        p["seq"],
+        p["agent_session_id"],
+        p["agent_session_path"],
+        p["session_start_source"],
+    )
     return {"type": "ok"}
 
 
-@method("pane.release_agent", pane_id=P.req(P.STR), source=P.req(P.STR), agent=P.req(P.STR), seq=P.opt(P.U64))
+@method(
+    "pane.release_agent",
+    pane_id=P.req(P.STR),
+    source=P.req(P.STR),
+    agent=P.req(P.STR),
+    seq=P.opt(P.U64),
+)
 def release_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])

@@ -9,7 +9,7 @@ from ..model.state import Pane, Session
 
 READ_SOURCES = ("visible", "recent", "recent_unwrapped", "detection")
 READ_FORMATS = ("text", "ansi")
-DEFAULT_READ_LINES = 80      # src/app/api_helpers.rs:117-118
+DEFAULT_READ_LINES = 80  # src/app/api_helpers.rs:117-118
 MAX_READ_LINES = 1000
 
 
@@ -58,8 +58,12 @@ def read_pane(sim, p: Pane, source: str, lines: int | None, fmt: str) -> dict:
         lines = min(lines if lines is not None else DEFAULT_READ_LINES, MAX_READ_LINES)
     # detection is always plain text, but the reply echoes the requested format
     # (src/app/api/panes.rs:1221).
-    text, truncated = p.screen.read(source, lines, "text" if source == "detection" else fmt,
-                                    recent_includes_viewport=sim.profile.recent_includes_viewport)
+    text, truncated = p.screen.read(
+        source,
+        lines,
+        "text" if source == "detection" else fmt,
+        recent_includes_viewport=sim.profile.recent_includes_viewport,
+    )
     return {
         "pane_id": p.pane_id,
         "workspace_id": p.workspace_id,

@@ -12,33 +12,74 @@ from .registry import method
 POLL = 0.1  # each subscription item emits at most one event per 100 ms tick
 
 PLAIN_SUBSCRIPTIONS = (
-    "workspace.created", "workspace.updated", "workspace.metadata_updated", "workspace.renamed",
-    "workspace.moved", "workspace.reordered", "workspace.closed", "workspace.focused",
-    "worktree.created", "worktree.opened", "worktree.removed", "tab.created", "tab.closed",
-    "tab.focused", "tab.renamed", "tab.moved", "pane.created", "pane.closed", "pane.updated",
-    "pane.focused", "pane.moved", "pane.exited", "pane.agent_detected", "layout.updated",
+    "workspace.created",
+    "workspace.updated",
+    "workspace.metadata_updated",
+    "workspace.renamed",
+    "workspace.moved",
+    "workspace.reordered",
+    "workspace.closed",
+    "workspace.focused",
+    "worktree.created",
+    "worktree.opened",
+    "worktree.removed",
+    "tab.created",
+    "tab.closed",
+    "tab.focused",
+    "tab.renamed",
+    "tab.moved",
+    "pane.created",
+    "pane.closed",
+    "pane.updated",
+    "pane.focused",
+    "pane.moved",
+    "pane.exited",
+    "pane.agent_detected",
+    "layout.updated",
 )
 PER_PANE = ("pane.agent_status_changed", "pane.output_matched", "pane.scroll_changed")
 # Event kinds (EventData tags) that parse in events.wait's match_event.
 EVENT_KINDS = tuple(n.replace(".", "_") for n in PLAIN_SUBSCRIPTIONS) + (
-    "pane_output_changed", "pane_agent_status_changed")
+    "pane_output_changed",
+    "pane_agent_status_changed",
+)
 
 
 def _subscription(v):
     if not isinstance(v, dict):
-        raise P.ParamError(f"invalid type: {P._json_kind(v)}, expected internally tagged enum Subscription")
+        raise P.ParamError(
+            f"invalid type: {P._json_kind(v)}, expected internally tagged enum Subscription"
+        )
     kind = v.get("type")
     if kind is None:
         raise P.ParamError("missing field `type`")
     if kind in PLAIN_SUBSCRIPTIONS:
         return {"type": kind}
     if kind == "pane.agent_status_changed":
-        return {"type": kind, **P.parse({"pane_id": P.req(P.STR),
-                                         "agent_status": P.opt(P.enum("idle", "working", "blocked", "done", "unknown"))}, v)}
+        return {
+            "type": kind,
+            **P.parse(
+                {
+                    "pane_id": P.req(P.STR),
+                    "agent_status": P.opt(P.enum("idle", "working", "blocked", "done", "unknown")),
+                },
+                v,
+            ),
+        }
     if kind == "pane.output_matched":
-        return {"type": kind, **P.parse({"pane_id": P.req(P.STR), "source": P.req(P.enum(*READ_SOURCES)),
-                                         "lines": P.opt(P.U32), "match": P.req(MATCH),
-                                         "strip_ansi": P.dflt(P.BOOL, True)}, v)}
+        return {
+            "type": kind,
+            **P.parse(
+                {
+                    "pane_id": P.req(P.STR),
+                    "source": P.req(P.enum(*READ_SOURCES)),
+                    "lines": P.opt(P.U32),
+                    "match": P.req(MATCH),
+                    "strip_ansi": P.dflt(P.BOOL, True),
+                },
+                v,
+            ),
+        }
     if kind == "pane.scroll_changed":
         return {"type": kind, **P.parse({"pane_id": P.req(P.STR)}, v)}
     names = ", ".join(f"`{x}`" for x in PLAIN_SUBSCRIPTIONS + PER_PANE)
@@ -68,7 +109,9 @@ class _AgentStatus:
         self.want = item["agent_status"]
         pane = sim.session.find_pane(self.pane_id)
         if pane is None:
-            raise E.HerdrError("pane_not_found", f"pane {self.pane_id} not found", reply_id=probe_id)
+            raise E.HerdrError(
+                "pane_not_found", f"pane {self.pane_id} not found", reply_id=probe_id
+            )
         self.last = status_payload(sim.session, pane)
         self.initial = self.want is not None and pane.status == self.want
 
@@ -97,7 +140,9 @@ class _OutputMatched:
         self.pred = compile_match(item["match"])
         pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
-            raise E.HerdrError("pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id)
+            raise E.HerdrError(
+                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
+            )
         self.matched = False
 
     def next(self, sim):
@@ -108,8 +153,10 @@ class _OutputMatched:
         line, read = first_match(sim, pane, source, self.item["lines"], self.pred)
         was, self.matched = self.matched, line is not None
         if line is not None and not was:  # edge-triggered
-            return {"event": "pane.output_matched",
-                    "data": {"pane_id": pane.pane_id, "matched_line": line, "read": read}}
+            return {
+                "event": "pane.output_matched",
+                "data": {"pane_id": pane.pane_id, "matched_line": line, "read": read},
+            }
         return None
 
 
@@ -119,7 +166,9 @@ class _Silent:
 
     def __init__(self, sim, item, probe_id):
         if sim.session.find_pane(item["pane_id"]) is None:
-            raise E.HerdrError("pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id)
+            raise E.HerdrError(
+                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
+            )
 
     def next(self, sim):
         return None
@@ -164,8 +213,16 @@ def _match_event(v):
     if ev is None:
         raise P.ParamError("missing field `event`")
     if ev == "pane_agent_status_changed":
-        return {"event": ev, **P.parse({"pane_id": P.req(P.STR),
-                                        "agent_status": P.req(P.enum("idle", "working", "blocked", "done", "unknown"))}, v)}
+        return {
+            "event": ev,
+            **P.parse(
+                {
+                    "pane_id": P.req(P.STR),
+                    "agent_status": P.req(P.enum("idle", "working", "blocked", "done", "unknown")),
+                },
+                v,
+            ),
+        }
     if ev in EVENT_KINDS:
         return {"event": ev}
     raise P.ParamError(f"unknown variant `{ev}`")
@@ -175,11 +232,16 @@ def _match_event(v):
 async def wait(sim, p, rid, conn):
     m = p["match_event"]
     if m["event"] != "pane_agent_status_changed":
-        raise E.HerdrError("unsupported_event_wait_match", "events.wait currently supports pane agent status matches")
+        raise E.HerdrError(
+            "unsupported_event_wait_match",
+            "events.wait currently supports pane agent status matches",
+        )
     pane_id, want = m["pane_id"], m["agent_status"]
     pane = sim.session.find_pane(pane_id)
     if pane is None:  # the setup probe's error carries the probe id
-        raise E.HerdrError("pane_not_found", f"pane {pane_id} not found", reply_id=f"{rid}:sub:0:probe")
+        raise E.HerdrError(
+            "pane_not_found", f"pane {pane_id} not found", reply_id=f"{rid}:sub:0:probe"
+        )
     deadline = None if p["timeout_ms"] is None else sim.now() + p["timeout_ms"] / 1000
     cursor = sim.hub.seq
     while True:
@@ -193,7 +255,9 @@ async def wait(sim, p, rid, conn):
         if pane is None:
             raise E.pane_not_found(pane_id)
         if pane.status == want:  # the 100 ms pane.get probe (also sees done -> idle by focus)
-            return _matched({"type": "pane_agent_status_changed", **status_payload(sim.session, pane)})
+            return _matched(
+                {"type": "pane_agent_status_changed", **status_payload(sim.session, pane)}
+            )
         if deadline is not None and sim.now() >= deadline:
             raise E.timeout("event match")
         if conn is not None and conn.cancelled():
@@ -202,4 +266,7 @@ async def wait(sim, p, rid, conn):
 
 
 def _matched(data: dict) -> dict:
-    return {"type": "wait_matched", "event": {"event": "pane_agent_status_changed", "data": dict(data)}}
+    return {
+        "type": "wait_matched",
+        "event": {"event": "pane_agent_status_changed", "data": dict(data)},
+    }

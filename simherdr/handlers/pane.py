@@ -16,10 +16,17 @@ from .registry import method
 BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
 
 
-@method("pane.split", direction=P.req(P.enum("right", "down")), target_pane_id=P.opt(P.STR),
-        workspace_id=P.opt(P.STR), ratio=P.opt(P.FLOAT), cwd=P.opt(P.STR),
-        focus=P.dflt(P.BOOL, False), right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
-        env=P.opt(P.MAP_STR))
+@method(
+    "pane.split",
+    direction=P.req(P.enum("right", "down")),
+    target_pane_id=P.opt(P.STR),
+    workspace_id=P.opt(P.STR),
+    ratio=P.opt(P.FLOAT),
+    cwd=P.opt(P.STR),
+    focus=P.dflt(P.BOOL, False),
+    right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
+    env=P.opt(P.MAP_STR),
+)
 def split(sim, p):
     s = sim.session
     if p["target_pane_id"] is not None:
@@ -101,8 +108,14 @@ def close(sim, p):
     return {"type": "ok"}
 
 
-@method("pane.read", pane_id=P.req(P.STR), source=P.req(P.enum(*READ_SOURCES)), lines=P.opt(P.U32),
-        format=P.dflt(P.enum(*READ_FORMATS), "text"), strip_ansi=P.dflt(P.BOOL, True))
+@method(
+    "pane.read",
+    pane_id=P.req(P.STR),
+    source=P.req(P.enum(*READ_SOURCES)),
+    lines=P.opt(P.U32),
+    format=P.dflt(P.enum(*READ_FORMATS), "text"),
+    strip_ansi=P.dflt(P.BOOL, True),
+)
 def read(sim, p):
     s = sim.session
     pane = s.require_pane(p["pane_id"])
@@ -118,7 +131,9 @@ def send_text(sim, p):
 
 
 def _keys(keys: list[str], pane=None) -> bytes:
-    app_cursor = bool(getattr(pane.screen, "application_cursor", False)) if pane is not None else False
+    app_cursor = (
+        bool(getattr(pane.screen, "application_cursor", False)) if pane is not None else False
+    )
     try:
         # all keys validated before any byte is written
         return encode_keys(keys, application_cursor=app_cursor)
@@ -141,7 +156,9 @@ def paste_bytes(pane, text: str) -> bytes:
     return data
 
 
-@method("pane.send_input", pane_id=P.req(P.STR), text=P.dflt(P.STR, ""), keys=P.dflt(P.LIST_STR, list))
+@method(
+    "pane.send_input", pane_id=P.req(P.STR), text=P.dflt(P.STR, ""), keys=P.dflt(P.LIST_STR, list)
+)
 def send_input(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
     data = paste_bytes(pane, p["text"]) + _keys(p["keys"], pane)
@@ -186,8 +203,16 @@ def first_match(sim, pane, source: str, lines, pred):
     return first_matching_line(read["text"], pred), read
 
 
-@method("pane.wait_for_output", kind="wait", pane_id=P.req(P.STR), source=P.req(P.enum(*READ_SOURCES)),
-        lines=P.opt(P.U32), match=P.req(MATCH), timeout_ms=P.opt(P.U64), strip_ansi=P.dflt(P.BOOL, True))
+@method(
+    "pane.wait_for_output",
+    kind="wait",
+    pane_id=P.req(P.STR),
+    source=P.req(P.enum(*READ_SOURCES)),
+    lines=P.opt(P.U32),
+    match=P.req(MATCH),
+    timeout_ms=P.opt(P.U64),
+    strip_ansi=P.dflt(P.BOOL, True),
+)
 async def wait_for_output(sim, p, rid, conn):
     pred = compile_match(p["match"])
     source = "recent_unwrapped" if p["source"] == "recent" else p["source"]
@@ -199,8 +224,13 @@ async def wait_for_output(sim, p, rid, conn):
             raise E.pane_not_found(p["pane_id"])
         line, read = first_match(sim, pane, source, p["lines"], pred)
         if line is not None:
-            return {"type": "output_matched", "pane_id": pane.pane_id, "revision": 0,
-                    "matched_line": line, "read": read}
+            return {
+                "type": "output_matched",
+                "pane_id": pane.pane_id,
+                "revision": 0,
+                "matched_line": line,
+                "read": read,
+            }
         if deadline is not None and sim.now() >= deadline:
             raise E.timeout("output match")
         if conn is not None and conn.cancelled():

@@ -31,12 +31,14 @@ def method(name: str, kind: str = "call", **fields: P.F):
             raise RuntimeError(f"method {name} registered twice")
         REGISTRY[name] = MethodDef(name, fields, fn, kind)
         return fn
+
     return deco
 
 
 def load_all() -> dict[str, MethodDef]:
     # Importing the modules registers their methods.
     from . import server, workspace, tab, pane, events  # noqa: F401
+
     for optional in ("agent", "worktree"):
         try:
             __import__(f"{__package__}.{optional}")

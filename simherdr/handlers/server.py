@@ -25,5 +25,7 @@ def server_stop(sim, p):
 
 @method("session.snapshot")
 def session_snapshot(sim, p):
-    return {"type": "session_snapshot",
-            "snapshot": V.session_snapshot(sim.session, sim.profile.version, sim.profile.protocol)}
+    return {
+        "type": "session_snapshot",
+        "snapshot": V.session_snapshot(sim.session, sim.profile.version, sim.profile.protocol),
+    }

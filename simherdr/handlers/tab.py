@@ -11,8 +11,14 @@ from .common import resolve_new_cwd
 from .registry import method
 
 
-@method("tab.create", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR), focus=P.dflt(P.BOOL, False),
-        label=P.opt(P.STR), env=P.opt(P.MAP_STR))
+@method(
+    "tab.create",
+    workspace_id=P.opt(P.STR),
+    cwd=P.opt(P.STR),
+    focus=P.dflt(P.BOOL, False),
+    label=P.opt(P.STR),
+    env=P.opt(P.MAP_STR),
+)
 def create(sim, p):
     s = sim.session
     ref = p["workspace_id"]

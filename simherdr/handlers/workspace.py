@@ -10,17 +10,28 @@ from .common import auto_label, resolve_new_cwd
 from .registry import method
 
 
-@method("workspace.create", cwd=P.opt(P.STR), focus=P.dflt(P.BOOL, False), label=P.opt(P.STR),
-        env=P.opt(P.MAP_STR))
+@method(
+    "workspace.create",
+    cwd=P.opt(P.STR),
+    focus=P.dflt(P.BOOL, False),
+    label=P.opt(P.STR),
+    env=P.opt(P.MAP_STR),
+)
 def create(sim, p):
     E.validate_env(p["env"])
     s = sim.session
     focused = s.focused_pane()
     cwd = resolve_new_cwd(sim, p["cwd"], focused.cwd if focused else None)
-    w, t, root = s.create_workspace(cwd, auto_label(sim, cwd), p["label"], p["env"], p["focus"], sim.now_us())
+    w, t, root = s.create_workspace(
+        cwd, auto_label(sim, cwd), p["label"], p["env"], p["focus"], sim.now_us()
+    )
     sim.on_pane_created(root)
-    return {"type": "workspace_created", "workspace": V.workspace_info(s, w),
-            "tab": V.tab_info(s, t), "root_pane": V.pane_info(s, root)}
+    return {
+        "type": "workspace_created",
+        "workspace": V.workspace_info(s, w),
+        "tab": V.tab_info(s, t),
+        "root_pane": V.pane_info(s, root),
+    }
 
 
 @method("workspace.list")
@@ -32,7 +43,10 @@ def list_(sim, p):
 @method("workspace.get", workspace_id=P.req(P.STR))
 def get(sim, p):
     s = sim.session
-    return {"type": "workspace_info", "workspace": V.workspace_info(s, s.require_workspace(p["workspace_id"]))}
+    return {
+        "type": "workspace_info",
+        "workspace": V.workspace_info(s, s.require_workspace(p["workspace_id"])),
+    }
 
 
 @method("workspace.focus", workspace_id=P.req(P.STR))

@@ -141,10 +141,13 @@ def same_membership(a: dict | None, b: dict | None) -> bool:
     equal by components (``/w/proj/.`` == ``/w/proj``); the rest compares exactly."""
     if a is None or b is None:
         return a is b
-    return (a["repo_key"] == b["repo_key"] and a["repo_name"] == b["repo_name"]
-            and a["is_linked_worktree"] == b["is_linked_worktree"]
-            and _path_components(a["repo_root"]) == _path_components(b["repo_root"])
-            and _path_components(a["checkout_path"]) == _path_components(b["checkout_path"]))
+    return (
+        a["repo_key"] == b["repo_key"]
+        and a["repo_name"] == b["repo_name"]
+        and a["is_linked_worktree"] == b["is_linked_worktree"]
+        and _path_components(a["repo_root"]) == _path_components(b["repo_root"])
+        and _path_components(a["checkout_path"]) == _path_components(b["checkout_path"])
+    )
 
 
 def _set_membership(s: Session, w: Workspace, membership: dict, emit_update: bool) -> None:
@@ -252,8 +255,9 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
         if found.is_linked_worktree:
             raise _fail("linked_worktree_source", LINKED_SOURCE)
         holder = _parent_by_key(s, found.common_dir) or holder_of_checkout(s, found.checkout_root)
-        return Source(holder, found.checkout_root, found.checkout_root, found.common_dir,
-                      repo_name_for(found))
+        return Source(
+            holder, found.checkout_root, found.checkout_root, found.common_dir, repo_name_for(found)
+        )
     m = w.worktree
     if m:
         if m["is_linked_worktree"]:
@@ -264,8 +268,9 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
         raise _fail("not_git_worktree", NOT_GIT_WORKSPACE)
     if found.is_linked_worktree:
         raise _fail("linked_worktree_source", LINKED_SOURCE)
-    return Source(w, found.checkout_root, found.checkout_root, found.common_dir,
-                  repo_name_for(found))
+    return Source(
+        w, found.checkout_root, found.checkout_root, found.common_dir, repo_name_for(found)
+    )
 
 
 def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: bool) -> Source:
@@ -281,23 +286,31 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
         if checkout.is_linked_worktree:
             holder = holder_of_checkout(s, checkout.repo_root)
         else:
-            holder = (_parent_by_key(s, checkout.repo_key)
-                      or holder_of_checkout(s, checkout.checkout_root))
-        return Source(holder, checkout.repo_root, checkout.repo_root, checkout.repo_key,
-                      checkout.repo_name)
+            holder = _parent_by_key(s, checkout.repo_key) or holder_of_checkout(
+                s, checkout.checkout_root
+            )
+        return Source(
+            holder, checkout.repo_root, checkout.repo_root, checkout.repo_key, checkout.repo_name
+        )
     m = w.worktree
     if m:
         if m["is_linked_worktree"]:
-            return Source(holder_of_checkout(s, m["repo_root"]), m["repo_root"], m["repo_root"],
-                          m["repo_key"], m["repo_name"])
+            return Source(
+                holder_of_checkout(s, m["repo_root"]),
+                m["repo_root"],
+                m["repo_root"],
+                m["repo_key"],
+                m["repo_name"],
+            )
         return Source(w, m["checkout_path"], m["repo_root"], m["repo_key"], m["repo_name"])
     cwd_of = _identity_cwd(s, w)
     checkout = git.discover(cwd_of, trust=trust) if cwd_of else None
     if checkout is None:
         raise _fail("not_git_worktree", NOT_GIT_WORKSPACE)
     holder = holder_of_checkout(s, checkout.repo_root) if checkout.is_linked_worktree else w
-    return Source(holder, checkout.repo_root, checkout.repo_root, checkout.repo_key,
-                  checkout.repo_name)
+    return Source(
+        holder, checkout.repo_root, checkout.repo_root, checkout.repo_key, checkout.repo_name
+    )
 
 
 def ensure_parent(sim, src: Source, emit_created: bool) -> bool:
@@ -326,9 +339,12 @@ def _worktree_info(s: Session, src: Source, entry: git.WorktreeEntry) -> dict:
     info: dict = {"path": entry.path}
     if entry.branch is not None:
         info["branch"] = entry.branch
-    info.update(is_bare=entry.is_bare, is_detached=entry.is_detached,
-                is_prunable=entry.is_prunable,
-                is_linked_worktree=canonical != canonical_or_original(src.repo_root))
+    info.update(
+        is_bare=entry.is_bare,
+        is_detached=entry.is_detached,
+        is_prunable=entry.is_prunable,
+        is_linked_worktree=canonical != canonical_or_original(src.repo_root),
+    )
     holder = holder_of_checkout(s, canonical)
     if holder is not None:
         info["open_workspace_id"] = holder.workspace_id
@@ -343,8 +359,12 @@ def worktree_info_for_membership(m: dict, open_workspace_id: str | None) -> dict
     info: dict = {"path": m["checkout_path"]}
     if branch is not None:
         info["branch"] = branch
-    info.update(is_bare=False, is_detached=branch is None, is_prunable=False,
-                is_linked_worktree=m["is_linked_worktree"])
+    info.update(
+        is_bare=False,
+        is_detached=branch is None,
+        is_prunable=False,
+        is_linked_worktree=m["is_linked_worktree"],
+    )
     if open_workspace_id is not None:
         info["open_workspace_id"] = open_workspace_id
     info["label"] = m["repo_name"]
@@ -363,9 +383,9 @@ def _list_entries(repo_root: str, trust: bool) -> list[git.WorktreeEntry]:
 
 @dataclass
 class _Pending:
-    creates: set[str] = field(default_factory=set)        # canonical checkout paths
-    remove_paths: set[str] = field(default_factory=set)   # canonical checkout paths
-    removes: set[str] = field(default_factory=set)        # workspace ids
+    creates: set[str] = field(default_factory=set)  # canonical checkout paths
+    remove_paths: set[str] = field(default_factory=set)  # canonical checkout paths
+    removes: set[str] = field(default_factory=set)  # workspace ids
 
 
 def _pending(sim) -> _Pending:
@@ -387,8 +407,7 @@ run_in_thread = asyncio.to_thread
 # --- worktree.list ---------------------------------------------------------------------------
 
 
-@method("worktree.list", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR),
-        trust_repository=TRUST)
+@method("worktree.list", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR), trust_repository=TRUST)
 def list_(sim, p):
     s = sim.session
     trust = _trust(sim, p)
@@ -402,16 +421,26 @@ def list_(sim, p):
     }
     if src.workspace is not None:
         source["source_workspace_id"] = src.workspace.workspace_id
-    return {"type": "worktree_list", "source": source,
-            "worktrees": [_worktree_info(s, src, e) for e in entries]}
+    return {
+        "type": "worktree_list",
+        "source": source,
+        "worktrees": [_worktree_info(s, src, e) for e in entries],
+    }
 
 
 # --- worktree.open ---------------------------------------------------------------------------
 
 
-@method("worktree.open", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR), path=P.opt(P.STR),
-        branch=P.opt(P.STR), label=P.opt(P.STR), focus=P.dflt(P.BOOL, False),
-        trust_repository=TRUST)
+@method(
+    "worktree.open",
+    workspace_id=P.opt(P.STR),
+    cwd=P.opt(P.STR),
+    path=P.opt(P.STR),
+    branch=P.opt(P.STR),
+    label=P.opt(P.STR),
+    focus=P.dflt(P.BOOL, False),
+    trust_repository=TRUST,
+)
 def open_(sim, p):
     """api:75-172."""
     s = sim.session
@@ -426,9 +455,11 @@ def open_(sim, p):
         if entry is None:
             raise _fail("worktree_not_found", "worktree path not found")
     else:
-        matches = [e for e in entries
-                   if not e.is_bare and not e.is_prunable and not e.is_detached
-                   and e.branch == p["branch"]]
+        matches = [
+            e
+            for e in entries
+            if not e.is_bare and not e.is_prunable and not e.is_detached and e.branch == p["branch"]
+        ]
         if not matches:
             raise _fail("worktree_not_found", "worktree branch not found")
         if len(matches) > 1:
@@ -441,8 +472,9 @@ def open_(sim, p):
     target_is_source = canonical == canonical_or_original(src.checkout_path)
     already_open = holder_of_checkout(s, canonical)
     # A parent created for the target itself sends its open events at the end, once.
-    created_parent = ensure_parent(sim, src, emit_created=not (target_is_source
-                                                               and already_open is None))
+    created_parent = ensure_parent(
+        sim, src, emit_created=not (target_is_source and already_open is None)
+    )
     if already_open is not None:
         w, created = already_open, False
         if p["focus"]:
@@ -463,17 +495,28 @@ def open_(sim, p):
     if created:
         _emit_open_events(s, w)
     worktree = _worktree_info(s, src, entry)
-    s.emit("worktree_opened", {"workspace": V.workspace_info(s, w), "worktree": worktree,
-                               "already_open": already_open is not None})
-    return {"type": "worktree_opened", **_opened_result(s, w), "worktree": worktree,
-            "already_open": already_open is not None}
+    s.emit(
+        "worktree_opened",
+        {
+            "workspace": V.workspace_info(s, w),
+            "worktree": worktree,
+            "already_open": already_open is not None,
+        },
+    )
+    return {
+        "type": "worktree_opened",
+        **_opened_result(s, w),
+        "worktree": worktree,
+        "already_open": already_open is not None,
+    }
 
 
 # --- worktree.create -------------------------------------------------------------------------
 
 
-def _create_source_workspace(s: Session, src: Source, source_id: str | None,
-                             source_membership: dict | None) -> Workspace | None:
+def _create_source_workspace(
+    s: Session, src: Source, source_id: str | None, source_membership: dict | None
+) -> Workspace | None:
     """``api_create_source_workspace_idx`` (deferred:43-92): the source workspace if it is
     still the same repo parent once git is done, else the repo parent found by key."""
     if source_id is None:
@@ -482,21 +525,35 @@ def _create_source_workspace(s: Session, src: Source, source_id: str | None,
     if w is None:
         return _parent_by_key(s, src.repo_key)
     if source_membership is not None:
-        return (w if same_membership(w.worktree, source_membership)
-                else _parent_by_key(s, src.repo_key))
+        return (
+            w if same_membership(w.worktree, source_membership) else _parent_by_key(s, src.repo_key)
+        )
     if w.worktree:
         expected = _membership(src, src.checkout_path, False)
         return w if same_membership(w.worktree, expected) else _parent_by_key(s, src.repo_key)
     space = _git_space(s, w)
-    if (space is not None and not space.is_linked_worktree and space.common_dir == src.repo_key
-            and canonical_or_original(space.checkout_root) == canonical_or_original(src.repo_root)):
+    if (
+        space is not None
+        and not space.is_linked_worktree
+        and space.common_dir == src.repo_key
+        and canonical_or_original(space.checkout_root) == canonical_or_original(src.repo_root)
+    ):
         return w
     return _parent_by_key(s, src.repo_key)
 
 
-@method("worktree.create", kind="wait", workspace_id=P.opt(P.STR), cwd=P.opt(P.STR),
-        branch=P.opt(P.STR), base=P.opt(P.STR), path=P.opt(P.STR), label=P.opt(P.STR),
-        focus=P.dflt(P.BOOL, False), trust_repository=TRUST)
+@method(
+    "worktree.create",
+    kind="wait",
+    workspace_id=P.opt(P.STR),
+    cwd=P.opt(P.STR),
+    branch=P.opt(P.STR),
+    base=P.opt(P.STR),
+    path=P.opt(P.STR),
+    label=P.opt(P.STR),
+    focus=P.dflt(P.BOOL, False),
+    trust_repository=TRUST,
+)
 async def create(sim, p, rid, conn):
     """deferred:94-212 (start) and 343-472 (completion)."""
     s = sim.session
@@ -511,19 +568,27 @@ async def create(sim, p, rid, conn):
         path = _absolute(sim, p["path"])
     else:
         path = git.default_checkout_path(
-            src.repo_name, branch, home=sim.config.home,
+            src.repo_name,
+            branch,
+            home=sim.config.home,
             directory=sim.config.worktrees_dir or git.DEFAULT_WORKTREE_DIRECTORY,
-            cwd=sim.config.server_cwd)
+            cwd=sim.config.server_cwd,
+        )
     key = canonical_or_original(path)
     pending = _pending(sim)
     if key in pending.creates or key in pending.remove_paths:
         raise _in_progress()
     pending.creates.add(key)
     source_id = src.workspace.workspace_id if src.workspace is not None else None
-    source_membership = dict(src.workspace.worktree) if (src.workspace is not None
-                                                         and src.workspace.worktree) else None
+    source_membership = (
+        dict(src.workspace.worktree)
+        if (src.workspace is not None and src.workspace.worktree)
+        else None
+    )
     try:
-        await sim.offloop(run_in_thread(git.worktree_add, src.checkout_path, path, branch, base, trust=trust))
+        await sim.offloop(
+            run_in_thread(git.worktree_add, src.checkout_path, path, branch, base, trust=trust)
+        )
     except git.GitError as e:
         raise _fail("worktree_create_failed", e.message) from None
     finally:
@@ -568,14 +633,27 @@ def _close_removed(sim, w: Workspace) -> None:
         return
     if parent_key is None:
         return
-    parent = next((x for x in s.workspaces if x.worktree and not x.worktree["is_linked_worktree"]
-                   and x.worktree["repo_key"] == parent_key), None)
+    parent = next(
+        (
+            x
+            for x in s.workspaces
+            if x.worktree
+            and not x.worktree["is_linked_worktree"]
+            and x.worktree["repo_key"] == parent_key
+        ),
+        None,
+    )
     if parent is not None:
         s.switch_workspace(parent)
 
 
-@method("worktree.remove", kind="wait", workspace_id=P.req(P.STR), force=P.dflt(P.BOOL, False),
-        trust_repository=TRUST)
+@method(
+    "worktree.remove",
+    kind="wait",
+    workspace_id=P.req(P.STR),
+    force=P.dflt(P.BOOL, False),
+    trust_repository=TRUST,
+)
 async def remove(sim, p, rid, conn):
     """deferred:214-341 (start) and 474-603 (completion)."""
     s = sim.session
@@ -591,8 +669,7 @@ async def remove(sim, p, rid, conn):
         raise _fail("not_linked_worktree", "workspace is not a linked worktree checkout")
     key = canonical_or_original(m["checkout_path"])
     pending = _pending(sim)
-    if (w.workspace_id in pending.removes or key in pending.remove_paths
-            or key in pending.creates):
+    if w.workspace_id in pending.removes or key in pending.remove_paths or key in pending.creates:
         raise _in_progress()
     # CHOICE(force-shutdown): the panes keep running until the workspace closes below.
     workspace_id = w.workspace_id
@@ -601,8 +678,11 @@ async def remove(sim, p, rid, conn):
     snapshot = V.workspace_info(s, w)
     worktree = worktree_info_for_membership(m, None)
     try:
-        await sim.offloop(run_in_thread(git.worktree_remove, m["repo_root"], m["checkout_path"], force,
-                                        trust=trust))
+        await sim.offloop(
+            run_in_thread(
+                git.worktree_remove, m["repo_root"], m["checkout_path"], force, trust=trust
+            )
+        )
     except git.GitError as e:
         raise _fail(git.remove_error_code(e.message, force), e.message) from None
     finally:
@@ -612,16 +692,29 @@ async def remove(sim, p, rid, conn):
     sim.run_due()
     try:
         current = s.ws(workspace_id)
-        if (current is not None and current.worktree
-                and current.worktree["is_linked_worktree"]
-                and _path_components(current.worktree["checkout_path"])
-                == _path_components(m["checkout_path"])):
+        if (
+            current is not None
+            and current.worktree
+            and current.worktree["is_linked_worktree"]
+            and _path_components(current.worktree["checkout_path"])
+            == _path_components(m["checkout_path"])
+        ):
             _close_removed(sim, current)
             s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": snapshot})
-        s.emit("worktree_removed", {"workspace_id": workspace_id, "workspace": snapshot,
-                                    "worktree": worktree, "forced": force})
-        return {"type": "worktree_removed", "workspace_id": workspace_id,
-                "path": m["checkout_path"], "forced": force}
+        s.emit(
+            "worktree_removed",
+            {
+                "workspace_id": workspace_id,
+                "workspace": snapshot,
+                "worktree": worktree,
+                "forced": force,
+            },
+        )
+        return {
+            "type": "worktree_removed",
+            "workspace_id": workspace_id,
+            "path": m["checkout_path"],
+            "forced": force,
+        }
     finally:
         sim.commit()
-

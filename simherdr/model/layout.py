@@ -95,12 +95,14 @@ def snapshot(node: Node, area=DEFAULT_AREA, split_index: int = 0) -> tuple[list[
         if isinstance(n, Leaf):
             panes.append({"pane_id": n.pane, "rect": _rect(x, y, w, h)})
             return
-        splits.append({
-            "id": f"split_{split_index}_{path or 'root'}",
-            "direction": n.direction,
-            "ratio": n.ratio,
-            "rect": _rect(x, y, w, h),
-        })
+        splits.append(
+            {
+                "id": f"split_{split_index}_{path or 'root'}",
+                "direction": n.direction,
+                "ratio": n.ratio,
+                "rect": _rect(x, y, w, h),
+            }
+        )
         if n.direction == "right":
             w1 = int(w * n.ratio)
             walk(n.first, x, y, w1, h, path + "0")

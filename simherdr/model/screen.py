@@ -568,8 +568,11 @@ class Screen(HerdrReadContract):
         """Write ``width`` cells (``chunk``: a str of narrow chars or a list of cells)."""
         cells = row.cells
         length = len(cells)
-        if cx == length and not row.styles and not self._pending_sgr and not (
-            self._row_fresh and self._sgr_state
+        if (
+            cx == length
+            and not row.styles
+            and not self._pending_sgr
+            and not (self._row_fresh and self._sgr_state)
         ):
             cells.extend(chunk)
             self._row_fresh = False

@@ -25,24 +25,28 @@ class AgentSlot:
     detection (the simulated process) last published; ``hook`` is the hook authority.
     """
 
-    internal: str = "unknown"          # effective state: idle|working|blocked|unknown
+    internal: str = "unknown"  # effective state: idle|working|blocked|unknown
     state_change_seq: int = 0
     name: str | None = None
-    name_owner: dict | None = None     # {label, session}: who the name belongs to
-    detected: str | None = None        # kind label of the detected agent process
-    fallback: str = "unknown"          # detection's state for the detected process
-    fallback_blocker: bool = False     # detection saw a blocking dialog
-    fallback_at: float | None = None   # when detection last published
-    recent_exit: str | None = None     # kind whose process just exited (hides detection)
+    name_owner: dict | None = None  # {label, session}: who the name belongs to
+    detected: str | None = None  # kind label of the detected agent process
+    fallback: str = "unknown"  # detection's state for the detected process
+    fallback_blocker: bool = False  # detection saw a blocking dialog
+    fallback_at: float | None = None  # when detection last published
+    recent_exit: str | None = None  # kind whose process just exited (hides detection)
     acquisition_pending: bool = False  # first idle after a fresh process is no completion
-    hook: dict | None = None           # hook authority {source,label,state,message,session,at}
-    managed: dict | None = None        # managed start {kind, phase, ready_after, deadline, observed_expected}
-    persisted: dict | None = None      # persisted agent session {source, agent, kind, value}
-    suppressed: dict = field(default_factory=dict)  # full-lifecycle sources suppressed: source -> {label, session, reason}
+    hook: dict | None = None  # hook authority {source,label,state,message,session,at}
+    managed: dict | None = (
+        None  # managed start {kind, phase, ready_after, deadline, observed_expected}
+    )
+    persisted: dict | None = None  # persisted agent session {source, agent, kind, value}
+    suppressed: dict = field(
+        default_factory=dict
+    )  # full-lifecycle sources suppressed: source -> {label, session, reason}
     title: str | None = None
     display_agent: str | None = None
     state_labels: dict = field(default_factory=dict)
-    hook_seqs: dict = field(default_factory=dict)   # last accepted seq per source
+    hook_seqs: dict = field(default_factory=dict)  # last accepted seq per source
 
     @property
     def label(self) -> str | None:
@@ -84,7 +88,7 @@ class Pane:
     revision: int = 0
     seen: bool = True
     agent: AgentSlot = field(default_factory=AgentSlot)
-    shell: str = "bash"           # the simulated shell's process name
+    shell: str = "bash"  # the simulated shell's process name
     foreground: list | None = None  # None: the shell itself is the foreground job
     tokens: dict = field(default_factory=dict)
     exited: bool = False
@@ -186,12 +190,25 @@ def _invalidates(name):
     def method(self, *args, **kwargs):
         self._by_id = None
         return base(self, *args, **kwargs)
+
     method.__name__ = name
     return method
 
 
-for _name in ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
-              "__setitem__", "__delitem__", "__iadd__", "__imul__"):
+for _name in (
+    "append",
+    "extend",
+    "insert",
+    "remove",
+    "pop",
+    "clear",
+    "sort",
+    "reverse",
+    "__setitem__",
+    "__delitem__",
+    "__iadd__",
+    "__imul__",
+):
     setattr(WorkspaceList, _name, _invalidates(_name))
 
 
@@ -352,8 +369,15 @@ class Session:
         w.next_tab_number += 1
         tid = ids.tab_id(w.workspace_id, n)
         p = self._new_pane(w, tid, cwd, env, now_us)
-        t = Tab(tab_id=tid, number=n, workspace_id=w.workspace_id, root=L.Leaf(p.pane_id),
-                focused_pane=p.pane_id, root_pane=p.pane_id, custom_label=label)
+        t = Tab(
+            tab_id=tid,
+            number=n,
+            workspace_id=w.workspace_id,
+            root=L.Leaf(p.pane_id),
+            focused_pane=p.pane_id,
+            root_pane=p.pane_id,
+            custom_label=label,
+        )
         w.tabs.append(t)
         return t, p
 
@@ -368,6 +392,7 @@ class Session:
         if focus or self.active is None:
             self.switch_workspace(w)
         from . import views as V
+
         self.emit("workspace_created", {"workspace": V.workspace_info(self, w)})
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
@@ -379,12 +404,15 @@ class Session:
         if focus:
             self.switch_tab(w, t)
         from . import views as V
+
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
         return t, p
 
-    def split_pane(self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int) -> Pane:
+    def split_pane(
+        self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int
+    ) -> Pane:
         w = self.ws(target.workspace_id)
         t = w.tab(target.tab_id)
         p = self._new_pane(w, t.tab_id, cwd, env, now_us)
@@ -394,6 +422,7 @@ class Session:
             self._focus_in_tab(t, p.pane_id)
             self.mark_tab_seen(t)
         from . import views as V
+
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
         return p
@@ -445,12 +474,15 @@ class Session:
 
     def rename_tab(self, t: Tab, label: str) -> None:
         t.custom_label = label
-        self.emit("tab_renamed", {"tab_id": t.tab_id, "workspace_id": t.workspace_id, "label": label})
+        self.emit(
+            "tab_renamed", {"tab_id": t.tab_id, "workspace_id": t.workspace_id, "label": label}
+        )
 
     # --- closing (SOCKET.md §4.1-4.3, §8.3) ---------------------------------------------------
 
     def close_workspace(self, w: Workspace, emit: bool = True) -> None:
         from . import views as V
+
         final = V.workspace_info(self, w)
         idx = self.ws_index(w)
         was_active = self.active == w.workspace_id
@@ -459,8 +491,11 @@ class Session:
             # close_selected_workspace (src/app/actions.rs:1707-1733): the workspace active
             # before the close stays active if it survived — only possible when it was not the
             # one closed; otherwise the workspace now at the closed index (clamped).
-            self.active = (self.workspaces[min(idx, len(self.workspaces) - 1)].workspace_id
-                           if self.workspaces else None)
+            self.active = (
+                self.workspaces[min(idx, len(self.workspaces) - 1)].workspace_id
+                if self.workspaces
+                else None
+            )
         if emit:
             self.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": final})
 
@@ -566,6 +601,7 @@ class Session:
 
     def emit_layout(self, w: Workspace, t: Tab) -> None:
         from . import views as V
+
         self.emit("layout_updated", {"layout": V.layout_snapshot(self, w, t)})
 
     def bump_state_seq(self) -> int:

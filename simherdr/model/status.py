@@ -14,7 +14,13 @@ REPORTABLE_STATES = ("idle", "working", "blocked", "unknown")  # PaneAgentState:
 _URGENCY = {"blocked": 4, "done": 3, "working": 2, "idle": 1, "unknown": 0}
 
 # Rust variant names, used in agent_target_ambiguous / agent_name_taken candidate lists.
-RUST_VARIANT = {"idle": "Idle", "working": "Working", "blocked": "Blocked", "done": "Done", "unknown": "Unknown"}
+RUST_VARIANT = {
+    "idle": "Idle",
+    "working": "Working",
+    "blocked": "Blocked",
+    "done": "Done",
+    "unknown": "Unknown",
+}
 
 
 def wire_status(internal: str, seen: bool) -> str:
@@ -38,14 +44,23 @@ def is_completion(before: str, after: str, same_label: bool) -> bool:
     return before in ("working", "blocked") or (before == "unknown" and same_label)
 
 
-def is_completion_change(before: str, after: str, label_before: str | None, label_after: str | None) -> bool:
+def is_completion_change(
+    before: str, after: str, label_before: str | None, label_after: str | None
+) -> bool:
     """herdr's is_completion_transition_parts: Unknown -> Idle counts only when a label existed
     before and is unchanged (src/app/actions.rs:44-55)."""
     return is_completion(before, after, label_before is not None and label_before == label_after)
 
 
-def seen_after_change(seen: bool, before: str, after: str, label_before: str | None,
-                      label_after: str | None, suppress_completion: bool, in_active_tab: bool) -> bool:
+def seen_after_change(
+    seen: bool,
+    before: str,
+    after: str,
+    label_before: str | None,
+    label_after: str | None,
+    suppress_completion: bool,
+    in_active_tab: bool,
+) -> bool:
     """The pane's ``seen`` flag after an internal state change (SOCKET.md §6.2,
     src/app/actions.rs:3095-3115).
 

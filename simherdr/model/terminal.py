@@ -49,6 +49,7 @@ class Mutation:
 
 # --- reading -------------------------------------------------------------------------------
 
+
 def kind_of(label: str | None) -> str | None:
     return K.parse_kind(label) if label else None
 
@@ -89,9 +90,14 @@ def _visible_blocker_overrides_hook(a: AgentSlot) -> bool:
     if live_full_lifecycle(a):
         return False
     h = a.hook
-    return (a.fallback_blocker and h is not None
-            and a.fallback_at is not None and h["at"] <= a.fallback_at
-            and h["state"] != "blocked" and kind_of(h["label"]) == a.detected)
+    return (
+        a.fallback_blocker
+        and h is not None
+        and a.fallback_at is not None
+        and h["at"] <= a.fallback_at
+        and h["state"] != "blocked"
+        and kind_of(h["label"]) == a.detected
+    )
 
 
 def computed_state(a: AgentSlot) -> str:
@@ -121,16 +127,26 @@ def exposed_session(a: AgentSlot) -> dict | None:
     return {"source": s["source"], "agent": s["agent"], "kind": s["kind"], "value": s["value"]}
 
 
-def session_ref(source: str, label: str, session_id: str | None, session_path: str | None) -> dict | None:
+def session_ref(
+    source: str, label: str, session_id: str | None, session_path: str | None
+) -> dict | None:
     """session_ref_from_report (src/agent_resume.rs:53-70): official pairs only; pi/omp prefer
     the path; ids <= 512 bytes, paths <= 4096 bytes, no control characters."""
     if not is_official(source, label):
         return None
 
     def valid(v, limit):
-        return bool(v) and len(v.encode()) <= limit and not any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in v)
+        return (
+            bool(v)
+            and len(v.encode()) <= limit
+            and not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in v)
+        )
 
-    if label in ("pi", "omp") and session_path is not None and valid(session_path, MAX_SESSION_PATH_BYTES):
+    if (
+        label in ("pi", "omp")
+        and session_path is not None
+        and valid(session_path, MAX_SESSION_PATH_BYTES)
+    ):
         return {"kind": "path", "value": session_path}
     if session_id is not None and valid(session_id, MAX_SESSION_ID_BYTES):
         return {"kind": "id", "value": session_id}
@@ -138,6 +154,7 @@ def session_ref(source: str, label: str, session_id: str | None, session_path: s
 
 
 # --- names and managed starts ----------------------------------------------------------------
+
 
 def clear_name(a: AgentSlot) -> None:
     a.name = None
@@ -154,19 +171,28 @@ def set_name(a: AgentSlot, name: str | None) -> None:
     if a.hook is not None:
         a.name_owner = {"label": a.hook["label"], "session": a.hook.get("session")}
     elif a.persisted is not None:
-        a.name_owner = {"label": a.persisted["agent"],
-                        "session": {"kind": a.persisted["kind"], "value": a.persisted["value"]}}
+        a.name_owner = {
+            "label": a.persisted["agent"],
+            "session": {"kind": a.persisted["kind"], "value": a.persisted["value"]},
+        }
     elif effective_label(a):
         a.name_owner = {"label": effective_label(a), "session": None}
     else:
         a.name_owner = None
 
 
-def begin_managed(a: AgentSlot, name: str, kind: str, now: float, settle: float, timeout: float) -> None:
+def begin_managed(
+    a: AgentSlot, name: str, kind: str, now: float, settle: float, timeout: float
+) -> None:
     set_name(a, name)
     a.name_owner = {"label": kind, "session": None}
-    a.managed = {"kind": kind, "phase": "pending", "ready_after": now + settle,
-                 "deadline": now + timeout, "observed_expected": False}
+    a.managed = {
+        "kind": kind,
+        "phase": "pending",
+        "ready_after": now + settle,
+        "deadline": now + timeout,
+        "observed_expected": False,
+    }
 
 
 def reconcile_name_owner(a: AgentSlot, label: str, session: dict | None) -> None:
@@ -177,8 +203,9 @@ def reconcile_name_owner(a: AgentSlot, label: str, session: dict | None) -> None
     owner = a.name_owner
     if owner is None:
         a.name_owner = {"label": label, "session": session}
-    elif owner["label"] != label or (owner["session"] is not None and session is not None
-                                     and owner["session"] != session):
+    elif owner["label"] != label or (
+        owner["session"] is not None and session is not None and owner["session"] != session
+    ):
         a.name = None
         a.name_owner = None
     elif owner["session"] is None and session is not None:
@@ -202,7 +229,11 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
     kind = m["kind"]
     pending = m["phase"] == "pending"
     observed = (m["observed_expected"] or known == kind) if pending else False
-    if process_exited or (known is not None and known != kind) or (pending and observed and known is None):
+    if (
+        process_exited
+        or (known is not None and known != kind)
+        or (pending and observed and known is None)
+    ):
         clear_name(a)
         return True
     if m["phase"] == "blocked":
@@ -242,6 +273,7 @@ def finish_acquisition(a: AgentSlot) -> bool:
 
 # --- detection (the simulated process is what herdr's detection observes) ------------------
 
+
 def _ignore_detection_under_full_lifecycle(a: AgentSlot, agent: str | None, exited: bool) -> bool:
     return live_full_lifecycle(a) and not exited and not _hook_conflicts_with(a, agent)
 
@@ -267,8 +299,9 @@ def process_detected(a: AgentSlot, agent: str, now: float) -> Mutation:
     return m
 
 
-def detection(a: AgentSlot, agent: str | None, state: str, blocker: bool, exited: bool,
-              now: float) -> Mutation:
+def detection(
+    a: AgentSlot, agent: str | None, state: str, blocker: bool, exited: bool, now: float
+) -> Mutation:
     """set_detected_state_with_screen_signals_at (src/terminal/state.rs:312-590)."""
     prev_label = effective_label(a)
     released = exited and (prev_label is not None or a.name is not None)
@@ -305,13 +338,24 @@ def detection(a: AgentSlot, agent: str | None, state: str, blocker: bool, exited
             a.hook = None
         if a.persisted is not None and kind_of(a.persisted["agent"]) == agent:
             a.persisted = None
-    if a.hook is not None and a.hook["at"] <= now and (
+    if (
+        a.hook is not None
+        and a.hook["at"] <= now
+        and (
             _hook_conflicts_with(a, agent)
-            or (prev_detected is not None and agent != prev_detected
-                and kind_of(a.hook["label"]) == prev_detected)):
+            or (
+                prev_detected is not None
+                and agent != prev_detected
+                and kind_of(a.hook["label"]) == prev_detected
+            )
+        )
+    ):
         h = a.hook
-        durable = ({"source": h["source"], "agent": h["label"], **h["session"]}
-                   if h.get("session") else None)
+        durable = (
+            {"source": h["source"], "agent": h["label"], **h["session"]}
+            if h.get("session")
+            else None
+        )
         _suppress_full_lifecycle(a, h["source"], h["label"], h.get("session"), "hook_clear")
         a.hook = None
         a.persisted = durable
@@ -321,6 +365,7 @@ def detection(a: AgentSlot, agent: str | None, state: str, blocker: bool, exited
 
 
 # --- hook reports (SOCKET.md §6.4) -----------------------------------------------------------
+
 
 def accept_seq(a: AgentSlot, source: str, seq: int | None) -> bool:
     """Per-source sequencing: strictly increasing; once sequenced, unsequenced is dropped."""
@@ -358,8 +403,16 @@ def _label_conflicts_with_detected(a: AgentSlot, label: str) -> bool:
     return a.detected is not None and k is not None and k != a.detected
 
 
-def hook_report(a: AgentSlot, source: str, label: str, state: str, message: str | None,
-                session: dict | None, seq: int | None, now: float) -> Mutation | None:
+def hook_report(
+    a: AgentSlot,
+    source: str,
+    label: str,
+    state: str,
+    message: str | None,
+    session: dict | None,
+    seq: int | None,
+    now: float,
+) -> Mutation | None:
     """set_hook_authority_at for custom and full-lifecycle sources (state.rs:633-747)."""
     if (source, label) in K.SESSION_IDENTITY_ONLY:
         return None
@@ -372,16 +425,22 @@ def hook_report(a: AgentSlot, source: str, label: str, state: str, message: str 
         if sup is not None and sup["reason"] == "hook_clear":
             if not (sup["session"] and session and sup["session"] != session):
                 return None
-            a.hook_seqs.pop(source, None)   # re-anchored on a new session
-        elif not (_process_present(a, label) and anchored is not None
-                  and (session is None or session == anchored) and source not in a.suppressed):
-            return None                      # FULL_LIFECYCLE_NO_BUFFERING
+            a.hook_seqs.pop(source, None)  # re-anchored on a new session
+        elif not (
+            _process_present(a, label)
+            and anchored is not None
+            and (session is None or session == anchored)
+            and source not in a.suppressed
+        ):
+            return None  # FULL_LIFECYCLE_NO_BUFFERING
         if session is None:
             session = anchored
     if _label_conflicts_with_detected(a, label):
         return None
     if _owner_conflicts(a, source, label):
-        takeover = session is not None and kind_of(label) == a.detected and is_official(source, label)
+        takeover = (
+            session is not None and kind_of(label) == a.detected and is_official(source, label)
+        )
         if not takeover:
             return None
     if not accept_seq(a, source, seq):
@@ -389,13 +448,25 @@ def hook_report(a: AgentSlot, source: str, label: str, state: str, message: str 
     reconcile_name_owner(a, label, session)
     a.suppressed.pop(source, None)
     a.persisted = None
-    a.hook = {"source": source, "label": label, "state": state, "message": message,
-              "session": session, "at": now}
+    a.hook = {
+        "source": source,
+        "label": label,
+        "state": state,
+        "message": message,
+        "session": session,
+        "at": now,
+    }
     return Mutation()
 
 
-def session_report(a: AgentSlot, source: str, label: str, session: dict | None, seq: int | None,
-                   start_source: str | None) -> Mutation | None:
+def session_report(
+    a: AgentSlot,
+    source: str,
+    label: str,
+    session: dict | None,
+    seq: int | None,
+    start_source: str | None,
+) -> Mutation | None:
     """set_agent_session_ref_for_session_start (state.rs:1380-1607), simplified: no queued
     replacement reports (FULL_LIFECYCLE_NO_BUFFERING)."""
     if session is None:
@@ -422,22 +493,37 @@ def session_report(a: AgentSlot, source: str, label: str, session: dict | None, 
     if _label_conflicts_with_detected(a, label):
         return None
     replacement_ok = start_source in _SESSION_REPLACEMENT.get((source, label), ()) or (
-        (source, label) == ("herdr:antigravity_cli", "agy") and start_source is None)
+        (source, label) == ("herdr:antigravity_cli", "agy") and start_source is None
+    )
     if _owner_conflicts(a, source, label):
-        takeover = (start_source in RECOGNIZED_START_SOURCES and kind_of(label) == a.detected)
+        takeover = start_source in RECOGNIZED_START_SOURCES and kind_of(label) == a.detected
         if not takeover:
             return None
         if a.hook is not None:
-            _suppress_full_lifecycle(a, a.hook["source"], a.hook["label"], a.hook.get("session"), "hook_clear")
+            _suppress_full_lifecycle(
+                a, a.hook["source"], a.hook["label"], a.hook.get("session"), "hook_clear"
+            )
             a.hook = None
     cur = current_session(a)
-    if (cur is not None and cur["source"] == source and cur["agent"] == label
-            and cur["kind"] == "id" and session["kind"] == "id" and cur["value"] != session["value"]
-            and not replacement_ok):
+    if (
+        cur is not None
+        and cur["source"] == source
+        and cur["agent"] == label
+        and cur["kind"] == "id"
+        and session["kind"] == "id"
+        and cur["value"] != session["value"]
+        and not replacement_ok
+    ):
         return None
     h = a.hook
-    if (h is not None and h["source"] == source and h["label"] == label and full
-            and h.get("session") and h["session"] != session):
+    if (
+        h is not None
+        and h["source"] == source
+        and h["label"] == label
+        and full
+        and h.get("session")
+        and h["session"] != session
+    ):
         if not replacement_ok:
             return None
         a.hook = None

@@ -62,8 +62,11 @@ def status_payload(p: Pane, agent_status: str | None = None, label: str | None =
     """The pane_agent_status_changed payload (SOCKET.md §8.2): pane_id, workspace_id,
     agent_status, then agent/title/display_agent/state_labels when present."""
     a = p.agent
-    d = {"pane_id": p.pane_id, "workspace_id": p.workspace_id,
-         "agent_status": agent_status if agent_status is not None else p.status}
+    d = {
+        "pane_id": p.pane_id,
+        "workspace_id": p.workspace_id,
+        "agent_status": agent_status if agent_status is not None else p.status,
+    }
     label = label if label is not None else a.label
     if label:
         d["agent"] = label
@@ -115,7 +118,9 @@ def agent_info(s: Session, p: Pane) -> dict:
         info["tokens"] = dict(p.tokens)
     if a.session:
         info["agent_session"] = dict(a.session)
-    info.update(workspace_id=p.workspace_id, tab_id=p.tab_id, pane_id=p.pane_id, focused=s.is_focused(p))
+    info.update(
+        workspace_id=p.workspace_id, tab_id=p.tab_id, pane_id=p.pane_id, focused=s.is_focused(p)
+    )
     if a.launch_pending:
         info["launch_pending"] = True
     if a.interactive_ready:
@@ -136,8 +141,14 @@ def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
         "zoomed": False,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
-        "panes": [{"pane_id": pp["pane_id"], "focused": pp["pane_id"] == t.focused_pane, "rect": pp["rect"]}
-                  for pp in panes],
+        "panes": [
+            {
+                "pane_id": pp["pane_id"],
+                "focused": pp["pane_id"] == t.focused_pane,
+                "rect": pp["rect"],
+            }
+            for pp in panes
+        ],
         "splits": splits,
     }
 

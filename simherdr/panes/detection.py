@@ -91,8 +91,19 @@ _PACKAGE_PATHS = (
     (("node_modules", "@qwen-code", "qwen-code", "dist", "index"), "qwen"),
     (("node_modules", "mastracode", "dist", "cli"), "mastracode"),
 )
-_VALUE_OPTIONS = {"-r", "--require", "--loader", "--import", "--experimental-loader",
-                  "--inspect-port", "-W", "-X", "-S", "-L", "-o"}
+_VALUE_OPTIONS = {
+    "-r",
+    "--require",
+    "--loader",
+    "--import",
+    "--experimental-loader",
+    "--inspect-port",
+    "-W",
+    "-X",
+    "-S",
+    "-L",
+    "-o",
+}
 
 
 def _lookup_name(name: str) -> str:
@@ -117,15 +128,30 @@ def _is_python(name: str) -> bool:
 
 def _is_generic(name: str) -> bool:
     name = _lookup_name(_basename(name))
-    return _is_python(name) or name in ("sh", "bash", "zsh", "fish", "tmux", "node", "bun",
-                                         "cmd", "powershell", "pwsh")
+    return _is_python(name) or name in (
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "tmux",
+        "node",
+        "bun",
+        "cmd",
+        "powershell",
+        "pwsh",
+    )
 
 
 def _flag_matches(arg: str, flags) -> bool:
     for flag in flags:
         if arg == flag:
             return True
-        if flag.startswith("-") and not flag.startswith("--") and arg.startswith(flag) and len(arg) > len(flag):
+        if (
+            flag.startswith("-")
+            and not flag.startswith("--")
+            and arg.startswith(flag)
+            and len(arg) > len(flag)
+        ):
             return True
         if flag.startswith("--") and arg.startswith(flag + "="):
             return True
@@ -172,7 +198,7 @@ def agent_from_path_token(token: str) -> str | None:
     comps = [_lookup_name(c) for c in re.split(r"[/\\]", trimmed) if c]
     for pattern, kind in _PACKAGE_PATHS:
         n = len(pattern)
-        if any(tuple(comps[i:i + n]) == pattern for i in range(len(comps) - n + 1)):
+        if any(tuple(comps[i : i + n]) == pattern for i in range(len(comps) - n + 1)):
             return kind
     if len([c for c in trimmed.split("/") if c]) >= 2 or trimmed.startswith("/"):
         try:
@@ -200,7 +226,10 @@ def normalized_process_name(proc: procfs.Process) -> str:
             if wrapped == "qwen":
                 return wrapped
     wrapped = (agent_from_path_token(proc.argv[0]) if proc.argv else None) or (
-        agent_from_path_token(proc.cmdline.split()[0]) if proc.cmdline and proc.cmdline.split() else None)
+        agent_from_path_token(proc.cmdline.split()[0])
+        if proc.cmdline and proc.cmdline.split()
+        else None
+    )
     if wrapped:
         return wrapped
     return effective
@@ -244,7 +273,7 @@ def env_hint(pid: int) -> str | None:
     for record in raw.split(b"\0"):
         if record.startswith(b"HERDR_AGENT="):
             try:
-                return K.parse_kind(record[len(b"HERDR_AGENT="):].decode())
+                return K.parse_kind(record[len(b"HERDR_AGENT=") :].decode())
             except UnicodeDecodeError:
                 return None
     return None
@@ -262,7 +291,9 @@ def probe_foreground(shell_pid: int, fg_pgid: int | None, tty_fd: int | None = N
     if fg_pgid is not None:
         st = procfs.stat(fg_pgid)
         if st is not None and st.pgrp == fg_pgid:
-            leader = procfs.ForegroundJob(fg_pgid, [procfs.Process(fg_pgid, st.comm, procfs.argv(fg_pgid))])
+            leader = procfs.ForegroundJob(
+                fg_pgid, [procfs.Process(fg_pgid, st.comm, procfs.argv(fg_pgid))]
+            )
             hint = env_hint(fg_pgid)
             found = (hint, hint) if hint else identify_agent_in_job(leader)
             if found:
@@ -307,9 +338,13 @@ def live_agent(shell_pid: int, tty_fd: int | None = None) -> str | None:
 # 2. screen manifests (data) and their evaluation
 # =============================================================================================
 
+
 def _rule(id, state, priority=0, region="whole_recent", **gate):
-    flags = {k: gate.pop(k) for k in ("visible_idle", "visible_blocker", "visible_working",
-                                      "skip_state_update") if k in gate}
+    flags = {
+        k: gate.pop(k)
+        for k in ("visible_idle", "visible_blocker", "visible_working", "skip_state_update")
+        if k in gate
+    }
     return {"id": id, "state": state, "priority": priority, "region": region, **flags, **gate}
 
 
@@ -319,74 +354,191 @@ MANIFESTS: dict[str, list[dict]] = {
     # src/detect/manifests/pi.toml (version 2026.06.10.1)
     "pi": [
         # :7-13
-        _rule("working_literal", "working", 100, "whole_recent", visible_working=True,
-              contains=["Working..."]),
+        _rule(
+            "working_literal",
+            "working",
+            100,
+            "whole_recent",
+            visible_working=True,
+            contains=["Working..."],
+        ),
     ],
     # src/detect/manifests/claude.toml (version 2026.08.13.1)
     "claude": [
         # :7-14 (braille spinner <= 2.1.227, half-circles 2.1.228)
-        _rule("osc_title_working", "working", 1100, "osc_title", visible_working=True,
-              regex=["^[\u2800-\u28FF\u25D0-\u25D3] "]),
+        _rule(
+            "osc_title_working",
+            "working",
+            1100,
+            "osc_title",
+            visible_working=True,
+            regex=["^[\u2800-\u28ff\u25d0-\u25d3] "],
+        ),
         # :16-25
-        _rule("btw_overlay_working", "working", 975, "bottom_non_empty_lines(5)", visible_working=True,
-              line_regex=[r"^\s*/btw(?:\s|$)", r"(?i)esc to close\s*$"]),
+        _rule(
+            "btw_overlay_working",
+            "working",
+            975,
+            "bottom_non_empty_lines(5)",
+            visible_working=True,
+            line_regex=[r"^\s*/btw(?:\s|$)", r"(?i)esc to close\s*$"],
+        ),
         # :27-40
-        _rule("transcript_viewer", "unknown", 1000, "bottom_non_empty_lines(3)", skip_state_update=True,
-              contains=["showing detailed transcript"],
-              any=[{"contains": ["ctrl+o", "to toggle"]}, {"contains": ["ctrl+e", "show all"]},
-                   {"contains": ["ctrl+e", "collapse"]}, {"contains": ["↑↓ scroll"]},
-                   {"contains": ["? for shortcuts"]}]),
+        _rule(
+            "transcript_viewer",
+            "unknown",
+            1000,
+            "bottom_non_empty_lines(3)",
+            skip_state_update=True,
+            contains=["showing detailed transcript"],
+            any=[
+                {"contains": ["ctrl+o", "to toggle"]},
+                {"contains": ["ctrl+e", "show all"]},
+                {"contains": ["ctrl+e", "collapse"]},
+                {"contains": ["↑↓ scroll"]},
+                {"contains": ["? for shortcuts"]},
+            ],
+        ),
         # :42-58
-        _rule("live_blocked_form", "blocked", 980, "after_last_horizontal_rule", visible_blocker=True,
-              contains=["esc to cancel"],
-              any=[{"contains": ["enter to confirm"]},
-                   {"contains": ["enter to select"], "any": [
-                       {"contains": ["tab/arrow keys to navigate"]}, {"contains": ["arrow keys to navigate"]},
-                       {"contains": ["arrows to navigate"]}, {"contains": ["↑/↓ to navigate"]},
-                       {"contains": ["↑↓ to navigate"]}]}]),
+        _rule(
+            "live_blocked_form",
+            "blocked",
+            980,
+            "after_last_horizontal_rule",
+            visible_blocker=True,
+            contains=["esc to cancel"],
+            any=[
+                {"contains": ["enter to confirm"]},
+                {
+                    "contains": ["enter to select"],
+                    "any": [
+                        {"contains": ["tab/arrow keys to navigate"]},
+                        {"contains": ["arrow keys to navigate"]},
+                        {"contains": ["arrows to navigate"]},
+                        {"contains": ["↑/↓ to navigate"]},
+                        {"contains": ["↑↓ to navigate"]},
+                    ],
+                },
+            ],
+        ),
         # :60-66
-        _rule("dynamic_workflow_prompt", "blocked", 980, "whole_recent", visible_blocker=True,
-              contains=["run a dynamic workflow?", "esc to cancel"]),
+        _rule(
+            "dynamic_workflow_prompt",
+            "blocked",
+            980,
+            "whole_recent",
+            visible_blocker=True,
+            contains=["run a dynamic workflow?", "esc to cancel"],
+        ),
         # :68-81
-        _rule("live_prompt_box", "idle", 950, "prompt_box_body", visible_idle=True,
-              line_regex=[r"^\s*❯"],
-              **{"not": [{"contains": ["enter to select"]}, {"contains": ["esc to cancel"]},
-                         {"contains": ["tab/arrow keys"]}, {"contains": ["arrow keys to navigate"]},
-                         {"contains": ["↑/↓ to navigate"]}]}),
+        _rule(
+            "live_prompt_box",
+            "idle",
+            950,
+            "prompt_box_body",
+            visible_idle=True,
+            line_regex=[r"^\s*❯"],
+            **{
+                "not": [
+                    {"contains": ["enter to select"]},
+                    {"contains": ["esc to cancel"]},
+                    {"contains": ["tab/arrow keys"]},
+                    {"contains": ["arrow keys to navigate"]},
+                    {"contains": ["↑/↓ to navigate"]},
+                ]
+            },
+        ),
         # :83-93
-        _rule("model_picker_menu", "unknown", 900, "whole_recent", skip_state_update=True,
-              contains=["select model", "enter to set as default", "esc to cancel"],
-              **{"not": [{"contains": ["do you want to proceed?"]}, {"contains": ["enter to select"]}]}),
+        _rule(
+            "model_picker_menu",
+            "unknown",
+            900,
+            "whole_recent",
+            skip_state_update=True,
+            contains=["select model", "enter to set as default", "esc to cancel"],
+            **{
+                "not": [
+                    {"contains": ["do you want to proceed?"]},
+                    {"contains": ["enter to select"]},
+                ]
+            },
+        ),
         # :95-111
-        _rule("bash_permission_prompt", "blocked", 850, "whole_recent", visible_blocker=True,
-              contains=["do you want to proceed?"],
-              any=[{"contains": ["bash command"]}, {"contains": ["bash("]},
-                   {"contains": ["contains expansion"]}, {"contains": ["tab to amend"]},
-                   {"contains": ["ctrl+e to explain"]}],
-              all=[{"any": [{"line_regex": [r"(?i)^\s*❯?\s*yes\b"]}, {"line_regex": [r"(?i)^\s*1\.\s*yes\b"]},
-                            {"line_regex": [r"(?i)^\s*2\.\s*no\b"]}]}]),
+        _rule(
+            "bash_permission_prompt",
+            "blocked",
+            850,
+            "whole_recent",
+            visible_blocker=True,
+            contains=["do you want to proceed?"],
+            any=[
+                {"contains": ["bash command"]},
+                {"contains": ["bash("]},
+                {"contains": ["contains expansion"]},
+                {"contains": ["tab to amend"]},
+                {"contains": ["ctrl+e to explain"]},
+            ],
+            all=[
+                {
+                    "any": [
+                        {"line_regex": [r"(?i)^\s*❯?\s*yes\b"]},
+                        {"line_regex": [r"(?i)^\s*1\.\s*yes\b"]},
+                        {"line_regex": [r"(?i)^\s*2\.\s*no\b"]},
+                    ]
+                }
+            ],
+        ),
         # :113-127
-        _rule("generic_permission_prompt", "blocked", 840, "after_last_horizontal_rule", visible_blocker=True,
-              contains=["do you want to proceed?", "esc to cancel"],
-              all=[{"any": [{"line_regex": [r"(?i)^\s*❯?\s*1\.\s*yes\b"]}, {"line_regex": [r"(?i)^\s*2\.\s*yes\b"]},
-                            {"line_regex": [r"(?i)^\s*2\.\s*no\b"]}, {"line_regex": [r"(?i)^\s*3\.\s*no\b"]}]}]),
+        _rule(
+            "generic_permission_prompt",
+            "blocked",
+            840,
+            "after_last_horizontal_rule",
+            visible_blocker=True,
+            contains=["do you want to proceed?", "esc to cancel"],
+            all=[
+                {
+                    "any": [
+                        {"line_regex": [r"(?i)^\s*❯?\s*1\.\s*yes\b"]},
+                        {"line_regex": [r"(?i)^\s*2\.\s*yes\b"]},
+                        {"line_regex": [r"(?i)^\s*2\.\s*no\b"]},
+                        {"line_regex": [r"(?i)^\s*3\.\s*no\b"]},
+                    ]
+                }
+            ],
+        ),
         # :129-147
-        _rule("legacy_no_prompt_blocker", "blocked", 300, "whole_recent",
-              any=[{"contains": ["do you want to"], "any": [{"contains": ["yes"]}, {"contains": ["❯"]}]},
-                   {"contains": ["would you like to"], "any": [{"contains": ["yes"]}, {"contains": ["❯"]}]},
-                   {"contains": ["waiting for permission"]},
-                   {"contains": ["do you want to allow this connection?"]},
-                   {"contains": ["tab to amend"]}, {"contains": ["ctrl+e to explain"]},
-                   {"contains": ["do you want to proceed?", "esc to cancel"]},
-                   {"contains": ["review your answers"]},
-                   {"contains": ["skip interview and plan immediately"]}],
-              **{"not": [{"regex": [r"(?m)^\s*❯\s*$"]}]}),
+        _rule(
+            "legacy_no_prompt_blocker",
+            "blocked",
+            300,
+            "whole_recent",
+            any=[
+                {
+                    "contains": ["do you want to"],
+                    "any": [{"contains": ["yes"]}, {"contains": ["❯"]}],
+                },
+                {
+                    "contains": ["would you like to"],
+                    "any": [{"contains": ["yes"]}, {"contains": ["❯"]}],
+                },
+                {"contains": ["waiting for permission"]},
+                {"contains": ["do you want to allow this connection?"]},
+                {"contains": ["tab to amend"]},
+                {"contains": ["ctrl+e to explain"]},
+                {"contains": ["do you want to proceed?", "esc to cancel"]},
+                {"contains": ["review your answers"]},
+                {"contains": ["skip interview and plan immediately"]},
+            ],
+            **{"not": [{"regex": [r"(?m)^\s*❯\s*$"]}]},
+        ),
         # :149-155
         _rule("osc_title_idle", "idle", 250, "osc_title", visible_idle=True, regex=["^\u2733 "]),
         # :157-162
         _rule("osc_progress_idle", "idle", 250, "osc_progress", regex=["^4;0"]),
     ],
 }
+
 
 def _re(pattern: str) -> re.Pattern:
     return re.compile(pattern)  # the re module caches compiled patterns
@@ -413,12 +565,13 @@ def gate_matches(gate: dict, text: str, lower: str) -> bool:
 
 # --- regions (src/detect/manifest.rs:1255-1512) ------------------------------------------------
 
+
 def _line_start(content: str, lines: list[str], index: int) -> int:
-    return min(sum(len(line) + 1 for line in lines[:min(index, len(lines))]), len(content))
+    return min(sum(len(line) + 1 for line in lines[: min(index, len(lines))]), len(content))
 
 
 def _slice_from(content: str, lines: list[str], index: int) -> str:
-    return content[_line_start(content, lines, index):]
+    return content[_line_start(content, lines, index) :]
 
 
 def _is_horizontal_rule(line: str) -> bool:
@@ -441,7 +594,7 @@ def _codex_block_marker(line: str) -> bool:
 
 def _current_codex_prompt(lines: list[str]) -> int | None:
     idx = next((i for i in range(len(lines) - 1, -1, -1) if _codex_prompt_line(lines[i])), None)
-    if idx is None or any(_codex_block_marker(line) for line in lines[idx + 1:]):
+    if idx is None or any(_codex_block_marker(line) for line in lines[idx + 1 :]):
         return None
     return idx
 
@@ -476,7 +629,7 @@ def region(spec: str, screen: str, osc_title: str = "", osc_progress: str = "") 
         return content if idx is None else _slice_from(content, lines, idx + 1)
     if spec == "before_current_prompt_marker":
         idx = _current_codex_prompt(lines)
-        return content if idx is None else content[:_line_start(content, lines, idx)]
+        return content if idx is None else content[: _line_start(content, lines, idx)]
     if spec == "whole_recent_without_current_prompt_marker":
         return "" if _current_codex_prompt(lines) is not None else content
     if spec in ("current_prompt_block_marker", "after_current_prompt_block_marker"):
@@ -486,16 +639,23 @@ def region(spec: str, screen: str, osc_title: str = "", osc_progress: str = "") 
         block = next((i for i in range(idx - 1, -1, -1) if _codex_block_marker(lines[i])), None)
         if block is None:
             return ""
-        return lines[block] if spec == "current_prompt_block_marker" else _slice_from(content, lines, block)
+        return (
+            lines[block]
+            if spec == "current_prompt_block_marker"
+            else _slice_from(content, lines, block)
+        )
     if spec == "prompt_box_body":
         top = _prompt_box_top(lines)
         if top is None:
             return ""
-        end = next((top + 1 + i for i, line in enumerate(lines[top + 1:]) if _is_horizontal_rule(line)), len(lines))
-        return content[_line_start(content, lines, top + 1):_line_start(content, lines, end)]
+        end = next(
+            (top + 1 + i for i, line in enumerate(lines[top + 1 :]) if _is_horizontal_rule(line)),
+            len(lines),
+        )
+        return content[_line_start(content, lines, top + 1) : _line_start(content, lines, end)]
     if spec in ("above_prompt_box", "last_non_empty_above_prompt_box"):
         top = _prompt_box_top(lines)
-        above = content if top is None else content[:_line_start(content, lines, top)]
+        above = content if top is None else content[: _line_start(content, lines, top)]
         if spec == "above_prompt_box":
             return above
         return next((line for line in reversed(rust_lines(above)) if line.strip()), "")
@@ -516,22 +676,24 @@ def region(spec: str, screen: str, osc_title: str = "", osc_progress: str = "") 
         return _slice_from(content, lines, idx[-1]) if idx else ""
     m = re.fullmatch(r"top_non_empty_lines\(([1-9]\d*)\)", spec)
     if m and int(m.group(1)) <= 65535:
-        idx = [i for i, line in enumerate(lines) if line.strip()][:int(m.group(1))]
-        return content[:_line_start(content, lines, idx[-1] + 1)] if idx else ""
+        idx = [i for i, line in enumerate(lines) if line.strip()][: int(m.group(1))]
+        return content[: _line_start(content, lines, idx[-1] + 1)] if idx else ""
     return ""
 
 
 @dataclass
 class Detection:
-    state: str                    # idle|working|blocked|unknown
+    state: str  # idle|working|blocked|unknown
     skip_state_update: bool = False
     visible_idle: bool = False
     visible_blocker: bool = False
     visible_working: bool = False
-    rule: str | None = None       # the matched rule id, or the fallback reason
+    rule: str | None = None  # the matched rule id, or the fallback reason
 
 
-def detect(agent: str | None, screen: str, osc_title: str = "", osc_progress: str = "") -> Detection:
+def detect(
+    agent: str | None, screen: str, osc_title: str = "", osc_progress: str = ""
+) -> Detection:
     """detect_agent_with_osc (src/detect/mod.rs:266-289, src/detect/manifest.rs:415-553)."""
     if agent is None:
         return Detection("unknown")
@@ -544,16 +706,20 @@ def detect(agent: str | None, screen: str, osc_title: str = "", osc_progress: st
     if best is None:
         return Detection("idle", rule="default_known_agent_idle_fallback")
     state = best["state"]
-    return Detection(state, skip_state_update=best.get("skip_state_update", False),
-                     visible_idle=best.get("visible_idle", False) and state == "idle",
-                     visible_blocker=best.get("visible_blocker", False) and state == "blocked",
-                     visible_working=best.get("visible_working", False) and state == "working",
-                     rule=best["id"])
+    return Detection(
+        state,
+        skip_state_update=best.get("skip_state_update", False),
+        visible_idle=best.get("visible_idle", False) and state == "idle",
+        visible_blocker=best.get("visible_blocker", False) and state == "blocked",
+        visible_working=best.get("visible_working", False) and state == "working",
+        rule=best["id"],
+    )
 
 
 # =============================================================================================
 # 3. the per-pane detection loop
 # =============================================================================================
+
 
 @dataclass
 class _PendingIdle:
@@ -569,8 +735,14 @@ class _PendingIdle:
 
     def hold(self, prev: tuple, nxt: tuple, agent_changed: bool, exited: bool, now: float) -> bool:
         """should_hold_working_to_idle (src/pane/agent_detection.rs:39-77)."""
-        if not (prev[0] == "working" and nxt[0] == "idle" and not nxt[1] and not nxt[2]
-                and not agent_changed and not exited):
+        if not (
+            prev[0] == "working"
+            and nxt[0] == "idle"
+            and not nxt[1]
+            and not nxt[2]
+            and not agent_changed
+            and not exited
+        ):
             self.clear()
             return False
         if self.started_at is None:
@@ -602,7 +774,7 @@ class Detector:
     current: str | None = None
     misses: int = 0
     state: str = "unknown"
-    visible: tuple = (False, False, False)      # idle, blocker, working
+    visible: tuple = (False, False, False)  # idle, blocker, working
     last_check: float = 0.0
     last_fg: int | None = None
     has_probe: bool = False
@@ -623,12 +795,19 @@ class Detector:
         elapsed = now - self.last_check
         if self.acquisition_started is not None:
             age = now - self.acquisition_started
-            interval = ACQUISITION_FAST_RECHECK if age <= ACQUISITION_FAST_WINDOW else ACQUISITION_SLOW_RECHECK
+            interval = (
+                ACQUISITION_FAST_RECHECK
+                if age <= ACQUISITION_FAST_WINDOW
+                else ACQUISITION_SLOW_RECHECK
+            )
             if age <= ACQUISITION_WINDOW and elapsed >= interval:
                 return True
         if self.current is None:
-            return (not self.has_probe or changed
-                    or (fg is None and elapsed >= RECHECK_MISSING_FOREGROUND_GROUP))
+            return (
+                not self.has_probe
+                or changed
+                or (fg is None and elapsed >= RECHECK_MISSING_FOREGROUND_GROUP)
+            )
         return changed or elapsed >= RECHECK_IDENTIFIED
 
     def tick(self, now: float, lifecycle_authority: bool = False) -> float:
@@ -636,8 +815,13 @@ class Detector:
         group_changed = fg != self.last_fg and (fg is not None or self.last_fg is not None)
         agent = self.current
         agent_changed = False
-        skip_probe = (lifecycle_authority and fg is not None and not self.pending_shell_clear
-                      and self.has_probe and not group_changed)
+        skip_probe = (
+            lifecycle_authority
+            and fg is not None
+            and not self.pending_shell_clear
+            and self.has_probe
+            and not group_changed
+        )
         if not skip_probe and self._should_probe(fg, now):
             self.last_check = now
             had_probe, self.has_probe = self.has_probe, True
@@ -650,7 +834,12 @@ class Detector:
                 action = "replacement"
             elif prev is not None and self.exit_reported and new is None:
                 action = "clear"
-            elif prev is not None and not self.exit_reported and new is None and probe.foreground_is_pane_shell:
+            elif (
+                prev is not None
+                and not self.exit_reported
+                and new is None
+                and probe.foreground_is_pane_shell
+            ):
                 action = "report_exit"
             else:
                 action = "observe"
@@ -707,10 +896,16 @@ class Detector:
                 self.pending_idle.clear()
                 return TICK
         seq = getattr(self.screen, "content_seq", None) if agent is not None else None
-        if (self.state == "idle" and agent is not None and not self.pending_idle.active()
-                and not agent_changed and not process_exited
-                and seq is not None and self.last_scan_seq == seq):
-            return nxt   # should_skip_idle_screen_scan (agent_detection.rs:91-103)
+        if (
+            self.state == "idle"
+            and agent is not None
+            and not self.pending_idle.active()
+            and not agent_changed
+            and not process_exited
+            and seq is not None
+            and self.last_scan_seq == seq
+        ):
+            return nxt  # should_skip_idle_screen_scan (agent_detection.rs:91-103)
         content = self.screen.detection_text()
         self.last_scan_seq = seq
         content_changed = content != self.last_text
@@ -718,8 +913,12 @@ class Detector:
         if process_exited:
             d = Detection("idle", visible_idle=True, rule="process_exited")
         else:
-            d = detect(agent, content, getattr(self.screen, "osc_title", ""),
-                       getattr(self.screen, "osc_progress", ""))
+            d = detect(
+                agent,
+                content,
+                getattr(self.screen, "osc_title", ""),
+                getattr(self.screen, "osc_progress", ""),
+            )
             if d.skip_state_update:
                 self.pending_idle.clear()
                 return TICK
@@ -769,14 +968,19 @@ class Detector:
             return
         if content_changed:
             if self.acquisition_started is None or (
-                    now - self.acquisition_started > ACQUISITION_WINDOW
-                    and (self.last_content_change is None
-                         or now - self.last_content_change >= ACQUISITION_IDLE_RESET)):
+                now - self.acquisition_started > ACQUISITION_WINDOW
+                and (
+                    self.last_content_change is None
+                    or now - self.last_content_change >= ACQUISITION_IDLE_RESET
+                )
+            ):
                 self.acquisition_started = now
             self.last_content_change = now
             return
         if self.acquisition_started is None or self.last_content_change is None:
             return
-        if (now - self.acquisition_started > ACQUISITION_WINDOW
-                and now - self.last_content_change >= ACQUISITION_IDLE_RESET):
+        if (
+            now - self.acquisition_started > ACQUISITION_WINDOW
+            and now - self.last_content_change >= ACQUISITION_IDLE_RESET
+        ):
             self.acquisition_started = self.last_content_change = None

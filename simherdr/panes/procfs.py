@@ -36,7 +36,9 @@ __all__ = [
 
 def available() -> bool:
     """Real panes need Linux's /proc (and its per-task ``children`` files)."""
-    return os.path.isfile(f"/proc/{os.getpid()}/stat") and os.path.isdir(f"/proc/{os.getpid()}/task")
+    return os.path.isfile(f"/proc/{os.getpid()}/stat") and os.path.isdir(
+        f"/proc/{os.getpid()}/task"
+    )
 
 
 @dataclass
@@ -60,10 +62,17 @@ def stat(pid: int) -> Stat | None:
     open_ = raw.find("(")
     if close < 0 or open_ < 0:
         return None
-    fields = raw[close + 2:].split()
+    fields = raw[close + 2 :].split()
     try:
-        return Stat(pid, raw[open_ + 1:close], fields[0], int(fields[1]), int(fields[2]),
-                    int(fields[3]), int(fields[5]))
+        return Stat(
+            pid,
+            raw[open_ + 1 : close],
+            fields[0],
+            int(fields[1]),
+            int(fields[2]),
+            int(fields[3]),
+            int(fields[5]),
+        )
     except (IndexError, ValueError):
         return None
 
@@ -126,7 +135,7 @@ class Process:
     pid: int
     name: str
     argv: list[str] | None = None
-    argv0: str | None = None   # never set on Linux (src/platform/linux.rs:159-165)
+    argv0: str | None = None  # never set on Linux (src/platform/linux.rs:159-165)
 
     @property
     def cmdline(self) -> str | None:

@@ -75,9 +75,9 @@ from .vt import PtyScreen
 __all__ = ["KILL_GRACE", "PANE_MODE_ENV", "PtyBackend", "RealProcess", "available"]
 
 PANE_MODE_ENV = "SIMHERDR_PANE_MODE"
-KILL_GRACE = 0.2                      # wall seconds between SIGHUP and SIGKILL (CHOICE)
-PANE_TERM = "xterm-256color"          # src/pane.rs:56
-PANE_COLORTERM = "truecolor"          # src/pane.rs:57
+KILL_GRACE = 0.2  # wall seconds between SIGHUP and SIGKILL (CHOICE)
+PANE_TERM = "xterm-256color"  # src/pane.rs:56
+PANE_COLORTERM = "truecolor"  # src/pane.rs:57
 READ_CHUNK = 65536
 _SPAWN = 'exec 0<>"$1" 1>&0 2>&0; shift; exec "$@"'
 
@@ -92,10 +92,16 @@ def _default_signals() -> tuple[str, ...]:
     if not env:
         return ()
     try:
-        ok = subprocess.run([env, "--default-signal", "true"], capture_output=True, timeout=10).returncode == 0
+        ok = (
+            subprocess.run(
+                [env, "--default-signal", "true"], capture_output=True, timeout=10
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.SubprocessError):
         ok = False
     return (env, "--default-signal") if ok else ()
+
 
 _LIVE: "weakref.WeakSet[PtyBackend]" = weakref.WeakSet()
 
@@ -114,7 +120,9 @@ class RealProcess:
 
 
 class _RealPane:
-    def __init__(self, backend: "PtyBackend", pane, proc: subprocess.Popen, fd: int, screen: PtyScreen):
+    def __init__(
+        self, backend: "PtyBackend", pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
+    ):
         self.backend = backend
         self.pane = pane
         self.terminal_id = pane.terminal_id
@@ -125,7 +133,7 @@ class _RealPane:
         self.pidfd: int | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task | None = None
-        self.pending = bytearray()   # input not yet accepted by the PTY
+        self.pending = bytearray()  # input not yet accepted by the PTY
         self.exited = False
         self.closed = False
         self.detector = D.Detector(proc.pid, screen, _Sink(backend.sim, self), tty_fd=fd)
@@ -164,7 +172,9 @@ class _RealPane:
         except BlockingIOError:
             n = 0
         except OSError as e:
-            raise E.HerdrError("pane_send_failed", f"failed to write to pane {self.pane.pane_id}: {e.strerror}") from None
+            raise E.HerdrError(
+                "pane_send_failed", f"failed to write to pane {self.pane.pane_id}: {e.strerror}"
+            ) from None
         if n < len(data):
             self.pending += data[n:]
             if self.loop is not None:
@@ -275,7 +285,7 @@ class PtyBackend:
         self.default = "simulated" if mode in ("mixed", "simulated") else "pty"
         self.simulated = SimulatedBackend(sim)
         self.mode_hook = None
-        self._real: dict[str, _RealPane] = {}       # terminal_id -> real pane
+        self._real: dict[str, _RealPane] = {}  # terminal_id -> real pane
         self._dying: set[_RealPane] = set()
         _LIVE.add(self)
 
@@ -332,7 +342,9 @@ class PtyBackend:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            raise RuntimeError("real panes need a running asyncio loop (simherdr serve, ThreadServer)") from None
+            raise RuntimeError(
+                "real panes need a running asyncio loop (simherdr serve, ThreadServer)"
+            ) from None
         cfg = self.sim.config
         env = self.pane_env(pane)
         argv = self.shell_argv(env)
@@ -340,10 +352,24 @@ class PtyBackend:
         master, slave = os.openpty()
         try:
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", cfg.rows, cfg.cols, 0, 0))
-            proc = subprocess.Popen(["/bin/sh", "-c", _SPAWN, "simherdr-pane", os.ttyname(slave),
-                                     *_default_signals(), *argv],
-                                    stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env,
-                                    start_new_session=True, close_fds=True)
+            proc = subprocess.Popen(
+                [
+                    "/bin/sh",
+                    "-c",
+                    _SPAWN,
+                    "simherdr-pane",
+                    os.ttyname(slave),
+                    *_default_signals(),
+                    *argv,
+                ],
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+            )
         except BaseException:
             os.close(master)
             raise
@@ -362,7 +388,7 @@ class PtyBackend:
             rt.pidfd = os.pidfd_open(proc.pid)
             loop.add_reader(rt.pidfd, self._on_shell_exit, rt)
         except (AttributeError, OSError):
-            rt.pidfd = None   # EOF on the PTY (or the detector's poll) notices the exit
+            rt.pidfd = None  # EOF on the PTY (or the detector's poll) notices the exit
         rt.task = loop.create_task(self._detect(rt))
 
     def detach(self, pane) -> None:
@@ -399,8 +425,11 @@ class PtyBackend:
             rt.loop.remove_reader(rt.pidfd)
         rt.drain()
         pane = rt.pane
-        if self.sim.session.panes.get(pane.pane_id) is pane and self._real.get(rt.terminal_id) is rt:
-            self.sim.pane_exited(pane)   # -> before_pane_close -> detach -> hang_up
+        if (
+            self.sim.session.panes.get(pane.pane_id) is pane
+            and self._real.get(rt.terminal_id) is rt
+        ):
+            self.sim.pane_exited(pane)  # -> before_pane_close -> detach -> hang_up
         else:
             self._real.pop(rt.terminal_id, None)
             rt.hang_up()
@@ -477,7 +506,11 @@ class PtyBackend:
         if rt.exited or rt.closed:
             return False
         job = procfs.foreground_job(rt.pid, rt.fd)
-        if job is None or job.process_group_id != rt.pid or any(p.pid != rt.pid for p in job.processes):
+        if (
+            job is None
+            or job.process_group_id != rt.pid
+            or any(p.pid != rt.pid for p in job.processes)
+        ):
             return False
         name = job.processes[0].name
         if K.is_shell_name(name):
@@ -505,4 +538,3 @@ def _kill_all_at_exit() -> None:
             backend.close()
         except Exception:  # pragma: no cover - best effort at interpreter exit
             pass
-

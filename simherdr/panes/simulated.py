@@ -28,7 +28,7 @@ class SimulatedBackend:
         self._lines: dict[str, str] = {}
         self._pids: dict[str, int] = {}
         self._next_pid = PID_BASE
-        self._busy: dict[str, list[str]] = {}      # pane_id -> argv of the foreground command
+        self._busy: dict[str, list[str]] = {}  # pane_id -> argv of the foreground command
         self._typeahead: dict[str, bytes] = {}
 
     def _pid(self) -> int:
@@ -142,5 +142,8 @@ class SimulatedBackend:
         return info
 
     def shell_in_foreground(self, pane) -> bool:
-        return (self.sim.foreground_agent(pane) is None and pane.pane_id not in self._busy
-                and self._lines.get(pane.pane_id, "") == "")
+        return (
+            self.sim.foreground_agent(pane) is None
+            and pane.pane_id not in self._busy
+            and self._lines.get(pane.pane_id, "") == ""
+        )

@@ -50,7 +50,7 @@ _LONG_PARAM = re.compile(rb"(?<=[\[;:?])[0-9]{6,}")
 
 __all__ = ["PtyScreen"]
 
-AGENT_OSC_MAX_CHARS = 256                 # src/pane/osc.rs:448
+AGENT_OSC_MAX_CHARS = 256  # src/pane/osc.rs:448
 _ALT_MODES = {47 << 5, 1047 << 5, 1049 << 5}
 _SAVE_CURSOR_MODE = 1049 << 5
 _BRACKETED_PASTE = 2004 << 5
@@ -64,11 +64,22 @@ _MAX_OSC_CARRY = 4096
 
 def _sanitize(payload: bytes) -> str:
     text = payload.decode("utf-8", "replace")
-    return "".join(ch for ch in text if not (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F))[:AGENT_OSC_MAX_CHARS]
+    return "".join(ch for ch in text if not (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F))[
+        :AGENT_OSC_MAX_CHARS
+    ]
 
 
-_NAMED = {"black": 0, "red": 1, "green": 2, "brown": 3, "yellow": 3, "blue": 4, "magenta": 5,
-          "cyan": 6, "white": 7}
+_NAMED = {
+    "black": 0,
+    "red": 1,
+    "green": 2,
+    "brown": 3,
+    "yellow": 3,
+    "blue": 4,
+    "magenta": 5,
+    "cyan": 6,
+    "white": 7,
+}
 
 
 def _colour(value: str, fg: bool) -> str | None:
@@ -80,7 +91,7 @@ def _colour(value: str, fg: bool) -> str | None:
     if value.startswith("bright") and value[6:] in _NAMED:
         return str(base + 60 + _NAMED[value[6:]])
     if re.fullmatch(r"[0-9a-fA-F]{6}", value):
-        r, g, b = (int(value[i:i + 2], 16) for i in (0, 2, 4))
+        r, g, b = (int(value[i : i + 2], 16) for i in (0, 2, 4))
         return f"{38 if fg else 48};2;{r};{g};{b}"
     return None
 
@@ -234,7 +245,7 @@ class _Row:
         i = len(cells) - 1
         while i >= 0 and cells[i] in (" ", ""):
             i -= 1
-        return cells[i + 1:].count(" ")
+        return cells[i + 1 :].count(" ")
 
     def ansi(self) -> str:
         line = self.line
@@ -267,10 +278,10 @@ class PtyScreen(HerdrReadContract):
         self._emu = _Emulator(cols, rows, scrollback_limit)
         self._stream = pyte.ByteStream(self._emu)
         self._osc_carry = b""
-        self.title = ""              # herdr's terminal_title (OSC 0/2, sanitized)
-        self.osc_title = ""          # retained for detection (cleared on agent change)
-        self.osc_progress = ""       # latest OSC 9 payload (cleared on agent change)
-        self.content_seq = 0         # bumped on every non-empty feed (detection_content_seq)
+        self.title = ""  # herdr's terminal_title (OSC 0/2, sanitized)
+        self.osc_title = ""  # retained for detection (cleared on agent change)
+        self.osc_progress = ""  # latest OSC 9 payload (cleared on agent change)
+        self.content_seq = 0  # bumped on every non-empty feed (detection_content_seq)
 
     # ------------------------------------------------------------------ state
 
@@ -386,7 +397,7 @@ class PtyScreen(HerdrReadContract):
                     end = max(len(history) + r, min(len(history) + self.cursor[0], total - 1))
                     break
         start = max(0, end + 1 - count)
-        return (history + grid)[start:end + 1]
+        return (history + grid)[start : end + 1]
 
     @staticmethod
     def _blank_cells(row) -> int:
@@ -396,8 +407,14 @@ class PtyScreen(HerdrReadContract):
         """What herdr's detection reads: the visible grid as plain text (src/pane/terminal.rs:2023)."""
         return self.read("detection")[0]
 
-    def lines_matching(self, pattern_fn: Callable[[str], bool], source: str, lines: int | None = None,
-                       *, recent_includes_viewport: bool = True) -> str | None:
+    def lines_matching(
+        self,
+        pattern_fn: Callable[[str], bool],
+        source: str,
+        lines: int | None = None,
+        *,
+        recent_includes_viewport: bool = True,
+    ) -> str | None:
         if source == "recent":
             source = "recent_unwrapped"
         text, _ = self.read(source, lines, "text", recent_includes_viewport)

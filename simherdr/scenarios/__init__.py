@@ -9,13 +9,50 @@ through explicit seams only.
 - :mod:`.control`: the control plane (``simherdr serve --control PATH``, ``simherdr ctl``).
 """
 
-from .agents import (agent_blocks, agent_exits, agent_state, agent_vanishes, busy_shell,
-                     pane_reused, quiet_next_start, session_reported, shell_idle, takeover)
+from .agents import (
+    agent_blocks,
+    agent_exits,
+    agent_state,
+    agent_vanishes,
+    busy_shell,
+    pane_reused,
+    quiet_next_start,
+    session_reported,
+    shell_idle,
+    takeover,
+)
 from .server import server_restart
-from .faults import (FAULT_TYPES, Drop, ErrorReply, Fault, Faults, Hang, Latency, WrongPane,
-                     fault_from_spec)
+from .faults import (
+    FAULT_TYPES,
+    Drop,
+    ErrorReply,
+    Fault,
+    Faults,
+    Hang,
+    Latency,
+    WrongPane,
+    fault_from_spec,
+)
 
-__all__ = ["Drop", "ErrorReply", "FAULT_TYPES", "Fault", "Faults", "Hang", "Latency", "WrongPane",
-           "agent_blocks", "agent_exits", "agent_state", "agent_vanishes", "busy_shell",
-           "fault_from_spec", "pane_reused", "quiet_next_start", "session_reported", "shell_idle",
-           "server_restart", "takeover"]
+__all__ = [
+    "Drop",
+    "ErrorReply",
+    "FAULT_TYPES",
+    "Fault",
+    "Faults",
+    "Hang",
+    "Latency",
+    "WrongPane",
+    "agent_blocks",
+    "agent_exits",
+    "agent_state",
+    "agent_vanishes",
+    "busy_shell",
+    "fault_from_spec",
+    "pane_reused",
+    "quiet_next_start",
+    "session_reported",
+    "shell_idle",
+    "server_restart",
+    "takeover",
+]

@@ -35,6 +35,7 @@ def _done(sim) -> None:
 
 # --- the agent does something --------------------------------------------------------------------
 
+
 def agent_exits(sim, pane_id: str) -> None:
     """The agent process in ``pane_id`` exits now (the shell comes back)."""
     _occupant(sim, pane_id).exit()
@@ -55,7 +56,9 @@ def agent_state(sim, pane_id: str, state: str) -> None:
     _done(sim)
 
 
-def session_reported(sim, pane_id: str, value: str | None = None, start_source: str = "startup") -> None:
+def session_reported(
+    sim, pane_id: str, value: str | None = None, start_source: str = "startup"
+) -> None:
     """The agent's integration reports its agent_session now (late, or again)."""
     _occupant(sim, pane_id).report_session(value, start_source)
     _done(sim)
@@ -81,6 +84,7 @@ def quiet_next_start(sim, pane_id: str, **overrides) -> None:
 
 # --- races ------------------------------------------------------------------------------------------
 
+
 def pane_reused(sim, pane_id: str, kind: str, *, exit_seen: bool = False, **overrides):
     """The pane's occupant leaves and a new agent of ``kind`` takes the same pane: same pane id,
     same terminal id, a new process (its own session, its own stages). Returns the new occupant.
@@ -104,7 +108,7 @@ def pane_reused(sim, pane_id: str, kind: str, *, exit_seen: bool = False, **over
         raise LookupError(f"no simulated agent runs in {pane_id}")
     if exit_seen:
         old.exit()
-        _done(sim)   # the release is its own batch, before the new process appears
+        _done(sim)  # the release is its own batch, before the new process appears
     else:
         old.kill()
     occ = sim.agents.spawn(pane, kind, **overrides)
@@ -139,19 +143,21 @@ def agent_vanishes(sim, pane_id: str, close: str | None = None) -> None:
 
 def _shell(sim, pane):
     backend = sim.backend
-    if hasattr(backend, "is_real"):           # pty / mixed mode
+    if hasattr(backend, "is_real"):  # pty / mixed mode
         if backend.is_real(pane):
             raise NotImplementedError(
                 f"{pane.pane_id} runs a real shell: make it busy with a real command "
-                "(pane.send_text + Enter)")
+                "(pane.send_text + Enter)"
+            )
         backend = backend.simulated
     if not hasattr(backend, "run_foreground"):
         raise NotImplementedError("this pane backend has no foreground-command seam")
     return backend
 
 
-def busy_shell(sim, pane_id: str, command: str | list[str] = "sleep 30",
-               duration: float | None = None) -> None:
+def busy_shell(
+    sim, pane_id: str, command: str | list[str] = "sleep 30", duration: float | None = None
+) -> None:
     """The pane's shell runs ``command`` in the foreground: it is not an available shell, so
     ``agent.start`` answers ``agent_pane_busy`` and ``pane.process_info`` shows the command as
     the foreground process, until :func:`shell_idle` (or ``duration`` simulated seconds:
@@ -169,8 +175,13 @@ def busy_shell(sim, pane_id: str, command: str | list[str] = "sleep 30",
 
         def finish():
             p = sim.session.panes.get(pane.pane_id)
-            if p is not None and p.terminal_id == terminal_id and shell.foreground_command(p) == argv:
+            if (
+                p is not None
+                and p.terminal_id == terminal_id
+                and shell.foreground_command(p) == argv
+            ):
                 shell.foreground_done(p)
+
         sim.schedule(sim.now() + max(duration, 0.0), finish)
     _done(sim)
 

@@ -31,8 +31,14 @@ MAX_LINE = 1024 * 1024
 
 # --- the ops ------------------------------------------------------------------------------------
 
+
 def _occupant_info(occ) -> dict:
-    return {"pane_id": occ.pane_id, "terminal_id": occ.terminal_id, "kind": occ.kind, "pid": occ.pid}
+    return {
+        "pane_id": occ.pane_id,
+        "terminal_id": occ.terminal_id,
+        "kind": occ.kind,
+        "pid": occ.pid,
+    }
 
 
 def _fault_add(sim, **spec):
@@ -67,8 +73,12 @@ def _session_report(sim, pane_id: str, value: str | None = None, start_source: s
     A.session_reported(sim, pane_id, value, start_source)
 
 
-def _pane_reuse(sim, pane_id: str, kind: str, exit_seen: bool = False, overrides: dict | None = None):
-    return _occupant_info(A.pane_reused(sim, pane_id, kind, exit_seen=exit_seen, **(overrides or {})))
+def _pane_reuse(
+    sim, pane_id: str, kind: str, exit_seen: bool = False, overrides: dict | None = None
+):
+    return _occupant_info(
+        A.pane_reused(sim, pane_id, kind, exit_seen=exit_seen, **(overrides or {}))
+    )
 
 
 def _agent_vanish(sim, pane_id: str, close: str | None = None):
@@ -83,14 +93,16 @@ def _shell_idle(sim, pane_id: str):
     A.shell_idle(sim, pane_id)
 
 
-def _behaviour_set(sim, kind: str | None = None, pane_id: str | None = None, values: dict | None = None):
+def _behaviour_set(
+    sim, kind: str | None = None, pane_id: str | None = None, values: dict | None = None
+):
     """For a kind: every later agent of that kind; for a pane: the next agent started there."""
     values = dict(values or {})
     if (kind is None) == (pane_id is None):
         raise ValueError("give exactly one of kind or pane_id")
     if kind is not None:
         return dataclasses.asdict(sim.agents.set_behaviour(kind, **values))
-    sim.agents.behaviour_for("pi").with_(**values)    # validates the field names
+    sim.agents.behaviour_for("pi").with_(**values)  # validates the field names
     if sim.session.canonical_pane(pane_id) is None:
         raise KeyError(f"no pane {pane_id}")
     sim.agents.configure_pane(pane_id, **values)
@@ -99,23 +111,24 @@ def _behaviour_set(sim, kind: str | None = None, pane_id: str | None = None, val
 
 def _server_restart(sim):
     from .server import server_restart
+
     server_restart(sim)
 
 
 OPS = {
-    "fault.add": _fault_add,           # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
-    "fault.remove": _fault_remove,     # {"name"}
+    "fault.add": _fault_add,  # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
+    "fault.remove": _fault_remove,  # {"name"}
     "fault.list": _fault_list,
     "fault.clear": _fault_clear,
-    "agent.exit": _agent_exit,         # {"pane_id"}
-    "agent.block": _agent_block,       # {"pane_id"}
-    "agent.state": _agent_state,       # {"pane_id", "state"}
+    "agent.exit": _agent_exit,  # {"pane_id"}
+    "agent.block": _agent_block,  # {"pane_id"}
+    "agent.state": _agent_state,  # {"pane_id", "state"}
     "session.report": _session_report,  # {"pane_id", "value"?, "start_source"?}
-    "pane.reuse": _pane_reuse,         # {"pane_id", "kind", "exit_seen"?, "overrides"?}
-    "agent.vanish": _agent_vanish,     # {"pane_id", "close"?: null | "exited" | "closed"}
-    "shell.busy": _shell_busy,         # {"pane_id", "command"?, "duration"?}
-    "shell.idle": _shell_idle,         # {"pane_id"}
-    "behaviour.set": _behaviour_set,   # {"kind" | "pane_id", "values"}
+    "pane.reuse": _pane_reuse,  # {"pane_id", "kind", "exit_seen"?, "overrides"?}
+    "agent.vanish": _agent_vanish,  # {"pane_id", "close"?: null | "exited" | "closed"}
+    "shell.busy": _shell_busy,  # {"pane_id", "command"?, "duration"?}
+    "shell.idle": _shell_idle,  # {"pane_id"}
+    "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
 }
 
@@ -123,7 +136,7 @@ OPS = {
 def handle(sim, obj) -> dict:
     """One control request -> its reply object. Never raises."""
     if not isinstance(obj, dict):
-        return {"ok": False, "error": "a request is a JSON object {\"op\", \"args\"}"}
+        return {"ok": False, "error": 'a request is a JSON object {"op", "args"}'}
     op = obj.get("op")
     if op == "ops":
         return {"ok": True, "result": sorted(OPS)}
@@ -143,12 +156,13 @@ def handle(sim, obj) -> dict:
         return {"ok": False, "error": f"bad args for {op}: {e}"}
     except (LookupError, ValueError, NotImplementedError, E.HerdrError) as e:
         return {"ok": False, "error": str(e)}
-    except Exception as e:   # a control plane must not take the server down
+    except Exception as e:  # a control plane must not take the server down
         return {"ok": False, "error": f"internal error in {op}: {e!r}"}
     return {"ok": True, "result": result}
 
 
 # --- the socket ----------------------------------------------------------------------------------
+
 
 def _encode(obj) -> bytes:
     return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
@@ -175,8 +189,9 @@ class ControlServer:
             os.unlink(self.path)
         old = os.umask(0o177)
         try:
-            self._server = await asyncio.start_unix_server(self._handle, path=self.path,
-                                                           limit=MAX_LINE + 1)
+            self._server = await asyncio.start_unix_server(
+                self._handle, path=self.path, limit=MAX_LINE + 1
+            )
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
@@ -220,6 +235,7 @@ class ControlServer:
 
 
 # --- the client (``simherdr ctl``) ---------------------------------------------------------------
+
 
 def control_request(path: str, op: str, args: dict | None = None, timeout: float = 10.0) -> dict:
     """Send one op to a control socket and return its reply object."""

@@ -26,7 +26,11 @@ try:
 except ImportError:  # pragma: no cover
     import socket as _sock
 try:
-    from _json import encode_basestring as _quote, make_encoder as _make_encoder, make_scanner as _make_scanner
+    from _json import (
+        encode_basestring as _quote,
+        make_encoder as _make_encoder,
+        make_scanner as _make_scanner,
+    )
 except ImportError:  # pragma: no cover - CPython always ships _json
     from json.encoder import c_make_encoder as _make_encoder, encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
@@ -55,7 +59,10 @@ class ServerNotRunning(_Failure):
 
     def envelope(self) -> dict:
         # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
-        return {"id": self.request_id, "error": {"code": "server_not_running", "message": self.message}}
+        return {
+            "id": self.request_id,
+            "error": {"code": "server_not_running", "message": self.message},
+        }
 
     def report(self, ctx) -> int:
         ctx.write_err(dumps_ordered(self.envelope()) + "\n")
@@ -239,7 +246,10 @@ class _NonFinite(Exception):
 _JSON_MESSAGES = (
     ("Extra data", "trailing characters"),
     ("Unterminated string", "EOF while parsing a string"),
-    ("Invalid control character", "control character (\\u0000-\\u001F) found while parsing a string"),
+    (
+        "Invalid control character",
+        "control character (\\u0000-\\u001F) found while parsing a string",
+    ),
     ("Invalid \\escape", "invalid escape"),
     ("Expecting ',' delimiter", "expected `,` or `]`"),
     ("Expecting ':' delimiter", "expected `:`"),
@@ -309,7 +319,9 @@ def loads(text: str) -> _Loaded:
         value, end = scan(text, start)
     except StopIteration as stop:
         index = stop.value
-        message = "EOF while parsing a value" if _skip_ws(text, index) >= len(text) else "expected value"
+        message = (
+            "EOF while parsing a value" if _skip_ws(text, index) >= len(text) else "expected value"
+        )
         raise JsonError(message, *_position(text, index)) from None
     except _NonFinite as exc:
         raise JsonError(str(exc), *_position(text, len(text.rstrip(_JSON_WS)))) from None
@@ -438,7 +450,9 @@ def _c_encode(value, sort_keys: bool) -> str:
     encoder = _ENCODERS.get(sort_keys)
     if encoder is None:
         # Same arguments json.JSONEncoder passes: no circular check, raw UTF-8, compact.
-        encoder = _ENCODERS[sort_keys] = _make_encoder(None, _not_json, _quote, None, ":", ",", sort_keys, False, True)
+        encoder = _ENCODERS[sort_keys] = _make_encoder(
+            None, _not_json, _quote, None, ":", ",", sort_keys, False, True
+        )
     return "".join(encoder(value, 0))
 
 
@@ -608,7 +622,11 @@ def _is_u32(value) -> bool:
 
 def _pong(value):
     """``ApiClient::status``: the pong's (version, protocol, capabilities) or a TransportError."""
-    if isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("result"), dict):
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("result"), dict)
+    ):
         result = value["result"]
         kind = result.get("type")
         if kind == "pong":
@@ -618,7 +636,11 @@ def _pong(value):
                 and isinstance(caps.get("live_handoff"), bool)
                 and isinstance(caps.get("detached_server_daemon", False), bool)
             )
-            if isinstance(result.get("version"), str) and _is_u32(result.get("protocol")) and caps_ok:
+            if (
+                isinstance(result.get("version"), str)
+                and _is_u32(result.get("protocol"))
+                and caps_ok
+            ):
                 if caps is not None:
                     caps = {
                         "live_handoff": caps["live_handoff"],
@@ -632,16 +654,25 @@ def _pong(value):
             raise TransportError(
                 'Custom { kind: Other, error: UnexpectedResult("Ok") }', "unexpected api result: Ok"
             )
-    if isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("error"), dict):
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("error"), dict)
+    ):
         body = value["error"]
         if isinstance(body.get("code"), str) and isinstance(body.get("message"), str):
             raise TransportError(
                 "Custom { kind: Other, error: ErrorResponse(ErrorResponse { id: %s, error: ErrorBody { code: %s, message: %s } }) }"
-                % (rust_debug_str(value["id"]), rust_debug_str(body["code"]), rust_debug_str(body["message"])),
+                % (
+                    rust_debug_str(value["id"]),
+                    rust_debug_str(body["code"]),
+                    rust_debug_str(body["message"]),
+                ),
                 body["message"],
             )
     raise TransportError(
-        "Custom { kind: Other, error: Json(Error(%s, line: 0, column: 0)) }" % rust_debug_str(_UNTAGGED),
+        "Custom { kind: Other, error: Json(Error(%s, line: 0, column: 0)) }"
+        % rust_debug_str(_UNTAGGED),
         _UNTAGGED,
     )
 
@@ -658,7 +689,8 @@ def _not_running(ctx, request_id: str) -> ServerNotRunning:
     path = ctx.socket_path()
     return ServerNotRunning(
         request_id,
-        "no herdr server is running at %s; run `%s` to start or attach it" % (path, ctx.startup_command(path)),
+        "no herdr server is running at %s; run `%s` to start or attach it"
+        % (path, ctx.startup_command(path)),
     )
 
 

@@ -57,7 +57,11 @@ USAGE_FOOTER = "run 'herdr --help' for usage"
 
 # Kinds, aliases and shell names: the one table in simherdr.facts.kinds (import-light on
 # purpose: no typing, no re, so the stand-in still starts fast).
-from simherdr.facts.kinds import KIND_NAMES as AGENT_KINDS, is_shell_name as _is_shell_name, parse_kind as parse_agent_kind  # noqa: E402
+from simherdr.facts.kinds import (
+    KIND_NAMES as AGENT_KINDS,
+    is_shell_name as _is_shell_name,
+    parse_kind as parse_agent_kind,
+)  # noqa: E402
 
 _AGENT_STATUSES = ("idle", "working", "blocked", "done", "unknown")
 _PANE_AGENT_STATES = ("idle", "working", "blocked", "unknown")
@@ -143,7 +147,9 @@ class _Ctx:
         try:
             return text.encode("utf-8")
         except UnicodeEncodeError:
-            return text.encode("utf-8", "surrogateescape" if _only_escapes(text) else "surrogatepass")
+            return text.encode(
+                "utf-8", "surrogateescape" if _only_escapes(text) else "surrogatepass"
+            )
 
     def write_out(self, text: str) -> None:
         self.stdout.write(self._bytes(text))
@@ -286,8 +292,14 @@ def main(argv, version: str = DEFAULT_VERSION) -> int:
     out = getattr(sys.stdout, "buffer", sys.stdout)
     err = getattr(sys.stderr, "buffer", sys.stderr)
     try:
-        return run(list(argv), version=version, env=dict(os.environ), stdout=out, stderr=err,
-                   argv0=sys.argv[0] if sys.argv else None)
+        return run(
+            list(argv),
+            version=version,
+            env=dict(os.environ),
+            stdout=out,
+            stderr=err,
+            argv0=sys.argv[0] if sys.argv else None,
+        )
     finally:
         try:
             out.flush()
@@ -296,16 +308,30 @@ def main(argv, version: str = DEFAULT_VERSION) -> int:
             pass
 
 
-def run(argv, *, version: str = DEFAULT_VERSION, env=None, stdout=None, stderr=None,
-        argv0: str | None = None) -> int:
+def run(
+    argv,
+    *,
+    version: str = DEFAULT_VERSION,
+    env=None,
+    stdout=None,
+    stderr=None,
+    argv0: str | None = None,
+) -> int:
     """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated."""
     if version not in VERSION_PROTOCOLS:
-        raise ValueError("unsupported herdr version %r (known: %s)" % (version, ", ".join(VERSION_PROTOCOLS)))
+        raise ValueError(
+            "unsupported herdr version %r (known: %s)" % (version, ", ".join(VERSION_PROTOCOLS))
+        )
     global _TIME_SCALE
     env = dict(os.environ if env is None else env)
     _TIME_SCALE = _read_time_scale(env)
-    ctx = _Ctx(version, env, stdout if stdout is not None else sys.stdout.buffer,
-               stderr if stderr is not None else sys.stderr.buffer, argv0)
+    ctx = _Ctx(
+        version,
+        env,
+        stdout if stdout is not None else sys.stdout.buffer,
+        stderr if stderr is not None else sys.stderr.buffer,
+        argv0,
+    )
     try:
         return _run(ctx, list(argv))
     except _Exit as exc:
@@ -323,10 +349,16 @@ def _run(ctx: _Ctx, argv: list) -> int:
             raise _Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
     args = _configure_session(ctx, argv)
     args, remote = _extract_remote_args(args)
-    if remote and args and not any(
-        a in ("--help", "-h", "--version", "-V", "--default-config", "--skill") for a in args
+    if (
+        remote
+        and args
+        and not any(
+            a in ("--help", "-h", "--version", "-V", "--default-config", "--skill") for a in args
+        )
     ):
-        raise _Exit(2, "error: --remote can only be used with the default launch command\n" + USAGE_FOOTER)
+        raise _Exit(
+            2, "error: --remote can only be used with the default launch command\n" + USAGE_FOOTER
+        )
     if ctx.v09 and _has_machine_prefix(args):
         # 0.9.x `herdr --machine <label> <command>` routes to a saved SSH machine.
         return _unsupported(ctx, "herdr --machine")
@@ -371,7 +403,7 @@ def _configure_session(ctx: _Ctx, argv: list) -> list:
             index += 2
             continue
         if arg.startswith("--session="):
-            requested = arg[len("--session="):]
+            requested = arg[len("--session=") :]
             index += 1
             continue
         cleaned.append(arg)
@@ -428,7 +460,7 @@ def _extract_remote_args(argv: list):
                 value = argv[index + 1]
                 index += 2
             else:
-                value = arg[len("--remote="):]
+                value = arg[len("--remote=") :]
                 index += 1
             if not value:
                 raise _fail_global("missing value for --remote")
@@ -445,12 +477,14 @@ def _extract_remote_args(argv: list):
                 value = argv[index + 1]
                 index += 2
             else:
-                value = arg[len("--remote-keybindings="):]
+                value = arg[len("--remote-keybindings=") :]
                 index += 1
             if value not in ("local", "server"):
                 # CHOICE: RemoteKeybindings::parse's exact message is not in CLI.md; this is a
                 # plausible wording for a flag that only matters to the (unsupported) TUI.
-                raise _fail_global("invalid value for --remote-keybindings: %s (expected local or server)" % value)
+                raise _fail_global(
+                    "invalid value for --remote-keybindings: %s (expected local or server)" % value
+                )
             keybindings_seen = True
             continue
         cleaned.append(arg)
@@ -493,21 +527,66 @@ _SPEC_TREE = {
     "config": {"check": _LEAF, "reset-keys": _LEAF},
     "channel": {"show": _LEAF, "set": _LEAF},
     "server": dict.fromkeys(
-        ["stop", "reload-config", "agent-manifests", "update-agent-manifests", "reload-agent-manifests"], _LEAF
+        [
+            "stop",
+            "reload-config",
+            "agent-manifests",
+            "update-agent-manifests",
+            "reload-agent-manifests",
+        ],
+        _LEAF,
     ),
     "api": {"snapshot": _LEAF, "schema": _LEAF},
-    "workspace": dict.fromkeys(["list", "create", "get", "focus", "rename", "report-metadata", "close"], _LEAF),
+    "workspace": dict.fromkeys(
+        ["list", "create", "get", "focus", "rename", "report-metadata", "close"], _LEAF
+    ),
     "worktree": dict.fromkeys(["list", "create", "open", "remove"], _LEAF),
     "tab": dict.fromkeys(["list", "create", "get", "focus", "rename", "close"], _LEAF),
     "notification": {"show": _LEAF},
     "agent": dict.fromkeys(
-        ["list", "get", "read", "send-keys", "prompt", "rename", "focus", "wait", "attach", "start", "explain"],
+        [
+            "list",
+            "get",
+            "read",
+            "send-keys",
+            "prompt",
+            "rename",
+            "focus",
+            "wait",
+            "attach",
+            "start",
+            "explain",
+        ],
         _LEAF,
     ),
     "pane": dict.fromkeys(
-        ["list", "current", "get", "layout", "process-info", "neighbor", "edges", "focus", "resize", "zoom",
-         "read", "rename", "input", "split", "swap", "move", "close", "send-text", "send-keys", "wait-output",
-         "run", "report-agent", "report-agent-session", "release-agent", "report-metadata"],
+        [
+            "list",
+            "current",
+            "get",
+            "layout",
+            "process-info",
+            "neighbor",
+            "edges",
+            "focus",
+            "resize",
+            "zoom",
+            "read",
+            "rename",
+            "input",
+            "split",
+            "swap",
+            "move",
+            "close",
+            "send-text",
+            "send-keys",
+            "wait-output",
+            "run",
+            "report-agent",
+            "report-agent-session",
+            "release-agent",
+            "report-metadata",
+        ],
         _LEAF,
     ),
     "terminal": {
@@ -518,7 +597,10 @@ _SPEC_TREE = {
     "session": dict.fromkeys(["list", "attach", "stop", "delete"], _LEAF),
     "integration": dict.fromkeys(["install", "uninstall", "status"], _LEAF),
     "plugin": {
-        **dict.fromkeys(["install", "uninstall", "link", "unlink", "enable", "disable", "list", "config-dir"], _LEAF),
+        **dict.fromkeys(
+            ["install", "uninstall", "link", "unlink", "enable", "disable", "list", "config-dir"],
+            _LEAF,
+        ),
         "action": {"list": _LEAF, "invoke": _LEAF},
         "log": {"list": _LEAF},
         "pane": {"open": _LEAF, "focus": _LEAF, "close": _LEAF},
@@ -556,8 +638,17 @@ def _clap_help_path(ctx: _Ctx, args: list):
 # CLI dispatch (src/cli.rs maybe_run) and launcher fallback (src/main.rs)
 # ---------------------------------------------------------------------------------------------
 
-_OUT_OF_SCOPE_GROUPS = ("completion", "completions", "config", "channel", "notification", "terminal",
-                        "plugin", "integration", "session")
+_OUT_OF_SCOPE_GROUPS = (
+    "completion",
+    "completions",
+    "config",
+    "channel",
+    "notification",
+    "terminal",
+    "plugin",
+    "integration",
+    "session",
+)
 
 
 def _maybe_run_cli(ctx: _Ctx, args: list):
@@ -589,8 +680,20 @@ def _maybe_run_cli(ctx: _Ctx, args: list):
     return None
 
 
-_LAUNCHER_WORDS = ("server", "client", "remote-client-bridge", "update", "status", "config", "channel",
-                   "workspace", "worktree", "pane", "session", "integration")
+_LAUNCHER_WORDS = (
+    "server",
+    "client",
+    "remote-client-bridge",
+    "update",
+    "status",
+    "config",
+    "channel",
+    "workspace",
+    "worktree",
+    "pane",
+    "session",
+    "integration",
+)
 
 
 def _launcher(ctx: _Ctx, args: list, remote) -> int:
@@ -612,8 +715,17 @@ def _launcher(ctx: _Ctx, args: list, remote) -> int:
     for flag in ("--default-config", "--skill"):
         if flag in args:
             return _unsupported(ctx, "herdr " + flag)
-    known_flags = ["--session", "--remote", "--remote-keybindings", "--version", "-V",
-                   "--default-config", "--skill", "--help", "-h"]
+    known_flags = [
+        "--session",
+        "--remote",
+        "--remote-keybindings",
+        "--version",
+        "-V",
+        "--default-config",
+        "--skill",
+        "--help",
+        "-h",
+    ]
     if not ctx.v09:
         # CHOICE: 0.9.0 removed --no-session (VERSIONS.md §1.7), so 0.9.x calls it unknown.
         known_flags.append("--no-session")
@@ -651,7 +763,11 @@ _UNSUPPORTED_VERB = object()
 
 
 def _workspace_help(ctx):
-    close = "  herdr workspace close <workspace_id> [--group]" if ctx.v09 else "  herdr workspace close <workspace_id>"
+    close = (
+        "  herdr workspace close <workspace_id> [--group]"
+        if ctx.v09
+        else "  herdr workspace close <workspace_id>"
+    )
     return [
         "herdr workspace commands:",
         "  herdr workspace list",
@@ -730,8 +846,10 @@ def _worktree_help(ctx):
     return [
         "herdr worktree commands:",
         "  herdr worktree list [--workspace ID | --cwd PATH]" + trust,
-        "  herdr worktree create [--workspace ID | --cwd PATH] [--branch NAME] [--base REF] [--path PATH] [--label TEXT] [--focus] [--no-focus]" + trust,
-        "  herdr worktree open [--workspace ID | --cwd PATH] (--path PATH | --branch NAME) [--label TEXT] [--focus] [--no-focus]" + trust,
+        "  herdr worktree create [--workspace ID | --cwd PATH] [--branch NAME] [--base REF] [--path PATH] [--label TEXT] [--focus] [--no-focus]"
+        + trust,
+        "  herdr worktree open [--workspace ID | --cwd PATH] (--path PATH | --branch NAME) [--label TEXT] [--focus] [--no-focus]"
+        + trust,
         "  herdr worktree remove --workspace ID [--force]" + trust,
     ]
 
@@ -796,8 +914,13 @@ def _value_error(message: str, usage_exit: bool):
 
 
 def _parse_read_source(value: str, usage_exit: bool) -> str:
-    mapping = {"visible": "visible", "recent": "recent", "recent-unwrapped": "recent_unwrapped",
-               "recent_unwrapped": "recent_unwrapped", "detection": "detection"}
+    mapping = {
+        "visible": "visible",
+        "recent": "recent",
+        "recent-unwrapped": "recent_unwrapped",
+        "recent_unwrapped": "recent_unwrapped",
+        "detection": "detection",
+    }
     if value not in mapping:
         _value_error("invalid read source: %s" % value, usage_exit)
     return mapping[value]
@@ -811,7 +934,9 @@ def _parse_read_format(value: str, usage_exit: bool) -> str:
 
 def _parse_agent_status(value: str) -> str:
     if value not in _AGENT_STATUSES:
-        raise _usage("invalid agent status: %s (expected idle, working, blocked, done, or unknown)" % value)
+        raise _usage(
+            "invalid agent status: %s (expected idle, working, blocked, done, or unknown)" % value
+        )
     return value
 
 
@@ -858,7 +983,9 @@ def _parse_f32(text: str):
     """``str::parse::<f32>``: the value, float('inf')/nan for non-finite, None if unparsable."""
     import re
 
-    if not re.fullmatch(r"[+-]?(?:(?i:inf|infinity|nan)|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)", text):
+    if not re.fullmatch(
+        r"[+-]?(?:(?i:inf|infinity|nan)|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)", text
+    ):
         return None
     value = float(text)
     import struct
@@ -970,8 +1097,12 @@ def _one_id(ctx, args, noun, verb, field):
 def _workspace_rename(ctx, args):
     if len(args) < 2:
         raise _usage("usage: herdr workspace rename <workspace_id> <label>")
-    return _print_method(ctx, "cli:workspace:rename", "workspace.rename",
-                         {"workspace_id": args[0], "label": " ".join(args[1:])})
+    return _print_method(
+        ctx,
+        "cli:workspace:rename",
+        "workspace.rename",
+        {"workspace_id": args[0], "label": " ".join(args[1:])},
+    )
 
 
 def _workspace_close(ctx, args):
@@ -1038,7 +1169,9 @@ def _tab_create(ctx, args):
 def _tab_rename(ctx, args):
     if len(args) < 2:
         raise _usage("usage: herdr tab rename <tab_id> <label>")
-    return _print_method(ctx, "cli:tab:rename", "tab.rename", {"tab_id": args[0], "label": " ".join(args[1:])})
+    return _print_method(
+        ctx, "cli:tab:rename", "tab.rename", {"tab_id": args[0], "label": " ".join(args[1:])}
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1052,7 +1185,9 @@ def _run_pane(ctx, args):
         "current": _pane_current,
         "get": lambda c, a: _pane_one(c, a, "get"),
         "layout": lambda c, a: _pane_optional(c, a, "cli:pane:layout", "pane.layout"),
-        "process-info": lambda c, a: _pane_optional(c, a, "cli:pane:process_info", "pane.process_info"),
+        "process-info": lambda c, a: _pane_optional(
+            c, a, "cli:pane:process_info", "pane.process_info"
+        ),
         "neighbor": _UNSUPPORTED_VERB,
         "edges": _UNSUPPORTED_VERB,
         "focus": _UNSUPPORTED_VERB,
@@ -1306,7 +1441,9 @@ def _pane_wait_output(ctx, args):
             lines = _parse_u32_flag("--lines", _take_value(args, index, "--lines"), usage_exit=True)
             index += 2
         elif arg == "--timeout":
-            timeout_ms = _parse_u64_flag("--timeout", _take_value(args, index, "--timeout"), usage_exit=True)
+            timeout_ms = _parse_u64_flag(
+                "--timeout", _take_value(args, index, "--timeout"), usage_exit=True
+            )
             index += 2
         elif arg == "--raw":
             strip_ansi = False
@@ -1366,7 +1503,8 @@ def _parse_reporter(ctx, args, usage, value_flags):
             if arg == "--state":
                 if value not in _PANE_AGENT_STATES:
                     raise _wire().custom_other(
-                        "invalid pane agent state: %s (expected idle, working, blocked, or unknown)" % value
+                        "invalid pane agent state: %s (expected idle, working, blocked, or unknown)"
+                        % value
                     )
             elif arg == "--seq":
                 value = _parse_u64_flag("--seq", value, usage_exit=False)
@@ -1391,25 +1529,52 @@ def _parse_reporter(ctx, args, usage, value_flags):
 
 
 def _pane_report_agent(ctx, args):
-    flags = ("--source", "--agent", "--state", "--message", "--seq", "--agent-session-id", "--agent-session-path")
+    flags = (
+        "--source",
+        "--agent",
+        "--state",
+        "--message",
+        "--seq",
+        "--agent-session-id",
+        "--agent-session-path",
+    )
     pane_id, source, values = _parse_reporter(ctx, args, _REPORT_AGENT_USAGE, flags)
     if "--state" not in values:
         raise _usage("missing required --state")
-    params = {"pane_id": pane_id, "source": source, "agent": values["--agent"], "state": values["--state"]}
-    for flag, field in (("--message", "message"), ("--seq", "seq"), ("--agent-session-id", "agent_session_id"),
-                        ("--agent-session-path", "agent_session_path")):
+    params = {
+        "pane_id": pane_id,
+        "source": source,
+        "agent": values["--agent"],
+        "state": values["--state"],
+    }
+    for flag, field in (
+        ("--message", "message"),
+        ("--seq", "seq"),
+        ("--agent-session-id", "agent_session_id"),
+        ("--agent-session-path", "agent_session_path"),
+    ):
         if flag in values:
             params[field] = values[flag]
     return _send_ok(ctx, "pane.report_agent", params)
 
 
 def _pane_report_agent_session(ctx, args):
-    flags = ("--source", "--agent", "--seq", "--agent-session-id", "--agent-session-path", "--session-start-source")
+    flags = (
+        "--source",
+        "--agent",
+        "--seq",
+        "--agent-session-id",
+        "--agent-session-path",
+        "--session-start-source",
+    )
     pane_id, source, values = _parse_reporter(ctx, args, _REPORT_AGENT_SESSION_USAGE, flags)
     params = {"pane_id": pane_id, "source": source, "agent": values["--agent"]}
-    for flag, field in (("--seq", "seq"), ("--agent-session-id", "agent_session_id"),
-                        ("--agent-session-path", "agent_session_path"),
-                        ("--session-start-source", "session_start_source")):
+    for flag, field in (
+        ("--seq", "seq"),
+        ("--agent-session-id", "agent_session_id"),
+        ("--agent-session-path", "agent_session_path"),
+        ("--session-start-source", "session_start_source"),
+    ):
         if flag in values:
             params[field] = values[flag]
     return _send_ok(ctx, "pane.report_agent_session", params)
@@ -1417,7 +1582,9 @@ def _pane_report_agent_session(ctx, args):
 
 def _pane_release_agent(ctx, args):
     if not args:
-        raise _usage("usage: herdr pane release-agent <pane_id> --source ID --agent LABEL [--seq N]")
+        raise _usage(
+            "usage: herdr pane release-agent <pane_id> --source ID --agent LABEL [--seq N]"
+        )
     pane_id = args[0]
     values = {}
     index = 1
@@ -1488,7 +1655,9 @@ def _agent_rename(ctx, args):
 def _agent_send_keys(ctx, args):
     if len(args) < 2:
         raise _usage("usage: herdr agent send-keys <target> <key> [key ...]")
-    return _print_method(ctx, "cli:agent:send-keys", "agent.send_keys", {"target": args[0], "keys": list(args[1:])})
+    return _print_method(
+        ctx, "cli:agent:send-keys", "agent.send_keys", {"target": args[0], "keys": list(args[1:])}
+    )
 
 
 def _parse_timeout(value: str) -> int:
@@ -1528,7 +1697,9 @@ def _agent_wait(ctx, args):
 
 def _agent_prompt(ctx, args):
     if not args:
-        raise _usage("usage: herdr agent prompt <target> <text> [--wait] [--until STATUS]... [--timeout MS]")
+        raise _usage(
+            "usage: herdr agent prompt <target> <text> [--wait] [--until STATUS]... [--timeout MS]"
+        )
     if len(args) < 2:
         raise _usage("agent prompt requires text")
     wait = False
@@ -1580,7 +1751,9 @@ def _agent_read(ctx, args):
             source = _parse_read_source(_take_value(args, index, "--source"), False)
             index += 2
         elif arg == "--lines":
-            lines = _parse_u32_flag("--lines", _take_value(args, index, "--lines"), usage_exit=False)
+            lines = _parse_u32_flag(
+                "--lines", _take_value(args, index, "--lines"), usage_exit=False
+            )
             index += 2
         elif arg == "--format":
             fmt = _parse_read_format(_take_value(args, index, "--format"), False)
@@ -1629,8 +1802,11 @@ def _agent_explain(ctx, args):
             verbose = True
             index += 1
         elif arg in ("help", "--help", "-h"):
-            raise _Exit(0, "usage: herdr agent explain <target> [--json|--verbose]\n"
-                           "usage: herdr agent explain --file PATH --agent LABEL [--json|--verbose]")
+            raise _Exit(
+                0,
+                "usage: herdr agent explain <target> [--json|--verbose]\n"
+                "usage: herdr agent explain --file PATH --agent LABEL [--json|--verbose]",
+            )
         elif arg.startswith("-"):
             raise _usage("unknown option: %s" % arg)
         else:
@@ -1647,8 +1823,10 @@ def _agent_explain(ctx, args):
         # argument checks above are reproduced, the command itself is unsupported.
         return _unsupported(ctx, "herdr agent explain --file")
     if target is None:
-        raise _usage("usage: herdr agent explain <target> [--json]\n"
-                     "usage: herdr agent explain --file PATH --agent LABEL [--json]")
+        raise _usage(
+            "usage: herdr agent explain <target> [--json]\n"
+            "usage: herdr agent explain --file PATH --agent LABEL [--json]"
+        )
     if agent is not None:
         raise _usage("--agent is only valid with --file")
     wire = _wire()
@@ -1694,14 +1872,23 @@ def _explain_text(wire, explain, verbose: bool) -> str:
     lines = [
         "agent: %s" % _or(_as_str(get("agent")), "unknown"),
         "state: %s" % _or(_as_str(get("state")), "unknown"),
-        "manifest: %s %s" % (_or(_as_str(get("manifest_source")), "none"),
-                             _or(_as_str(get("manifest_version")), "unknown")),
+        "manifest: %s %s"
+        % (
+            _or(_as_str(get("manifest_source")), "none"),
+            _or(_as_str(get("manifest_version")), "unknown"),
+        ),
     ]
     rule = get("matched_rule")
     if isinstance(rule, dict):
         rule_id = _or(_as_str(rule.get("id")), "-")
-        lines.append("rule: %s (region=%s priority=%d)" % (
-            rule_id, _or(_as_str(rule.get("region")), "-"), _or(_as_i64(rule.get("priority")), 0)))
+        lines.append(
+            "rule: %s (region=%s priority=%d)"
+            % (
+                rule_id,
+                _or(_as_str(rule.get("region")), "-"),
+                _or(_as_i64(rule.get("priority")), 0),
+            )
+        )
         rules = get("evaluated_rules")
         if isinstance(rules, list):
             for candidate in rules:
@@ -1712,16 +1899,27 @@ def _explain_text(wire, explain, verbose: bool) -> str:
                     break
     else:
         lines.append("rule: none")
-    for key in ("fallback_reason", "screen_detection_skip_reason", "skipped_update_reason", "warning"):
+    for key in (
+        "fallback_reason",
+        "screen_detection_skip_reason",
+        "skipped_update_reason",
+        "warning",
+    ):
         value = _as_str(get(key))
         if value is not None:
             lines.append("%s: %s" % (key, value))
     if verbose:
         flag = lambda key: "true" if _as_bool(get(key)) else "false"  # noqa: E731
-        lines.append("visible: idle=%s blocker=%s working=%s" % (
-            flag("visible_idle"), flag("visible_blocker"), flag("visible_working")))
-        lines.append("cached_remote_version: %s" % _or(_as_str(get("cached_remote_version")), "none"))
-        lines.append("local_override_shadowing_remote: %s" % flag("local_override_shadowing_remote"))
+        lines.append(
+            "visible: idle=%s blocker=%s working=%s"
+            % (flag("visible_idle"), flag("visible_blocker"), flag("visible_working"))
+        )
+        lines.append(
+            "cached_remote_version: %s" % _or(_as_str(get("cached_remote_version")), "none")
+        )
+        lines.append(
+            "local_override_shadowing_remote: %s" % flag("local_override_shadowing_remote")
+        )
         for key in ("remote_update_status", "remote_update_error"):
             value = _as_str(get(key))
             if value is not None:
@@ -1731,31 +1929,42 @@ def _explain_text(wire, explain, verbose: bool) -> str:
             lines.append("evaluated_rules:")
             for rule in rules:
                 item = lambda *keys: wire.index(rule, *keys)  # noqa: E731
-                lines.append("  %s %s priority=%d region=%s state=%s" % (
-                    "\u2713" if _as_bool(item("matched")) else "\u2717",
-                    _or(_as_str(item("id")), "-"),
-                    _or(_as_i64(item("priority")), 0),
-                    _or(_as_str(item("region")), "-"),
-                    _or(_as_str(item("state")), "unknown"),
-                ))
-                lines.append("    matchers: contains=%s regex=%s line_regex=%s all=%d any=%d not=%d" % (
-                    wire.value_debug(item("evidence", "contains")),
-                    wire.value_debug(item("evidence", "regex")),
-                    wire.value_debug(item("evidence", "line_regex")),
-                    _or(_as_u64(item("evidence", "all_count")), 0),
-                    _or(_as_u64(item("evidence", "any_count")), 0),
-                    _or(_as_u64(item("evidence", "not_count")), 0),
-                ))
-                lines.append("    region: bytes=%d preview=%s" % (
-                    _or(_as_u64(item("evidence", "region_bytes")), 0),
-                    wire.rust_debug_str(_or(_as_str(item("evidence", "region_preview")), "")),
-                ))
+                lines.append(
+                    "  %s %s priority=%d region=%s state=%s"
+                    % (
+                        "\u2713" if _as_bool(item("matched")) else "\u2717",
+                        _or(_as_str(item("id")), "-"),
+                        _or(_as_i64(item("priority")), 0),
+                        _or(_as_str(item("region")), "-"),
+                        _or(_as_str(item("state")), "unknown"),
+                    )
+                )
+                lines.append(
+                    "    matchers: contains=%s regex=%s line_regex=%s all=%d any=%d not=%d"
+                    % (
+                        wire.value_debug(item("evidence", "contains")),
+                        wire.value_debug(item("evidence", "regex")),
+                        wire.value_debug(item("evidence", "line_regex")),
+                        _or(_as_u64(item("evidence", "all_count")), 0),
+                        _or(_as_u64(item("evidence", "any_count")), 0),
+                        _or(_as_u64(item("evidence", "not_count")), 0),
+                    )
+                )
+                lines.append(
+                    "    region: bytes=%d preview=%s"
+                    % (
+                        _or(_as_u64(item("evidence", "region_bytes")), 0),
+                        wire.rust_debug_str(_or(_as_str(item("evidence", "region_preview")), "")),
+                    )
+                )
     return "".join(line + "\n" for line in lines)
 
 
 # -- agent start (CLI.md §5; src/cli/agent.rs:275-422,548-708) -------------------------------
 
-_AGENT_START_USAGE = "usage: herdr agent start <name> --kind KIND --pane ID [--timeout MS] [-- <agent-args...>]"
+_AGENT_START_USAGE = (
+    "usage: herdr agent start <name> --kind KIND --pane ID [--timeout MS] [-- <agent-args...>]"
+)
 
 
 def _shows_shell_initialization(process_info) -> bool:
@@ -1816,7 +2025,7 @@ def _agent_start(ctx, args):
     expected_kind = parse_agent_kind(kind)
     if expected_kind is None:
         raise _usage("unsupported interactive agent kind: %s" % kind)
-    agent_args = list(args[separator + 1:]) if separator < len(args) else []
+    agent_args = list(args[separator + 1 :]) if separator < len(args) else []
 
     wire = _wire()
     timeout_nominal_ms = AGENT_START_DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms
@@ -1827,7 +2036,9 @@ def _agent_start(ctx, args):
         return _as_str(wire.index(loaded.value, "result", "pane", "terminal_id"))
 
     def shell_initializing():
-        loaded = wire.send(ctx, "cli:agent:start:process_info", "pane.process_info", {"pane_id": pane_id})
+        loaded = wire.send(
+            ctx, "cli:agent:start:process_info", "pane.process_info", {"pane_id": pane_id}
+        )
         return _shows_shell_initialization(wire.index(loaded.value, "result", "process_info"))
 
     start_params = {"name": name, "kind": kind, "pane_id": pane_id}
@@ -1865,13 +2076,19 @@ def _agent_start(ctx, args):
 
     expected_terminal = _as_str(wire.index(response.value, "result", "agent", "terminal_id"))
     if expected_terminal is None:
-        return _print_value(ctx, _cli_error("agent_start_failed", "agent start response did not include terminal_id"))
-    lost = _cli_error("agent_name_not_found", "named agent %s no longer owns the target terminal" % name)
+        return _print_value(
+            ctx,
+            _cli_error("agent_start_failed", "agent start response did not include terminal_id"),
+        )
+    lost = _cli_error(
+        "agent_name_not_found", "named agent %s no longer owns the target terminal" % name
+    )
     if pinned is not None and pinned != expected_terminal:
         return _print_value(ctx, lost)
     try:
-        outcome = _wait_for_named_agent(ctx, wire, name, pane_id, timeout_nominal_ms, expected_kind,
-                                        expected_terminal, lost)
+        outcome = _wait_for_named_agent(
+            ctx, wire, name, pane_id, timeout_nominal_ms, expected_kind, expected_terminal, lost
+        )
     except wire.ProtocolMismatchReported:
         return 1
     except wire.ServerNotRunning as failure:
@@ -1891,7 +2108,9 @@ def _agent_start(ctx, args):
     return wire.print_response(ctx, wire._Loaded(envelope, False))
 
 
-def _wait_for_named_agent(ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost):
+def _wait_for_named_agent(
+    ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost
+):
     """wait_for_named_agent: (True, agent) or (False, error envelope)."""
     timeout_s = timeout_ms / 1000.0
     # Instant::checked_add overflows for absurd timeouts: no deadline at all.  CHOICE: "absurd"
@@ -1901,14 +2120,20 @@ def _wait_for_named_agent(ctx, wire, name, pane_id, timeout_ms, expected_kind, e
     while True:
         if deadline is not None and _monotonic() >= deadline:
             try:  # let the server reconcile the pending name; any failure is ignored
-                wire.send(ctx, "cli:agent:start:timeout", "agent.get", {"target": name}, checked=False)
+                wire.send(
+                    ctx, "cli:agent:start:timeout", "agent.get", {"target": name}, checked=False
+                )
             except _Failure:
                 pass
             return False, _cli_error("timeout", "timed out waiting for agent startup")
-        loaded = wire.send(ctx, "cli:agent:start", "agent.get", {"target": name}, checked=first_poll)
+        loaded = wire.send(
+            ctx, "cli:agent:start", "agent.get", {"target": name}, checked=first_poll
+        )
         first_poll = False
         if wire.has_error(loaded.value):
-            loaded = wire.send(ctx, "cli:agent:start", "agent.get", {"target": pane_id}, checked=False)
+            loaded = wire.send(
+                ctx, "cli:agent:start", "agent.get", {"target": pane_id}, checked=False
+            )
             if wire.has_error(loaded.value):
                 _sleep(AGENT_START_POLL_INTERVAL)
                 continue
@@ -1919,17 +2144,23 @@ def _wait_for_named_agent(ctx, wire, name, pane_id, timeout_ms, expected_kind, e
         if _as_str(get("terminal_id")) != expected_terminal:
             return False, lost
         if actual is not None and actual != expected_kind:
-            return False, _cli_error("agent_kind_mismatch", "expected %s, detected %s" % (expected_kind, actual))
+            return False, _cli_error(
+                "agent_kind_mismatch", "expected %s, detected %s" % (expected_kind, actual)
+            )
         if _as_str(get("name")) != name:
             return False, lost
         if status == "blocked":
             return False, _cli_error(
-                "agent_not_ready", "agent %s is blocked during startup and is not ready for prompts" % name)
+                "agent_not_ready",
+                "agent %s is blocked during startup and is not ready for prompts" % name,
+            )
         if status in ("idle", "done"):
             if _as_bool(get("interactive_ready")) is True:
                 return True, agent
             if not _or(_as_bool(get("launch_pending")), False):
-                return False, _cli_error("agent_start_failed", "agent process exited before becoming interactive")
+                return False, _cli_error(
+                    "agent_start_failed", "agent process exited before becoming interactive"
+                )
         _sleep(AGENT_START_POLL_INTERVAL)
 
 
@@ -1939,7 +2170,12 @@ def _wait_for_named_agent(ctx, wire, name, pane_id, timeout_ms, expected_kind, e
 
 
 def _run_worktree(ctx, args):
-    verbs = {"list": _worktree_list, "create": _worktree_create, "open": _worktree_open, "remove": _worktree_remove}
+    verbs = {
+        "list": _worktree_list,
+        "create": _worktree_create,
+        "open": _worktree_open,
+        "remove": _worktree_remove,
+    }
     return _group(ctx, args, _worktree_help(ctx), verbs, "worktree")
 
 
@@ -1999,7 +2235,9 @@ def _add_trust(ctx, params, values):
 def _worktree_list(ctx, args):
     values = _worktree_flags(ctx, args, {"--workspace": "value", "--cwd": "path"})
     if "--workspace" in values and "--cwd" in values:
-        raise _usage("usage: herdr worktree list [--workspace ID | --cwd PATH]" + _trust_suffix(ctx))
+        raise _usage(
+            "usage: herdr worktree list [--workspace ID | --cwd PATH]" + _trust_suffix(ctx)
+        )
     params = {}
     for flag, field in (("--workspace", "workspace_id"), ("--cwd", "cwd")):
         if flag in values:
@@ -2009,15 +2247,33 @@ def _worktree_list(ctx, args):
 
 
 def _worktree_create(ctx, args):
-    values = _worktree_flags(ctx, args, {"--workspace": "value", "--cwd": "path", "--branch": "value",
-                                         "--base": "value", "--path": "path", "--label": "value", "--focus": "bool"})
+    values = _worktree_flags(
+        ctx,
+        args,
+        {
+            "--workspace": "value",
+            "--cwd": "path",
+            "--branch": "value",
+            "--base": "value",
+            "--path": "path",
+            "--label": "value",
+            "--focus": "bool",
+        },
+    )
     if "--workspace" in values and "--cwd" in values:
         raise _usage(
             "usage: herdr worktree create [--workspace ID | --cwd PATH] [--branch NAME] [--base REF] "
-            "[--path PATH] [--label TEXT] [--focus] [--no-focus]" + _trust_suffix(ctx))
+            "[--path PATH] [--label TEXT] [--focus] [--no-focus]" + _trust_suffix(ctx)
+        )
     params = {}
-    for flag, field in (("--workspace", "workspace_id"), ("--cwd", "cwd"), ("--branch", "branch"),
-                        ("--base", "base"), ("--path", "path"), ("--label", "label")):
+    for flag, field in (
+        ("--workspace", "workspace_id"),
+        ("--cwd", "cwd"),
+        ("--branch", "branch"),
+        ("--base", "base"),
+        ("--path", "path"),
+        ("--label", "label"),
+    ):
         if flag in values:
             params[field] = values[flag]
     params["focus"] = bool(values.get("--focus", False))
@@ -2026,17 +2282,34 @@ def _worktree_create(ctx, args):
 
 
 def _worktree_open(ctx, args):
-    values = _worktree_flags(ctx, args, {"--workspace": "value", "--cwd": "path", "--path": "path",
-                                         "--branch": "value", "--label": "value", "--focus": "bool"})
-    usage = ("usage: herdr worktree open [--workspace ID | --cwd PATH] (--path PATH | --branch NAME) "
-             "[--label TEXT] [--focus] [--no-focus]" + _trust_suffix(ctx))
+    values = _worktree_flags(
+        ctx,
+        args,
+        {
+            "--workspace": "value",
+            "--cwd": "path",
+            "--path": "path",
+            "--branch": "value",
+            "--label": "value",
+            "--focus": "bool",
+        },
+    )
+    usage = (
+        "usage: herdr worktree open [--workspace ID | --cwd PATH] (--path PATH | --branch NAME) "
+        "[--label TEXT] [--focus] [--no-focus]" + _trust_suffix(ctx)
+    )
     if "--workspace" in values and "--cwd" in values:
         raise _usage(usage)
     if ("--path" in values) == ("--branch" in values):
         raise _usage(usage)
     params = {}
-    for flag, field in (("--workspace", "workspace_id"), ("--cwd", "cwd"), ("--path", "path"),
-                        ("--branch", "branch"), ("--label", "label")):
+    for flag, field in (
+        ("--workspace", "workspace_id"),
+        ("--cwd", "cwd"),
+        ("--path", "path"),
+        ("--branch", "branch"),
+        ("--label", "label"),
+    ):
         if flag in values:
             params[field] = values[flag]
     params["focus"] = bool(values.get("--focus", False))
@@ -2105,7 +2378,11 @@ def _server_stop(ctx, args):
     try:
         sock = wire.connect(socket_path)
     except wire.ConnectFailed as failed:
-        raise _Exit(1, "server is not running or cannot be reached at %s: %s" % (socket_path, failed.error.display))
+        raise _Exit(
+            1,
+            "server is not running or cannot be reached at %s: %s"
+            % (socket_path, failed.error.display),
+        )
     reply = None
     try:
         sock.sendall(b'{"id":"cli:session:stop","method":"server.stop","params":{}}\n')
@@ -2116,7 +2393,11 @@ def _server_stop(ctx, args):
     except OSError as exc:
         failure = wire.os_error(exc)
         if not isinstance(exc, TimeoutError) and failure.kind not in (
-            "BrokenPipe", "ConnectionReset", "NotConnected", "TimedOut", "WouldBlock"
+            "BrokenPipe",
+            "ConnectionReset",
+            "NotConnected",
+            "TimedOut",
+            "WouldBlock",
         ):
             raise _Exit(1, failure.display)
         reply = None
@@ -2136,8 +2417,11 @@ def _server_stop(ctx, args):
     reachable = [path for path in paths if wire.is_reachable(path)]
     if not reachable:
         return 0
-    raise _Exit(1, "server did not stop within %dms; sockets are still reachable at %s"
-                % (int(STOP_WAIT_TIMEOUT * 1000), ", ".join(reachable)))
+    raise _Exit(
+        1,
+        "server did not stop within %dms; sockets are still reachable at %s"
+        % (int(STOP_WAIT_TIMEOUT * 1000), ", ".join(reachable)),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2169,8 +2453,10 @@ def _run_status(ctx, args):
         if json_out:
             ctx.write_out(_wire().dumps_ordered(client) + "\n")
         else:
-            ctx.write_out("version: %s\nchannel: %s\nprotocol: %d\nbinary: %s\n"
-                          % (client["version"], client["channel"], client["protocol"], client["binary"]))
+            ctx.write_out(
+                "version: %s\nchannel: %s\nprotocol: %d\nbinary: %s\n"
+                % (client["version"], client["channel"], client["protocol"], client["binary"])
+            )
         return 0
     server = _server_runtime_status(ctx)
     if scope == "server":
@@ -2190,8 +2476,13 @@ def _run_status(ctx, args):
     needed = _restart_needed(ctx, server)
     text = (
         "client:\n  version: %s\n  channel: %s\n  protocol: %d\n\nserver:\n%s\nupdate:\n  restart_needed: %s\n"
-        % (ctx.version, _config_channel(ctx), ctx.protocol, _server_status_body(ctx, server, "  "),
-           "unknown" if needed is None else ("yes" if needed else "no"))
+        % (
+            ctx.version,
+            _config_channel(ctx),
+            ctx.protocol,
+            _server_status_body(ctx, server, "  "),
+            "unknown" if needed is None else ("yes" if needed else "no"),
+        )
     )
     ctx.write_out(text)
     return 0
@@ -2212,10 +2503,12 @@ def _server_status_body(ctx, server, indent: str) -> str:
     path = ctx.socket_path()
     if server is None:
         return "%sstatus: not running\n%ssocket: %s\n" % (indent, indent, path)
-    return (
-        "{i}status: running\n{i}version: {v}\n{i}protocol: {p}\n{i}compatible: {c}\n{i}socket: {s}\n".format(
-            i=indent, v=server["version"], p=server["protocol"],
-            c="yes" if server["protocol"] == ctx.protocol else "no", s=path)
+    return "{i}status: running\n{i}version: {v}\n{i}protocol: {p}\n{i}compatible: {c}\n{i}socket: {s}\n".format(
+        i=indent,
+        v=server["version"],
+        p=server["protocol"],
+        c="yes" if server["protocol"] == ctx.protocol else "no",
+        s=path,
     )
 
 
@@ -2237,13 +2530,28 @@ def _client_status(ctx) -> dict:
 
 def _server_status_json(ctx, server) -> dict:
     if server is None:
-        return {"status": "not_running", "running": False, "version": None, "protocol": None,
-                "capabilities": None, "compatible": None, "socket": ctx.socket_path(),
-                "session": ctx.active_name(), "restart_needed": False}
-    return {"status": "running", "running": True, "version": server["version"], "protocol": server["protocol"],
-            "capabilities": server["capabilities"], "compatible": server["protocol"] == ctx.protocol,
-            "socket": ctx.socket_path(), "session": ctx.active_name(),
-            "restart_needed": _restart_needed(ctx, server)}
+        return {
+            "status": "not_running",
+            "running": False,
+            "version": None,
+            "protocol": None,
+            "capabilities": None,
+            "compatible": None,
+            "socket": ctx.socket_path(),
+            "session": ctx.active_name(),
+            "restart_needed": False,
+        }
+    return {
+        "status": "running",
+        "running": True,
+        "version": server["version"],
+        "protocol": server["protocol"],
+        "capabilities": server["capabilities"],
+        "compatible": server["protocol"] == ctx.protocol,
+        "socket": ctx.socket_path(),
+        "session": ctx.active_name(),
+        "restart_needed": _restart_needed(ctx, server),
+    }
 
 
 def _current_exe(ctx) -> str:

@@ -17,13 +17,13 @@ from .herdr_cli import VERSION_PROTOCOLS
 #: Linux refuses shebang lines longer than this (BINPRM_BUF_SIZE - 1 on kernels >= 5.1 is 255).
 _MAX_SHEBANG = 255
 
-_LAUNCHER = '''\
+_LAUNCHER = """\
 # simherdr stand-in for the herdr {version} CLI (written by simherdr.stub.install.write_stub).
 import sys
 sys.path.insert(0, {root!r})
 from simherdr.stub.herdr_cli import main
 sys.exit(main(sys.argv[1:], version={version!r}))
-'''
+"""
 
 
 def _project_root() -> str:
@@ -45,7 +45,8 @@ def write_stub(directory: str, herdr_version: str = "0.9.3") -> str:
     """Write an executable ``<directory>/herdr`` emulating ``herdr_version``; return its path."""
     if herdr_version not in VERSION_PROTOCOLS:
         raise ValueError(
-            "unsupported herdr version %r (known: %s)" % (herdr_version, ", ".join(VERSION_PROTOCOLS))
+            "unsupported herdr version %r (known: %s)"
+            % (herdr_version, ", ".join(VERSION_PROTOCOLS))
         )
     directory = os.path.abspath(directory)
     os.makedirs(directory, exist_ok=True)

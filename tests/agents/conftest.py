@@ -13,8 +13,11 @@ def events(h, since=0, kinds=None):
 
 def statuses(h, since=0, pane_id=None):
     """The agent_status values of pane_agent_status_changed events, in order."""
-    return [d["agent_status"] for k, d in events(h, since, ("pane_agent_status_changed",))
-            if pane_id is None or d["pane_id"] == pane_id]
+    return [
+        d["agent_status"]
+        for k, d in events(h, since, ("pane_agent_status_changed",))
+        if pane_id is None or d["pane_id"] == pane_id
+    ]
 
 
 def start_ready(h, name="rev", kind="claude", pane_id="w1:p1", settle=3.0, **overrides):
@@ -22,8 +25,14 @@ def start_ready(h, name="rev", kind="claude", pane_id="w1:p1", settle=3.0, **ove
     if overrides:
         h.sim.agents.configure_pane(pane_id, **overrides)
     r = h.ok("agent.start", name=name, kind=kind, pane_id=pane_id)
-    h.advance(max(settle, h.sim.agents.behaviour_for(kind, **overrides).detect_after
-                  + h.sim.agents.behaviour_for(kind, **overrides).startup) + 0.01)
+    h.advance(
+        max(
+            settle,
+            h.sim.agents.behaviour_for(kind, **overrides).detect_after
+            + h.sim.agents.behaviour_for(kind, **overrides).startup,
+        )
+        + 0.01
+    )
     return r
 
 

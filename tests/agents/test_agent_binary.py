@@ -9,7 +9,9 @@ import subprocess
 
 import pytest
 
-install = pytest.importorskip("simherdr.stub.install", reason="the stand-in binary is not built yet")
+install = pytest.importorskip(
+    "simherdr.stub.install", reason="the stand-in binary is not built yet"
+)
 
 from simherdr.clock import ScaledClock  # noqa: E402
 from simherdr.testing import ThreadServer  # noqa: E402
@@ -25,7 +27,9 @@ def cli(tmp_path, version, config):
         env = {**os.environ, "HERDR_SOCKET_PATH": srv.path, "SIMHERDR_TIME_SCALE": str(SCALE)}
 
         def run(*args, timeout=20):
-            p = subprocess.run([herdr, *args], env=env, capture_output=True, text=True, timeout=timeout)
+            p = subprocess.run(
+                [herdr, *args], env=env, capture_output=True, text=True, timeout=timeout
+            )
             out = p.stdout if p.returncode == 0 else p.stderr
             return p.returncode, (json.loads(out) if out.strip().startswith("{") else out)
 
@@ -37,13 +41,18 @@ def test_start_prompt_wait_get(cli):
     code, out = cli("workspace", "create", "--cwd", cli.srv.sim.config.server_cwd)
     assert code == 0, out
     cli.srv.run(lambda sim: sim.agents.configure_pane("w1:p1", work=30))
-    code, out = cli("agent", "start", "rev", "--kind", "claude-code", "--pane", "w1:p1", "--", "--model", "x y")
+    code, out = cli(
+        "agent", "start", "rev", "--kind", "claude-code", "--pane", "w1:p1", "--", "--model", "x y"
+    )
     assert code == 0, out
     ref.validate_reply(out)
     assert out["id"] == "cli:agent:start"
     r = out["result"]
     assert r["type"] == "agent_started" and r["argv"] == ["claude", "--model", "x y"]
-    assert r["agent"]["interactive_ready"] is True and r["agent"]["agent_status"] in ("idle", "done")
+    assert r["agent"]["interactive_ready"] is True and r["agent"]["agent_status"] in (
+        "idle",
+        "done",
+    )
     assert r["agent"]["agent"] == "claude" and r["agent"]["name"] == "rev"
 
     code, out = cli("agent", "prompt", "rev", "write the tests")
@@ -62,12 +71,16 @@ def test_start_prompt_wait_get(cli):
 
 def test_start_errors_and_blocked_startup(cli):
     cli("workspace", "create", "--cwd", cli.srv.sim.config.server_cwd)
-    code, out = cli("agent", "start", "rev", "--kind", "claude", "--pane", "w1:p1", "--timeout", "3000")
+    code, out = cli(
+        "agent", "start", "rev", "--kind", "claude", "--pane", "w1:p1", "--timeout", "3000"
+    )
     assert code == 1 and out["error"]["code"] == "invalid_agent_timeout"
     cli.srv.run(lambda sim: sim.agents.configure_pane("w1:p1", startup_blocked=True))
     code, out = cli("agent", "start", "rev", "--kind", "claude", "--pane", "w1:p1")
     assert code == 1
-    assert out["error"] == {"code": "agent_not_ready",
-                            "message": "agent rev is blocked during startup and is not ready for prompts"}
+    assert out["error"] == {
+        "code": "agent_not_ready",
+        "message": "agent rev is blocked during startup and is not ready for prompts",
+    }
     code, out = cli("agent", "get", "rev")
     assert code == 0 and out["result"]["agent"]["launch_pending"] is True

@@ -9,7 +9,10 @@ from simherdr.agents import DEFAULT_BLOCK_MARKER
 from simherdr.scenarios import agents as scenarios
 from tests.agents.conftest import events, start_ready, statuses
 
-NOT_RUNNING = {"code": "agent_not_running", "message": "agent is no longer running in the target pane"}
+NOT_RUNNING = {
+    "code": "agent_not_running",
+    "message": "agent is no longer running in the target pane",
+}
 
 
 def test_start_to_ready_timeline(ws):
@@ -21,27 +24,34 @@ def test_start_to_ready_timeline(ws):
     ws.advance(0.02)
     a = ws.ok("agent.get", target="rev")["agent"]
     assert a["agent"] == "claude" and a["agent_status"] == "unknown" and a["launch_pending"] is True
-    ws.advance(2.0)   # t = 2.21
+    ws.advance(2.0)  # t = 2.21
     a = ws.ok("agent.get", target="rev")["agent"]
-    assert a["agent_status"] == "idle" and a["launch_pending"] is True and a["state_change_seq"] == 1
+    assert (
+        a["agent_status"] == "idle" and a["launch_pending"] is True and a["state_change_seq"] == 1
+    )
     assert "interactive_ready" not in a
-    ws.advance(0.8)   # t = 3.01
+    ws.advance(0.8)  # t = 3.01
     a = ws.ok("agent.get", target="rev")["agent"]
     assert a["interactive_ready"] is True and "launch_pending" not in a
-    got = [(k, d.get("agent"), d.get("agent_status")) for k, d in events(ws, mark)
-           if k.startswith("pane_")]
-    assert got == [("pane_updated", None, None),   # claude sets its terminal title ("✳ Claude Code")
-                   ("pane_agent_detected", "claude", None),
-                   ("pane_agent_status_changed", "claude", "idle"),
-                   ("pane_updated", None, None)]   # the settle timer's reconcile
+    got = [
+        (k, d.get("agent"), d.get("agent_status"))
+        for k, d in events(ws, mark)
+        if k.startswith("pane_")
+    ]
+    assert got == [
+        ("pane_updated", None, None),  # claude sets its terminal title ("✳ Claude Code")
+        ("pane_agent_detected", "claude", None),
+        ("pane_agent_status_changed", "claude", "idle"),
+        ("pane_updated", None, None),
+    ]  # the settle timer's reconcile
     snap = ws.ok("session.snapshot")["snapshot"]
     assert [x["name"] for x in snap["agents"]] == ["rev"]
 
 
 def test_first_idle_after_start_is_not_a_completion_even_in_background(ws, tmp_path):
-    ws.ok("workspace.create", cwd=str(tmp_path), focus=False)   # w2 in the background
+    ws.ok("workspace.create", cwd=str(tmp_path), focus=False)  # w2 in the background
     start_ready(ws, pane_id="w2:p1")
-    assert ws.ok("agent.get", target="rev")["agent"]["agent_status"] == "idle"   # not done
+    assert ws.ok("agent.get", target="rev")["agent"]["agent_status"] == "idle"  # not done
 
 
 def test_prompt_working_then_idle_when_focused(ws):
@@ -61,7 +71,7 @@ def test_prompt_working_then_idle_when_focused(ws):
 
 def test_prompt_completion_in_background_is_done_and_focus_makes_it_idle_silently(ws, tmp_path):
     start_ready(ws)
-    ws.ok("workspace.create", cwd=str(tmp_path), focus=True)   # the agent's tab is no longer active
+    ws.ok("workspace.create", cwd=str(tmp_path), focus=True)  # the agent's tab is no longer active
     mark = ws.sim.hub.seq
     ws.ok("agent.prompt", target="rev", text="go")
     ws.advance(5)
@@ -73,7 +83,7 @@ def test_prompt_completion_in_background_is_done_and_focus_makes_it_idle_silentl
     seq = a["state_change_seq"]
     a = ws.ok("agent.focus", target="rev")["agent"]
     assert a["agent_status"] == "idle" and a["focused"] is True and a["state_change_seq"] == seq
-    assert statuses(ws, mark) == []   # done -> idle by focus emits no status event
+    assert statuses(ws, mark) == []  # done -> idle by focus emits no status event
     assert [k for k, _ in events(ws, mark)] == ["workspace_focused", "tab_focused", "pane_focused"]
 
 
@@ -95,7 +105,9 @@ def test_blocked_prompt_then_keys_unblock(ws):
     assert ws.ok("agent.get", target="rev")["agent"]["agent_status"] == "blocked"
     screen_before = ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
     assert ws.err("agent.prompt", target="rev", text="more") == {
-        "code": "agent_blocked", "message": "agent rev is blocked and requires interactive input"}
+        "code": "agent_blocked",
+        "message": "agent rev is blocked and requires interactive input",
+    }
     ws.advance(1)
     assert ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"] == screen_before
     ws.ok("agent.send_keys", target="rev", keys=["y", "enter"])
@@ -123,7 +135,10 @@ def test_deadline_releases_the_name(ws):
     assert ws.ok("agent.get", target="slow")["agent"]["launch_pending"] is True
     mark = ws.sim.hub.seq
     ws.advance(1.6)
-    assert ws.err("agent.get", target="slow") == {"code": "agent_not_found", "message": "agent target slow not found"}
+    assert ws.err("agent.get", target="slow") == {
+        "code": "agent_not_found",
+        "message": "agent target slow not found",
+    }
     assert [k for k, _ in events(ws, mark)] == ["pane_updated"]
     # the process is still there (a detected agent), the name can be reused elsewhere
     assert ws.ok("agent.get", target="w1:p1")["agent"]["agent"] == "gemini"
@@ -143,14 +158,20 @@ def test_exit_releases_name_and_label(ws):
     mark = ws.sim.hub.seq
     ws.ok("agent.prompt", target="rev", text="/exit")
     ws.advance(0.5)
-    got = [(k, d.get("agent"), d.get("released"), d.get("final_status"), d.get("agent_status"))
-           for k, d in events(ws, mark)]
-    assert got == [("pane_updated", None, None, None, None),
-                   ("pane_agent_detected", "claude", True, "idle", None)]
+    got = [
+        (k, d.get("agent"), d.get("released"), d.get("final_status"), d.get("agent_status"))
+        for k, d in events(ws, mark)
+    ]
+    assert got == [
+        ("pane_updated", None, None, None, None),
+        ("pane_agent_detected", "claude", True, "idle", None),
+    ]
     assert ws.ok("agent.list")["agents"] == []
-    ws.advance(0.5)   # detection sees the shell again
+    ws.advance(0.5)  # detection sees the shell again
     assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["agent_status"] == "unknown"
-    assert ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"].rstrip().endswith("$")
+    assert (
+        ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"].rstrip().endswith("$")
+    )
     # the pane is an available shell again
     ws.ok("agent.start", name="rev", kind="pi", pane_id="w1:p1")
 
@@ -169,7 +190,10 @@ def test_wait_default_until_then_timeout(ws):
     ws.advance(1.99)
     assert not task.done()
     ws.advance(0.02)
-    assert ws.result(task)["error"] == {"code": "timeout", "message": "timed out waiting for agent status"}
+    assert ws.result(task)["error"] == {
+        "code": "timeout",
+        "message": "timed out waiting for agent status",
+    }
     task = ws.spawn("agent.wait", target="rev")
     ws.advance(3)
     assert ws.result(task)["result"]["agent"]["agent_status"] == "idle"
@@ -193,7 +217,9 @@ def test_exit_whose_final_status_is_awaited_matches(ws):
     scenarios.agent_exits(ws.sim, "w1:p1")
     ws.settle()
     r = ws.result(task)["result"]["agent"]
-    assert r["agent_status"] == "idle" and r["name"] == "rev"   # the initial info, status overwritten
+    assert (
+        r["agent_status"] == "idle" and r["name"] == "rev"
+    )  # the initial info, status overwritten
 
 
 def test_wait_by_pane_id_rejects_a_replacement_occupant(ws):
@@ -234,7 +260,7 @@ def test_wait_accepts_a_transient_status(ws):
     ws.ok("agent.prompt", target="rev", text="quick")
     ws.advance(0.5)
     r = ws.result(task)["result"]["agent"]
-    assert r["agent_status"] == "working"   # matched by the event although it is idle again
+    assert r["agent_status"] == "working"  # matched by the event although it is idle again
     assert ws.ok("agent.get", target="rev")["agent"]["agent_status"] == "idle"
 
 
@@ -265,14 +291,18 @@ def test_prompt_stall(ws):
     assert ws.result(task)["error"] == {
         "code": "agent_prompt_stalled",
         "message": "agent prompt produced no observed state change within 5000 ms; status is idle "
-                   "and state_change_seq remained 1"}
+        "and state_change_seq remained 1",
+    }
 
 
 def test_prompt_gate_with_short_timeout_is_a_plain_timeout(ws):
     start_ready(ws, react=None)
     task = ws.spawn("agent.prompt", target="rev", text="ignored", wait={"timeout_ms": 2000})
     ws.advance(2.01)
-    assert ws.result(task)["error"] == {"code": "timeout", "message": "timed out waiting for agent status"}
+    assert ws.result(task)["error"] == {
+        "code": "timeout",
+        "message": "timed out waiting for agent status",
+    }
 
 
 def test_prompt_gate_differs_between_versions(ws, version):
@@ -281,7 +311,9 @@ def test_prompt_gate_differs_between_versions(ws, version):
     task = ws.spawn("agent.prompt", target="rev", text="ignored", wait={"until": ["idle"]})
     ws.advance(0.5)
     # an unrelated state change: a custom hook reports unknown, then lets go
-    ws.ok("pane.report_agent", pane_id="w1:p1", source="custom:probe", agent="claude", state="unknown")
+    ws.ok(
+        "pane.report_agent", pane_id="w1:p1", source="custom:probe", agent="claude", state="unknown"
+    )
     ws.advance(0.5)
     ws.ok("pane.clear_agent_authority", pane_id="w1:p1", source="custom:probe")
     ws.advance(5)
@@ -296,11 +328,15 @@ def test_prompt_refusals(ws):
     ws.ok("pane.split", direction="right")
     assert ws.err("agent.prompt", target="rev", text="")["code"] == "empty_agent_prompt"
     assert ws.err("agent.prompt", target="nobody", text="x") == {
-        "code": "agent_not_found", "message": "agent target nobody not found"}
+        "code": "agent_not_found",
+        "message": "agent target nobody not found",
+    }
     ws.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
-    ws.advance(2.5)   # idle, still launch-pending
+    ws.advance(2.5)  # idle, still launch-pending
     assert ws.err("agent.prompt", target="rev", text="x") == {
-        "code": "agent_not_ready", "message": "agent rev is not an active named agent"}
+        "code": "agent_not_ready",
+        "message": "agent rev is not an active named agent",
+    }
     # a custom-label agent cannot be prompted
     ws.ok("pane.report_agent", pane_id="w1:p2", source="custom:docs", agent="docs", state="idle")
     assert ws.err("agent.prompt", target="w1:p2", text="x")["code"] == "agent_not_ready"
@@ -308,7 +344,9 @@ def test_prompt_refusals(ws):
     # a known-kind label without the process in the foreground
     ws.ok("pane.report_agent", pane_id="w1:p2", source="custom:docs", agent="codex", state="idle")
     assert ws.err("agent.prompt", target="w1:p2", text="x") == {
-        "code": "agent_not_ready", "message": "agent w1:p2 is no longer the pane foreground process"}
+        "code": "agent_not_ready",
+        "message": "agent w1:p2 is no longer the pane foreground process",
+    }
 
 
 def test_rename_checks_and_event(ws):
@@ -316,7 +354,9 @@ def test_rename_checks_and_event(ws):
     ws.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
     assert ws.err("agent.rename", target="rev", name="Bad")["code"] == "invalid_agent_name"
     assert ws.err("agent.rename", target="rev", name="new") == {
-        "code": "agent_launch_pending", "message": "agent name cannot change while startup is pending"}
+        "code": "agent_launch_pending",
+        "message": "agent name cannot change while startup is pending",
+    }
     ws.advance(3.1)
     ws.ok("agent.start", name="two", kind="pi", pane_id="w1:p2")
     assert ws.err("agent.rename", target="rev", name="two")["code"] == "agent_name_taken"
@@ -332,9 +372,11 @@ def test_read_refuses_alt_screen_history_while_working(ws):
     ws.ok("agent.prompt", target="rev", text="go")
     ws.advance(1)
     err = ws.err("agent.read", target="rev", source="recent", lines=100)
-    assert err == {"code": "agent_not_idle",
-                   "message": "cannot read 100 lines while rev is working: its alternate-screen history "
-                              "can only be captured by scrolling while idle. Wait and retry, or use --source visible"}
+    assert err == {
+        "code": "agent_not_idle",
+        "message": "cannot read 100 lines while rev is working: its alternate-screen history "
+        "can only be captured by scrolling while idle. Wait and retry, or use --source visible",
+    }
     assert ws.ok("agent.read", target="rev", source="visible")["read"]["revision"] == 0
     assert ws.ok("agent.read", target="rev", source="recent", lines=10)["type"] == "pane_read"
     ws.advance(4)
@@ -348,7 +390,8 @@ def test_explain(ws):
     ws.ok("pane.report_agent", pane_id="w1:p2", source="custom:docs", agent="docs", state="idle")
     assert ws.err("agent.explain", target="w1:p2") == {
         "code": "agent_explain_unavailable",
-        "message": "agent target w1:p2 does not have a detected agent label"}
+        "message": "agent target w1:p2 does not have a detected agent label",
+    }
 
 
 def test_ambiguous_names_list_candidates(ws):
@@ -358,6 +401,7 @@ def test_ambiguous_names_list_candidates(ws):
     ws.ok("agent.rename", target="w1:p1", name="dup")
     # a second terminal with the same name cannot be made through the API; make it directly
     from simherdr.model import terminal as T
+
     T.set_name(ws.sim.session.panes["w1:p2"].agent, "dup")
     err = ws.err("agent.get", target="dup")
     assert err["code"] == "agent_target_ambiguous"
@@ -383,10 +427,20 @@ def test_session_named_on_the_command_line_is_the_one_reported(h, tmp_path):
     h.ok("workspace.create", cwd=str(tmp_path))
     h.ok("pane.split", direction="right")
     uid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
-    h.ok("agent.start", name="p", kind="pi", pane_id="w1:p1", args=["--name", "p", "--session-id", uid])
+    h.ok(
+        "agent.start",
+        name="p",
+        kind="pi",
+        pane_id="w1:p1",
+        args=["--name", "p", "--session-id", uid],
+    )
     h.ok("agent.start", name="c", kind="claude", pane_id="w1:p2", args=[f"--session-id={uid}"])
     h.advance(12)
     pi = h.ok("agent.get", target="p")["agent"]["agent_session"]
-    assert pi["kind"] == "path" and pi["value"].endswith(f"_{uid}.jsonl") and pi["source"] == "herdr:pi"
+    assert (
+        pi["kind"] == "path"
+        and pi["value"].endswith(f"_{uid}.jsonl")
+        and pi["source"] == "herdr:pi"
+    )
     claude = h.ok("agent.get", target="c")["agent"]["agent_session"]
     assert claude == {"agent": "claude", "kind": "id", "source": "herdr:claude", "value": uid}

@@ -23,9 +23,12 @@ def _record(h):
 
     def listener(pane, change):
         if change["before"] != change["after"] or change["released"]:
-            log.append(f"t={change['t']:9.3f} {pane.pane_id} {change['before']}->{change['after']}"
-                       f" agent={change['label']} seq={change['seq']}"
-                       + (" released" if change["released"] else ""))
+            log.append(
+                f"t={change['t']:9.3f} {pane.pane_id} {change['before']}->{change['after']}"
+                f" agent={change['label']} seq={change['seq']}"
+                + (" released" if change["released"] else "")
+            )
+
     h.sim.agents.listeners.append(listener)
     return log
 
@@ -34,7 +37,7 @@ def _record(h):
 def g(tmp_path, config):
     harness = Harness("0.9.3", config=config, validator=ref.validate_reply)
     harness.ok("workspace.create", cwd=str(tmp_path))
-    harness.ok("workspace.create", cwd=str(tmp_path), focus=False)   # w2: a background workspace
+    harness.ok("workspace.create", cwd=str(tmp_path), focus=False)  # w2: a background workspace
     yield harness
     harness.close()
 
@@ -96,7 +99,9 @@ def test_four_hour_wait_with_timeout_and_subscription(g):
     conn = FakeConn(g.loop)
     sub = subscribe(g, conn, [{"type": "pane.agent_status_changed", "pane_id": "w1:p1"}])
     g.ok("agent.prompt", target="long", text="x")
-    task = g.spawn("agent.wait", target="long", until=["blocked"], timeout_ms=FOUR_HOURS * 1000 + 60_000)
+    task = g.spawn(
+        "agent.wait", target="long", until=["blocked"], timeout_ms=FOUR_HOURS * 1000 + 60_000
+    )
     t0 = time.perf_counter()
     g.advance(FOUR_HOURS + 120)
     wall = time.perf_counter() - t0
@@ -110,8 +115,12 @@ def test_four_hour_wait_with_timeout_and_subscription(g):
 
 def test_freezegun_frozen_time_drives_the_simulator(config):
     with freezegun.freeze_time("2026-09-14 05:17:03") as frozen:
-        h = Harness("0.9.3", clock=VirtualClock(source=time.time), config=config,
-                    validator=ref.validate_reply)
+        h = Harness(
+            "0.9.3",
+            clock=VirtualClock(source=time.time),
+            config=config,
+            validator=ref.validate_reply,
+        )
         try:
             h.ok("workspace.create", cwd=config.server_cwd)
             h.ok("agent.start", name="p", kind="pi", pane_id="w1:p1")
@@ -138,6 +147,7 @@ def test_freezegun_frozen_time_drives_the_simulator(config):
 
 
 # --- events.wait and subscriptions in-process -------------------------------------------------
+
 
 class FakeConn:
     """What a wait or stream sees of its client, for in-process streams."""
@@ -170,20 +180,32 @@ def test_events_wait_for_done_and_idle_by_focus(ws, tmp_path):
     ws.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
     ws.advance(3.1)
     ws.ok("workspace.create", cwd=str(tmp_path), focus=True)
-    done = ws.spawn("events.wait", match_event={"event": "pane_agent_status_changed",
-                                                "pane_id": "w1:p1", "agent_status": "done"})
+    done = ws.spawn(
+        "events.wait",
+        match_event={
+            "event": "pane_agent_status_changed",
+            "pane_id": "w1:p1",
+            "agent_status": "done",
+        },
+    )
     ws.ok("agent.prompt", target="rev", text="go")
     ws.advance(4.4)
     assert not done.done()
     ws.advance(0.2)
     ev = ws.result(done)["result"]["event"]
     assert ev["event"] == "pane_agent_status_changed" and ev["data"]["agent_status"] == "done"
-    idle = ws.spawn("events.wait", match_event={"event": "pane_agent_status_changed",
-                                                "pane_id": "w1:p1", "agent_status": "idle"},
-                    timeout_ms=60_000)
+    idle = ws.spawn(
+        "events.wait",
+        match_event={
+            "event": "pane_agent_status_changed",
+            "pane_id": "w1:p1",
+            "agent_status": "idle",
+        },
+        timeout_ms=60_000,
+    )
     ws.advance(30)
     assert not idle.done()
-    ws.ok("pane.focus", pane_id="w1:p1")   # done -> idle with no hub event: the probe sees it
+    ws.ok("pane.focus", pane_id="w1:p1")  # done -> idle with no hub event: the probe sees it
     ws.settle()
     assert ws.result(idle)["result"]["event"]["data"]["agent_status"] == "idle"
 
@@ -197,10 +219,17 @@ def test_subscription_sees_each_status_under_the_virtual_clock(ws):
     assert conn.lines[0] == {"id": "sub", "result": {"type": "subscription_started"}}
     # hub status events plus the per-tick snapshot diff (the label appearing and going away)
     assert [(x["data"]["agent_status"], x["data"].get("agent")) for x in conn.lines[1:]] == [
-        ("unknown", "claude"), ("idle", "claude"), ("working", "claude"), ("idle", "claude"),
-        ("idle", None), ("unknown", None)]
+        ("unknown", "claude"),
+        ("idle", "claude"),
+        ("working", "claude"),
+        ("idle", "claude"),
+        ("idle", None),
+        ("unknown", None),
+    ]
     assert [(x["data"].get("agent"), x["data"].get("released")) for x in detected.lines[1:]] == [
-        ("claude", None), ("claude", True)]
+        ("claude", None),
+        ("claude", True),
+    ]
     conn.close()
     detected.close()
     ws.settle()
@@ -218,10 +247,19 @@ def start_ready_and_prompt(h):
 
 def test_virtual_clock_waits_cost_no_wall_time(ws):
     t0 = time.perf_counter()
-    task = ws.spawn("events.wait", match_event={"event": "pane_agent_status_changed",
-                                                "pane_id": "w1:p1", "agent_status": "working"},
-                    timeout_ms=10 * 3600 * 1000)
+    task = ws.spawn(
+        "events.wait",
+        match_event={
+            "event": "pane_agent_status_changed",
+            "pane_id": "w1:p1",
+            "agent_status": "working",
+        },
+        timeout_ms=10 * 3600 * 1000,
+    )
     ws.advance(10 * 3600 + 1)
-    assert ws.result(task)["error"] == {"code": "timeout", "message": "timed out waiting for event match"}
+    assert ws.result(task)["error"] == {
+        "code": "timeout",
+        "message": "timed out waiting for event match",
+    }
     assert time.perf_counter() - t0 < 1.0
     assert asyncio.iscoroutinefunction(ws.sim.wait_change)

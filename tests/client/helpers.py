@@ -14,7 +14,6 @@ from simherdr.testing import ThreadServer
 SCALE = 100
 
 
-
 class Recorder:
     """A runner wrapper: records every argv and runs test hooks on the simulator's thread
     before the n-th call of a verb (``before(("pane", "close"), fn)``; ``fn(sim)``)."""
@@ -71,11 +70,12 @@ class SimHerdr:
         return reply["result"]
 
     def cli(self, *argv) -> subprocess.CompletedProcess:
-        return subprocess.run([self.stub, *argv], env=self.env, capture_output=True, text=True, timeout=20)
+        return subprocess.run(
+            [self.stub, *argv], env=self.env, capture_output=True, text=True, timeout=20
+        )
 
     def recorder(self, env=None, **runner_kw) -> Recorder:
         return Recorder(HerdrRunner(self.stub, env or self.env, **runner_kw), self.srv)
-
 
 
 class FakeTime:
@@ -94,7 +94,6 @@ class FakeTime:
 
     def clock(self) -> float:
         return self.now
-
 
 
 def run(coro):

@@ -19,7 +19,12 @@ NAME = F.agent_name_for(NONCE)
 @pytest.fixture
 def caller(herdr_sim, tmp_path):
     herdr_sim.ok("workspace.create", cwd=str(tmp_path))
-    env = {**herdr_sim.env, "HERDR_ENV": "1", "HERDR_BIN_PATH": herdr_sim.stub, "HERDR_PANE_ID": "w1:p1"}
+    env = {
+        **herdr_sim.env,
+        "HERDR_ENV": "1",
+        "HERDR_BIN_PATH": herdr_sim.stub,
+        "HERDR_PANE_ID": "w1:p1",
+    }
     return herdr_sim, env
 
 
@@ -27,8 +32,17 @@ def go(sim, env, rec=None, **kw):
     rec = rec or sim.recorder(env)
     t = FakeTime(stretch=10)
     request = FreshCallRequest(backend="claude-code", model="opus", task="t", caller_garden_id="g")
-    result = run(fresh_call(request, env=env, runner=rec, sleep=t.sleep, clock=t.clock,
-                            new_nonce=lambda: NONCE, **kw))
+    result = run(
+        fresh_call(
+            request,
+            env=env,
+            runner=rec,
+            sleep=t.sleep,
+            clock=t.clock,
+            new_nonce=lambda: NONCE,
+            **kw,
+        )
+    )
     return result, rec
 
 
@@ -50,52 +64,84 @@ def test_caller_pane_reply_about_another_pane_is_drift(caller):
 
 def test_start_reply_naming_another_tab_is_pane_drift_and_the_live_agent_is_left(caller):
     sim, env = caller
-    rec = sim.recorder(env).before(("agent", "start"), add(WrongPane(method="agent.get", to_pane="w1:p1",
-                                                                     fields=("tab_id",))))
+    rec = sim.recorder(env).before(
+        ("agent", "start"), add(WrongPane(method="agent.get", to_pane="w1:p1", fields=("tab_id",)))
+    )
     result, rec = go(sim, env, rec=rec)
     assert '"tab_id":"w1:t1"' in rec.results[2].stdout and rec.results[2].status == 0
-    assert result == {"ok": False, "reason": "herdr-agent-start-pane-drift",
-                      "recovery": {"outcome": "orphan-unreclaimed", "paneId": "w1:p2", "reason": "agent-present"}}
+    assert result == {
+        "ok": False,
+        "reason": "herdr-agent-start-pane-drift",
+        "recovery": {"outcome": "orphan-unreclaimed", "paneId": "w1:p2", "reason": "agent-present"},
+    }
     assert rec.verbs() == ["pane get", "tab create", "agent start", "pane get"]
 
 
 def test_witness_read_naming_another_tab_is_vanished(caller):
     sim, env = caller
     sim.run(lambda s: SC.quiet_next_start(s, "w1:p2"))
-    rec = sim.recorder(env).before(("agent", "get"), add(WrongPane(method="agent.get", to_pane="w1:p1",
-                                                                   fields=("tab_id",))), nth=2)
+    rec = sim.recorder(env).before(
+        ("agent", "get"),
+        add(WrongPane(method="agent.get", to_pane="w1:p1", fields=("tab_id",))),
+        nth=2,
+    )
     result, rec = go(sim, env, rec=rec)
-    assert result == {"ok": False, "reason": "herdr-agent-start-vanished",
-                      "recovery": {"outcome": "orphan-unreclaimed", "paneId": "w1:p2", "reason": "agent-present"}}
-    assert rec.verbs() == ["pane get", "tab create", "agent start", "agent get", "agent get", "pane get"]
+    assert result == {
+        "ok": False,
+        "reason": "herdr-agent-start-vanished",
+        "recovery": {"outcome": "orphan-unreclaimed", "paneId": "w1:p2", "reason": "agent-present"},
+    }
+    assert rec.verbs() == [
+        "pane get",
+        "tab create",
+        "agent start",
+        "agent get",
+        "agent get",
+        "pane get",
+    ]
 
 
 def test_reclaim_sees_another_terminal_and_leaves_the_pane(caller):
     sim, env = caller
-    stale = WrongPane(method="pane.get", params={"pane_id": "w1:p2"}, to_pane="w1:p2", to_terminal="term_stale")
+    stale = WrongPane(
+        method="pane.get", params={"pane_id": "w1:p2"}, to_pane="w1:p2", to_terminal="term_stale"
+    )
     rec = sim.recorder(env).before(("pane", "get"), add(stale), nth=2)
     result, rec = go(sim, env, rec=rec, start_ready_ms=1)
     assert result["herdrErrorCode"] == "invalid_agent_timeout"
-    assert result["recovery"] == {"outcome": "orphan-unreclaimed", "paneId": "w1:p2",
-                                  "reason": "terminal-id-mismatch"}
+    assert result["recovery"] == {
+        "outcome": "orphan-unreclaimed",
+        "paneId": "w1:p2",
+        "reason": "terminal-id-mismatch",
+    }
     assert pane(sim, "w1:p2") is not None and "pane close" not in rec.verbs()
 
 
 def test_reclaim_sees_another_pane_id_and_leaves_the_pane(caller):
     sim, env = caller
-    other = WrongPane(method="pane.get", params={"pane_id": "w1:p2"}, to_pane="w1:p1", fields=("pane_id",))
+    other = WrongPane(
+        method="pane.get", params={"pane_id": "w1:p2"}, to_pane="w1:p1", fields=("pane_id",)
+    )
     rec = sim.recorder(env).before(("pane", "get"), add(other), nth=2)
     result, rec = go(sim, env, rec=rec, start_ready_ms=1)
-    assert result["recovery"] == {"outcome": "orphan-unreclaimed", "paneId": "w1:p2", "reason": "pane-id-mismatch"}
+    assert result["recovery"] == {
+        "outcome": "orphan-unreclaimed",
+        "paneId": "w1:p2",
+        "reason": "pane-id-mismatch",
+    }
 
 
 def test_lost_tab_create_reply_is_unknown_although_the_tab_exists(caller):
     sim, env = caller
     sim.run(add(Drop(method="tab.create", stage="reply")))
     result, rec = go(sim, env)
-    assert result == {"ok": False, "reason": "herdr-tab-create-failed", "recovery": {"outcome": "unknown"}}
+    assert result == {
+        "ok": False,
+        "reason": "herdr-tab-create-failed",
+        "recovery": {"outcome": "unknown"},
+    }
     assert rec.results[1].status == 1 and not rec.results[1].stderr.startswith("{")
-    assert sim.ok("tab.get", tab_id="w1:t2")["tab"]["pane_count"] == 1     # why UNKNOWN is honest
+    assert sim.ok("tab.get", tab_id="w1:t2")["tab"]["pane_count"] == 1  # why UNKNOWN is honest
     assert "recovery: UNKNOWN" in render(result)
 
 
@@ -103,8 +149,12 @@ def test_tab_create_envelope_is_taken_at_its_word(caller):
     sim, env = caller
     sim.run(add(ErrorReply(method="tab.create", code="tab_create_failed")))
     result, rec = go(sim, env)
-    assert result == {"ok": False, "reason": "herdr-tab-create-failed", "herdrErrorCode": "tab_create_failed",
-                      "recovery": {"outcome": "none"}}
+    assert result == {
+        "ok": False,
+        "reason": "herdr-tab-create-failed",
+        "herdrErrorCode": "tab_create_failed",
+        "recovery": {"outcome": "none"},
+    }
 
 
 def test_a_start_that_never_answers_is_killed_by_our_bound_and_reclaimed(caller):
@@ -113,7 +163,13 @@ def test_a_start_that_never_answers_is_killed_by_our_bound_and_reclaimed(caller)
     rec = sim.recorder(env, start_timeout_ms=300)
     result, rec = go(sim, env, rec=rec)
     assert "no exit status (timeout 300ms or signal SIGKILL)" in rec.results[2].stderr
-    assert result == {"ok": False, "reason": "herdr-agent-start-failed",
-                      "recovery": {"outcome": "closed", "paneId": "w1:p2",
-                                   "terminalId": result["recovery"]["terminalId"]}}
+    assert result == {
+        "ok": False,
+        "reason": "herdr-agent-start-failed",
+        "recovery": {
+            "outcome": "closed",
+            "paneId": "w1:p2",
+            "terminalId": result["recovery"]["terminalId"],
+        },
+    }
     assert pane(sim, "w1:p2") is None

@@ -37,31 +37,44 @@ def test_no_module_imports_simherdr_or_anything_outside_stdlib():
         for node, name in _imported_names(tree):
             top = name.split(".")[0]
             assert top != "simherdr", f"{path.name}:{node.lineno} imports {name}"
-            assert top in STDLIB or top == "client", f"{path.name}:{node.lineno} imports non-stdlib {name}"
+            assert top in STDLIB or top == "client", (
+                f"{path.name}:{node.lineno} imports non-stdlib {name}"
+            )
 
 
 def test_no_dynamic_import_and_no_shell():
     for path, tree in _modules():
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                assert "simherdr" not in node.value.replace("simherdr's", ""), \
+                assert "simherdr" not in node.value.replace("simherdr's", ""), (
                     f"{path.name}:{node.lineno} mentions simherdr in a string literal"
+                )
             if isinstance(node, ast.Call):
                 fn = node.func
                 name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
-                assert name not in ("__import__", "import_module", "system", "popen",
-                                    "create_subprocess_shell"), f"{path.name}:{node.lineno} calls {name}"
+                assert name not in (
+                    "__import__",
+                    "import_module",
+                    "system",
+                    "popen",
+                    "create_subprocess_shell",
+                ), f"{path.name}:{node.lineno} calls {name}"
                 for kw in node.keywords:
-                    assert not (kw.arg == "shell" and not (isinstance(kw.value, ast.Constant)
-                                                           and kw.value.value is False)), \
-                        f"{path.name}:{node.lineno} passes shell="
+                    assert not (
+                        kw.arg == "shell"
+                        and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+                    ), f"{path.name}:{node.lineno} passes shell="
 
 
 def test_importing_the_client_loads_no_simherdr_module():
-    code = ("import sys, client, client.runner, client.fresh_call, client.opener;"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'simherdr');"
-            "print(bad); sys.exit(1 if bad else 0)")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=str(CLIENT.parent), capture_output=True, text=True)
+    code = (
+        "import sys, client, client.runner, client.fresh_call, client.opener;"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'simherdr');"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=str(CLIENT.parent), capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -33,27 +33,55 @@ def git_says_worktree(tmp_path, checkout):
     common = tmp_path / "common.git"
     gitdir = common / "worktrees" / "x"
     gitdir.mkdir(parents=True, exist_ok=True)
-    return fake_git(tmp_path, f"""
+    return fake_git(
+        tmp_path,
+        f"""
 if sys.argv[1] == "rev-parse":
     print({str(checkout)!r}); print({str(common)!r}); print({str(gitdir)!r}); sys.exit(0)
 print("feat"); sys.exit(0)
-""")
+""",
+    )
 
 
 def opened(script, path, tmp_path, git_bin="git", **kw):
-    return run(open_session(OpenRequest(str(path), **kw), cwd=str(tmp_path), env={"PATH": os.environ["PATH"]},
-                            runner=script, git_bin=git_bin, new_session_id=lambda: SID))
+    return run(
+        open_session(
+            OpenRequest(str(path), **kw),
+            cwd=str(tmp_path),
+            env={"PATH": os.environ["PATH"]},
+            runner=script,
+            git_bin=git_bin,
+            new_session_id=lambda: SID,
+        )
+    )
 
 
 def wt_list(*entries):
-    return S.ok("cli:worktree:list", {"source": {"repo_key": "k", "repo_name": "r", "repo_root": "/r",
-                                                 "source_checkout_path": "/r"},
-                                      "type": "worktree_list", "worktrees": list(entries)})
+    return S.ok(
+        "cli:worktree:list",
+        {
+            "source": {
+                "repo_key": "k",
+                "repo_name": "r",
+                "repo_root": "/r",
+                "source_checkout_path": "/r",
+            },
+            "type": "worktree_list",
+            "worktrees": list(entries),
+        },
+    )
 
 
 def entry(path, ws=None):
-    e = {"path": str(path), "branch": "feat", "is_bare": False, "is_detached": False, "is_prunable": False,
-         "is_linked_worktree": True, "label": "r"}
+    e = {
+        "path": str(path),
+        "branch": "feat",
+        "is_bare": False,
+        "is_detached": False,
+        "is_prunable": False,
+        "is_linked_worktree": True,
+        "label": "r",
+    }
     if ws:
         e["open_workspace_id"] = ws
     return e
@@ -61,48 +89,79 @@ def entry(path, ws=None):
 
 def ws_created(pane_id="w2:p1", cwd="/", workspace_id="w2", **root):
     p = S.pane(pane_id, "term_x", workspace_id, workspace_id + ":t1", cwd=cwd, **root)
-    return S.ok("cli:workspace:create", {"root_pane": {k: v for k, v in p.items() if v is not None},
-                                         "tab": {"tab_id": workspace_id + ":t1", "workspace_id": workspace_id},
-                                         "type": "workspace_created",
-                                         "workspace": {"workspace_id": workspace_id}})
+    return S.ok(
+        "cli:workspace:create",
+        {
+            "root_pane": {k: v for k, v in p.items() if v is not None},
+            "tab": {"tab_id": workspace_id + ":t1", "workspace_id": workspace_id},
+            "type": "workspace_created",
+            "workspace": {"workspace_id": workspace_id},
+        },
+    )
 
 
-PI_STARTED = S.ok("cli:agent:start", {"agent": {"pane_id": "w2:p1", "terminal_id": "term_x", "agent": "pi"},
-                                      "argv": ["pi"], "type": "agent_started"})
+PI_STARTED = S.ok(
+    "cli:agent:start",
+    {
+        "agent": {"pane_id": "w2:p1", "terminal_id": "term_x", "agent": "pi"},
+        "argv": ["pi"],
+        "type": "agent_started",
+    },
+)
 
 
 # --- the allowlist ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv", [
-    ["worktree", "list", "--cwd", "/x"],
-    ["worktree", "open", "--path", "/x", "--no-focus"],
-    ["workspace", "create", "--cwd", "/x", "--no-focus"],
-    ["pane", "list", "--workspace", "w1"],
-    ["agent", "start", "n", "--kind", "pi", "--pane", "w1:p1", "--timeout", "120000", "--", "--name", "n",
-     "--focus", "--trust-repository"],
-    ["agent", "get", "w1:p1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["worktree", "list", "--cwd", "/x"],
+        ["worktree", "open", "--path", "/x", "--no-focus"],
+        ["workspace", "create", "--cwd", "/x", "--no-focus"],
+        ["pane", "list", "--workspace", "w1"],
+        [
+            "agent",
+            "start",
+            "n",
+            "--kind",
+            "pi",
+            "--pane",
+            "w1:p1",
+            "--timeout",
+            "120000",
+            "--",
+            "--name",
+            "n",
+            "--focus",
+            "--trust-repository",
+        ],
+        ["agent", "get", "w1:p1"],
+    ],
+)
 def test_allowlist_accepts_exactly_the_documented_operations(argv):
     assert checked_argv(argv) == argv
 
 
-@pytest.mark.parametrize("argv", [
-    ["worktree", "open", "--path", "/x", "--trust-repository"],
-    ["worktree", "open", "--path", "/x", "--focus"],
-    ["workspace", "create", "--cwd", "/x", "--focus"],
-    ["workspace", "create", "--label", "x"],
-    ["agent", "start", "n", "--kind", "pi", "--pane", "p", "--focus"],
-    ["tab", "create"],
-    ["pane", "close", "w1:p1"],
-    ["agent", "list"],
-    ["worktree", "remove", "--workspace", "w1"],
-    ["agent", "get"],
-    ["agent", "get", "a", "b"],
-    ["pane", "list", "--workspace"],
-    ["worktree", "list", "--cwd", "/x", "--", "y"],
-    ["agent"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["worktree", "open", "--path", "/x", "--trust-repository"],
+        ["worktree", "open", "--path", "/x", "--focus"],
+        ["workspace", "create", "--cwd", "/x", "--focus"],
+        ["workspace", "create", "--label", "x"],
+        ["agent", "start", "n", "--kind", "pi", "--pane", "p", "--focus"],
+        ["tab", "create"],
+        ["pane", "close", "w1:p1"],
+        ["agent", "list"],
+        ["worktree", "remove", "--workspace", "w1"],
+        ["agent", "get"],
+        ["agent", "get", "a", "b"],
+        ["pane", "list", "--workspace"],
+        ["worktree", "list", "--cwd", "/x", "--", "y"],
+        ["agent"],
+    ],
+)
 def test_allowlist_throws_on_anything_else(argv):
     with pytest.raises(O.AllowlistError):
         checked_argv(argv)
@@ -111,10 +170,20 @@ def test_allowlist_throws_on_anything_else(argv):
 # --- pure rules ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("base,name", [
-    ("plain", "plain"), ("My Repo.v2", "my-repo-v2"), ("123abc", "abc"), ("---", "agent"), ("", "agent"),
-    ("ünïcode", "n-code"), ("a" * 40, "a" * 32), ("x" + "-" * 40, "x"), ("snake_case-ok", "snake_case-ok"),
-])
+@pytest.mark.parametrize(
+    "base,name",
+    [
+        ("plain", "plain"),
+        ("My Repo.v2", "my-repo-v2"),
+        ("123abc", "abc"),
+        ("---", "agent"),
+        ("", "agent"),
+        ("ünïcode", "n-code"),
+        ("a" * 40, "a" * 32),
+        ("x" + "-" * 40, "x"),
+        ("snake_case-ok", "snake_case-ok"),
+    ],
+)
 def test_default_name_sanitizer(base, name):
     got = O.default_agent_name("/some/where/" + base)
     assert got == name
@@ -135,7 +204,10 @@ def test_requested_spelling_is_absolute_and_lexically_normal():
 def test_session_uuid_from_a_pi_session_path():
     v = "/h/.pi/agent/sessions/2026-09-14T05-17-03-979Z_0b0c5e1f-aaaa-4bbb-8ccc-123456789abc.jsonl"
     assert O.session_uuid(v) == "0b0c5e1f-aaaa-4bbb-8ccc-123456789abc"
-    assert O.session_uuid("0b0c5e1f-aaaa-4bbb-8ccc-123456789abc") == "0b0c5e1f-aaaa-4bbb-8ccc-123456789abc"
+    assert (
+        O.session_uuid("0b0c5e1f-aaaa-4bbb-8ccc-123456789abc")
+        == "0b0c5e1f-aaaa-4bbb-8ccc-123456789abc"
+    )
     assert O.session_uuid("") is None and O.session_uuid(None) is None
 
 
@@ -143,43 +215,66 @@ def test_session_uuid_from_a_pi_session_path():
 
 
 def test_git_that_cannot_name_its_directories_is_unproven(tmp_path, plain):
-    git = fake_git(tmp_path, f"print({str(plain)!r}); print('/nonexistent/common'); print('.git')\n")
+    git = fake_git(
+        tmp_path, f"print({str(plain)!r}); print('/nonexistent/common'); print('.git')\n"
+    )
     never = S.NeverRun()
     result = opened(never, plain, tmp_path, git_bin=git)
     assert result["code"] == "kind-unproven" and never.calls == []
 
 
-@pytest.mark.parametrize("body", [
-    "sys.stderr.write('fatal: detected dubious ownership in repository\\n'); sys.exit(128)\n",
-    "print('/only/one/line')\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "sys.stderr.write('fatal: detected dubious ownership in repository\\n'); sys.exit(128)\n",
+        "print('/only/one/line')\n",
+    ],
+)
 def test_other_git_failures_are_unproven(tmp_path, plain, body):
     never = S.NeverRun()
-    assert opened(never, plain, tmp_path, git_bin=fake_git(tmp_path, body))["code"] == "kind-unproven"
+    assert (
+        opened(never, plain, tmp_path, git_bin=fake_git(tmp_path, body))["code"] == "kind-unproven"
+    )
     assert never.calls == []
 
 
 def test_missing_git_is_unproven(tmp_path, plain):
-    assert opened(S.NeverRun(), plain, tmp_path, git_bin=str(tmp_path / "no-git"))["code"] == "kind-unproven"
+    assert (
+        opened(S.NeverRun(), plain, tmp_path, git_bin=str(tmp_path / "no-git"))["code"]
+        == "kind-unproven"
+    )
 
 
 def test_git_runs_with_a_fixed_argv_in_the_canonical_path_and_a_clean_env(tmp_path, plain):
     log = tmp_path / "git.log"
-    git = fake_git(tmp_path, f"""
+    git = fake_git(
+        tmp_path,
+        f"""
 import json
 open({str(log)!r}, 'a').write(json.dumps([sys.argv[1:], os.getcwd(), os.environ.get('GIT_DIR'),
                                          os.environ.get('LC_ALL')]) + '\\n')
 sys.stderr.write('fatal: not a git repository (or any of the parent directories): .git\\n'); sys.exit(128)
-""")
+""",
+    )
     link = tmp_path / "link"
     os.symlink(plain, link)
     script = S.Script(ws_created(cwd=str(plain)), PI_STARTED)
-    result = run(open_session(OpenRequest(str(link)), cwd="/", env={"PATH": os.environ["PATH"], "GIT_DIR": "/evil"},
-                              runner=script, git_bin=git, new_session_id=lambda: SID))
+    result = run(
+        open_session(
+            OpenRequest(str(link)),
+            cwd="/",
+            env={"PATH": os.environ["PATH"], "GIT_DIR": "/evil"},
+            runner=script,
+            git_bin=git,
+            new_session_id=lambda: SID,
+        )
+    )
     assert result["ok"] is True and result["details"]["kind"] == "generic"
     import json
+
     assert [json.loads(line) for line in log.read_text().splitlines()] == [
-        [["rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir"], str(plain), None, "C"]]
+        [["rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir"], str(plain), None, "C"]
+    ]
 
 
 # --- step 2 and 3 with scripted herdr ------------------------------------------------------------------
@@ -187,7 +282,9 @@ sys.stderr.write('fatal: not a git repository (or any of the parent directories)
 
 def test_two_workspaces_claiming_the_worktree_fail_closed(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    script = S.Script(wt_list(entry(plain, "w2"), entry(tmp_path / "other", "w9"), entry(plain, "w3")))
+    script = S.Script(
+        wt_list(entry(plain, "w2"), entry(tmp_path / "other", "w9"), entry(plain, "w3"))
+    )
     result = opened(script, plain, tmp_path, git_bin=git)
     assert result["code"] == "worktree-claimed-twice"
     assert script.calls == [["worktree", "list", "--cwd", str(plain)]]
@@ -195,7 +292,10 @@ def test_two_workspaces_claiming_the_worktree_fail_closed(tmp_path, plain):
 
 def test_same_workspace_claiming_twice_is_one_claim(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    panes = S.ok("cli:pane:list", {"panes": [S.pane("w2:p1", "t", "w2", "w2:t1", cwd=str(plain))], "type": "pane_list"})
+    panes = S.ok(
+        "cli:pane:list",
+        {"panes": [S.pane("w2:p1", "t", "w2", "w2:t1", cwd=str(plain))], "type": "pane_list"},
+    )
     script = S.Script(wt_list(entry(plain, "w2"), entry(plain, "w2")), panes, PI_STARTED)
     result = opened(script, plain, tmp_path, git_bin=git)
     assert result["ok"] is True and dict(result["rows"])["outcome"] == "reused"
@@ -203,23 +303,35 @@ def test_same_workspace_claiming_twice_is_one_claim(tmp_path, plain):
 
 def test_failed_open_with_a_double_claim_on_the_fresh_list_fails_closed(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    script = S.Script(wt_list(entry(plain)), S.err("cli:worktree:open", "worktree_open_failed"),
-                      wt_list(entry(plain, "w2"), entry(plain, "w3")))
+    script = S.Script(
+        wt_list(entry(plain)),
+        S.err("cli:worktree:open", "worktree_open_failed"),
+        wt_list(entry(plain, "w2"), entry(plain, "w3")),
+    )
     result = opened(script, plain, tmp_path, git_bin=git)
     assert result["code"] == "worktree-claimed-twice"
-    assert [c[:2] for c in script.calls] == [["worktree", "list"], ["worktree", "open"], ["worktree", "list"]]
+    assert [c[:2] for c in script.calls] == [
+        ["worktree", "list"],
+        ["worktree", "open"],
+        ["worktree", "list"],
+    ]
 
 
 def test_failed_open_and_failed_relist_is_herdr_failed_with_the_opens_code(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    script = S.Script(wt_list(entry(plain)), S.err("cli:worktree:open", "worktree_open_failed"),
-                      S.err("cli:worktree:list", "worktree_list_failed"))
+    script = S.Script(
+        wt_list(entry(plain)),
+        S.err("cli:worktree:open", "worktree_open_failed"),
+        S.err("cli:worktree:list", "worktree_list_failed"),
+    )
     result = opened(script, plain, tmp_path, git_bin=git)
     assert (result["code"], result["herdrErrorCode"]) == ("herdr-failed", "worktree_open_failed")
     assert len(script.calls) == 3
 
 
-@pytest.mark.parametrize("reply", [RunResult(0, "garbled", ""), S.ok("cli:worktree:list", {"type": "worktree_list"})])
+@pytest.mark.parametrize(
+    "reply", [RunResult(0, "garbled", ""), S.ok("cli:worktree:list", {"type": "worktree_list"})]
+)
 def test_unparsable_list_is_refused(tmp_path, plain, reply):
     git = git_says_worktree(tmp_path, plain)
     assert opened(S.Script(reply), plain, tmp_path, git_bin=git)["code"] == "herdr-reply-unparsable"
@@ -230,13 +342,22 @@ def test_unparsable_create_reply(tmp_path, plain):
     assert opened(script, plain, tmp_path)["code"] == "herdr-reply-unparsable"
 
 
-@pytest.mark.parametrize("reply,code", [
-    (S.ok("cli:workspace:create", {"type": "workspace_created", "workspace": {"workspace_id": "w2"}}), "pane-missing"),
-    ("reported-workspace", "pane-workspace-mismatch"),
-    ("no-prefix", "pane-workspace-mismatch"),
-    ("sibling-cwd", "pane-cwd-outside"),
-    ("no-cwd", "pane-cwd-outside"),
-])
+@pytest.mark.parametrize(
+    "reply,code",
+    [
+        (
+            S.ok(
+                "cli:workspace:create",
+                {"type": "workspace_created", "workspace": {"workspace_id": "w2"}},
+            ),
+            "pane-missing",
+        ),
+        ("reported-workspace", "pane-workspace-mismatch"),
+        ("no-prefix", "pane-workspace-mismatch"),
+        ("sibling-cwd", "pane-cwd-outside"),
+        ("no-cwd", "pane-cwd-outside"),
+    ],
+)
 def test_pane_verification_refusals_name_the_panel(tmp_path, plain, reply, code):
     replies = {
         "reported-workspace": ws_created(cwd=str(plain), workspace_id="w2"),
@@ -245,22 +366,40 @@ def test_pane_verification_refusals_name_the_panel(tmp_path, plain, reply, code)
         "no-cwd": ws_created(cwd=None),
     }
     r = replies.get(reply, reply)
-    if reply == "reported-workspace":   # prefix w2 matches, the pane reports w9
-        r = S.ok("cli:workspace:create", {"root_pane": S.pane("w2:p1", "t", "w9", "w9:t1", cwd=str(plain)),
-                                          "type": "workspace_created", "workspace": {"workspace_id": "w2"}})
+    if reply == "reported-workspace":  # prefix w2 matches, the pane reports w9
+        r = S.ok(
+            "cli:workspace:create",
+            {
+                "root_pane": S.pane("w2:p1", "t", "w9", "w9:t1", cwd=str(plain)),
+                "type": "workspace_created",
+                "workspace": {"workspace_id": "w2"},
+            },
+        )
     script = S.Script(r)
     result = opened(script, plain, tmp_path)
     assert result["code"] == code and result["panel"]["workspaceId"] == "w2"
-    assert len(script.calls) == 1                                  # nothing started, never a second panel
+    assert len(script.calls) == 1  # nothing started, never a second panel
 
 
 def test_reused_workspace_prefers_a_free_verified_pane(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    panes = S.ok("cli:pane:list", {"type": "pane_list", "panes": [
-        S.pane("w2:p1", "t1", "w2", "w2:t1", cwd="/elsewhere"),
-        S.pane("w2:p2", "t2", "w2", "w2:t1", cwd=str(plain), agent="pi"),
-        S.pane("w2:p3", "t3", "w2", "w2:t1", cwd=str(plain / "sub") if (plain / "sub").mkdir() is None else ""),
-    ]})
+    panes = S.ok(
+        "cli:pane:list",
+        {
+            "type": "pane_list",
+            "panes": [
+                S.pane("w2:p1", "t1", "w2", "w2:t1", cwd="/elsewhere"),
+                S.pane("w2:p2", "t2", "w2", "w2:t1", cwd=str(plain), agent="pi"),
+                S.pane(
+                    "w2:p3",
+                    "t3",
+                    "w2",
+                    "w2:t1",
+                    cwd=str(plain / "sub") if (plain / "sub").mkdir() is None else "",
+                ),
+            ],
+        },
+    )
     script = S.Script(wt_list(entry(plain, "w2")), panes, PI_STARTED)
     result = opened(script, plain, tmp_path, git_bin=git)
     assert script.calls[2][6] == "w2:p3" and result["details"]["paneId"] == "w2:p3"
@@ -268,15 +407,26 @@ def test_reused_workspace_prefers_a_free_verified_pane(tmp_path, plain):
 
 def test_reused_workspace_without_a_passing_pane_is_refused(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    panes = S.ok("cli:pane:list", {"type": "pane_list", "panes": [S.pane("w2:p1", "t1", "w2", "w2:t1", cwd="/elsewhere")]})
+    panes = S.ok(
+        "cli:pane:list",
+        {"type": "pane_list", "panes": [S.pane("w2:p1", "t1", "w2", "w2:t1", cwd="/elsewhere")]},
+    )
     script = S.Script(wt_list(entry(plain, "w2")), panes)
     result = opened(script, plain, tmp_path, git_bin=git)
-    assert result["code"] == "pane-cwd-outside" and result["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
-    empty = S.Script(wt_list(entry(plain, "w2")), S.ok("cli:pane:list", {"type": "pane_list", "panes": []}))
+    assert result["code"] == "pane-cwd-outside" and result["panel"] == {
+        "workspaceId": "w2",
+        "paneId": "w2:p1",
+    }
+    empty = S.Script(
+        wt_list(entry(plain, "w2")), S.ok("cli:pane:list", {"type": "pane_list", "panes": []})
+    )
     assert opened(empty, plain, tmp_path, git_bin=git)["code"] == "pane-missing"
 
 
 def test_unparsable_start_reply_names_the_panel(tmp_path, plain):
     script = S.Script(ws_created(cwd=str(plain)), RunResult(0, "", ""))
     result = opened(script, plain, tmp_path)
-    assert result["code"] == "herdr-reply-unparsable" and result["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
+    assert result["code"] == "herdr-reply-unparsable" and result["panel"] == {
+        "workspaceId": "w2",
+        "paneId": "w2:p1",
+    }

@@ -17,9 +17,15 @@ SID = "11111111-2222-4333-8444-555555555555"
 
 
 def git(*args, cwd):
-    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+    }
     subprocess.run(["git", *args], cwd=str(cwd), env=env, check=True, capture_output=True)
 
 
@@ -46,17 +52,39 @@ def repos(tmp_path_factory):
 @pytest.fixture
 def opener(herdr_sim, repos):
     """open(path, **request) -> (result, recorder); the session's cwd is the repos root."""
+
     def go(path, cwd=None, env=None, rec=None, **kw):
         rec = rec or herdr_sim.recorder()
-        result = run(open_session(OpenRequest(path, **kw), cwd=str(cwd or repos), env=env or herdr_sim.env,
-                                  runner=rec, new_session_id=lambda: SID))
+        result = run(
+            open_session(
+                OpenRequest(path, **kw),
+                cwd=str(cwd or repos),
+                env=env or herdr_sim.env,
+                runner=rec,
+                new_session_id=lambda: SID,
+            )
+        )
         return result, rec
+
     return go
 
 
 def start_argv(name, pane, *session):
-    return ["agent", "start", name, "--kind", "pi", "--pane", pane, "--timeout", "120000", "--",
-            "--name", name, *(session or ("--session-id", SID))]
+    return [
+        "agent",
+        "start",
+        name,
+        "--kind",
+        "pi",
+        "--pane",
+        pane,
+        "--timeout",
+        "120000",
+        "--",
+        "--name",
+        name,
+        *(session or ("--session-id", SID)),
+    ]
 
 
 # --- the three path classes --------------------------------------------------------------------
@@ -64,16 +92,44 @@ def start_argv(name, pane, *session):
 
 def test_generic_directory_opens_a_normal_panel_and_starts_pi(herdr_sim, opener, repos):
     result, rec = opener(str(repos / "plain"))
-    assert rec.calls == [["workspace", "create", "--cwd", str(repos / "plain"), "--no-focus"],
-                         start_argv("plain", "w1:p1")]
-    assert result == {"ok": True,
-                      "rows": [["outcome", "opened"], ["path", str(repos / "plain")], ["panel", "normal"],
-                               ["session", SID], ["workspace", "w1"], ["pane", "w1:p1"], ["agent", "plain"]],
-                      "content": "\n".join(["outcome: opened", f"path: {repos / 'plain'}", "panel: normal",
-                                            f"session: {SID}", "workspace: w1", "pane: w1:p1", "agent: plain"]),
-                      "details": {"path": str(repos / "plain"), "kind": "generic", "branch": None, "paneId": "w1:p1",
-                                  "workspaceId": "w1", "sessionId": SID, "resumed": False, "agentName": "plain",
-                                  "notify": True}}
+    assert rec.calls == [
+        ["workspace", "create", "--cwd", str(repos / "plain"), "--no-focus"],
+        start_argv("plain", "w1:p1"),
+    ]
+    assert result == {
+        "ok": True,
+        "rows": [
+            ["outcome", "opened"],
+            ["path", str(repos / "plain")],
+            ["panel", "normal"],
+            ["session", SID],
+            ["workspace", "w1"],
+            ["pane", "w1:p1"],
+            ["agent", "plain"],
+        ],
+        "content": "\n".join(
+            [
+                "outcome: opened",
+                f"path: {repos / 'plain'}",
+                "panel: normal",
+                f"session: {SID}",
+                "workspace: w1",
+                "pane: w1:p1",
+                "agent: plain",
+            ]
+        ),
+        "details": {
+            "path": str(repos / "plain"),
+            "kind": "generic",
+            "branch": None,
+            "paneId": "w1:p1",
+            "workspaceId": "w1",
+            "sessionId": SID,
+            "resumed": False,
+            "agentName": "plain",
+            "notify": True,
+        },
+    }
     agent = herdr_sim.ok("agent.get", target="plain")["agent"]
     assert (agent["pane_id"], agent["agent"], agent["cwd"]) == ("w1:p1", "pi", str(repos / "plain"))
     started = rec.results[1].stdout
@@ -83,18 +139,34 @@ def test_generic_directory_opens_a_normal_panel_and_starts_pi(herdr_sim, opener,
 def test_relative_path_resolves_against_the_session_cwd(opener, repos):
     result, rec = opener("plain/../primary/sub", cwd=repos)
     assert result["details"]["path"] == str(repos / "primary" / "sub")
-    assert result["details"]["kind"] == "generic"                    # a subdirectory: generic, no refusal
-    assert rec.calls[0] == ["workspace", "create", "--cwd", str(repos / "primary" / "sub"), "--no-focus"]
+    assert result["details"]["kind"] == "generic"  # a subdirectory: generic, no refusal
+    assert rec.calls[0] == [
+        "workspace",
+        "create",
+        "--cwd",
+        str(repos / "primary" / "sub"),
+        "--no-focus",
+    ]
     assert "branch" not in dict(result["rows"])
 
 
-@pytest.mark.parametrize("path,kind,branch", [("primary", "primary", "main"), ("sepwc", "primary", "trunk")])
+@pytest.mark.parametrize(
+    "path,kind,branch", [("primary", "primary", "main"), ("sepwc", "primary", "trunk")]
+)
 def test_primary_checkouts_open_a_normal_panel_with_a_branch_row(opener, repos, path, kind, branch):
     result, rec = opener(path)
     assert result["details"]["kind"] == kind and result["details"]["branch"] == branch
     assert dict(result["rows"])["panel"] == "normal" and dict(result["rows"])["branch"] == branch
-    assert [r[0] for r in result["rows"]] == ["outcome", "path", "panel", "branch", "session", "workspace", "pane",
-                                              "agent"]
+    assert [r[0] for r in result["rows"]] == [
+        "outcome",
+        "path",
+        "panel",
+        "branch",
+        "session",
+        "workspace",
+        "pane",
+        "agent",
+    ]
     assert rec.verbs() == ["workspace create", "agent start"]
 
 
@@ -105,13 +177,20 @@ def test_no_work_tree_here_is_generic(opener, repos, path):
 
 
 def test_linked_worktree_opens_a_worktree_panel(herdr_sim, opener, repos):
-    herdr_sim.ok("workspace.create", cwd=str(repos / "primary"))          # the caller's own workspace (w1)
+    herdr_sim.ok("workspace.create", cwd=str(repos / "primary"))  # the caller's own workspace (w1)
     result, rec = opener("wt")
-    assert rec.calls == [["worktree", "list", "--cwd", str(repos / "wt")],
-                         ["worktree", "open", "--path", str(repos / "wt"), "--no-focus"],
-                         start_argv("wt", "w2:p1")]
+    assert rec.calls == [
+        ["worktree", "list", "--cwd", str(repos / "wt")],
+        ["worktree", "open", "--path", str(repos / "wt"), "--no-focus"],
+        start_argv("wt", "w2:p1"),
+    ]
     rows = dict(result["rows"])
-    assert (rows["outcome"], rows["panel"], rows["branch"], rows["workspace"]) == ("opened", "worktree", "feat", "w2")
+    assert (rows["outcome"], rows["panel"], rows["branch"], rows["workspace"]) == (
+        "opened",
+        "worktree",
+        "feat",
+        "w2",
+    )
     assert result["details"]["kind"] == "worktree"
     assert herdr_sim.ok("workspace.get", workspace_id="w2")["workspace"]["focused"] is False
 
@@ -124,13 +203,19 @@ def test_worktree_of_a_separate_git_dir_repo_is_a_worktree(herdr_sim, opener, re
 
 def test_open_worktree_is_reused_without_an_open_call(herdr_sim, opener, repos):
     herdr_sim.ok("workspace.create", cwd=str(repos / "primary"))
-    herdr_sim.ok("worktree.open", workspace_id="w1", path=str(repos / "wt"), focus=False)   # w2, no agent
-    result, rec = opener(str(repos / "links" / "wtlink"))                 # through a symlink
-    assert rec.calls == [["worktree", "list", "--cwd", str(repos / "wt")],
-                         ["pane", "list", "--workspace", "w2"],
-                         start_argv("wtlink", "w2:p1")]
+    herdr_sim.ok(
+        "worktree.open", workspace_id="w1", path=str(repos / "wt"), focus=False
+    )  # w2, no agent
+    result, rec = opener(str(repos / "links" / "wtlink"))  # through a symlink
+    assert rec.calls == [
+        ["worktree", "list", "--cwd", str(repos / "wt")],
+        ["pane", "list", "--workspace", "w2"],
+        start_argv("wtlink", "w2:p1"),
+    ]
     assert dict(result["rows"])["outcome"] == "reused"
-    assert result["details"]["workspaceId"] == "w2" and result["details"]["path"] == str(repos / "wt")
+    assert result["details"]["workspaceId"] == "w2" and result["details"]["path"] == str(
+        repos / "wt"
+    )
 
 
 def test_symlinked_generic_path_uses_the_requested_spelling_for_create_and_name(opener, repos):
@@ -143,12 +228,16 @@ def test_symlinked_generic_path_uses_the_requested_spelling_for_create_and_name(
 
 def test_symlinked_primary_is_primary(opener, repos):
     result, rec = opener(str(repos / "links" / "prim"))
-    assert result["details"]["kind"] == "primary" and result["details"]["path"] == str(repos / "primary")
+    assert result["details"]["kind"] == "primary" and result["details"]["path"] == str(
+        repos / "primary"
+    )
 
 
 def test_resume_passes_the_session_and_says_so(opener, repos):
     result, rec = opener("plain", session="22222222-0000-4000-8000-000000000000", name="resumer")
-    assert rec.calls[1] == start_argv("resumer", "w1:p1", "--session", "22222222-0000-4000-8000-000000000000")
+    assert rec.calls[1] == start_argv(
+        "resumer", "w1:p1", "--session", "22222222-0000-4000-8000-000000000000"
+    )
     assert result["details"]["resumed"] is True and result["details"]["agentName"] == "resumer"
     assert dict(result["rows"])["session"] == "22222222-0000-4000-8000-000000000000 (resumed)"
 
@@ -156,13 +245,16 @@ def test_resume_passes_the_session_and_says_so(opener, repos):
 # --- refusals before any herdr call --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path,kw,code", [
-    ("nope", {}, "path-missing"),
-    ("file.txt", {}, "path-not-directory"),
-    ("plain", {"name": "Bad Name"}, "agent-name-invalid"),
-    ("plain", {"name": ""}, "agent-name-invalid"),
-    ("plain", {"name": "a" * 33}, "agent-name-invalid"),
-])
+@pytest.mark.parametrize(
+    "path,kw,code",
+    [
+        ("nope", {}, "path-missing"),
+        ("file.txt", {}, "path-not-directory"),
+        ("plain", {"name": "Bad Name"}, "agent-name-invalid"),
+        ("plain", {"name": ""}, "agent-name-invalid"),
+        ("plain", {"name": "a" * 33}, "agent-name-invalid"),
+    ],
+)
 def test_step_0_refusals_run_nothing(opener, path, kw, code):
     result, rec = opener(path, **kw)
     assert result["ok"] is False and result["code"] == code
@@ -171,15 +263,19 @@ def test_step_0_refusals_run_nothing(opener, path, kw, code):
 
 def test_harness_guard_refuses_a_live_looking_binary(herdr_sim, opener, repos, tmp_path):
     live = "/usr/bin/env"
-    harness = {**herdr_sim.env, "GENTLE_HERDR_SESSION_LIB_DIR": str(tmp_path), "HERDR_BIN_PATH": live}
+    harness = {
+        **herdr_sim.env,
+        "GENTLE_HERDR_SESSION_LIB_DIR": str(tmp_path),
+        "HERDR_BIN_PATH": live,
+    }
     result, rec = opener("plain", env=harness)
     assert result["code"] == "herdr-bin-refused" and rec.calls == []
     inherited = {**herdr_sim.env, "GENTLE_WORKTREE_LIB_DIR": str(tmp_path), "HERDR_BIN_PATH": live}
     assert opener("plain", env=inherited)[0]["code"] == "herdr-bin-refused"
     allowed = {**harness, "GENTLE_HERDR_ALLOW_LIVE_HERDR": "1"}
-    assert opener("plain", env=allowed)[0]["ok"] is True        # honoured (the recorder runs the stub)
+    assert opener("plain", env=allowed)[0]["ok"] is True  # honoured (the recorder runs the stub)
     assert O.harness_refuses(live, harness) is True
-    assert O.harness_refuses(herdr_sim.stub, harness) is False            # a stub in the OS temp dir
+    assert O.harness_refuses(herdr_sim.stub, harness) is False  # a stub in the OS temp dir
     assert O.harness_refuses(str(tmp_path / "missing"), harness) is False
     # with TMPDIR elsewhere, the same stub is no longer "inside the OS temp dir"
     elsewhere = {**harness, "TMPDIR": str(tmp_path / "os-tmp")}
@@ -187,21 +283,30 @@ def test_harness_guard_refuses_a_live_looking_binary(herdr_sim, opener, repos, t
     plain = tmp_path / "not-executable"
     plain.write_text("x")
     plain.chmod(0o644)
-    assert O.harness_refuses(str(plain), elsewhere) is False              # not executable
-    assert O.harness_refuses(live, herdr_sim.env) is False                # no harness: not our business
+    assert O.harness_refuses(str(plain), elsewhere) is False  # not executable
+    assert O.harness_refuses(live, herdr_sim.env) is False  # no harness: not our business
 
 
 def test_harness_guard_spawns_the_stub_from_herdr_bin_path(herdr_sim, repos, tmp_path):
-    env = {**herdr_sim.env, "GENTLE_HERDR_SESSION_LIB_DIR": str(tmp_path), "HERDR_BIN_PATH": herdr_sim.stub}
-    result = run(open_session(OpenRequest("plain"), cwd=str(repos), env=env, new_session_id=lambda: SID))
-    assert result["ok"] is True and herdr_sim.ok("agent.get", target="plain")["agent"]["pane_id"] == "w1:p1"
+    env = {
+        **herdr_sim.env,
+        "GENTLE_HERDR_SESSION_LIB_DIR": str(tmp_path),
+        "HERDR_BIN_PATH": herdr_sim.stub,
+    }
+    result = run(
+        open_session(OpenRequest("plain"), cwd=str(repos), env=env, new_session_id=lambda: SID)
+    )
+    assert (
+        result["ok"] is True
+        and herdr_sim.ok("agent.get", target="plain")["agent"]["pane_id"] == "w1:p1"
+    )
 
 
 # --- refusals and failures that need herdr ---------------------------------------------------------
 
 
 def test_worktree_open_refused_by_herdr_is_rechecked_once_then_herdr_failed(opener, repos):
-    result, rec = opener("wt")                                   # no active workspace: herdr refuses the open
+    result, rec = opener("wt")  # no active workspace: herdr refuses the open
     assert rec.verbs() == ["worktree list", "worktree open", "worktree list"]
     assert result["ok"] is False and result["code"] == "herdr-failed"
     assert result["herdrErrorCode"] == "invalid_request" and "panel" not in result
@@ -211,25 +316,36 @@ def test_lost_worktree_open_reply_is_found_by_the_fresh_list_and_reused(herdr_si
     herdr_sim.ok("workspace.create", cwd=str(repos / "primary"))
     herdr_sim.run(lambda s: s.faults.add(Drop(method="worktree.open", stage="reply")))
     result, rec = opener("wt")
-    assert rec.verbs() == ["worktree list", "worktree open", "worktree list", "pane list", "agent start"]
+    assert rec.verbs() == [
+        "worktree list",
+        "worktree open",
+        "worktree list",
+        "pane list",
+        "agent start",
+    ]
     assert rec.results[1].status == 1
     assert result["ok"] is True and dict(result["rows"])["outcome"] == "reused"
     assert result["details"]["workspaceId"] == "w2"
-    assert sum(c[:2] == ["worktree", "open"] for c in rec.calls) == 1    # never a second open
+    assert sum(c[:2] == ["worktree", "open"] for c in rec.calls) == 1  # never a second open
 
 
 def test_pane_in_another_workspace_is_refused_and_the_panel_named(herdr_sim, opener, repos):
-    herdr_sim.ok("workspace.create", cwd=str(repos))                       # w1:p1 exists
-    herdr_sim.run(lambda s: s.faults.add(WrongPane(method="workspace.create", to_pane="w1:p1",
-                                                   fields=("pane_id",))))
+    herdr_sim.ok("workspace.create", cwd=str(repos))  # w1:p1 exists
+    herdr_sim.run(
+        lambda s: s.faults.add(
+            WrongPane(method="workspace.create", to_pane="w1:p1", fields=("pane_id",))
+        )
+    )
     result, rec = opener("plain")
     assert result["code"] == "pane-workspace-mismatch"
     assert result["panel"] == {"workspaceId": "w2", "paneId": "w1:p1"}
     assert "w2" in result["message"]
-    assert rec.verbs() == ["workspace create"]                            # nothing started
+    assert rec.verbs() == ["workspace create"]  # nothing started
 
 
-def test_directory_gone_before_create_gives_a_pane_outside_the_path(herdr_sim, opener, repos, tmp_path):
+def test_directory_gone_before_create_gives_a_pane_outside_the_path(
+    herdr_sim, opener, repos, tmp_path
+):
     victim = tmp_path / "vanishing"
     victim.mkdir()
     rec = herdr_sim.recorder().before(("workspace", "create"), lambda s: victim.rmdir())
@@ -243,7 +359,9 @@ def test_directory_gone_before_create_gives_a_pane_outside_the_path(herdr_sim, o
 
 def test_agent_start_failure_names_the_panel(herdr_sim, opener, repos):
     herdr_sim.ok("workspace.create", cwd=str(repos))
-    herdr_sim.ok("agent.start", name="plain", kind="pi", pane_id="w1:p1")   # the default name is taken
+    herdr_sim.ok(
+        "agent.start", name="plain", kind="pi", pane_id="w1:p1"
+    )  # the default name is taken
     result, rec = opener("plain")
     assert result["ok"] is False and result["code"] == "agent-start-failed"
     assert result["herdrErrorCode"] == "agent_name_taken"
@@ -252,6 +370,11 @@ def test_agent_start_failure_names_the_panel(herdr_sim, opener, repos):
 
 
 def test_sync_entry_for_threaded_code(herdr_sim, repos):
-    result = O.open_session_sync(OpenRequest("plain", notify=False), cwd=str(repos), env=herdr_sim.env,
-                                 herdr_bin=herdr_sim.stub, new_session_id=lambda: SID)
+    result = O.open_session_sync(
+        OpenRequest("plain", notify=False),
+        cwd=str(repos),
+        env=herdr_sim.env,
+        herdr_bin=herdr_sim.stub,
+        new_session_id=lambda: SID,
+    )
     assert result["ok"] is True and result["details"]["notify"] is False and "watch" not in result

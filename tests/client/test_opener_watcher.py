@@ -16,13 +16,25 @@ from tests.client import scripted as S
 from tests.client.helpers import FakeTime, run
 
 SID = "44444444-2222-4333-8444-555555555555"
-OURS = {"agent": "pi", "kind": "path", "source": "herdr:pi",
-        "value": f"/h/.pi/agent/sessions/2026-10-03T01-02-03-000Z_{SID}.jsonl"}
+OURS = {
+    "agent": "pi",
+    "kind": "path",
+    "source": "herdr:pi",
+    "value": f"/h/.pi/agent/sessions/2026-10-03T01-02-03-000Z_{SID}.jsonl",
+}
 
 
 def info(status, session=OURS, kind="pi"):
-    agent = {"agent": kind, "agent_status": status, "pane_id": "w2:p1", "terminal_id": "t", "workspace_id": "w2",
-             "tab_id": "w2:t1", "focused": False, "revision": 0}
+    agent = {
+        "agent": kind,
+        "agent_status": status,
+        "pane_id": "w2:p1",
+        "terminal_id": "t",
+        "workspace_id": "w2",
+        "tab_id": "w2:t1",
+        "focused": False,
+        "revision": 0,
+    }
     if session is not None:
         agent["agent_session"] = session
     return S.ok("cli:agent:get", {"agent": agent, "type": "agent_info"})
@@ -31,24 +43,43 @@ def info(status, session=OURS, kind="pi"):
 NOT_FOUND = S.err("cli:agent:get", "agent_not_found")
 
 
-def watch(*replies, config=WatchConfig(interval_ms=1000, grace_ms=3000, max_wait_ms=60_000), deliver=None,
-          session=SID):
+def watch(
+    *replies,
+    config=WatchConfig(interval_ms=1000, grace_ms=3000, max_wait_ms=60_000),
+    deliver=None,
+    session=SID,
+):
     t = FakeTime()
     sent = []
     script = S.Script(*replies)
-    w = FinishWatcher(pane_id="w2:p1", session_id=session, agent_name="plain", details={"path": "/p"}, run=script,
-                      deliver=deliver or sent.append, sleep=t.sleep, clock=t.clock, config=config)
+    w = FinishWatcher(
+        pane_id="w2:p1",
+        session_id=session,
+        agent_name="plain",
+        details={"path": "/p"},
+        run=script,
+        deliver=deliver or sent.append,
+        sleep=t.sleep,
+        clock=t.clock,
+        config=config,
+    )
     out = run(w.run_to_end())
     return out, sent, script, t
 
 
 def test_finished_after_working_then_idle_past_grace():
-    out, sent, script, t = watch(info("idle"), info("working"), info("blocked"), info("working"), info("idle"))
+    out, sent, script, t = watch(
+        info("idle"), info("working"), info("blocked"), info("working"), info("idle")
+    )
     assert out == {"outcome": "finished", "delivered": True, "attempts": 1, "polls": 5}
-    assert script.calls == [["agent", "get", "w2:p1"]] * 5            # the pane id, never the name
-    msg, = sent
+    assert script.calls == [["agent", "get", "w2:p1"]] * 5  # the pane id, never the name
+    (msg,) = sent
     assert {k: msg[k] for k in ("customType", "display", "deliverAs", "triggerTurn")} == {
-        "customType": "herdr-agent-sessions.finished", "display": True, "deliverAs": "followUp", "triggerTurn": True}
+        "customType": "herdr-agent-sessions.finished",
+        "display": True,
+        "deliverAs": "followUp",
+        "triggerTurn": True,
+    }
     assert msg["details"]["outcome"] == "finished" and msg["details"]["paneId"] == "w2:p1"
     assert msg["details"]["sessionId"] == SID and msg["content"].startswith("finished")
 
@@ -60,7 +91,9 @@ def test_idle_inside_the_grace_window_is_not_conclusive():
 
 
 def test_never_started_and_done_counts_as_idle():
-    out, sent, *_ = watch(info("idle"), info("unknown"), info("blocked"), info("done"), info("done"))
+    out, sent, *_ = watch(
+        info("idle"), info("unknown"), info("blocked"), info("done"), info("done")
+    )
     assert out["outcome"] == "never-started" and out["polls"] == 4
     assert "finish" not in sent[0]["content"].split(":")[0]
 
@@ -72,23 +105,39 @@ def test_blocked_never_counts_as_working():
 
 def test_vanished_on_agent_not_found_but_other_errors_keep_polling():
     other = S.err("cli:agent:get", "server_unavailable")
-    killed = RunResult(1, "", "herdr agent get w2:p1: no exit status (timeout 30000ms or signal null)")
+    killed = RunResult(
+        1, "", "herdr agent get w2:p1: no exit status (timeout 30000ms or signal null)"
+    )
     out, *_ = watch(other, killed, RunResult(0, "junk", ""), info("working"), NOT_FOUND)
     assert out["outcome"] == "vanished" and out["polls"] == 5
 
 
-@pytest.mark.parametrize("foreign", [
-    info("idle", session={"agent": "pi", "kind": "path", "value": "/s/2026_99999999-0000-4000-8000-000000000000.jsonl"}),
-    info("idle", session=None, kind="claude"),
-])
+@pytest.mark.parametrize(
+    "foreign",
+    [
+        info(
+            "idle",
+            session={
+                "agent": "pi",
+                "kind": "path",
+                "value": "/s/2026_99999999-0000-4000-8000-000000000000.jsonl",
+            },
+        ),
+        info("idle", session=None, kind="claude"),
+    ],
+)
 def test_a_pane_bound_to_another_session_is_never_ours(foreign):
     out, sent, *_ = watch(info("working"), foreign)
     assert out["outcome"] == "foreign-session"
-    assert sent[0]["details"]["outcome"] == "foreign-session" and "finished" not in sent[0]["content"]
+    assert (
+        sent[0]["details"]["outcome"] == "foreign-session" and "finished" not in sent[0]["content"]
+    )
 
 
 def test_resumed_session_given_as_a_path_compares_by_uuid():
-    out, *_ = watch(info("working"), info("idle"), info("idle"), info("idle"), session=OURS["value"])
+    out, *_ = watch(
+        info("working"), info("idle"), info("idle"), info("idle"), session=OURS["value"]
+    )
     assert out["outcome"] == "finished"
 
 
@@ -107,7 +156,9 @@ def test_a_send_that_throws_is_retried():
         if len(attempts) < 3:
             raise RuntimeError("host busy")
 
-    out, *_ = watch(info("working"), info("idle"), info("idle"), info("idle"), info("idle"), deliver=flaky)
+    out, *_ = watch(
+        info("working"), info("idle"), info("idle"), info("idle"), info("idle"), deliver=flaky
+    )
     assert out["delivered"] is True and out["attempts"] == 3 and len(attempts) == 3
 
 
@@ -127,12 +178,20 @@ def test_an_async_send_that_rejects_is_retried_and_one_that_never_settles_stops_
 
     cfg = WatchConfig(interval_ms=10, grace_ms=0, max_wait_ms=50)
     t0 = time.monotonic()
-    w = FinishWatcher(pane_id="w2:p1", session_id=SID, agent_name="a", details={}, run=S.Script(info("idle")),
-                      deliver=never, sleep=lambda ms: asyncio.sleep(ms / 1000), clock=lambda: time.monotonic() * 1000,
-                      config=cfg)
+    w = FinishWatcher(
+        pane_id="w2:p1",
+        session_id=SID,
+        agent_name="a",
+        details={},
+        run=S.Script(info("idle")),
+        deliver=never,
+        sleep=lambda ms: asyncio.sleep(ms / 1000),
+        clock=lambda: time.monotonic() * 1000,
+        config=cfg,
+    )
     out = run(w.run_to_end())
     assert out["outcome"] == "never-started" and out["delivered"] is False and out["attempts"] == 1
-    assert time.monotonic() - t0 < 10   # it gives up (max_wait 50 ms) instead of hanging
+    assert time.monotonic() - t0 < 10  # it gives up (max_wait 50 ms) instead of hanging
 
 
 def test_registry_keeps_exactly_one_watcher_per_pane():
@@ -145,8 +204,16 @@ def test_registry_keeps_exactly_one_watcher_per_pane():
             return NOT_FOUND
 
         def make():
-            return FinishWatcher(pane_id="w2:p1", session_id=SID, agent_name="a", details={}, run=slow,
-                                 deliver=lambda m: None, sleep=lambda ms: asyncio.sleep(0), clock=lambda: 0.0)
+            return FinishWatcher(
+                pane_id="w2:p1",
+                session_id=SID,
+                agent_name="a",
+                details={},
+                run=slow,
+                deliver=lambda m: None,
+                sleep=lambda ms: asyncio.sleep(0),
+                clock=lambda: 0.0,
+            )
 
         first = reg.start("w2:p1", make())
         second = reg.start("w2:p1", make())
@@ -155,6 +222,7 @@ def test_registry_keeps_exactly_one_watcher_per_pane():
         gate.set()
         assert (await second)["outcome"] == "vanished"
         assert first.cancelled()
+
     run(main())
 
 
@@ -192,9 +260,16 @@ def opened_with_watcher(herdr_sim, path, pane="w1:p1", session_value=True, confi
     reg = CapturingRegistry()
 
     async def main(drive):
-        result = await open_session(OpenRequest(str(path), **kw), cwd=str(path), env=herdr_sim.env,
-                                    herdr_bin=herdr_sim.stub, new_session_id=lambda: SID, deliver=sent.append,
-                                    watchers=reg, watch=config)
+        result = await open_session(
+            OpenRequest(str(path), **kw),
+            cwd=str(path),
+            env=herdr_sim.env,
+            herdr_bin=herdr_sim.stub,
+            new_session_id=lambda: SID,
+            deliver=sent.append,
+            watchers=reg,
+            watch=config,
+        )
         task = reg.get(pane)
         await drive(reg.watchers.get(pane))
         return result, await asyncio.wait_for(task, 20)
@@ -251,9 +326,20 @@ def test_sim_pi_with_another_session_is_foreign(herdr_sim, tmp_path):
 
 def test_notify_false_or_no_channel_starts_no_watcher(herdr_sim, tmp_path):
     reg = WatcherRegistry()
-    for kw, deliver in (({"notify": False, "name": "quiet"}, [].append), ({"name": "nochan"}, None)):
-        result = run(open_session(OpenRequest(str(tmp_path), **kw), cwd="/", env=herdr_sim.env,
-                                  herdr_bin=herdr_sim.stub, deliver=deliver, watchers=reg))
+    for kw, deliver in (
+        ({"notify": False, "name": "quiet"}, [].append),
+        ({"name": "nochan"}, None),
+    ):
+        result = run(
+            open_session(
+                OpenRequest(str(tmp_path), **kw),
+                cwd="/",
+                env=herdr_sim.env,
+                herdr_bin=herdr_sim.stub,
+                deliver=deliver,
+                watchers=reg,
+            )
+        )
         assert result["ok"] is True
     assert reg.active() == [] and reg.get("w1:p1") is None and reg.get("w2:p1") is None
     assert result["details"]["notify"] is True

@@ -29,7 +29,12 @@ def test_constants_are_the_documented_ones():
     assert r.kill_bound_ms(["agent", "start", "x"]) == 300000
     assert r.kill_bound_ms(["agent", "get", "x"]) == 30000
     assert r.kill_bound_ms(["tab", "create"]) == 30000
-    assert HerdrRunner("herdr", {}, verb_timeouts={("tab", "create"): 5}).kill_bound_ms(["tab", "create"]) == 5
+    assert (
+        HerdrRunner("herdr", {}, verb_timeouts={("tab", "create"): 5}).kill_bound_ms(
+            ["tab", "create"]
+        )
+        == 5
+    )
 
 
 def test_argv_reaches_the_child_verbatim_with_exactly_the_given_env(tmp_path):
@@ -39,15 +44,18 @@ def test_argv_reaches_the_child_verbatim_with_exactly_the_given_env(tmp_path):
     assert isinstance(res, RunResult)
     assert res.status == 3 and res.stderr == "err-bytes"
     seen = json.loads(res.stdout)
-    assert seen["argv"] == weird                      # no shell: metacharacters are literal
-    assert {k: v for k, v in seen["env"].items() if k != "LC_CTYPE"} == {"ONLY": "this", "EXIT": "3"}
+    assert seen["argv"] == weird  # no shell: metacharacters are literal
+    assert {k: v for k, v in seen["env"].items() if k != "LC_CTYPE"} == {
+        "ONLY": "this",
+        "EXIT": "3",
+    }
 
 
 def test_default_env_is_an_explicit_snapshot(tmp_path, monkeypatch):
     exe = write_exe(tmp_path / "herdr", ECHO)
     monkeypatch.setenv("SNAPSHOT_ME", "1")
     runner = HerdrRunner(exe)
-    monkeypatch.setenv("SNAPSHOT_ME", "2")             # later changes do not leak in
+    monkeypatch.setenv("SNAPSHOT_ME", "2")  # later changes do not leak in
     seen = json.loads(run(runner(["x"])).stdout)
     assert seen["env"]["SNAPSHOT_ME"] == "1"
 
@@ -74,20 +82,26 @@ def test_nonblocking_the_loop_keeps_serving_while_the_child_runs(tmp_path):
     r, order = run(main())
     assert r.status == 0
     assert [o[0] for o in order] == ["timer", "child"]
-    assert order[0][1] < 1.0   # long before the 1.5 s child ends: the loop was never blocked
+    assert order[0][1] < 1.0  # long before the 1.5 s child ends: the loop was never blocked
 
 
 def test_timeout_kills_the_child_and_reports_no_exit_status(tmp_path):
     pidfile = tmp_path / "pid"
-    exe = write_exe(tmp_path / "herdr", f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-                                        "print('partial', flush=True)\ntime.sleep(30)\n")
+    exe = write_exe(
+        tmp_path / "herdr",
+        f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "print('partial', flush=True)\ntime.sleep(30)\n",
+    )
     t = time.monotonic()
     # 1000 ms: the child interpreter must get to print "partial" first, even on a loaded machine
     res = run(run_herdr(exe, ["tab", "create", "--no-focus"], env={}, timeout_ms=1000))
     assert time.monotonic() - t < 10
     assert res.status == 1
-    assert res.stderr == "herdr tab create --no-focus: no exit status (timeout 1000ms or signal SIGKILL)"
-    assert res.stdout == "partial\n"                   # CHOICE: stdout kept after a timeout
+    assert (
+        res.stderr
+        == "herdr tab create --no-focus: no exit status (timeout 1000ms or signal SIGKILL)"
+    )
+    assert res.stdout == "partial\n"  # CHOICE: stdout kept after a timeout
     pid = int(pidfile.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
@@ -103,23 +117,35 @@ def test_per_verb_bound_applies(tmp_path):
 def test_a_child_killed_by_a_signal_settles_with_the_signal_name(tmp_path):
     exe = write_exe(tmp_path / "herdr", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)\n")
     res = run(HerdrRunner(exe, {})(["pane", "get", "w1:p1"]))
-    assert res == RunResult(1, "", "herdr pane get w1:p1: no exit status (timeout 30000ms or signal SIGTERM)")
+    assert res == RunResult(
+        1, "", "herdr pane get w1:p1: no exit status (timeout 30000ms or signal SIGTERM)"
+    )
 
 
 def test_output_over_the_cap_kills_and_empties_stdout(tmp_path):
-    exe = write_exe(tmp_path / "herdr", "import sys, time\nsys.stdout.write('x' * (4 * 1024 * 1024)); "
-                                        "sys.stdout.flush(); time.sleep(30)\n")
+    exe = write_exe(
+        tmp_path / "herdr",
+        "import sys, time\nsys.stdout.write('x' * (4 * 1024 * 1024)); "
+        "sys.stdout.flush(); time.sleep(30)\n",
+    )
     t = time.monotonic()
-    res = run(run_herdr(exe, ["agent", "get", "a"], env={}, timeout_ms=20000, max_output_bytes=65536))
+    res = run(
+        run_herdr(exe, ["agent", "get", "a"], env={}, timeout_ms=20000, max_output_bytes=65536)
+    )
     assert time.monotonic() - t < 5
     assert res == RunResult(1, "", "herdr agent get a: output exceeded 65536 bytes")
 
 
 def test_the_cap_counts_stdout_and_stderr_together(tmp_path):
-    exe = write_exe(tmp_path / "herdr", "import sys\nsys.stdout.write('o' * 600); sys.stdout.flush()\n"
-                                        "sys.stderr.write('e' * 600)\n")
-    assert run(run_herdr(exe, ["x"], env={}, timeout_ms=5000, max_output_bytes=1000)).stderr == \
-        "herdr x: output exceeded 1000 bytes"
+    exe = write_exe(
+        tmp_path / "herdr",
+        "import sys\nsys.stdout.write('o' * 600); sys.stdout.flush()\n"
+        "sys.stderr.write('e' * 600)\n",
+    )
+    assert (
+        run(run_herdr(exe, ["x"], env={}, timeout_ms=5000, max_output_bytes=1000)).stderr
+        == "herdr x: output exceeded 1000 bytes"
+    )
     ok = run(run_herdr(exe, ["x"], env={}, timeout_ms=5000, max_output_bytes=1200))
     assert ok == RunResult(0, "o" * 600, "e" * 600)
 
@@ -142,8 +168,10 @@ def test_bare_name_is_looked_up_on_the_explicit_env_path(tmp_path):
 
 def test_cancelling_the_caller_kills_the_child(tmp_path):
     pidfile = tmp_path / "pid"
-    exe = write_exe(tmp_path / "herdr", f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-                                        "time.sleep(30)\n")
+    exe = write_exe(
+        tmp_path / "herdr",
+        f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(30)\n",
+    )
 
     async def main():
         task = asyncio.ensure_future(HerdrRunner(exe, {})(["agent", "start", "x"]))

@@ -140,7 +140,7 @@ def check_cli(step: dict, code: int, out: str, err: str, ctx: dict) -> list[Mism
     problems = []
     if code != want_code:
         problems.append(Mismatch("exit", want_code, code))
-    if (out if want_code == 1 else err):
+    if out if want_code == 1 else err:
         problems.append(Mismatch("other stream", "", out if want_code == 1 else err))
     try:
         env = json.loads(stream)

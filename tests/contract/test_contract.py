@@ -25,7 +25,11 @@ from tests.core.socketclient import raw
 CASSETTES = replay.load_all()
 REAL_SOCKET = os.environ.get("SIMHERDR_REAL_HERDR_SOCKET")
 REAL_BIN = os.environ.get("SIMHERDR_REAL_HERDR_BIN")
-MODES = ["inprocess", "socket", "binary"] + (["real-socket"] if REAL_SOCKET else []) + (["real-binary"] if REAL_BIN and REAL_SOCKET else [])
+MODES = (
+    ["inprocess", "socket", "binary"]
+    + (["real-socket"] if REAL_SOCKET else [])
+    + (["real-binary"] if REAL_BIN and REAL_SOCKET else [])
+)
 _DRIFT: list = []
 
 
@@ -38,8 +42,15 @@ def _cases():
 
 
 def _socket_call(path, step, ctx):
-    obj = replay.substitute(step["request"], ctx) if "request" in step else {
-        "id": "contract", "method": step["method"], "params": replay.substitute(step["params"], ctx)}
+    obj = (
+        replay.substitute(step["request"], ctx)
+        if "request" in step
+        else {
+            "id": "contract",
+            "method": step["method"],
+            "params": replay.substitute(step["params"], ctx),
+        }
+    )
     out = raw(path, json.dumps(obj, ensure_ascii=False).encode() + b"\n")
     return json.loads(out)
 
@@ -47,6 +58,7 @@ def _socket_call(path, step, ctx):
 @pytest.fixture
 def stub(tmp_path_factory, request):
     from simherdr.stub.install import write_stub
+
     return lambda version: write_stub(str(tmp_path_factory.mktemp("bin")), herdr_version=version)
 
 
@@ -62,13 +74,21 @@ def test_cassette(cassette, mode, profile, tmp_path, config, stub):
 
     if mode == "inprocess":
         from simherdr.testing import Harness
+
         h = Harness(profile, config=config, auto_advance=True)
-        call = lambda step: h.request(replay.substitute(step["request"], ctx) if "request" in step else
-                                      {"id": "contract", "method": step["method"],
-                                       "params": replay.substitute(step["params"], ctx)})
+        call = lambda step: h.request(
+            replay.substitute(step["request"], ctx)
+            if "request" in step
+            else {
+                "id": "contract",
+                "method": step["method"],
+                "params": replay.substitute(step["params"], ctx),
+            }
+        )
         cleanup = h.close
     elif mode in ("socket", "binary"):
         from simherdr.testing import ThreadServer
+
         srv = ThreadServer(profile, config=config)
         path = srv.path
         call = lambda step: _socket_call(path, step, ctx)
@@ -120,7 +140,9 @@ def test_cassette(cassette, mode, profile, tmp_path, config, stub):
 def test_every_cassette_names_its_source():
     assert CASSETTES
     for c in CASSETTES:
-        assert c.get("source") and c.get("steps") and set(c["profiles"]) <= {"0.8.2", "0.9.3"}, c["file"]
+        assert c.get("source") and c.get("steps") and set(c["profiles"]) <= {"0.8.2", "0.9.3"}, c[
+            "file"
+        ]
 
 
 def test_matcher_reports_unexpected_fields_as_drift():
@@ -128,5 +150,8 @@ def test_matcher_reports_unexpected_fields_as_drift():
     m.match({"a": 1}, {"a": 1, "b": 2})
     assert [p.path for p in m.problems] == ["$.b"]
     m = replay.Matcher({})
-    m.match({"a": "{x=}", "b": "pane {x} here", "<more>": True}, {"a": "w1", "b": "pane w1 here", "c": 3})
+    m.match(
+        {"a": "{x=}", "b": "pane {x} here", "<more>": True},
+        {"a": "w1", "b": "pane w1 here", "c": 3},
+    )
     assert m.problems == [] and m.ctx["x"] == "w1"

@@ -27,7 +27,9 @@ def raw(path: str, data: bytes, timeout: float = 5.0, shut_write: bool = False) 
         s.close()
 
 
-def request(path: str, method: str, params: dict | None = None, rid: str = "t", timeout: float = 5.0) -> dict:
+def request(
+    path: str, method: str, params: dict | None = None, rid: str = "t", timeout: float = 5.0
+) -> dict:
     line = json.dumps({"id": rid, "method": method, "params": params if params is not None else {}})
     out = raw(path, line.encode() + b"\n", timeout)
     lines = out.decode().splitlines()
@@ -42,8 +44,16 @@ class Subscription:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(timeout)
         self.sock.connect(path)
-        self.sock.sendall(json.dumps({"id": rid, "method": "events.subscribe",
-                                      "params": {"subscriptions": subscriptions}}).encode() + b"\n")
+        self.sock.sendall(
+            json.dumps(
+                {
+                    "id": rid,
+                    "method": "events.subscribe",
+                    "params": {"subscriptions": subscriptions},
+                }
+            ).encode()
+            + b"\n"
+        )
         self.file = self.sock.makefile("rb")
 
     def next(self) -> dict:

@@ -4,7 +4,15 @@ from simherdr.facts import ids
 
 
 def test_bijective_base32_table():
-    assert [ids.encode(n) for n in (1, 9, 10, 31, 32, 33, 64)] == ["1", "9", "A", "Z", "0", "11", "10"]
+    assert [ids.encode(n) for n in (1, 9, 10, 31, 32, 33, 64)] == [
+        "1",
+        "9",
+        "A",
+        "Z",
+        "0",
+        "11",
+        "10",
+    ]
     assert ids.pane_id("w7", 10) == "w7:pA"
     assert ids.workspace_id(10) == "wA"
 

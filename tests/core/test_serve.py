@@ -35,8 +35,12 @@ def test_serve_refuses_a_socket_that_answers(tmp_path):
     path = str(tmp_path / "herdr.sock")
     first = spawn_server(path)
     try:
-        second = subprocess.run([sys.executable, "-m", "simherdr", "serve", "--socket", path],
-                                capture_output=True, text=True, timeout=20)
+        second = subprocess.run(
+            [sys.executable, "-m", "simherdr", "serve", "--socket", path],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
         assert second.returncode == 1
         assert "herdr is already running (socket busy at" in second.stderr
         assert socket_answers(path)
@@ -59,14 +63,31 @@ def test_server_stop_ends_the_process(tmp_path):
 
 
 def test_bad_version_is_a_usage_error(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "simherdr", "serve", "--socket", str(tmp_path / "s"),
-                        "--herdr-version", "1.0"], capture_output=True, text=True, timeout=20)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simherdr",
+            "serve",
+            "--socket",
+            str(tmp_path / "s"),
+            "--herdr-version",
+            "1.0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert p.returncode == 2 and "invalid choice: '1.0'" in p.stderr
 
 
 def test_install_stub_prints_an_executable_path(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "simherdr", "install-stub", str(tmp_path / "bin")],
-                       capture_output=True, text=True, timeout=20)
+    p = subprocess.run(
+        [sys.executable, "-m", "simherdr", "install-stub", str(tmp_path / "bin")],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert p.returncode == 0
     path = p.stdout.strip()
     assert path == str(tmp_path / "bin" / "herdr") and os.access(path, os.X_OK)

@@ -51,8 +51,16 @@ def test_oversized_line_dropped(server):
     assert request(server.path, "ping")["result"]["type"] == "pong"
 
 
-@pytest.mark.parametrize("line", [b"{not json}\n", b"\x00\x01\x02garbage\n", b"[1,2,3]\n", b'"str"\n',
-                                  b'{"id":"x","method":"ping","params":{},"method":"ping"}\n'])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"{not json}\n",
+        b"\x00\x01\x02garbage\n",
+        b"[1,2,3]\n",
+        b'"str"\n',
+        b'{"id":"x","method":"ping","params":{},"method":"ping"}\n',
+    ],
+)
 def test_malformed_gets_invalid_request_with_empty_id(server, line):
     before = state(server)
     out = raw(server.path, line)
@@ -101,7 +109,10 @@ def test_subscription_replay_depends_on_profile(server, version):
         assert sub.next() == {"id": "sub", "result": {"type": "subscription_started"}}
         if version == "0.8.2":  # replays the ring
             first = sub.next()
-            assert first["event"] == "workspace_created" and first["data"]["type"] == "workspace_created"
+            assert (
+                first["event"] == "workspace_created"
+                and first["data"]["type"] == "workspace_created"
+            )
         request(server.path, "tab.create", {})
         line = sub.next()
         if version == "0.8.2":
@@ -113,27 +124,51 @@ def test_subscription_replay_depends_on_profile(server, version):
 
 
 def test_subscription_probe_error_id(server):
-    sub = Subscription(server.path, [{"type": "pane.created"},
-                                     {"type": "pane.agent_status_changed", "pane_id": "w9:p1"}], rid="s1")
+    sub = Subscription(
+        server.path,
+        [{"type": "pane.created"}, {"type": "pane.agent_status_changed", "pane_id": "w9:p1"}],
+        rid="s1",
+    )
     try:
         reply = sub.next()
-        assert reply == {"id": "s1:sub:1:probe", "error": {"code": "pane_not_found", "message": "pane w9:p1 not found"}}
+        assert reply == {
+            "id": "s1:sub:1:probe",
+            "error": {"code": "pane_not_found", "message": "pane w9:p1 not found"},
+        }
     finally:
         sub.close()
 
 
 def test_wait_cancelled_by_extra_byte(server):
     request(server.path, "workspace.create", {"cwd": "/"})
-    line = json.dumps({"id": "w", "method": "pane.wait_for_output",
-                       "params": {"pane_id": "w1:p1", "source": "recent", "match": {"type": "substring", "value": "never"}}})
+    line = json.dumps(
+        {
+            "id": "w",
+            "method": "pane.wait_for_output",
+            "params": {
+                "pane_id": "w1:p1",
+                "source": "recent",
+                "match": {"type": "substring", "value": "never"},
+            },
+        }
+    )
     assert raw(server.path, line.encode() + b"\n\n", timeout=5) == b""
 
 
 def test_wait_answers_when_output_arrives(server):
     request(server.path, "workspace.create", {"cwd": "/"})
-    line = json.dumps({"id": "w", "method": "pane.wait_for_output",
-                       "params": {"pane_id": "w1:p1", "source": "recent",
-                                  "match": {"type": "regex", "value": "^\\$ hel+o"}, "timeout_ms": 5000}})
+    line = json.dumps(
+        {
+            "id": "w",
+            "method": "pane.wait_for_output",
+            "params": {
+                "pane_id": "w1:p1",
+                "source": "recent",
+                "match": {"type": "regex", "value": "^\\$ hel+o"},
+                "timeout_ms": 5000,
+            },
+        }
+    )
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(5)
     s.connect(server.path)
@@ -141,7 +176,9 @@ def test_wait_answers_when_output_arrives(server):
     request(server.path, "pane.send_text", {"pane_id": "w1:p1", "text": "hello"})
     reply = json.loads(s.makefile().readline())
     s.close()
-    assert reply["result"]["type"] == "output_matched" and reply["result"]["matched_line"].startswith("$ hello")
+    assert reply["result"]["type"] == "output_matched" and reply["result"][
+        "matched_line"
+    ].startswith("$ hello")
 
 
 def test_refuses_to_replace_a_live_socket(server):

@@ -56,7 +56,7 @@ def test_refuses_a_group_or_world_writable_directory(tmp_path, bits):
 def test_accepts_a_sticky_shared_directory(tmp_path, bits):
     d = tmp_path / "sticky"
     d.mkdir()
-    os.chmod(d, bits)   # like /tmp: only the owner may remove the socket
+    os.chmod(d, bits)  # like /tmp: only the owner may remove the socket
     with ThreadServer(path=str(d / "herdr.sock")) as srv:
         assert request(srv.path, "ping")["result"]["type"] == "pong"
 
@@ -74,10 +74,17 @@ def test_serve_refuses_an_unsafe_directory_with_a_clear_message(tmp_path):
     d = tmp_path / "shared"
     d.mkdir()
     os.chmod(d, 0o777)
-    p = subprocess.run([sys.executable, "-m", "simherdr", "serve", "--socket", str(d / "herdr.sock")],
-                       capture_output=True, text=True, timeout=30)
+    p = subprocess.run(
+        [sys.executable, "-m", "simherdr", "serve", "--socket", str(d / "herdr.sock")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert p.returncode == 1
-    assert p.stderr.startswith("simherdr: refusing to listen in ") and "without the sticky bit" in p.stderr
+    assert (
+        p.stderr.startswith("simherdr: refusing to listen in ")
+        and "without the sticky bit" in p.stderr
+    )
 
 
 class FakeHerdr:
@@ -115,9 +122,23 @@ class FakeHerdr:
                 if not data.endswith(b"\n"):
                     continue
                 rid = json.loads(data).get("id", "")
-                conn.sendall(json.dumps({"id": rid, "result": {
-                    "type": "pong", "version": "0.8.2", "protocol": 20,
-                    "capabilities": {"live_handoff": True, "detached_server_daemon": True}}}).encode() + b"\n")
+                conn.sendall(
+                    json.dumps(
+                        {
+                            "id": rid,
+                            "result": {
+                                "type": "pong",
+                                "version": "0.8.2",
+                                "protocol": 20,
+                                "capabilities": {
+                                    "live_handoff": True,
+                                    "detached_server_daemon": True,
+                                },
+                            },
+                        }
+                    ).encode()
+                    + b"\n"
+                )
                 self.served += 1
 
     def close(self):

@@ -8,11 +8,23 @@ import pytest
 from simherdr.model.titles import stripped_terminal_title
 
 
-@pytest.mark.parametrize("title,expected", [
-    ("⠋ task", "task"), ("✳ task", "task"), ("  ⠙   task  ", "task"), ("◒ task", "task"),
-    ("⠋ ⠙ task", "⠙ task"), ("★task", "★task"), ("✨ task", "✨ task"), ("task ⠋ detail", "task ⠋ detail"),
-    (" ⠋ 修复🙂标题 ", "修复🙂标题"), ("  ", None), ("⠋   ", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "title,expected",
+    [
+        ("⠋ task", "task"),
+        ("✳ task", "task"),
+        ("  ⠙   task  ", "task"),
+        ("◒ task", "task"),
+        ("⠋ ⠙ task", "⠙ task"),
+        ("★task", "★task"),
+        ("✨ task", "✨ task"),
+        ("task ⠋ detail", "task ⠋ detail"),
+        (" ⠋ 修复🙂标题 ", "修复🙂标题"),
+        ("  ", None),
+        ("⠋   ", None),
+        ("", None),
+    ],
+)
 def test_stripped_title_matches_herdrs_own_cases(title, expected):
     assert stripped_terminal_title(title) == expected
 
@@ -28,14 +40,22 @@ def test_revision_follows_the_stripped_title(h, tmp_path):
     mark = h.sim.hub.seq
     _title(h, "w1:p1", "\x1b]0;⠋ 修复🙂标题\x07")
     pane = h.ok("pane.get", pane_id="w1:p1")["pane"]
-    assert (pane["terminal_title"], pane["terminal_title_stripped"], pane["revision"]) == ("⠋ 修复🙂标题", "修复🙂标题", 1)
+    assert (pane["terminal_title"], pane["terminal_title_stripped"], pane["revision"]) == (
+        "⠋ 修复🙂标题",
+        "修复🙂标题",
+        1,
+    )
     _title(h, "w1:p1", "\x1b]2;⠙ 修复🙂标题\x1b\\")  # only the spinner moved
     pane = h.ok("pane.get", pane_id="w1:p1")["pane"]
     assert (pane["terminal_title"], pane["revision"]) == ("⠙ 修复🙂标题", 1)
     _title(h, "w1:p1", "\x1b]0;Done reviewing\x07")
     _title(h, "w1:p1", "\x1b]0;\x07")
     pane = h.ok("pane.get", pane_id="w1:p1")["pane"]
-    assert "terminal_title" not in pane and "terminal_title_stripped" not in pane and pane["revision"] == 3
+    assert (
+        "terminal_title" not in pane
+        and "terminal_title_stripped" not in pane
+        and pane["revision"] == 3
+    )
     updates = [k for _, k, _ in h.sim.hub.after(mark) if k == "pane_updated"]
     assert len(updates) == 3
 
@@ -45,5 +65,8 @@ def test_simulated_claude_sets_its_measured_title(h, tmp_path):
     h.ok("agent.start", name="c", kind="claude", pane_id="w1:p1")
     h.advance(6)
     agent = h.ok("agent.get", target="c")["agent"]
-    assert agent["terminal_title"] == "\u2733 Claude Code" and agent["terminal_title_stripped"] == "Claude Code"
+    assert (
+        agent["terminal_title"] == "\u2733 Claude Code"
+        and agent["terminal_title_stripped"] == "Claude Code"
+    )
     assert agent["revision"] == 1

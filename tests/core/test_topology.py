@@ -22,8 +22,15 @@ def test_first_workspace_is_focused_and_ids_are_canonical(h, tmp_path):
     assert w["tab_count"] == 1 and w["pane_count"] == 1 and w["active_tab_id"] == "w1:t1"
     assert p["terminal_id"].startswith("term_")
     assert p["agent_status"] == "unknown" and "agent" not in p
-    assert kinds(h) == ["workspace_created", "tab_created", "pane_created", "layout_updated",
-                        "workspace_focused", "tab_focused", "pane_focused"]
+    assert kinds(h) == [
+        "workspace_created",
+        "tab_created",
+        "pane_created",
+        "layout_updated",
+        "workspace_focused",
+        "tab_focused",
+        "pane_focused",
+    ]
 
 
 def test_later_workspace_without_focus_stays_in_background(h, tmp_path):
@@ -38,7 +45,10 @@ def test_later_workspace_without_focus_stays_in_background(h, tmp_path):
 
 def test_tenth_pane_is_pA_and_numbers_span_tabs(h, tmp_path):
     h.ok("workspace.create", cwd=str(tmp_path))
-    ids = [h.ok("pane.split", target_pane_id="w1:p1", direction="down")["pane"]["pane_id"] for _ in range(8)]
+    ids = [
+        h.ok("pane.split", target_pane_id="w1:p1", direction="down")["pane"]["pane_id"]
+        for _ in range(8)
+    ]
     assert ids[-1] == "w1:p9"
     tab = h.ok("tab.create", workspace_id="w1")
     assert tab["tab"]["tab_id"] == "w1:t2" and tab["root_pane"]["pane_id"] == "w1:pA"
@@ -48,7 +58,10 @@ def test_ids_never_reused_after_close(h, tmp_path):
     h.ok("workspace.create", cwd=str(tmp_path))
     p2 = h.ok("pane.split", direction="right")["pane"]["pane_id"]
     h.ok("pane.close", pane_id=p2)
-    assert h.err("pane.get", pane_id=p2) == {"code": "pane_not_found", "message": f"pane {p2} not found"}
+    assert h.err("pane.get", pane_id=p2) == {
+        "code": "pane_not_found",
+        "message": f"pane {p2} not found",
+    }
     assert h.ok("pane.split", direction="right")["pane"]["pane_id"] == "w1:p3"
     h.ok("tab.create")
     h.ok("tab.close", tab_id="w1:t2")
@@ -66,15 +79,25 @@ def test_lenient_inputs(h, tmp_path):
     assert h.ok("pane.get", pane_id="w2-1")["pane"]["pane_id"] == "w2:p1"
     assert h.err("workspace.get", workspace_id="9")["code"] == "workspace_not_found"
     # positional out of range on tab.create: the tab_create_failed quirk
-    assert h.err("tab.create", workspace_id="9") == {"code": "tab_create_failed", "message": "workspace disappeared"}
-    assert h.err("tab.create", workspace_id="w9") == {"code": "workspace_not_found", "message": "workspace w9 not found"}
+    assert h.err("tab.create", workspace_id="9") == {
+        "code": "tab_create_failed",
+        "message": "workspace disappeared",
+    }
+    assert h.err("tab.create", workspace_id="w9") == {
+        "code": "workspace_not_found",
+        "message": "workspace w9 not found",
+    }
 
 
 def test_tab_create_without_workspace_needs_an_active_one(h, tmp_path):
     assert h.err("tab.create") == {"code": "workspace_not_found", "message": "no active workspace"}
     h.ok("workspace.create", cwd=str(tmp_path))
     r = h.ok("tab.create", label="build")
-    assert r["tab"]["workspace_id"] == "w1" and r["tab"]["label"] == "build" and r["tab"]["focused"] is False
+    assert (
+        r["tab"]["workspace_id"] == "w1"
+        and r["tab"]["label"] == "build"
+        and r["tab"]["focused"] is False
+    )
 
 
 def test_tab_labels_are_positions_numbers_are_stable(h, tmp_path):
@@ -83,15 +106,23 @@ def test_tab_labels_are_positions_numbers_are_stable(h, tmp_path):
     h.ok("tab.create")
     h.ok("tab.close", tab_id="w1:t2")
     tabs = h.ok("tab.list", workspace_id="w1")["tabs"]
-    assert [(t["tab_id"], t["number"], t["label"]) for t in tabs] == [("w1:t1", 1, "1"), ("w1:t3", 3, "2")]
+    assert [(t["tab_id"], t["number"], t["label"]) for t in tabs] == [
+        ("w1:t1", 1, "1"),
+        ("w1:t3", 3, "2"),
+    ]
 
 
 def test_missing_cwd_follows_focused_pane_then_home(h, tmp_path, home):
     assert h.ok("workspace.create")["root_pane"]["cwd"] == home
-    assert h.ok("workspace.create", cwd=str(tmp_path), focus=True)["root_pane"]["cwd"] == str(tmp_path)
+    assert h.ok("workspace.create", cwd=str(tmp_path), focus=True)["root_pane"]["cwd"] == str(
+        tmp_path
+    )
     assert h.ok("workspace.create")["root_pane"]["cwd"] == str(tmp_path)
     # a cwd that does not exist silently becomes the server's own cwd (CLIENTS.md §1)
-    assert h.ok("workspace.create", cwd=str(tmp_path / "nope"))["root_pane"]["cwd"] == h.sim.config.server_cwd
+    assert (
+        h.ok("workspace.create", cwd=str(tmp_path / "nope"))["root_pane"]["cwd"]
+        == h.sim.config.server_cwd
+    )
 
 
 def test_home_workspace_label_is_tilde(h, home):
@@ -99,9 +130,17 @@ def test_home_workspace_label_is_tilde(h, home):
 
 
 def test_invalid_env_in_check_order(h, tmp_path):
-    assert h.err("workspace.create", env={"": "x"}) == {"code": "invalid_env", "message": "env key must not be empty"}
-    assert h.err("workspace.create", env={"A=B": "x"})["message"] == "env key A=B must not contain '='"
-    assert h.err("workspace.create", env={"A": "x\0"})["message"] == "env value for A must not contain NUL bytes"
+    assert h.err("workspace.create", env={"": "x"}) == {
+        "code": "invalid_env",
+        "message": "env key must not be empty",
+    }
+    assert (
+        h.err("workspace.create", env={"A=B": "x"})["message"] == "env key A=B must not contain '='"
+    )
+    assert (
+        h.err("workspace.create", env={"A": "x\0"})["message"]
+        == "env value for A must not contain NUL bytes"
+    )
     assert h.ok("workspace.list")["workspaces"] == []
 
 
@@ -115,7 +154,10 @@ def test_split_defaults_and_focus(h, tmp_path):
     layout = h.ok("pane.layout", pane_id="w1:p1")["layout"]
     assert [s["ratio"] for s in layout["splits"]] == [0.5, 0.9]  # clamped to [0.1, 0.9]
     assert [p["pane_id"] for p in layout["panes"]] == ["w1:p1", "w1:p3", "w1:p2"]
-    assert h.err("pane.split", target_pane_id="w1:p9", direction="right") == {"code": "pane_not_found", "message": "pane not found"}
+    assert h.err("pane.split", target_pane_id="w1:p9", direction="right") == {
+        "code": "pane_not_found",
+        "message": "pane not found",
+    }
 
 
 def test_pane_close_cascades(h, tmp_path):
@@ -223,14 +265,16 @@ def test_ping_per_profile(h):
 
 
 def test_parse_failures_have_empty_id(h):
-    for bad in ({"id": 1, "method": "ping", "params": {}},
-                {"id": "x", "method": "ping"},
-                {"id": "x", "method": "nope", "params": {}},
-                {"id": "x", "method": "pane.get", "params": {}},
-                {"id": "x", "method": "pane.get", "params": {"pane_id": 5}},
-                {"id": "x", "method": "pane.get", "params": None},
-                {"id": "x", "method": "pane.read", "params": {"pane_id": "w1:p1", "source": "bogus"}},
-                ["not", "an", "object"]):
+    for bad in (
+        {"id": 1, "method": "ping", "params": {}},
+        {"id": "x", "method": "ping"},
+        {"id": "x", "method": "nope", "params": {}},
+        {"id": "x", "method": "pane.get", "params": {}},
+        {"id": "x", "method": "pane.get", "params": {"pane_id": 5}},
+        {"id": "x", "method": "pane.get", "params": None},
+        {"id": "x", "method": "pane.read", "params": {"pane_id": "w1:p1", "source": "bogus"}},
+        ["not", "an", "object"],
+    ):
         reply = h.request(bad)
         assert reply["id"] == "" and reply["error"]["code"] == "invalid_request", bad
         assert reply["error"]["message"].startswith("invalid request: ")
@@ -243,13 +287,19 @@ def test_unknown_params_are_ignored(h, tmp_path):
 
 def test_server_stop_then_unavailable_but_ping_answers(h):
     assert h.ok("server.stop") == {"type": "ok"}
-    assert h.err("workspace.list") == {"code": "server_unavailable", "message": "server is shutting down"}
+    assert h.err("workspace.list") == {
+        "code": "server_unavailable",
+        "message": "server is shutting down",
+    }
     assert h.ok("ping")["type"] == "pong"
     assert h.ok("server.stop") == {"type": "ok"}
 
 
 def test_known_but_unmodelled_method_is_not_implemented(h):
-    assert h.err("plugin.list") == {"code": "not_implemented", "message": "method not implemented yet"}
+    assert h.err("plugin.list") == {
+        "code": "not_implemented",
+        "message": "method not implemented yet",
+    }
 
 
 def test_recent_read_of_a_fresh_screen_differs_by_profile(h, tmp_path):
@@ -273,12 +323,24 @@ def test_virtual_clock_waits_need_time_to_move(version, config, tmp_path):
     with Harness(version, config=config) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
         with pytest.raises(StillWaiting, match="h.advance"):
-            h.call("pane.wait_for_output", pane_id="w1:p1", source="recent", match=match, timeout_ms=5000)
+            h.call(
+                "pane.wait_for_output",
+                pane_id="w1:p1",
+                source="recent",
+                match=match,
+                timeout_ms=5000,
+            )
         assert h.ok("ping")["type"] == "pong"  # the harness is still usable
     with Harness(version, config=config, auto_advance=True) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
         before = h.clock.now()
-        err = h.err("pane.wait_for_output", pane_id="w1:p1", source="recent", match=match, timeout_ms=4 * 3600 * 1000)
+        err = h.err(
+            "pane.wait_for_output",
+            pane_id="w1:p1",
+            source="recent",
+            match=match,
+            timeout_ms=4 * 3600 * 1000,
+        )
         assert err == {"code": "timeout", "message": "timed out waiting for output match"}
         assert h.clock.now() - before >= 4 * 3600
         with pytest.raises(StillWaiting, match="nothing is scheduled"):

@@ -23,9 +23,28 @@ from simherdr.facts.kinds import (
 
 def test_kind_names_in_herdr_order():
     assert KIND_NAMES == (
-        "pi", "claude", "codex", "gemini", "cursor", "devin", "agy", "cline", "omp",
-        "mastracode", "opencode", "copilot", "kimi", "kiro", "droid", "amp", "grok",
-        "hermes", "kilo", "qodercli", "qwen", "maki",
+        "pi",
+        "claude",
+        "codex",
+        "gemini",
+        "cursor",
+        "devin",
+        "agy",
+        "cline",
+        "omp",
+        "mastracode",
+        "opencode",
+        "copilot",
+        "kimi",
+        "kiro",
+        "droid",
+        "amp",
+        "grok",
+        "hermes",
+        "kilo",
+        "qodercli",
+        "qwen",
+        "maki",
     )
     assert len(set(KIND_NAMES)) == 22
 
@@ -132,8 +151,21 @@ def test_canonical_label(label, expected):
 
 def test_shell_names():
     assert SHELL_NAMES == (
-        "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "csh", "tcsh",
-        "elvish", "xonsh", "nu", "pwsh", "powershell", "cmd",
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "fish",
+        "ksh",
+        "mksh",
+        "csh",
+        "tcsh",
+        "elvish",
+        "xonsh",
+        "nu",
+        "pwsh",
+        "powershell",
+        "cmd",
     )
 
 
@@ -215,8 +247,14 @@ def test_official_session_source():
 
 @pytest.mark.parametrize(
     ("label", "expected"),
-    [("pi", "path"), ("omp", "path"), ("claude", "id"), ("codex", "id"), ("hermes", "id"),
-     ("custom", "id")],
+    [
+        ("pi", "path"),
+        ("omp", "path"),
+        ("claude", "id"),
+        ("codex", "id"),
+        ("hermes", "id"),
+        ("custom", "id"),
+    ],
 )
 def test_session_kind_for(label, expected):
     assert session_kind_for(label) == expected

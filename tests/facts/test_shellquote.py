@@ -64,7 +64,9 @@ def test_compose_posix(shell):
     )
 
 
-@pytest.mark.parametrize("shell", ["pwsh", "powershell", "PowerShell", "/usr/bin/pwsh", "pwsh.exe", "-pwsh"])
+@pytest.mark.parametrize(
+    "shell", ["pwsh", "powershell", "PowerShell", "/usr/bin/pwsh", "pwsh.exe", "-pwsh"]
+)
 def test_compose_powershell(shell):
     assert compose_command(ARGV, shell) == (
         "claude '' 'fix the bug' 'don''t' '$PATH' 'x;y' '@file' --flag=1"
@@ -90,7 +92,20 @@ def test_process_name_normalisation():
 
 @pytest.mark.parametrize(
     "value",
-    ["\t", "\n", "\r", "\x00", "\x1b", "\x1b[31m", "a\tb", "\x7f", "\x80", "\x85", "\x9f", "ok\x07"],
+    [
+        "\t",
+        "\n",
+        "\r",
+        "\x00",
+        "\x1b",
+        "\x1b[31m",
+        "a\tb",
+        "\x7f",
+        "\x80",
+        "\x85",
+        "\x9f",
+        "ok\x07",
+    ],
 )
 def test_control_characters_detected(value):
     assert has_control_char(value)
@@ -98,7 +113,19 @@ def test_control_characters_detected(value):
 
 @pytest.mark.parametrize(
     "value",
-    ["", "plain", "two words", "caf\u00e9", "\xa0", "\xa0nbsp", "\u2028", "\u200b", "\ufeff", "\U0001f642", "~!@#$%^&*()"],
+    [
+        "",
+        "plain",
+        "two words",
+        "caf\u00e9",
+        "\xa0",
+        "\xa0nbsp",
+        "\u2028",
+        "\u200b",
+        "\ufeff",
+        "\U0001f642",
+        "~!@#$%^&*()",
+    ],
 )
 def test_non_control_characters_pass(value):
     assert not has_control_char(value)

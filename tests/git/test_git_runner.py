@@ -95,9 +95,7 @@ def test_untrusted_repo_fails_and_trust_fixes_it_without_writing_config(
     assert "safe" not in (repo / ".git" / "config").read_text()
 
 
-def test_trust_through_a_symlink(
-    symlink_to_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_trust_through_a_symlink(symlink_to_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
     assert run_git(["status"], cwd=symlink_to_repo, trust=True).ok
     assert not run_git(["status"], cwd=symlink_to_repo).ok

@@ -214,7 +214,9 @@ def test_add_from_bare_repo(bare_repo: BareRepo, base: Path, git: Git) -> None:
     assert git(base / "bare-second", "branch", "--show-current").strip() == "second"
 
 
-def test_add_untrusted_then_trusted(repo: Path, base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_add_untrusted_then_trusted(
+    repo: Path, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
     with pytest.raises(GitError, match="dubious ownership"):
         worktree_add(repo, base / "t", "t")
@@ -322,7 +324,9 @@ def test_dirty_error_classifier() -> None:
     assert is_dirty_remove_error(
         "fatal: '/w/herdr' contains modified or untracked files, use --force to delete it"
     )
-    assert not is_dirty_remove_error("fatal: '/w/herdr' is a missing but already registered worktree")
+    assert not is_dirty_remove_error(
+        "fatal: '/w/herdr' is a missing but already registered worktree"
+    )
     assert not is_dirty_remove_error(
         "fatal: '/w/herdr' contains a locked worktree, use --force only if you know why"
     )

@@ -28,9 +28,18 @@ from tests import herdr_reference as ref
 # database, no deadline (a busy CI machine must not turn into flaky failures). A deeper run:
 # SIMHERDR_FUZZ_EXAMPLES=2000 make fuzz.
 EXAMPLES = int(os.environ.get("SIMHERDR_FUZZ_EXAMPLES", "40"))
-HOSTILE = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                          HealthCheck.filter_too_much, HealthCheck.data_too_large])
+HOSTILE = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
+)
 
 #: examples actually generated per test (printed at the end of the module with -s)
 CASES: collections.Counter = collections.Counter()
@@ -43,11 +52,14 @@ def server(version: str, tmp_path) -> ThreadServer:
     cwd = tmp_path / "cwd"
     home.mkdir(exist_ok=True)
     cwd.mkdir(exist_ok=True)
-    srv = ThreadServer(version, clock=VirtualClock(), config=Config(home=str(home), server_cwd=str(cwd)))
+    srv = ThreadServer(
+        version, clock=VirtualClock(), config=Config(home=str(home), server_cwd=str(cwd))
+    )
     srv.crashes = []
 
     def handler(loop, context):
         srv.crashes.append(f"{context.get('message')}: {context.get('exception')!r}")
+
     srv.run(lambda sim: asyncio.get_running_loop().set_exception_handler(handler))
     return srv
 
@@ -55,11 +67,15 @@ def server(version: str, tmp_path) -> ThreadServer:
 def state(srv: ThreadServer):
     """Everything a refused request must leave untouched: the snapshot, the event hub's
     sequence, every pane's screen."""
+
     def take(sim):
         s = sim.session
         snap = V.session_snapshot(s, sim.profile.version, sim.profile.protocol)
-        screens = {p.pane_id: read_pane(sim, p, "recent", 1000, "text")["text"] for p in s.all_panes()}
+        screens = {
+            p.pane_id: read_pane(sim, p, "recent", 1000, "text")["text"] for p in s.all_panes()
+        }
         return snap, sim.hub.seq, screens
+
     return srv.run(take)
 
 
@@ -67,6 +83,7 @@ def ensure_workspace(srv: ThreadServer, cwd: str) -> None:
     async def go(sim):
         if not sim.session.workspaces:
             await sim.request({"id": "setup", "method": "workspace.create", "params": {"cwd": cwd}})
+
     srv.run(go)
 
 
@@ -127,6 +144,7 @@ def lines(out: bytes) -> list[dict]:
 
 # --- leaks: file descriptors of this process, tasks on the server's loop ---------------------
 
+
 def fd_count() -> int:
     return len(os.listdir("/proc/self/fd"))
 
@@ -138,8 +156,11 @@ def task_count(srv: ThreadServer) -> int:
 def transport_count(srv: ThreadServer) -> int:
     """Open transports on the server's loop (its fds: one per live connection), for checks
     where other servers in this process would blur a whole-process fd count."""
-    return srv.run(lambda sim: sum(1 for t in list(srv.loop._transports.values())
-                                   if t is not None and not t.is_closing()))
+    return srv.run(
+        lambda sim: sum(
+            1 for t in list(srv.loop._transports.values()) if t is not None and not t.is_closing()
+        )
+    )
 
 
 def conn_count(srv: ThreadServer) -> int:
@@ -171,4 +192,7 @@ def _report_cases(request):
     yield
     counts = {k: v for k, v in CASES.items() if k.startswith(request.module.__name__ + "::")}
     if counts:
-        print("\nhostile cases generated: " + ", ".join(f"{k.split('::')[1]}={v}" for k, v in counts.items()))
+        print(
+            "\nhostile cases generated: "
+            + ", ".join(f"{k.split('::')[1]}={v}" for k, v in counts.items())
+        )

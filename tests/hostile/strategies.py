@@ -16,26 +16,87 @@ from simherdr.server import MAX_REQUEST_BYTES, decode_request
 METHODS = load_all()
 #: methods with effects outside the simulator (git on disk) or that end the server: never run
 #: with valid params by the generators (they still get every kind of invalid params)
-UNSAFE = frozenset({"server.stop", "worktree.create", "worktree.remove", "worktree.open", "worktree.list"})
+UNSAFE = frozenset(
+    {"server.stop", "worktree.create", "worktree.remove", "worktree.open", "worktree.list"}
+)
 UNMODELLED = sorted(ALL_METHODS - set(METHODS))
 
-INTS = st.integers() | st.integers(min_value=-(2**70), max_value=2**70) | st.sampled_from(
-    [0, -1, 2**32 - 1, 2**32, 2**64 - 1, 2**64, 10**30])
-SCALARS = (st.none() | st.booleans() | INTS | st.floats(allow_nan=False, allow_infinity=False)
-           | st.text(max_size=30))
-JSON = st.recursive(SCALARS, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
-                    max_leaves=10)
-IDS = st.sampled_from(["w1", "w1:p1", "w1:p2", "w1:t1", "w1:t2", "w2", "1", "2", "0", "w_1", "w1-1", "w1:1",
-                       "t_w1_1", "p_1", "w1:pZZ", "w0", "wI", "", " ", "w1:p1\n", "²", "w1-²", "agent"])
+INTS = (
+    st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.sampled_from([0, -1, 2**32 - 1, 2**32, 2**64 - 1, 2**64, 10**30])
+)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | INTS
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+    max_leaves=10,
+)
+IDS = st.sampled_from(
+    [
+        "w1",
+        "w1:p1",
+        "w1:p2",
+        "w1:t1",
+        "w1:t2",
+        "w2",
+        "1",
+        "2",
+        "0",
+        "w_1",
+        "w1-1",
+        "w1:1",
+        "t_w1_1",
+        "p_1",
+        "w1:pZZ",
+        "w0",
+        "wI",
+        "",
+        " ",
+        "w1:p1\n",
+        "²",
+        "w1-²",
+        "agent",
+    ]
+)
 TEXT = st.text(max_size=30) | IDS
 
 # JSON kind a check expects (None: a custom check, anything goes)
-KINDS = {P.STR: "string", P.BOOL: "boolean", P.U64: "integer", P.U32: "integer", P.FLOAT: "number",
-         P.LIST_STR: "array", P.MAP_STR: "object", P.OBJ: "object"}
-SAMPLES = {"null": None, "boolean": True, "integer": 7, "negative": -1, "huge": 2**70, "number": 1.5,
-           "string": "x", "array": ["x"], "object": {"x": 1}}
-ACCEPTS = {"string": {"string"}, "boolean": {"boolean"}, "integer": {"integer"},
-           "number": {"integer", "negative", "huge", "number"}, "array": {"array"}, "object": {"object"}}
+KINDS = {
+    P.STR: "string",
+    P.BOOL: "boolean",
+    P.U64: "integer",
+    P.U32: "integer",
+    P.FLOAT: "number",
+    P.LIST_STR: "array",
+    P.MAP_STR: "object",
+    P.OBJ: "object",
+}
+SAMPLES = {
+    "null": None,
+    "boolean": True,
+    "integer": 7,
+    "negative": -1,
+    "huge": 2**70,
+    "number": 1.5,
+    "string": "x",
+    "array": ["x"],
+    "object": {"x": 1},
+}
+ACCEPTS = {
+    "string": {"string"},
+    "boolean": {"boolean"},
+    "integer": {"integer"},
+    "number": {"integer", "negative", "huge", "number"},
+    "array": {"array"},
+    "object": {"object"},
+}
 
 
 def kind_of(check) -> str | None:
@@ -57,12 +118,17 @@ def typed(check) -> st.SearchStrategy:
     if check is P.BOOL:
         return st.booleans()
     if check in (P.U64, P.U32):
-        return st.integers(min_value=0, max_value=2**64 - 1) | st.sampled_from([0, 1, 100, 2**32, 2**64])
+        return st.integers(min_value=0, max_value=2**64 - 1) | st.sampled_from(
+            [0, 1, 100, 2**32, 2**64]
+        )
     if check is P.FLOAT:
         return st.floats(allow_nan=False, allow_infinity=False) | st.integers(-5, 5)
     if check is P.LIST_STR:
-        return st.lists(st.sampled_from(["enter", "ctrl+c", "a", "f1", "bogus", "esc", "C-x"]) | st.text(max_size=5),
-                        max_size=4)
+        return st.lists(
+            st.sampled_from(["enter", "ctrl+c", "a", "f1", "bogus", "esc", "C-x"])
+            | st.text(max_size=5),
+            max_size=4,
+        )
     if check in (P.MAP_STR,):
         return st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
     if hasattr(check, "variants"):
@@ -70,20 +136,43 @@ def typed(check) -> st.SearchStrategy:
     if hasattr(check, "fields"):
         return params_for(check.fields)
     if getattr(check, "__qualname__", "").startswith("list_of"):
-        return st.lists(JSON | st.fixed_dictionaries({"type": st.sampled_from(
-            ["pane.created", "workspace.renamed", "pane.agent_status_changed", "pane.output_matched",
-             "pane.scroll_changed", "bogus"])}, optional={"pane_id": IDS, "agent_status": TEXT}), max_size=3)
-    return JSON | st.fixed_dictionaries({"event": st.sampled_from(
-        ["pane_agent_status_changed", "pane_created", "bogus"])}, optional={"pane_id": IDS, "agent_status": TEXT})
+        return st.lists(
+            JSON
+            | st.fixed_dictionaries(
+                {
+                    "type": st.sampled_from(
+                        [
+                            "pane.created",
+                            "workspace.renamed",
+                            "pane.agent_status_changed",
+                            "pane.output_matched",
+                            "pane.scroll_changed",
+                            "bogus",
+                        ]
+                    )
+                },
+                optional={"pane_id": IDS, "agent_status": TEXT},
+            ),
+            max_size=3,
+        )
+    return JSON | st.fixed_dictionaries(
+        {"event": st.sampled_from(["pane_agent_status_changed", "pane_created", "bogus"])},
+        optional={"pane_id": IDS, "agent_status": TEXT},
+    )
 
 
 def params_for(spec: dict) -> st.SearchStrategy:
     """Params for a spec: mostly well typed with the required fields present (so handlers
     run), sometimes any field missing or of any JSON kind."""
-    value = {name: st.one_of(typed(f.check), typed(f.check), typed(f.check), JSON) for name, f in spec.items()}
+    value = {
+        name: st.one_of(typed(f.check), typed(f.check), typed(f.check), JSON)
+        for name, f in spec.items()
+    }
     required = {n for n, f in spec.items() if not f.opt and f.default is P._MISSING}
-    complete = st.fixed_dictionaries({n: v for n, v in value.items() if n in required},
-                                     optional={n: v for n, v in value.items() if n not in required})
+    complete = st.fixed_dictionaries(
+        {n: v for n, v in value.items() if n in required},
+        optional={n: v for n, v in value.items() if n not in required},
+    )
     return st.one_of(complete, complete, complete, st.fixed_dictionaries({}, optional=value))
 
 
@@ -93,18 +182,23 @@ def request_objs(draw):
     obj = {}
     if draw(st.integers(0, 9)):
         obj["id"] = draw(st.text(max_size=12) if draw(st.integers(0, 4)) else JSON)
-    name = draw(st.sampled_from(sorted(METHODS)) | st.sampled_from(UNMODELLED) | st.text(max_size=15))
+    name = draw(
+        st.sampled_from(sorted(METHODS)) | st.sampled_from(UNMODELLED) | st.text(max_size=15)
+    )
     if draw(st.integers(0, 9)):
         obj["method"] = name if draw(st.integers(0, 5)) else draw(JSON)
     if draw(st.integers(0, 9)):
         mdef = METHODS.get(name)
-        obj["params"] = draw(params_for(mdef.spec)) if mdef and draw(st.integers(0, 4)) else draw(JSON)
+        obj["params"] = (
+            draw(params_for(mdef.spec)) if mdef and draw(st.integers(0, 4)) else draw(JSON)
+        )
     if not draw(st.integers(0, 4)):
         obj[draw(st.text(max_size=6))] = draw(JSON)
     return obj
 
 
 # --- the oracle ------------------------------------------------------------------------------
+
 
 class Expect:
     """What a request line must get: ``none`` (dropped silently), ``invalid`` (invalid_request,

@@ -15,8 +15,19 @@ import pytest
 import simherdr.server as server_mod
 
 from . import strategies as S
-from .conftest import (baseline, conn_count, connect, ensure_workspace, exchange, fd_count, lines, server,
-                       settle, state, task_count)
+from .conftest import (
+    baseline,
+    conn_count,
+    connect,
+    ensure_workspace,
+    exchange,
+    fd_count,
+    lines,
+    server,
+    settle,
+    state,
+    task_count,
+)
 
 pytestmark = pytest.mark.hostile
 
@@ -36,8 +47,10 @@ def srv(tmp_path):
 
 def assert_no_leaks(srv, fds, tasks, what):
     after = settle(srv, fds, tasks)
-    print(f"\n{what}: fds {fds} -> {after[0]}, server tasks {tasks} -> {after[1]}, "
-          f"open connections {conn_count(srv)}, change waiters {len(srv.sim._change_waiters)}")
+    print(
+        f"\n{what}: fds {fds} -> {after[0]}, server tasks {tasks} -> {after[1]}, "
+        f"open connections {conn_count(srv)}, change waiters {len(srv.sim._change_waiters)}"
+    )
     assert after == (fds, tasks), f"{what}: leaked (fds, tasks) {(fds, tasks)} -> {after}"
     assert conn_count(srv) == 0
     assert not srv.sim._change_waiters
@@ -59,7 +72,7 @@ CLIENT_MIX = [
     (b"\xde\xad\xbe\xef" * 50 + b"\n", "none"),
     (b"{not json}\n", "invalid"),
     (b'{"id":"x","method":"workspace.close","params":{}}\n', "invalid"),
-    (b'{"id":"half","method":"pane.ge', "none"),          # no newline: dropped
+    (b'{"id":"half","method":"pane.ge', "none"),  # no newline: dropped
     (b'{"id":"n","method":"plugin.list","params":{}}\n', "not_implemented"),
 ]
 
@@ -120,12 +133,36 @@ def test_connections_cut_mid_request(srv):
 
 
 WAITS = [
-    {"id": "w1", "method": "pane.wait_for_output",
-     "params": {"pane_id": "w1:p1", "source": "recent", "match": {"type": "substring", "value": "never"}}},
-    {"id": "w2", "method": "events.wait",
-     "params": {"match_event": {"event": "pane_agent_status_changed", "pane_id": "w1:p1", "agent_status": "working"}}},
-    {"id": "w3", "method": "events.subscribe",
-     "params": {"subscriptions": [{"type": "pane.created"}, {"type": "pane.agent_status_changed", "pane_id": "w1:p1"}]}},
+    {
+        "id": "w1",
+        "method": "pane.wait_for_output",
+        "params": {
+            "pane_id": "w1:p1",
+            "source": "recent",
+            "match": {"type": "substring", "value": "never"},
+        },
+    },
+    {
+        "id": "w2",
+        "method": "events.wait",
+        "params": {
+            "match_event": {
+                "event": "pane_agent_status_changed",
+                "pane_id": "w1:p1",
+                "agent_status": "working",
+            }
+        },
+    },
+    {
+        "id": "w3",
+        "method": "events.subscribe",
+        "params": {
+            "subscriptions": [
+                {"type": "pane.created"},
+                {"type": "pane.agent_status_changed", "pane_id": "w1:p1"},
+            ]
+        },
+    },
 ]
 
 
@@ -147,7 +184,7 @@ def test_connections_cut_mid_wait(srv):
         elif i % 3 == 1:
             s.close()
         else:
-            s.shutdown(socket.SHUT_WR)   # half-close: cancels, no reply for waits
+            s.shutdown(socket.SHUT_WR)  # half-close: cancels, no reply for waits
     for i, s in enumerate(socks):
         if i % 3 == 2:
             out = b""
@@ -178,10 +215,15 @@ def server_side_closed(fds: int, timeout: float = 2.0) -> bool:
 
 def _loop_buffered(srv) -> int:
     """Bytes the server's transports hold unsent (asyncio's selector loop keeps them by fd)."""
+
     def total(sim):
         loop = srv.loop
-        return sum(t.get_write_buffer_size() for t in list(loop._transports.values())
-                   if t is not None and not t.is_closing())
+        return sum(
+            t.get_write_buffer_size()
+            for t in list(loop._transports.values())
+            if t is not None and not t.is_closing()
+        )
+
     return srv.run(total)
 
 
@@ -192,32 +234,48 @@ def test_subscriber_that_never_reads_is_dropped(srv, monkeypatch):
     stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stuck.settimeout(5)
     stuck.connect(srv.path)
-    items = [{"type": "workspace.renamed"}] * 3000   # each item emits one line per tick
-    stuck.sendall(S.encode_line({"id": "stuck", "method": "events.subscribe", "params": {"subscriptions": items}}))
+    items = [{"type": "workspace.renamed"}] * 3000  # each item emits one line per tick
+    stuck.sendall(
+        S.encode_line(
+            {"id": "stuck", "method": "events.subscribe", "params": {"subscriptions": items}}
+        )
+    )
     ack = b""
     while not ack.endswith(b"\n"):
         ack += stuck.recv(1)
     assert json.loads(ack)["result"]["type"] == "subscription_started"
     # From here the subscriber never reads. Each rename makes 3000 lines (~0.5 MB).
-    rename = {"id": "r", "method": "workspace.rename", "params": {"workspace_id": "w1", "label": "L" * 100}}
+    rename = {
+        "id": "r",
+        "method": "workspace.rename",
+        "params": {"workspace_id": "w1", "label": "L" * 100},
+    }
     t_stall = time.monotonic()
     for _ in range(3):
         assert "result" in json.loads(exchange(srv.path, S.encode_line(rename)))
-        srv.run(lambda sim: sim.clock.advance(0.1))   # the subscription's 100 ms tick
+        srv.run(lambda sim: sim.clock.advance(0.1))  # the subscription's 100 ms tick
     buffered = _loop_buffered(srv)
     t0 = time.monotonic()
     pong = json.loads(exchange(srv.path, PING))
     ping_s = time.monotonic() - t0
-    print(f"\nstuck subscriber: server-side unsent bytes {buffered}, ping while stuck {ping_s * 1e3:.1f} ms")
-    assert pong["result"]["type"] == "pong" and ping_s < 2.0, "a stuck subscriber blocks nobody"  # (vs its 5 s write timeout)
-    assert buffered <= 4096, f"the server buffers at most one line for a stuck client, not {buffered} bytes"
+    print(
+        f"\nstuck subscriber: server-side unsent bytes {buffered}, ping while stuck {ping_s * 1e3:.1f} ms"
+    )
+    assert pong["result"]["type"] == "pong" and ping_s < 2.0, (
+        "a stuck subscriber blocks nobody"
+    )  # (vs its 5 s write timeout)
+    assert buffered <= 4096, (
+        f"the server buffers at most one line for a stuck client, not {buffered} bytes"
+    )
     deadline = time.monotonic() + 5
     while conn_count(srv) and time.monotonic() < deadline:
         time.sleep(0.02)
     dropped_after = time.monotonic() - t_stall
     assert conn_count(srv) == 0, "the stuck subscriber was dropped after the write timeout"
     print(f"stuck subscriber dropped {dropped_after:.2f} s after it stopped reading")
-    assert server_side_closed(fds), "the server's end is closed while the client still holds its socket"
+    assert server_side_closed(fds), (
+        "the server's end is closed while the client still holds its socket"
+    )
     # what the client still finds in its socket is whole lines, then the end (or a reset)
     got = b""
     try:
@@ -239,14 +297,18 @@ def test_client_that_never_reads_its_reply_is_dropped(srv, monkeypatch):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.connect(srv.path)
-    s.sendall(S.encode_line({"id": "i" * 900_000, "method": "ping", "params": {}}))  # a 900 KB reply
+    s.sendall(
+        S.encode_line({"id": "i" * 900_000, "method": "ping", "params": {}})
+    )  # a 900 KB reply
     deadline = time.monotonic() + 5
     time.sleep(0.1)
     assert json.loads(exchange(srv.path, PING))["result"]["type"] == "pong"
     while conn_count(srv) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert conn_count(srv) == 0
-    assert server_side_closed(fds), "the server's end is closed while the client still holds its socket"
+    assert server_side_closed(fds), (
+        "the server's end is closed while the client still holds its socket"
+    )
     s.close()
     assert_no_leaks(srv, fds, tasks, "client that never reads its reply")
 
@@ -267,7 +329,7 @@ def test_slow_reader_still_gets_its_whole_reply(srv, monkeypatch):
         if not b:
             break
         out += b
-        time.sleep(0.05)   # the whole reply takes longer than the write timeout
+        time.sleep(0.05)  # the whole reply takes longer than the write timeout
     s.close()
     assert time.monotonic() - t0 > 0.15
     assert json.loads(out)["result"]["type"] == "pong"

@@ -1,6 +1,5 @@
 """The simulated pane screen and herdr's pane.read rules (SOCKET.md §4.3, §7.4)."""
 
-
 import pytest
 
 from simherdr.model.screen import (
@@ -512,6 +511,6 @@ def test_lines_matching_respects_version_switch():
 def test_huge_and_non_ascii_csi_parameters_do_not_crash():
     s = Screen(cols=10, rows=3)
     s.feed("\x1b[" + "9" * 5000 + "Hx")  # clamped: bottom-right corner
-    s.feed("\x1b[\u00b2Ay")               # "²" is no parameter digit
+    s.feed("\x1b[\u00b2Ay")  # "²" is no parameter digit
     text, _ = s.read("visible", None, "text")
     assert "x" in text and "y" in text

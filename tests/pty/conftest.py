@@ -27,7 +27,9 @@ from tests.core.socketclient import request as _shared_request
 if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self/task"):
     pytest.skip("real PTY panes need Linux with /proc", allow_module_level=True)
 if shutil.which("bash") is None:
-    pytest.skip("real PTY panes are tested with bash, which is not installed", allow_module_level=True)
+    pytest.skip(
+        "real PTY panes are tested with bash, which is not installed", allow_module_level=True
+    )
 
 from simherdr.clock import ScaledClock  # noqa: E402
 from simherdr.panes import procfs  # noqa: E402
@@ -35,8 +37,8 @@ from simherdr.simulator import Config  # noqa: E402
 from simherdr.stub.install import write_stub  # noqa: E402
 from simherdr.testing import ThreadServer  # noqa: E402
 
-SCALE = 20.0          # simulated seconds per wall second
-WALL_TIMEOUT = 10.0   # how long a test waits for something real to happen
+SCALE = 20.0  # simulated seconds per wall second
+WALL_TIMEOUT = 10.0  # how long a test waits for something real to happen
 
 FAKE_PI = r"""#!/bin/sh
 # A fake `pi`: pi-like screens. herdr's pi manifest says "Working..." means working
@@ -92,10 +94,17 @@ class Client:
         self.wait_output(pane_id, r"^\$", regex=True)
         return pane_id
 
-    def wait_output(self, pane_id: str, text: str, source: str = "visible", regex: bool = False) -> str:
+    def wait_output(
+        self, pane_id: str, text: str, source: str = "visible", regex: bool = False
+    ) -> str:
         match = {"type": "regex" if regex else "substring", "value": text}
-        result = self.ok("pane.wait_for_output", pane_id=pane_id, source=source, match=match,
-                         timeout_ms=int(WALL_TIMEOUT * SCALE * 1000))
+        result = self.ok(
+            "pane.wait_for_output",
+            pane_id=pane_id,
+            source=source,
+            match=match,
+            timeout_ms=int(WALL_TIMEOUT * SCALE * 1000),
+        )
         return result["matched_line"]
 
     def run(self, pane_id: str, command: str) -> None:
@@ -119,6 +128,7 @@ class Client:
         def check():
             p = self.pane(pane_id)
             return p if p["agent_status"] == status and p.get("agent") == agent else None
+
         return self.until(check, f"{pane_id} to be {status} ({agent})")
 
     def events(self, kinds=None) -> list:
@@ -127,6 +137,7 @@ class Client:
     def herdr(self, *args: str) -> tuple[int, str, str]:
         """Run the stand-in `herdr` binary against the server, like a client would."""
         import subprocess
+
         env = dict(os.environ, HERDR_SOCKET_PATH=self.path)
         p = subprocess.run([self.stub, *args], capture_output=True, text=True, env=env, timeout=30)
         return p.returncode, p.stdout, p.stderr
@@ -171,7 +182,9 @@ def no_leaks(monkeypatch):
             os.kill(pid, 9)
         except OSError:
             pass
-    pytest.fail(f"leaked processes: children {sorted(leaked_children)}, tagged {sorted(leaked_tagged)}")
+    pytest.fail(
+        f"leaked processes: children {sorted(leaked_children)}, tagged {sorted(leaked_tagged)}"
+    )
 
 
 @pytest.fixture
@@ -198,16 +211,32 @@ def make_client(workdir, monkeypatch):
                 f.write(text)
             os.chmod(path, 0o755)
         # What the pane shells inherit from "the server's environment".
-        env = {"HOME": home, "PS1": "$ ", "HISTFILE": "/dev/null", "LANG": "C.UTF-8",
-               "PATH": bindir + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}
+        env = {
+            "HOME": home,
+            "PS1": "$ ",
+            "HISTFILE": "/dev/null",
+            "LANG": "C.UTF-8",
+            "PATH": bindir + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin"),
+        }
         for k, v in env.items():
             monkeypatch.setenv(k, v)
         monkeypatch.delenv("PROMPT_COMMAND", raising=False)
-        monkeypatch.delenv("HERDR_AGENT", raising=False)   # herdr's agent hint (src/platform/mod.rs:319-328)
-        config = Config(home=home, server_cwd=workdir, pane_mode=pane_mode,
-                        pty_shell="bash --norc --noprofile", herdr_bin_path=stub)
-        srv = ThreadServer("0.8.2", path=os.path.join(workdir, "herdr.sock"),
-                           clock=ScaledClock(SCALE), config=config)
+        monkeypatch.delenv(
+            "HERDR_AGENT", raising=False
+        )  # herdr's agent hint (src/platform/mod.rs:319-328)
+        config = Config(
+            home=home,
+            server_cwd=workdir,
+            pane_mode=pane_mode,
+            pty_shell="bash --norc --noprofile",
+            herdr_bin_path=stub,
+        )
+        srv = ThreadServer(
+            "0.8.2",
+            path=os.path.join(workdir, "herdr.sock"),
+            clock=ScaledClock(SCALE),
+            config=config,
+        )
         made.append(srv)
         return Client(srv, env, bindir, stub)
 

@@ -14,9 +14,9 @@ pytestmark = pytest.mark.pty
 
 FEEDS = [
     "hello\r\nworld\r\n",
-    "ABCDEFGHIJKLMNOPQRSTUVWXY\r\n",                  # wraps at 10 columns
-    "".join(f"line {i}\r\n" for i in range(30)),     # scrolls into history
-    "one\r\n\r\n\r\nfour   \r\n",                     # inner blank rows, trailing spaces
+    "ABCDEFGHIJKLMNOPQRSTUVWXY\r\n",  # wraps at 10 columns
+    "".join(f"line {i}\r\n" for i in range(30)),  # scrolls into history
+    "one\r\n\r\n\r\nfour   \r\n",  # inner blank rows, trailing spaces
     "\x1b[31mred\x1b[0m plain\r\n\x1b[1mbold\x1b[0m\r\n",
     "abc\rX\r\n",
     "x" * 10 + "\r\n" + "y" * 25,
@@ -67,31 +67,56 @@ def test_pyte_screen_answers_terminal_queries():
 
 # --- screen-state rules (herdr's manifests) ---------------------------------------------------
 
+
 def test_pi_working_literal_and_idle_fallback():
-    assert D.detect("pi", "pi\nWorking...\n").state == "working"          # pi.toml:7-13
-    assert D.detect("pi", "pi\nworking...\n").state == "working"          # contains is case-insensitive
+    assert D.detect("pi", "pi\nWorking...\n").state == "working"  # pi.toml:7-13
+    assert D.detect("pi", "pi\nworking...\n").state == "working"  # contains is case-insensitive
     d = D.detect("pi", "> \n")
     assert (d.state, d.rule, d.visible_idle) == ("idle", "default_known_agent_idle_fallback", False)
-    assert D.detect(None, "Working...\n").state == "unknown"              # no agent: unknown
+    assert D.detect(None, "Working...\n").state == "unknown"  # no agent: unknown
 
 
-@pytest.mark.parametrize("screen, title, progress, state, rule", [
-    ("x\n", "\u2802 Thinking", "", "working", "osc_title_working"),
-    ("x\n", "\u25d0 busy", "", "working", "osc_title_working"),
-    ("x\n", "\u2733 Claude", "", "idle", "osc_title_idle"),
-    ("x\n", "", "4;0;", "idle", "osc_progress_idle"),
-    ("out\n────────\n❯ \n────────\n  ? for shortcuts\n", "", "", "idle", "live_prompt_box"),
-    ("Bash command\n  rm -rf x\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n", "", "", "blocked",
-     "bash_permission_prompt"),
-    ("────\nDo you want to proceed?\n❯ 1. Yes\n  2. No\nEsc to cancel\n", "", "", "blocked",
-     "generic_permission_prompt"),
-    ("────\nPick one\nEnter to select · ↑/↓ to navigate · Esc to cancel\n", "", "", "blocked",
-     "live_blocked_form"),
-    ("Would you like to continue? yes/no\n", "", "", "blocked", "legacy_no_prompt_blocker"),
-    ("Would you like to continue? yes\n❯ \n", "", "", "idle", "default_known_agent_idle_fallback"),
-    ("Showing detailed transcript\nctrl+o to toggle\n", "", "", "unknown", "transcript_viewer"),
-    ("just text\n", "", "", "idle", "default_known_agent_idle_fallback"),
-])
+@pytest.mark.parametrize(
+    "screen, title, progress, state, rule",
+    [
+        ("x\n", "\u2802 Thinking", "", "working", "osc_title_working"),
+        ("x\n", "\u25d0 busy", "", "working", "osc_title_working"),
+        ("x\n", "\u2733 Claude", "", "idle", "osc_title_idle"),
+        ("x\n", "", "4;0;", "idle", "osc_progress_idle"),
+        ("out\n────────\n❯ \n────────\n  ? for shortcuts\n", "", "", "idle", "live_prompt_box"),
+        (
+            "Bash command\n  rm -rf x\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n",
+            "",
+            "",
+            "blocked",
+            "bash_permission_prompt",
+        ),
+        (
+            "────\nDo you want to proceed?\n❯ 1. Yes\n  2. No\nEsc to cancel\n",
+            "",
+            "",
+            "blocked",
+            "generic_permission_prompt",
+        ),
+        (
+            "────\nPick one\nEnter to select · ↑/↓ to navigate · Esc to cancel\n",
+            "",
+            "",
+            "blocked",
+            "live_blocked_form",
+        ),
+        ("Would you like to continue? yes/no\n", "", "", "blocked", "legacy_no_prompt_blocker"),
+        (
+            "Would you like to continue? yes\n❯ \n",
+            "",
+            "",
+            "idle",
+            "default_known_agent_idle_fallback",
+        ),
+        ("Showing detailed transcript\nctrl+o to toggle\n", "", "", "unknown", "transcript_viewer"),
+        ("just text\n", "", "", "idle", "default_known_agent_idle_fallback"),
+    ],
+)
 def test_claude_rules(screen, title, progress, state, rule):
     d = D.detect("claude", screen, title, progress)
     assert (d.state, d.rule) == (state, rule)
@@ -119,16 +144,24 @@ def test_regions():
 
 # --- process identification ------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, argv, kind", [
-    ("pi", ["/bin/sh", "/tmp/bin/pi"], "pi"),                       # a script: comm is its name
-    ("claude", ["claude"], "claude"),
-    ("python3", ["python3", "/x/claude-code", "--flag"], "claude"),  # generic runtime + script
-    ("python3", ["python3", "-c", "import pi"], None),              # inline code is no script
-    ("node", ["node", "/usr/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"], "pi"),
-    ("bash", ["bash"], None),
-    ("MainThread", ["/opt/codex/bin/codex", "--yolo"], "codex"),    # thread-renamed: argv[0]
-    ("cursor-agent", ["cursor-agent"], "cursor"),
-])
+
+@pytest.mark.parametrize(
+    "name, argv, kind",
+    [
+        ("pi", ["/bin/sh", "/tmp/bin/pi"], "pi"),  # a script: comm is its name
+        ("claude", ["claude"], "claude"),
+        ("python3", ["python3", "/x/claude-code", "--flag"], "claude"),  # generic runtime + script
+        ("python3", ["python3", "-c", "import pi"], None),  # inline code is no script
+        (
+            "node",
+            ["node", "/usr/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"],
+            "pi",
+        ),
+        ("bash", ["bash"], None),
+        ("MainThread", ["/opt/codex/bin/codex", "--yolo"], "codex"),  # thread-renamed: argv[0]
+        ("cursor-agent", ["cursor-agent"], "cursor"),
+    ],
+)
 def test_identify_agent(name, argv, kind):
     job = procfs.ForegroundJob(10, [procfs.Process(10, name, argv)])
     found = D.identify_agent_in_job(job)
@@ -136,12 +169,18 @@ def test_identify_agent(name, argv, kind):
 
 
 def test_leader_wins_then_best_score():
-    job = procfs.ForegroundJob(10, [procfs.Process(10, "bash", ["bash"]),
-                                    procfs.Process(11, "node", ["node", "x"]),
-                                    procfs.Process(12, "pi", ["pi"])])
+    job = procfs.ForegroundJob(
+        10,
+        [
+            procfs.Process(10, "bash", ["bash"]),
+            procfs.Process(11, "node", ["node", "x"]),
+            procfs.Process(12, "pi", ["pi"]),
+        ],
+    )
     assert D.identify_agent_in_job(job) == ("pi", "pi")
-    job = procfs.ForegroundJob(10, [procfs.Process(10, "claude", ["claude"]),
-                                    procfs.Process(12, "pi", ["pi"])])
+    job = procfs.ForegroundJob(
+        10, [procfs.Process(10, "claude", ["claude"]), procfs.Process(12, "pi", ["pi"])]
+    )
     assert D.identify_agent_in_job(job) == ("claude", "claude")
 
 
@@ -174,8 +213,9 @@ def test_detector_loop_timing(monkeypatch):
     """Grace, working, the held working->idle change, process exit then clear."""
     fg = {"pgid": 100, "agent": None, "shell": True}
     monkeypatch.setattr(D.procfs, "foreground_pgid", lambda pid, fd=None: fg["pgid"])
-    monkeypatch.setattr(D, "probe_foreground",
-                        lambda pid, pgid, fd=None: D.Probe(pgid, fg["shell"], fg["agent"]))
+    monkeypatch.setattr(
+        D, "probe_foreground", lambda pid, pgid, fd=None: D.Probe(pgid, fg["shell"], fg["agent"])
+    )
     screen, sink = _Screen(), _Sink()
     det = D.Detector(100, screen, sink)
     t = 0.0
@@ -186,12 +226,12 @@ def test_detector_loop_timing(monkeypatch):
             t += det.tick(t)
 
     run(1.0)
-    assert sink.calls == []                                   # a plain shell: nothing
+    assert sink.calls == []  # a plain shell: nothing
     fg.update(pgid=200, agent="pi", shell=False)
     screen.text = "Working...\n"
     run(1.5)
     assert sink.calls == [("detected", "pi")]
-    run(1.3 + D.STARTUP_GRACE + 0.7)                          # the grace ends, then the screen
+    run(1.3 + D.STARTUP_GRACE + 0.7)  # the grace ends, then the screen
     assert sink.calls[-1] == ("state", "pi", "working", False)
     screen.text = "> \n"
     screen.content_seq += 1
@@ -199,8 +239,8 @@ def test_detector_loop_timing(monkeypatch):
     start = t
     run(t + 0.35)
     assert len(sink.calls) == before + 1 and sink.calls[-1] == ("state", "pi", "idle", False)
-    assert t - start >= 0.3                                   # held for 3 confirmations
-    fg.update(pgid=100, agent=None, shell=True)              # the process exits
+    assert t - start >= 0.3  # held for 3 confirmations
+    fg.update(pgid=100, agent=None, shell=True)  # the process exits
     run(t + 0.7)
     assert sink.calls[-2:] == [("state", "pi", "idle", True), ("state", None, "unknown", False)]
 

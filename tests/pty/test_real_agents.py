@@ -32,29 +32,41 @@ def test_pi_detected_by_process_name_status_by_screen(client):
 
 def test_done_when_unfocused_then_idle_on_focus(client):
     pane = client.workspace()
-    client.ok("workspace.create", focus=True)        # another workspace takes the focus
+    client.ok("workspace.create", focus=True)  # another workspace takes the focus
     client.run(pane, "pi")
     client.status_is(pane, "working")
     # the first idle after a fresh process is no completion (SOCKET.md §6.2): idle, not done
     client.status_is(pane, "idle")
     client.run(pane, "next task")
     client.status_is(pane, "working")
-    client.status_is(pane, "done")                  # a completion while not focused
+    client.status_is(pane, "done")  # a completion while not focused
     client.ok("pane.focus", pane_id=pane)
     assert client.pane(pane)["agent_status"] == "idle"
 
 
 def test_agent_start_types_the_command_and_becomes_ready(client):
     pane = client.workspace()
-    started = client.ok("agent.start", name="pia", kind="pi", pane_id=pane, args=["--model", "x y"],
-                        timeout_ms=300000)
+    started = client.ok(
+        "agent.start",
+        name="pia",
+        kind="pi",
+        pane_id=pane,
+        args=["--model", "x y"],
+        timeout_ms=300000,
+    )
     assert started["argv"] == ["pi", "--model", "x y"]
-    assert started["agent"]["launch_pending"] is True and started["agent"]["agent_status"] == "unknown"
+    assert (
+        started["agent"]["launch_pending"] is True and started["agent"]["agent_status"] == "unknown"
+    )
     # typed into the real shell, quoted for it: the fake pi echoes its arguments
     client.wait_output(pane, "pi (fake) --model x y")
-    agent = client.until(lambda: (a := client.ok("agent.get", target="pia")["agent"])
-                         .get("interactive_ready") and a, "interactive_ready")
-    assert agent["agent"] == "pi" and agent["agent_status"] == "idle" and "launch_pending" not in agent
+    agent = client.until(
+        lambda: (a := client.ok("agent.get", target="pia")["agent"]).get("interactive_ready") and a,
+        "interactive_ready",
+    )
+    assert (
+        agent["agent"] == "pi" and agent["agent_status"] == "idle" and "launch_pending" not in agent
+    )
     # agent.prompt goes to the real process, which works and finishes
     client.ok("agent.prompt", target="pia", text="fix the bug")
     client.status_is(pane, "working")
@@ -99,6 +111,7 @@ read answer
     with open(path, "w") as f:
         f.write(script)
     import os
+
     os.chmod(path, 0o755)
     pane = client.workspace()
     client.run(pane, "claude")

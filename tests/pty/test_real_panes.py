@@ -16,9 +16,14 @@ pytestmark = pytest.mark.pty
 def test_env_cwd_and_process_info(client, workdir):
     cwd = os.path.join(workdir, "proj")
     os.mkdir(cwd)
-    pane = client.workspace(cwd=cwd, env={"FOO": "bar", "HERDR_PANE_ID": "spoofed", "TERM": "vt100"})
-    client.run(pane, 'printf "[%s|%s|%s|%s|%s|%s]\\n" "$FOO" "$HERDR_PANE_ID" "$HERDR_ENV" '
-                     '"$HERDR_SOCKET_PATH" "$TERM" "$PWD"')
+    pane = client.workspace(
+        cwd=cwd, env={"FOO": "bar", "HERDR_PANE_ID": "spoofed", "TERM": "vt100"}
+    )
+    client.run(
+        pane,
+        'printf "[%s|%s|%s|%s|%s|%s]\\n" "$FOO" "$HERDR_PANE_ID" "$HERDR_ENV" '
+        '"$HERDR_SOCKET_PATH" "$TERM" "$PWD"',
+    )
     line = client.wait_output(pane, r"^\[bar\|", regex=True)
     # the caller's env is applied first; herdr's own variables win (SOCKET.md §1.1)
     assert line == f"[bar|{pane}|1|{client.path}|vt100|{cwd}]"
@@ -30,29 +35,49 @@ def test_env_cwd_and_process_info(client, workdir):
     assert info["foreground_process_group_id"] == shell
     [proc] = info["foreground_processes"]
     assert proc["pid"] == shell and proc["name"] == "bash" and proc["cwd"] == cwd
-    assert proc["argv"] == ["bash", "--norc", "--noprofile"] and proc["cmdline"] == "bash --norc --noprofile"
-    assert "argv0" not in proc and "tty" not in info   # never set on Linux
+    assert (
+        proc["argv"] == ["bash", "--norc", "--noprofile"]
+        and proc["cmdline"] == "bash --norc --noprofile"
+    )
+    assert "argv0" not in proc and "tty" not in info  # never set on Linux
 
     client.run(pane, "sleep 30")
     # (between jobs the group may have no live member yet: herdr then omits the fields)
     # (and right after the fork the new group's leader is still a bash child until it execs; its
     # /proc cmdline can be briefly unreadable around the exec)
-    info = client.until(lambda: (i := client.ok("pane.process_info", pane_id=pane)["process_info"])
-                        .get("foreground_process_group_id", shell) != shell
-                        and [(p.get("name"), p.get("argv")) for p in i.get("foreground_processes", [])]
-                        == [("sleep", ["sleep", "30"])] and i,
-                        "sleep in the foreground")
+    info = client.until(
+        lambda: (
+            (i := client.ok("pane.process_info", pane_id=pane)["process_info"]).get(
+                "foreground_process_group_id", shell
+            )
+            != shell
+            and [(p.get("name"), p.get("argv")) for p in i.get("foreground_processes", [])]
+            == [("sleep", ["sleep", "30"])]
+            and i
+        ),
+        "sleep in the foreground",
+    )
     [proc] = info["foreground_processes"]
     assert proc["pid"] == info["foreground_process_group_id"] and proc["name"] == "sleep"
     assert proc["argv"] == ["sleep", "30"]
     # a running command is not an available shell (SOCKET.md §6.5 step 8)
     err = client.err("agent.start", name="a1", kind="pi", pane_id=pane)
-    assert err == {"code": "agent_pane_busy", "message": f"agent target pane {pane} is not an available shell"}
+    assert err == {
+        "code": "agent_pane_busy",
+        "message": f"agent target pane {pane} is not an available shell",
+    }
     # Ctrl-C ends the job and the shell takes the foreground back (the pane's shell starts with
     # default signal handling, even when the test runner ignores SIGINT: see below)
     client.ok("pane.send_keys", pane_id=pane, keys=["ctrl+c"])
-    client.until(lambda: client.ok("pane.process_info", pane_id=pane)["process_info"]
-                 .get("foreground_process_group_id") == shell, "the shell back in the foreground")
+    client.until(
+        lambda: (
+            client.ok("pane.process_info", pane_id=pane)["process_info"].get(
+                "foreground_process_group_id"
+            )
+            == shell
+        ),
+        "the shell back in the foreground",
+    )
 
 
 def test_pane_run_read_and_wait_via_the_stand_in_binary(client):
@@ -65,10 +90,20 @@ def test_pane_run_read_and_wait_via_the_stand_in_binary(client):
 
     # pane.wait_for_output: waiting first, the output comes later (a real sleep)
     got = {}
-    t = threading.Thread(target=lambda: got.update(request(
-        client.path, "pane.wait_for_output",
-        {"pane_id": pane, "source": "recent", "match": {"type": "regex", "value": r"^late \d+$"},
-         "timeout_ms": int(10 * SCALE * 1000)})))
+    t = threading.Thread(
+        target=lambda: got.update(
+            request(
+                client.path,
+                "pane.wait_for_output",
+                {
+                    "pane_id": pane,
+                    "source": "recent",
+                    "match": {"type": "regex", "value": r"^late \d+$"},
+                    "timeout_ms": int(10 * SCALE * 1000),
+                },
+            )
+        )
+    )
     t.start()
     client.run(pane, "sleep 0.2; echo late $((1+1))")
     t.join(15)
@@ -88,8 +123,10 @@ def test_bracketed_paste_follows_the_shell(client):
     pane = client.workspace()
     # bash's readline enables bracketed paste (DECSET 2004) while it reads a line (the prompt
     # can show a moment before the mode switch reaches the screen)
-    client.until(lambda: client.srv.run(lambda sim: sim.session.panes[pane].screen.bracketed_paste),
-                 "bracketed paste on")
+    client.until(
+        lambda: client.srv.run(lambda sim: sim.session.panes[pane].screen.bracketed_paste),
+        "bracketed paste on",
+    )
     client.ok("pane.send_input", pane_id=pane, text="echo one\necho two", keys=["Enter"])
     # a paste is literal: both lines arrive as one edit, then Enter runs them (wait for the
     # command's own output line, not the echoed command line)
@@ -117,8 +154,15 @@ def test_closing_kills_every_process_group(client):
     pane = client.workspace()
     # a background job in its own group, a job that ignores SIGHUP, and a foreground job
     client.run(pane, "sleep 1001 & (trap '' HUP; exec sleep 1002) & sleep 1003")
-    client.until(lambda: client.ok("pane.process_info", pane_id=pane)["process_info"]
-                 .get("foreground_processes", [{}])[0].get("name") == "sleep", "sleep in the foreground")
+    client.until(
+        lambda: (
+            client.ok("pane.process_info", pane_id=pane)["process_info"]
+            .get("foreground_processes", [{}])[0]
+            .get("name")
+            == "sleep"
+        ),
+        "sleep in the foreground",
+    )
     other = client.ok("tab.create", workspace_id="w1")["root_pane"]["pane_id"]
     client.wait_output(other, r"^\$", regex=True)
     client.run(other, "sleep 1004 &")
@@ -131,9 +175,16 @@ def test_server_close_kills_and_reaps(make_client):
     c = make_client()
     pane = c.workspace()
     c.run(pane, "sleep 1005 & sleep 1006")
-    c.until(lambda: c.ok("pane.process_info", pane_id=pane)["process_info"]
-            .get("foreground_processes", [{}])[0].get("name") == "sleep", "sleep in the foreground")
-    c.srv.stop()   # no_leaks checks the rest
+    c.until(
+        lambda: (
+            c.ok("pane.process_info", pane_id=pane)["process_info"]
+            .get("foreground_processes", [{}])[0]
+            .get("name")
+            == "sleep"
+        ),
+        "sleep in the foreground",
+    )
+    c.srv.stop()  # no_leaks checks the rest
 
 
 def test_mixed_mode_chooses_per_pane(make_client):
@@ -144,8 +195,12 @@ def test_mixed_mode_chooses_per_pane(make_client):
     real = c.ok("pane.process_info", pane_id=real_pane)["process_info"]
     assert simulated["shell_pid"] != real["shell_pid"]
     assert os.path.exists(f"/proc/{real['shell_pid']}")
-    assert c.srv.run(lambda sim: (sim.backend.is_real(sim.session.panes[real_pane]),
-                                  sim.backend.is_real(sim.session.panes[sim_pane]))) == (True, False)
+    assert c.srv.run(
+        lambda sim: (
+            sim.backend.is_real(sim.session.panes[real_pane]),
+            sim.backend.is_real(sim.session.panes[sim_pane]),
+        )
+    ) == (True, False)
     # the simulated pane still runs simulated agents
     c.run(sim_pane, "pi")
     c.until(lambda: c.pane(sim_pane).get("agent") == "pi", "the simulated pi")
@@ -158,12 +213,16 @@ def test_serve_pane_mode_pty_cleans_up_on_sigterm(workdir, monkeypatch):
     from simherdr.testing import spawn_server
 
     monkeypatch.setenv("PS1", "$ ")
-    monkeypatch.setenv("SHELL", "/bin/sh")   # no configured shell: $SHELL (src/pane.rs:1348-1368)
+    monkeypatch.setenv("SHELL", "/bin/sh")  # no configured shell: $SHELL (src/pane.rs:1348-1368)
     path = os.path.join(workdir, "s.sock")
     proc = spawn_server(path, time_scale=SCALE, extra=["--pane-mode", "pty", "--cwd", workdir])
     try:
         pane = request(path, "workspace.create", {"cwd": workdir})["result"]["root_pane"]["pane_id"]
-        request(path, "pane.send_input", {"pane_id": pane, "text": "sleep 1007 & sleep 1008", "keys": ["Enter"]})
+        request(
+            path,
+            "pane.send_input",
+            {"pane_id": pane, "text": "sleep 1007 & sleep 1008", "keys": ["Enter"]},
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             info = request(path, "pane.process_info", {"pane_id": pane})["result"]["process_info"]
@@ -172,7 +231,9 @@ def test_serve_pane_mode_pty_cleans_up_on_sigterm(workdir, monkeypatch):
                 break
             time.sleep(0.01)
         assert info["foreground_processes"][0]["argv"] == ["sleep", "1008"]
-        shell = request(path, "pane.process_info", {"pane_id": pane})["result"]["process_info"]["shell_pid"]
+        shell = request(path, "pane.process_info", {"pane_id": pane})["result"]["process_info"][
+            "shell_pid"
+        ]
         assert open(f"/proc/{shell}/comm").read().strip() == "sh"
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -195,14 +256,28 @@ def test_shell_starts_with_default_signals_even_if_the_server_ignores_sigint(cli
         ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
     # bash itself ignores some signals while interactive, but its jobs must not inherit SIGINT
     client.run(pane, "sleep 30")
-    info = client.until(lambda: (i := client.ok("pane.process_info", pane_id=pane)["process_info"])
-                        .get("foreground_process_group_id", shell) != shell
-                        and [p.get("name") for p in i.get("foreground_processes", [])] == ["sleep"] and i,
-                        "sleep in the foreground")
+    info = client.until(
+        lambda: (
+            (i := client.ok("pane.process_info", pane_id=pane)["process_info"]).get(
+                "foreground_process_group_id", shell
+            )
+            != shell
+            and [p.get("name") for p in i.get("foreground_processes", [])] == ["sleep"]
+            and i
+        ),
+        "sleep in the foreground",
+    )
     sleep_pid = info["foreground_processes"][0]["pid"]
     with open(f"/proc/{sleep_pid}/status") as f:
         sleep_ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
     assert not sleep_ignored & (1 << (_signal.SIGINT - 1)), (hex(ignored), hex(sleep_ignored))
     client.ok("pane.send_keys", pane_id=pane, keys=["ctrl+c"])
-    client.until(lambda: client.ok("pane.process_info", pane_id=pane)["process_info"]
-                 .get("foreground_process_group_id") == shell, "the shell back in the foreground")
+    client.until(
+        lambda: (
+            client.ok("pane.process_info", pane_id=pane)["process_info"].get(
+                "foreground_process_group_id"
+            )
+            == shell
+        ),
+        "the shell back in the foreground",
+    )

@@ -8,7 +8,10 @@ import pytest
 
 from tests.agents.conftest import events, start_ready  # noqa: F401  (re-exported)
 
-NOT_RUNNING = {"code": "agent_not_running", "message": "agent is no longer running in the target pane"}
+NOT_RUNNING = {
+    "code": "agent_not_running",
+    "message": "agent is no longer running in the target pane",
+}
 
 
 class FakeConn:
@@ -36,4 +39,3 @@ def ws(h, tmp_path):
 @pytest.fixture
 def conn(h):
     return FakeConn(h.loop)
-

@@ -25,16 +25,40 @@ def op(h, op_name, **args):
 
 
 def test_every_documented_op_exists():
-    assert sorted(OPS) == sorted([
-        "fault.add", "fault.remove", "fault.list", "fault.clear", "agent.exit", "agent.block",
-        "agent.state", "session.report", "pane.reuse", "agent.vanish", "shell.busy", "shell.idle",
-        "behaviour.set", "server.restart"])
+    assert sorted(OPS) == sorted(
+        [
+            "fault.add",
+            "fault.remove",
+            "fault.list",
+            "fault.clear",
+            "agent.exit",
+            "agent.block",
+            "agent.state",
+            "session.report",
+            "pane.reuse",
+            "agent.vanish",
+            "shell.busy",
+            "shell.idle",
+            "behaviour.set",
+            "server.restart",
+        ]
+    )
 
 
 def test_fault_ops(ws):
-    r = op(ws, "fault.add", type="error", name="busy", method="agent.start", code="agent_pane_busy", count=1)
+    r = op(
+        ws,
+        "fault.add",
+        type="error",
+        name="busy",
+        method="agent.start",
+        code="agent_pane_busy",
+        count=1,
+    )
     assert r["ok"] and r["result"]["name"] == "busy" and r["result"]["count"] == 1
-    assert ws.err("agent.start", name="rev", kind="pi", pane_id="w1:p1")["code"] == "agent_pane_busy"
+    assert (
+        ws.err("agent.start", name="rev", kind="pi", pane_id="w1:p1")["code"] == "agent_pane_busy"
+    )
     listed = op(ws, "fault.list")["result"]
     assert [(f["name"], f["hits"], f["count"]) for f in listed] == [("busy", 1, 0)]
     assert op(ws, "fault.remove", name="busy")["ok"]
@@ -64,8 +88,13 @@ def test_scenario_ops(ws):
     ws.ok("agent.start", name="b", kind="claude", pane_id="w1:p1")
     ws.advance(20)
     assert "agent_session" not in ws.ok("agent.get", target="b")["agent"]
-    assert op(ws, "session.report", pane_id="w1:p1", value="11111111-2222-4333-8444-555555555555")["ok"]
-    assert ws.ok("agent.get", target="b")["agent"]["agent_session"]["value"] == "11111111-2222-4333-8444-555555555555"
+    assert op(ws, "session.report", pane_id="w1:p1", value="11111111-2222-4333-8444-555555555555")[
+        "ok"
+    ]
+    assert (
+        ws.ok("agent.get", target="b")["agent"]["agent_session"]["value"]
+        == "11111111-2222-4333-8444-555555555555"
+    )
     assert op(ws, "agent.vanish", pane_id="w1:p1", close="exited")["ok"]
     assert ws.err("pane.get", pane_id="w1:p1")["code"] == "pane_not_found"
 
@@ -76,24 +105,37 @@ def test_behaviour_set_for_a_kind(h):
     assert h.sim.agents.behaviour_for("pi").startup == 9.5
 
 
-@pytest.mark.parametrize("request_obj,error", [
-    ({"op": "nope"}, "unknown op 'nope'"),
-    ([1], "a request is a JSON object"),
-    ({"op": "fault.add", "args": [1]}, "args must be a JSON object"),
-    ({"op": "fault.add", "args": {"type": "error", "code": "made_up"}}, "not a herdr error code: 'made_up'"),
-    ({"op": "agent.exit", "args": {}}, "bad args for agent.exit"),
-    ({"op": "agent.exit", "args": {"pane_id": "w9:p9"}}, "no pane w9:p9"),
-    ({"op": "agent.state", "args": {"pane_id": "w1:p1", "state": "idle"}}, "no simulated agent runs in w1:p1"),
-    ({"op": "behaviour.set", "args": {"values": {}}}, "give exactly one of kind or pane_id"),
-    ({"op": "behaviour.set", "args": {"kind": "pi", "values": {"bogus": 1}}}, "unknown behaviour field"),
-    ({"op": "behaviour.set", "args": {"kind": "vim", "values": {}}}, "vim"),
-])
+@pytest.mark.parametrize(
+    "request_obj,error",
+    [
+        ({"op": "nope"}, "unknown op 'nope'"),
+        ([1], "a request is a JSON object"),
+        ({"op": "fault.add", "args": [1]}, "args must be a JSON object"),
+        (
+            {"op": "fault.add", "args": {"type": "error", "code": "made_up"}},
+            "not a herdr error code: 'made_up'",
+        ),
+        ({"op": "agent.exit", "args": {}}, "bad args for agent.exit"),
+        ({"op": "agent.exit", "args": {"pane_id": "w9:p9"}}, "no pane w9:p9"),
+        (
+            {"op": "agent.state", "args": {"pane_id": "w1:p1", "state": "idle"}},
+            "no simulated agent runs in w1:p1",
+        ),
+        ({"op": "behaviour.set", "args": {"values": {}}}, "give exactly one of kind or pane_id"),
+        (
+            {"op": "behaviour.set", "args": {"kind": "pi", "values": {"bogus": 1}}},
+            "unknown behaviour field",
+        ),
+        ({"op": "behaviour.set", "args": {"kind": "vim", "values": {}}}, "vim"),
+    ],
+)
 def test_control_errors(ws, request_obj, error):
     r = handle(ws.sim, request_obj)
     assert r["ok"] is False and error in r["error"]
 
 
 # --- end to end ------------------------------------------------------------------------------------
+
 
 def ctl_process(control, op_name, args=None):
     """`python -m simherdr ctl` as a process (what a shell script or a non-Python test runs)."""
@@ -118,35 +160,70 @@ def test_control_plane_end_to_end(tmp_path, capsys):
         request(path, "workspace.create", {"cwd": str(tmp_path)})
 
         # a fault, added by `python -m simherdr ctl`, acts on herdr's own socket
-        r = ctl_process(control, "fault.add", {"type": "error", "name": "busy", "method": "agent.start",
-                                               "code": "agent_pane_busy"})
+        r = ctl_process(
+            control,
+            "fault.add",
+            {"type": "error", "name": "busy", "method": "agent.start", "code": "agent_pane_busy"},
+        )
         assert r.returncode == 0 and json.loads(r.stdout)["name"] == "busy"
-        assert request(path, "agent.start", {"name": "rev", "kind": "pi", "pane_id": "w1:p1"})["error"] == {
-            "code": "agent_pane_busy", "message": "agent target pane w1:p1 is not an available shell"}
+        assert request(path, "agent.start", {"name": "rev", "kind": "pi", "pane_id": "w1:p1"})[
+            "error"
+        ] == {
+            "code": "agent_pane_busy",
+            "message": "agent target pane w1:p1 is not an available shell",
+        }
         status, out, _ = ctl(capsys, "--control", control, "fault.list")
         assert status == 0 and [(f["name"], f["hits"]) for f in json.loads(out)] == [("busy", 1)]
         assert ctl(capsys, "--control", control, "fault.remove", '{"name": "busy"}')[0] == 0
 
         # a scenario: a busy shell (as a process too), then the shell is free again
         assert ctl_process(control, "shell.busy", {"pane_id": "w1:p1"}).returncode == 0
-        assert request(path, "agent.start", {"name": "rev", "kind": "pi", "pane_id": "w1:p1"})["error"]["code"] == "agent_pane_busy"
+        assert (
+            request(path, "agent.start", {"name": "rev", "kind": "pi", "pane_id": "w1:p1"})[
+                "error"
+            ]["code"]
+            == "agent_pane_busy"
+        )
         assert ctl(capsys, "--control", control, "shell.idle", '{"pane_id": "w1:p1"}')[0] == 0
-        assert request(path, "agent.start", {"name": "rev", "kind": "pi", "pane_id": "w1:p1"})["result"]["agent"]["name"] == "rev"
+        assert (
+            request(path, "agent.start", {"name": "rev", "kind": "pi", "pane_id": "w1:p1"})[
+                "result"
+            ]["agent"]["name"]
+            == "rev"
+        )
 
         # a dropped connection, then the race: the pane is reused by another agent
-        assert ctl(capsys, "--control", control, "fault.add", '{"type": "drop", "method": "ping", "count": 1}')[0] == 0
+        assert (
+            ctl(
+                capsys,
+                "--control",
+                control,
+                "fault.add",
+                '{"type": "drop", "method": "ping", "count": 1}',
+            )[0]
+            == 0
+        )
         assert raw(path, b'{"id":"a","method":"ping","params":{}}\n') == b""
         assert request(path, "ping")["result"]["type"] == "pong"
-        status, out, _ = ctl(capsys, "--control", control, "pane.reuse", '{"pane_id": "w1:p1", "kind": "codex"}')
+        status, out, _ = ctl(
+            capsys, "--control", control, "pane.reuse", '{"pane_id": "w1:p1", "kind": "codex"}'
+        )
         assert status == 0 and json.loads(out)["kind"] == "codex"
-        deadline = time.monotonic() + 5        # codex is detected 0.2 simulated s later (4 ms)
-        while "result" in request(path, "agent.get", {"target": "rev"}) and time.monotonic() < deadline:
+        deadline = time.monotonic() + 5  # codex is detected 0.2 simulated s later (4 ms)
+        while (
+            "result" in request(path, "agent.get", {"target": "rev"})
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.005)
         assert request(path, "agent.get", {"target": "rev"})["error"]["code"] == "agent_not_found"
-        assert request(path, "agent.get", {"target": "w1:p1"})["result"]["agent"]["agent"] == "codex"
+        assert (
+            request(path, "agent.get", {"target": "w1:p1"})["result"]["agent"]["agent"] == "codex"
+        )
 
         # errors: exit status 1 and a message
-        status, out, err = ctl(capsys, "--control", control, "fault.add", '{"type": "error", "code": "made_up"}')
+        status, out, err = ctl(
+            capsys, "--control", control, "fault.add", '{"type": "error", "code": "made_up"}'
+        )
         assert status == 1 and "not a herdr error code" in err and out == ""
         status, _, err = ctl(capsys, "--control", control, "agent.exit", '{"pane_id": "w9:p9"}')
         assert status == 1 and "no pane w9:p9" in err

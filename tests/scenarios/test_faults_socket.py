@@ -30,12 +30,14 @@ def add(srv, fault):
 def test_latency_over_the_socket(srv):
     add(srv, Latency(method="pane.get", ms=120))
     t0 = time.monotonic()
-    assert request(srv.path, "pane.get", {"pane_id": "w1:p1"})["result"]["pane"]["pane_id"] == "w1:p1"
+    assert (
+        request(srv.path, "pane.get", {"pane_id": "w1:p1"})["result"]["pane"]["pane_id"] == "w1:p1"
+    )
     slow = time.monotonic() - t0
     t0 = time.monotonic()
     request(srv.path, "ping")
     fast = time.monotonic() - t0
-    assert slow >= 0.12 and fast < 0.12     # only the matching method is slow
+    assert slow >= 0.12 and fast < 0.12  # only the matching method is slow
 
 
 def test_hang_then_removal_answers(srv):
@@ -46,7 +48,7 @@ def test_hang_then_removal_answers(srv):
     try:
         s.sendall(line("pane.get", {"pane_id": "w1:p1"}, rid="held"))
         with pytest.raises(socket.timeout):
-            s.recv(1)                          # nothing while the fault is active
+            s.recv(1)  # nothing while the fault is active
         srv.run(lambda sim: sim.faults.remove("stuck"))
         s.settimeout(5)
         reply = json.loads(s.makefile("rb").readline())
@@ -62,10 +64,10 @@ def test_hang_ends_when_the_client_disconnects(srv):
     deadline = time.monotonic() + 10  # generous under load; returns as soon as it is gone
     while srv.run(lambda sim: len(srv.server._conns)) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert srv.run(lambda sim: len(srv.server._conns)) == 0     # the held request is gone
+    assert srv.run(lambda sim: len(srv.server._conns)) == 0  # the held request is gone
     srv.run(lambda sim: sim.faults.remove("stuck"))
     ws = request(srv.path, "workspace.list")["result"]["workspaces"]
-    assert [w["workspace_id"] for w in ws] == ["w1"]              # ...and it never ran
+    assert [w["workspace_id"] for w in ws] == ["w1"]  # ...and it never ran
 
 
 def test_hang_holds_a_wait(srv):
@@ -73,16 +75,27 @@ def test_hang_holds_a_wait(srv):
     out = {}
 
     def client():
-        out["reply"] = request(srv.path, "pane.wait_for_output", {
-            "pane_id": "w1:p1", "source": "recent", "timeout_ms": 50,
-            "match": {"type": "substring", "value": "never"}})
+        out["reply"] = request(
+            srv.path,
+            "pane.wait_for_output",
+            {
+                "pane_id": "w1:p1",
+                "source": "recent",
+                "timeout_ms": 50,
+                "match": {"type": "substring", "value": "never"},
+            },
+        )
+
     th = threading.Thread(target=client)
     th.start()
     time.sleep(0.15)
-    assert th.is_alive()                      # its own 50 ms timeout has not even started
+    assert th.is_alive()  # its own 50 ms timeout has not even started
     srv.run(lambda sim: sim.faults.remove("stuck"))
     th.join(5)
-    assert out["reply"]["error"] == {"code": "timeout", "message": "timed out waiting for output match"}
+    assert out["reply"]["error"] == {
+        "code": "timeout",
+        "message": "timed out waiting for output match",
+    }
 
 
 def test_drop_closes_with_no_reply(srv):
@@ -102,4 +115,6 @@ def test_wrong_pane_over_the_socket(srv):
 def test_error_over_the_socket(srv):
     add(srv, ErrorReply(method="tab.create", code="tab_create_failed", message="boom"))
     assert request(srv.path, "tab.create", {"workspace_id": "w1"}, rid="x") == {
-        "id": "x", "error": {"code": "tab_create_failed", "message": "boom"}}
+        "id": "x",
+        "error": {"code": "tab_create_failed", "message": "boom"},
+    }

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.scenarios import (agent_vanishes, busy_shell, pane_reused, quiet_next_start,
-                                session_reported, shell_idle)
+from simherdr.scenarios import (
+    agent_vanishes,
+    busy_shell,
+    pane_reused,
+    quiet_next_start,
+    session_reported,
+    shell_idle,
+)
 from tests.scenarios.conftest import NOT_RUNNING, events, start_ready
 
 
@@ -18,6 +24,7 @@ def working(ws, name="rev", kind="claude"):
 
 # --- pane reuse ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("target", ["rev", "w1:p1"])
 def test_pane_reused_ends_a_wait_pinned_to_the_old_agent(ws, target):
     working(ws)
@@ -25,30 +32,34 @@ def test_pane_reused_ends_a_wait_pinned_to_the_old_agent(ws, target):
     old_pid = ws.ok("pane.process_info", pane_id="w1:p1")["process_info"]["foreground_processes"][0]
     task = ws.spawn("agent.wait", target=target)
     pane_reused(ws.sim, "w1:p1", "codex")
-    ws.advance(0.25)     # the new process is detected
+    ws.advance(0.25)  # the new process is detected
     assert ws.result(task)["error"] == NOT_RUNNING
     after = ws.ok("pane.get", pane_id="w1:p1")["pane"]
     assert (after["pane_id"], after["terminal_id"]) == (before["pane_id"], before["terminal_id"])
     assert after["agent"] == "codex"
-    assert ws.err("agent.get", target="rev")["code"] == "agent_not_found"   # the name went away
+    assert ws.err("agent.get", target="rev")["code"] == "agent_not_found"  # the name went away
     new = ws.ok("pane.process_info", pane_id="w1:p1")["process_info"]["foreground_processes"][0]
     assert new["name"] == "codex" and old_pid["name"] == "claude"
 
 
 def test_pane_reused_with_the_exit_seen_releases_first(ws):
-    start_ready(ws)      # idle: the client waits for it to pick up work
+    start_ready(ws)  # idle: the client waits for it to pick up work
     task = ws.spawn("agent.wait", target="w1:p1", until=["working"], timeout_ms=60_000)
     mark = ws.sim.hub.seq
     pane_reused(ws.sim, "w1:p1", "claude", exit_seen=True, startup=0.1)
     ws.settle()
-    assert ws.result(task)["error"] == NOT_RUNNING      # the release ended it
-    detected = [(d.get("agent"), d.get("released")) for k, d in events(ws, mark, ("pane_agent_detected",))]
+    assert ws.result(task)["error"] == NOT_RUNNING  # the release ended it
+    detected = [
+        (d.get("agent"), d.get("released")) for k, d in events(ws, mark, ("pane_agent_detected",))
+    ]
     assert detected == [("claude", True)]
     ws.advance(0.5)
-    got = [(d.get("agent"), d.get("released")) for k, d in events(ws, mark, ("pane_agent_detected",))]
-    assert got == [("claude", True), ("claude", None)]   # then the new process is detected
+    got = [
+        (d.get("agent"), d.get("released")) for k, d in events(ws, mark, ("pane_agent_detected",))
+    ]
+    assert got == [("claude", True), ("claude", None)]  # then the new process is detected
     a = ws.ok("agent.get", target="w1:p1")["agent"]
-    assert a["agent"] == "claude" and "name" not in a   # a new occupant: no name
+    assert a["agent"] == "claude" and "name" not in a  # a new occupant: no name
 
 
 def test_same_kind_reuse_unseen_by_herdr_is_invisible(ws):
@@ -69,14 +80,18 @@ def test_same_kind_reuse_unseen_by_herdr_is_invisible(ws):
 
 # --- a vanished agent ---------------------------------------------------------------------------
 
+
 def test_agent_vanishes_shell_comes_back(ws):
     working(ws)
     task = ws.spawn("agent.wait", target="rev", until=["blocked"])
     agent_vanishes(ws.sim, "w1:p1")
     ws.settle()
     assert ws.result(task)["error"] == NOT_RUNNING
-    assert ws.err("agent.get", target="rev") == {"code": "agent_not_found", "message": "agent target rev not found"}
-    assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["pane_id"] == "w1:p1"   # the pane stays
+    assert ws.err("agent.get", target="rev") == {
+        "code": "agent_not_found",
+        "message": "agent target rev not found",
+    }
+    assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["pane_id"] == "w1:p1"  # the pane stays
 
 
 @pytest.mark.parametrize("close,event", [("exited", "pane_exited"), ("closed", "pane_closed")])
@@ -88,7 +103,9 @@ def test_agent_vanishes_with_its_pane(ws, close, event):
     agent_vanishes(ws.sim, "w1:p1", close=close)
     ws.settle()
     assert ws.result(task)["error"] == NOT_RUNNING
-    assert [k for k, d in events(ws, mark) if k.startswith("pane_") and d.get("pane_id") == "w1:p1"] == [event]
+    assert [
+        k for k, d in events(ws, mark) if k.startswith("pane_") and d.get("pane_id") == "w1:p1"
+    ] == [event]
     assert ws.err("pane.get", pane_id="w1:p1")["code"] == "pane_not_found"
     assert ws.err("agent.get", target="rev")["code"] == "agent_not_found"
 
@@ -97,19 +114,22 @@ def test_agent_vanishes_refuses_unknown_modes(ws):
     with pytest.raises(ValueError):
         agent_vanishes(ws.sim, "w1:p1", close="gone")
     with pytest.raises(LookupError):
-        agent_vanishes(ws.sim, "w1:p1")      # no agent there
+        agent_vanishes(ws.sim, "w1:p1")  # no agent there
     with pytest.raises(KeyError):
         agent_vanishes(ws.sim, "w9:p9")
 
 
 # --- a busy shell ----------------------------------------------------------------------------------
 
+
 def test_busy_shell_refuses_agent_start_until_idle(ws):
     busy_shell(ws.sim, "w1:p1", command="sleep 30")
     assert ws.err("agent.start", name="rev", kind="pi", pane_id="w1:p1") == {
-        "code": "agent_pane_busy", "message": "agent target pane w1:p1 is not an available shell"}
+        "code": "agent_pane_busy",
+        "message": "agent target pane w1:p1 is not an available shell",
+    }
     info = ws.ok("pane.process_info", pane_id="w1:p1")["process_info"]
-    assert info["foreground_process_group_id"] != info["shell_pid"]    # phren's shell check
+    assert info["foreground_process_group_id"] != info["shell_pid"]  # phren's shell check
     assert info["foreground_processes"][0]["cmdline"] == "sleep 30"
     shell_idle(ws.sim, "w1:p1")
     info = ws.ok("pane.process_info", pane_id="w1:p1")["process_info"]
@@ -128,7 +148,7 @@ def test_busy_shell_for_a_while_and_a_retrying_client(ws):
             break
         assert reply["error"]["code"] == "agent_pane_busy"
         ws.advance(0.25)
-    assert attempts == 6     # t = 0, .25, .5, .75, 1.0 busy; 1.25 free
+    assert attempts == 6  # t = 0, .25, .5, .75, 1.0 busy; 1.25 free
 
 
 def test_busy_shell_type_ahead_and_ctrl_c(ws):
@@ -137,10 +157,14 @@ def test_busy_shell_type_ahead_and_ctrl_c(ws):
     screen = ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
     assert "echo hi" not in screen and "sleep 30" in screen
     shell_idle(ws.sim, "w1:p1")
-    assert ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"].rstrip().endswith("$ echo hi")
-    ws.ok("pane.send_keys", pane_id="w1:p1", keys=["C-c"])    # clears the typed line
+    assert (
+        ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
+        .rstrip()
+        .endswith("$ echo hi")
+    )
+    ws.ok("pane.send_keys", pane_id="w1:p1", keys=["C-c"])  # clears the typed line
     busy_shell(ws.sim, "w1:p1")
-    ws.ok("pane.send_keys", pane_id="w1:p1", keys=["C-c"])    # interrupts the command
+    ws.ok("pane.send_keys", pane_id="w1:p1", keys=["C-c"])  # interrupts the command
     assert "result" in ws.call("agent.start", name="rev", kind="pi", pane_id="w1:p1")
 
 
@@ -151,6 +175,7 @@ def test_busy_shell_refused_while_an_agent_runs(ws):
 
 
 # --- a late session id -------------------------------------------------------------------------------
+
 
 def test_session_reported_late_to_a_polling_client(ws):
     """entwurf's witness loop polls agent get <name> every 100 ms for 5 s (CLIENTS §3.4)."""
@@ -165,6 +190,10 @@ def test_session_reported_late_to_a_polling_client(ws):
         a = ws.ok("agent.get", target="rev")["agent"]
         seen.append("agent_session" in a)
         if seen[-1]:
-            assert a["agent_session"] == {"source": "herdr:claude", "agent": "claude", "kind": "id",
-                                          "value": "0b5f6e2a-1111-4222-8333-944445555666"}
+            assert a["agent_session"] == {
+                "source": "herdr:claude",
+                "agent": "claude",
+                "kind": "id",
+                "value": "0b5f6e2a-1111-4222-8333-944445555666",
+            }
     assert seen.index(True) == 29 and all(seen[29:])

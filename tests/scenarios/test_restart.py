@@ -22,11 +22,17 @@ def test_restart_reuses_pane_ids_on_new_terminals(h, tmp_path):
     assert set(after) == set(before) == {"w1:p1", "w1:p2", "w2:p1"}
     assert all(after[p] != before[p] and after[p].startswith("term_") for p in after)
     assert h.ok("agent.list")["agents"] == []
-    assert h.err("agent.get", target="rev") == {"code": "agent_not_found", "message": "agent target rev not found"}
+    assert h.err("agent.get", target="rev") == {
+        "code": "agent_not_found",
+        "message": "agent target rev not found",
+    }
     # the counter restarts past the largest restored id: w3 (closed before) comes back
     assert h.ok("workspace.create", cwd=str(tmp_path))["workspace"]["workspace_id"] == "w3"
     # a fresh shell in the restored pane is an available shell again
-    assert h.ok("agent.start", name="rev", kind="pi", pane_id="w1:p2")["agent"]["state_change_seq"] == 0
+    assert (
+        h.ok("agent.start", name="rev", kind="pi", pane_id="w1:p2")["agent"]["state_change_seq"]
+        == 0
+    )
 
 
 def test_a_restart_ends_pending_waits_without_a_reply(h, tmp_path):

@@ -64,13 +64,17 @@ def base_env(tmp_path):
 def herdr(stubs, fake, base_env):
     """Run the stub: herdr(*argv, version="0.8.2", env={...}, unset=(...), socket=path)."""
 
-    def run(*argv, version="0.8.2", env=None, unset=(), socket=None, timeout=20, cwd=None) -> Result:
+    def run(
+        *argv, version="0.8.2", env=None, unset=(), socket=None, timeout=20, cwd=None
+    ) -> Result:
         full_env = dict(base_env)
         full_env["HERDR_SOCKET_PATH"] = fake.path if socket is None else socket
         full_env.update(env or {})
         for name in unset:
             full_env.pop(name, None)
-        proc = subprocess.run([stubs[version], *argv], env=full_env, capture_output=True, timeout=timeout, cwd=cwd)
+        proc = subprocess.run(
+            [stubs[version], *argv], env=full_env, capture_output=True, timeout=timeout, cwd=cwd
+        )
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
     return run
@@ -94,7 +98,9 @@ def cli(stubs, fake, base_env):
         for name in unset:
             full_env.pop(name, None)
         out, err = io.BytesIO(), io.BytesIO()
-        rc = herdr_cli.run(list(argv), version=version, env=full_env, stdout=out, stderr=err, argv0=stubs[version])
+        rc = herdr_cli.run(
+            list(argv), version=version, env=full_env, stdout=out, stderr=err, argv0=stubs[version]
+        )
         return Result(rc, out.getvalue(), err.getvalue())
 
     return run

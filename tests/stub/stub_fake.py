@@ -114,7 +114,9 @@ class FakeHerdr:
     def _next_reply(self, request: dict):
         method = request.get("method")
         if method == "ping" and self.ping_reply is None:
-            return result("pong", version=self.version, protocol=self.protocol, capabilities=self.capabilities)
+            return result(
+                "pong", version=self.version, protocol=self.protocol, capabilities=self.capabilities
+            )
         if method == "ping":
             return self.ping_reply
         with self._lock:
@@ -179,5 +181,3 @@ class Result:
 
     def err_json(self):
         return json.loads(self.err)
-
-

@@ -13,8 +13,15 @@ from stub_fake import Hangup, Raw, error, ok, result
 from simherdr.stub import herdr_cli
 from simherdr.stub.install import write_stub
 
-PANE = {"pane_id": "w1:p1", "terminal_id": "term_1", "workspace_id": "w1", "tab_id": "w1:t1",
-        "focused": True, "agent_status": "unknown", "revision": 0}
+PANE = {
+    "pane_id": "w1:p1",
+    "terminal_id": "term_1",
+    "workspace_id": "w1",
+    "tab_id": "w1:t1",
+    "focused": True,
+    "agent_status": "unknown",
+    "revision": 0,
+}
 
 
 # -- install / launcher -------------------------------------------------------------------------
@@ -79,14 +86,17 @@ def test_unknown_option_at_top_level(cli):
     assert res.err == b"unknown option: --bogus\nrun 'herdr --help' for usage\n"
 
 
-@pytest.mark.parametrize("group,first_line", [
-    ("workspace", "herdr workspace commands:"),
-    ("tab", "herdr tab commands:"),
-    ("pane", "herdr pane commands:"),
-    ("agent", "herdr agent commands:"),
-    ("worktree", "herdr worktree commands:"),
-    ("api", "herdr api commands:"),
-])
+@pytest.mark.parametrize(
+    "group,first_line",
+    [
+        ("workspace", "herdr workspace commands:"),
+        ("tab", "herdr tab commands:"),
+        ("pane", "herdr pane commands:"),
+        ("agent", "herdr agent commands:"),
+        ("worktree", "herdr worktree commands:"),
+        ("api", "herdr api commands:"),
+    ],
+)
 def test_group_without_verb_prints_list_exit_2(cli, fake, group, first_line):
     res = cli(group)
     assert res.rc == 2 and res.out == b""
@@ -102,24 +112,31 @@ def test_group_without_verb_prints_list_exit_2(cli, fake, group, first_line):
 
 def test_agent_group_list_ends_with_targets_and_kinds(cli):
     lines = cli("agent").stderr.splitlines()
-    assert lines[-2] == "  targets accept unique agent names and pane ids that currently host agents"
-    assert lines[-1] == ("  kinds: pi|claude|codex|gemini|cursor|devin|agy|cline|omp|mastracode|opencode|"
-                         "copilot|kimi|kiro|droid|amp|grok|hermes|kilo|qodercli|qwen|maki")
+    assert (
+        lines[-2] == "  targets accept unique agent names and pane ids that currently host agents"
+    )
+    assert lines[-1] == (
+        "  kinds: pi|claude|codex|gemini|cursor|devin|agy|cline|omp|mastracode|opencode|"
+        "copilot|kimi|kiro|droid|amp|grok|hermes|kilo|qodercli|qwen|maki"
+    )
 
 
-@pytest.mark.parametrize("argv,command", [
-    (["notification", "show", "hi"], "herdr notification show"),
-    (["session", "list"], "herdr session list"),
-    (["plugin", "list"], "herdr plugin list"),
-    (["terminal"], "herdr terminal"),
-    (["pane", "move", "w1:p1", "--new-tab"], "herdr pane move"),
-    (["pane", "zoom"], "herdr pane zoom"),
-    (["pane", "report-metadata", "w1:p1"], "herdr pane report-metadata"),
-    (["workspace", "report-metadata", "w1"], "herdr workspace report-metadata"),
-    (["agent", "attach", "x"], "herdr agent attach"),
-    (["api", "schema"], "herdr api schema"),
-    (["pane", "--help"], "herdr pane --help"),
-])
+@pytest.mark.parametrize(
+    "argv,command",
+    [
+        (["notification", "show", "hi"], "herdr notification show"),
+        (["session", "list"], "herdr session list"),
+        (["plugin", "list"], "herdr plugin list"),
+        (["terminal"], "herdr terminal"),
+        (["pane", "move", "w1:p1", "--new-tab"], "herdr pane move"),
+        (["pane", "zoom"], "herdr pane zoom"),
+        (["pane", "report-metadata", "w1:p1"], "herdr pane report-metadata"),
+        (["workspace", "report-metadata", "w1"], "herdr workspace report-metadata"),
+        (["agent", "attach", "x"], "herdr agent attach"),
+        (["api", "schema"], "herdr api schema"),
+        (["pane", "--help"], "herdr pane --help"),
+    ],
+)
 def test_out_of_scope_commands(cli, fake, argv, command):
     res = cli(*argv)
     assert res.rc == herdr_cli.UNSUPPORTED_EXIT_CODE == 2
@@ -142,7 +159,8 @@ def test_server_not_running_missing_socket(herdr, sockdir):
     assert res.rc == 1 and res.out == b""
     assert res.err == (
         b'{"id":"cli:workspace:create","error":{"code":"server_not_running","message":"no herdr server is running at '
-        + path.encode() + b'; run `herdr` to start or attach it"}}\n'
+        + path.encode()
+        + b'; run `herdr` to start or attach it"}}\n'
     )
 
 
@@ -163,7 +181,8 @@ def test_default_socket_under_xdg_config_home(herdr, tmp_path):
     env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
     res = herdr("tab", "list", env=env, unset=["HERDR_SOCKET_PATH"])
     assert res.err_json()["error"]["message"] == (
-        f"no herdr server is running at {tmp_path}/xdg/herdr/herdr.sock; run `herdr` to start or attach it")
+        f"no herdr server is running at {tmp_path}/xdg/herdr/herdr.sock; run `herdr` to start or attach it"
+    )
 
 
 def test_default_socket_under_home(cli, base_env):
@@ -177,7 +196,8 @@ def test_session_flag_beats_socket_path_and_is_stripped_anywhere(herdr, tmp_path
     assert res.rc == 1 and fake.lines == []
     assert res.err_json()["error"]["message"] == (
         f"no herdr server is running at {tmp_path}/herdr/sessions/work/herdr.sock; "
-        "run `herdr session attach work` to start or attach it")
+        "run `herdr session attach work` to start or attach it"
+    )
 
 
 def test_session_default_means_default_socket(cli, tmp_path):
@@ -186,9 +206,15 @@ def test_session_default_means_default_socket(cli, tmp_path):
 
 
 def test_herdr_session_env_used_without_socket_override(cli, tmp_path):
-    res = cli("tab", "list", env={"XDG_CONFIG_HOME": str(tmp_path), "HERDR_SESSION": "s1"},
-                unset=["HERDR_SOCKET_PATH"])
-    assert f"at {tmp_path}/herdr/sessions/s1/herdr.sock; run `herdr session attach s1`" in res.stderr
+    res = cli(
+        "tab",
+        "list",
+        env={"XDG_CONFIG_HOME": str(tmp_path), "HERDR_SESSION": "s1"},
+        unset=["HERDR_SOCKET_PATH"],
+    )
+    assert (
+        f"at {tmp_path}/herdr/sessions/s1/herdr.sock; run `herdr session attach s1`" in res.stderr
+    )
 
 
 def test_socket_override_points_elsewhere_hint_is_herdr(cli, sockdir):
@@ -196,12 +222,15 @@ def test_socket_override_points_elsewhere_hint_is_herdr(cli, sockdir):
     assert "; run `herdr` to start or attach it" in res.stderr
 
 
-@pytest.mark.parametrize("value,message", [
-    ("", "session name cannot be empty"),
-    ("a" * 65, "session name cannot be longer than 64 bytes"),
-    ("..", "session name cannot be . or .."),
-    ("bad name", "session name may only contain ASCII letters, numbers, '.', '_' and '-'"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("", "session name cannot be empty"),
+        ("a" * 65, "session name cannot be longer than 64 bytes"),
+        ("..", "session name cannot be . or .."),
+        ("bad name", "session name may only contain ASCII letters, numbers, '.', '_' and '-'"),
+    ],
+)
 def test_session_name_validation(cli, fake, value, message):
     res = cli("--session", value, "pane", "list")
     assert (res.rc, res.stderr) == (2, f"error: {message}\nrun 'herdr --help' for usage\n")
@@ -212,7 +241,10 @@ def test_session_name_validation(cli, fake, value, message):
 
 def test_missing_session_value(cli):
     res = cli("pane", "list", "--session")
-    assert (res.rc, res.stderr) == (2, "error: missing value for --session\nrun 'herdr --help' for usage\n")
+    assert (res.rc, res.stderr) == (
+        2,
+        "error: missing value for --session\nrun 'herdr --help' for usage\n",
+    )
 
 
 def test_invalid_herdr_session_ignored_when_socket_path_set(cli, fake):
@@ -232,7 +264,9 @@ def test_session_after_double_dash_is_kept(herdr, fake):
 def test_remote_flag_rejected_for_commands(cli, fake):
     res = cli("pane", "list", "--remote", "host")
     assert (res.rc, res.stderr) == (
-        2, "error: --remote can only be used with the default launch command\nrun 'herdr --help' for usage\n")
+        2,
+        "error: --remote can only be used with the default launch command\nrun 'herdr --help' for usage\n",
+    )
 
 
 def test_handoff_flag_moves_to_the_end(herdr, fake):
@@ -247,42 +281,68 @@ def test_handoff_flag_moves_to_the_end(herdr, fake):
 
 
 def test_success_is_whole_envelope_sorted_compact_raw_utf8(herdr, fake):
-    fake.on("pane.get", Raw(
-        '{"result":{"type":"pane_info","pane":{"z":1,"label":"caf\u00e9 \u2603","a":{"y":[1,{"b":2,"a":1}],"x":null}}},'
-        '"id":"cli:pane:get","extra":true}\n'.encode()))
+    fake.on(
+        "pane.get",
+        Raw(
+            '{"result":{"type":"pane_info","pane":{"z":1,"label":"caf\u00e9 \u2603","a":{"y":[1,{"b":2,"a":1}],"x":null}}},'
+            '"id":"cli:pane:get","extra":true}\n'.encode()
+        ),
+    )
     res = herdr("pane", "get", "w1:p1")
     assert res.rc == 0 and res.err == b""
-    assert res.out == (
-        '{"extra":true,"id":"cli:pane:get","result":{"pane":{"a":{"x":null,"y":[1,{"a":1,"b":2}]},'
-        '"label":"caf\u00e9 \u2603","z":1},"type":"pane_info"}}\n').encode()
+    assert (
+        res.out
+        == (
+            '{"extra":true,"id":"cli:pane:get","result":{"pane":{"a":{"x":null,"y":[1,{"a":1,"b":2}]},'
+            '"label":"caf\u00e9 \u2603","z":1},"type":"pane_info"}}\n'
+        ).encode()
+    )
 
 
 def test_floats_and_big_integers_print_like_serde_json(herdr, fake):
-    fake.on("pane.layout", Raw(
-        b'{"id":"cli:pane:layout","result":{"type":"pane_layout","a":0.5,"b":1e16,"c":0.00001,'
-        b'"d":1.5e-7,"e":100.0,"f":18446744073709551616,"g":-3,"h":1E2}}\n'))
+    fake.on(
+        "pane.layout",
+        Raw(
+            b'{"id":"cli:pane:layout","result":{"type":"pane_layout","a":0.5,"b":1e16,"c":0.00001,'
+            b'"d":1.5e-7,"e":100.0,"f":18446744073709551616,"g":-3,"h":1E2}}\n'
+        ),
+    )
     res = herdr("pane", "layout")
     assert res.rc == 0
-    assert res.out == (b'{"id":"cli:pane:layout","result":{"a":0.5,"b":1e16,"c":0.00001,"d":1.5e-7,"e":100.0,'
-                       b'"f":1.8446744073709552e19,"g":-3,"h":100.0,"type":"pane_layout"}}\n')
+    assert res.out == (
+        b'{"id":"cli:pane:layout","result":{"a":0.5,"b":1e16,"c":0.00001,"d":1.5e-7,"e":100.0,'
+        b'"f":1.8446744073709552e19,"g":-3,"h":100.0,"type":"pane_layout"}}\n'
+    )
 
 
 def test_control_characters_are_escaped(cli, fake):
     fake.on("pane.get", Raw(b'{"id":"cli:pane:get","result":{"t":"a\\u0001b\\n\\"","type":"x"}}\n'))
-    assert cli("pane", "get", "w1:p1").out == b'{"id":"cli:pane:get","result":{"t":"a\\u0001b\\n\\"","type":"x"}}\n'
+    assert (
+        cli("pane", "get", "w1:p1").out
+        == b'{"id":"cli:pane:get","result":{"t":"a\\u0001b\\n\\"","type":"x"}}\n'
+    )
 
 
 def test_server_error_envelope_goes_to_stderr_sorted(herdr, fake):
     fake.on("pane.get", error("pane_not_found", "pane w1:p9 not found"))
     res = herdr("pane", "get", "w1:p9")
     assert (res.rc, res.out) == (1, b"")
-    assert res.err == b'{"error":{"code":"pane_not_found","message":"pane w1:p9 not found"},"id":"cli:pane:get"}\n'
+    assert (
+        res.err
+        == b'{"error":{"code":"pane_not_found","message":"pane w1:p9 not found"},"id":"cli:pane:get"}\n'
+    )
 
 
 def test_reply_without_trailing_newline_is_accepted(cli, fake):
-    fake.on("workspace.list", Raw(b'{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[]}}'))
+    fake.on(
+        "workspace.list",
+        Raw(b'{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[]}}'),
+    )
     res = cli("workspace", "list")
-    assert res.out == b'{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[]}}\n'
+    assert (
+        res.out
+        == b'{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[]}}\n'
+    )
 
 
 def test_error_key_with_null_value_is_still_an_error(cli, fake):
@@ -297,20 +357,30 @@ def test_error_key_with_null_value_is_still_an_error(cli, fake):
 def test_hangup_without_reply_is_empty_response(herdr, fake):
     fake.on("tab.list", Hangup())
     res = herdr("tab", "list")
-    assert (res.rc, res.out, res.stderr) == (1, b"", "Error: Custom { kind: Other, error: EmptyResponse }\n")
+    assert (res.rc, res.out, res.stderr) == (
+        1,
+        b"",
+        "Error: Custom { kind: Other, error: EmptyResponse }\n",
+    )
 
 
 def test_non_json_reply(herdr, fake):
     fake.on("tab.list", Raw(b"hello\n"))
     res = herdr("tab", "list")
     assert res.rc == 1
-    assert res.stderr == 'Error: Custom { kind: Other, error: Json(Error("expected value", line: 1, column: 1)) }\n'
+    assert (
+        res.stderr
+        == 'Error: Custom { kind: Other, error: Json(Error("expected value", line: 1, column: 1)) }\n'
+    )
 
 
 def test_invalid_utf8_reply(cli, fake):
     fake.on("tab.list", Raw(b'{"id":"\xff"}\n'))
     res = cli("tab", "list")
-    assert res.stderr == 'Error: Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }\n'
+    assert (
+        res.stderr
+        == 'Error: Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }\n'
+    )
 
 
 def test_ping_answered_with_error_envelope(herdr, fake):
@@ -319,15 +389,18 @@ def test_ping_answered_with_error_envelope(herdr, fake):
     assert res.rc == 1
     assert res.stderr == (
         'Error: Custom { kind: Other, error: ErrorResponse(ErrorResponse { id: "api-client:status", '
-        'error: ErrorBody { code: "server_unavailable", message: "server is shutting down" } }) }\n')
+        'error: ErrorBody { code: "server_unavailable", message: "server is shutting down" } }) }\n'
+    )
     assert fake.calls() == [("ping", "api-client:status")]
 
 
 def test_malformed_pong(cli, fake):
     fake.ping_reply = result("pong", version="0.8.2")
     res = cli("tab", "list")
-    assert res.stderr == ('Error: Custom { kind: Other, error: Json(Error("data did not match any variant of '
-                          'untagged enum WireResponse", line: 0, column: 0)) }\n')
+    assert res.stderr == (
+        'Error: Custom { kind: Other, error: Json(Error("data did not match any variant of '
+        'untagged enum WireResponse", line: 0, column: 0)) }\n'
+    )
 
 
 # -- protocol guard ---------------------------------------------------------------------------
@@ -352,10 +425,17 @@ def test_guard_server_older(herdr, fake):
     fake.protocol = 19
     res = herdr("agent", "wait", "a")
     assert (res.rc, res.out) == (1, b"")
-    expected = {"id": "cli:agent:wait", "error": {"code": "protocol_mismatch", "message": (
-        "client protocol 20 is newer than server protocol 19; restart the Herdr server before using this command. "
-        "Stop the old server to use the new version.\nStopping exits pane processes.\n"
-        f"Run `HERDR_SOCKET_PATH={fake.path} herdr server stop`, then restart Herdr with the same socket override.")}}
+    expected = {
+        "id": "cli:agent:wait",
+        "error": {
+            "code": "protocol_mismatch",
+            "message": (
+                "client protocol 20 is newer than server protocol 19; restart the Herdr server before using this command. "
+                "Stop the old server to use the new version.\nStopping exits pane processes.\n"
+                f"Run `HERDR_SOCKET_PATH={fake.path} herdr server stop`, then restart Herdr with the same socket override."
+            ),
+        },
+    }
     assert res.err == json.dumps(expected, separators=(",", ":")).encode() + b"\n"
     assert res.err.startswith(b'{"id":')  # id-first
     assert fake.calls() == [("ping", "api-client:status")]  # no operation connection
@@ -364,8 +444,10 @@ def test_guard_server_older(herdr, fake):
 def test_guard_server_newer(cli, fake):
     fake.protocol = 22
     res = cli("pane", "list")
-    assert res.err == (b'{"id":"cli:pane:list","error":{"code":"protocol_mismatch","message":"client protocol 20 is '
-                       b'older than server protocol 22; upgrade the Herdr client before using this command"}}\n')
+    assert res.err == (
+        b'{"id":"cli:pane:list","error":{"code":"protocol_mismatch","message":"client protocol 20 is '
+        b'older than server protocol 22; upgrade the Herdr client before using this command"}}\n'
+    )
 
 
 def test_guard_restart_guidance_for_named_session(make_fake, cli, tmp_path, sockdir):
@@ -375,12 +457,16 @@ def test_guard_restart_guidance_for_named_session(make_fake, cli, tmp_path, sock
     server.protocol = 17
     res = cli("--session", "s2", "tab", "list", env=env)
     message = res.err_json()["error"]["message"]
-    assert message.endswith("Run `herdr session stop s2`, then run `herdr session attach s2` again.")
+    assert message.endswith(
+        "Run `herdr session stop s2`, then run `herdr session attach s2` again."
+    )
 
 
 def test_guard_for_0_9_3_client_against_0_8_2_server(cli, fake):
     res = cli("tab", "list", version="0.9.3")
-    assert res.err_json()["error"]["message"].startswith("client protocol 22 is newer than server protocol 20;")
+    assert res.err_json()["error"]["message"].startswith(
+        "client protocol 22 is newer than server protocol 20;"
+    )
 
 
 def test_status_server_not_running_is_not_an_error(herdr, sockdir):
@@ -389,7 +475,8 @@ def test_status_server_not_running_is_not_an_error(herdr, sockdir):
     assert res.rc == 0
     assert res.stdout == (
         "client:\n  version: 0.8.2\n  channel: stable\n  protocol: 20\n\n"
-        f"server:\n  status: not running\n  socket: {path}\n\nupdate:\n  restart_needed: no\n")
+        f"server:\n  status: not running\n  socket: {path}\n\nupdate:\n  restart_needed: no\n"
+    )
 
 
 def test_status_running_text_and_json(herdr, fake):
@@ -398,13 +485,15 @@ def test_status_running_text_and_json(herdr, fake):
     assert res.stdout == (
         "client:\n  version: 0.8.2\n  channel: stable\n  protocol: 20\n\n"
         f"server:\n  status: running\n  version: 0.8.1\n  protocol: 20\n  compatible: yes\n  socket: {fake.path}\n\n"
-        "update:\n  restart_needed: yes\n")
+        "update:\n  restart_needed: yes\n"
+    )
     assert fake.calls() == [("ping", "api-client:status")]
     body = herdr("status", "server", "--json").stdout
     assert body == (
         '{"status":"running","running":true,"version":"0.8.1","protocol":20,"capabilities":{"live_handoff":true,'
         f'"detached_server_daemon":true}},"compatible":true,"socket":"{fake.path}","session":null,'
-        '"restart_needed":true}\n')
+        '"restart_needed":true}\n'
+    )
     full = json.loads(herdr("status", "--json").stdout)
     assert list(full) == ["client", "server", "update"]
     assert list(full["client"]) == ["version", "channel", "protocol", "binary", "session"]

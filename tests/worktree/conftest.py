@@ -19,6 +19,7 @@ from tests.gitrepos import BareRepo, SepRepo  # noqa: F401  (imported by tests)
 
 from .helpers import Gate
 
+
 @pytest.fixture(autouse=True)
 def git_isolation(home, monkeypatch):
     G.isolate(monkeypatch, Path(home))

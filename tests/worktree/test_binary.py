@@ -23,11 +23,21 @@ def herdr(server, version, stub_dir, home):
     binary = install.write_stub(str(stub_dir / version), version)
 
     def run(*argv, cwd=None):
-        env = {key: value for key, value in os.environ.items()
-               if key.startswith(("GIT_", "XDG_", "LC_")) or key in ("PATH", "HOME")}
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if key.startswith(("GIT_", "XDG_", "LC_")) or key in ("PATH", "HOME")
+        }
         env["HERDR_SOCKET_PATH"] = server.path
-        proc = subprocess.run([binary, *argv], env=env, cwd=cwd, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=60)
+        proc = subprocess.run(
+            [binary, *argv],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
         return proc.returncode, proc.stdout, proc.stderr
 
     return run
@@ -46,15 +56,25 @@ def test_worktree_commands(herdr, repo, linked, base):
     assert listed["result"]["source"]["repo_root"] == f"{repo}/."
     assert [e["path"] for e in listed["result"]["worktrees"]] == [str(repo), str(linked)]
 
-    rc, out, err = herdr("worktree", "open", "--cwd", str(repo), "--branch", "feature",
-                         "--label", "feat", "--focus")
+    rc, out, err = herdr(
+        "worktree", "open", "--cwd", str(repo), "--branch", "feature", "--label", "feat", "--focus"
+    )
     assert rc == 0, err
     opened = _json(out)["result"]
     assert opened["type"] == "worktree_opened" and opened["already_open"] is False
     assert opened["workspace"]["label"] == "feat" and opened["workspace"]["focused"] is True
 
-    rc, out, err = herdr("worktree", "create", "--workspace", "w1", "--branch", "cli",
-                         "--path", "cli-wt", cwd=str(base))
+    rc, out, err = herdr(
+        "worktree",
+        "create",
+        "--workspace",
+        "w1",
+        "--branch",
+        "cli",
+        "--path",
+        "cli-wt",
+        cwd=str(base),
+    )
     assert rc == 0, err
     created = _json(out)
     assert created["id"] == "cli:worktree:create"
@@ -67,8 +87,12 @@ def test_worktree_commands(herdr, repo, linked, base):
     assert _json(err)["error"]["code"] == "dirty_worktree_requires_force"
     rc, out, err = herdr("worktree", "remove", "--workspace", wid, "--force")
     assert rc == 0, err
-    assert _json(out)["result"] == {"type": "worktree_removed", "workspace_id": wid,
-                                    "path": str(base / "cli-wt"), "forced": True}
+    assert _json(out)["result"] == {
+        "type": "worktree_removed",
+        "workspace_id": wid,
+        "path": str(base / "cli-wt"),
+        "forced": True,
+    }
 
     rc, out, err = herdr("worktree", "open", "--cwd", str(linked), "--branch", "main")
     assert rc == 1 and _json(err)["error"]["code"] == "linked_worktree_source"
@@ -96,10 +120,14 @@ def test_workspace_close_without_group(herdr, version, repo, linked):
         remaining = 0  # the whole group closed silently
     else:
         assert rc == 1 and out == ""
-        assert _json(err) == {"id": "cli:workspace:close", "error": {
-            "code": "workspace_group_close_required",
-            "message": "workspace has linked worktree workspaces; use --group "
-                       "(close_group=true in the API) to close the group"}}
+        assert _json(err) == {
+            "id": "cli:workspace:close",
+            "error": {
+                "code": "workspace_group_close_required",
+                "message": "workspace has linked worktree workspaces; use --group "
+                "(close_group=true in the API) to close the group",
+            },
+        }
         remaining = 2
     rc, out, _ = herdr("workspace", "list")
     assert len(_json(out)["result"]["workspaces"]) == remaining

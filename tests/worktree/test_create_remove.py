@@ -18,8 +18,13 @@ FOCUS = ["workspace_focused", "tab_focused", "pane_focused"]
 
 
 def _branch_exists(repo, branch) -> bool:
-    return subprocess.run(["git", "-C", str(repo), "show-ref", "--verify", "--quiet",
-                           f"refs/heads/{branch}"], stdin=subprocess.DEVNULL).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "-C", str(repo), "show-ref", "--verify", "--quiet", f"refs/heads/{branch}"],
+            stdin=subprocess.DEVNULL,
+        ).returncode
+        == 0
+    )
 
 
 # --- create ------------------------------------------------------------------------------------
@@ -35,20 +40,33 @@ def test_create_from_parent_workspace(h, repo, base):
     assert git(path, "branch", "--show-current").strip() == "topic"  # trimmed
     assert r["workspace"]["workspace_id"] == "w2" and r["workspace"]["focused"] is False
     assert r["workspace"]["label"] == "wt-one"
-    assert r["workspace"]["worktree"] == {"repo_key": str(repo / ".git"), "repo_name": "proj",
-                                          "repo_root": str(repo), "checkout_path": str(path),
-                                          "is_linked_worktree": True}
+    assert r["workspace"]["worktree"] == {
+        "repo_key": str(repo / ".git"),
+        "repo_name": "proj",
+        "repo_root": str(repo),
+        "checkout_path": str(path),
+        "is_linked_worktree": True,
+    }
     assert r["tab"]["tab_id"] == "w2:t1" and r["root_pane"]["cwd"] == str(path)
-    assert r["worktree"] == {"path": str(path), "branch": "topic", "is_bare": False,
-                             "is_detached": False, "is_prunable": False,
-                             "is_linked_worktree": True, "open_workspace_id": "w2",
-                             "label": "proj"}
+    assert r["worktree"] == {
+        "path": str(path),
+        "branch": "topic",
+        "is_bare": False,
+        "is_detached": False,
+        "is_prunable": False,
+        "is_linked_worktree": True,
+        "open_workspace_id": "w2",
+        "label": "proj",
+    }
     evs = events(h, mark)
     assert [k for k, _ in evs] == ["workspace_updated"] + OPEN_EVENTS + ["worktree_created"]
     assert evs[0][1]["workspace"]["workspace_id"] == "w1"
     assert evs[1][1]["workspace"]["worktree"]["is_linked_worktree"] is True
-    assert evs[-1][1] == {"type": "worktree_created", "workspace": r["workspace"],
-                          "worktree": r["worktree"]}
+    assert evs[-1][1] == {
+        "type": "worktree_created",
+        "workspace": r["workspace"],
+        "worktree": r["worktree"],
+    }
     listed = h.ok("worktree.list", workspace_id="w1")["worktrees"]
     assert [e.get("open_workspace_id") for e in listed] == ["w1", "w2"]
 
@@ -56,8 +74,11 @@ def test_create_from_parent_workspace(h, repo, base):
 def test_create_default_path_generated_branch_and_implicit_parent(h, repo, home):
     r = h.ok("worktree.create", cwd=str(repo), focus=True)
     branch = r["worktree"]["branch"]
-    assert re.fullmatch(r"worktree/(brave|calm|clear|green|lucky|quiet|rapid|silver)-"
-                        r"(river|cloud|field|forest|harbor|meadow|stone|valley)-[0-9a-f]{4}", branch)
+    assert re.fullmatch(
+        r"worktree/(brave|calm|clear|green|lucky|quiet|rapid|silver)-"
+        r"(river|cloud|field|forest|harbor|meadow|stone|valley)-[0-9a-f]{4}",
+        branch,
+    )
     slug = branch.replace("/", "-")
     assert r["worktree"]["path"] == os.path.join(home, ".herdr", "worktrees", "proj", slug)
     assert os.path.isdir(r["worktree"]["path"])
@@ -94,8 +115,14 @@ def test_create_reuses_a_workspace_already_at_the_path(h, repo, base):
     h.ok("workspace.create", cwd=str(repo))
     h.ok("workspace.create", cwd=str(path))
     mark = h.sim.hub.seq
-    r = h.ok("worktree.create", workspace_id="w1", branch="prep", path=str(path),
-             label="renamed", focus=True)
+    r = h.ok(
+        "worktree.create",
+        workspace_id="w1",
+        branch="prep",
+        path=str(path),
+        label="renamed",
+        focus=True,
+    )
     assert r["workspace"]["workspace_id"] == "w2" and r["workspace"]["label"] == "renamed"
     assert r["workspace"]["focused"] is True
     # Membership changes emit workspace_updated; the label emits no workspace_renamed.
@@ -106,15 +133,21 @@ def test_create_reuses_a_workspace_already_at_the_path(h, repo, base):
 def test_create_errors_in_check_order(h, repo, linked, base, plain_dir):
     # The blank branch comes before the source errors.
     assert h.err("worktree.create", workspace_id="w1", cwd="x", branch="  ") == {
-        "code": "invalid_request", "message": "branch is required"}
+        "code": "invalid_request",
+        "message": "branch is required",
+    }
     assert h.err("worktree.create", workspace_id="w1", cwd="x")["message"] == (
-        "only one of workspace_id or cwd may be supplied")
+        "only one of workspace_id or cwd may be supplied"
+    )
     assert h.err("worktree.create", branch="b")["message"] == (
-        "workspace_id or cwd is required when no workspace is active")
+        "workspace_id or cwd is required when no workspace is active"
+    )
     assert h.err("worktree.create", cwd=str(plain_dir))["code"] == "not_git_worktree"
     assert h.err("worktree.create", cwd=str(linked))["code"] == "linked_worktree_source"
     assert h.err("worktree.create", cwd=str(repo), path="rel/path") == {
-        "code": "invalid_request", "message": "worktree path must be absolute"}
+        "code": "invalid_request",
+        "message": "worktree path must be absolute",
+    }
     # Git refuses: a branch checked out elsewhere. The message is git's.
     e = h.err("worktree.create", cwd=str(repo), branch="feature", path=str(base / "dup"))
     assert e["code"] == "worktree_create_failed" and "already checked out" in e["message"]
@@ -131,8 +164,10 @@ def test_concurrent_operations_on_one_checkout(h, repo, base, gate):
     assert gate.entered.wait(10) and not task.done()
     # Other requests are served meanwhile; the same checkout is busy.
     assert len(h.ok("workspace.list")["workspaces"]) == 1
-    busy = {"code": "worktree_operation_in_progress",
-            "message": "worktree operation is already in progress for this checkout"}
+    busy = {
+        "code": "worktree_operation_in_progress",
+        "message": "worktree operation is already in progress for this checkout",
+    }
     assert h.err("worktree.create", workspace_id="w1", branch="other", path=path) == busy
     gate.release.set()
     created = run(h, task)
@@ -154,8 +189,9 @@ def test_concurrent_operations_on_one_checkout(h, repo, base, gate):
 def _made(h, repo, base, name="wt", focus=False):
     if not h.ok("workspace.list")["workspaces"]:
         h.ok("workspace.create", cwd=str(repo))
-    return h.ok("worktree.create", workspace_id="w1", branch=name, path=str(base / name),
-                focus=focus)
+    return h.ok(
+        "worktree.create", workspace_id="w1", branch=name, path=str(base / name), focus=focus
+    )
 
 
 def test_remove_clean_checkout(h, repo, base):
@@ -163,17 +199,24 @@ def test_remove_clean_checkout(h, repo, base):
     snapshot = h.ok("workspace.get", workspace_id="w2")["workspace"]
     mark = h.sim.hub.seq
     r = h.ok("worktree.remove", workspace_id="w2")
-    assert r == {"type": "worktree_removed", "workspace_id": "w2", "path": str(base / "wt"),
-                 "forced": False}
+    assert r == {
+        "type": "worktree_removed",
+        "workspace_id": "w2",
+        "path": str(base / "wt"),
+        "forced": False,
+    }
     assert not (base / "wt").exists()
     assert _branch_exists(repo, "wt")  # the branch is never deleted
     evs = events(h, mark)
     assert [k for k, _ in evs] == ["workspace_closed", "worktree_removed"] + FOCUS
     assert evs[0][1] == {"type": "workspace_closed", "workspace_id": "w2", "workspace": snapshot}
-    assert evs[1][1] == {"type": "worktree_removed", "workspace_id": "w2", "workspace": snapshot,
-                         "worktree": {k: v for k, v in made["worktree"].items()
-                                      if k != "open_workspace_id"},
-                         "forced": False}
+    assert evs[1][1] == {
+        "type": "worktree_removed",
+        "workspace_id": "w2",
+        "workspace": snapshot,
+        "worktree": {k: v for k, v in made["worktree"].items() if k != "open_workspace_id"},
+        "forced": False,
+    }
     # The removed workspace was active: focus goes to the parent.
     assert evs[2][1] == {"type": "workspace_focused", "workspace_id": "w1"}
     assert [w["workspace_id"] for w in h.ok("workspace.list")["workspaces"]] == ["w1"]
@@ -201,34 +244,46 @@ def test_remove_other_git_failure(h, repo, base):
 
 def test_remove_refusals(h, repo, base, plain_dir):
     assert h.err("worktree.remove", workspace_id="wZ") == {
-        "code": "workspace_not_found", "message": "workspace wZ not found"}
+        "code": "workspace_not_found",
+        "message": "workspace wZ not found",
+    }
     # A positional id out of range parses, then finds no workspace membership.
     assert h.err("worktree.remove", workspace_id="9") == {
-        "code": "not_linked_worktree", "message": "workspace is not a Herdr-managed worktree checkout"}
+        "code": "not_linked_worktree",
+        "message": "workspace is not a Herdr-managed worktree checkout",
+    }
     h.ok("workspace.create", cwd=str(plain_dir))
     assert h.err("worktree.remove", workspace_id="w1")["message"] == (
-        "workspace is not a Herdr-managed worktree checkout")
+        "workspace is not a Herdr-managed worktree checkout"
+    )
     h.ok("worktree.create", cwd=str(repo), branch="x", path=str(base / "x"))
-    parent = next(w for w in h.ok("workspace.list")["workspaces"]
-                  if w.get("worktree", {}).get("is_linked_worktree") is False)
+    parent = next(
+        w
+        for w in h.ok("workspace.list")["workspaces"]
+        if w.get("worktree", {}).get("is_linked_worktree") is False
+    )
     assert h.err("worktree.remove", workspace_id=parent["workspace_id"]) == {
-        "code": "not_linked_worktree", "message": "workspace is not a linked worktree checkout"}
+        "code": "not_linked_worktree",
+        "message": "workspace is not a linked worktree checkout",
+    }
 
 
 def test_background_remove_keeps_focus_and_tag_profile_moves_it(version, config, repo, base):
     """HEAD / 0.9: a background removal keeps focus. The v0.8.2 *tag* always focused the parent
     (profile switch worktree_remove_focus_parent_only_if_active)."""
     for only_if_active, expected in ((True, "w3"), (False, "w1")):
-        profile = dataclasses.replace(get_profile(version),
-                                      worktree_remove_focus_parent_only_if_active=only_if_active)
+        profile = dataclasses.replace(
+            get_profile(version), worktree_remove_focus_parent_only_if_active=only_if_active
+        )
         config.worktrees_dir = str(base / f"trees-{only_if_active}")
         with Harness(profile, config=config, validator=ref.validate_reply) as h:
             h.ok("workspace.create", cwd=str(repo))
             h.ok("worktree.create", workspace_id="w1", branch=f"bg-{only_if_active}")
             h.ok("workspace.create", cwd=str(base), focus=True)  # w3 active
             h.ok("worktree.remove", workspace_id="w2")
-            focused = [w["workspace_id"] for w in h.ok("workspace.list")["workspaces"]
-                       if w["focused"]]
+            focused = [
+                w["workspace_id"] for w in h.ok("workspace.list")["workspaces"] if w["focused"]
+            ]
             assert focused == [expected]
 
 
@@ -243,8 +298,12 @@ def test_remove_after_the_workspace_closed_meanwhile(h, repo, base, gate):
     mark = h.sim.hub.seq
     gate.release.set()
     reply = run(h, task)
-    assert reply["result"] == {"type": "worktree_removed", "workspace_id": "w2",
-                               "path": str(base / "wt"), "forced": False}
+    assert reply["result"] == {
+        "type": "worktree_removed",
+        "workspace_id": "w2",
+        "path": str(base / "wt"),
+        "forced": False,
+    }
     assert kinds(h, mark) == ["worktree_removed"]  # no workspace_closed: it is already gone
 
 

@@ -36,21 +36,27 @@ def test_closing_the_root(group, version):
         evs = events(h, mark)
         # The whole group closes silently: one event, for the target.
         assert [k for k, _ in evs if k == "workspace_closed"] == ["workspace_closed"]
-        assert evs[0][1] == {"type": "workspace_closed", "workspace_id": "w2",
-                             "workspace": before["w2"]}
+        assert evs[0][1] == {
+            "type": "workspace_closed",
+            "workspace_id": "w2",
+            "workspace": before["w2"],
+        }
     else:
         assert h.err("workspace.close", workspace_id="w2") == {
             "code": "workspace_group_close_required",
             "message": "workspace has linked worktree workspaces; use --group "
-                       "(close_group=true in the API) to close the group"}
+            "(close_group=true in the API) to close the group",
+        }
         assert _ids(h) == ["w1", "w2", "w3", "w4"] and kinds(h, mark) == []
         assert _focused(h) == ["w3"]
         assert h.ok("workspace.close", workspace_id="w2", close_group=True) == {"type": "ok"}
         evs = events(h, mark)
         # One workspace_closed per closed workspace, each with its snapshot before the close.
         closed = [d for k, d in evs if k == "workspace_closed"]
-        assert closed == [{"type": "workspace_closed", "workspace_id": i, "workspace": before[i]}
-                          for i in ("w2", "w3")]
+        assert closed == [
+            {"type": "workspace_closed", "workspace_id": i, "workspace": before[i]}
+            for i in ("w2", "w3")
+        ]
     assert _ids(h) == ["w1", "w4"]
     # The active workspace (w3) closed with the group: focus goes to the workspace now at the
     # root's former index (1), i.e. w4 (herdr's close_selected_workspace).
@@ -97,8 +103,10 @@ def test_last_tab_or_pane_of_root_needs_confirmation(group, method):
     mark = h.sim.hub.seq
     target = {"tab_id": "w2:t1"} if method == "tab.close" else {"pane_id": "w2:p1"}
     what = method.split(".")[0]
-    assert h.err(method, **target) == {"code": "confirmation_required",
-                                       "message": f"closing this {what} would close a worktree group"}
+    assert h.err(method, **target) == {
+        "code": "confirmation_required",
+        "message": f"closing this {what} would close a worktree group",
+    }
     assert _ids(h) == ["w1", "w2", "w3", "w4"] and kinds(h, mark) == []
     # Not the last tab / pane: no group close, no confirmation.
     h.ok("tab.create", workspace_id="w2")
@@ -120,11 +128,18 @@ def test_without_confirm_close_the_whole_group_closes(group, method):
     h.ok(method, **target)
     assert _ids(h) == ["w1", "w4"]
     evs = events(h, mark)
-    first = ("tab_closed", {"type": "tab_closed", "tab_id": "w2:t1", "workspace_id": "w2"}) \
-        if method == "tab.close" else \
-        ("pane_closed", {"type": "pane_closed", "pane_id": "w2:p1", "workspace_id": "w2"})
-    assert evs[:2] == [first, ("workspace_closed", {"type": "workspace_closed",
-                                                    "workspace_id": "w2", "workspace": before})]
+    first = (
+        ("tab_closed", {"type": "tab_closed", "tab_id": "w2:t1", "workspace_id": "w2"})
+        if method == "tab.close"
+        else ("pane_closed", {"type": "pane_closed", "pane_id": "w2:p1", "workspace_id": "w2"})
+    )
+    assert evs[:2] == [
+        first,
+        (
+            "workspace_closed",
+            {"type": "workspace_closed", "workspace_id": "w2", "workspace": before},
+        ),
+    ]
     assert [k for k, _ in evs[2:]] == ["workspace_focused", "tab_focused", "pane_focused"]
     assert _focused(h) == ["w4"]  # the closed root's index
 

@@ -22,8 +22,15 @@ def test_list_from_cwd_plain_repo(h, repo, linked):
     }  # no workspace holds the repository: no source_workspace_id
     assert [e["path"] for e in r["worktrees"]] == [str(repo), str(linked)]  # git's order
     main, feature = r["worktrees"]
-    assert main == {"path": str(repo), "branch": "main", "is_bare": False, "is_detached": False,
-                    "is_prunable": False, "is_linked_worktree": False, "label": "proj"}
+    assert main == {
+        "path": str(repo),
+        "branch": "main",
+        "is_bare": False,
+        "is_detached": False,
+        "is_prunable": False,
+        "is_linked_worktree": False,
+        "label": "proj",
+    }
     assert feature["branch"] == "feature" and feature["is_linked_worktree"] is True
     assert "open_workspace_id" not in feature
 
@@ -101,6 +108,7 @@ def test_detached_and_prunable_entries(h, repo, linked, base):
     gone = base / "gone"
     git(repo, "worktree", "add", "-q", "-b", "gone", str(gone), "HEAD")
     import shutil
+
     shutil.rmtree(gone)
     r = h.ok("worktree.list", cwd=str(repo))
     assert _entry(r, linked)["is_detached"] is True and "branch" not in _entry(r, linked)
@@ -109,23 +117,32 @@ def test_detached_and_prunable_entries(h, repo, linked, base):
 
 def test_source_errors_in_check_order(h, repo, plain_dir):
     both = h.err("worktree.list", workspace_id="w1", cwd="relative")
-    assert both == {"code": "invalid_request",
-                    "message": "only one of workspace_id or cwd may be supplied"}
+    assert both == {
+        "code": "invalid_request",
+        "message": "only one of workspace_id or cwd may be supplied",
+    }
     assert h.err("worktree.list") == {
         "code": "invalid_request",
-        "message": "workspace_id or cwd is required when no workspace is active"}
-    assert h.err("worktree.list", cwd="proj") == {"code": "invalid_request",
-                                                  "message": "worktree path must be absolute"}
+        "message": "workspace_id or cwd is required when no workspace is active",
+    }
+    assert h.err("worktree.list", cwd="proj") == {
+        "code": "invalid_request",
+        "message": "worktree path must be absolute",
+    }
     assert h.err("worktree.list", cwd=str(plain_dir)) == {
         "code": "not_git_worktree",
-        "message": "Herdr worktree actions require a path inside a Git work tree"}
+        "message": "Herdr worktree actions require a path inside a Git work tree",
+    }
     assert h.err("worktree.list", workspace_id="w9")["message"] == "workspace w9 not found"
     h.ok("workspace.create", cwd=str(plain_dir))
-    assert h.err("worktree.list", workspace_id="5") == {"code": "workspace_not_found",
-                                                        "message": "workspace not found"}
+    assert h.err("worktree.list", workspace_id="5") == {
+        "code": "workspace_not_found",
+        "message": "workspace not found",
+    }
     assert h.err("worktree.list", workspace_id="w1") == {
         "code": "not_git_worktree",
-        "message": "Herdr worktree actions require a workspace inside a Git work tree"}
+        "message": "Herdr worktree actions require a workspace inside a Git work tree",
+    }
     assert h.err("worktree.list")["code"] == "not_git_worktree"  # the active workspace
 
 

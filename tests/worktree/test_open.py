@@ -14,27 +14,49 @@ def test_open_with_no_workspace_creates_parent_and_target(h, repo, linked):
     ws = {w["workspace_id"]: w for w in h.ok("workspace.list")["workspaces"]}
     assert ws["w1"]["focused"] is True and ws["w2"]["focused"] is False
     assert ws["w1"]["label"] == "proj" and ws["w2"]["label"] == "proj-feature"
-    assert ws["w1"]["worktree"] == {"repo_key": str(repo / ".git"), "repo_name": "proj",
-                                    "repo_root": str(repo), "checkout_path": str(repo),
-                                    "is_linked_worktree": False}
-    assert ws["w2"]["worktree"] == {"repo_key": str(repo / ".git"), "repo_name": "proj",
-                                    "repo_root": str(repo), "checkout_path": str(linked),
-                                    "is_linked_worktree": True}
+    assert ws["w1"]["worktree"] == {
+        "repo_key": str(repo / ".git"),
+        "repo_name": "proj",
+        "repo_root": str(repo),
+        "checkout_path": str(repo),
+        "is_linked_worktree": False,
+    }
+    assert ws["w2"]["worktree"] == {
+        "repo_key": str(repo / ".git"),
+        "repo_name": "proj",
+        "repo_root": str(repo),
+        "checkout_path": str(linked),
+        "is_linked_worktree": True,
+    }
     assert r["workspace"] == ws["w2"]
     assert r["tab"]["tab_id"] == "w2:t1" and r["root_pane"]["pane_id"] == "w2:p1"
     assert r["root_pane"]["cwd"] == str(linked)
-    assert r["worktree"] == {"path": str(linked), "branch": "feature", "is_bare": False,
-                             "is_detached": False, "is_prunable": False,
-                             "is_linked_worktree": True, "open_workspace_id": "w2",
-                             "label": "proj"}
+    assert r["worktree"] == {
+        "path": str(linked),
+        "branch": "feature",
+        "is_bare": False,
+        "is_detached": False,
+        "is_prunable": False,
+        "is_linked_worktree": True,
+        "open_workspace_id": "w2",
+        "label": "proj",
+    }
     # Parent open events (with membership), target open events, worktree_opened, focus trio.
     evs = events(h)
     assert [k for k, _ in evs] == OPEN_EVENTS + OPEN_EVENTS + [
-        "worktree_opened", "workspace_focused", "tab_focused", "pane_focused"]
+        "worktree_opened",
+        "workspace_focused",
+        "tab_focused",
+        "pane_focused",
+    ]
     assert evs[0][1]["workspace"]["worktree"]["is_linked_worktree"] is False
     assert evs[4][1]["workspace"]["worktree"]["is_linked_worktree"] is True
-    assert evs[8][1] == {"type": "worktree_opened", "workspace": ws["w2"],
-                         "worktree": r["worktree"], "already_open": False}
+    assert evs[8][1] == {
+        "type": "worktree_opened",
+        "workspace": ws["w2"],
+        "worktree": r["worktree"],
+        "already_open": False,
+    }
 
 
 def test_open_from_existing_parent_marks_it_with_workspace_updated(h, repo, linked):
@@ -45,7 +67,11 @@ def test_open_from_existing_parent_marks_it_with_workspace_updated(h, repo, link
     assert r["workspace"]["focused"] is True
     evs = events(h, mark)
     assert [k for k, _ in evs] == ["workspace_updated"] + OPEN_EVENTS + [
-        "worktree_opened", "workspace_focused", "tab_focused", "pane_focused"]
+        "worktree_opened",
+        "workspace_focused",
+        "tab_focused",
+        "pane_focused",
+    ]
     assert evs[0][1]["workspace"]["workspace_id"] == "w1"
     assert evs[0][1]["workspace"]["worktree"]["is_linked_worktree"] is False
     assert evs[1][1]["workspace"]["label"] == "feat"  # a created workspace: no workspace_renamed
@@ -63,8 +89,13 @@ def test_reopen_reuses_and_label_renames_with_event(h, repo, linked):
     assert r["already_open"] is True and r["workspace"]["workspace_id"] == "w2"
     assert r["workspace"]["label"] == "again" and r["workspace"]["focused"] is True
     evs = events(h, mark)
-    assert [k for k, _ in evs] == ["workspace_renamed", "worktree_opened", "workspace_focused",
-                                   "tab_focused", "pane_focused"]
+    assert [k for k, _ in evs] == [
+        "workspace_renamed",
+        "worktree_opened",
+        "workspace_focused",
+        "tab_focused",
+        "pane_focused",
+    ]
     assert evs[0][1] == {"type": "workspace_renamed", "workspace_id": "w2", "label": "again"}
     assert evs[1][1]["already_open"] is True
     assert len(h.ok("workspace.list")["workspaces"]) == 2
@@ -72,13 +103,16 @@ def test_reopen_reuses_and_label_renames_with_event(h, repo, linked):
 
 def test_existing_plain_workspace_gets_membership_first_in_sidebar_wins(h, repo, linked):
     h.ok("workspace.create", cwd=str(repo))
-    h.ok("workspace.create", cwd=str(linked))           # w2: made with workspace.create --cwd
-    h.ok("workspace.create", cwd=str(linked / "."))     # w3: the same checkout again
+    h.ok("workspace.create", cwd=str(linked))  # w2: made with workspace.create --cwd
+    h.ok("workspace.create", cwd=str(linked / "."))  # w3: the same checkout again
     mark = h.sim.hub.seq
     r = h.ok("worktree.open", workspace_id="w1", path=str(linked))
     assert r["already_open"] is True and r["workspace"]["workspace_id"] == "w2"
-    assert [k for k, _ in events(h, mark)] == ["workspace_updated", "workspace_updated",
-                                               "worktree_opened"]
+    assert [k for k, _ in events(h, mark)] == [
+        "workspace_updated",
+        "workspace_updated",
+        "worktree_opened",
+    ]
     ws = {w["workspace_id"]: w for w in h.ok("workspace.list")["workspaces"]}
     assert ws["w2"]["worktree"]["is_linked_worktree"] is True
     assert "worktree" not in ws["w3"]  # the other workspace is left alone
@@ -92,8 +126,12 @@ def test_open_the_source_checkout_itself(h, repo):
     assert r["workspace"]["worktree"]["is_linked_worktree"] is False
     assert r["worktree"]["is_linked_worktree"] is False
     # The created parent's open events come once, after its membership is set.
-    assert kinds(h) == OPEN_EVENTS + ["worktree_opened", "workspace_focused", "tab_focused",
-                                      "pane_focused"]
+    assert kinds(h) == OPEN_EVENTS + [
+        "worktree_opened",
+        "workspace_focused",
+        "tab_focused",
+        "pane_focused",
+    ]
     again = h.ok("worktree.open", cwd=str(repo), path=str(repo))
     assert again["already_open"] is True and again["workspace"]["workspace_id"] == "w1"
 
@@ -102,24 +140,33 @@ def test_selection_errors_in_check_order(h, repo, linked, plain_dir, base):
     e = h.err("worktree.open", cwd="relative", path="x", branch="y")
     assert e == {"code": "invalid_request", "message": "exactly one of path or branch is required"}
     assert h.err("worktree.open", cwd="relative")["message"] == (
-        "exactly one of path or branch is required")  # checked before the source
+        "exactly one of path or branch is required"
+    )  # checked before the source
     assert h.err("worktree.open", cwd=str(linked), branch="main") == {
         "code": "linked_worktree_source",
-        "message": "New and open worktree actions start from the repo parent workspace."}
+        "message": "New and open worktree actions start from the repo parent workspace.",
+    }
     assert h.err("worktree.open", cwd=str(plain_dir), branch="main")["code"] == "not_git_worktree"
     assert h.err("worktree.open", cwd=str(repo), path="proj-feature") == {
-        "code": "invalid_request", "message": "worktree path must be absolute"}
+        "code": "invalid_request",
+        "message": "worktree path must be absolute",
+    }
     assert h.err("worktree.open", cwd=str(repo), path=str(base / "nope")) == {
-        "code": "worktree_not_found", "message": "worktree path not found"}
+        "code": "worktree_not_found",
+        "message": "worktree path not found",
+    }
     assert h.err("worktree.open", cwd=str(repo), branch="nope") == {
-        "code": "worktree_not_found", "message": "worktree branch not found"}
+        "code": "worktree_not_found",
+        "message": "worktree branch not found",
+    }
     assert h.ok("workspace.list")["workspaces"] == []  # nothing was created by any of these
 
 
 def test_linked_workspace_is_not_a_source(h, repo, linked):
     h.ok("worktree.open", cwd=str(repo), path=str(linked))
     assert h.err("worktree.open", workspace_id="w2", branch="main")["code"] == (
-        "linked_worktree_source")
+        "linked_worktree_source"
+    )
     # list allows it and lists the parent repository
     r = h.ok("worktree.list", workspace_id="w2")
     assert r["source"]["source_workspace_id"] == "w1"
@@ -131,7 +178,9 @@ def test_branch_ambiguity_and_detached_prunable_bare(h, repo, linked, base, bare
     other = base / "other"
     git(repo, "worktree", "add", "-q", "--force", str(other), "feature")
     assert h.err("worktree.open", cwd=str(repo), branch="feature") == {
-        "code": "ambiguous_worktree_branch", "message": "multiple worktrees matched branch"}
+        "code": "ambiguous_worktree_branch",
+        "message": "multiple worktrees matched branch",
+    }
     # Detached entries never match a branch; a path still finds them.
     git(other, "checkout", "-q", "--detach")
     assert h.ok("worktree.open", cwd=str(repo), branch="feature")["worktree"]["path"] == str(linked)
@@ -140,21 +189,28 @@ def test_branch_ambiguity_and_detached_prunable_bare(h, repo, linked, base, bare
     gone = base / "gone"
     git(repo, "worktree", "add", "-q", "-b", "gone", str(gone), "HEAD")
     import shutil
+
     shutil.rmtree(gone)
     assert h.err("worktree.open", cwd=str(repo), path=str(gone)) == {
-        "code": "worktree_not_found", "message": "worktree cannot be opened"}
+        "code": "worktree_not_found",
+        "message": "worktree cannot be opened",
+    }
     assert h.err("worktree.open", cwd=str(repo), branch="gone")["message"] == (
-        "worktree branch not found")
+        "worktree branch not found"
+    )
     # Bare: the bare entry of a bare repository cannot be opened.
     assert h.err("worktree.open", cwd=str(bare_repo.bare), path=str(bare_repo.bare))["message"] == (
-        "worktree cannot be opened")
+        "worktree cannot be opened"
+    )
 
 
 def test_bare_repository_source_opens_its_worktree(h, bare_repo):
     r = h.ok("worktree.open", cwd=str(bare_repo.bare), branch="topic")
     ws = h.ok("workspace.list")["workspaces"]
-    assert [w["worktree"]["checkout_path"] for w in ws] == [str(bare_repo.bare),
-                                                             str(bare_repo.worktree)]
+    assert [w["worktree"]["checkout_path"] for w in ws] == [
+        str(bare_repo.bare),
+        str(bare_repo.worktree),
+    ]
     assert r["worktree"]["is_linked_worktree"] is True and r["worktree"]["label"] == "bare.git"
 
 
@@ -196,11 +252,18 @@ def test_membership_paths_compare_by_components(h, repo, linked):
     # PathBufs by components) and emits no workspace_updated.
     h.ok("worktree.open", cwd=f"{repo}/.", branch="main")
     assert h.ok("workspace.get", workspace_id="w1")["workspace"]["worktree"]["checkout_path"] == (
-        f"{repo}/.")
+        f"{repo}/."
+    )
     mark = h.sim.hub.seq
     r = h.ok("worktree.open", cwd=str(repo), path=str(linked))
-    assert kinds(h, mark) == ["workspace_created", "tab_created", "pane_created",
-                              "layout_updated", "worktree_opened"]
+    assert kinds(h, mark) == [
+        "workspace_created",
+        "tab_created",
+        "pane_created",
+        "layout_updated",
+        "worktree_opened",
+    ]
     assert r["workspace"]["worktree"]["repo_root"] == str(repo)
     assert h.ok("workspace.get", workspace_id="w1")["workspace"]["worktree"]["checkout_path"] == (
-        f"{repo}/.")
+        f"{repo}/."
+    )

@@ -29,8 +29,12 @@ def test_list_open_create_remove_close_group(server, version, repo, linked, base
     listed = ok(server, "worktree.list", workspace_id="w1")
     assert [e.get("open_workspace_id") for e in listed["worktrees"]] == ["w1", "w2", "w3"]
     removed = ok(server, "worktree.remove", workspace_id="w3")
-    assert removed == {"type": "worktree_removed", "workspace_id": "w3",
-                       "path": str(base / "sock"), "forced": False}
+    assert removed == {
+        "type": "worktree_removed",
+        "workspace_id": "w3",
+        "path": str(base / "sock"),
+        "forced": False,
+    }
     dirty = linked / "dirty.txt"
     dirty.write_text("x\n")
     refusal = err(server, "worktree.remove", workspace_id="w2")
@@ -39,7 +43,8 @@ def test_list_open_create_remove_close_group(server, version, repo, linked, base
         ok(server, "workspace.close", workspace_id="w1")
     else:
         assert err(server, "workspace.close", workspace_id="w1")["error"]["code"] == (
-            "workspace_group_close_required")
+            "workspace_group_close_required"
+        )
         ok(server, "workspace.close", workspace_id="w1", close_group=True)
     assert ok(server, "workspace.list")["workspaces"] == []
     assert dirty.exists()
@@ -51,9 +56,13 @@ def test_create_is_answered_when_git_finishes_meanwhile_others_are_served(server
     replies = {}
 
     def slow_create():
-        replies["create"] = request(server.path, "worktree.create",
-                                    {"workspace_id": "w1", "branch": "slow", "path": path},
-                                    rid="slow", timeout=30)
+        replies["create"] = request(
+            server.path,
+            "worktree.create",
+            {"workspace_id": "w1", "branch": "slow", "path": path},
+            rid="slow",
+            timeout=30,
+        )
 
     sub = Subscription(server.path, [{"type": "worktree.created"}])
     try:
@@ -72,7 +81,10 @@ def test_create_is_answered_when_git_finishes_meanwhile_others_are_served(server
         assert created["id"] == "slow" and created["result"]["type"] == "worktree_created"
         event = sub.next()
         assert event["event"] == "worktree_created"
-        assert event["data"]["workspace"]["workspace_id"] == created["result"]["workspace"]["workspace_id"]
+        assert (
+            event["data"]["workspace"]["workspace_id"]
+            == created["result"]["workspace"]["workspace_id"]
+        )
         assert event["data"]["worktree"] == created["result"]["worktree"]
     finally:
         gate.release.set()
@@ -80,7 +92,9 @@ def test_create_is_answered_when_git_finishes_meanwhile_others_are_served(server
 
 
 def test_symlinked_repository_over_the_socket(server, repo, link, base):
-    made = ok(server, "worktree.create", cwd=str(link), branch="via-link", path=str(link / ".." / "vl"))
+    made = ok(
+        server, "worktree.create", cwd=str(link), branch="via-link", path=str(link / ".." / "vl")
+    )
     # Paths a client gives keep their spelling; keys are canonical.
     assert made["worktree"]["path"] == str(link / ".." / "vl")
     assert made["workspace"]["worktree"]["repo_root"] == str(link)

@@ -20,8 +20,10 @@ def test_list_and_open(h, version, repo, linked, untrusted):
     if version == "0.8.2":
         assert reply["error"]["code"] == "worktree_list_failed"
         assert "dubious ownership" in reply["error"]["message"]
-        assert h.err("worktree.open", cwd=str(repo), branch="feature",
-                     trust_repository=True)["code"] == "worktree_list_failed"
+        assert (
+            h.err("worktree.open", cwd=str(repo), branch="feature", trust_repository=True)["code"]
+            == "worktree_list_failed"
+        )
     else:
         assert [e["path"] for e in reply["result"]["worktrees"]] == [str(repo), str(linked)]
         # From the linked checkout, the trusted listing also finds its parent.
@@ -34,8 +36,9 @@ def test_list_and_open(h, version, repo, linked, untrusted):
 def test_create_and_remove(h, version, repo, base, home, untrusted):
     path = base / "t"
     if version == "0.8.2":
-        e = h.err("worktree.create", cwd=str(repo), branch="t", path=str(path),
-                  trust_repository=True)
+        e = h.err(
+            "worktree.create", cwd=str(repo), branch="t", path=str(path), trust_repository=True
+        )
         assert e["code"] == "worktree_create_failed" and "dubious ownership" in e["message"]
         return
     r = h.ok("worktree.create", cwd=str(repo), branch="t", path=str(path), trust_repository=True)

@@ -28,7 +28,9 @@ from .latency import Latency
 from .registry import Faults
 from .wrong_pane import WrongPane
 
-FAULT_TYPES: dict[str, type[Fault]] = {cls.type: cls for cls in (Latency, Hang, Drop, WrongPane, ErrorReply)}
+FAULT_TYPES: dict[str, type[Fault]] = {
+    cls.type: cls for cls in (Latency, Hang, Drop, WrongPane, ErrorReply)
+}
 
 
 def fault_from_spec(spec: dict) -> Fault:
@@ -42,6 +44,7 @@ def fault_from_spec(spec: dict) -> Fault:
     if cls is None:
         raise ValueError(f"unknown fault type {kind!r} (one of: {', '.join(FAULT_TYPES)})")
     import dataclasses
+
     known = {f.name for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(set(spec) - known)
     if unknown:
@@ -54,5 +57,14 @@ def fault_from_spec(spec: dict) -> Fault:
         raise ValueError(str(e)) from None
 
 
-__all__ = ["Drop", "ErrorReply", "FAULT_TYPES", "Fault", "Faults", "Hang", "Latency", "WrongPane",
-           "fault_from_spec"]
+__all__ = [
+    "Drop",
+    "ErrorReply",
+    "FAULT_TYPES",
+    "Fault",
+    "Faults",
+    "Hang",
+    "Latency",
+    "WrongPane",
+    "fault_from_spec",
+]

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 @dataclass(kw_only=True)
 class Fault:
-    type = "fault"            # class attribute: the registry's and the control plane's name
+    type = "fault"  # class attribute: the registry's and the control plane's name
 
     name: str | None = None
     method: str = "*"

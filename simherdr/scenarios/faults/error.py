@@ -25,14 +25,24 @@ def _pane(p: dict) -> str | None:
 MESSAGES = {
     "server_unavailable": lambda m, p: E.server_shutting_down().message,
     "not_implemented": lambda m, p: E.not_implemented().message,
-    "timeout": lambda m, p: E.timeout("event match" if m == "events.wait" else
-                                      "output match" if m == "pane.wait_for_output" else
-                                      "agent status").message,
+    "timeout": lambda m, p: (
+        E.timeout(
+            "event match"
+            if m == "events.wait"
+            else "output match"
+            if m == "pane.wait_for_output"
+            else "agent status"
+        ).message
+    ),
     "pane_not_found": lambda m, p: E.pane_not_found(_pane(p)).message,
-    "agent_pane_busy": lambda m, p: _pane(p) and f"agent target pane {_pane(p)} is not an available shell",
+    "agent_pane_busy": lambda m, p: (
+        _pane(p) and f"agent target pane {_pane(p)} is not an available shell"
+    ),
     "agent_pane_not_found": lambda m, p: _pane(p) and f"agent target pane {_pane(p)} not found",
     "agent_not_running": lambda m, p: "agent is no longer running in the target pane",
-    "agent_not_found": lambda m, p: isinstance(p.get("target"), str) and f"agent target {p['target']} not found",
+    "agent_not_found": lambda m, p: (
+        isinstance(p.get("target"), str) and f"agent target {p['target']} not found"
+    ),
 }
 
 
@@ -62,5 +72,5 @@ class ErrorReply(Fault):
 
     async def intercept(self, call, proceed):
         if self.stage == "reply" and await proceed() is None:
-            return None   # the client went away: nothing to replace
+            return None  # the client went away: nothing to replace
         return {"id": call.id, "error": E.HerdrError(self.code, self.text(call)).body()}

@@ -88,4 +88,5 @@ class Faults:
                 if self._faults.get(fault.name) is fault and fault.applies(sim, call):
                     return await fault.intercept(call, lambda i=i: step(i))
             return await proceed()
+
         return await step(0)

@@ -12,8 +12,13 @@ def client_gone(call) -> asyncio.Future | None:
     return getattr(call.conn, "closed", None)
 
 
-async def wait_for(sim, call, until: float | None = None, release: asyncio.Future | None = None,
-                   watch_client: bool = True) -> str:
+async def wait_for(
+    sim,
+    call,
+    until: float | None = None,
+    release: asyncio.Future | None = None,
+    watch_client: bool = True,
+) -> str:
     """Wait for the first of: simulated time ``until`` ("time"), ``release`` ("released"), the
     client going away ("gone", only with ``watch_client``). Returns which."""
     loop = asyncio.get_running_loop()
@@ -28,13 +33,13 @@ async def wait_for(sim, call, until: float | None = None, release: asyncio.Futur
     if gone is not None:
         waits[gone] = "gone"
     if not waits:
-        await loop.create_future()   # nothing can end it: only cancellation
+        await loop.create_future()  # nothing can end it: only cancellation
     try:
         done, _ = await asyncio.wait(list(waits), return_when=asyncio.FIRST_COMPLETED)
     finally:
         if sleeper is not None:
             sleeper.cancel()
-    for f, why in waits.items():   # deterministic precedence: time, released, gone
+    for f, why in waits.items():  # deterministic precedence: time, released, gone
         if f in done:
             return why
     return "time"
