@@ -34,10 +34,11 @@ import re
 import secrets
 import stat as _stat
 import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Mapping, Sequence
 
-from ._herdr import envelope_code, nonempty, reply as _reply, result_of
+from ._herdr import envelope_code, nonempty, result_of
+from ._herdr import reply as _reply
 from ._js import has_cc, js_trim, js_truthy, json_stringify, parse_json, utf16_length
 from .runner import HerdrRunner, RunResult
 
@@ -496,7 +497,7 @@ async def fresh_call(
 
 
 def _ms(value: float) -> int:
-    return int(round(value))
+    return round(value)
 
 
 async def reclaim_pane(run: Runner, pane_id: str, terminal_id: str) -> dict:

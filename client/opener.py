@@ -36,8 +36,9 @@ import re
 import stat as _stat
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from ._herdr import envelope_code, nonempty, result_of
 from ._js import js_trim
@@ -516,7 +517,7 @@ class FinishWatcher:
         try:
             await asyncio.wait_for(send(), budget_ms / 1000)
             return True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise
         except Exception:
             return False
@@ -536,7 +537,7 @@ class FinishWatcher:
                 delivered = await self._deliver_once(
                     message, remaining if remaining > 0 else cfg.interval_ms
                 )
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break  # never settled: stop at the max wait
             if delivered:
                 break
@@ -635,7 +636,7 @@ async def open_session(
         try:
             st = os.stat(requested)
         except (OSError, ValueError):
-            raise _Refusal(PATH_MISSING)
+            raise _Refusal(PATH_MISSING) from None
         if not _stat.S_ISDIR(st.st_mode):
             raise _Refusal(PATH_NOT_DIRECTORY)
         canonical = os.path.realpath(requested)

@@ -33,7 +33,8 @@ import asyncio
 import errno as _errno
 import os
 import signal as _signal
-from typing import Mapping, NamedTuple, Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 HERDR_START_TIMEOUT_MS = 300_000  # kill bound for `agent start`
 HERDR_CLI_TIMEOUT_MS = 30_000  # kill bound for every other verb
@@ -207,7 +208,7 @@ async def run_process(
     try:
         try:
             await asyncio.wait_for(asyncio.gather(proc.wait(), *pumps), timeout_ms / 1000)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
             _kill_group(proc)
             await proc.wait()

@@ -11,8 +11,9 @@ import asyncio
 import heapq
 import itertools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import params as P
 from .clock import Clock, RealClock
@@ -288,7 +289,7 @@ class Simulator:
             return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
-    async def _intercepted(self, call: "Call", mdef) -> dict | None:
+    async def _intercepted(self, call: Call, mdef) -> dict | None:
         chain = list(self.interceptors)
 
         async def step(i: int) -> dict | None:

@@ -22,8 +22,8 @@ import shlex
 
 from ..facts import kinds as K
 from ..model import status as ST
-from ..model import views as V
 from ..model import terminal as T
+from ..model import views as V
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
 
@@ -159,14 +159,6 @@ class AgentLayer:
         """One publish of herdr's detection loop for a real (PTY) pane (StateChanged,
         src/pane.rs:252-288): the detected agent kind (None: none any more), its screen
         state, a visible blocker, and whether this reports the process's exit."""
-        now = self.sim.now()
-        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
-
-    def detection_update(
-        self, pane, agent: str | None, state: str, blocker: bool = False, exited: bool = False
-    ) -> bool:
-        """A raw detection publish (herdr's StateChanged{agent, state, visible_blocker,
-        process_exited}), for backends that run herdr's own detection (real PTY panes)."""
         now = self.sim.now()
         return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
 

@@ -487,9 +487,9 @@ async def _wait_resolved(
                 probe = True
             elif kind == "pane_updated" and data["pane"]["pane_id"] == pane_id:
                 probe = True
-            elif kind == "pane_moved" and data.get("previous_pane_id") == pane_id:
-                raise not_running
-            elif kind in ("pane_closed", "pane_exited") and data["pane_id"] == pane_id:
+            elif (kind == "pane_moved" and data.get("previous_pane_id") == pane_id) or (
+                kind in ("pane_closed", "pane_exited") and data["pane_id"] == pane_id
+            ):
                 raise not_running
         cursor = max(cursor, sim.hub.seq)
         if probe:

@@ -121,7 +121,7 @@ def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
     return None
 
 
-def _membership(src: "Source", checkout_path: str, linked: bool) -> dict:
+def _membership(src: Source, checkout_path: str, linked: bool) -> dict:
     return {
         "repo_key": src.repo_key,
         "repo_name": src.repo_name,

@@ -6,8 +6,8 @@ target (src/app/api/panes.rs handle_pane_split). Rects are computed on a fixed a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 
 # CHOICE: a headless herdr has no client terminal; its area is unknown. 120x40 is a common
 # TUI size; clients never depend on exact cells (named in the note).
@@ -31,8 +31,8 @@ class Leaf:
 class Split:
     direction: str  # "right" | "down"
     ratio: float
-    first: "Node"
-    second: "Node"
+    first: Node
+    second: Node
 
 
 Node = Leaf | Split

@@ -9,69 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..facts import ids
-from . import terminal as _T
 from ..facts import errors as E
+from ..facts import ids
 from . import layout as L
-from .status import wire_status, rollup
-
-
-@dataclass
-class AgentSlot:
-    """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
-
-    Written only by the agent layer (simherdr.agents), whose one update function applies
-    SOCKET.md §6.2-§6.6. ``internal`` is the effective AgentState; ``fallback`` is what
-    detection (the simulated process) last published; ``hook`` is the hook authority.
-    """
-
-    internal: str = "unknown"  # effective state: idle|working|blocked|unknown
-    state_change_seq: int = 0
-    name: str | None = None
-    name_owner: dict | None = None  # {label, session}: who the name belongs to
-    detected: str | None = None  # kind label of the detected agent process
-    fallback: str = "unknown"  # detection's state for the detected process
-    fallback_blocker: bool = False  # detection saw a blocking dialog
-    fallback_at: float | None = None  # when detection last published
-    recent_exit: str | None = None  # kind whose process just exited (hides detection)
-    acquisition_pending: bool = False  # first idle after a fresh process is no completion
-    hook: dict | None = None  # hook authority {source,label,state,message,session,at}
-    managed: dict | None = (
-        None  # managed start {kind, phase, ready_after, deadline, observed_expected}
-    )
-    persisted: dict | None = None  # persisted agent session {source, agent, kind, value}
-    suppressed: dict = field(
-        default_factory=dict
-    )  # full-lifecycle sources suppressed: source -> {label, session, reason}
-    title: str | None = None
-    display_agent: str | None = None
-    state_labels: dict = field(default_factory=dict)
-    hook_seqs: dict = field(default_factory=dict)  # last accepted seq per source
-
-    @property
-    def label(self) -> str | None:
-        """The effective agent label (src/terminal/state.rs:1791-1809)."""
-        return _T.effective_label(self)
-
-    @property
-    def session(self) -> dict | None:
-        """agent_session: the live authority's session, else the persisted one (§6.6)."""
-        return _T.exposed_session(self)
-
-    @property
-    def screen_detection_skipped(self) -> bool:
-        return _T.live_full_lifecycle(self)
-
-    @property
-    def launch_pending(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] in ("pending", "blocked")
-
-    @property
-    def interactive_ready(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] == "active"
-
-    def is_agent_terminal(self) -> bool:
-        return bool(self.name) or bool(self.label)
+from . import views as V
+from .status import wire_status
+from .terminal import AgentSlot
 
 
 @dataclass
@@ -391,8 +334,6 @@ class Session:
         # The first workspace is always focused (src/app/creation.rs:269-272).
         if focus or self.active is None:
             self.switch_workspace(w)
-        from . import views as V
-
         self.emit("workspace_created", {"workspace": V.workspace_info(self, w)})
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
@@ -403,8 +344,6 @@ class Session:
         t, p = self._new_tab(w, cwd, env, label, now_us)
         if focus:
             self.switch_tab(w, t)
-        from . import views as V
-
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
@@ -421,8 +360,6 @@ class Session:
             self.switch_tab(w, t)
             self._focus_in_tab(t, p.pane_id)
             self.mark_tab_seen(t)
-        from . import views as V
-
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
         return p
@@ -481,8 +418,6 @@ class Session:
     # --- closing (SOCKET.md §4.1-4.3, §8.3) ---------------------------------------------------
 
     def close_workspace(self, w: Workspace, emit: bool = True) -> None:
-        from . import views as V
-
         final = V.workspace_info(self, w)
         idx = self.ws_index(w)
         was_active = self.active == w.workspace_id
@@ -600,8 +535,6 @@ class Session:
         self.outbox.append((kind, data))
 
     def emit_layout(self, w: Workspace, t: Tab) -> None:
-        from . import views as V
-
         self.emit("layout_updated", {"layout": V.layout_snapshot(self, w, t)})
 
     def bump_state_seq(self) -> int:
@@ -614,11 +547,3 @@ def _nth(items: list, k: str):
     if i is None:
         return None
     return items[i - 1] if 1 <= i <= len(items) else None
-
-
-def pane_statuses(session: Session, pane_ids) -> list[str]:
-    return [session.panes[p].status for p in pane_ids]
-
-
-def tab_status(session: Session, t: Tab) -> str:
-    return rollup(pane_statuses(session, t.pane_ids()))

@@ -4,10 +4,14 @@ omitted when false."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import layout as L
-from .state import Pane, Session, Tab, Workspace, tab_status
-from .status import rollup
+from .status import tab_status, workspace_status
 from .titles import stripped_terminal_title
+
+if TYPE_CHECKING:  # annotations only: the state imports this module to build its events
+    from .state import Pane, Session, Tab, Workspace
 
 
 def workspace_info(s: Session, w: Workspace) -> dict:
@@ -19,7 +23,7 @@ def workspace_info(s: Session, w: Workspace) -> dict:
         "pane_count": sum(len(t.pane_ids()) for t in w.tabs),
         "tab_count": len(w.tabs),
         "active_tab_id": w.active_tab or "",
-        "agent_status": rollup(s.panes[p].status for t in w.tabs for p in t.pane_ids()),
+        "agent_status": workspace_status(s, w),
     }
     if w.tokens:
         info["tokens"] = dict(w.tokens)

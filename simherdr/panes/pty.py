@@ -53,8 +53,8 @@ from __future__ import annotations
 import asyncio
 import atexit
 import fcntl
-import os
 import functools
+import os
 import shlex
 import shutil
 import signal
@@ -103,7 +103,7 @@ def _default_signals() -> tuple[str, ...]:
     return (env, "--default-signal") if ok else ()
 
 
-_LIVE: "weakref.WeakSet[PtyBackend]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[PtyBackend] = weakref.WeakSet()
 
 
 def available() -> bool:
@@ -121,7 +121,7 @@ class RealProcess:
 
 class _RealPane:
     def __init__(
-        self, backend: "PtyBackend", pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
+        self, backend: PtyBackend, pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
     ):
         self.backend = backend
         self.pane = pane

@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-
 from stub_fake import Hangup, ThenShutdown, error, result
 
 from simherdr.stub import herdr_cli
