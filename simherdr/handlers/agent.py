@@ -195,7 +195,7 @@ def _refuse_alt_screen_history(pane, p) -> None:
     if K.parse_kind(a.label or "") is None or a.internal == "idle":
         return
     screen = pane.screen
-    if not getattr(screen, "alternate_screen", False) or screen.rows >= min(lines, 1000):
+    if not screen.alternate_screen or screen.rows >= min(lines, 1000):
         return
     raise E.HerdrError(
         "agent_not_idle",
@@ -297,7 +297,7 @@ def start(sim, p):
     )
     if pane.agent.is_agent_terminal() or pane.agent.managed is not None:
         raise busy
-    shell_ready = getattr(sim.backend, "shell_in_foreground", lambda _p: True)(pane)
+    shell_ready = sim.backend.shell_in_foreground(pane)
     if not K.is_shell_name(pane.shell) or not shell_ready:
         raise busy
     argv = [K.EXECUTABLES[kind]] + list(p["args"])

@@ -12,21 +12,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import params as P
+from .context import Handler
 
 
 @dataclass(frozen=True)
 class MethodDef:
     name: str
     spec: dict
-    fn: Callable
+    fn: Handler  # fn(sim: HandlerContext, p) or, for waits and streams, fn(sim, p, rid, conn)
     kind: str = "call"
 
 
 REGISTRY: dict[str, MethodDef] = {}
 
 
-def method(name: str, kind: str = "call", **fields: P.F):
-    def deco(fn):
+def method(name: str, kind: str = "call", **fields: P.F) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
         if name in REGISTRY:
             raise RuntimeError(f"method {name} registered twice")
         REGISTRY[name] = MethodDef(name, fields, fn, kind)

@@ -52,7 +52,7 @@ def _presentation(p: Pane, out: dict) -> None:
         out["agent"] = a.label
     if a.title:
         out["title"] = a.title
-    title = getattr(p.screen, "title", None)
+    title = p.screen.title
     if title:
         out["terminal_title"] = title
         stripped = stripped_terminal_title(title)
