@@ -36,6 +36,7 @@ import stat as _stat
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ._herdr import envelope_code, nonempty, result_of
 from ._herdr import reply as _reply
@@ -180,6 +181,7 @@ def compose_launch(
     lines = [line for line in framing_lines(b.tool, caller_garden_id, nonce) if line != ""]
     framing = " ".join(lines)
     prompt = framing + " " + TASK_INSTRUCTION + encode_task(task)
+    args: tuple[str, ...]
     if b.name == "pi":
         args = (prompt, "--entwurf-control", "--model", model)
     else:
@@ -208,7 +210,7 @@ def select_rail(env: Mapping[str, str]) -> str:
 # --- parsing ------------------------------------------------------------------------------------
 
 
-def _s(v) -> bool:
+def _s(v: object) -> TypeGuard[str]:
     return nonempty(v)
 
 
@@ -360,6 +362,7 @@ async def fresh_call(
     cwd = request.cwd if request.cwd else None
     # 6. composition and the control-character fence
     nonce = new_nonce()
+    assert request.caller_garden_id is not None  # step 4 refused a missing one
     launch = compose_launch(request.backend, model, task, request.caller_garden_id, nonce)
     if has_cc(launch.framing) or any(has_cc(a) for a in launch.backend_args):
         return refusal(ARGV_CONTROL_CHARACTER)
@@ -427,7 +430,7 @@ async def fresh_call(
         if isinstance(started_result, dict) and isinstance(started_result.get("agent"), dict)
         else None
     )
-    if agent is None:
+    if agent is None or not isinstance(started_result, dict):
         return failure(AGENT_START_UNPARSABLE, await reclaim())
     if (
         agent["pane_id"] != tab.pane_id

@@ -38,7 +38,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ._herdr import envelope_code, nonempty, result_of
 from ._js import js_trim
@@ -266,7 +266,7 @@ async def classify(canonical: str, env: Mapping[str, str], git_bin: str = "git")
 # --- replies ---------------------------------------------------------------------------------------
 
 
-def _s(v) -> bool:
+def _s(v: object) -> TypeGuard[str]:
     return nonempty(v)
 
 
@@ -652,6 +652,7 @@ async def open_session(
         bin_path, inherited = resolve_herdr_bin(env, herdr_bin)
         if inherited and harness_refuses(bin_path, env):
             raise _Refusal(HERDR_BIN_REFUSED)
+        base: Callable[[Sequence[str]], Awaitable[RunResult]]
         if runner is None:
             base = HerdrRunner(
                 bin_path,
@@ -680,8 +681,8 @@ async def open_session(
                 raise _Refusal(
                     HERDR_FAILED, herdr_code=envelope_code(r.stderr), note="workspace create"
                 )
-            result = _result(r.stdout)
-            ws = result.get("workspace") if result else None
+            result = _result(r.stdout) or {}
+            ws = result.get("workspace")
             if not isinstance(ws, dict) or not _s(ws.get("workspace_id")):
                 raise _Refusal(HERDR_REPLY_UNPARSABLE, note="workspace create")
             workspace_id, pane = ws["workspace_id"], result.get("root_pane")
@@ -695,6 +696,7 @@ async def open_session(
         problem = pane_problem(pane, workspace_id, canonical)
         if problem:
             raise _Refusal(problem, panel=_panel(workspace_id, pane_id))
+        assert pane_id is not None  # the pane passed §2.5, so it has an id
 
         # --- step 4 -------------------------------------------------------------------------
         if request.session is not None:
@@ -798,8 +800,8 @@ async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool
         return claims[0], None, True
     r = await herdr(["worktree", "open", "--path", canonical, "--no-focus"])  # PROPOSAL: canonical
     if r.status == 0:
-        result = _result(r.stdout)
-        ws = result.get("workspace") if result else None
+        result = _result(r.stdout) or {}
+        ws = result.get("workspace")
         if not isinstance(ws, dict) or not _s(ws.get("workspace_id")):
             raise _Refusal(HERDR_REPLY_UNPARSABLE, note="worktree open")
         return ws["workspace_id"], result.get("root_pane"), bool(result.get("already_open") is True)

@@ -200,6 +200,7 @@ async def run_process(
                 return
             sink.append(chunk)
 
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     pumps = [
         asyncio.ensure_future(pump(proc.stdout, out)),
         asyncio.ensure_future(pump(proc.stderr, err)),

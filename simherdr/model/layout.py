@@ -82,7 +82,9 @@ def _rect(x: int, y: int, w: int, h: int) -> dict:
     return {"x": x, "y": y, "width": w, "height": h}
 
 
-def snapshot(node: Node, area=DEFAULT_AREA, split_index: int = 0) -> tuple[list[dict], list[dict]]:
+def snapshot(
+    node: Node, area: tuple[int, int, int, int] = DEFAULT_AREA, split_index: int = 0
+) -> tuple[list[dict], list[dict]]:
     """(panes[{pane_id, rect}], splits[{id, direction, ratio, rect}]).
 
     Split ids: ``split_<i>_root`` and ``split_<i>_<path of 0/1>`` (src/app/api/panes.rs:1885-1895).

@@ -295,6 +295,19 @@ class HerdrReadContract:
             if self.on_title is not None:
                 self.on_title()
 
+    # The rows a subclass provides (see the class notes).
+    def _read_grid(self) -> list:
+        raise NotImplementedError
+
+    def _read_total(self) -> int:
+        raise NotImplementedError
+
+    def _read_recent(self, count: int, includes_viewport: bool) -> list | None:
+        raise NotImplementedError
+
+    def _blank_cells(self, row) -> int:
+        raise NotImplementedError
+
     @staticmethod
     def _join_herdr(rows) -> str:
         texts = [row.text() for row in rows]

@@ -8,6 +8,7 @@ the runtime drains it into the event hub.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..facts import errors as E
 from ..facts import ids
@@ -15,6 +16,9 @@ from . import layout as L
 from . import views as V
 from .status import wire_status
 from .terminal import AgentSlot
+
+if TYPE_CHECKING:  # annotations only
+    from .seams import PaneScreen
 
 
 @dataclass
@@ -26,7 +30,7 @@ class Pane:
     tab_id: str
     cwd: str | None
     env: dict
-    screen: object
+    screen: PaneScreen
     label: str | None = None
     revision: int = 0
     seen: bool = True
@@ -189,8 +193,19 @@ class Session:
     def active_ws(self) -> Workspace | None:
         return self.ws(self.active) if self.active else None
 
+    def ws_of(self, obj: Pane | Tab) -> Workspace:
+        """The workspace holding a live pane or tab (it exists while they do)."""
+        w = self.ws(obj.workspace_id)
+        if w is None:
+            raise LookupError(f"no workspace {obj.workspace_id} for {obj}")
+        return w
+
     def tab_of(self, pane: Pane) -> Tab:
-        return self.ws(pane.workspace_id).tab(pane.tab_id)
+        """The tab holding a live pane."""
+        t = self.ws_of(pane).tab(pane.tab_id)
+        if t is None:
+            raise LookupError(f"no tab {pane.tab_id} for {pane.pane_id}")
+        return t
 
     def focused_pane(self) -> Pane | None:
         w = self.active_ws()
@@ -198,15 +213,15 @@ class Session:
         return self.panes.get(t.focused_pane) if t else None
 
     def is_focused(self, pane: Pane) -> bool:
-        w = self.ws(pane.workspace_id)
+        w = self.ws_of(pane)
         return (
             self.active == w.workspace_id
             and w.active_tab == pane.tab_id
-            and w.tab(pane.tab_id).focused_pane == pane.pane_id
+            and self.tab_of(pane).focused_pane == pane.pane_id
         )
 
     def in_active_tab(self, pane: Pane) -> bool:
-        w = self.ws(pane.workspace_id)
+        w = self.ws_of(pane)
         return self.active == w.workspace_id and w.active_tab == pane.tab_id
 
     def all_panes(self):
@@ -222,9 +237,10 @@ class Session:
         kind = ids.parse_workspace_ref(ref)
         if kind is None:
             return None
-        if kind[0] == "id":
-            return self.ws(kind[1])
         k = kind[1]
+        if isinstance(k, str):  # ("id", "w3")
+            return self.ws(k)
+        assert isinstance(k, int)  # ("pos", k)
         return self.workspaces[k - 1] if 1 <= k <= len(self.workspaces) else None
 
     def require_workspace(self, ref: str) -> Workspace:
@@ -352,8 +368,8 @@ class Session:
     def split_pane(
         self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int
     ) -> Pane:
-        w = self.ws(target.workspace_id)
-        t = w.tab(target.tab_id)
+        w = self.ws_of(target)
+        t = self.tab_of(target)
         p = self._new_pane(w, t.tab_id, cwd, env, now_us)
         t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, L.clamp_ratio(ratio))
         if focus:
@@ -379,8 +395,8 @@ class Session:
         self.mark_tab_seen(t)
 
     def focus_pane(self, p: Pane) -> None:
-        w = self.ws(p.workspace_id)
-        t = w.tab(p.tab_id)
+        w = self.ws_of(p)
+        t = self.tab_of(p)
         self.switch_tab(w, t)
         self._focus_in_tab(t, p.pane_id)
 
@@ -446,7 +462,7 @@ class Session:
             del self.aliases[alias]
 
     def close_tab(self, t: Tab) -> None:
-        w = self.ws(t.workspace_id)
+        w = self.ws_of(t)
         if len(w.tabs) == 1:
             self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
             self.close_workspace(w)
@@ -467,14 +483,16 @@ class Session:
     def close_pane(self, p: Pane, reason: str = "closed") -> None:
         """reason "closed" (pane.close) or "exited" (the shell exited: pane_exited, and the
         emptied tab or workspace disappears with no closed events, SOCKET.md §8.3)."""
-        w = self.ws(p.workspace_id)
-        t = w.tab(p.tab_id)
+        w = self.ws_of(p)
+        t = self.tab_of(p)
         event = "pane_closed" if reason == "closed" else "pane_exited"
         payload = {"pane_id": p.pane_id, "workspace_id": w.workspace_id}
         if len(t.pane_ids()) > 1:
             order = t.pane_ids()
             i = order.index(p.pane_id)
-            t.root = L.remove_leaf(t.root, p.pane_id)
+            root = L.remove_leaf(t.root, p.pane_id)
+            assert root is not None  # the tab keeps its other panes
+            t.root = root
             self._drop_pane(p.pane_id)
             remaining = t.pane_ids()
             if t.focused_pane == p.pane_id:

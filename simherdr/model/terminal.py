@@ -95,11 +95,13 @@ class AgentSlot:
 
     @property
     def launch_pending(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] in ("pending", "blocked")
+        m = self.managed
+        return bool(m and m["phase"] in ("pending", "blocked"))
 
     @property
     def interactive_ready(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] == "active"
+        m = self.managed
+        return bool(m and m["phase"] == "active")
 
     def is_agent_terminal(self) -> bool:
         return bool(self.name) or bool(self.label)

@@ -4,7 +4,7 @@ omitted when false."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import layout as L
 from .status import tab_status, workspace_status
@@ -33,7 +33,7 @@ def workspace_info(s: Session, w: Workspace) -> dict:
 
 
 def tab_info(s: Session, t: Tab) -> dict:
-    w = s.ws(t.workspace_id)
+    w = s.ws_of(t)
     return {
         "tab_id": t.tab_id,
         "workspace_id": t.workspace_id,
@@ -66,7 +66,7 @@ def status_payload(p: Pane, agent_status: str | None = None, label: str | None =
     """The pane_agent_status_changed payload (SOCKET.md §8.2): pane_id, workspace_id,
     agent_status, then agent/title/display_agent/state_labels when present."""
     a = p.agent
-    d = {
+    d: dict[str, Any] = {
         "pane_id": p.pane_id,
         "workspace_id": p.workspace_id,
         "agent_status": agent_status if agent_status is not None else p.status,
@@ -109,7 +109,7 @@ def pane_info(s: Session, p: Pane) -> dict:
 
 def agent_info(s: Session, p: Pane) -> dict:
     a = p.agent
-    info = {"terminal_id": p.terminal_id}
+    info: dict[str, Any] = {"terminal_id": p.terminal_id}
     if a.name:
         info["name"] = a.name
     _presentation(p, info)
