@@ -1,0 +1,138 @@
+"""Issue 14: no single client can stall or break everyone, herdr's parser rules, the control
+plane and the socket lifecycle. Each test here failed on the main it was written against."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from tests.hostile.conftest import ensure_workspace, exchange, lines, server
+
+pytestmark = pytest.mark.hostile
+
+# How long another client may wait for a ping while one client does something expensive.
+# Generous for a loaded 2-core CI machine; the failures it catches took seconds to forever.
+OTHERS_WAIT_BOUND = 1.0
+
+
+@pytest.fixture
+def srv(tmp_path):
+    s = server("0.9.3", tmp_path)
+    with s:
+        ensure_workspace(s, str(tmp_path))
+        yield s
+    assert not s.crashes, s.crashes
+
+
+def req(method: str, rid: str = "r", **params) -> bytes:
+    return (json.dumps({"id": rid, "method": method, "params": params}) + "\n").encode()
+
+
+def ping_time(path: str) -> float:
+    t0 = time.monotonic()
+    out = lines(exchange(path, req("ping")))
+    assert out[0]["result"]["type"] == "pong"
+    return time.monotonic() - t0
+
+
+def while_running(path: str, data: bytes) -> tuple[list[dict], list[float]]:
+    """Send ``data`` on one connection while another client pings every 20 ms."""
+    got: list[list[dict]] = []
+    worker = threading.Thread(target=lambda: got.append(lines(exchange(path, data, 60))))
+    worker.start()
+    pings = []
+    while worker.is_alive() and len(pings) < 200:
+        pings.append(ping_time(path))
+        time.sleep(0.02)
+    worker.join(60)
+    assert not worker.is_alive()
+    return got[0], pings
+
+
+def test_catastrophic_regex_does_not_stall_other_clients(srv):
+    # `(a*)*b` against a line of 40 a's: 2^40 steps for a backtracking engine.
+    lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text="a" * 40)))
+    wait = req(
+        "pane.wait_for_output",
+        pane_id="w1:p1",
+        source="recent",
+        match={"type": "regex", "value": "(a*)*b"},
+        timeout_ms=10,
+    )
+    t0 = time.monotonic()
+    out, pings = while_running(srv.path, wait)
+    assert time.monotonic() - t0 < 10  # the wait itself answered (half-closed: cancelled)
+    assert out == [] or out[0]["id"] == "r"
+    assert max(pings, default=0) < OTHERS_WAIT_BOUND, pings
+
+
+@pytest.mark.parametrize("pattern", [r"(a)\1", "(?=a)", "(?<!a)b", "("])
+def test_patterns_rust_regex_refuses_are_invalid_regex(srv, pattern):
+    out = lines(
+        exchange(
+            srv.path,
+            req(
+                "pane.wait_for_output",
+                pane_id="w1:p1",
+                source="recent",
+                match={"type": "regex", "value": pattern},
+            ),
+        )
+    )
+    assert out[0]["id"] == "r"
+    assert out[0]["error"]["code"] == "invalid_regex"
+    assert out[0]["error"]["message"].startswith("regex parse error")
+
+
+def test_a_regex_still_matches(srv):
+    lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text="build 42 ok")))
+    out = lines(
+        exchange(
+            srv.path,
+            req(
+                "pane.wait_for_output",
+                pane_id="w1:p1",
+                source="recent",
+                match={"type": "regex", "value": r"build \d+ (ok|fail)$"},
+                timeout_ms=10,
+            ),
+            half_close=False,
+        )
+    )
+    assert out[0]["result"]["matched_line"] == "$ build 42 ok"
+
+
+@pytest.mark.parametrize("text", ["x" * 800_000, "abc\n" * 20_000], ids=["one-line", "lines"])
+def test_large_send_text_does_not_stall_other_clients(srv, text):
+    out, pings = while_running(srv.path, req("pane.send_text", pane_id="w1:p1", text=text))
+    assert out[0]["result"] == {"type": "ok"}
+    assert max(pings, default=0) < OTHERS_WAIT_BOUND, pings
+    # nothing lost: every line was typed, in order, once the input drained
+    deadline = time.monotonic() + 30
+    tail = text.rstrip("\n").rsplit("\n", 1)[-1]
+    while time.monotonic() < deadline:
+        read = lines(exchange(srv.path, req("pane.read", pane_id="w1:p1", source="recent", lines=3)))
+        if tail[-40:] in read[0]["result"]["read"]["text"]:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the large input never reached the screen")
+
+
+def test_writes_behind_a_large_one_keep_their_order(srv):
+    big = "y" * 100_000
+    lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text=big)))
+    lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text="\nafter")))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        read = lines(exchange(srv.path, req("pane.read", pane_id="w1:p1", source="recent", lines=2)))
+        text = read[0]["result"]["read"]["text"]
+        if "after" in text:
+            assert text.rstrip().endswith("$ after")
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the write behind the large one never arrived")
