@@ -136,3 +136,74 @@ def test_writes_behind_a_large_one_keep_their_order(srv):
         time.sleep(0.05)
     else:
         pytest.fail("the write behind the large one never arrived")
+
+
+# --- herdr's JSON parser rules (serde_json) -------------------------------------------------
+
+
+def raw_request(params_json: str, method: str = "pane.split") -> bytes:
+    return ('{"id":"j","method":"%s","params":%s}\n' % (method, params_json)).encode()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        '{"target_pane_id":"w1:p1","direction":"right","ratio":NaN}',
+        '{"target_pane_id":"w1:p1","direction":"right","ratio":Infinity}',
+        '{"target_pane_id":"w1:p1","direction":"right","ratio":-Infinity}',
+        '{"target_pane_id":"w1:p1","direction":"right","ratio":1e400}',
+        '{"target_pane_id":"w1:p1","direction":"right","ratio":-1e400}',
+        '{"target_pane_id":"w1:p1","direction":"right","ratio":1' + "0" * 400 + "}",
+        '{"target_pane_id":"w1:p1","target_pane_id":"w1:p1","direction":"right"}',
+        '{"target_pane_id":"w1:p1","direction":"right","direction":"down"}',
+    ],
+    ids=["nan", "inf", "-inf", "1e400", "-1e400", "400-digit-int", "dup-target", "dup-direction"],
+)
+def test_serde_json_rules_refuse_before_any_change(srv, params):
+    from tests.hostile.conftest import state
+
+    before = state(srv)
+    out = lines(exchange(srv.path, raw_request(params)))
+    assert out[0]["id"] == ""
+    assert out[0]["error"]["code"] == "invalid_request"
+    assert state(srv) == before  # no pane was created
+
+
+def test_duplicate_key_of_a_map_field_is_last_wins(srv):
+    # `env` is a HashMap in herdr: serde keeps the last value, no error.
+    out = lines(
+        exchange(
+            srv.path,
+            raw_request(
+                '{"target_pane_id":"w1:p1","direction":"right","env":{"A":"1","A":"2"}}', "pane.split"
+            ),
+        )
+    )
+    assert out[0]["result"]["pane"]["pane_id"] == "w1:p2", out
+
+
+def test_duplicate_key_of_an_ignored_field_is_fine(srv):
+    out = lines(exchange(srv.path, raw_request('{"bogus":1,"bogus":2}', "workspace.list")))
+    assert out[0]["result"]["type"] == "workspace_list"
+
+
+@pytest.mark.parametrize("depth,ok", [(127, True), (128, False), (5000, False)])
+def test_nesting_limit_is_serde_jsons_128(srv, depth, ok):
+    # the request object itself is one level; `params` a second; the rest nests in an
+    # ignored field
+    inner = "[" * (depth - 2) + "]" * (depth - 2)
+    out = lines(exchange(srv.path, raw_request('{"x":%s}' % inner, "workspace.list")))
+    if ok:
+        assert out[0]["result"]["type"] == "workspace_list"
+    else:
+        assert out[0] == {
+            "id": "",
+            "error": {"code": "invalid_request", "message": out[0]["error"]["message"]},
+        }
+        assert "recursion limit" in out[0]["error"]["message"]
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(srv):
+    text = "[" * 300
+    out = lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text=text)))
+    assert out[0]["result"] == {"type": "ok"}
