@@ -114,7 +114,9 @@ def test_large_send_text_does_not_stall_other_clients(srv, text):
     deadline = time.monotonic() + 30
     tail = text.rstrip("\n").rsplit("\n", 1)[-1]
     while time.monotonic() < deadline:
-        read = lines(exchange(srv.path, req("pane.read", pane_id="w1:p1", source="recent", lines=3)))
+        read = lines(
+            exchange(srv.path, req("pane.read", pane_id="w1:p1", source="recent", lines=3))
+        )
         if tail[-40:] in read[0]["result"]["read"]["text"]:
             break
         time.sleep(0.05)
@@ -128,7 +130,9 @@ def test_writes_behind_a_large_one_keep_their_order(srv):
     lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text="\nafter")))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        read = lines(exchange(srv.path, req("pane.read", pane_id="w1:p1", source="recent", lines=2)))
+        read = lines(
+            exchange(srv.path, req("pane.read", pane_id="w1:p1", source="recent", lines=2))
+        )
         text = read[0]["result"]["read"]["text"]
         if "after" in text:
             assert text.rstrip().endswith("$ after")
@@ -175,7 +179,8 @@ def test_duplicate_key_of_a_map_field_is_last_wins(srv):
         exchange(
             srv.path,
             raw_request(
-                '{"target_pane_id":"w1:p1","direction":"right","env":{"A":"1","A":"2"}}', "pane.split"
+                '{"target_pane_id":"w1:p1","direction":"right","env":{"A":"1","A":"2"}}',
+                "pane.split",
             ),
         )
     )
@@ -207,3 +212,103 @@ def test_brackets_inside_strings_do_not_count_as_nesting(srv):
     text = "[" * 300
     out = lines(exchange(srv.path, req("pane.send_text", pane_id="w1:p1", text=text)))
     assert out[0]["result"] == {"type": "ok"}
+
+
+# --- the control plane never raises and refuses wrong-typed values --------------------------
+
+
+@pytest.fixture
+def harness():
+    from simherdr.testing import Harness
+
+    with Harness("0.9.3", auto_advance=True) as h:
+        h.ok("workspace.create", cwd="/tmp")
+        yield h
+
+
+@pytest.mark.parametrize("obj", [{"op": ["x"]}, {"op": {}}, {"op": None}, {"op": 3}, {}])
+def test_control_op_of_the_wrong_type_is_an_error_reply(harness, obj):
+    from simherdr.scenarios.control import handle
+
+    reply = handle(harness.sim, obj)
+    assert reply["ok"] is False and "op" in reply["error"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"detect_after": None},
+        {"startup": "soon"},
+        {"work": -1},
+        {"react": float("nan")},
+        {"startup_blocked": 1},
+        {"exit_commands": "/exit"},
+        {"session_at": "later"},
+        {"banner": 7},
+    ],
+)
+def test_behaviour_set_validates_field_types(harness, values):
+    from simherdr.scenarios.control import handle
+
+    reply = handle(harness.sim, {"op": "behaviour.set", "args": {"kind": "pi", "values": values}})
+    assert reply["ok"] is False and "behaviour field" in reply["error"], reply
+    # and the next agent start still works
+    started = harness.ok("agent.start", name="ok1", kind="pi", pane_id="w1:p1")
+    assert started["type"] == "agent_started"
+
+
+def test_behaviour_set_still_takes_right_values(harness):
+    from simherdr.scenarios.control import handle
+
+    reply = handle(
+        harness.sim,
+        {"op": "behaviour.set", "args": {"kind": "pi", "values": {"startup": 2, "react": None}}},
+    )
+    assert reply["ok"] is True and reply["result"]["startup"] == 2.0
+
+
+def control_exchange(path: str, line: bytes) -> list[dict]:
+    import socket as S
+
+    s = S.socket(S.AF_UNIX, S.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    try:
+        s.sendall(line)
+        s.shutdown(S.SHUT_WR)
+        buf = b""
+        while chunk := s.recv(65536):
+            buf += chunk
+    finally:
+        s.close()
+    return [json.loads(x) for x in buf.splitlines()]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"op": ["x"]}\n',
+        b'{"op": {}}\n',
+        b"[" * 100_000 + b"\n",
+        b'{"op": "fault.remove", "args": {"name": "\\ud800"}}\n',
+        b'{"op": "behaviour.set", "args": {"kind": "pi", "values": {"detect_after": null}}}\n',
+    ],
+    ids=["op-list", "op-map", "deep", "lone-surrogate", "null-duration"],
+)
+def test_control_socket_answers_every_line_and_keeps_the_connection(tmp_path, line):
+    from simherdr.scenarios.control import ControlServer
+
+    path = str(tmp_path / "ctl" / "control.sock")
+    srv = server("0.9.3", tmp_path)
+    with srv:
+        ctl = ControlServer(srv.sim, path)
+        srv.run(lambda sim: ctl.start())
+        try:
+            # a bad line, then a good one on the same connection: both answered
+            replies = control_exchange(path, line + b'{"op": "ops"}\n')
+        finally:
+            srv.run(lambda sim: ctl.close())
+        assert not srv.crashes, srv.crashes
+    assert len(replies) == 2, replies
+    assert replies[0]["ok"] is False and replies[0]["error"]
+    assert replies[1]["ok"] is True
