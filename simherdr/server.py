@@ -19,6 +19,7 @@ import os
 
 from .simulator import Simulator
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    Listening,
     SocketBusy,
     UnsafeSocketDirectory,
     check_socket_dir,
@@ -104,7 +105,7 @@ class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
         self.stopped = asyncio.Event()
         sim.config.socket_path = self.path
@@ -133,10 +134,8 @@ class Server:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)
