@@ -59,7 +59,7 @@ def test_two_simultaneous_starts_exactly_one_wins(tmp_path):
         try:
             assert wait_for(lambda p=path: ping(p)), "no server came up"
             # the loser exits by itself; the winner keeps serving
-            assert wait_for(lambda: sum(p.poll() is None for p in procs) == 1), "both running"
+            assert wait_for(lambda ps=procs: sum(p.poll() is None for p in ps) == 1), "both running"
             loser = next(p for p in procs if p.poll() is not None)
             err = loser.stderr.read()
             assert loser.returncode == 1, err
@@ -96,7 +96,7 @@ def test_simultaneous_binds_in_one_process_exactly_one_wins(tmp_path):
                     outcomes.append("busy")
                     await asyncio.to_thread(done.wait)
                     return
-                except OSError as e:  # noqa: BLE001 - what the old code crashed with
+                except OSError as e:
                     outcomes.append(f"crash {e!r}")
                     await asyncio.to_thread(done.wait)
                     return
@@ -161,7 +161,7 @@ def test_another_users_live_socket_is_refused_not_removed():
                 out = {"outcome": "taken"}
             except SocketBusy as e:
                 out = {"outcome": "refused", "message": str(e)}
-            except BaseException as e:  # noqa: BLE001 - reported to the parent
+            except BaseException as e:
                 out = {"outcome": "crashed", "message": repr(e)}
             os.write(w, json.dumps(out).encode())
         finally:
