@@ -134,7 +134,6 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
         (["workspace", "report-metadata", "w1"], "herdr workspace report-metadata"),
         (["agent", "attach", "x"], "herdr agent attach"),
         (["api", "schema"], "herdr api schema"),
-        (["pane", "--help"], "herdr pane --help"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):

@@ -580,7 +580,9 @@ def run_group(ctx, table, name, args):
 
 def run_row(ctx, group, row, args):
     if "mod" in row:
-        return run_module(ctx, row["mod"], row["name"], args)
+        return run_module(
+            ctx, row["mod"], row["name"], args, command="herdr %s %s" % (group, row["name"])
+        )
     if "run" in row:
         if row["run"] is None:
             return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
@@ -679,4 +681,10 @@ def run_module(ctx, module_name, verb, args, command=None):
         err.detach()
 
 
-_MODULE_COMMANDS = {"api_schema": "api schema"}
+_MODULE_COMMANDS = {"api_schema": "api schema", "config_check": "config check"}
+
+
+def usage_only(ctx, row, args):
+    """Verbs whose only headless answer is their usage (``help`` forms exit 0)."""
+    code = 0 if args and args[0] in ("help", "--help", "-h") else 2
+    raise Exit(code, row["usage"])

@@ -787,6 +787,96 @@ def _server(v09):
     )
 
 
+#: herdr 0.8.2 integration targets, in print_integration_help order (src/cli/integration.rs:154).
+INTEGRATION_TARGETS = (
+    "pi",
+    "omp",
+    "claude",
+    "codex",
+    "copilot",
+    "devin",
+    "droid",
+    "kimi",
+    "opencode",
+    "kilo",
+    "hermes",
+    "qodercli",
+    "qwen",
+    "cursor",
+    "mastracode",
+    "antigravity-cli",
+    "grok",
+)
+
+
+def _config(v09):
+    return (
+        "herdr config commands:",
+        [
+            {
+                "name": "check",
+                "mod": "config_check",
+                "lines": ("  herdr config check  validate config.toml and print diagnostics",),
+            },
+            {
+                "name": "reset-keys",
+                "run": None,
+                "lines": (
+                    "  herdr config reset-keys  back up config.toml and remove custom keybindings",
+                ),
+            },
+        ],
+        (),
+    )
+
+
+def _session(v09):
+    return (
+        "herdr session commands:",
+        [
+            {"name": "list", "mod": "sessions", "lines": ("  herdr session list [--json]",)},
+            # Attaching needs the terminal UI (herdr prints this usage for any arguments).
+            {
+                "name": "attach",
+                "run": "core:usage_only",
+                "usage": "usage: herdr session attach <name>",
+                "lines": ("  herdr session attach <name>",),
+            },
+            {"name": "stop", "mod": "sessions", "lines": ("  herdr session stop <name> [--json]",)},
+            {
+                "name": "delete",
+                "mod": "sessions",
+                "lines": ("  herdr session delete <name> [--json]",),
+            },
+        ],
+        ("  use 'default' as <name> to target the default session for stop",),
+    )
+
+
+def _integration(v09):
+    return (
+        "herdr integration commands:",
+        [
+            {
+                "name": "install",
+                "mod": "integration",
+                "lines": tuple("  herdr integration install " + t for t in INTEGRATION_TARGETS),
+            },
+            {
+                "name": "uninstall",
+                "mod": "integration",
+                "lines": tuple("  herdr integration uninstall " + t for t in INTEGRATION_TARGETS),
+            },
+            {
+                "name": "status",
+                "mod": "integration",
+                "lines": ("  herdr integration status [--outdated-only]",),
+            },
+        ],
+        (),
+    )
+
+
 #: Groups whose parser is a row table.  ``status`` has one irregular body (src/cli/status.rs);
 #: the groups in OPAQUE are not emulated yet: any call prints the unsupported message with the
 #: group and its first word.
@@ -798,18 +888,18 @@ GROUPS = {
     "agent": _agent,
     "api": _api,
     "server": _server,
+    "config": _config,
+    "session": _session,
+    "integration": _integration,
 }
 SPECIAL = {"status": "status:run"}
 OPAQUE = (
     "completion",
     "completions",
-    "config",
     "channel",
     "notification",
     "terminal",
     "plugin",
-    "integration",
-    "session",
 )
 OPAQUE_09 = ("machine",)
 
