@@ -509,9 +509,54 @@ def _target(targets):
 
 
 def _machine_command():
-    # CHOICE: 0.9.3's `herdr machine` subcommands are not reproduced; the group is listed with
-    # its root-help description.
-    return cmd("machine", "Manage saved SSH machines")
+    """0.9.3 ``src/cli/spec/machine.rs``."""
+
+    def profile(name, about, *args):
+        return cmd(name, about, [required("profile-id", "PROFILE_ID"), *args])
+
+    return cmd(
+        "machine",
+        "Manage saved SSH machines",
+        subs=[
+            cmd("list", "List saved SSH machines", [_json()]),
+            cmd(
+                "status",
+                "Check saved machines without prompting for authentication",
+                [positional("machine", "LABEL_OR_ID"), _json()],
+            ),
+            cmd(
+                "reconnect",
+                "Authenticate a saved machine in this terminal and verify connectivity",
+                [required("machine", "LABEL_OR_ID")],
+            ),
+            cmd(
+                "add",
+                "Prepare the remote Herdr server and save an SSH machine",
+                [
+                    required("ssh-target", "SSH_TARGET"),
+                    option(
+                        "label",
+                        "LABEL",
+                        "Set the machine label shown in the sidebar (defaults to the SSH host, "
+                        "or host/session)",
+                    ),
+                    option(
+                        "remote-session",
+                        "NAME",
+                        "Select a session explicitly (default without an interactive terminal)",
+                    ),
+                ],
+            ),
+            profile(
+                "rename",
+                "Rename a saved SSH machine",
+                option("label", "LABEL", "Set the machine label shown in the sidebar", req=True),
+            ),
+            profile("remove", "Remove a saved SSH machine"),
+            profile("enable", "Enable a saved SSH machine"),
+            profile("disable", "Disable a saved SSH machine"),
+        ],
+    )
 
 
 def _pane_command():

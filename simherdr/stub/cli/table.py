@@ -298,7 +298,7 @@ def _pane(v09):
                 "name": "split",
                 # 0.9.x: no target means the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
                 # target and the server splits the focused pane.
-                "envpane": None,
+                "envpane": "target_pane_id" if v09 else None,
                 "pos": ("first", "target_pane_id"),
                 "equals": ("--right-click",),
                 "flags": (
@@ -893,6 +893,7 @@ GROUPS = {
     "integration": _integration,
 }
 SPECIAL = {"status": "status:run"}
+SPECIAL_09 = {"machine": "machine:run_group"}
 OPAQUE = (
     "completion",
     "completions",
@@ -901,7 +902,6 @@ OPAQUE = (
     "terminal",
     "plugin",
 )
-OPAQUE_09 = ("machine",)
 
 
 def group(name, v09):
