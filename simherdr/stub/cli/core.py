@@ -599,7 +599,15 @@ def run_row(ctx, group, row, args):
     if shape == "flags":
         from .scan import scan
 
-        values = scan(ctx, row, args)
+        if row.get("all_usage"):
+            try:
+                values = scan(ctx, row, args)
+            except Exit as exc:
+                if exc.code != 2:
+                    raise
+                raise usage(row["usage"]) from None
+        else:
+            values = scan(ctx, row, args)
     else:
         values = {}
         if shape == "none":
