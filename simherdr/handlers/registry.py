@@ -39,7 +39,7 @@ def load_all() -> dict[str, MethodDef]:
     # Importing the modules registers their methods.
     from . import server, workspace, tab, pane, events  # noqa: F401
 
-    for optional in ("agent", "worktree"):
+    for optional in ("agent", "worktree", "metadata"):
         try:
             __import__(f"{__package__}.{optional}")
         except ModuleNotFoundError as e:  # a handler area not built yet

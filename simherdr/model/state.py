@@ -13,6 +13,7 @@ from ..facts import ids
 from . import terminal as _T
 from ..facts import errors as E
 from . import layout as L
+from . import metadata as M
 from .status import wire_status, rollup
 
 
@@ -93,6 +94,7 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
 
     @property
     def status(self) -> str:
@@ -126,6 +128,7 @@ class Workspace:
     next_pane_number: int = 1
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
+    meta: M.WorkspaceMetadata = field(default_factory=M.WorkspaceMetadata)  # tokens (TTL), seqs
 
     @property
     def label(self) -> str:
