@@ -20,6 +20,7 @@ import os
 import socket
 import stat
 
+from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
@@ -200,6 +201,7 @@ class Server:
         self.path = os.path.abspath(path)
         self._server: asyncio.base_events.Server | None = None
         self._conns: set[asyncio.Task] = set()
+        self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
@@ -214,6 +216,8 @@ class Server:
             if socket_answers(self.path):
                 raise SocketBusy(f"herdr is already running (socket busy at {self.path})")
             os.unlink(self.path)  # stale socket file
+        self.client_socket = ClientSocket(client_socket_path(self.path))
+        await self.client_socket.start()  # after the API socket's checks: a refusal binds nothing
         old = os.umask(0o177)  # created 0600, no window where it is wider
         try:
             self._server = await asyncio.start_unix_server(
@@ -240,6 +244,8 @@ class Server:
             self._server = None
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
+        if self.client_socket is not None:
+            await self.client_socket.close()
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)
