@@ -82,7 +82,7 @@ class Pane:
     terminal_id: str
     workspace_id: str
     tab_id: str
-    cwd: str | None
+    cwd: str | None  # the shell's live cwd (PaneInfo.cwd)
     env: dict
     screen: object
     label: str | None = None
@@ -95,6 +95,7 @@ class Pane:
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
     meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
+    foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
 
     @property
     def status(self) -> str:
