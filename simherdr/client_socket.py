@@ -13,10 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
-import stat
 
-SOCKET_MODE = 0o600
+from .unixsocket import listen_unix
 
 
 def client_socket_path(api_socket_path: str) -> str:
@@ -27,18 +25,6 @@ def client_socket_path(api_socket_path: str) -> str:
     return os.path.join(parent, f"{stem or 'herdr'}-client.sock")
 
 
-def _answers(path: str) -> bool:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(1.0)
-    try:
-        s.connect(path)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 class ClientSocket:
     def __init__(self, path: str):
         self.path = path
@@ -46,21 +32,13 @@ class ClientSocket:
         self._held: set[asyncio.Task] = set()
 
     async def start(self) -> None:
-        """prepare_socket_path (src/ipc.rs:81-108), then bind 0600."""
-        from .server import SocketBusy  # the transport's one refusal type (the CLI prints it)
-
-        if os.path.lexists(self.path):
-            if not stat.S_ISSOCK(os.lstat(self.path).st_mode):
-                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
-            if _answers(self.path):
-                raise SocketBusy(f"herdr server is already running (socket busy at {self.path})")
-            os.unlink(self.path)
-        old = os.umask(0o177)
-        try:
-            self._server = await asyncio.start_unix_server(self._hold, path=self.path)
-        finally:
-            os.umask(old)
-        os.chmod(self.path, SOCKET_MODE)
+        """prepare_socket_path (src/ipc.rs:81-108), then listen ``0600``."""
+        self._server = await listen_unix(
+            self.path,
+            self._hold,
+            limit=65536,
+            busy_message=f"herdr server is already running (socket busy at {self.path})",
+        )
 
     async def _hold(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()

@@ -23,7 +23,6 @@ from .agents import (
     takeover,
 )
 from .cwd import foreground_cwd, shell_cd
-from .server import server_restart
 from .faults import (
     FAULT_TYPES,
     Drop,
@@ -35,11 +34,12 @@ from .faults import (
     WrongPane,
     fault_from_spec,
 )
+from .server import server_restart
 
 __all__ = [
+    "FAULT_TYPES",
     "Drop",
     "ErrorReply",
-    "FAULT_TYPES",
     "Fault",
     "Faults",
     "Hang",
@@ -54,9 +54,9 @@ __all__ = [
     "foreground_cwd",
     "pane_reused",
     "quiet_next_start",
+    "server_restart",
     "session_reported",
     "shell_cd",
     "shell_idle",
-    "server_restart",
     "takeover",
 ]

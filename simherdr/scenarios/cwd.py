@@ -11,6 +11,7 @@ foreground seam. Call them on the simulator's own thread (ThreadServer: ``srv.ru
 from __future__ import annotations
 
 from ..facts.shellquote import posix_quote
+from ..model.seams import ForegroundCwd
 
 
 def _pane(sim, pane_id: str):
@@ -32,5 +33,8 @@ def shell_cd(sim, pane_id: str, path: str) -> None:
 def foreground_cwd(sim, pane_id: str, path: str | None) -> None:
     """The pane's foreground process now runs in ``path`` (None: back to the shell's cwd).
     Simulated panes only; it lasts until the shell's prompt comes back."""
-    sim.backend.set_foreground_cwd(_pane(sim, pane_id), path)
+    backend = sim.backend
+    if not isinstance(backend, ForegroundCwd):
+        raise NotImplementedError("this pane backend has no foreground-cwd seam")
+    backend.set_foreground_cwd(_pane(sim, pane_id), path)
     sim.commit()

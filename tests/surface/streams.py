@@ -10,22 +10,20 @@ from tests import herdr_reference as ref
 class Conn:
     """What the stream handler sees of its client: collects the lines it pushes."""
 
-    closed = None
-
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.lines: list[dict] = []
-        self._cancelled = False
+        self.closed: asyncio.Future = loop.create_future()
 
     async def send(self, obj) -> None:
         ref.validate_reply(obj)
         self.lines.append(obj)
 
     def cancelled(self) -> bool:
-        return self._cancelled
+        return self.closed.done()
 
 
 def subscribe(h, subscriptions: list, rid: str = "sub") -> tuple[Conn, asyncio.Task]:
-    conn = Conn()
+    conn = Conn(h.loop)
     rid, mdef, p = h.sim.parse(
         {"id": rid, "method": "events.subscribe", "params": {"subscriptions": subscriptions}}
     )
@@ -35,8 +33,8 @@ def subscribe(h, subscriptions: list, rid: str = "sub") -> tuple[Conn, asyncio.T
 
 
 def close(h, conn: Conn, task: asyncio.Task) -> None:
-    conn._cancelled = True
-    h.sim.notify()
+    if not conn.closed.done():
+        conn.closed.set_result(None)
     h.settle()
     if not task.done():
         task.cancel()
