@@ -21,8 +21,8 @@ from __future__ import annotations
 import shlex
 
 from ..facts import kinds as K
-from ..model import status as ST
 from ..model import metadata as M
+from ..model import status as ST
 from ..model import terminal as T
 from ..model import views as V
 from ..model.seams import RealForeground

@@ -193,6 +193,10 @@ class Overlay:
     def deadline(self) -> float | None:
         return None if self.ttl is None else self.reported_at + self.ttl
 
+    def expired(self, now: float) -> bool:
+        d = self.deadline()
+        return d is not None and now >= d
+
     def has_fields(self) -> bool:
         return bool(self.title or self.display_agent or self.state_labels)
 
@@ -248,7 +252,7 @@ def set_overlay(m: PaneMetadata, r: Report, now: float) -> None:
     overlay; one without replaces it."""
     at = (now, next(_report_order))
     old = m.overlays.get(r.source)
-    if old is not None and old.deadline() is not None and now >= old.deadline():
+    if old is not None and old.expired(now):
         del m.overlays[r.source]  # an expired overlay is never patched back to life
         old = None
     if r.clear_title or r.clear_display_agent or r.clear_state_labels:
@@ -304,7 +308,7 @@ def effective(
         o
         for o in m.overlays.values()
         if o.has_fields()
-        and (o.deadline() is None or now < o.deadline())
+        and not o.expired(now)
         and (o.agent_label is None or o.agent_label == agent_label)
         and (o.applies_to_source is None or o.applies_to_source == hook_source)
     ]
@@ -329,7 +333,7 @@ def next_overlay_expiry(m: PaneMetadata) -> float | None:
 
 def expire_overlays(m: PaneMetadata, now: float) -> bool:
     """Drop every overlay past its deadline; True when any went."""
-    gone = [s for s, o in m.overlays.items() if o.deadline() is not None and o.deadline() <= now]
+    gone = [s for s, o in m.overlays.items() if o.expired(now)]
     for s in gone:
         del m.overlays[s]
     return bool(gone)
