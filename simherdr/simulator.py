@@ -40,6 +40,7 @@ class Config:
     rows: int = 24
     worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
     confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
+    new_cwd: str = "follow"  # [terminal] new_cwd (src/config/model.rs:229-270)
     socket_path: str | None = None
     # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
     # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
@@ -326,6 +327,7 @@ class Simulator:
 
     def call(self, mdef, p: dict, rid: str) -> dict:
         self.run_due()
+        self.backend.refresh_cwds()  # real panes: cwds read from /proc, as herdr reads them
         try:
             return mdef.fn(self, p)
         finally:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..facts import errors as E
 from ..facts import ids
 from . import layout as L
+from . import metadata as M
 from . import views as V
 from .status import wire_status
 from .terminal import AgentSlot
@@ -28,7 +29,7 @@ class Pane:
     terminal_id: str
     workspace_id: str
     tab_id: str
-    cwd: str | None
+    cwd: str | None  # the shell's live cwd (PaneInfo.cwd)
     env: dict
     screen: PaneScreen
     label: str | None = None
@@ -40,6 +41,8 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
+    foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
 
     @property
     def status(self) -> str:
@@ -73,6 +76,7 @@ class Workspace:
     next_pane_number: int = 1
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
+    meta: M.WorkspaceMetadata = field(default_factory=M.WorkspaceMetadata)  # tokens (TTL), seqs
 
     @property
     def label(self) -> str:

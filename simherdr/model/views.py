@@ -93,6 +93,8 @@ def pane_info(s: Session, p: Pane) -> dict:
     }
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     if p.label:
         info["label"] = p.label
     _presentation(p, info)
@@ -132,6 +134,8 @@ def agent_info(s: Session, p: Pane) -> dict:
     info["state_change_seq"] = a.state_change_seq
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     info["revision"] = p.revision
     return info
 
