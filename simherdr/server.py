@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import socket
-import stat
 
 from .simulator import Simulator
+from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    SocketBusy,
+    UnsafeSocketDirectory,
+    check_socket_dir,
+    listen_unix,
+    socket_answers,
+)
+from .wire import decode_request, encode
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -28,132 +33,6 @@ WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
 # CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
 # connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
 LISTEN_BACKLOG = 1024
-
-
-class _Obj(dict):
-    duplicate: str | None = None
-
-
-def _pairs(pairs):
-    obj = _Obj()
-    for k, v in pairs:
-        if k in obj and obj.duplicate is None:
-            obj.duplicate = k
-        obj[k] = v
-    return obj
-
-
-def decode_request(text: str):
-    """json.loads, except that a duplicated top-level field fails like serde's
-    "duplicate field" (test src/api/server.rs:1464-1469), and a ``\\u`` escape of a lone
-    UTF-16 surrogate fails like serde_json ("lone leading surrogate in hex escape"): Python
-    would accept it and then be unable to encode the string back."""
-    obj = _DECODER.decode(text)
-    if isinstance(obj, _Obj) and obj.duplicate is not None:
-        raise ValueError(f"duplicate field `{obj.duplicate}`")
-    if "\\u" in text and _has_lone_surrogate(obj):
-        raise ValueError("lone leading surrogate in hex escape")
-    return obj
-
-
-def _has_lone_surrogate(obj) -> bool:
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return False
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def encode(obj) -> bytes:
-    try:
-        text = _ENCODER.encode(obj)
-    except RecursionError:  # a reply nested deeper than Python's stack (a deep layout tree)
-        text = _encode_deep(obj)
-    return (text + "\n").encode()
-
-
-def _encode_deep(obj) -> str:
-    """The same JSON as ``_ENCODER``, without recursion (serde_json writes any depth)."""
-    out: list[str] = []
-    stack: list = [obj]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, _Raw):
-            out.append(item.text)
-        elif isinstance(item, dict):
-            parts: list = [_Raw("}")]
-            for i, (k, v) in enumerate(reversed(list(item.items()))):
-                parts.append(v)
-                sep = "," if i < len(item) - 1 else ""
-                parts.append(_Raw(sep + _ENCODER.encode(str(k)) + ":"))
-            parts.append(_Raw("{"))
-            stack.extend(parts)
-        elif isinstance(item, (list, tuple)):
-            parts = [_Raw("]")]
-            for i, v in enumerate(reversed(item)):
-                parts.append(v)
-                if i < len(item) - 1:
-                    parts.append(_Raw(","))
-            parts.append(_Raw("["))
-            stack.extend(parts)
-        else:
-            out.append(_ENCODER.encode(item))
-    return "".join(out)
-
-
-class _Raw:
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-
-class SocketBusy(RuntimeError):
-    """The socket path cannot be taken (something answers there, or it is not a socket)."""
-
-
-class UnsafeSocketDirectory(SocketBusy):
-    """The socket's directory is not private (a SocketBusy, so ``simherdr serve`` reports it
-    the same way: a message and exit status 1)."""
-
-
-def check_socket_dir(directory: str) -> None:
-    """The socket must live in a private directory.
-
-    CHOICE (herdr's own config dir is private; a shared one would let another user replace or
-    race the socket): a directory we create is created ``0700``; an existing directory that is
-    group- or world-writable without the sticky bit is refused, because anyone who can write
-    there can delete our socket and put theirs in its place. A sticky world-writable directory
-    (``/tmp``) is accepted: there only the owner can remove the socket.
-    """
-    if not os.path.isdir(directory):
-        try:
-            os.makedirs(directory, mode=0o700)
-        except FileExistsError:
-            pass  # created concurrently: checked below like any existing directory
-        else:
-            os.chmod(directory, 0o700)  # whatever the umask
-            return
-    mode = os.stat(directory).st_mode
-    if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
-        raise UnsafeSocketDirectory(
-            f"refusing to listen in {directory}: the directory is group- or world-writable "
-            f"(mode {stat.S_IMODE(mode):04o}) without the sticky bit, so another user could "
-            f"replace the socket; use a private directory (chmod 700) or let simherdr create it"
-        )
 
 
 def _abort(writer: asyncio.StreamWriter) -> None:
@@ -221,19 +100,6 @@ class Connection:
             self._watch.cancel()
 
 
-def socket_answers(path: str, timeout: float = 1.0) -> bool:
-    """True if something accepts connections at ``path`` (a live herdr or simherdr)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
@@ -246,22 +112,13 @@ class Server:
         sim.on_restart.append(self._drop_connections)
 
     async def start(self) -> None:
-        check_socket_dir(os.path.dirname(self.path) or ".")
-        if os.path.exists(self.path) or os.path.islink(self.path):
-            st = os.lstat(self.path)
-            if not stat.S_ISSOCK(st.st_mode):
-                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
-            if socket_answers(self.path):
-                raise SocketBusy(f"herdr is already running (socket busy at {self.path})")
-            os.unlink(self.path)  # stale socket file
-        old = os.umask(0o177)  # created 0600, no window where it is wider
-        try:
-            self._server = await asyncio.start_unix_server(
-                self._handle, path=self.path, limit=MAX_REQUEST_BYTES + 1, backlog=LISTEN_BACKLOG
-            )
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
+        self._server = await listen_unix(
+            self.path,
+            self._handle,
+            limit=MAX_REQUEST_BYTES + 1,
+            backlog=LISTEN_BACKLOG,
+            busy_message=f"herdr is already running (socket busy at {self.path})",
+        )
         await self.sim.start()
 
     def _drop_connections(self) -> None:

@@ -161,7 +161,7 @@ def swap(sim, p):
     changed = False
     if reason is None and target is not None:
         changed = L.swap_leaves(t.root, source_id, target.pane_id)
-        s._focus_in_tab(t, source_id)
+        s.focus_in_tab(t, source_id)
         if changed:
             s.switch_tab(w, t)
     if p["source_pane_id"] is not None:
@@ -430,7 +430,7 @@ def apply(sim, p):
     follow = s.panes[follow_tab.focused_pane].cwd if follow_tab is not None else None
     cwd = resolve_new_cwd(sim, leaf["cwd"], follow)
 
-    t, first = s._new_tab(w, cwd, leaf["env"], label, sim.now_us())
+    t, first = s.add_tab(w, cwd, leaf["env"], label, sim.now_us())
     created = [first]
     sim.on_pane_created(first)
     _label(first, leaf)
@@ -444,9 +444,14 @@ def apply(sim, p):
             continue
         second_leaf = _first_leaf(node["second"])
         new_cwd = resolve_new_cwd(sim, second_leaf["cwd"], pane.cwd)
-        new = s._new_pane(w, t.tab_id, new_cwd, second_leaf["env"], sim.now_us())
-        t.root = L.split_leaf(
-            t.root, pane.pane_id, new.pane_id, node["direction"], L.valid_split_ratio(node["ratio"])
+        new = s.add_split_pane(
+            t,
+            pane.pane_id,
+            node["direction"],
+            node["ratio"],
+            new_cwd,
+            second_leaf["env"],
+            sim.now_us(),
         )
         created.append(new)
         sim.on_pane_created(new)
@@ -457,7 +462,7 @@ def apply(sim, p):
     if replace is not None:
         for pid in replace.pane_ids():
             sim.before_pane_close(s.panes[pid])
-        s._remove_tab(w, replace)
+        s.remove_tab(w, replace)
         s.emit("tab_closed", {"tab_id": replace.tab_id, "workspace_id": w.workspace_id})
     if p["focus"] or replace_was_active:
         s.switch_tab(w, t)

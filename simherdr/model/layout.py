@@ -246,7 +246,7 @@ def _layout(node: Node, area: Rect) -> tuple[list[tuple[str, Rect]], list[dict]]
     pop, push = stack.pop, stack.append
     while stack:
         n, rect, path = pop()
-        if type(n) is Leaf:
+        if isinstance(n, Leaf):
             panes.append((n.pane, rect))
             continue
         a, b = split_rect(rect, n.direction, n.ratio)
@@ -287,7 +287,7 @@ def snapshot(node: Node, area: Rect = DEFAULT_AREA) -> tuple[list[dict], list[di
     while stack:
         n, rect, path = pop()
         x, y, w, h = rect
-        if type(n) is Leaf:
+        if isinstance(n, Leaf):
             panes.append({"pane_id": n.pane, "rect": {"x": x, "y": y, "width": w, "height": h}})
             continue
         splits.append(
@@ -325,28 +325,22 @@ def find_in_direction(node: Node, source: str, direction: str, area: Rect = DEFA
     if src is None:
         return None
     fx, fy, fw, fh = src
-    best = None
+    best: tuple[tuple[int, int, int, int], str] | None = None
     for index, (pid, (x, y, w, h)) in enumerate(rects):
         if pid == source:
             continue
-        if direction == "left":
-            ok = x + w <= fx and _overlaps(y, h, fy, fh)
-            key = (max(0, fx - (x + w)), -_overlap_amount(y, h, fy, fh))
-            key += (_center_distance(y, h, fy, fh),)
-        elif direction == "right":
-            ok = x >= fx + fw and _overlaps(y, h, fy, fh)
-            key = (max(0, x - (fx + fw)), -_overlap_amount(y, h, fy, fh))
-            key += (_center_distance(y, h, fy, fh),)
-        elif direction == "up":
-            ok = y + h <= fy and _overlaps(x, w, fx, fw)
-            key = (max(0, fy - (y + h)), -_overlap_amount(x, w, fx, fw))
-            key += (_center_distance(x, w, fx, fw),)
+        if direction in ("left", "right"):
+            ok = (x + w <= fx if direction == "left" else x >= fx + fw) and _overlaps(y, h, fy, fh)
+            gap = fx - (x + w) if direction == "left" else x - (fx + fw)
+            span = (y, h, fy, fh)
         else:
-            ok = y >= fy + fh and _overlaps(x, w, fx, fw)
-            key = (max(0, y - (fy + fh)), -_overlap_amount(x, w, fx, fw))
-            key += (_center_distance(x, w, fx, fw),)
-        if ok and (best is None or key + (index,) < best[0]):
-            best = (key + (index,), pid)
+            ok = (y + h <= fy if direction == "up" else y >= fy + fh) and _overlaps(x, w, fx, fw)
+            gap = fy - (y + h) if direction == "up" else y - (fy + fh)
+            span = (x, w, fx, fw)
+        # nearest edge, then larger overlap, then nearer centre, then layout order
+        key = (max(0, gap), -_overlap_amount(*span), _center_distance(*span), index)
+        if ok and (best is None or key < best[0]):
+            best = (key, pid)
     return best[1] if best else None
 
 
@@ -399,6 +393,7 @@ def resize_pane(node: Node, pane: str, nav: str, delta: float, area: Rect = DEFA
         return False
     path = [c == "1" for c in best["path"]]
     s = split_at(node, path)
+    assert s is not None  # the path came from this tree's own walk
     before = s.ratio
     adj = f32(delta) if nav in ("right", "down") else -f32(delta)
     set_ratio_at(node, path, f32(f32(before) + adj))

@@ -23,8 +23,8 @@ def take_pane(s: Session, p: Pane) -> Taken:
     """Take a pane out of its tab without ending its terminal. A tab left empty is removed
     (active tab rule of a close, src/workspace.rs:228-236); the workspace may be left with
     no tab, for the caller to close or refill."""
-    w = s.ws(p.workspace_id)
-    t = w.tab(p.tab_id)
+    w = s.ws_of(p)
+    t = s.tab_of(p)
     if L.pane_count(t.root) > 1:
         s.detach_from_tab(t, p.pane_id)
         return Taken(None, False)
@@ -73,7 +73,7 @@ def insert_into_tab(
     t.root = L.split_leaf(t.root, target, p.pane_id, direction, L.valid_split_ratio(ratio))
     t.zoomed = False
     if focus:
-        s._focus_in_tab(t, p.pane_id)
+        s.focus_in_tab(t, p.pane_id)
 
 
 def new_tab_with(w: Workspace, p: Pane, label: str | None) -> Tab:
