@@ -159,6 +159,29 @@ def _tab(v09):
 
 _PANE_TARGET = (("--pane", "pane_id", "str"), ("--current", "pane_id", "current"))
 
+# The direction verbs (src/cli/pane.rs:259-363): `--current` means "no pane id" (the server's
+# focused pane), unlike _PANE_TARGET's HERDR_PANE_ID.
+_DIRECTIONS = {d: d for d in ("left", "right", "up", "down")}
+_DIRECTION = (
+    "--direction",
+    "direction",
+    "choice",
+    (_DIRECTIONS, "invalid pane direction: %s (expected left, right, up, or down)"),
+)
+_PANE_OR_FOCUSED = (
+    ("--pane", "pane_id", "str"),
+    ("--current", "pane_id", "set", (("pane_id", None),)),
+)
+_NEIGHBOR_USAGE = "usage: herdr pane neighbor --direction left|right|up|down [--pane ID|--current]"
+_FOCUS_USAGE = "usage: herdr pane focus --direction left|right|up|down [--pane ID|--current]"
+_RESIZE_USAGE = (
+    "usage: herdr pane resize --direction left|right|up|down [--amount FLOAT] [--pane ID|--current]"
+)
+_MOVE_SPLIT = (
+    {"right": "right", "down": "down"},
+    "invalid split direction: %s (expected right or down)",
+)
+
 _SPLIT_USAGE = (
     "usage: herdr pane split [<pane_id>|--pane ID|--current] --direction right|down [--ratio FLOAT] "
     "[--cwd PATH] [--env KEY=VALUE] [--right-click herdr|pane] [--focus] [--no-focus]"
@@ -227,29 +250,44 @@ def _pane(v09):
             },
             {
                 "name": "neighbor",
-                "run": None,
+                "flags": _PANE_OR_FOCUSED + (_DIRECTION,),
+                "need": (("direction", None),),
+                "params": (("pane_id", "opt"), ("direction", "req")),
+                "usage": _NEIGHBOR_USAGE,
                 "lines": (
                     "  herdr pane neighbor --direction left|right|up|down [--pane ID|--current]",
                 ),
             },
-            {"name": "edges", "run": None, "lines": ("  herdr pane edges [--pane ID|--current]",)},
+            {
+                "name": "edges",
+                "flags": _PANE_TARGET,
+                "params": (("pane_id", "opt"),),
+                "lines": ("  herdr pane edges [--pane ID|--current]",),
+            },
             {
                 "name": "focus",
-                "run": None,
+                "run": "layout:focus",
+                "flags": _PANE_OR_FOCUSED + (_DIRECTION,),
+                "need": (("direction", None),),
+                "usage": _FOCUS_USAGE,
                 "lines": (
                     "  herdr pane focus --direction left|right|up|down [--pane ID|--current]",
                 ),
             },
             {
                 "name": "resize",
-                "run": None,
+                "flags": _PANE_OR_FOCUSED
+                + (_DIRECTION, ("--amount", "amount", "f32", "invalid amount: %s")),
+                "need": (("direction", None),),
+                "params": (("pane_id", "opt"), ("direction", "req"), ("amount", "opt")),
+                "usage": _RESIZE_USAGE,
                 "lines": (
                     "  herdr pane resize --direction left|right|up|down [--amount FLOAT] [--pane ID|--current]",
                 ),
             },
             {
                 "name": "zoom",
-                "run": None,
+                "run": "layout:zoom",
                 "lines": (
                     "  herdr pane zoom [<pane_id>|--pane ID|--current] [--toggle|--on|--off]",
                 ),
@@ -338,7 +376,13 @@ def _pane(v09):
             },
             {
                 "name": "swap",
-                "run": None,
+                "run": "layout:swap",
+                "flags": _PANE_OR_FOCUSED
+                + (
+                    _DIRECTION,
+                    ("--source-pane", "source_pane_id", "str"),
+                    ("--target-pane", "target_pane_id", "str"),
+                ),
                 "lines": (
                     "  herdr pane swap --direction left|right|up|down [--pane ID|--current]",
                     "  herdr pane swap --source-pane ID --target-pane ID",
@@ -346,7 +390,19 @@ def _pane(v09):
             },
             {
                 "name": "move",
-                "run": None,
+                "run": "layout:move",
+                "flags": (
+                    ("--tab", "tab_id", "str"),
+                    ("--new-tab", "new_tab", "on"),
+                    ("--new-workspace", "new_workspace", "on"),
+                    ("--workspace", "workspace_id", "str"),
+                    ("--target-pane", "target_pane_id", "str"),
+                    ("--split", "split", "choice", _MOVE_SPLIT),
+                    ("--ratio", "ratio", "f32", "invalid ratio: %s"),
+                    ("--label", "label", "str"),
+                    ("--tab-label", "tab_label", "str"),
+                )
+                + _FOCUS,
                 "lines": (
                     "  herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] [--ratio FLOAT] [--focus|--no-focus]",
                     "  herdr pane move <pane_id> --new-tab [--workspace ID] [--label TEXT] [--focus|--no-focus]",
