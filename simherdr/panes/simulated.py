@@ -77,6 +77,12 @@ class SimulatedBackend:
         self._typeahead.pop(pane.pane_id, None)
         self._queued.pop(pane.pane_id, None)
 
+    def renamed(self, pane, old_id: str) -> None:
+        """pane.move across workspaces: the shell's state follows the pane's new id."""
+        for table in (self._lines, self._pids, self._busy, self._typeahead):
+            if old_id in table:
+                table[pane.pane_id] = table.pop(old_id)
+
     # --- a foreground command (the scenario seam for a busy shell) ---------------------------
 
     def run_foreground(self, pane, argv: list[str]) -> None:
