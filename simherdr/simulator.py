@@ -43,6 +43,13 @@ class Config:
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
+    herdr_config_dir: str | None = None
+    herdr_state_dir: str | None = None
+    # Session persistence (simherdr.persist): None keeps everything in memory (the default of
+    # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
+    persist: bool = False
+    pane_history: bool = False  # [session].pane_history: also session-history.json
 
 
 @dataclass
@@ -97,6 +104,11 @@ class Simulator:
         from .agents import AgentLayer
 
         self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
+        # Called with (kind, payload) for every event published (plugin [[events]] hooks).
+        self.event_listeners: list[Callable[[str, dict], None]] = []
+        from .plugins import PluginHost
+
+        self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
 
     # --- time ------------------------------------------------------------------------------
 
@@ -146,6 +158,7 @@ class Simulator:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
+        await self.plugins.close()  # running plugin commands are killed and reaped
         close_panes = getattr(self.backend, "close", None)
         if close_panes is not None:
             close_panes()  # real panes: kill and reap every process
@@ -210,10 +223,15 @@ class Simulator:
 
     # --- state commit: outbox -> hub, focus trio -------------------------------------------
 
+    def _publish(self, kind: str, data: dict) -> None:
+        self.hub.publish(kind, data)
+        for listener in self.event_listeners:
+            listener(kind, data)
+
     def commit(self) -> None:
         s = self.session
         for kind, data in s.outbox:
-            self.hub.publish(kind, {"type": kind, **data})
+            self._publish(kind, {"type": kind, **data})
         s.outbox.clear()
         pair = s.focus_pair()
         if pair != self._focus_pair:
@@ -222,16 +240,16 @@ class Simulator:
                 # SOCKET.md §8.4: after the batch, all three, even when only the pane changed.
                 w = s.workspaces[pair[0]]
                 t = w.active()
-                self.hub.publish(
+                self._publish(
                     "workspace_focused",
                     {"type": "workspace_focused", "workspace_id": w.workspace_id},
                 )
                 if t is not None:
-                    self.hub.publish(
+                    self._publish(
                         "tab_focused",
                         {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id},
                     )
-                    self.hub.publish(
+                    self._publish(
                         "pane_focused",
                         {
                             "type": "pane_focused",
