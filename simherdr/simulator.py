@@ -89,6 +89,7 @@ class Simulator:
         self._driver_wake: asyncio.Future | None = None  # set by schedule() of an earlier timer
         self._driver_at: float | None = None  # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
+        self._restored = False  # the session file was read (once, at the first start)
         # The scenario/fault seam (simherdr.scenarios): an interceptor chain around every
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
@@ -153,11 +154,22 @@ class Simulator:
         return self._timers[0][0] if self._timers else None
 
     async def start(self) -> None:
-        """Start the timer driver (needed when time passes without requests)."""
+        """Start the timer driver (needed when time passes without requests); with
+        persistence, the first start restores herdr's session file (simherdr.persist)."""
+        if self.config.persist and not self._restored:
+            from . import persist
+
+            self._restored = True
+            persist.restore_from_disk(self)
+            self.commit()
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
+        if self.config.persist:
+            from . import persist
+
+            persist.save(self)
         await self.plugins.close()  # running plugin commands are killed and reaped
         close_panes = getattr(self.backend, "close", None)
         if close_panes is not None:
@@ -257,6 +269,10 @@ class Simulator:
                             "workspace_id": w.workspace_id,
                         },
                     )
+        if self.config.persist and self._restored:
+            from . import persist
+
+            persist.save(self)  # after every batch (CHOICE in simherdr.persist)
         self.notify()
 
     # --- requests ----------------------------------------------------------------------------
@@ -374,16 +390,23 @@ class Simulator:
         event ring, pending timers and global counters of the old process are gone."""
         if self._restarted is not None and not self._restarted.done():
             self._restarted.set_result(None)  # the old process's waits end without a reply
+        from . import persist
+
         for listener in list(self.on_restart):
             listener()
+        # The old process's last save, read back by the new one: herdr's session file (the
+        # same restore code as a server started on a saved session).
+        if self.config.persist:
+            persist.save(self)
+            snap, history = persist.load(self.config)
+        else:
+            snap, history = persist.capture(self)
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
         self._timers.clear()
-        self.session.restore_after_restart(self.now_us())
         self.hub = EventHub()
         self._focus_pair = None
-        for pane in list(self.session.all_panes()):
-            self.on_pane_created(pane)
+        persist.restore(self, snap or {"workspaces": [], "active": None}, history)
         self.commit()
 
     def stop(self) -> None:
