@@ -9,54 +9,142 @@ from __future__ import annotations
 
 # Codes a herdr server sends (SOCKET.md §5.1-5.5). CLI-only codes live in the stand-in binary.
 SERVER_CODES = frozenset(
-    """
-    invalid_request server_unavailable internal_error not_implemented timeout invalid_params
-    workspace_not_found workspace_create_failed workspace_move_failed workspace_move_block_failed
-    tab_not_found tab_create_failed tab_close_failed tab_move_failed
-    pane_not_found pane_split_failed pane_send_failed invalid_key invalid_env confirmation_required
-    pane_layout_unavailable invalid_pane_swap pane_move_failed target_pane_not_found
-    invalid_agent invalid_metadata_source invalid_metadata_ttl invalid_metadata_token
-    invalid_metadata_request invalid_state_label metadata_token_limit metadata_sequence_source_limit
-    invalid_regex
-    agent_not_found agent_target_ambiguous agent_not_ready agent_blocked agent_not_running
-    agent_prompt_stalled agent_prompt_failed agent_send_keys_failed empty_agent_prompt
-    agent_explain_unavailable agent_not_idle invalid_agent_name agent_name_taken agent_launch_pending
-    unsupported_agent_kind invalid_agent_argument invalid_agent_timeout agent_pane_not_found
-    agent_pane_busy agent_pane_unavailable agent_start_input_failed
-    unsupported_event_wait_match
-    not_git_worktree linked_worktree_source worktree_list_failed worktree_not_found
-    ambiguous_worktree_branch worktree_open_failed worktree_create_failed
-    worktree_operation_in_progress stale_worktree_operation not_linked_worktree
-    dirty_worktree_requires_force worktree_remove_failed
-    workspace_group_close_required
-    """.split()
+    [
+        "invalid_request",
+        "server_unavailable",
+        "internal_error",
+        "not_implemented",
+        "timeout",
+        "invalid_params",
+        "workspace_not_found",
+        "workspace_create_failed",
+        "workspace_move_failed",
+        "workspace_move_block_failed",
+        "tab_not_found",
+        "tab_create_failed",
+        "tab_close_failed",
+        "tab_move_failed",
+        "pane_not_found",
+        "pane_split_failed",
+        "pane_send_failed",
+        "invalid_key",
+        "invalid_env",
+        "confirmation_required",
+        "pane_layout_unavailable",
+        "invalid_pane_swap",
+        "pane_move_failed",
+        "target_pane_not_found",
+        "invalid_agent",
+        "invalid_metadata_source",
+        "invalid_metadata_ttl",
+        "invalid_metadata_token",
+        "invalid_metadata_request",
+        "invalid_state_label",
+        "metadata_token_limit",
+        "metadata_sequence_source_limit",
+        "invalid_regex",
+        "agent_not_found",
+        "agent_target_ambiguous",
+        "agent_not_ready",
+        "agent_blocked",
+        "agent_not_running",
+        "agent_prompt_stalled",
+        "agent_prompt_failed",
+        "agent_send_keys_failed",
+        "empty_agent_prompt",
+        "agent_explain_unavailable",
+        "agent_not_idle",
+        "invalid_agent_name",
+        "agent_name_taken",
+        "agent_launch_pending",
+        "unsupported_agent_kind",
+        "invalid_agent_argument",
+        "invalid_agent_timeout",
+        "agent_pane_not_found",
+        "agent_pane_busy",
+        "agent_pane_unavailable",
+        "agent_start_input_failed",
+        "unsupported_event_wait_match",
+        "not_git_worktree",
+        "linked_worktree_source",
+        "worktree_list_failed",
+        "worktree_not_found",
+        "ambiguous_worktree_branch",
+        "worktree_open_failed",
+        "worktree_create_failed",
+        "worktree_operation_in_progress",
+        "stale_worktree_operation",
+        "not_linked_worktree",
+        "dirty_worktree_requires_force",
+        "worktree_remove_failed",
+        "workspace_group_close_required",
+    ]
 )
 
 # Plugin codes (src/app/api/plugins/, SOCKET.md §5 "Plugins: plugin_*, invalid_plugin_*, ...").
 SERVER_CODES |= frozenset(
-    """
-    plugin_manifest_not_found invalid_plugin_manifest_path plugin_manifest_read_failed
-    plugin_manifest_parse_failed invalid_plugin_id invalid_plugin_name invalid_plugin_version
-    invalid_plugin_min_herdr_version plugin_requires_newer_herdr invalid_plugin_platform
-    invalid_plugin_command duplicate_plugin_action_id duplicate_plugin_pane_id
-    duplicate_plugin_link_handler_id invalid_plugin_link_handler_id
-    invalid_plugin_link_handler_title invalid_plugin_link_handler_pattern
-    invalid_plugin_link_handler_action invalid_plugin_action_id invalid_plugin_action_title
-    invalid_plugin_pane_id invalid_plugin_pane_title invalid_plugin_pane_size invalid_plugin_event
-    invalid_plugin_source plugin_user_dir_create_failed plugin_registry_save_failed
-    plugin_registry_load_failed plugin_not_found plugin_disabled plugin_manifest_unavailable
-    plugin_action_not_found ambiguous_plugin_action platform_unsupported invalid_plugin_context
-    plugin_command_limit_reached invalid_plugin_entrypoint plugin_pane_not_found
-    plugin_pane_open_failed ui_busy no_active_pane no_active_workspace
-    """.split()
+    [
+        "plugin_manifest_not_found",
+        "invalid_plugin_manifest_path",
+        "plugin_manifest_read_failed",
+        "plugin_manifest_parse_failed",
+        "invalid_plugin_id",
+        "invalid_plugin_name",
+        "invalid_plugin_version",
+        "invalid_plugin_min_herdr_version",
+        "plugin_requires_newer_herdr",
+        "invalid_plugin_platform",
+        "invalid_plugin_command",
+        "duplicate_plugin_action_id",
+        "duplicate_plugin_pane_id",
+        "duplicate_plugin_link_handler_id",
+        "invalid_plugin_link_handler_id",
+        "invalid_plugin_link_handler_title",
+        "invalid_plugin_link_handler_pattern",
+        "invalid_plugin_link_handler_action",
+        "invalid_plugin_action_id",
+        "invalid_plugin_action_title",
+        "invalid_plugin_pane_id",
+        "invalid_plugin_pane_title",
+        "invalid_plugin_pane_size",
+        "invalid_plugin_event",
+        "invalid_plugin_source",
+        "plugin_user_dir_create_failed",
+        "plugin_registry_save_failed",
+        "plugin_registry_load_failed",
+        "plugin_not_found",
+        "plugin_disabled",
+        "plugin_manifest_unavailable",
+        "plugin_action_not_found",
+        "ambiguous_plugin_action",
+        "platform_unsupported",
+        "invalid_plugin_context",
+        "plugin_command_limit_reached",
+        "invalid_plugin_entrypoint",
+        "plugin_pane_not_found",
+        "plugin_pane_open_failed",
+        "ui_busy",
+        "no_active_pane",
+        "no_active_workspace",
+    ]
 )
 # Graphics codes of a headless 0.8.2 server (src/app/api/panes/graphics*.rs; SOCKET.md §5).
 SERVER_CODES |= frozenset(
-    """
-    feature_disabled cell_size_unavailable invalid_image image_too_large invalid_layer_id
-    layer_limit graphics_budget_exceeded stream_conflict stream_closed invalid_stream
-    invalid_frame invalid_frame_file stream_transport_required
-    """.split()
+    [
+        "feature_disabled",
+        "cell_size_unavailable",
+        "invalid_image",
+        "image_too_large",
+        "invalid_layer_id",
+        "layer_limit",
+        "graphics_budget_exceeded",
+        "stream_conflict",
+        "stream_closed",
+        "invalid_stream",
+        "invalid_frame",
+        "invalid_frame_file",
+        "stream_transport_required",
+    ]
 )
 
 

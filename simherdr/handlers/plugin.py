@@ -27,6 +27,7 @@ from ..plugins.manifest import (
 )
 from ..plugins.registry import manifest_available
 from .common import resolve_new_cwd
+from .pane import close as close_pane
 from .registry import method
 
 DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT = 50, 200  # mod.rs:318
@@ -465,6 +466,6 @@ def pane_focus(sim, p):
 @method("plugin.pane.close", pane_id=P.req(P.STR))
 def pane_close(sim, p):
     pane = _require_plugin_pane(sim, p["pane_id"])
-    sim.methods["pane.close"].fn(sim, {"pane_id": pane.pane_id})
+    close_pane(sim, {"pane_id": pane.pane_id})  # pane.close's rules, cascades included
     sim.plugins.panes.pop(pane.pane_id, None)
     return {"type": "plugin_pane_closed", "pane_id": p["pane_id"]}

@@ -102,7 +102,7 @@ def _field(table: dict, name: str, kind: type, required: bool = True) -> Any:
     if kind is list:
         if not isinstance(v, list):
             raise _parse_failed(f"invalid type for `{name}`, expected a sequence")
-    elif not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+    elif not isinstance(v, kind) or (isinstance(v, bool) and kind is not bool):
         raise _parse_failed(f"invalid type for `{name}`, expected {kind.__name__}")
     return v
 
