@@ -125,7 +125,7 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
     [
         (["notification", "show", "hi"], "herdr notification show"),
         (["session", "list"], "herdr session list"),
-        (["plugin", "list"], "herdr plugin list"),
+        (["plugin", "install", "o/r"], "herdr plugin install"),
         (["terminal"], "herdr terminal"),
         (["pane", "move", "w1:p1", "--new-tab"], "herdr pane move"),
         (["pane", "zoom"], "herdr pane zoom"),
