@@ -7,6 +7,7 @@ Importing this package imports every area below; each registers its methods with
 from . import (  # noqa: F401  (imported for their registrations)
     agent,
     events,
+    graphics,
     pane,
     plugin,
     server,
