@@ -23,6 +23,7 @@ import socket
 
 from ..facts import errors as E
 from ..unixsocket import listen_unix
+from ..wire import decode_request
 from . import agents as A
 from .faults import fault_from_spec
 
@@ -138,6 +139,8 @@ def handle(sim, obj) -> dict:
     if not isinstance(obj, dict):
         return {"ok": False, "error": 'a request is a JSON object {"op", "args"}'}
     op = obj.get("op")
+    if not isinstance(op, str):
+        return {"ok": False, "error": f'"op" must be a string naming an op (see "ops"), not {op!r}'}
     if op == "ops":
         return {"ok": True, "result": sorted(OPS)}
     fn = OPS.get(op)
@@ -165,7 +168,8 @@ def handle(sim, obj) -> dict:
 
 
 def _encode(obj) -> bytes:
-    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    # ASCII escapes: a reply that echoes a lone surrogate from a request still encodes
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
 
 class ControlServer:
@@ -208,7 +212,7 @@ class ControlServer:
                 if not text:
                     continue
                 try:
-                    obj = json.loads(text)
+                    obj = decode_request(text)  # serde_json's rules, nesting limit included
                 except ValueError as e:
                     reply = {"ok": False, "error": f"invalid JSON: {e}"}
                 else:
