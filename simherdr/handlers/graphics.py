@@ -16,7 +16,7 @@ from ..facts import errors as E
 from .registry import method
 
 
-def I32(v):  # noqa: N802  (named like the params module's value types)
+def I32(v):  # named like the params module's value types
     if isinstance(v, bool) or not isinstance(v, int):
         raise P.ParamError(f"invalid type: {P._json_kind(v)}, expected i32")
     if not -(2**31) <= v <= 2**31 - 1:
