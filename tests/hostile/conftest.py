@@ -56,6 +56,7 @@ def server(version: str, tmp_path) -> ThreadServer:
         version, clock=VirtualClock(), config=Config(home=str(home), server_cwd=str(cwd))
     )
     srv.crashes = []
+    ref.bind_socket(srv.path, version)
 
     def handler(loop, context):
         srv.crashes.append(f"{context.get('message')}: {context.get('exception')!r}")
@@ -129,7 +130,7 @@ def exchange(path: str, data: bytes, timeout: float = 10.0, half_close: bool = T
         s.close()
 
 
-def lines(out: bytes) -> list[dict]:
+def lines(out: bytes, version: str) -> list[dict]:
     """Each reply line, parsed and validated as a herdr envelope."""
     import json
 
@@ -137,7 +138,7 @@ def lines(out: bytes) -> list[dict]:
     objs = []
     for raw in out.splitlines():
         obj = json.loads(raw)
-        ref.validate_reply(obj)
+        ref.validate_reply(obj, version)
         objs.append(obj)
     return objs
 

@@ -73,7 +73,7 @@ def srv(tmp_path_factory):
 def check(srv, data: bytes, expect: S.Expect, before) -> list[dict]:
     out = exchange(srv.path, data)
     assert not srv.crashes, srv.crashes
-    replies = lines(out)
+    replies = lines(out, srv.sim.profile.version)
     if expect.outcome == "none":
         assert replies == [], f"expected no reply, got {replies}"
     elif expect.outcome == "invalid":

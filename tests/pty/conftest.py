@@ -22,6 +22,7 @@ import uuid
 
 import pytest
 
+from tests import herdr_reference as ref
 from tests.core.socketclient import request as _shared_request
 
 if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self/task"):
@@ -237,6 +238,7 @@ def make_client(workdir, monkeypatch):
             clock=ScaledClock(SCALE),
             config=config,
         )
+        ref.bind_socket(srv.path, "0.8.2")
         made.append(srv)
         return Client(srv, env, bindir, stub)
 
