@@ -34,6 +34,15 @@ class _Obj(dict):
     duplicate: str | None = None
 
 
+class DuplicateField(ValueError):
+    """serde's "duplicate field" failure; ``obj`` is the decoded line (last value wins)."""
+
+    def __init__(self, obj: dict, name: str):
+        super().__init__(f"duplicate field `{name}`")
+        self.obj = obj
+        self.name = name
+
+
 def _pairs(pairs):
     obj = _Obj()
     for k, v in pairs:
@@ -50,7 +59,7 @@ def decode_request(text: str):
     would accept it and then be unable to encode the string back."""
     obj = _DECODER.decode(text)
     if isinstance(obj, _Obj) and obj.duplicate is not None:
-        raise ValueError(f"duplicate field `{obj.duplicate}`")
+        raise DuplicateField(obj, obj.duplicate)
     if "\\u" in text and _has_lone_surrogate(obj):
         raise ValueError("lone leading surrogate in hex escape")
     return obj
@@ -284,13 +293,7 @@ class Server:
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
-            await self._write(
-                writer,
-                {
-                    "id": "",
-                    "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
-                },
-            )
+            await self._write(writer, self._undecodable(e))
             return
         sim = self.sim
         mdef = None
@@ -327,12 +330,25 @@ class Server:
         try:
             rid, mdef, p = self.sim.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         try:
             await mdef.fn(self.sim, p, rid, conn)
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
         return None
+
+    def _undecodable(self, e: Exception) -> dict:
+        """A line that is not one JSON request: invalid_request with id "" — except that a
+        duplicated field other than ``id`` still lets 0.9.x recover the id and a retired
+        method name (profile rows invalid_request_keeps_id, retired_methods)."""
+        if isinstance(e, DuplicateField):
+            retired = self.sim.retired(e.obj, e.name)
+            if retired is not None:
+                return {"id": retired.reply_id or "", "error": retired.body()}
+            rid = self.sim.unparsable_id(e.obj, e.name)
+        else:
+            rid = ""
+        return {"id": rid, "error": {"code": "invalid_request", "message": f"invalid request: {e}"}}
 
     async def _write(self, writer, reply) -> None:
         writer.write(encode(reply))

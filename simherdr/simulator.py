@@ -17,7 +17,6 @@ from typing import Any, Callable
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
 from .handlers.registry import load_all
 from .model.hub import EventHub
@@ -243,8 +242,40 @@ class Simulator:
 
     # --- requests ----------------------------------------------------------------------------
 
+    def unparsable_id(self, obj: Any, duplicate: str | None = None) -> str:
+        """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
+        id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
+        if (
+            self.profile.invalid_request_keeps_id
+            and isinstance(obj, dict)
+            and isinstance(obj.get("id"), str)
+            and duplicate != "id"
+        ):
+            return obj["id"]
+        return ""
+
+    def retired(self, obj: Any, duplicate: str | None = None) -> E.HerdrError | None:
+        """unknown_method for a line naming a retired method (checked once the line fails
+        to parse as a Request, which such a line always does)."""
+        name = obj.get("method") if isinstance(obj, dict) else None
+        if isinstance(name, str) and name in self.profile.retired_methods and duplicate != "method":
+            return E.unknown_method(name, self.unparsable_id(obj, duplicate))
+        return None
+
     def parse(self, obj: Any):
-        """(id, MethodDef, params) or raise HerdrError invalid_request (id "")."""
+        """(id, MethodDef, params) or raise HerdrError (invalid_request; unknown_method for a
+        retired name), whose reply id is :meth:`unparsable_id`."""
+        retired = self.retired(obj)
+        if retired is not None:
+            raise retired
+        try:
+            return self._parse(obj)
+        except E.HerdrError as e:
+            if e.reply_id is None:
+                e.reply_id = self.unparsable_id(obj)
+            raise
+
+    def _parse(self, obj: Any):
         if not isinstance(obj, dict):
             raise E.invalid_request(f"invalid type: {P._json_kind(obj)}, expected struct Request")
         if "id" not in obj:
@@ -259,7 +290,7 @@ class Simulator:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        if name not in ALL_METHODS:
+        if name not in self.profile.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -281,7 +312,7 @@ class Simulator:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:

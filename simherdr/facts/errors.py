@@ -30,6 +30,15 @@ SERVER_CODES = frozenset(
     dirty_worktree_requires_force worktree_remove_failed
     workspace_group_close_required
     """.split()
+) | frozenset(
+    # 0.9.x only ([H093] src/api/server.rs, src/app/api.rs, src/app/api/panes.rs,
+    # src/platform/ssh_agent.rs; events_lost: upstream #4178, see handlers/events.py).
+    """
+    unknown_method events_lost connection_local_only invalid_ssh_agent ssh_agent_unavailable
+    stale_release_notes stale_announcement pane_clear_failed stale_pane_target
+    scrollback_editor_failed stale_content selection_unavailable copy_motion_unavailable
+    query_too_large
+    """.split()
 )
 
 
@@ -79,6 +88,11 @@ def pane_not_found(ref: str | None = None) -> HerdrError:
 
 def server_shutting_down() -> HerdrError:
     return HerdrError("server_unavailable", "server is shutting down")
+
+
+def unknown_method(name: str, reply_id: str) -> HerdrError:
+    """A retired method (0.9.2 #4561, [H093] src/api/server.rs retired_pane_graphics_method_error)."""
+    return HerdrError("unknown_method", f"unknown method: {name}", reply_id=reply_id)
 
 
 def not_implemented() -> HerdrError:

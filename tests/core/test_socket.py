@@ -58,7 +58,7 @@ def test_oversized_line_dropped(server):
         b"\x00\x01\x02garbage\n",
         b"[1,2,3]\n",
         b'"str"\n',
-        b'{"id":"x","method":"ping","params":{},"method":"ping"}\n',
+        b'{"id":"x","id":"y","method":"ping","params":{}}\n',
     ],
 )
 def test_malformed_gets_invalid_request_with_empty_id(server, line):

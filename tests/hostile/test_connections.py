@@ -95,7 +95,8 @@ def test_200_concurrent_clients(srv):
                 assert len(replies) == 1, replies
                 r = replies[0]
                 if want == "invalid":
-                    assert r["id"] == "" and r["error"]["code"] == "invalid_request"
+                    assert r["error"]["code"] == "invalid_request"
+                    assert r["id"] == S.expect_line(srv.sim, data).rid, (data, r)
                 elif want == "not_implemented":
                     assert r["error"]["code"] == "not_implemented"
                 elif want == "error":
