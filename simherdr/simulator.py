@@ -22,6 +22,8 @@ from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.state import Session
 
+# Answered before the shutdown check ([H093] src/api/server.rs handle_request).
+ANSWERED_WHILE_STOPPING = ("ping", "server.stop", "client_shell.surface.set")
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
@@ -85,6 +87,7 @@ class Simulator:
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
         self.interceptors: list = []
+        self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self._faults = None
         from .panes.simulated import SimulatedBackend
 
@@ -340,7 +343,7 @@ class Simulator:
 
     async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
         """The method itself, after parsing (and after any interceptors)."""
-        if self.stopping and mdef.name not in ("ping", "server.stop"):
+        if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:
             if mdef.kind == "call":

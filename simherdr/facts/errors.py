@@ -37,7 +37,7 @@ SERVER_CODES = frozenset(
     unknown_method events_lost connection_local_only invalid_ssh_agent ssh_agent_unavailable
     stale_release_notes stale_announcement pane_clear_failed stale_pane_target
     scrollback_editor_failed stale_content selection_unavailable copy_motion_unavailable
-    query_too_large
+    query_too_large stale_target command_not_found
     """.split()
 )
 

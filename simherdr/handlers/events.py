@@ -176,17 +176,33 @@ class _OutputMatched:
 
 
 class _Silent:
-    """pane.scroll_changed: simulated panes report no scroll metrics (PaneInfo.scroll omitted),
-    so the metrics never differ and nothing is emitted."""
+    """pane.scroll_changed (src/api/subscriptions.rs:510-541): emits when the pane's scroll
+    metrics differ from the last seen. Simulated panes have none until a 0.9 pane.scroll
+    (Pane.scroll_offset), so on 0.8.2 nothing is ever emitted."""
 
     def __init__(self, sim, item, probe_id):
-        if sim.session.find_pane(item["pane_id"]) is None:
+        pane = sim.session.find_pane(item["pane_id"])
+        if pane is None:
             raise E.HerdrError(
                 "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
             )
+        self.pane_id = pane.pane_id
+        self.last = V.scroll_info(pane)
 
     def next(self, sim):
-        return None
+        pane = sim.session.find_pane(self.pane_id)
+        if pane is None:
+            return None
+        cur = V.scroll_info(pane)
+        if cur == self.last:
+            return None
+        self.last = cur
+        if cur is None:
+            return None
+        return {
+            "event": "pane.scroll_changed",
+            "data": {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id, "scroll": cur},
+        }
 
 
 @method("events.subscribe", kind="stream", subscriptions=P.req(P.list_of(_subscription)))

@@ -38,6 +38,7 @@ def method(name: str, kind: str = "call", **fields: P.F):
 def load_all() -> dict[str, MethodDef]:
     # Importing the modules registers their methods.
     from . import server, workspace, tab, pane, events  # noqa: F401
+    from . import scrollback, selection, links, integrations, client_surface, ssh_agent  # noqa: F401  (0.9.x)
 
     for optional in ("agent", "worktree"):
         try:

@@ -93,6 +93,9 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
+    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    scroll_offset: int | None = None
 
     @property
     def status(self) -> str:

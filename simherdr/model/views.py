@@ -99,8 +99,23 @@ def pane_info(s: Session, p: Pane) -> dict:
         info["tokens"] = dict(p.tokens)
     if p.agent.session:
         info["agent_session"] = dict(p.agent.session)
+    scroll = scroll_info(p)
+    if scroll is not None:
+        info["scroll"] = scroll
     info["revision"] = p.revision
     return info
+
+
+def scroll_info(p: Pane) -> dict | None:
+    """PaneScrollInfo, once the pane has scroll metrics (Pane.scroll_offset)."""
+    if p.scroll_offset is None:
+        return None
+    top = p.screen.scroll_max()
+    return {
+        "offset_from_bottom": min(p.scroll_offset, top),
+        "max_offset_from_bottom": top,
+        "viewport_rows": p.screen.rows,
+    }
 
 
 def agent_info(s: Session, p: Pane) -> dict:

@@ -245,7 +245,7 @@ def invalid_for(profile, obj, duplicate: str | None = None) -> Expect:
     ):
         rid = obj["id"]
     name = obj.get("method") if isinstance(obj, dict) else None
-    if name in profile.retired_methods and duplicate != "method":
+    if isinstance(name, str) and name in profile.retired_methods and duplicate != "method":
         return Expect("invalid", rid, code="unknown_method")
     return Expect("invalid", rid)
 
