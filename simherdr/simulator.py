@@ -395,11 +395,14 @@ class Simulator:
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
         self._timers.clear()
+        plans = {p.pane_id: p.agent.resume_argv for p in self.session.all_panes()}
         self.session.restore_after_restart(self.now_us())
         self.hub = EventHub()
         self._focus_pair = None
         for pane in list(self.session.all_panes()):
             self.on_pane_created(pane)
+            if plans.get(pane.pane_id):
+                self.agents.resume_after_restart(pane, plans[pane.pane_id])
         self.commit()
 
     def stop(self) -> None:

@@ -69,8 +69,12 @@ class Profile:
     report_resume_argv: bool = False
     # A self-reported agent is cleared when its pane is back at an idle shell (0.9.2, #4687).
     clear_reported_agent_at_idle_shell: bool = False
-    # New panes get TERM_PROGRAM=herdr and TERM_PROGRAM_VERSION=<version> (0.9.2, #4104).
+    # New panes get TERM_PROGRAM=herdr and TERM_PROGRAM_VERSION=<version> (0.9.2, #4104;
+    # [H093] src/pane.rs apply_pane_terminal_env), before the caller's env.
     term_program_env: bool = False
+    # Server environment keys a new pane does not inherit (0.8.2 src/pane.rs:130: only
+    # CODEX_THREAD_ID; [H093] src/pane.rs apply_pane_terminal_env / apply_pane_launch_env).
+    pane_env_removed: tuple = ("CODEX_THREAD_ID",)
     prompt_stall_message: str = PROMPT_STALL_0_8_2
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True
@@ -89,6 +93,28 @@ class Profile:
     # CHANGELOG :37): only when the removed workspace was active.
     worktree_remove_focus_parent_only_if_active: bool = True
 
+
+# [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
+PANE_ENV_REMOVED_0_9_3 = (
+    "CODEX_THREAD_ID",
+    "OMPCODE",
+    "CLAUDECODE",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "ITERM_SESSION_ID",
+    "LC_TERMINAL",
+    "LC_TERMINAL_VERSION",
+    "WEZTERM_PANE",
+    "KITTY_WINDOW_ID",
+    "WT_SESSION",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+)
 
 PROFILES: dict[str, Profile] = {
     "0.8.2": Profile(version="0.8.2", protocol=20),
@@ -111,6 +137,7 @@ PROFILES: dict[str, Profile] = {
         report_resume_argv=True,
         clear_reported_agent_at_idle_shell=True,
         term_program_env=True,
+        pane_env_removed=PANE_ENV_REMOVED_0_9_3,
         prompt_stall_message=PROMPT_STALL_0_9,
     ),
 }

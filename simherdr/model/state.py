@@ -27,6 +27,12 @@ class AgentSlot:
 
     internal: str = "unknown"  # effective state: idle|working|blocked|unknown
     state_change_seq: int = 0
+    # 0.9 AgentInfo.completion_seq: the state_change_seq of the idle transition that completed
+    # work (herdr's completion rule), kept while idle whoever has seen it; None otherwise.
+    completion_seq: int | None = None
+    # 0.9.2 resume_argv of pane.report_agent[_session]: typed into the new shell after a
+    # server restart (src/app/agent_resume.rs start_pending_agent_resume).
+    resume_argv: list | None = None
     name: str | None = None
     name_owner: dict | None = None  # {label, session}: who the name belongs to
     detected: str | None = None  # kind label of the detected agent process
@@ -96,6 +102,7 @@ class Pane:
     # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
     # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
     scroll_offset: int | None = None
+    restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
 
     @property
     def status(self) -> str:

@@ -4,6 +4,7 @@ omitted when false."""
 
 from __future__ import annotations
 
+from ..facts.profiles import get_profile
 from . import layout as L
 from .state import Pane, Session, Tab, Workspace, tab_status
 from .status import rollup
@@ -89,6 +90,8 @@ def pane_info(s: Session, p: Pane) -> dict:
     }
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.restore_error:
+        info["restore_error"] = p.restore_error
     if p.label:
         info["label"] = p.label
     _presentation(p, info)
@@ -118,7 +121,8 @@ def scroll_info(p: Pane) -> dict | None:
     }
 
 
-def agent_info(s: Session, p: Pane) -> dict:
+def agent_info(s: Session, p: Pane, completion_seq: bool = False) -> dict:
+    """AgentInfo; ``completion_seq``: the profile knows the field (0.9, profile row)."""
     a = p.agent
     info = {"terminal_id": p.terminal_id}
     if a.name:
@@ -141,6 +145,8 @@ def agent_info(s: Session, p: Pane) -> dict:
     if a.interactive_ready:
         info["interactive_ready"] = True
     info["state_change_seq"] = a.state_change_seq
+    if a.completion_seq is not None and completion_seq:
+        info["completion_seq"] = a.completion_seq
     if p.cwd:
         info["cwd"] = p.cwd
     info["revision"] = p.revision
@@ -181,5 +187,6 @@ def session_snapshot(s: Session, version: str, protocol: int) -> dict:
     snap["tabs"] = [tab_info(s, t) for x in s.workspaces for t in x.tabs]
     snap["panes"] = [pane_info(s, p) for p in s.all_panes()]
     snap["layouts"] = [layout_snapshot(s, x, t) for x in s.workspaces for t in x.tabs]
-    snap["agents"] = [agent_info(s, p) for p in s.all_panes() if p.agent.is_agent_terminal()]
+    seq = get_profile(version).agent_completion_seq
+    snap["agents"] = [agent_info(s, p, seq) for p in s.all_panes() if p.agent.is_agent_terminal()]
     return snap
