@@ -7,14 +7,25 @@ id "" and serde's text. We mimic the text's gist; clients must not match on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 _MISSING = object()
 
 
 class ParamError(Exception):
     pass
+
+
+class JsonObject(dict):
+    """A JSON object as the request decoder (:mod:`simherdr.wire`) read it, remembering its
+    duplicated keys: serde's derived structs refuse a duplicated field."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.duplicates: set[str] = set()
+        self.duplicate: str | None = None  # the first one, for the top-level check
 
 
 def _json_kind(v: Any) -> str:
@@ -161,10 +172,13 @@ def parse(spec: dict[str, F], raw: Any, profile: Any = None) -> dict:
     if not isinstance(raw, dict):
         raise _type_error(raw, "a map")
     out: dict = {}
+    dups = raw.duplicates if isinstance(raw, JsonObject) else ()
     for name, f in spec.items():
         v = raw.get(name, _MISSING)
         if f.known is not None and profile is not None and not f.known(profile):
             v = _MISSING
+        elif name in dups:
+            raise ParamError(f"duplicate field `{name}`")
         if v is _MISSING or (v is None and f.opt):
             if f.opt:
                 out[name] = None

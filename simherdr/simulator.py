@@ -11,15 +11,18 @@ import asyncio
 import heapq
 import itertools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
 from .facts.profiles import Profile, get_profile
+from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
 from .model.hub import EventHub
+from .model.seams import OwnsProcesses
 from .model.state import Session
 
 # Answered before the shutdown check ([H093] src/api/server.rs handle_request).
@@ -72,6 +75,7 @@ class Simulator:
         self.hub = EventHub()
         self.methods = load_all()
         self.stopping = False
+        self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
         self.offloop_pending = 0
         self._restarted: asyncio.Future | None = None
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
@@ -148,9 +152,8 @@ class Simulator:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
-        close_panes = getattr(self.backend, "close", None)
-        if close_panes is not None:
-            close_panes()  # real panes: kill and reap every process
+        if isinstance(self.backend, OwnsProcesses):
+            self.backend.close()  # real panes: kill and reap every process
         if self._driver:
             self._driver.cancel()
             try:
@@ -200,9 +203,8 @@ class Simulator:
         if until is not None:
             sleeper = loop.create_task(self.clock.sleep_until(until))
             waits.add(sleeper)
-        closed = getattr(conn, "closed", None)
-        if closed is not None:
-            waits.add(closed)
+        if conn is not None:
+            waits.add(conn.closed)
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -245,24 +247,28 @@ class Simulator:
 
     # --- requests ----------------------------------------------------------------------------
 
-    def unparsable_id(self, obj: Any, duplicate: str | None = None) -> str:
+    def unparsable_id(self, obj: Any, duplicates: frozenset = frozenset()) -> str:
         """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
         id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
         if (
             self.profile.invalid_request_keeps_id
             and isinstance(obj, dict)
             and isinstance(obj.get("id"), str)
-            and duplicate != "id"
+            and "id" not in duplicates
         ):
             return obj["id"]
         return ""
 
-    def retired(self, obj: Any, duplicate: str | None = None) -> E.HerdrError | None:
+    def retired(self, obj: Any, duplicates: frozenset = frozenset()) -> E.HerdrError | None:
         """unknown_method for a line naming a retired method (checked once the line fails
         to parse as a Request, which such a line always does)."""
         name = obj.get("method") if isinstance(obj, dict) else None
-        if isinstance(name, str) and name in self.profile.retired_methods and duplicate != "method":
-            return E.unknown_method(name, self.unparsable_id(obj, duplicate))
+        if (
+            isinstance(name, str)
+            and name in self.profile.retired_methods
+            and "method" not in duplicates
+        ):
+            return E.unknown_method(name, self.unparsable_id(obj, duplicates))
         return None
 
     def parse(self, obj: Any):
@@ -322,7 +328,7 @@ class Simulator:
             return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
-    async def _intercepted(self, call: "Call", mdef) -> dict | None:
+    async def _intercepted(self, call: Call, mdef) -> dict | None:
         chain = list(self.interceptors)
 
         async def step(i: int) -> dict | None:
@@ -438,13 +444,11 @@ class Simulator:
 
     def foreground_agent(self, pane):
         """The simulated agent process in the pane's foreground, if any (agent layer)."""
-        agents = getattr(self, "agents", None)
-        return agents.foreground(pane) if agents else None
+        return self.agents.foreground(pane)
 
     def on_command(self, pane, line: str) -> bool:
         """A command line submitted to a simulated shell. True when something took over."""
-        agents = getattr(self, "agents", None)
-        if agents and agents.on_command(pane, line):
+        if self.agents.on_command(pane, line):
             return True
         if line.strip() == "exit":
             self.pane_exited(pane)
@@ -460,9 +464,7 @@ class Simulator:
         self.commit()
 
     def before_pane_close(self, pane) -> None:
-        agents = getattr(self, "agents", None)
-        if agents:
-            agents.on_pane_gone(pane)
+        self.agents.on_pane_gone(pane)
         self.backend.detach(pane)
 
     def before_workspace_close(self, w) -> None:

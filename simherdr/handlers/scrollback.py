@@ -39,7 +39,6 @@ def clear(sim, p):
     pane.screen.clear()
     if pane.scroll_offset is not None:
         pane.scroll_offset = 0
-    sim.notify()
     return {"type": "ok"}
 
 

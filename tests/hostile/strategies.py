@@ -11,7 +11,8 @@ from simherdr import params as P
 from simherdr.facts import errors as E
 from simherdr.facts.methods import ALL_METHODS
 from simherdr.handlers.registry import load_all
-from simherdr.server import MAX_REQUEST_BYTES, DuplicateField, decode_request
+from simherdr.server import MAX_REQUEST_BYTES, decode_request
+from simherdr.wire import DuplicateField
 
 METHODS = load_all()
 #: methods with effects outside the simulator (git on disk) or that end the server: never run
@@ -228,24 +229,24 @@ def expect_line(sim, data: bytes) -> Expect:
     try:
         obj = decode_request(text.strip())
     except DuplicateField as e:
-        return invalid_for(sim.profile, e.obj, e.name)
+        return invalid_for(sim.profile, e.obj, e.names)
     except (ValueError, RecursionError):
         return Expect("invalid", "")
     return expect_obj(sim, obj)
 
 
-def invalid_for(profile, obj, duplicate: str | None = None) -> Expect:
+def invalid_for(profile, obj, duplicates: frozenset = frozenset()) -> Expect:
     """The refusal of a line that does not parse, from the profile's rows alone."""
     rid = ""
     if (
         profile.invalid_request_keeps_id
         and isinstance(obj, dict)
         and isinstance(obj.get("id"), str)
-        and duplicate != "id"
+        and "id" not in duplicates
     ):
         rid = obj["id"]
     name = obj.get("method") if isinstance(obj, dict) else None
-    if isinstance(name, str) and name in profile.retired_methods and duplicate != "method":
+    if isinstance(name, str) and name in profile.retired_methods and "method" not in duplicates:
         return Expect("invalid", rid, code="unknown_method")
     return Expect("invalid", rid)
 

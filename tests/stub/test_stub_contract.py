@@ -7,10 +7,9 @@ import os
 import stat
 
 import pytest
-
 from stub_fake import Hangup, Raw, error, ok, result
 
-from simherdr.stub import herdr_cli
+from simherdr.stub.cli import core as herdr_cli
 from simherdr.stub.install import write_stub
 
 PANE = {
