@@ -92,6 +92,8 @@ class Profile:
     # v0.8.2 tag: worktree.remove always focuses the parent; HEAD 1c76079f (and 0.9.0,
     # CHANGELOG :37): only when the removed workspace was active.
     worktree_remove_focus_parent_only_if_active: bool = True
+    # workspace.create {source_workspace_id} (0.9.3, VERSIONS.md §5 row 20).
+    workspace_create_source: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -139,6 +141,7 @@ PROFILES: dict[str, Profile] = {
         term_program_env=True,
         pane_env_removed=PANE_ENV_REMOVED_0_9_3,
         prompt_stall_message=PROMPT_STALL_0_9,
+        workspace_create_source=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -94,6 +94,8 @@ def pane_info(s: Session, p: Pane) -> dict:
     }
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     if p.restore_error:
         info["restore_error"] = p.restore_error
     if p.label:
@@ -153,17 +155,19 @@ def agent_info(s: Session, p: Pane, completion_seq: bool = False) -> dict:
         info["completion_seq"] = a.completion_seq
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     info["revision"] = p.revision
     return info
 
 
 def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
-    panes, splits = L.snapshot(t.root, L.DEFAULT_AREA, w.tabs.index(t))
-    x, y, width, height = L.DEFAULT_AREA
+    panes, splits = L.snapshot(t.root, s.area)
+    x, y, width, height = s.area
     return {
         "workspace_id": w.workspace_id,
         "tab_id": t.tab_id,
-        "zoomed": False,
+        "zoomed": t.zoomed,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
         "panes": [
