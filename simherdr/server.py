@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import socket
 import stat
+import struct
 
-from .simulator import Simulator
+from .simulator import Simulator, record_reply, record_request
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -181,6 +183,23 @@ class Connection:
             self._watch.cancel()
 
 
+_PEERCRED = struct.Struct("3i")
+
+
+def _peer_pid(writer: asyncio.StreamWriter) -> int | None:
+    """The client's process id (SO_PEERCRED, Linux), for the trace."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    try:
+        pid, _, _ = _PEERCRED.unpack(
+            sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+        )
+    except OSError:
+        return None
+    return pid or None
+
+
 def socket_answers(path: str, timeout: float = 1.0) -> bool:
     """True if something accepts connections at ``path`` (a live herdr or simherdr)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -201,6 +220,7 @@ class Server:
         self._server: asyncio.base_events.Server | None = None
         self._conns: set[asyncio.Task] = set()
         self.stopped = asyncio.Event()
+        self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
         sim.on_restart.append(self._drop_connections)
@@ -255,7 +275,7 @@ class Server:
         # Pause at any unsent byte: flush() then waits for the client to take everything.
         writer.transport.set_write_buffer_limits(high=0)
         try:
-            await self._one_request(reader, writer)
+            await self._one_request(reader, writer, f"c{next(self._labels)}")
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -266,7 +286,7 @@ class Server:
                 with contextlib.suppress(Exception):
                     writer.close()
 
-    async def _one_request(self, reader, writer) -> None:
+    async def _one_request(self, reader, writer, label: str) -> None:
         try:
             async with asyncio.timeout(REQUEST_TIMEOUT):
                 line = await reader.readuntil(b"\n")
@@ -281,26 +301,29 @@ class Server:
         text = text.strip()
         if not text:
             return
+        sim = self.sim
+        pid = _peer_pid(writer)
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
-            await self._write(
-                writer,
-                {
-                    "id": "",
-                    "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
-                },
-            )
+            reply = {
+                "id": "",
+                "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
+            }
+            record_request(sim.trace, text[:1000], label, pid)
+            record_reply(sim.trace, None, reply, label)
+            await self._write(writer, reply)
             return
-        sim = self.sim
         mdef = None
         if isinstance(obj, dict) and isinstance(obj.get("method"), str):
             mdef = sim.methods.get(obj["method"])
         if mdef is not None and mdef.kind == "stream" and not sim.stopping:
             conn = Connection(reader, writer)
             conn.watch()
+            record_request(sim.trace, obj, label, pid)
             try:
                 reply = await self._stream(mdef, obj, conn)
+                record_reply(sim.trace, obj, reply, label)
                 if reply is not None:
                     await conn.send(reply)
             finally:
@@ -312,11 +335,11 @@ class Server:
             conn = Connection(reader, writer)
             conn.watch()
             try:
-                reply = await sim.request(obj, conn)
+                reply = await sim.request(obj, conn, origin=label, peer_pid=pid)
             finally:
                 conn.stop()
         else:
-            reply = await sim.request(obj)
+            reply = await sim.request(obj, origin=label, peer_pid=pid)
         if reply is not None:
             await self._write(writer, reply)
 

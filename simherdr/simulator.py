@@ -22,6 +22,8 @@ from .facts.profiles import Profile, get_profile
 from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.state import Session
+from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
+from .trace import NullRecorder, Recorder, Trace
 
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
@@ -43,6 +45,8 @@ class Config:
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # The trace (simherdr.trace): entries kept in the ring; 0 records nothing.
+    trace_size: int = DEFAULT_TRACE_SIZE
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Call:
     kind: str
     params: dict
     conn: Any = None
+    origin: str | None = None  # the trace's connection label
 
 
 class Simulator:
@@ -76,6 +81,7 @@ class Simulator:
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
         self._timers: list = []
         self._timer_seq = itertools.count()
+        self._durable: set[int] = set()  # timers that outlive a restart (scenario steps)
         self._change_waiters: set[asyncio.Future] = set()
         self._focus_pair = None
         self._driver: asyncio.Task | None = None
@@ -87,6 +93,12 @@ class Simulator:
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
         self.interceptors: list = []
         self._faults = None
+        # The recorder seam (simherdr.trace): requests, replies, events, faults, steps.
+        self.trace: Recorder = (
+            Trace(self.clock.now, self.config.trace_size)
+            if self.config.trace_size
+            else NullRecorder()
+        )
         from .panes.simulated import SimulatedBackend
 
         self.backend = SimulatedBackend(self)
@@ -106,9 +118,13 @@ class Simulator:
     def now_us(self) -> int:
         return int(self.clock.epoch() * 1_000_000)
 
-    def schedule(self, at: float, fn: Callable[[], None]) -> None:
-        """Run ``fn`` (a state change) when simulated time reaches ``at``."""
-        heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
+    def schedule(self, at: float, fn: Callable[[], None], durable: bool = False) -> None:
+        """Run ``fn`` (a state change) when simulated time reaches ``at``. ``durable``: the
+        timer is not the simulated process's own (a scenario step) and survives a restart."""
+        seq = next(self._timer_seq)
+        heapq.heappush(self._timers, (at, seq, fn))
+        if durable:
+            self._durable.add(seq)
         wake = self._driver_wake
         if (
             wake is not None
@@ -122,7 +138,8 @@ class Simulator:
         now = self.now()
         fired = False
         while self._timers and self._timers[0][0] <= now:
-            _, _, fn = heapq.heappop(self._timers)
+            _, seq, fn = heapq.heappop(self._timers)
+            self._durable.discard(seq)
             fn()
             fired = True
         if fired:
@@ -213,7 +230,7 @@ class Simulator:
     def commit(self) -> None:
         s = self.session
         for kind, data in s.outbox:
-            self.hub.publish(kind, {"type": kind, **data})
+            self._publish(kind, {"type": kind, **data})
         s.outbox.clear()
         pair = s.focus_pair()
         if pair != self._focus_pair:
@@ -222,16 +239,16 @@ class Simulator:
                 # SOCKET.md §8.4: after the batch, all three, even when only the pane changed.
                 w = s.workspaces[pair[0]]
                 t = w.active()
-                self.hub.publish(
+                self._publish(
                     "workspace_focused",
                     {"type": "workspace_focused", "workspace_id": w.workspace_id},
                 )
                 if t is not None:
-                    self.hub.publish(
+                    self._publish(
                         "tab_focused",
                         {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id},
                     )
-                    self.hub.publish(
+                    self._publish(
                         "pane_focused",
                         {
                             "type": "pane_focused",
@@ -240,6 +257,10 @@ class Simulator:
                         },
                     )
         self.notify()
+
+    def _publish(self, kind: str, data: dict) -> None:
+        self.hub.publish(kind, data)
+        self.trace.record("event", None, type=kind, data=data)
 
     # --- requests ----------------------------------------------------------------------------
 
@@ -276,8 +297,22 @@ class Simulator:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p
 
-    async def request(self, obj: Any, conn=None) -> dict | None:
-        """Handle one parsed JSON request; returns the reply envelope (None: no reply)."""
+    async def request(
+        self, obj: Any, conn=None, *, origin: str | None = None, peer_pid: int | None = None
+    ) -> dict | None:
+        """Handle one parsed JSON request; returns the reply envelope (None: no reply).
+        ``origin`` labels the client in the trace (the socket server gives ``c<N>``)."""
+        origin = origin or "local"
+        record_request(self.trace, obj, origin, peer_pid)
+        try:
+            reply = await self._request(obj, conn, origin)
+        except asyncio.CancelledError:
+            record_reply(self.trace, obj, None, origin, cancelled=True)
+            raise
+        record_reply(self.trace, obj, reply, origin)
+        return reply
+
+    async def _request(self, obj: Any, conn, origin: str) -> dict | None:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
@@ -285,7 +320,7 @@ class Simulator:
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:
-            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
+            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn, origin), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
     async def _intercepted(self, call: "Call", mdef) -> dict | None:
@@ -360,7 +395,8 @@ class Simulator:
             listener()
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
-        self._timers.clear()
+        self._timers = [t for t in self._timers if t[1] in self._durable]
+        heapq.heapify(self._timers)
         self.session.restore_after_restart(self.now_us())
         self.hub = EventHub()
         self._focus_pair = None
@@ -439,3 +475,35 @@ class Simulator:
         from .model.screen import Screen
 
         return Screen(cols=self.config.cols, rows=self.config.rows)
+
+
+def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
+    if isinstance(obj, dict):
+        extra = {"pid": peer_pid} if peer_pid is not None else {}
+        trace.record(
+            "request",
+            origin,
+            id=obj.get("id"),
+            method=obj.get("method"),
+            params=obj.get("params"),
+            **extra,
+        )
+    else:
+        trace.record("request", origin, id=None, method=None, params=obj)
+
+
+def record_reply(
+    trace: Recorder, obj: Any, reply: dict | None, origin: str, cancelled: bool = False
+) -> None:
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    method = obj.get("method") if isinstance(obj, dict) else None
+    if reply is None:
+        trace.record(
+            "reply", origin, id=rid, method=method, ok=False, code=None, cancelled=cancelled
+        )
+    elif "error" in reply:
+        err = reply["error"]
+        code = err.get("code") if isinstance(err, dict) else None
+        trace.record("reply", origin, id=rid, method=method, ok=False, code=code, error=err)
+    else:
+        trace.record("reply", origin, id=rid, method=method, ok=True, result=reply.get("result"))
