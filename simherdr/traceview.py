@@ -96,6 +96,10 @@ def model(entries: list[dict]) -> dict:
                 set_status(p, "closed", t)
             p["marks"].append({"t": t, "class": "event", "type": typ, "title": _short(data)})
         elif kind == "step":
+            if e.get("name") == "server_restart":  # fresh shells on every pane: no agent
+                for p in panes.values():
+                    if p["status"] != "closed":
+                        set_status(p, "unknown", t)
             pid = _pane_of(e)
             mark = {"t": t, "class": "step", "name": e.get("name"), "title": _short(e.get("args"))}
             if pid is not None:
