@@ -77,12 +77,13 @@ async def run_server(
             await control.close()
         return failed(e)
     reason = ["server.stop"]
+    closing: set[asyncio.Future] = set()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
 
         def stop(sig=sig) -> None:
             reason[0] = signal.Signals(sig).name
-            asyncio.ensure_future(server.close())
+            closing.add(asyncio.ensure_future(server.close()))
 
         loop.add_signal_handler(sig, stop)
     if scenario is not None:

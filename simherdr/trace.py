@@ -139,6 +139,38 @@ def without_wall(entries: Iterable[dict]) -> list[dict]:
     return [{k: v for k, v in e.items() if k != "wall"} for e in entries]
 
 
+def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
+    if isinstance(obj, dict):
+        extra = {"pid": peer_pid} if peer_pid is not None else {}
+        trace.record(
+            "request",
+            origin,
+            id=obj.get("id"),
+            method=obj.get("method"),
+            params=obj.get("params"),
+            **extra,
+        )
+    else:
+        trace.record("request", origin, id=None, method=None, params=obj)
+
+
+def record_reply(
+    trace: Recorder, obj: Any, reply: dict | None, origin: str, cancelled: bool = False
+) -> None:
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    method = obj.get("method") if isinstance(obj, dict) else None
+    if reply is None:
+        trace.record(
+            "reply", origin, id=rid, method=method, ok=False, code=None, cancelled=cancelled
+        )
+    elif "error" in reply:
+        err = reply["error"]
+        code = err.get("code") if isinstance(err, dict) else None
+        trace.record("reply", origin, id=rid, method=method, ok=False, code=code, error=err)
+    else:
+        trace.record("reply", origin, id=rid, method=method, ok=True, result=reply.get("result"))
+
+
 # --- one line per step (the pytest report section) ------------------------------------------
 
 MAX_PAYLOAD = 160  # characters of params/result shown per line; the artifact keeps everything

@@ -256,7 +256,7 @@ def render_html(entries: list[dict], title: str = "simherdr trace") -> str:
         out.append(f'<g class="lane client" data-client="{_esc(client)}">')
         out.append(f'<text class="label" x="8" y="{y + 17}">{_esc(client)}</text>')
         row_of = {}
-        for s, r in zip(spans, rows):
+        for s, r in zip(spans, rows, strict=False):
             row_of[(s["conn"], s["id"])] = r
             stop = s["end"] if s["end"] is not None else end
             w = max(x(stop) - x(s["start"]), 2.0)

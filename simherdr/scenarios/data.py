@@ -36,6 +36,8 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from .control import OPS, handle
+
 LIBRARY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "library")
 STEP_KEYS = {"at", "on", "after", "do", "args", "repeat", "note"}
 TRIGGER_KEYS = {"event", "reply", "match"}
@@ -134,8 +136,6 @@ def _num(value: Any, where: str) -> float:
 
 
 def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
-    from .control import OPS
-
     known = {"name", "summary", "seed", "step", "example"}
     unknown = sorted(set(data) - known)
     if unknown:
@@ -294,8 +294,6 @@ class Running:
             self._schedule(i, st.after, {"pane": pane} if pane else {})
 
     def _fire(self, i: int, ctx: dict) -> None:
-        from .control import handle
-
         st = self.scenario.steps[i]
         args = _resolve(st.args, ctx)
         self.fired.append(i)
@@ -312,7 +310,7 @@ class Running:
 
     def _call(self, args: dict) -> None:
         from ..facts import errors as E
-        from ..simulator import record_reply, record_request
+        from ..trace import record_reply, record_request
 
         sim = self.sim
         obj = {
@@ -364,3 +362,15 @@ def run_example(h, scenario: Scenario) -> list[str]:
             if _dig(result, path)[0]:
                 problems.append(f"{where}: {path} is present: {result}")
     return problems
+
+
+# --- the control plane's op -------------------------------------------------------------------
+
+
+def _scenario_load(sim, scenario: str, seed: int | None = None) -> dict:
+    sc = load_scenario(scenario, seed=seed)
+    sc.install(sim)
+    return sc.describe()
+
+
+OPS["scenario.load"] = _scenario_load  # the control plane's table (control.py names it)

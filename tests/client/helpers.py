@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from simherdr_client.runner import HerdrRunner, RunResult
+
 from simherdr.testing import ThreadServer
 
 #: Simulated time runs this much faster than wall time (server clock and the stub's own waits).
@@ -25,7 +26,7 @@ class Recorder:
         self._hooks: list[tuple[tuple, int, object]] = []
         self._counts: dict[tuple, int] = {}
 
-    def before(self, verb: tuple, fn, nth: int = 1) -> "Recorder":
+    def before(self, verb: tuple, fn, nth: int = 1) -> Recorder:
         self._hooks.append((verb, nth, fn))
         return self
 

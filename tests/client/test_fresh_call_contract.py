@@ -9,7 +9,6 @@ import json
 import re
 
 import pytest
-
 from simherdr_client import fresh_call as F
 from simherdr_client._js import has_cc, js_trim
 from simherdr_client.fresh_call import (
@@ -20,6 +19,7 @@ from simherdr_client.fresh_call import (
     render,
 )
 from simherdr_client.runner import RunResult
+
 from tests.client import scripted as S
 from tests.client.helpers import FakeTime, run
 
@@ -120,7 +120,7 @@ def test_backend_args_and_kinds():
 def test_agent_name_is_opaque_and_deterministic_per_nonce():
     assert re.fullmatch(r"mux-fresh-call-[0-9a-f]{24}", F.new_nonce())
     assert F.new_nonce() != F.new_nonce()
-    assert NAME == "entwurf-" + hashlib.sha256(NONCE.encode()).hexdigest()[:20]
+    assert "entwurf-" + hashlib.sha256(NONCE.encode()).hexdigest()[:20] == NAME
     assert len(NAME) == 28 and re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", NAME)
     assert F.agent_name_for(NONCE) == NAME
     assert F.agent_name_for(NONCE[:-1] + "c") != NAME

@@ -5,9 +5,9 @@ a lost reply, a reply that never comes. The client still only runs the stand-in 
 from __future__ import annotations
 
 import pytest
-
 from simherdr_client import fresh_call as F
 from simherdr_client.fresh_call import FreshCallRequest, fresh_call, render
+
 from simherdr.scenarios import agents as SC
 from simherdr.scenarios.faults import Drop, ErrorReply, Hang, WrongPane
 from tests.client.helpers import FakeTime, run

@@ -10,10 +10,10 @@ import shutil
 import tempfile
 
 import pytest
-
 from simherdr_client import fresh_call as F
 from simherdr_client.fresh_call import FreshCallRequest, fresh_call, render
 from simherdr_client.runner import HerdrRunner
+
 from simherdr.scenarios import agents as SC
 from simherdr.testing import spawn_server
 from tests.client.helpers import SCALE, FakeTime, run

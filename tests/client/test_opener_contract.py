@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from simherdr_client import opener as O
 from simherdr_client.opener import OpenRequest, checked_argv, open_session
 from simherdr_client.runner import RunResult
+
 from tests.client import scripted as S
 from tests.client.helpers import run, write_exe
 

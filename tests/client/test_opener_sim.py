@@ -7,9 +7,9 @@ import os
 import subprocess
 
 import pytest
-
 from simherdr_client import opener as O
 from simherdr_client.opener import OpenRequest, open_session
+
 from simherdr.scenarios.faults import Drop, WrongPane
 from tests.client.helpers import run
 

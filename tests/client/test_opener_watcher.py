@@ -8,8 +8,6 @@ import asyncio
 import time
 
 import pytest
-
-from simherdr_client.runner import RunResult
 from simherdr_client.opener import (
     FinishWatcher,
     OpenRequest,
@@ -17,6 +15,8 @@ from simherdr_client.opener import (
     WatcherRegistry,
     open_session,
 )
+from simherdr_client.runner import RunResult
+
 from simherdr.scenarios import agents as SC
 from tests.client import scripted as S
 from tests.client.helpers import FakeTime, run

@@ -9,9 +9,9 @@ import os
 import time
 
 import pytest
-
 from simherdr_client import runner as R
 from simherdr_client.runner import HerdrRunner, RunResult, run_herdr
+
 from tests.client.helpers import run, write_exe
 
 ECHO = """import json, os, sys

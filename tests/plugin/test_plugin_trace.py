@@ -36,7 +36,7 @@ def test_a_failing_test_shows_its_trace_and_keeps_it(pytester):
     entries = [json.loads(line) for line in jsonl[0].read_text().splitlines()]
     kinds = {e["kind"] for e in entries}
     assert {"request", "reply", "event"} <= kinds
-    reply = [e for e in entries if e["kind"] == "reply" and e["method"] == "pane.get"][0]
+    reply = next(e for e in entries if e["kind"] == "reply" and e["method"] == "pane.get")
     assert reply["code"] == "pane_not_found" and reply["conn"].startswith("c")
     html = jsonl[0].with_suffix(".html")
     assert 'class="lane pane" data-pane="w1:p1"' in html.read_text()

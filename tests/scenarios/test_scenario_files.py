@@ -46,7 +46,7 @@ def test_each_shipped_scenario_runs_end_to_end_twice_with_one_trace(name):
     assert problems == []
     assert sc.example, "every shipped scenario shows a client's calls"
     assert sorted(set(running.fired)) == list(range(len(sc.steps))), "every step fired"
-    assert [e["name"] for e in first if e["kind"] == "step"][0] == "scenario.load"
+    assert next(e["name"] for e in first if e["kind"] == "step") == "scenario.load"
     problems2, second, _, _ = _run(name)
     assert problems2 == [] and second == first
 
