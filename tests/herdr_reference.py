@@ -113,3 +113,22 @@ def validate_reply(reply: dict) -> None:
             validate("event", reply)
     else:
         raise AssertionError(f"not a herdr envelope: {reply!r}")
+
+
+# --- herdr's other published files, beside the schema the one setting names ------------------
+
+#: The published schema file of each herdr version, in the setting's directory.
+SCHEMA_FILES = {"0.8.2": "herdr-api.schema.json", "0.9.3": "herdr-api-0.9.3.schema.json"}
+
+
+def shared_file(name: str) -> Path | None:
+    """A herdr reference file (``config-reference-0.8.2.json``, a schema of another version)
+    from the directory of the schema the setting names (or the fallback's); None if absent."""
+    base = schema_path()
+    folder = base.parent if base is not None else FALLBACK.parent
+    path = folder / name
+    return path if path.is_file() else None
+
+
+def shared_skip_reason(name: str) -> str:
+    return f"herdr reference file {name} not found beside the schema ({SKIP_REASON})"
