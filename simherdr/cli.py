@@ -19,6 +19,11 @@ def _serve(args) -> int:
     if args.time_scale <= 0:
         print("simherdr: --time-scale must be > 0", file=sys.stderr)
         return 2
+    try:
+        args.socket = _serve_socket(args)
+    except ValueError as e:
+        print(f"simherdr: {e}", file=sys.stderr)
+        return 2
     clock = ScaledClock(args.time_scale) if args.time_scale != 1 else RealClock()
     config = Config()
     if args.cwd:
@@ -65,6 +70,29 @@ def _serve(args) -> int:
     return asyncio.run(main())
 
 
+def _serve_socket(args) -> str:
+    """The socket `simherdr serve` listens on: --socket, else herdr's session rules
+    (src/session.rs:173-181) applied to --session NAME or the environment."""
+    if args.socket:
+        return args.socket
+    from .stub.cli import paths
+
+    env = dict(os.environ)
+    if args.session is not None:
+        problem = paths.validate_session_name(args.session)
+        if args.session != paths.DEFAULT_SESSION_NAME and problem:
+            raise ValueError(f"--session: {problem}")
+        return paths.api_socket_path_for(
+            env, None if args.session == paths.DEFAULT_SESSION_NAME else args.session
+        )
+    name = paths.var(env, paths.SESSION_ENV)
+    if name is not None and name != paths.DEFAULT_SESSION_NAME:
+        problem = paths.validate_session_name(name)
+        if problem:
+            raise ValueError(f"{paths.SESSION_ENV}: {problem}")
+    return paths.active_api_socket_path(env)
+
+
 def _ctl(args) -> int:
     import json
 
@@ -106,7 +134,18 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
-    s.add_argument("--socket", required=True, help="Unix socket path to listen on")
+    where = s.add_mutually_exclusive_group()
+    where.add_argument(
+        "--socket",
+        help="Unix socket path to listen on (default: herdr's own rules: HERDR_SOCKET_PATH, "
+        "else the HERDR_SESSION session's socket, else <config>/herdr.sock)",
+    )
+    where.add_argument(
+        "--session",
+        metavar="NAME",
+        help="listen on the socket of herdr session NAME (<config>/sessions/NAME/herdr.sock; "
+        "'default': <config>/herdr.sock), as `herdr --session NAME server` does",
+    )
     s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
     s.add_argument(
         "--time-scale",
