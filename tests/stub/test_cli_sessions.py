@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from simherdr.stub.cli import launch, paths, sessions
+from simherdr.stub.cli import launch, sessions
 
 VERSIONS = ("0.8.2", "0.9.3")
 
@@ -211,15 +211,14 @@ def test_usage_and_errors(env, args, code, err):
 # --- herdr server -----------------------------------------------------------------------------
 
 
-def run_launcher(env, *args, version="0.9.3", explicit=False):
+def run_launcher(env, *args, version="0.9.3"):
     """`herdr [--session X] server` through the launch module in its own process (it execs)."""
     script = (
         "import sys, os\n"
         "from simherdr.stub.cli import launch, paths\n"
         "env = dict(os.environ)\n"
-        "if %r: env[paths.EXPLICIT_SESSION_MARK] = '1'\n"
         "sys.exit(launch.run('server', %r, env, %r, sys.stdout, sys.stderr))\n"
-        % (explicit, list(args), version)
+        % (list(args), version)
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     child = dict(env, PYTHONPATH=root)
@@ -230,11 +229,7 @@ def run_launcher(env, *args, version="0.9.3", explicit=False):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_herdr_server_with_a_session_starts_and_stops(env, version):
-    proc = run_launcher(
-        dict(env, HERDR_SESSION="lab", HERDR_SOCKET_PATH="/nonexistent/x.sock"),
-        version=version,
-        explicit=True,
-    )
+    proc = run_launcher(dict(env, HERDR_SESSION="lab"), version=version)
     try:
         assert wait_for(lambda: sessions.is_running_at(socket_of(env, "lab")))
         from simherdr.stub import _wire
@@ -288,8 +283,7 @@ def test_serve_argv_and_env(env):
     ]
     custom = launch.serve_argv(dict(env, SIMHERDR_EXECUTABLE="/opt/simherdr"), "0.9.3", "/s")
     assert custom[:2] == ["/opt/simherdr", "serve"]
-    child = launch.serve_env({paths.EXPLICIT_SESSION_MARK: "1", "PYTHONPATH": "/x"})
-    assert paths.EXPLICIT_SESSION_MARK not in child
+    child = launch.serve_env({"PYTHONPATH": "/x"})
     assert child["PYTHONPATH"].endswith(os.pathsep + "/x")
 
 

@@ -62,7 +62,7 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
 
 
 def serve_env(env: Mapping[str, str]) -> dict[str, str]:
-    child = {k: v for k, v in env.items() if k != paths.EXPLICIT_SESSION_MARK}
+    child = dict(env)
     if not paths.var(env, EXECUTABLE_ENV):
         root = _project_root()
         old = child.get("PYTHONPATH")

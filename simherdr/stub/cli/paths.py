@@ -15,10 +15,6 @@ CONFIG_PATH_ENV = "HERDR_CONFIG_PATH"  # src/config.rs:53
 DEFAULT_SESSION_NAME = "default"  # src/session.rs:11
 MAX_SESSION_NAME_LEN = 64  # src/session.rs:13
 APP_DIR_NAME = "herdr"  # release builds (src/config/io.rs:22-28)
-#: Set by the CLI core when `--session NAME` was given on the command line: herdr's
-#: EXPLICIT_SESSION_REQUESTED (src/session.rs:18), which makes the session beat
-#: HERDR_SOCKET_PATH. CHOICE: carried in the env mapping handed to command modules.
-EXPLICIT_SESSION_MARK = "\0simherdr-explicit-session"
 
 
 def var(env: Mapping[str, str], name: str) -> str | None:
@@ -89,11 +85,12 @@ def client_socket_path_for(env: Mapping[str, str], name: str | None) -> str:
 
 
 def active_api_socket_path(env: Mapping[str, str]) -> str:
-    """src/session.rs:173-181."""
-    if EXPLICIT_SESSION_MARK not in env:
-        override = var(env, SOCKET_PATH_ENV)
-        if override is not None:
-            return override
+    """src/session.rs:173-181. An explicit `--session NAME` beats HERDR_SOCKET_PATH
+    (EXPLICIT_SESSION_REQUESTED): the CLI core then hands command modules an ``env`` without
+    HERDR_SOCKET_PATH, so the override is honoured exactly when it is present."""
+    override = var(env, SOCKET_PATH_ENV)
+    if override is not None:
+        return override
     return api_socket_path_for(env, active_name(env))
 
 
