@@ -60,7 +60,7 @@ class Subscribers:
             ).encode()
             + b"\n"
         )
-        for i in range(n):
+        for _ in range(n):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.settimeout(30)
             s.connect(path)

@@ -7,8 +7,9 @@ id "" and serde's text. We mimic the text's gist; clients must not match on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 _MISSING = object()
 

@@ -17,10 +17,15 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
-import stat
 
 from .simulator import Simulator
+from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    SocketBusy,
+    UnsafeSocketDirectory,
+    check_socket_dir,
+    listen_unix,
+    socket_answers,
+)
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -79,41 +84,6 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 def encode(obj) -> bytes:
     return (_ENCODER.encode(obj) + "\n").encode()
-
-
-class SocketBusy(RuntimeError):
-    """The socket path cannot be taken (something answers there, or it is not a socket)."""
-
-
-class UnsafeSocketDirectory(SocketBusy):
-    """The socket's directory is not private (a SocketBusy, so ``simherdr serve`` reports it
-    the same way: a message and exit status 1)."""
-
-
-def check_socket_dir(directory: str) -> None:
-    """The socket must live in a private directory.
-
-    CHOICE (herdr's own config dir is private; a shared one would let another user replace or
-    race the socket): a directory we create is created ``0700``; an existing directory that is
-    group- or world-writable without the sticky bit is refused, because anyone who can write
-    there can delete our socket and put theirs in its place. A sticky world-writable directory
-    (``/tmp``) is accepted: there only the owner can remove the socket.
-    """
-    if not os.path.isdir(directory):
-        try:
-            os.makedirs(directory, mode=0o700)
-        except FileExistsError:
-            pass  # created concurrently: checked below like any existing directory
-        else:
-            os.chmod(directory, 0o700)  # whatever the umask
-            return
-    mode = os.stat(directory).st_mode
-    if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
-        raise UnsafeSocketDirectory(
-            f"refusing to listen in {directory}: the directory is group- or world-writable "
-            f"(mode {stat.S_IMODE(mode):04o}) without the sticky bit, so another user could "
-            f"replace the socket; use a private directory (chmod 700) or let simherdr create it"
-        )
 
 
 def _abort(writer: asyncio.StreamWriter) -> None:
@@ -181,19 +151,6 @@ class Connection:
             self._watch.cancel()
 
 
-def socket_answers(path: str, timeout: float = 1.0) -> bool:
-    """True if something accepts connections at ``path`` (a live herdr or simherdr)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
@@ -206,22 +163,13 @@ class Server:
         sim.on_restart.append(self._drop_connections)
 
     async def start(self) -> None:
-        check_socket_dir(os.path.dirname(self.path) or ".")
-        if os.path.exists(self.path) or os.path.islink(self.path):
-            st = os.lstat(self.path)
-            if not stat.S_ISSOCK(st.st_mode):
-                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
-            if socket_answers(self.path):
-                raise SocketBusy(f"herdr is already running (socket busy at {self.path})")
-            os.unlink(self.path)  # stale socket file
-        old = os.umask(0o177)  # created 0600, no window where it is wider
-        try:
-            self._server = await asyncio.start_unix_server(
-                self._handle, path=self.path, limit=MAX_REQUEST_BYTES + 1, backlog=LISTEN_BACKLOG
-            )
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
+        self._server = await listen_unix(
+            self.path,
+            self._handle,
+            limit=MAX_REQUEST_BYTES + 1,
+            backlog=LISTEN_BACKLOG,
+            busy_message=f"herdr is already running (socket busy at {self.path})",
+        )
         await self.sim.start()
 
     def _drop_connections(self) -> None:

@@ -11,16 +11,19 @@ import asyncio
 import heapq
 import itertools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
 from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
+from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
 from .model.hub import EventHub
+from .model.seams import OwnsProcesses
 from .model.state import Session
 
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
@@ -71,6 +74,7 @@ class Simulator:
         self.hub = EventHub()
         self.methods = load_all()
         self.stopping = False
+        self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
         self.offloop_pending = 0
         self._restarted: asyncio.Future | None = None
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
@@ -146,9 +150,8 @@ class Simulator:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
-        close_panes = getattr(self.backend, "close", None)
-        if close_panes is not None:
-            close_panes()  # real panes: kill and reap every process
+        if isinstance(self.backend, OwnsProcesses):
+            self.backend.close()  # real panes: kill and reap every process
         if self._driver:
             self._driver.cancel()
             try:
@@ -198,9 +201,8 @@ class Simulator:
         if until is not None:
             sleeper = loop.create_task(self.clock.sleep_until(until))
             waits.add(sleeper)
-        closed = getattr(conn, "closed", None)
-        if closed is not None:
-            waits.add(closed)
+        if conn is not None:
+            waits.add(conn.closed)
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -288,7 +290,7 @@ class Simulator:
             return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
-    async def _intercepted(self, call: "Call", mdef) -> dict | None:
+    async def _intercepted(self, call: Call, mdef) -> dict | None:
         chain = list(self.interceptors)
 
         async def step(i: int) -> dict | None:
@@ -401,13 +403,11 @@ class Simulator:
 
     def foreground_agent(self, pane):
         """The simulated agent process in the pane's foreground, if any (agent layer)."""
-        agents = getattr(self, "agents", None)
-        return agents.foreground(pane) if agents else None
+        return self.agents.foreground(pane)
 
     def on_command(self, pane, line: str) -> bool:
         """A command line submitted to a simulated shell. True when something took over."""
-        agents = getattr(self, "agents", None)
-        if agents and agents.on_command(pane, line):
+        if self.agents.on_command(pane, line):
             return True
         if line.strip() == "exit":
             self.pane_exited(pane)
@@ -423,9 +423,7 @@ class Simulator:
         self.commit()
 
     def before_pane_close(self, pane) -> None:
-        agents = getattr(self, "agents", None)
-        if agents:
-            agents.on_pane_gone(pane)
+        self.agents.on_pane_gone(pane)
         self.backend.detach(pane)
 
     def before_workspace_close(self, w) -> None:

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .clock import Clock, RealClock, VirtualClock
 from .simulator import Config, Simulator

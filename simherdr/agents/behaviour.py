@@ -66,7 +66,7 @@ class Behaviour:
     terminal_title: str | None = None  # OSC 0 title the process sets when it starts
     banner: str = ""
 
-    def with_(self, **overrides) -> "Behaviour":
+    def with_(self, **overrides) -> Behaviour:
         unknown = set(overrides) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise TypeError(f"unknown behaviour field(s): {', '.join(sorted(unknown))}")

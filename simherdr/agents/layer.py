@@ -22,8 +22,9 @@ import shlex
 
 from ..facts import kinds as K
 from ..model import status as ST
-from ..model import views as V
 from ..model import terminal as T
+from ..model import views as V
+from ..model.seams import RealForeground
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
 
@@ -92,10 +93,9 @@ class AgentLayer:
 
     def foreground(self, pane) -> Occupant | None:
         occ = self.occupant(pane)
-        if occ is None:  # a real (PTY) pane: the backend reads the real foreground job
-            real = getattr(self.sim.backend, "foreground_process", None)
-            if real is not None:
-                return real(pane)
+        backend = self.sim.backend
+        if occ is None and isinstance(backend, RealForeground):
+            return backend.foreground_process(pane)  # a real (PTY) pane's real foreground job
         return occ
 
     def spawn(self, pane, kind: str, argv: list[str] | None = None, **overrides) -> Occupant:
@@ -162,17 +162,9 @@ class AgentLayer:
         now = self.sim.now()
         return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
 
-    def detection_update(
-        self, pane, agent: str | None, state: str, blocker: bool = False, exited: bool = False
-    ) -> bool:
-        """A raw detection publish (herdr's StateChanged{agent, state, visible_blocker,
-        process_exited}), for backends that run herdr's own detection (real PTY panes)."""
-        now = self.sim.now()
-        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
-
     def process_exited(self, pane, occupant: Occupant | None = None) -> bool:
         occ = occupant or self.occupant(pane)
-        if occ is not None and not getattr(occ, "detected", False):
+        if occ is not None and not occ.detected:
             return False  # herdr never saw this process
         agent = pane.agent.detected or (occ.kind if occ else None)
         now = self.sim.now()

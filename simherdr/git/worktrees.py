@@ -13,8 +13,8 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from .layout import canonical_or_original
-from .runner import GitError, StrPath, exit_status_text, os_error_text, run_git
+from .layout import StrPath, canonical_or_original
+from .runner import GitError, exit_status_text, os_error_text, run_git
 
 _HEADS = "refs/heads/"
 

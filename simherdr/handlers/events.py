@@ -5,8 +5,8 @@ from __future__ import annotations
 from .. import params as P
 from ..facts import errors as E
 from ..model import views as V
-from .pane import MATCH, compile_match, first_match
 from .common import READ_SOURCES
+from .pane import MATCH, compile_match, first_match
 from .registry import method
 
 POLL = 0.1  # each subscription item emits at most one event per 100 ms tick
@@ -246,7 +246,7 @@ async def wait(sim, p, rid, conn):
     cursor = sim.hub.seq
     while True:
         sim.run_due()
-        for seq, kind, data in sim.hub.after(cursor, ("pane_agent_status_changed",)):
+        for seq, _kind, data in sim.hub.after(cursor, ("pane_agent_status_changed",)):
             cursor = seq
             if data.get("pane_id") == pane.pane_id and data.get("agent_status") == want:
                 return _matched(data)

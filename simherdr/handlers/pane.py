@@ -131,9 +131,7 @@ def send_text(sim, p):
 
 
 def _keys(keys: list[str], pane=None) -> bytes:
-    app_cursor = (
-        bool(getattr(pane.screen, "application_cursor", False)) if pane is not None else False
-    )
+    app_cursor = pane.screen.application_cursor if pane is not None else False
     try:
         # all keys validated before any byte is written
         return encode_keys(keys, application_cursor=app_cursor)
@@ -151,7 +149,7 @@ def send_keys(sim, p):
 
 def paste_bytes(pane, text: str) -> bytes:
     data = text.encode()
-    if text and getattr(pane.screen, "bracketed_paste", False):
+    if text and pane.screen.bracketed_paste:
         data = BRACKETED_PASTE[0] + data + BRACKETED_PASTE[1]
     return data
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .. import params as P
 from ..facts import errors as E
-from ..model import views as V
 from ..model import groups
+from ..model import views as V
 from .common import auto_label, resolve_new_cwd
 from .registry import method
 

@@ -34,7 +34,7 @@ Behaviour chosen, not read (each named where it is implemented):
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import git
 from .. import params as P
@@ -45,6 +45,7 @@ from ..model import groups
 from ..model import views as V
 from ..model.state import Session, Workspace
 from .common import auto_label
+from .context import HandlerContext, WorktreeOperations
 from .registry import method
 
 # --- messages (exact herdr texts) ---------------------------------------------------------------
@@ -121,7 +122,7 @@ def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
     return None
 
 
-def _membership(src: "Source", checkout_path: str, linked: bool) -> dict:
+def _membership(src: Source, checkout_path: str, linked: bool) -> dict:
     return {
         "repo_key": src.repo_key,
         "repo_name": src.repo_name,
@@ -381,19 +382,8 @@ def _list_entries(repo_root: str, trust: bool) -> list[git.WorktreeEntry]:
 # --- pending operations (deferred:140-160,277-307) -------------------------------------------
 
 
-@dataclass
-class _Pending:
-    creates: set[str] = field(default_factory=set)  # canonical checkout paths
-    remove_paths: set[str] = field(default_factory=set)  # canonical checkout paths
-    removes: set[str] = field(default_factory=set)  # workspace ids
-
-
-def _pending(sim) -> _Pending:
-    pending = getattr(sim, "_worktree_pending", None)
-    if pending is None:
-        pending = _Pending()
-        sim._worktree_pending = pending
-    return pending
+def _pending(sim: HandlerContext) -> WorktreeOperations:
+    return sim.worktree_ops  # declared in handlers/context.py
 
 
 def _in_progress() -> E.HerdrError:

@@ -6,8 +6,8 @@ target (src/app/api/panes.rs handle_pane_split). Rects are computed on a fixed a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 
 # CHOICE: a headless herdr has no client terminal; its area is unknown. 120x40 is a common
 # TUI size; clients never depend on exact cells (named in the note).
@@ -31,8 +31,8 @@ class Leaf:
 class Split:
     direction: str  # "right" | "down"
     ratio: float
-    first: "Node"
-    second: "Node"
+    first: Node
+    second: Node
 
 
 Node = Leaf | Split
@@ -82,7 +82,9 @@ def _rect(x: int, y: int, w: int, h: int) -> dict:
     return {"x": x, "y": y, "width": w, "height": h}
 
 
-def snapshot(node: Node, area=DEFAULT_AREA, split_index: int = 0) -> tuple[list[dict], list[dict]]:
+def snapshot(
+    node: Node, area: tuple[int, int, int, int] = DEFAULT_AREA, split_index: int = 0
+) -> tuple[list[dict], list[dict]]:
     """(panes[{pane_id, rect}], splits[{id, direction, ratio, rect}]).
 
     Split ids: ``split_<i>_root`` and ``split_<i>_<path of 0/1>`` (src/app/api/panes.rs:1885-1895).

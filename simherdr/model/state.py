@@ -8,70 +8,17 @@ the runtime drains it into the event hub.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..facts import ids
-from . import terminal as _T
 from ..facts import errors as E
+from ..facts import ids
 from . import layout as L
-from .status import wire_status, rollup
+from . import views as V
+from .status import wire_status
+from .terminal import AgentSlot
 
-
-@dataclass
-class AgentSlot:
-    """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
-
-    Written only by the agent layer (simherdr.agents), whose one update function applies
-    SOCKET.md §6.2-§6.6. ``internal`` is the effective AgentState; ``fallback`` is what
-    detection (the simulated process) last published; ``hook`` is the hook authority.
-    """
-
-    internal: str = "unknown"  # effective state: idle|working|blocked|unknown
-    state_change_seq: int = 0
-    name: str | None = None
-    name_owner: dict | None = None  # {label, session}: who the name belongs to
-    detected: str | None = None  # kind label of the detected agent process
-    fallback: str = "unknown"  # detection's state for the detected process
-    fallback_blocker: bool = False  # detection saw a blocking dialog
-    fallback_at: float | None = None  # when detection last published
-    recent_exit: str | None = None  # kind whose process just exited (hides detection)
-    acquisition_pending: bool = False  # first idle after a fresh process is no completion
-    hook: dict | None = None  # hook authority {source,label,state,message,session,at}
-    managed: dict | None = (
-        None  # managed start {kind, phase, ready_after, deadline, observed_expected}
-    )
-    persisted: dict | None = None  # persisted agent session {source, agent, kind, value}
-    suppressed: dict = field(
-        default_factory=dict
-    )  # full-lifecycle sources suppressed: source -> {label, session, reason}
-    title: str | None = None
-    display_agent: str | None = None
-    state_labels: dict = field(default_factory=dict)
-    hook_seqs: dict = field(default_factory=dict)  # last accepted seq per source
-
-    @property
-    def label(self) -> str | None:
-        """The effective agent label (src/terminal/state.rs:1791-1809)."""
-        return _T.effective_label(self)
-
-    @property
-    def session(self) -> dict | None:
-        """agent_session: the live authority's session, else the persisted one (§6.6)."""
-        return _T.exposed_session(self)
-
-    @property
-    def screen_detection_skipped(self) -> bool:
-        return _T.live_full_lifecycle(self)
-
-    @property
-    def launch_pending(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] in ("pending", "blocked")
-
-    @property
-    def interactive_ready(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] == "active"
-
-    def is_agent_terminal(self) -> bool:
-        return bool(self.name) or bool(self.label)
+if TYPE_CHECKING:  # annotations only
+    from .seams import PaneScreen
 
 
 @dataclass
@@ -83,7 +30,7 @@ class Pane:
     tab_id: str
     cwd: str | None
     env: dict
-    screen: object
+    screen: PaneScreen
     label: str | None = None
     revision: int = 0
     seen: bool = True
@@ -246,8 +193,19 @@ class Session:
     def active_ws(self) -> Workspace | None:
         return self.ws(self.active) if self.active else None
 
+    def ws_of(self, obj: Pane | Tab) -> Workspace:
+        """The workspace holding a live pane or tab (it exists while they do)."""
+        w = self.ws(obj.workspace_id)
+        if w is None:
+            raise LookupError(f"no workspace {obj.workspace_id} for {obj}")
+        return w
+
     def tab_of(self, pane: Pane) -> Tab:
-        return self.ws(pane.workspace_id).tab(pane.tab_id)
+        """The tab holding a live pane."""
+        t = self.ws_of(pane).tab(pane.tab_id)
+        if t is None:
+            raise LookupError(f"no tab {pane.tab_id} for {pane.pane_id}")
+        return t
 
     def focused_pane(self) -> Pane | None:
         w = self.active_ws()
@@ -255,15 +213,15 @@ class Session:
         return self.panes.get(t.focused_pane) if t else None
 
     def is_focused(self, pane: Pane) -> bool:
-        w = self.ws(pane.workspace_id)
+        w = self.ws_of(pane)
         return (
             self.active == w.workspace_id
             and w.active_tab == pane.tab_id
-            and w.tab(pane.tab_id).focused_pane == pane.pane_id
+            and self.tab_of(pane).focused_pane == pane.pane_id
         )
 
     def in_active_tab(self, pane: Pane) -> bool:
-        w = self.ws(pane.workspace_id)
+        w = self.ws_of(pane)
         return self.active == w.workspace_id and w.active_tab == pane.tab_id
 
     def all_panes(self):
@@ -279,9 +237,10 @@ class Session:
         kind = ids.parse_workspace_ref(ref)
         if kind is None:
             return None
-        if kind[0] == "id":
-            return self.ws(kind[1])
         k = kind[1]
+        if isinstance(k, str):  # ("id", "w3")
+            return self.ws(k)
+        assert isinstance(k, int)  # ("pos", k)
         return self.workspaces[k - 1] if 1 <= k <= len(self.workspaces) else None
 
     def require_workspace(self, ref: str) -> Workspace:
@@ -391,8 +350,6 @@ class Session:
         # The first workspace is always focused (src/app/creation.rs:269-272).
         if focus or self.active is None:
             self.switch_workspace(w)
-        from . import views as V
-
         self.emit("workspace_created", {"workspace": V.workspace_info(self, w)})
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
@@ -403,8 +360,6 @@ class Session:
         t, p = self._new_tab(w, cwd, env, label, now_us)
         if focus:
             self.switch_tab(w, t)
-        from . import views as V
-
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
@@ -413,16 +368,14 @@ class Session:
     def split_pane(
         self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int
     ) -> Pane:
-        w = self.ws(target.workspace_id)
-        t = w.tab(target.tab_id)
+        w = self.ws_of(target)
+        t = self.tab_of(target)
         p = self._new_pane(w, t.tab_id, cwd, env, now_us)
         t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, L.clamp_ratio(ratio))
         if focus:
             self.switch_tab(w, t)
             self._focus_in_tab(t, p.pane_id)
             self.mark_tab_seen(t)
-        from . import views as V
-
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
         return p
@@ -442,8 +395,8 @@ class Session:
         self.mark_tab_seen(t)
 
     def focus_pane(self, p: Pane) -> None:
-        w = self.ws(p.workspace_id)
-        t = w.tab(p.tab_id)
+        w = self.ws_of(p)
+        t = self.tab_of(p)
         self.switch_tab(w, t)
         self._focus_in_tab(t, p.pane_id)
 
@@ -481,8 +434,6 @@ class Session:
     # --- closing (SOCKET.md §4.1-4.3, §8.3) ---------------------------------------------------
 
     def close_workspace(self, w: Workspace, emit: bool = True) -> None:
-        from . import views as V
-
         final = V.workspace_info(self, w)
         idx = self.ws_index(w)
         was_active = self.active == w.workspace_id
@@ -511,7 +462,7 @@ class Session:
             del self.aliases[alias]
 
     def close_tab(self, t: Tab) -> None:
-        w = self.ws(t.workspace_id)
+        w = self.ws_of(t)
         if len(w.tabs) == 1:
             self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
             self.close_workspace(w)
@@ -532,14 +483,16 @@ class Session:
     def close_pane(self, p: Pane, reason: str = "closed") -> None:
         """reason "closed" (pane.close) or "exited" (the shell exited: pane_exited, and the
         emptied tab or workspace disappears with no closed events, SOCKET.md §8.3)."""
-        w = self.ws(p.workspace_id)
-        t = w.tab(p.tab_id)
+        w = self.ws_of(p)
+        t = self.tab_of(p)
         event = "pane_closed" if reason == "closed" else "pane_exited"
         payload = {"pane_id": p.pane_id, "workspace_id": w.workspace_id}
         if len(t.pane_ids()) > 1:
             order = t.pane_ids()
             i = order.index(p.pane_id)
-            t.root = L.remove_leaf(t.root, p.pane_id)
+            root = L.remove_leaf(t.root, p.pane_id)
+            assert root is not None  # the tab keeps its other panes
+            t.root = root
             self._drop_pane(p.pane_id)
             remaining = t.pane_ids()
             if t.focused_pane == p.pane_id:
@@ -600,8 +553,6 @@ class Session:
         self.outbox.append((kind, data))
 
     def emit_layout(self, w: Workspace, t: Tab) -> None:
-        from . import views as V
-
         self.emit("layout_updated", {"layout": V.layout_snapshot(self, w, t)})
 
     def bump_state_seq(self) -> int:
@@ -614,11 +565,3 @@ def _nth(items: list, k: str):
     if i is None:
         return None
     return items[i - 1] if 1 <= i <= len(items) else None
-
-
-def pane_statuses(session: Session, pane_ids) -> list[str]:
-    return [session.panes[p].status for p in pane_ids]
-
-
-def tab_status(session: Session, t: Tab) -> str:
-    return rollup(pane_statuses(session, t.pane_ids()))

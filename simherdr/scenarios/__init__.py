@@ -21,7 +21,6 @@ from .agents import (
     shell_idle,
     takeover,
 )
-from .server import server_restart
 from .faults import (
     FAULT_TYPES,
     Drop,
@@ -33,11 +32,12 @@ from .faults import (
     WrongPane,
     fault_from_spec,
 )
+from .server import server_restart
 
 __all__ = [
+    "FAULT_TYPES",
     "Drop",
     "ErrorReply",
-    "FAULT_TYPES",
     "Fault",
     "Faults",
     "Hang",
@@ -51,8 +51,8 @@ __all__ = [
     "fault_from_spec",
     "pane_reused",
     "quiet_next_start",
+    "server_restart",
     "session_reported",
     "shell_idle",
-    "server_restart",
     "takeover",
 ]

@@ -20,9 +20,9 @@ import dataclasses
 import json
 import os
 import socket
-import stat
 
 from ..facts import errors as E
+from ..unixsocket import listen_unix
 from . import agents as A
 from .faults import fault_from_spec
 
@@ -178,23 +178,12 @@ class ControlServer:
         self._conns: set[asyncio.Task] = set()
 
     async def start(self) -> None:
-        from ..server import SocketBusy, check_socket_dir, socket_answers
-
-        check_socket_dir(os.path.dirname(self.path) or ".")
-        if os.path.exists(self.path) or os.path.islink(self.path):
-            if not stat.S_ISSOCK(os.lstat(self.path).st_mode):
-                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
-            if socket_answers(self.path):
-                raise SocketBusy(f"control socket busy at {self.path}")
-            os.unlink(self.path)
-        old = os.umask(0o177)
-        try:
-            self._server = await asyncio.start_unix_server(
-                self._handle, path=self.path, limit=MAX_LINE + 1
-            )
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
+        self._server = await listen_unix(
+            self.path,
+            self._handle,
+            limit=MAX_LINE + 1,
+            busy_message=f"control socket busy at {self.path}",
+        )
 
     async def close(self) -> None:
         if self._server is not None:

@@ -3,7 +3,7 @@
 :func:`write_stub` puts a tiny Python launcher at ``<directory>/herdr``.  Its shebang runs the
 current interpreter in isolated mode without ``site`` (``-IS``, i.e. ``-I -S``: the kernel hands
 everything after the interpreter path over as ONE argument, so the two flags are combined),
-then it puts the project root on ``sys.path``, imports :mod:`simherdr.stub.herdr_cli` and exits
+then it puts the project root on ``sys.path``, imports :mod:`simherdr.stub.cli.core` and exits
 with ``main(sys.argv[1:], version=...)``.  Nothing heavy is imported on that path.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .herdr_cli import VERSION_PROTOCOLS
+from .cli.core import VERSION_PROTOCOLS
 
 #: Linux refuses shebang lines longer than this (BINPRM_BUF_SIZE - 1 on kernels >= 5.1 is 255).
 _MAX_SHEBANG = 255
@@ -21,7 +21,7 @@ _LAUNCHER = """\
 # simherdr stand-in for the herdr {version} CLI (written by simherdr.stub.install.write_stub).
 import sys
 sys.path.insert(0, {root!r})
-from simherdr.stub.herdr_cli import main
+from simherdr.stub.cli.core import main
 sys.exit(main(sys.argv[1:], version={version!r}))
 """
 

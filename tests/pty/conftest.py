@@ -31,11 +31,11 @@ if shutil.which("bash") is None:
         "real PTY panes are tested with bash, which is not installed", allow_module_level=True
     )
 
-from simherdr.clock import ScaledClock  # noqa: E402
-from simherdr.panes import procfs  # noqa: E402
-from simherdr.simulator import Config  # noqa: E402
-from simherdr.stub.install import write_stub  # noqa: E402
-from simherdr.testing import ThreadServer  # noqa: E402
+from simherdr.clock import ScaledClock
+from simherdr.panes import procfs
+from simherdr.simulator import Config
+from simherdr.stub.install import write_stub
+from simherdr.testing import ThreadServer
 
 SCALE = 20.0  # simulated seconds per wall second
 WALL_TIMEOUT = 10.0  # how long a test waits for something real to happen

@@ -13,9 +13,9 @@ import subprocess
 import tempfile
 
 import pytest
+from stub_fake import PROTOCOLS, FakeHerdr, Result
 
 from simherdr.stub.install import write_stub
-from stub_fake import PROTOCOLS, FakeHerdr, Result
 
 
 @pytest.fixture(scope="session")
@@ -89,7 +89,7 @@ def cli(stubs, fake, base_env):
     """
     import io
 
-    from simherdr.stub import herdr_cli
+    from simherdr.stub.cli import core as herdr_cli
 
     def run(*argv, version="0.8.2", env=None, unset=(), socket=None) -> Result:
         full_env = dict(base_env)

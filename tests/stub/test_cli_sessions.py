@@ -188,7 +188,18 @@ def test_stop_the_default_session(env, serve):
         (("stop", "a", "b"), 2, "usage: herdr session stop <name> [--json]\n"),
         (("delete",), 2, "usage: herdr session delete <name> [--json]\n"),
         (("list", "x"), 2, "usage: herdr session list [--json]\n"),
-        (("attach",), 2, "usage: herdr session attach <name>\n"),
+        (
+            ("attach",),
+            2,
+            "error: usage: herdr session attach <name>\nrun 'herdr --help' for usage\n",
+        ),
+        (("attach", "help"), 0, "usage: herdr session attach <name>\n"),
+        (
+            ("attach", "a/b"),
+            2,
+            "error: session name may only contain ASCII letters, numbers, "
+            "'.', '_' and '-'\nrun 'herdr --help' for usage\n",
+        ),
         (
             ("stop", "a/b"),
             1,
@@ -232,7 +243,7 @@ def test_herdr_server_with_a_session_starts_and_stops(env, version):
     proc = run_launcher(dict(env, HERDR_SESSION="lab"), version=version)
     try:
         assert wait_for(lambda: sessions.is_running_at(socket_of(env, "lab")))
-        from simherdr.stub import _wire
+        from simherdr.stub.cli import wire as _wire
 
         pong = _wire.exchange(socket_of(env, "lab"), b'{"id":"p","method":"ping","params":{}}\n')
         assert pong.value["result"]["version"] == version

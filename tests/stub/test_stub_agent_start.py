@@ -6,10 +6,10 @@ import io
 import json
 
 import pytest
-
 from stub_fake import Hangup, ThenShutdown, error, result
 
-from simherdr.stub import herdr_cli
+from simherdr.stub.cli import agent as agent_cli
+from simherdr.stub.cli import core as herdr_cli
 
 # Success paths: 100 ms poll -> 1 ms, default 30 s deadline -> 300 ms (room for a loaded machine).
 FAST = {"SIMHERDR_TIME_SCALE": "100"}
@@ -416,7 +416,7 @@ def test_poll_interval_and_deadline_go_through_clock_hooks(fake, base_env, monke
         stderr=err,
     )
     assert rc == 1 and json.loads(err.getvalue())["error"]["code"] == "timeout"
-    assert sleeps == [herdr_cli.AGENT_START_POLL_INTERVAL] * 40
+    assert sleeps == [agent_cli.AGENT_START_POLL_INTERVAL] * 40
     assert [i for m, i in fake.calls() if m == "agent.get"] == ["cli:agent:start"] * 40 + [
         "cli:agent:start:timeout"
     ]
@@ -462,9 +462,9 @@ def test_time_scale_env(raw, scale):
 
 
 def test_kind_table():
-    assert herdr_cli.parse_agent_kind("Cursor-Agent.cmd") == "cursor"
-    assert herdr_cli.parse_agent_kind("kiro") == "kiro"
-    assert herdr_cli.parse_agent_kind("qwen code") == "qwen"
-    assert herdr_cli.parse_agent_kind("bash") is None
-    assert herdr_cli._shows_shell_initialization(SHELL_STARTING["result"]["process_info"])
-    assert not herdr_cli._shows_shell_initialization(EDITOR["result"]["process_info"])
+    assert agent_cli.parse_kind("Cursor-Agent.cmd") == "cursor"
+    assert agent_cli.parse_kind("kiro") == "kiro"
+    assert agent_cli.parse_kind("qwen code") == "qwen"
+    assert agent_cli.parse_kind("bash") is None
+    assert agent_cli._shows_shell_initialization(SHELL_STARTING["result"]["process_info"])
+    assert not agent_cli._shows_shell_initialization(EDITOR["result"]["process_info"])

@@ -7,10 +7,9 @@ import os
 import stat
 
 import pytest
-
 from stub_fake import Hangup, Raw, error, ok, result
 
-from simherdr.stub import herdr_cli
+from simherdr.stub.cli import core as herdr_cli
 from simherdr.stub.install import write_stub
 
 PANE = {
@@ -125,7 +124,6 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
     "argv,command",
     [
         (["notification", "show", "hi"], "herdr notification show"),
-        (["session", "list"], "herdr session list"),
         (["plugin", "list"], "herdr plugin list"),
         (["terminal"], "herdr terminal"),
         (["pane", "move", "w1:p1", "--new-tab"], "herdr pane move"),

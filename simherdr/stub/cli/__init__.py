@@ -1,1 +1,13 @@
-"""The stand-in CLI as a table (placeholder: 9a's table package replaces this file)."""
+"""The stand-in ``herdr`` CLI, laid out along herdr's ``src/cli/*.rs``.
+
+:mod:`.core` (context, failures, exits, global arguments, dispatch), :mod:`.scan` (the one
+flag scanner), :mod:`.table` (one row per verb), :mod:`.wire` (socket and JSON), group modules
+for irregular bodies (:mod:`.agent`, :mod:`.server`, :mod:`.status`), help and completion
+(:mod:`.help`, :mod:`.spec`, :mod:`.completion`).  Entry points: :func:`main` (what the
+launcher written by :mod:`simherdr.stub.install` calls) and :func:`run` (explicit environment
+and byte streams, for in-process tests).
+"""
+
+from .core import DEFAULT_VERSION, VERSION_PROTOCOLS, main, run
+
+__all__ = ["DEFAULT_VERSION", "VERSION_PROTOCOLS", "main", "run"]

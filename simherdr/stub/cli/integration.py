@@ -417,6 +417,14 @@ def cli_labels(version: str) -> list[str]:
     return labels
 
 
+def help_labels(version: str) -> list[str]:
+    """The group help's target order (src/cli/integration.rs print_integration_help)."""
+    labels = [t.label for t in TARGETS]
+    if not version.startswith("0.8"):
+        labels.insert(labels.index("qwen") + 1, "letta")
+    return labels
+
+
 def _v09(version: str) -> bool:
     return not version.startswith("0.8")
 
@@ -920,9 +928,7 @@ def run(
         return 2
     target = _resolve(args[0], version)
     if target is None:
-        labels = [t.label for t in TARGETS]
-        if _v09(version):
-            labels.insert(labels.index("qwen") + 1, "letta")
+        labels = help_labels(version)
         err.write(
             "unknown integration target: %s\ncurrently supported: %s\n"
             % (args[0], ", ".join(labels))

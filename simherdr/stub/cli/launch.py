@@ -72,7 +72,7 @@ def serve_env(env: Mapping[str, str]) -> dict[str, str]:
 
 def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
     """`herdr server`: exec ``simherdr serve`` on the active API socket (src/session.rs:173)."""
-    from .. import _wire
+    from . import wire as _wire
 
     socket_path = paths.active_api_socket_path(env)
     if _wire.is_reachable(socket_path):

@@ -40,7 +40,7 @@ class SessionError(Exception):
 
 
 def _wire():
-    from .. import _wire as wire
+    from . import wire
 
     return wire
 
@@ -201,6 +201,27 @@ def _name_and_json(args: list[str], usage: str) -> tuple[str, bool] | None:
     return None if name is None else (name, as_json)
 
 
+def _attach(args: list[str], err: TextIO) -> int:
+    """`session attach` (src/session.rs:35-52 and src/cli.rs:440-450): herdr settles it before
+    any other parsing; a valid name launches the TUI attached to that session."""
+    if args[:1] and args[0] in ("help", "--help", "-h"):
+        err.write(USAGE_ATTACH + "\n")
+        return 0
+    footer = "run 'herdr --help' for usage"
+    if len(args) != 1:
+        err.write("error: %s\n%s\n" % (USAGE_ATTACH, footer))
+        return 2
+    problem = (
+        None if args[0] == paths.DEFAULT_SESSION_NAME else paths.validate_session_name(args[0])
+    )
+    if problem:
+        err.write("error: %s\n%s\n" % (problem, footer))
+        return 2
+    # CHOICE: the attached TUI is not simulated (the stand-in's unsupported answer).
+    err.write("simherdr: 'herdr session attach' is not supported by this stand-in\n")
+    return 2
+
+
 def run(
     verb: str, args: list[str], env: Mapping[str, str], version: str, out: TextIO, err: TextIO
 ) -> int:
@@ -209,9 +230,7 @@ def run(
         err.write(HELP)
         return 0
     if verb == "attach":
-        # src/cli.rs:440-450: attaching is the TUI launcher; here only its usage answers.
-        err.write(USAGE_ATTACH + "\n")
-        return 0 if args[:1] and args[0] in ("help", "--help", "-h") else 2
+        return _attach(args, err)
     if verb == "list":
         if args not in ([], ["--json"]):
             err.write(USAGE_LIST + "\n")

@@ -1,7 +1,7 @@
 """Transport, JSON and Rust-shaped error text for the stand-in ``herdr`` CLI.
 
-Imported lazily by :mod:`simherdr.stub.herdr_cli` only when a command needs the socket or has
-to print a JSON envelope, so ``--version`` and usage errors never pay for ``json``/``socket``.
+Imported lazily by :mod:`.core` only when a command needs the socket or has to print a JSON
+envelope, so ``--version`` and usage errors never pay for ``_json``/``_socket``.
 
 What is reproduced here (CLI.md §1, §2.2, §3, §10; herdr 0.8.2 ``src/api/client.rs``,
 ``src/cli.rs``, ``src/main.rs``):
@@ -14,9 +14,7 @@ What is reproduced here (CLI.md §1, §2.2, §3, §10; herdr 0.8.2 ``src/api/cli
 * transport failures that are not "server not running" as ``Error: <Rust Debug form>``.
 """
 
-from __future__ import annotations
-
-import os
+import posix
 
 # The stdlib ``json`` and ``socket`` packages pull in ``re``, ``enum`` and ``collections`` at
 # import time (tens of milliseconds on a busy machine).  Their C cores are used directly
@@ -28,17 +26,23 @@ except ImportError:  # pragma: no cover
 try:
     from _json import (
         encode_basestring as _quote,
+    )
+    from _json import (
         make_encoder as _make_encoder,
+    )
+    from _json import (
         make_scanner as _make_scanner,
     )
 except ImportError:  # pragma: no cover - CPython always ships _json
-    from json.encoder import c_make_encoder as _make_encoder, encode_basestring as _quote
+    from json.encoder import c_make_encoder as _make_encoder
+    from json.encoder import encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
 
-from .herdr_cli import _Failure
+from .core import Failure as _Failure
+from .core import fsencode, path_exists
 
 # ---------------------------------------------------------------------------------------------
-# Failures that end the process (printed by herdr_cli.run through _Failure.report)
+# Failures that end the process (printed by core.run through Failure.report)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -191,7 +195,7 @@ def os_error(exc: OSError) -> TransportError:
         return TransportError(
             "Error { kind: InvalidInput, message: %s }" % rust_debug_str(msg), msg, "InvalidInput"
         )
-    message = os.strerror(code)
+    message = posix.strerror(code)
     kind = _errno_kind(code)
     return TransportError(
         "Os { code: %d, kind: %s, message: %s }" % (code, kind, rust_debug_str(message)),
@@ -229,7 +233,7 @@ class JsonError(Exception):
 class _Loaded:
     """A parsed reply plus whether the fast (stdlib json) printer reproduces serde's bytes."""
 
-    __slots__ = ("value", "exact_fast")
+    __slots__ = ("exact_fast", "value")
 
     def __init__(self, value, exact_fast: bool):
         self.value = value
@@ -240,22 +244,175 @@ class _NonFinite(Exception):
     pass
 
 
-# CHOICE: serde_json's messages for the failures a reply line can have.  Python's decoder
-# reports different words (and positions); the mapping below covers the common cases and is
-# approximate for the rest.
-_JSON_MESSAGES = (
-    ("Extra data", "trailing characters"),
-    ("Unterminated string", "EOF while parsing a string"),
-    (
-        "Invalid control character",
-        "control character (\\u0000-\\u001F) found while parsing a string",
-    ),
-    ("Invalid \\escape", "invalid escape"),
-    ("Expecting ',' delimiter", "expected `,` or `]`"),
-    ("Expecting ':' delimiter", "expected `:`"),
-    ("Expecting property name", "key must be a string"),
-    ("Expecting value", "expected value"),
-)
+_WS = b" \t\n\r"
+_ESCAPES = b'"\\/bfnrtu'
+_HEX = b"0123456789abcdefABCDEF"
+_DIGITS = b"0123456789"
+
+
+class _Syntax(Exception):
+    pass
+
+
+def syntax_error(data):
+    """serde_json's (message, line, column) for the first syntax error in ``data`` (bytes).
+
+    Follows ``serde_json::de`` (``parse_value``, ``MapAccess``/``SeqAccess``, ``parse_str``):
+    EOF inside a container or string names what was being parsed, positions count bytes from
+    the line start, ``peek`` errors include the offending byte, ``next`` errors stop after it.
+    CHOICE: numbers are checked by JSON's grammar only (serde's number-specific paths differ
+    in rare positions).
+    """
+    end = len(data)
+    index = 0
+
+    def position(at):
+        line = data.count(b"\n", 0, at) + 1
+        return line, at - (data.rfind(b"\n", 0, at) + 1)
+
+    def fail(message, at):
+        raise _Syntax(message, *position(at))
+
+    def peek_fail(message, at):
+        fail(message, min(at + 1, end))
+
+    def skip(at):
+        while at < end and data[at] in _WS:
+            at += 1
+        return at
+
+    def string(at):  # at: after the opening quote
+        while True:
+            if at >= end:
+                fail("EOF while parsing a string", end)
+            byte = data[at]
+            at += 1
+            if byte == 0x22:
+                return at
+            if byte == 0x5C:
+                if at >= end:
+                    fail("EOF while parsing a string", end)
+                escape = data[at]
+                at += 1
+                if escape not in _ESCAPES:
+                    fail("invalid escape", at)
+                if escape == 0x75:
+                    for _ in range(4):
+                        if at >= end:
+                            fail("EOF while parsing a string", end)
+                        if data[at] not in _HEX:
+                            fail("invalid escape", at + 1)
+                        at += 1
+            elif byte < 0x20:
+                fail("control character (\\u0000-\\u001F) found while parsing a string", at)
+
+    def number(at):
+        if data[at] == 0x2D:
+            at += 1
+            if at >= end:
+                fail("EOF while parsing a value", end)
+        if data[at] not in _DIGITS:
+            fail("invalid number", at + 1)
+        while at < end and data[at] in _DIGITS:
+            at += 1
+        for marker, signs in ((b".", b""), (b"eE", b"+-")):
+            if at < end and data[at] in marker:
+                at += 1
+                if signs and at < end and data[at] in signs:
+                    at += 1
+                if at >= end:
+                    fail("EOF while parsing a value", end)
+                if data[at] not in _DIGITS:
+                    fail("invalid number", at + 1)
+                while at < end and data[at] in _DIGITS:
+                    at += 1
+        return at
+
+    def ident(at, word):
+        for expected in word:
+            if at >= end:
+                fail("EOF while parsing a value", end)
+            if data[at] != expected:
+                fail("expected ident", at + 1)
+            at += 1
+        return at
+
+    # An explicit stack instead of recursion: (kind, first) with kind b"{" or b"[".
+    stack = []
+    try:
+        index = skip(index)
+        expect_value = True
+        while True:
+            if expect_value:
+                if index >= end:
+                    peek_fail("EOF while parsing a value", index)
+                byte = data[index]
+                if byte == 0x22:
+                    index = string(index + 1)
+                elif byte == 0x7B or byte == 0x5B:
+                    if len(stack) >= 128:
+                        peek_fail("recursion limit exceeded", index)
+                    stack.append([byte, True])
+                    index += 1
+                    expect_value = False
+                    continue
+                elif byte == 0x74:
+                    index = ident(index + 1, b"rue")
+                elif byte == 0x66:
+                    index = ident(index + 1, b"alse")
+                elif byte == 0x6E:
+                    index = ident(index + 1, b"ull")
+                elif byte == 0x2D or byte in _DIGITS:
+                    index = number(index)
+                else:
+                    peek_fail("expected value", index)
+                expect_value = False
+                if not stack:
+                    index = skip(index)
+                    if index < end:
+                        peek_fail("trailing characters", index)
+                    return None
+                continue
+            # inside a container, after `{`/`[` or after a value
+            kind, first = stack[-1]
+            index = skip(index)
+            is_map = kind == 0x7B
+            close = 0x7D if is_map else 0x5D
+            if index >= end:
+                peek_fail("EOF while parsing " + ("an object" if is_map else "a list"), index)
+            byte = data[index]
+            if byte == close:
+                stack.pop()
+                index += 1
+                if not stack:
+                    index = skip(index)
+                    if index < end:
+                        peek_fail("trailing characters", index)
+                    return None
+                continue
+            if first:
+                stack[-1][1] = False
+            elif byte == 0x2C:
+                index = skip(index + 1)
+                if index >= end:
+                    peek_fail("EOF while parsing a value", index)
+                if data[index] == close:
+                    peek_fail("trailing comma", index)
+            else:
+                peek_fail("expected `,` or `%s`" % ("}" if is_map else "]"), index)
+            if is_map:
+                if data[index] != 0x22:
+                    peek_fail("key must be a string", index)
+                index = skip(string(index + 1))
+                if index >= end:
+                    peek_fail("EOF while parsing an object", index)
+                if data[index] != 0x3A:
+                    peek_fail("expected `:`", index)
+                index = skip(index + 1)
+            expect_value = True
+    except _Syntax as found:
+        return found.args
+    return ("expected value", 1, 1)  # pragma: no cover - the scanner failed on valid JSON
 
 
 class _ScanContext:
@@ -317,26 +474,18 @@ def loads(text: str) -> _Loaded:
     start = _skip_ws(text, 0)
     try:
         value, end = scan(text, start)
-    except StopIteration as stop:
-        index = stop.value
-        message = (
-            "EOF while parsing a value" if _skip_ws(text, index) >= len(text) else "expected value"
-        )
-        raise JsonError(message, *_position(text, index)) from None
     except _NonFinite as exc:
         raise JsonError(str(exc), *_position(text, len(text.rstrip(_JSON_WS)))) from None
     except RecursionError:
         raise JsonError("recursion limit exceeded", 1, 1) from None
-    except ValueError as exc:  # json.JSONDecodeError raised by the C scanner
-        message = "expected value"
-        for prefix, serde_message in _JSON_MESSAGES:
-            if str(getattr(exc, "msg", "")).startswith(prefix):
-                message = serde_message
-                break
-        raise JsonError(message, getattr(exc, "lineno", 1), getattr(exc, "colno", 1)) from None
+    except (StopIteration, ValueError, SystemError):
+        # A syntax error.  (The C scanner raises SystemError when json.decoder, which holds its
+        # error class, was never imported: the stand-in does not import it.)
+        raise JsonError(*syntax_error(text.encode("utf-8", "surrogatepass"))) from None
     end = _skip_ws(text, end)
     if end != len(text):
-        raise JsonError("trailing characters", *_position(text, end))
+        found = syntax_error(text.encode("utf-8", "surrogatepass"))
+        raise JsonError(*(found or ("trailing characters",) + _position(text, end)))
     return _Loaded(value, state["exact"])
 
 
@@ -369,7 +518,7 @@ def _ryu(value: float, shortest: str, max_kk: int, min_kk_exclusive: int) -> str
         return sign + "0.0"
     length = len(digits)
     kk = length + k
-    if 0 <= k and kk <= max_kk:
+    if k >= 0 and kk <= max_kk:
         return sign + digits + "0" * k + ".0"
     if 0 < kk <= max_kk:
         return sign + digits[:kk] + "." + digits[kk:]
@@ -545,7 +694,7 @@ class ConnectFailed(Exception):
 def connect(path: str):
     sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
-        sock.connect(os.fsencode(path))
+        sock.connect(fsencode(path))
     except OSError as exc:
         sock.close()
         raise ConnectFailed(os_error(exc)) from None
@@ -554,7 +703,7 @@ def connect(path: str):
 
 def is_reachable(path: str) -> bool:
     """herdr's ``is_running_at``: the path exists and a connect succeeds."""
-    if not os.path.exists(os.fsencode(path)):
+    if not path_exists(path):
         return False
     try:
         sock = connect(path)

@@ -1,0 +1,682 @@
+"""Core of the stand-in ``herdr`` CLI: context, failures, exits, global arguments, dispatch.
+
+herdr 0.8.2 ``src/main.rs`` (argv checks, the launcher fallback), ``src/session.rs``
+(``--session``), ``src/remote/attach.rs`` (``--remote``) and ``src/cli.rs`` ``maybe_run``; the
+0.9.x deltas follow VERSIONS.md and the 0.9.3 sources.  Every verb is a row of
+:mod:`.table`; this module interprets rows, help and group lists are printed from the same rows.
+
+Start-up cost matters (every agent harness call spawns this): the fast path imports only this
+module, :mod:`.table`, :mod:`.scan` and :mod:`.wire`, and no pure-Python stdlib package
+(``posix`` instead of ``os``; no ``time``, ``re``, ``json``, ``socket`` packages).
+"""
+
+import posix
+import sys
+
+#: What every command this stand-in does not implement prints (stderr, exit 2).
+UNSUPPORTED_MESSAGE = "simherdr: '{command}' is not supported by this stand-in"
+UNSUPPORTED_EXIT_CODE = 2
+
+#: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
+VERSION_PROTOCOLS = {"0.8.2": 20, "0.9.0": 22, "0.9.1": 22, "0.9.3": 22}
+DEFAULT_VERSION = "0.9.3"
+
+#: simherdr extension (not a herdr variable): the simulator may run on a scaled clock.  Every
+#: wait the CLI itself performs (agent start's 100 ms poll, 2 s busy-shell window and start
+#: deadline; server stop's 25 ms poll and 15 s limit) is divided by this factor.  Messages keep
+#: herdr's nominal numbers.  CHOICE: not-a-number, infinite, non-positive and out-of-range
+#: values (outside [MIN_TIME_SCALE, MAX_TIME_SCALE]) mean 1.0, so no wait overflows
+#: ``settimeout``/``sleep`` (issue 14: ``1e-300`` raised OverflowError).
+TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
+MIN_TIME_SCALE = 1e-6
+MAX_TIME_SCALE = 1e6
+
+SESSION_ENV = "HERDR_SESSION"
+SOCKET_PATH_ENV = "HERDR_SOCKET_PATH"
+CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
+DEFAULT_SESSION_NAME = "default"
+APP_DIR_NAME = "herdr"  # release builds; debug builds use herdr-dev (CLI.md §2.1)
+
+USAGE_FOOTER = "run 'herdr --help' for usage"
+
+# ---------------------------------------------------------------------------------------------
+# Clock hooks (tests replace these; SIMHERDR_TIME_SCALE feeds them)
+# ---------------------------------------------------------------------------------------------
+
+_TIME_SCALE = 1.0
+
+
+def _monotonic():
+    """Nominal seconds: the real monotonic clock multiplied by the time scale."""
+    import time
+
+    return time.monotonic() * _TIME_SCALE
+
+
+def _sleep(seconds):
+    """Sleep for ``seconds`` nominal seconds (real time divided by the time scale)."""
+    if seconds > 0:
+        import time
+
+        time.sleep(seconds / _TIME_SCALE)
+
+
+def time_scale():
+    return _TIME_SCALE
+
+
+def _read_time_scale(env):
+    raw = env.get(TIME_SCALE_ENV)
+    if not raw:
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        return 1.0
+    if not MIN_TIME_SCALE <= value <= MAX_TIME_SCALE:  # also false for nan
+        return 1.0
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Control flow
+# ---------------------------------------------------------------------------------------------
+
+
+class Failure(Exception):
+    """Base for everything that ends the process with its own report (see .wire)."""
+
+    def report(self, ctx):  # pragma: no cover - overridden
+        return 1
+
+
+class Exit(Exception):
+    """Print ``message`` (if any) to stderr (or stdout) and exit with ``code``."""
+
+    def __init__(self, code, message=None, stdout=False):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.stdout = stdout
+
+
+def usage(message, code=2):
+    return Exit(code, message)
+
+
+def fail_global(message):
+    return Exit(2, "error: %s\n%s" % (message, USAGE_FOOTER))
+
+
+def unsupported(ctx, command):
+    ctx.write_err(UNSUPPORTED_MESSAGE.format(command=command) + "\n")
+    return UNSUPPORTED_EXIT_CODE
+
+
+def wire():
+    from . import wire as module
+
+    return module
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-invocation context
+# ---------------------------------------------------------------------------------------------
+
+
+class Ctx:
+    """Per-invocation state: environment (mutated like herdr mutates its own), streams, version."""
+
+    def __init__(self, version, env, stdout, stderr, argv0):
+        self.version = version
+        self.protocol = VERSION_PROTOCOLS[version]
+        self.v09 = self.protocol >= 22
+        self.env = env
+        self.stdout = stdout
+        self.stderr = stderr
+        self.argv0 = argv0
+        self.explicit_session = False
+
+    # -- output -----------------------------------------------------------------------------
+    @staticmethod
+    def _bytes(text):
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            return text.encode(
+                "utf-8", "surrogateescape" if _only_escapes(text) else "surrogatepass"
+            )
+
+    def write_out(self, text):
+        self.stdout.write(self._bytes(text))
+
+    def write_err(self, text):
+        self.stderr.write(self._bytes(text))
+
+    # -- environment ------------------------------------------------------------------------
+    def var(self, name):
+        """``std::env::var``: None when unset or not valid Unicode."""
+        value = self.env.get(name)
+        if value is None or has_surrogates(value):
+            return None
+        return value
+
+    def var_os_set(self, name):
+        return name in self.env
+
+    def pane_id(self):
+        """``HERDR_PANE_ID`` when set and not blank."""
+        value = self.var("HERDR_PANE_ID")
+        if value is None or not value.strip():
+            return None
+        return value
+
+    # -- paths (src/config/io.rs, src/session.rs) --------------------------------------------
+    def config_dir(self):
+        xdg = self.var("XDG_CONFIG_HOME")
+        if xdg is not None:
+            return join(xdg, APP_DIR_NAME)
+        home = self.var("HOME")
+        if home is not None:
+            return join(home, ".config/" + APP_DIR_NAME)
+        tmp = self.env.get("TMPDIR") or "/tmp"
+        return join(tmp, APP_DIR_NAME)
+
+    def active_name(self):
+        name = self.var(SESSION_ENV)
+        if name is None or name == DEFAULT_SESSION_NAME or validate_session_name(name):
+            return None
+        return name
+
+    def data_dir_for(self, name):
+        base = self.config_dir()
+        return join(join(base, "sessions"), name) if name else base
+
+    def api_socket_path_for(self, name):
+        return join(self.data_dir_for(name), "herdr.sock")
+
+    def socket_path(self):
+        if self.explicit_session:
+            return self.api_socket_path_for(self.active_name())
+        override = self.var(SOCKET_PATH_ENV)
+        if override is not None:
+            return override
+        return self.api_socket_path_for(self.active_name())
+
+    def client_socket_path(self):
+        """src/server/socket_paths.rs client_socket_path (server stop waits for it too)."""
+        if self.explicit_session:
+            return join(self.data_dir_for(self.active_name()), "herdr-client.sock")
+        override = self.var(SOCKET_PATH_ENV)
+        if override is not None:
+            parent, stem = parent_and_stem(override)
+            return join(parent, (stem or "herdr") + "-client.sock")
+        legacy = self.var(CLIENT_SOCKET_PATH_ENV)
+        if legacy is not None:
+            return legacy
+        return join(self.data_dir_for(self.active_name()), "herdr-client.sock")
+
+    def local_attach_command(self):
+        name = self.active_name()
+        return "herdr session attach %s" % name if name else "herdr"
+
+    def startup_command(self, socket_path):
+        """src/cli/server_not_running.rs startup_command."""
+        session_socket = self.api_socket_path_for(self.active_name())
+        if path_components(socket_path) == path_components(session_socket):
+            return self.local_attach_command()
+        return "herdr"
+
+    def restart_guidance(self):
+        """src/session.rs active_restart_after_update_guidance."""
+        head = "Stop the old server to use the new version.\nStopping exits pane processes.\n"
+        if not self.explicit_session:
+            override = self.var(SOCKET_PATH_ENV)
+            if override is not None:
+                return head + (
+                    "Run `%s=%s herdr server stop`, then restart Herdr with the same socket override."
+                    % (SOCKET_PATH_ENV, override)
+                )
+        name = self.active_name()
+        stop = "herdr session stop %s" % name if name else "herdr server stop"
+        return head + "Run `%s`, then run `%s` again." % (stop, self.local_attach_command())
+
+
+def has_surrogates(text):
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _only_escapes(text):
+    return all(not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def join(base, rest):
+    """``PathBuf::join`` (an absolute ``rest`` replaces ``base``)."""
+    if rest.startswith("/") or not base:
+        return rest
+    return base + rest if base.endswith("/") else base + "/" + rest
+
+
+def parent_and_stem(path):
+    """``(Path::parent, Path::file_stem)`` for a unix path string (None when absent)."""
+    trimmed = path.rstrip("/")
+    if not trimmed:
+        return "", None
+    if "/" in trimmed:
+        parent, base = trimmed.rsplit("/", 1)
+        parent = parent.rstrip("/") or "/"
+    else:
+        parent, base = "", trimmed
+    if base in (".", ".."):
+        return parent, None
+    if "." not in base or (base.startswith(".") and base.count(".") == 1):
+        return parent, base
+    return parent, base.rsplit(".", 1)[0]
+
+
+def path_components(path):
+    """``Path`` equality compares components (repeated and trailing '/', inner '.', ignored)."""
+    parts = path.split("/")
+    out = ["/"] if path.startswith("/") else []
+    for index, part in enumerate(parts):
+        if part == "" or (part == "." and index > 0):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def fsencode(path):
+    return path.encode("utf-8", "surrogateescape")
+
+
+def path_exists(path):
+    try:
+        posix.stat(fsencode(path))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------------------------
+
+
+def _process_env():
+    """``os.environ`` without importing ``os``: the same surrogate-escaped decoding."""
+    return {
+        key.decode("utf-8", "surrogateescape"): value.decode("utf-8", "surrogateescape")
+        for key, value in posix.environ.items()
+    }
+
+
+def main(argv, version=DEFAULT_VERSION):
+    """Run the stand-in with the process environment and standard streams."""
+    out = getattr(sys.stdout, "buffer", sys.stdout)
+    err = getattr(sys.stderr, "buffer", sys.stderr)
+    try:
+        return run(
+            list(argv),
+            version=version,
+            env=_process_env(),
+            stdout=out,
+            stderr=err,
+            argv0=sys.argv[0] if sys.argv else None,
+        )
+    finally:
+        try:
+            out.flush()
+            err.flush()
+        except (OSError, ValueError):  # pragma: no cover - closed pipes
+            pass
+
+
+def run(argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None):
+    """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated."""
+    if version not in VERSION_PROTOCOLS:
+        raise ValueError(
+            "unsupported herdr version %r (known: %s)" % (version, ", ".join(VERSION_PROTOCOLS))
+        )
+    global _TIME_SCALE
+    env = dict(_process_env() if env is None else env)
+    _TIME_SCALE = _read_time_scale(env)
+    ctx = Ctx(
+        version,
+        env,
+        stdout if stdout is not None else sys.stdout.buffer,
+        stderr if stderr is not None else sys.stderr.buffer,
+        argv0,
+    )
+    try:
+        return _run(ctx, list(argv))
+    except Exit as exc:
+        if exc.message is not None:
+            (ctx.write_out if exc.stdout else ctx.write_err)(exc.message + "\n")
+        return exc.code
+    except Failure as failure:
+        return failure.report(ctx)
+
+
+def _run(ctx, argv):
+    # src/main.rs:519-527: arguments must be UTF-8 (Python hands them over surrogate-escaped).
+    for index, arg in enumerate(argv, start=1):
+        if has_surrogates(arg):
+            raise Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
+    args = _configure_session(ctx, argv)
+    args, remote = _extract_remote_args(args)
+    if (
+        remote
+        and args
+        and not any(
+            a in ("--help", "-h", "--version", "-V", "--default-config", "--skill") for a in args
+        )
+    ):
+        raise Exit(
+            2, "error: --remote can only be used with the default launch command\n" + USAGE_FOOTER
+        )
+    if ctx.v09 and _has_machine_prefix(args):
+        from .machine import run_machine_prefix
+
+        return run_machine_prefix(ctx, args)
+    if args:
+        handled = maybe_run(ctx, args)
+        if handled is not None:
+            return handled
+    from .launcher import launcher
+
+    return launcher(ctx, args, remote)
+
+
+def validate_session_name(name):
+    """src/session.rs validate_name; returns the error message or None."""
+    if not name:
+        return "session name cannot be empty"
+    if len(name.encode("utf-8", "surrogatepass")) > 64:
+        return "session name cannot be longer than 64 bytes"
+    if name in (".", ".."):
+        return "session name cannot be . or .."
+    for ch in name:
+        if not (ch.isascii() and (ch.isalnum() or ch in "._-")):
+            return "session name may only contain ASCII letters, numbers, '.', '_' and '-'"
+    return None
+
+
+def _configure_session(ctx, argv):
+    """src/session.rs configure_from_args: strip the global --session before a literal `--`."""
+    cleaned = []
+    requested = None
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            cleaned.extend(argv[index:])
+            break
+        if arg == "--session":
+            if index + 1 >= len(argv):
+                raise fail_global("missing value for --session")
+            requested = argv[index + 1]
+            index += 2
+            continue
+        if arg.startswith("--session="):
+            requested = arg[len("--session=") :]
+            index += 1
+            continue
+        cleaned.append(arg)
+        index += 1
+    if requested is not None:
+        _apply_session_name(ctx, requested)
+        ctx.explicit_session = True
+    elif ctx.var_os_set(SOCKET_PATH_ENV):
+        pass
+    else:
+        session = ctx.var(SESSION_ENV)
+        if session is not None:
+            if session == DEFAULT_SESSION_NAME:
+                ctx.env.pop(SESSION_ENV, None)
+            else:
+                problem = validate_session_name(session)
+                if problem:
+                    raise fail_global(problem)
+    return cleaned
+
+
+def _apply_session_name(ctx, name):
+    if name == DEFAULT_SESSION_NAME:
+        ctx.env.pop(SESSION_ENV, None)
+        return
+    problem = validate_session_name(name)
+    if problem:
+        raise fail_global(problem)
+    ctx.env[SESSION_ENV] = name
+
+
+def _take_global(argv, index, arg, name):
+    """``--name VALUE`` / ``--name=VALUE``: (value, next index)."""
+    if arg == name:
+        if index + 1 >= len(argv):
+            raise fail_global("missing value for " + name)
+        return argv[index + 1], index + 2
+    return arg[len(name) + 1 :], index + 1
+
+
+def _extract_remote_args(argv):
+    """src/remote/attach.rs extract_remote_args (global --remote/--remote-keybindings/--handoff)."""
+    cleaned = []
+    remote = None
+    keybindings_seen = False
+    handoff = False
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            cleaned.extend(argv[index:])
+            break
+        if arg == "--handoff":
+            handoff = True
+            index += 1
+            continue
+        if arg == "--remote" or arg.startswith("--remote="):
+            if remote is not None:
+                raise fail_global("--remote can only be specified once")
+            value, index = _take_global(argv, index, arg, "--remote")
+            if not value:
+                raise fail_global("missing value for --remote")
+            if value.startswith("-"):
+                raise fail_global("--remote target must not start with '-'")
+            remote = value
+            continue
+        if arg == "--remote-keybindings" or arg.startswith("--remote-keybindings="):
+            if keybindings_seen:
+                raise fail_global("--remote-keybindings can only be specified once")
+            value, index = _take_global(argv, index, arg, "--remote-keybindings")
+            if value not in ("local", "server"):
+                # CHOICE: RemoteKeybindings::parse's exact message is not in CLI.md; this is a
+                # plausible wording for a flag that only matters to the (unsupported) TUI.
+                raise fail_global(
+                    "invalid value for --remote-keybindings: %s (expected local or server)" % value
+                )
+            keybindings_seen = True
+            continue
+        cleaned.append(arg)
+        index += 1
+    if remote is None and keybindings_seen:
+        raise fail_global("--remote-keybindings requires --remote")
+    if remote is None and handoff:
+        cleaned.append("--handoff")
+    return cleaned, remote
+
+
+def _has_machine_prefix(args):
+    """0.9.x ``herdr --machine <label> <command>``: a leading ``--machine`` option."""
+    for arg in args:
+        if arg == "--machine" or arg.startswith("--machine="):
+            return True
+        if not arg.startswith("-") or arg == "--":
+            return False
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Dispatch (src/cli.rs maybe_run) and the row interpreter
+# ---------------------------------------------------------------------------------------------
+
+
+def maybe_run(ctx, args):
+    """Run a CLI command; None means NotCli (the launcher path in src/main.rs)."""
+    if "--help" in args or "-h" in args:
+        from .help import requested_help
+
+        text = requested_help(ctx, args)
+        if text is not None:
+            ctx.write_out(text)
+            return 0
+    from . import table
+
+    command, rest = args[0], args[1:]
+    if command == "server" and (not rest or rest[0].startswith("-")):
+        # `herdr server [--session NAME]`, `--handoff-import`: the headless server (NotCli).
+        return None
+    builder = table.GROUPS.get(command)
+    if builder is not None:
+        return run_group(ctx, table, command, rest)
+    special = table.SPECIAL.get(command)
+    if special is not None:
+        return call(special, ctx, None, rest)
+    if command in table.OPAQUE or (ctx.v09 and command in table.OPAQUE_09):
+        return unsupported(ctx, " ".join(["herdr", command] + rest[:1]))
+    return None
+
+
+def call(target, ctx, row, args):
+    """Call ``module:function`` of this package (imported on use)."""
+    module_name, _, function = target.partition(":")
+    module = __import__(__package__ + "." + module_name, fromlist=[function])
+    return getattr(module, function)(ctx, row, args)
+
+
+def group_list(header, rows, trailer):
+    lines = [header]
+    for row in rows:
+        lines.extend(row.get("lines", ()))
+    lines.extend(trailer)
+    return "\n".join(lines)
+
+
+def run_group(ctx, table, name, args):
+    """Group dispatch: no verb / unknown verb -> list + exit 2; `help` -> list + exit 0."""
+    header, rows, trailer = table.group(name, ctx.v09)
+    verb = args[0] if args else None
+    row = None
+    if verb:
+        for candidate in rows:
+            if candidate["name"] == verb:
+                row = candidate
+                break
+    if row is None:
+        code = 0 if verb in ("help", "--help", "-h") else 2
+        raise Exit(code, group_list(header, rows, trailer))
+    return run_row(ctx, name, row, args[1:])
+
+
+def run_row(ctx, group, row, args):
+    if "mod" in row:
+        return run_module(ctx, row["mod"], row["name"], args)
+    if "run" in row:
+        if row["run"] is None:
+            return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
+        return call(row["run"], ctx, row, args)
+    shape = row.get("shape", "flags")
+    fields = row.get("fields", ())
+    if shape == "flags":
+        from .scan import scan
+
+        values = scan(ctx, row, args)
+    else:
+        values = {}
+        if shape == "none":
+            if args:
+                raise usage(row["usage"])
+        elif shape == "ids":
+            flag = row.get("flag")
+            if flag and len(args) == len(fields) + 1 and args[-1] == flag[0]:
+                values[flag[1]] = True
+                args = args[:-1]
+            if len(args) != len(fields):
+                raise usage(row["usage"])
+            values.update(zip(fields, args, strict=True))
+        elif shape == "pair":
+            if len(args) != 2:
+                raise usage(row["usage"])
+            values[fields[0]] = args[0]
+            if args[1] != "--clear":
+                values[fields[1]] = args[1]
+        else:  # text / keys: an id and at least one more word
+            if len(args) < 2:
+                raise usage(row["usage"])
+            values[fields[0]] = args[0]
+            rest = args[1:]
+            if shape == "keys":
+                values[fields[1]] = list(rest)
+            elif not (row.get("clear") and rest == ["--clear"]):
+                values[fields[1]] = " ".join(rest)
+    const = row.get("const")
+    if const:
+        values.update(const)
+    if "params" in row:
+        from .scan import build
+
+        params = build(row, values)
+    else:
+        params = {field: values[field] for field in fields if field in values}
+    method = row.get("method") or "%s.%s" % (group, row["name"].replace("-", "_"))
+    out = row.get("out", "envelope")
+    w = wire()
+    if out == "ok":
+        return send_ok(ctx, method, params)
+    loaded = w.send(ctx, row.get("rid") or "cli:%s:%s" % (group, row["name"]), method, params)
+    if out == "read":
+        return w.print_read_response(ctx, loaded)
+    return w.print_response(ctx, loaded)
+
+
+def send_ok(ctx, method, params):
+    """send_ok_request: id cli:request, silent on success."""
+    w = wire()
+    loaded = w.send(ctx, "cli:request", method, params)
+    if w.has_error(loaded.value):
+        ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
+        return 1
+    return 0
+
+
+#: Server-free commands built as standalone modules (``run(verb, args, env, version, out,
+#: err) -> int``, text streams); until a module exists the verb answers "not supported".
+def run_module(ctx, module_name, verb, args, command=None):
+    try:
+        module = __import__(__package__ + "." + module_name, fromlist=["run"])
+    except ImportError as exc:
+        if exc.name != __package__ + "." + module_name:
+            raise
+        return unsupported(ctx, command or "herdr %s" % _MODULE_COMMANDS.get(module_name, verb))
+    import io
+
+    out = io.TextIOWrapper(
+        ctx.stdout, encoding="utf-8", errors="surrogateescape", write_through=True
+    )
+    err = io.TextIOWrapper(
+        ctx.stderr, encoding="utf-8", errors="surrogateescape", write_through=True
+    )
+    env = dict(ctx.env)
+    if ctx.explicit_session:
+        # `--session NAME` wins over HERDR_SOCKET_PATH (src/session.rs).
+        env.pop(SOCKET_PATH_ENV, None)
+    try:
+        return module.run(verb, list(args), env, ctx.version, out, err)
+    finally:
+        out.flush()
+        err.flush()
+        out.detach()
+        err.detach()
+
+
+_MODULE_COMMANDS = {"api_schema": "api schema"}
