@@ -35,6 +35,10 @@ class Profile:
     # v0.8.2 tag: worktree.remove always focuses the parent; HEAD 1c76079f (and 0.9.0,
     # CHANGELOG :37): only when the removed workspace was active.
     worktree_remove_focus_parent_only_if_active: bool = True
+    # pane.report_agent[_session] take resume_argv (0.9: herdr's schema/panes.rs).
+    report_resume_argv: bool = False
+    # workspace.create takes source_workspace_id, the `follow` cwd source (0.9: workspaces.rs).
+    workspace_create_source: bool = False
 
 
 PROFILES: dict[str, Profile] = {
@@ -48,6 +52,8 @@ PROFILES: dict[str, Profile] = {
         prompt_gate_needs_activity=True,
         recent_includes_viewport=True,
         report_agent_options_anywhere=True,
+        report_resume_argv=True,
+        workspace_create_source=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22 and, as far as any source shows, the same surface.

@@ -534,6 +534,10 @@ def _label(agent: str) -> str:
     return label
 
 
+#: 0.9's resume command for the reported session (accepted and checked; not acted on).
+RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
+
+
 @method(
     "pane.report_agent",
     pane_id=P.req(P.STR),
@@ -544,6 +548,7 @@ def _label(agent: str) -> str:
     seq=P.opt(P.U64),
     agent_session_id=P.opt(P.STR),
     agent_session_path=P.opt(P.STR),
+    resume_argv=RESUME_ARGV,
 )
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
@@ -570,6 +575,7 @@ def report_agent(sim, p):
     agent_session_id=P.opt(P.STR),
     agent_session_path=P.opt(P.STR),
     session_start_source=P.opt(P.STR),
+    resume_argv=RESUME_ARGV,
 )
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])

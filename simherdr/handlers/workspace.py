@@ -12,6 +12,8 @@ from .registry import method
 
 @method(
     "workspace.create",
+    # 0.9: the workspace whose focused pane supplies the `follow` cwd (accepted, checked).
+    source_workspace_id=P.versioned(P.opt(P.STR), lambda profile: profile.workspace_create_source),
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     label=P.opt(P.STR),

@@ -1835,6 +1835,9 @@ TYPES["AgentSessionRefKind"] = {  # src/agent_resume.rs:14-19
 TYPES["ConfigReloadStatus"] = {  # src/config/model.rs:288-294
     "kind": "enum",
     "attrs": {"rename_all": "snake_case"},
-    "variants": [["Applied", "unit", None, {}], ["Partial", "unit", None, {}],
-                 ["Failed", "unit", None, {}]],
+    "variants": [
+        ["Applied", "unit", None, {}],
+        ["Partial", "unit", None, {}],
+        ["Failed", "unit", None, {}],
+    ],
 }

@@ -131,7 +131,6 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
         (["pane", "report-metadata", "w1:p1"], "herdr pane report-metadata"),
         (["workspace", "report-metadata", "w1"], "herdr workspace report-metadata"),
         (["agent", "attach", "x"], "herdr agent attach"),
-        (["api", "schema"], "herdr api schema"),
         (["pane", "--help"], "herdr pane --help"),
     ],
 )
