@@ -2,11 +2,11 @@
 
 Reads herdr's ``src/api/schema.rs`` and ``src/api/schema/*.rs`` from a git mirror (names,
 field types and serde attributes only: facts, never code) and prints a Python literal for
-``simherdr/stub/schema_types.py``. Run::
+``simherdr/apischema/types_082.py``. Run::
 
     python tools/transcribe_herdr_types.py /work/.mirror/herdrdev+herdr/repo 1c76079f > out.py
 
-The generator (``python -m simherdr.stub.schema_gen``) turns the table plus the simulator's
+The generator (``python -m simherdr.apischema``) turns the table plus the simulator's
 own params specs into the schema files the stand-in's ``herdr api schema`` prints.
 """
 
@@ -20,10 +20,20 @@ FILES = [
     "src/api/schema.rs",
     *(
         "src/api/schema/%s.rs" % name
-        for name in (
-            "agents common events integrations panes plugins response server session tabs "
-            "workspaces worktrees"
-        ).split()
+        for name in [
+            "agents",
+            "common",
+            "events",
+            "integrations",
+            "panes",
+            "plugins",
+            "response",
+            "server",
+            "session",
+            "tabs",
+            "workspaces",
+            "worktrees",
+        ]
     ),
 ]
 
@@ -82,7 +92,7 @@ def _attrs_and_rest(item: str) -> tuple[list[str], str]:
     attrs, rest = [], item.strip()
     while rest.startswith("#["):
         depth, i = 0, 0
-        for i, ch in enumerate(rest):
+        for i, ch in enumerate(rest):  # noqa: B007 (i is the bracket end, used below)
             if ch == "[":
                 depth += 1
             elif ch == "]":

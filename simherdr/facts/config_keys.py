@@ -50,32 +50,118 @@ class AnyKeyTable:
     value: object
 
 
-_COLOR_TOKENS = (
-    "accent panel_bg sidebar_bg active_row_bg selection_bg surface0 surface1 surface_dim "
-    "overlay0 overlay1 text subtext0 mauve green yellow red blue teal peach"
-).split()
+_COLOR_TOKENS = [
+    "accent",
+    "panel_bg",
+    "sidebar_bg",
+    "active_row_bg",
+    "selection_bg",
+    "surface0",
+    "surface1",
+    "surface_dim",
+    "overlay0",
+    "overlay1",
+    "text",
+    "subtext0",
+    "mauve",
+    "green",
+    "yellow",
+    "red",
+    "blue",
+    "teal",
+    "peach",
+]
 _SOUND = Enum(("default", "on", "off"))  # sound.rs:50-56
-_SOUND_AGENTS_082 = (
-    "pi claude codex gemini cursor devin agy cline open_code github_copilot kimi kiro droid amp "
-    "grok hermes kilo qodercli qwen maki"
-).split()  # sound.rs:27-47
-_KEY_BINDINGS_082 = (
-    "help settings new_workspace new_worktree open_worktree remove_worktree rename_workspace "
-    "close_workspace workspace_picker goto navigate_workspace_up navigate_workspace_down "
-    "navigate_pane_left navigate_pane_down navigate_pane_up navigate_pane_right detach "
-    "reload_config open_notification_target previous_workspace next_workspace previous_agent "
-    "next_agent focus_agent new_tab rename_tab previous_tab next_tab move_tab_previous "
-    "move_tab_next switch_tab switch_workspace close_tab rename_pane edit_scrollback copy_mode "
-    "focus_pane_left focus_pane_down focus_pane_up focus_pane_right swap_pane_left "
-    "swap_pane_down swap_pane_up swap_pane_right cycle_pane_next cycle_pane_previous last_pane "
-    "split_vertical split_horizontal close_pane zoom resize_mode resize_pane_left "
-    "resize_pane_down resize_pane_up resize_pane_right toggle_sidebar"
-).split()  # model.rs:340-466 (KeysConfigOverlay)
+_SOUND_AGENTS_082 = [
+    "pi",
+    "claude",
+    "codex",
+    "gemini",
+    "cursor",
+    "devin",
+    "agy",
+    "cline",
+    "open_code",
+    "github_copilot",
+    "kimi",
+    "kiro",
+    "droid",
+    "amp",
+    "grok",
+    "hermes",
+    "kilo",
+    "qodercli",
+    "qwen",
+    "maki",
+]  # sound.rs:27-47
+_KEY_BINDINGS_082 = [
+    "help",
+    "settings",
+    "new_workspace",
+    "new_worktree",
+    "open_worktree",
+    "remove_worktree",
+    "rename_workspace",
+    "close_workspace",
+    "workspace_picker",
+    "goto",
+    "navigate_workspace_up",
+    "navigate_workspace_down",
+    "navigate_pane_left",
+    "navigate_pane_down",
+    "navigate_pane_up",
+    "navigate_pane_right",
+    "detach",
+    "reload_config",
+    "open_notification_target",
+    "previous_workspace",
+    "next_workspace",
+    "previous_agent",
+    "next_agent",
+    "focus_agent",
+    "new_tab",
+    "rename_tab",
+    "previous_tab",
+    "next_tab",
+    "move_tab_previous",
+    "move_tab_next",
+    "switch_tab",
+    "switch_workspace",
+    "close_tab",
+    "rename_pane",
+    "edit_scrollback",
+    "copy_mode",
+    "focus_pane_left",
+    "focus_pane_down",
+    "focus_pane_up",
+    "focus_pane_right",
+    "swap_pane_left",
+    "swap_pane_down",
+    "swap_pane_up",
+    "swap_pane_right",
+    "cycle_pane_next",
+    "cycle_pane_previous",
+    "last_pane",
+    "split_vertical",
+    "split_horizontal",
+    "close_pane",
+    "zoom",
+    "resize_mode",
+    "resize_pane_left",
+    "resize_pane_down",
+    "resize_pane_up",
+    "resize_pane_right",
+    "toggle_sidebar",
+]  # model.rs:340-466 (KeysConfigOverlay)
 
 
 def _keys_082() -> dict:
     colors = dict.fromkeys(_COLOR_TOKENS, STR)
-    keys = {"prefix": STR, "remote_image_paste": STR, **dict.fromkeys(_KEY_BINDINGS_082, BINDING)}
+    keys: dict[str, object] = {
+        "prefix": STR,
+        "remote_image_paste": STR,
+        **dict.fromkeys(_KEY_BINDINGS_082, BINDING),
+    }
     keys["fullscreen"] = BINDING  # serde alias of zoom (model.rs:446)
     keys["indexed"] = {"tabs": STR, "workspaces": STR, "agents": STR}  # model.rs:823-831
     keys["command"] = TableList(  # keybinds.rs:88-103
@@ -208,23 +294,61 @@ def _keys_093() -> dict:
 KNOWN_KEYS: dict[str, dict] = {"0.8.2": _keys_082(), "0.9.3": _keys_093()}
 
 #: src/config/io.rs:7-20 (same list in 0.9.3).
-KNOWN_TOP_LEVEL = (
-    "advanced experimental keys onboarding remote server session terminal theme ui update worktrees"
-).split()
+KNOWN_TOP_LEVEL = [
+    "advanced",
+    "experimental",
+    "keys",
+    "onboarding",
+    "remote",
+    "server",
+    "session",
+    "terminal",
+    "theme",
+    "ui",
+    "update",
+    "worktrees",
+]
 
 #: theme.rs:4-23 and the aliases canonical_theme_name accepts (theme.rs:25-47). CHOICE: 0.9.3
 #: uses the same list (the fork's theme.rs is not readable).
-THEME_NAMES = (
-    "catppuccin catppuccin-latte terminal tokyo-night tokyo-night-day dracula nord gruvbox "
-    "gruvbox-light one-dark one-light solarized solarized-light kanagawa kanagawa-lotus "
-    "rose-pine rose-pine-dawn vesper"
-).split()
+THEME_NAMES = [
+    "catppuccin",
+    "catppuccin-latte",
+    "terminal",
+    "tokyo-night",
+    "tokyo-night-day",
+    "dracula",
+    "nord",
+    "gruvbox",
+    "gruvbox-light",
+    "one-dark",
+    "one-light",
+    "solarized",
+    "solarized-light",
+    "kanagawa",
+    "kanagawa-lotus",
+    "rose-pine",
+    "rose-pine-dawn",
+    "vesper",
+]
 _THEME_ALIASES = frozenset(
     THEME_NAMES
-    + (
-        "catppuccin-mocha latte light tokyonight tokyo-day tokyonight-day gruvbox-dark onedark "
-        "onelight solarized-dark lotus rosepine rosepine-dawn dawn"
-    ).split()
+    + [
+        "catppuccin-mocha",
+        "latte",
+        "light",
+        "tokyonight",
+        "tokyo-day",
+        "tokyonight-day",
+        "gruvbox-dark",
+        "onedark",
+        "onelight",
+        "solarized-dark",
+        "lotus",
+        "rosepine",
+        "rosepine-dawn",
+        "dawn",
+    ]
 )
 MAX_TOAST_DELAY_SECONDS = 3600  # model.rs:12
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
 
 import pytest
-
 from schema_shape import diff
-from simherdr.stub import schema_gen
+
+from simherdr.apischema import generate as schema_gen
 from simherdr.stub.cli import api_schema
 from tests import herdr_reference as ref
 
@@ -22,7 +21,7 @@ KNOWN_GAPS = {
     "0.8.2": [],
     "0.9.3": [
         # herdr 0.9.3's src/api/schema/{server,commands,agents,integrations}.rs are not
-        # readable in the fork's index (schema_types_093's CHOICE).
+        # readable in the fork's index (apischema.types_093's CHOICE).
         "request.CommandInvokeParams: differs",
         "request.ServerSshAgentRegisterParams: differs",
         "success_response.AgentInfo: differs",
@@ -52,7 +51,7 @@ def test_shipped_file_is_the_generated_one(version):
     with open(schema_gen.path_for(version)) as handle:
         shipped = handle.read()
     fresh = json.dumps(schema_gen.document(version), indent=2, sort_keys=True) + "\n"
-    assert shipped == fresh, "run `python -m simherdr.stub.schema_gen`"
+    assert shipped == fresh, "run `python -m simherdr.apischema`"
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -12,7 +12,6 @@ import tempfile
 import time
 
 import pytest
-
 from stub_fake import ok
 
 VERSIONS = ("0.8.2", "0.9.3")

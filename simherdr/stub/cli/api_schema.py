@@ -1,7 +1,7 @@
 """`herdr api schema [--json | --output PATH]` (src/cli/api.rs:25-54,72-97).
 
 herdr bundles its schema file and prints it; the stand-in bundles the schema GENERATED from
-the simulator's own specs (``python -m simherdr.stub.schema_gen`` writes
+the simulator's own specs (``python -m simherdr.apischema`` writes
 ``simherdr/stub/data/api-schema-<version>.json``) and only reads that file here.
 """
 

@@ -1,7 +1,7 @@
 """herdr's API types, transcribed from herdr 0.8.2's ``src/api/schema.rs`` and
 ``src/api/schema/*.rs`` (commit 1c76079f) by ``tools/transcribe_herdr_types.py``: type names,
 field names, Rust field types and serde attributes (facts, never code). Only the types the five
-schema roots reach. Read only by ``simherdr.stub.schema_gen``; the stand-in never imports it.
+schema roots reach. Read only by ``simherdr.apischema``; the stand-in never imports it.
 """
 
 # fmt: off

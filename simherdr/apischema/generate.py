@@ -1,11 +1,11 @@
 """Generate the API schema the stand-in's ``herdr api schema`` prints, per herdr version.
 
-    python -m simherdr.stub.schema_gen          # rewrites simherdr/stub/data/api-schema-*.json
+    python -m simherdr.apischema          # rewrites simherdr/stub/data/api-schema-*.json
 
 What comes from where (one place for each fact):
 
-* method names and order: herdr's ``Method`` enum in the type table (``schema_types_082`` plus
-  the 0.9 deltas of ``schema_types_093``), checked against :data:`simherdr.facts.methods`;
+* method names and order: herdr's ``Method`` enum in the type table (``types_082`` plus
+  the 0.9 deltas of ``types_093``), checked against :data:`simherdr.facts.methods`;
 * the params of every method the simulator models: GENERATED from the simulator's own params
   specs (``simherdr.handlers`` with ``simherdr.params``): field names, required/optional/
   default, value kinds and enum variants. The names of nested types come from the table;
@@ -24,7 +24,7 @@ import re
 import sys
 from typing import Any
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "stub", "data")
 VERSIONS = ("0.8.2", "0.9.3")
 ROOTS = {  # src/api/schema/tests.rs:32-45
     "request": "Request",
@@ -42,13 +42,13 @@ _TOKEN_SCHEMAS = {  # src/api/schema/common.rs:3-23 (schema_with helpers)
 
 
 def _types(version: str) -> dict:
-    from . import schema_types_082
+    from . import types_082
 
-    types = dict(schema_types_082.TYPES)
+    types = dict(types_082.TYPES)
     if not version.startswith("0.8"):
-        from . import schema_types_093
+        from . import types_093
 
-        schema_types_093.apply(types)
+        types_093.apply(types)
     return types
 
 

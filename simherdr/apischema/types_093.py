@@ -1,4 +1,4 @@
-"""herdr 0.9.3's API type deltas over 0.8.2 (:mod:`.schema_types_082`).
+"""herdr 0.9.3's API type deltas over 0.8.2 (:mod:`.types_082`).
 
 Read from herdr 0.9.3's source as the public fork remziduzagac/herdsman carries it (renames
 turned back): ``src/api/schema.rs`` (the ``Method`` list; the fork's own ``pane.stack*``
@@ -7,7 +7,7 @@ feeb0f97; ``close_group`` from VERSIONS.md §1 (#1266). The fork's ``server.rs``
 ``commands.rs`` and ``integrations.rs`` are not readable: CHOICE — the params of
 ``server.ssh_agent.register`` and ``command.invoke`` are open objects, and ``IntegrationInfo``
 follows VERSIONS.md §5 row 17 (its ``state`` an unnamed string enum). Read only by
-``simherdr.stub.schema_gen``.
+``simherdr.apischema``.
 """
 
 from __future__ import annotations
