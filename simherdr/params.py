@@ -18,6 +18,16 @@ class ParamError(Exception):
     pass
 
 
+class JsonObject(dict):
+    """A JSON object as the request decoder (:mod:`simherdr.wire`) read it, remembering its
+    duplicated keys: serde's derived structs refuse a duplicated field."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.duplicates: set[str] = set()
+        self.duplicate: str | None = None  # the first one, for the top-level check
+
+
 def _json_kind(v: Any) -> str:
     if v is None:
         return "null"
@@ -163,10 +173,13 @@ def parse(spec: dict[str, F], raw: Any, profile: Any = None) -> dict:
     if not isinstance(raw, dict):
         raise _type_error(raw, "a map")
     out: dict = {}
+    dups = raw.duplicates if isinstance(raw, JsonObject) else ()
     for name, f in spec.items():
         v = raw.get(name, _MISSING)
         if f.known is not None and profile is not None and not f.known(profile):
             v = _MISSING
+        elif name in dups:
+            raise ParamError(f"duplicate field `{name}`")
         if v is _MISSING or (v is None and f.opt):
             if f.opt:
                 out[name] = None

@@ -267,3 +267,10 @@ def test_antigravity_alias(env):
     agent_dir(env, integ._resolve("antigravity-cli", "0.8.2"))
     code, out, _ = call(env, "0.8.2", "install", "antigravity_cli")
     assert code == 0 and out.startswith("installed antigravity-cli integration hook to ")
+
+
+def test_clap_tree_targets_match_the_target_table():
+    """table.INTEGRATION_TARGETS (the clap tree's list, spec.py) and integ.TARGETS agree."""
+    from simherdr.stub.cli import table
+
+    assert [t.label for t in integ.TARGETS] == list(table.INTEGRATION_TARGETS)
