@@ -1,13 +1,13 @@
 """herdr's local paths from an environment mapping (src/config/io.rs, src/session.rs).
 
-Pure functions over ``env`` so every no-server command (config check, session list, integration
-status, `herdr server`) resolves paths the way herdr does without a context object.
+Pure functions over ``env``: the one place for these rules. The CLI core's context
+delegates here, and the server-free commands (config check, session list, integration status,
+`herdr server`) and ``simherdr serve --session`` call them directly. Import-light (no ``os``).
 """
 
-from __future__ import annotations
-
-import os
-from collections.abc import Mapping
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the stand-in ~20 ms
+if TYPE_CHECKING:  # annotations only: the stand-in's core imports this module on every call
+    from collections.abc import Mapping
 
 SESSION_ENV = "HERDR_SESSION"  # src/session.rs:10
 SOCKET_PATH_ENV = "HERDR_SOCKET_PATH"  # src/api/mod.rs
@@ -17,7 +17,7 @@ MAX_SESSION_NAME_LEN = 64  # src/session.rs:13
 APP_DIR_NAME = "herdr"  # release builds (src/config/io.rs:22-28)
 
 
-def var(env: Mapping[str, str], name: str) -> str | None:
+def var(env: "Mapping[str, str]", name: str) -> str | None:
     """``std::env::var``: None when unset or not valid Unicode (surrogate-escaped)."""
     value = env.get(name)
     if value is None or any("\ud800" <= ch <= "\udfff" for ch in value):
@@ -32,7 +32,7 @@ def join(base: str, rest: str) -> str:
     return base + rest if base.endswith("/") else base + "/" + rest
 
 
-def config_dir(env: Mapping[str, str]) -> str:
+def config_dir(env: "Mapping[str, str]") -> str:
     """src/config/io.rs:30-35,61-68."""
     xdg = var(env, "XDG_CONFIG_HOME")
     if xdg is not None:
@@ -43,7 +43,7 @@ def config_dir(env: Mapping[str, str]) -> str:
     return join(env.get("TMPDIR") or "/tmp", APP_DIR_NAME)
 
 
-def config_path(env: Mapping[str, str]) -> str:
+def config_path(env: "Mapping[str, str]") -> str:
     """src/config/io.rs:163-168."""
     override = var(env, CONFIG_PATH_ENV)
     return override if override is not None else join(config_dir(env), "config.toml")
@@ -62,7 +62,7 @@ def validate_session_name(name: str) -> str | None:
     return None
 
 
-def active_name(env: Mapping[str, str]) -> str | None:
+def active_name(env: "Mapping[str, str]") -> str | None:
     """src/session.rs:96-101."""
     name = var(env, SESSION_ENV)
     if name is None or name == DEFAULT_SESSION_NAME or validate_session_name(name):
@@ -70,21 +70,21 @@ def active_name(env: Mapping[str, str]) -> str | None:
     return name
 
 
-def data_dir_for(env: Mapping[str, str], name: str | None) -> str:
+def data_dir_for(env: "Mapping[str, str]", name: str | None) -> str:
     """src/session.rs:161-167: the default session lives in the config dir itself."""
     base = config_dir(env)
     return join(join(base, "sessions"), name) if name else base
 
 
-def api_socket_path_for(env: Mapping[str, str], name: str | None) -> str:
+def api_socket_path_for(env: "Mapping[str, str]", name: str | None) -> str:
     return join(data_dir_for(env, name), "herdr.sock")
 
 
-def client_socket_path_for(env: Mapping[str, str], name: str | None) -> str:
+def client_socket_path_for(env: "Mapping[str, str]", name: str | None) -> str:
     return join(data_dir_for(env, name), "herdr-client.sock")
 
 
-def active_api_socket_path(env: Mapping[str, str]) -> str:
+def active_api_socket_path(env: "Mapping[str, str]") -> str:
     """src/session.rs:173-181. An explicit `--session NAME` beats HERDR_SOCKET_PATH
     (EXPLICIT_SESSION_REQUESTED): the CLI core then hands command modules an ``env`` without
     HERDR_SOCKET_PATH, so the override is honoured exactly when it is present."""
@@ -96,6 +96,8 @@ def active_api_socket_path(env: Mapping[str, str]) -> str:
 
 def os_error_text(exc: OSError) -> str:
     """Rust's io::Error Display for an OS error: "<strerror> (os error N)"."""
+    import posix
+
     if exc.errno is None:
         return str(exc)
-    return "%s (os error %d)" % (os.strerror(exc.errno), exc.errno)
+    return "%s (os error %d)" % (posix.strerror(exc.errno), exc.errno)
