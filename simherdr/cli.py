@@ -56,12 +56,13 @@ def _serve(args) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, lambda: asyncio.ensure_future(server.close()))
-        print(
-            f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
-            f"listening on {server.path}",
-            file=sys.stderr,
-            flush=True,
-        )
+        if not args.quiet:
+            print(
+                f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
+                f"listening on {server.path}",
+                file=sys.stderr,
+                flush=True,
+            )
         await server.serve_forever()
         if control is not None:
             await control.close()
@@ -154,6 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
     )
     s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
+    s.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no start-up line on stderr (herdr's headless server prints none; "
+        "`herdr server` passes this)",
+    )
     s.add_argument(
         "--pane-mode",
         choices=("simulated", "pty", "mixed"),

@@ -99,6 +99,7 @@ def test_server_with_a_session_through_the_stand_in(run, home, stubs, version):
         done = run("session", "stop", "lab", version=version)
         assert (done.returncode, done.stdout) == (0, "stopped session lab\n")
         assert server.wait(timeout=15) == 0
+        assert server.stderr.read() == ""  # herdr's headless server prints nothing
         assert listed() == {"default": False, "lab": False}
         done = run("session", "delete", "lab", "--json", version=version)
         assert done.returncode == 0 and json.loads(done.stdout)["deleted"] is True

@@ -285,6 +285,7 @@ def test_serve_argv_and_env(env):
         "-m",
         "simherdr",
         "serve",
+        "--quiet",
         "--socket",
         "/tmp/s.sock",
         "--herdr-version",

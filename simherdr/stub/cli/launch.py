@@ -49,7 +49,7 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
     """The command line of the simulated headless server."""
     custom = paths.var(env, EXECUTABLE_ENV)
     head = [custom] if custom else [sys.executable, "-m", "simherdr"]
-    argv = head + ["serve", "--socket", socket_path, "--herdr-version", version]
+    argv = head + ["serve", "--quiet", "--socket", socket_path, "--herdr-version", version]
     scale = env.get(TIME_SCALE_ENV)
     if scale:
         try:
