@@ -273,7 +273,11 @@ def _checker_schema(check, herdr_expr: str | None, r: Renderer, profile) -> Any:
     if check in simple:
         return simple[check]
     variants = getattr(check, "variants", None)
-    if variants is not None and named and named in r.types:
+    herdr_type = r.types.get(named or "", {})
+    plain = herdr_type.get("kind") == "enum" and all(
+        v[1] == "unit" for v in herdr_type.get("variants", [])
+    )
+    if variants is not None and named and plain:
         if named not in r.defs:
             r.defs[named] = {"type": "string", "enum": list(variants), "title": named}
         return {"$ref": "#/schemas/%s/$defs/%s" % (r.root, named)}

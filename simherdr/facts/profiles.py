@@ -37,7 +37,7 @@ class Profile:
     worktree_remove_focus_parent_only_if_active: bool = True
     # pane.report_agent[_session] take resume_argv (0.9: herdr's schema/panes.rs).
     report_resume_argv: bool = False
-    # workspace.create takes source_workspace_id, the `follow` cwd source (0.9: workspaces.rs).
+    # workspace.create {source_workspace_id} (0.9.3, VERSIONS.md §5 row 20).
     workspace_create_source: bool = False
 
 

@@ -7,6 +7,9 @@ Importing this package imports every area below; each registers its methods with
 from . import (  # noqa: F401  (imported for their registrations)
     agent,
     events,
+    layout,
+    metadata,
+    moves,
     pane,
     server,
     tab,

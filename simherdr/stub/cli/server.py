@@ -167,7 +167,7 @@ def _manifest_status_text(w, response):
     manifests = w.index(result, "manifests")
     if isinstance(manifests, list):
         for manifest in manifests:
-            get = lambda key: w.index(manifest, key)  # noqa: E731
+            get = lambda key, manifest=manifest: w.index(manifest, key)  # noqa: E731
             shadowing = get("local_override_shadowing_remote") is True
             error = get("remote_update_error")
             marker = "!" if shadowing else ("x" if isinstance(error, str) else " ")
