@@ -7,10 +7,12 @@ Importing this package imports every area below; each registers its methods with
 from . import (  # noqa: F401  (imported for their registrations)
     agent,
     events,
+    graphics,
     layout,
     metadata,
     moves,
     pane,
+    plugin,
     server,
     tab,
     workspace,

@@ -123,7 +123,7 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
 @pytest.mark.parametrize(
     "argv,command",
     [
-        (["plugin", "list"], "herdr plugin list"),
+        (["plugin", "install", "o/r"], "herdr plugin install"),
         (["terminal"], "herdr terminal"),
         (["agent", "attach", "x"], "herdr agent attach"),
     ],
