@@ -104,7 +104,7 @@ def resolve(sim, target: str):
 
 
 def info(sim, pane) -> dict:
-    return V.agent_info(sim.session, pane)
+    return V.agent_info(sim.session, pane, sim.profile.agent_completion_seq)
 
 
 def agent_get(sim, target: str) -> dict:
@@ -510,8 +510,9 @@ async def _wait_resolved(
                 baseline, gate_ms = stalled
                 raise E.HerdrError(
                     "agent_prompt_stalled",
-                    f"agent prompt produced no observed state change within {gate_ms} ms; status is "
-                    f"{current['agent_status']} and state_change_seq remained {baseline}",
+                    sim.profile.prompt_stall_message.format(
+                        gate_ms=gate_ms, status=current["agent_status"], baseline=baseline
+                    ),
                 )
             raise E.timeout("agent status")
         await sim.wait_change(deadline, conn)
@@ -527,15 +528,22 @@ def _hook_pane(sim, ref: str):
     return pane
 
 
+# 0.9.2 (#4687, profile row report_resume_argv; [H093] PaneReportAgentParams.resume_argv).
+RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
+
+
+def _remember_resume(pane, argv: list | None) -> None:
+    """CHOICE: an argv whose first element is not a plain command name (empty, or with a path
+    separator or blank) is ignored rather than refused: no error code for it is readable."""
+    if argv and argv[0] and not any(c in argv[0] for c in "/\\ \t\n"):
+        pane.agent.resume_argv = list(argv)
+
+
 def _label(agent: str) -> str:
     label = K.canonical_label(agent)
     if not label:
         raise E.invalid_agent_label()
     return label
-
-
-#: 0.9's resume command for the reported session (accepted and checked; not acted on).
-RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
 
 
 @method(
@@ -553,6 +561,7 @@ RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resu
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])
+    _remember_resume(pane, p["resume_argv"])
     sim.agents.report_agent(
         pane,
         p["source"],
@@ -580,6 +589,7 @@ def report_agent(sim, p):
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])
+    _remember_resume(pane, p["resume_argv"])
     sim.agents.report_session(
         pane,
         p["source"],
