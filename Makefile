@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench fuzz clean env
+.PHONY: test lint demo bench fuzz clean env
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,dev]'
 	touch $(STAMP)
 
 env: $(STAMP)
@@ -18,6 +18,13 @@ env: $(STAMP)
 # everything; the suite writes its bytecode cache.
 test: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n auto -q
+
+# Style, the layer contracts ([tool.importlinter]) and the typed packages ([tool.mypy]).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 demo: $(STAMP)
 	$(BIN)/python -m simherdr demo

@@ -33,7 +33,7 @@ def _table(results: list[Result]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for i, row in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)

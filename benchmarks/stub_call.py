@@ -21,7 +21,7 @@ TARGET = 2.5
 
 def _timed(argv, env) -> float:
     t0 = time.perf_counter()
-    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run(argv, env=env, capture_output=True)
     dt = time.perf_counter() - t0
     if p.returncode != 0:
         raise RuntimeError(f"{argv} exited {p.returncode}: {p.stderr.decode()[-500:]}")

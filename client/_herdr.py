@@ -5,10 +5,12 @@ envelope."""
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from ._js import js_trim, parse_json
 
 
-def nonempty(v) -> bool:
+def nonempty(v: object) -> TypeGuard[str]:
     """A non-empty string (an empty string counts as absent)."""
     return isinstance(v, str) and v != ""
 

@@ -34,10 +34,12 @@ import re
 import secrets
 import stat as _stat
 import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Mapping, Sequence
+from typing import TypeGuard
 
-from ._herdr import envelope_code, nonempty, reply as _reply, result_of
+from ._herdr import envelope_code, nonempty, result_of
+from ._herdr import reply as _reply
 from ._js import has_cc, js_trim, js_truthy, json_stringify, parse_json, utf16_length
 from .runner import HerdrRunner, RunResult
 
@@ -179,6 +181,7 @@ def compose_launch(
     lines = [line for line in framing_lines(b.tool, caller_garden_id, nonce) if line != ""]
     framing = " ".join(lines)
     prompt = framing + " " + TASK_INSTRUCTION + encode_task(task)
+    args: tuple[str, ...]
     if b.name == "pi":
         args = (prompt, "--entwurf-control", "--model", model)
     else:
@@ -207,7 +210,7 @@ def select_rail(env: Mapping[str, str]) -> str:
 # --- parsing ------------------------------------------------------------------------------------
 
 
-def _s(v) -> bool:
+def _s(v: object) -> TypeGuard[str]:
     return nonempty(v)
 
 
@@ -359,6 +362,7 @@ async def fresh_call(
     cwd = request.cwd if request.cwd else None
     # 6. composition and the control-character fence
     nonce = new_nonce()
+    assert request.caller_garden_id is not None  # step 4 refused a missing one
     launch = compose_launch(request.backend, model, task, request.caller_garden_id, nonce)
     if has_cc(launch.framing) or any(has_cc(a) for a in launch.backend_args):
         return refusal(ARGV_CONTROL_CHARACTER)
@@ -426,7 +430,7 @@ async def fresh_call(
         if isinstance(started_result, dict) and isinstance(started_result.get("agent"), dict)
         else None
     )
-    if agent is None:
+    if agent is None or not isinstance(started_result, dict):
         return failure(AGENT_START_UNPARSABLE, await reclaim())
     if (
         agent["pane_id"] != tab.pane_id
@@ -496,7 +500,7 @@ async def fresh_call(
 
 
 def _ms(value: float) -> int:
-    return int(round(value))
+    return round(value)
 
 
 async def reclaim_pane(run: Runner, pane_id: str, terminal_id: str) -> dict:

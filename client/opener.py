@@ -36,8 +36,9 @@ import re
 import stat as _stat
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeGuard
 
 from ._herdr import envelope_code, nonempty, result_of
 from ._js import js_trim
@@ -265,7 +266,7 @@ async def classify(canonical: str, env: Mapping[str, str], git_bin: str = "git")
 # --- replies ---------------------------------------------------------------------------------------
 
 
-def _s(v) -> bool:
+def _s(v: object) -> TypeGuard[str]:
     return nonempty(v)
 
 
@@ -516,7 +517,7 @@ class FinishWatcher:
         try:
             await asyncio.wait_for(send(), budget_ms / 1000)
             return True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise
         except Exception:
             return False
@@ -536,7 +537,7 @@ class FinishWatcher:
                 delivered = await self._deliver_once(
                     message, remaining if remaining > 0 else cfg.interval_ms
                 )
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break  # never settled: stop at the max wait
             if delivered:
                 break
@@ -635,7 +636,7 @@ async def open_session(
         try:
             st = os.stat(requested)
         except (OSError, ValueError):
-            raise _Refusal(PATH_MISSING)
+            raise _Refusal(PATH_MISSING) from None
         if not _stat.S_ISDIR(st.st_mode):
             raise _Refusal(PATH_NOT_DIRECTORY)
         canonical = os.path.realpath(requested)
@@ -651,6 +652,7 @@ async def open_session(
         bin_path, inherited = resolve_herdr_bin(env, herdr_bin)
         if inherited and harness_refuses(bin_path, env):
             raise _Refusal(HERDR_BIN_REFUSED)
+        base: Callable[[Sequence[str]], Awaitable[RunResult]]
         if runner is None:
             base = HerdrRunner(
                 bin_path,
@@ -679,8 +681,8 @@ async def open_session(
                 raise _Refusal(
                     HERDR_FAILED, herdr_code=envelope_code(r.stderr), note="workspace create"
                 )
-            result = _result(r.stdout)
-            ws = result.get("workspace") if result else None
+            result = _result(r.stdout) or {}
+            ws = result.get("workspace")
             if not isinstance(ws, dict) or not _s(ws.get("workspace_id")):
                 raise _Refusal(HERDR_REPLY_UNPARSABLE, note="workspace create")
             workspace_id, pane = ws["workspace_id"], result.get("root_pane")
@@ -694,6 +696,7 @@ async def open_session(
         problem = pane_problem(pane, workspace_id, canonical)
         if problem:
             raise _Refusal(problem, panel=_panel(workspace_id, pane_id))
+        assert pane_id is not None  # the pane passed §2.5, so it has an id
 
         # --- step 4 -------------------------------------------------------------------------
         if request.session is not None:
@@ -797,8 +800,8 @@ async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool
         return claims[0], None, True
     r = await herdr(["worktree", "open", "--path", canonical, "--no-focus"])  # PROPOSAL: canonical
     if r.status == 0:
-        result = _result(r.stdout)
-        ws = result.get("workspace") if result else None
+        result = _result(r.stdout) or {}
+        ws = result.get("workspace")
         if not isinstance(ws, dict) or not _s(ws.get("workspace_id")):
             raise _Refusal(HERDR_REPLY_UNPARSABLE, note="worktree open")
         return ws["workspace_id"], result.get("root_pane"), bool(result.get("already_open") is True)

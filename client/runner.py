@@ -33,7 +33,8 @@ import asyncio
 import errno as _errno
 import os
 import signal as _signal
-from typing import Mapping, NamedTuple, Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 HERDR_START_TIMEOUT_MS = 300_000  # kill bound for `agent start`
 HERDR_CLI_TIMEOUT_MS = 30_000  # kill bound for every other verb
@@ -199,6 +200,7 @@ async def run_process(
                 return
             sink.append(chunk)
 
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     pumps = [
         asyncio.ensure_future(pump(proc.stdout, out)),
         asyncio.ensure_future(pump(proc.stderr, err)),
@@ -207,7 +209,7 @@ async def run_process(
     try:
         try:
             await asyncio.wait_for(asyncio.gather(proc.wait(), *pumps), timeout_ms / 1000)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
             _kill_group(proc)
             await proc.wait()

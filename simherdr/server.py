@@ -15,12 +15,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import socket
-import stat
 
+from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
+from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    Listening,
+    SocketBusy,
+    UnsafeSocketDirectory,
+    check_socket_dir,
+    listen_unix,
+    socket_answers,
+    take_path,
+)
+from .wire import decode_request, encode
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -28,92 +36,6 @@ WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
 # CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
 # connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
 LISTEN_BACKLOG = 1024
-
-
-class _Obj(dict):
-    duplicate: str | None = None
-
-
-def _pairs(pairs):
-    obj = _Obj()
-    for k, v in pairs:
-        if k in obj and obj.duplicate is None:
-            obj.duplicate = k
-        obj[k] = v
-    return obj
-
-
-def decode_request(text: str):
-    """json.loads, except that a duplicated top-level field fails like serde's
-    "duplicate field" (test src/api/server.rs:1464-1469), and a ``\\u`` escape of a lone
-    UTF-16 surrogate fails like serde_json ("lone leading surrogate in hex escape"): Python
-    would accept it and then be unable to encode the string back."""
-    obj = _DECODER.decode(text)
-    if isinstance(obj, _Obj) and obj.duplicate is not None:
-        raise ValueError(f"duplicate field `{obj.duplicate}`")
-    if "\\u" in text and _has_lone_surrogate(obj):
-        raise ValueError("lone leading surrogate in hex escape")
-    return obj
-
-
-def _has_lone_surrogate(obj) -> bool:
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return False
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def encode(obj) -> bytes:
-    return (_ENCODER.encode(obj) + "\n").encode()
-
-
-class SocketBusy(RuntimeError):
-    """The socket path cannot be taken (something answers there, or it is not a socket)."""
-
-
-class UnsafeSocketDirectory(SocketBusy):
-    """The socket's directory is not private (a SocketBusy, so ``simherdr serve`` reports it
-    the same way: a message and exit status 1)."""
-
-
-def check_socket_dir(directory: str) -> None:
-    """The socket must live in a private directory.
-
-    CHOICE (herdr's own config dir is private; a shared one would let another user replace or
-    race the socket): a directory we create is created ``0700``; an existing directory that is
-    group- or world-writable without the sticky bit is refused, because anyone who can write
-    there can delete our socket and put theirs in its place. A sticky world-writable directory
-    (``/tmp``) is accepted: there only the owner can remove the socket.
-    """
-    if not os.path.isdir(directory):
-        try:
-            os.makedirs(directory, mode=0o700)
-        except FileExistsError:
-            pass  # created concurrently: checked below like any existing directory
-        else:
-            os.chmod(directory, 0o700)  # whatever the umask
-            return
-    mode = os.stat(directory).st_mode
-    if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
-        raise UnsafeSocketDirectory(
-            f"refusing to listen in {directory}: the directory is group- or world-writable "
-            f"(mode {stat.S_IMODE(mode):04o}) without the sticky bit, so another user could "
-            f"replace the socket; use a private directory (chmod 700) or let simherdr create it"
-        )
 
 
 def _abort(writer: asyncio.StreamWriter) -> None:
@@ -181,47 +103,36 @@ class Connection:
             self._watch.cancel()
 
 
-def socket_answers(path: str, timeout: float = 1.0) -> bool:
-    """True if something accepts connections at ``path`` (a live herdr or simherdr)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
+        self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
         sim.on_restart.append(self._drop_connections)
 
     async def start(self) -> None:
-        check_socket_dir(os.path.dirname(self.path) or ".")
-        if os.path.exists(self.path) or os.path.islink(self.path):
-            st = os.lstat(self.path)
-            if not stat.S_ISSOCK(st.st_mode):
-                raise SocketBusy(f"refusing to replace {self.path}: it is not a socket")
-            if socket_answers(self.path):
-                raise SocketBusy(f"herdr is already running (socket busy at {self.path})")
-            os.unlink(self.path)  # stale socket file
-        old = os.umask(0o177)  # created 0600, no window where it is wider
+        busy = f"herdr is already running (socket busy at {self.path})"
+        take_path(self.path, busy)  # the API socket's refusals first
+        # herdr's client socket beside it (simherdr.client_socket); a refusal of either binds
+        # neither.
+        self.client_socket = ClientSocket(client_socket_path(self.path))
+        await self.client_socket.start()
         try:
-            self._server = await asyncio.start_unix_server(
-                self._handle, path=self.path, limit=MAX_REQUEST_BYTES + 1, backlog=LISTEN_BACKLOG
+            self._server = await listen_unix(
+                self.path,
+                self._handle,
+                limit=MAX_REQUEST_BYTES + 1,
+                backlog=LISTEN_BACKLOG,
+                busy_message=busy,
             )
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
+        except BaseException:
+            await self.client_socket.close()
+            raise
         await self.sim.start()
 
     def _drop_connections(self) -> None:
@@ -236,10 +147,10 @@ class Server:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+        if self.client_socket is not None:
+            await self.client_socket.close()
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)

@@ -10,18 +10,24 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
 from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
+from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
 from .model.hub import EventHub
+from .model.seams import OwnsProcesses
 from .model.state import Session
+
+log = logging.getLogger(__name__)
 
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
@@ -37,12 +43,16 @@ class Config:
     rows: int = 24
     worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
     confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
+    new_cwd: str = "follow"  # [terminal] new_cwd (src/config/model.rs:229-270)
     socket_path: str | None = None
     # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
     # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
+    # DEFAULT_AREA names the choice.
+    layout_area: tuple[int, int, int, int] | None = None
 
 
 @dataclass
@@ -68,9 +78,12 @@ class Simulator:
         self.clock = clock or RealClock()
         self.config = config or Config()
         self.session = Session(self._make_screen)
+        if self.config.layout_area is not None:
+            self.session.area = tuple(self.config.layout_area)
         self.hub = EventHub()
         self.methods = load_all()
         self.stopping = False
+        self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
         self.offloop_pending = 0
         self._restarted: asyncio.Future | None = None
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
@@ -146,9 +159,8 @@ class Simulator:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
-        close_panes = getattr(self.backend, "close", None)
-        if close_panes is not None:
-            close_panes()  # real panes: kill and reap every process
+        if isinstance(self.backend, OwnsProcesses):
+            self.backend.close()  # real panes: kill and reap every process
         if self._driver:
             self._driver.cancel()
             try:
@@ -198,9 +210,8 @@ class Simulator:
         if until is not None:
             sleeper = loop.create_task(self.clock.sleep_until(until))
             waits.add(sleeper)
-        closed = getattr(conn, "closed", None)
-        if closed is not None:
-            waits.add(closed)
+        if conn is not None:
+            waits.add(conn.closed)
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -288,7 +299,7 @@ class Simulator:
             return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
-    async def _intercepted(self, call: "Call", mdef) -> dict | None:
+    async def _intercepted(self, call: Call, mdef) -> dict | None:
         chain = list(self.interceptors)
 
         async def step(i: int) -> dict | None:
@@ -321,11 +332,22 @@ class Simulator:
             raise RuntimeError("streams go through the transport")
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+        except (Exception, RecursionError) as e:  # a simulator bug: answer, never go silent
+            log.exception("handler %s failed", mdef.name)
+            return {"id": rid, "error": E.internal_error(type(e).__name__).body()}
 
     def call(self, mdef, p: dict, rid: str) -> dict:
         self.run_due()
+        self.backend.refresh_cwds()  # real panes: cwds read from /proc, as herdr reads them
         try:
             return mdef.fn(self, p)
+        except E.HerdrError:
+            raise
+        except BaseException:
+            # The events of a change that did not complete are not published (handlers do
+            # their fallible work before they mutate; the model's walks are iterative).
+            self.session.outbox.clear()
+            raise
         finally:
             self.commit()
 
@@ -401,13 +423,11 @@ class Simulator:
 
     def foreground_agent(self, pane):
         """The simulated agent process in the pane's foreground, if any (agent layer)."""
-        agents = getattr(self, "agents", None)
-        return agents.foreground(pane) if agents else None
+        return self.agents.foreground(pane)
 
     def on_command(self, pane, line: str) -> bool:
         """A command line submitted to a simulated shell. True when something took over."""
-        agents = getattr(self, "agents", None)
-        if agents and agents.on_command(pane, line):
+        if self.agents.on_command(pane, line):
             return True
         if line.strip() == "exit":
             self.pane_exited(pane)
@@ -423,10 +443,14 @@ class Simulator:
         self.commit()
 
     def before_pane_close(self, pane) -> None:
-        agents = getattr(self, "agents", None)
-        if agents:
-            agents.on_pane_gone(pane)
+        self.agents.on_pane_gone(pane)
         self.backend.detach(pane)
+
+    def on_pane_renamed(self, pane, old_id: str) -> None:
+        """A cross-workspace pane.move gave the pane a new public id: what is keyed by the
+        old one follows (its terminal, processes and pending agent start stay the same)."""
+        self.backend.renamed(pane, old_id)
+        self.agents.pane_renamed(pane, old_id)
 
     def before_workspace_close(self, w) -> None:
         for t in w.tabs:

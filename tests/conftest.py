@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import pytest
 
-from tests import herdr_reference as ref
-from simherdr.facts.profiles import PROFILES
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
+from tests import herdr_reference as ref
 
 pytest_plugins = ["pytester"]
 

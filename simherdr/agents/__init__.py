@@ -13,10 +13,10 @@ from .layer import AGENT_START_SETTLE_DELAY, AgentLayer
 
 __all__ = [
     "AGENT_START_SETTLE_DELAY",
-    "AgentLayer",
-    "Behaviour",
     "DEFAULTS",
     "DEFAULT_BLOCK_MARKER",
     "KIND_DEFAULTS",
+    "AgentLayer",
+    "Behaviour",
     "default_behaviour",
 ]

@@ -9,27 +9,82 @@ from __future__ import annotations
 
 # Codes a herdr server sends (SOCKET.md §5.1-5.5). CLI-only codes live in the stand-in binary.
 SERVER_CODES = frozenset(
-    """
-    invalid_request server_unavailable internal_error not_implemented timeout invalid_params
-    workspace_not_found workspace_create_failed workspace_move_failed workspace_move_block_failed
-    tab_not_found tab_create_failed tab_close_failed tab_move_failed
-    pane_not_found pane_split_failed pane_send_failed invalid_key invalid_env confirmation_required
-    pane_layout_unavailable invalid_pane_swap pane_move_failed target_pane_not_found
-    invalid_agent invalid_metadata_source invalid_metadata_ttl invalid_metadata_token
-    invalid_metadata_request invalid_state_label metadata_token_limit metadata_sequence_source_limit
-    invalid_regex
-    agent_not_found agent_target_ambiguous agent_not_ready agent_blocked agent_not_running
-    agent_prompt_stalled agent_prompt_failed agent_send_keys_failed empty_agent_prompt
-    agent_explain_unavailable agent_not_idle invalid_agent_name agent_name_taken agent_launch_pending
-    unsupported_agent_kind invalid_agent_argument invalid_agent_timeout agent_pane_not_found
-    agent_pane_busy agent_pane_unavailable agent_start_input_failed
-    unsupported_event_wait_match
-    not_git_worktree linked_worktree_source worktree_list_failed worktree_not_found
-    ambiguous_worktree_branch worktree_open_failed worktree_create_failed
-    worktree_operation_in_progress stale_worktree_operation not_linked_worktree
-    dirty_worktree_requires_force worktree_remove_failed
-    workspace_group_close_required
-    """.split()
+    [
+        "invalid_request",
+        "server_unavailable",
+        "internal_error",
+        "not_implemented",
+        "timeout",
+        "invalid_params",
+        "workspace_not_found",
+        "workspace_create_failed",
+        "workspace_move_failed",
+        "workspace_move_block_failed",
+        "tab_not_found",
+        "tab_create_failed",
+        "tab_close_failed",
+        "tab_move_failed",
+        "pane_not_found",
+        "pane_split_failed",
+        "pane_send_failed",
+        "invalid_key",
+        "invalid_env",
+        "confirmation_required",
+        "pane_layout_unavailable",
+        "invalid_pane_swap",
+        "pane_move_failed",
+        "target_pane_not_found",
+        "layout_not_found",
+        "invalid_layout",
+        "layout_apply_failed",
+        "invalid_target",
+        "invalid_ratio",
+        "split_not_found",
+        "invalid_agent",
+        "invalid_metadata_source",
+        "invalid_metadata_ttl",
+        "invalid_metadata_token",
+        "invalid_metadata_request",
+        "invalid_state_label",
+        "metadata_token_limit",
+        "metadata_sequence_source_limit",
+        "invalid_regex",
+        "agent_not_found",
+        "agent_target_ambiguous",
+        "agent_not_ready",
+        "agent_blocked",
+        "agent_not_running",
+        "agent_prompt_stalled",
+        "agent_prompt_failed",
+        "agent_send_keys_failed",
+        "empty_agent_prompt",
+        "agent_explain_unavailable",
+        "agent_not_idle",
+        "invalid_agent_name",
+        "agent_name_taken",
+        "agent_launch_pending",
+        "unsupported_agent_kind",
+        "invalid_agent_argument",
+        "invalid_agent_timeout",
+        "agent_pane_not_found",
+        "agent_pane_busy",
+        "agent_pane_unavailable",
+        "agent_start_input_failed",
+        "unsupported_event_wait_match",
+        "not_git_worktree",
+        "linked_worktree_source",
+        "worktree_list_failed",
+        "worktree_not_found",
+        "ambiguous_worktree_branch",
+        "worktree_open_failed",
+        "worktree_create_failed",
+        "worktree_operation_in_progress",
+        "stale_worktree_operation",
+        "not_linked_worktree",
+        "dirty_worktree_requires_force",
+        "worktree_remove_failed",
+        "workspace_group_close_required",
+    ]
 )
 
 
@@ -75,6 +130,13 @@ def pane_not_found(ref: str | None = None) -> HerdrError:
     # Methods with an explicit id say "pane <id> not found"; split/current/layout/process_info
     # say "pane not found" (src/app/api/panes.rs:1671-1685).
     return HerdrError("pane_not_found", f"pane {ref} not found" if ref else "pane not found")
+
+
+def internal_error(what: str) -> HerdrError:
+    # CHOICE: herdr's own code for a reply it cannot produce (src/api/server.rs:357,886); the
+    # message names the failure. herdr's handlers have no such path; a simulator bug must
+    # still answer instead of leaving the client waiting.
+    return HerdrError("internal_error", f"internal error: {what}")
 
 
 def server_shutting_down() -> HerdrError:

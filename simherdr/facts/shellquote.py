@@ -9,9 +9,9 @@ same, ``src/platform/macos.rs:59-77``), PowerShell quoting and the shell switch
 
 from __future__ import annotations
 
-from .kinds import normalize_process_name  # noqa: F401  (re-exported; the fact lives in kinds)
-
 import re
+
+from .kinds import normalize_process_name
 
 __all__ = [
     "compose_command",

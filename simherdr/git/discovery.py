@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from .layout import (
     FoundCheckout,
+    StrPath,
     canonical_or_original,
     common_dir_for_git_dir,
     find_checkout,
@@ -41,7 +42,7 @@ from .layout import (
     read_git_config_value,
     repo_name_for,
 )
-from .runner import GitError, StrPath, run_git
+from .runner import GitError, run_git
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .runner import StrPath
+StrPath = str | os.PathLike[str]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable
 
-from .runner import StrPath
+from .layout import StrPath
 
 WORKTREE_PREFIX = "worktree"
 ADJECTIVES: tuple[str, ...] = (

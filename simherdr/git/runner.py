@@ -16,7 +16,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-StrPath = str | os.PathLike[str]
+from . import layout
+from .layout import StrPath
 
 #: Seconds a single git command may run before it is killed (herdr has no timeout).
 DEFAULT_TIMEOUT = 60.0
@@ -144,8 +145,6 @@ def trust_args(directory: StrPath) -> list[str]:
     the checkout (or bare git dir) that contains it; all of them name the same
     repository.
     """
-    from . import layout  # local import: layout does not depend on the runner
-
     absolute = os.path.abspath(os.fspath(directory))
     candidates = [absolute, os.path.realpath(absolute)]
     found = layout.find_checkout(absolute)

@@ -195,7 +195,7 @@ def _refuse_alt_screen_history(pane, p) -> None:
     if K.parse_kind(a.label or "") is None or a.internal == "idle":
         return
     screen = pane.screen
-    if not getattr(screen, "alternate_screen", False) or screen.rows >= min(lines, 1000):
+    if not screen.alternate_screen or screen.rows >= min(lines, 1000):
         return
     raise E.HerdrError(
         "agent_not_idle",
@@ -297,7 +297,7 @@ def start(sim, p):
     )
     if pane.agent.is_agent_terminal() or pane.agent.managed is not None:
         raise busy
-    shell_ready = getattr(sim.backend, "shell_in_foreground", lambda _p: True)(pane)
+    shell_ready = sim.backend.shell_in_foreground(pane)
     if not K.is_shell_name(pane.shell) or not shell_ready:
         raise busy
     argv = [K.EXECUTABLES[kind]] + list(p["args"])
@@ -337,8 +337,8 @@ def submit_prompt(sim, target: str, text: str) -> dict:
     pane_id, terminal_id = pane.pane_id, pane.terminal_id
 
     def enter():
-        p = sim.session.panes.get(pane_id)
-        if p is not None and p.terminal_id == terminal_id:
+        p = sim.session.live_pane(pane_id, terminal_id)
+        if p is not None:
             sim.write_input(p, encode_keys(["enter"]))
 
     sim.schedule(sim.now() + PROMPT_SUBMIT_DELAY, enter)
@@ -487,9 +487,9 @@ async def _wait_resolved(
                 probe = True
             elif kind == "pane_updated" and data["pane"]["pane_id"] == pane_id:
                 probe = True
-            elif kind == "pane_moved" and data.get("previous_pane_id") == pane_id:
-                raise not_running
-            elif kind in ("pane_closed", "pane_exited") and data["pane_id"] == pane_id:
+            elif (kind == "pane_moved" and data.get("previous_pane_id") == pane_id) or (
+                kind in ("pane_closed", "pane_exited") and data["pane_id"] == pane_id
+            ):
                 raise not_running
         cursor = max(cursor, sim.hub.seq)
         if probe:

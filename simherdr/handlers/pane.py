@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-import re
-
 from .. import params as P
 from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
 from ..model import views as V
 from ..model.screen import first_matching_line
-from .common import READ_FORMATS, READ_SOURCES, optional_pane, read_pane, resolve_new_cwd
+from .common import (
+    READ_FORMATS,
+    READ_SOURCES,
+    launch_cwd,
+    optional_pane,
+    read_pane,
+    resolve_new_cwd,
+)
+from .matching import compile_match
 from .registry import method
 
 BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
@@ -40,7 +46,7 @@ def split(sim, p):
     if target is None:
         raise E.pane_not_found()
     E.validate_env(p["env"])
-    cwd = resolve_new_cwd(sim, p["cwd"], target.cwd)
+    cwd = resolve_new_cwd(sim, p["cwd"], None if p["cwd"] is not None else launch_cwd(sim, target))
     new = s.split_pane(target, p["direction"], p["ratio"], cwd, p["env"], p["focus"], sim.now_us())
     sim.on_pane_created(new)
     return {"type": "pane_info", "pane": V.pane_info(s, new)}
@@ -131,9 +137,7 @@ def send_text(sim, p):
 
 
 def _keys(keys: list[str], pane=None) -> bytes:
-    app_cursor = (
-        bool(getattr(pane.screen, "application_cursor", False)) if pane is not None else False
-    )
+    app_cursor = pane.screen.application_cursor if pane is not None else False
     try:
         # all keys validated before any byte is written
         return encode_keys(keys, application_cursor=app_cursor)
@@ -151,7 +155,7 @@ def send_keys(sim, p):
 
 def paste_bytes(pane, text: str) -> bytes:
     data = text.encode()
-    if text and getattr(pane.screen, "bracketed_paste", False):
+    if text and pane.screen.bracketed_paste:
         data = BRACKETED_PASTE[0] + data + BRACKETED_PASTE[1]
     return data
 
@@ -178,19 +182,6 @@ def layout(sim, p):
     pane = optional_pane(s, p["pane_id"])
     w = s.ws(pane.workspace_id)
     return {"type": "pane_layout", "layout": V.layout_snapshot(s, w, w.tab(pane.tab_id))}
-
-
-def compile_match(match: dict):
-    """A line predicate for substring/regex matches. CHOICE: herdr uses Rust's ``regex``;
-    Python's ``re`` agrees on the common subset (no backreferences in Rust)."""
-    value = match["value"]
-    if match["type"] == "substring":
-        return lambda line: value in line
-    try:
-        rx = re.compile(value)
-    except re.error as e:
-        raise E.HerdrError("invalid_regex", f"regex parse error: {e}") from None
-    return lambda line: rx.search(line) is not None
 
 
 MATCH = P.struct(type=P.req(P.enum("substring", "regex")), value=P.req(P.STR))

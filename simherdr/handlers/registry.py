@@ -8,25 +8,26 @@ kinds (SOCKET.md §1.2 dispatch):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .. import params as P
+from .context import Handler
 
 
 @dataclass(frozen=True)
 class MethodDef:
     name: str
     spec: dict
-    fn: Callable
+    fn: Handler  # fn(sim: HandlerContext, p) or, for waits and streams, fn(sim, p, rid, conn)
     kind: str = "call"
 
 
 REGISTRY: dict[str, MethodDef] = {}
 
 
-def method(name: str, kind: str = "call", **fields: P.F):
-    def deco(fn):
+def method(name: str, kind: str = "call", **fields: P.F) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
         if name in REGISTRY:
             raise RuntimeError(f"method {name} registered twice")
         REGISTRY[name] = MethodDef(name, fields, fn, kind)
@@ -36,13 +37,6 @@ def method(name: str, kind: str = "call", **fields: P.F):
 
 
 def load_all() -> dict[str, MethodDef]:
-    # Importing the modules registers their methods.
-    from . import server, workspace, tab, pane, events  # noqa: F401
-
-    for optional in ("agent", "worktree"):
-        try:
-            __import__(f"{__package__}.{optional}")
-        except ModuleNotFoundError as e:  # a handler area not built yet
-            if e.name != f"{__package__}.{optional}":
-                raise
+    """Every registered method. The areas register themselves when the ``handlers`` package
+    is imported (its ``__init__`` lists them), which importing this module already did."""
     return REGISTRY

@@ -34,17 +34,19 @@ Behaviour chosen, not read (each named where it is implemented):
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import git
 from .. import params as P
 from ..facts import errors as E
 from ..facts import ids
+from ..facts.paths import rust_paths_equal
 from ..git.layout import FoundCheckout, canonical_or_original, find_checkout, repo_name_for
 from ..model import groups
 from ..model import views as V
 from ..model.state import Session, Workspace
 from .common import auto_label
+from .context import HandlerContext, WorktreeOperations
 from .registry import method
 
 # --- messages (exact herdr texts) ---------------------------------------------------------------
@@ -121,7 +123,7 @@ def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
     return None
 
 
-def _membership(src: "Source", checkout_path: str, linked: bool) -> dict:
+def _membership(src: Source, checkout_path: str, linked: bool) -> dict:
     return {
         "repo_key": src.repo_key,
         "repo_name": src.repo_name,
@@ -129,11 +131,6 @@ def _membership(src: "Source", checkout_path: str, linked: bool) -> dict:
         "checkout_path": checkout_path,
         "is_linked_worktree": linked,
     }
-
-
-def _path_components(path: str) -> tuple[str, ...]:
-    lead = ("/",) if path.startswith("/") else ()
-    return lead + tuple(part for part in path.split("/") if part not in ("", "."))
 
 
 def same_membership(a: dict | None, b: dict | None) -> bool:
@@ -145,8 +142,8 @@ def same_membership(a: dict | None, b: dict | None) -> bool:
         a["repo_key"] == b["repo_key"]
         and a["repo_name"] == b["repo_name"]
         and a["is_linked_worktree"] == b["is_linked_worktree"]
-        and _path_components(a["repo_root"]) == _path_components(b["repo_root"])
-        and _path_components(a["checkout_path"]) == _path_components(b["checkout_path"])
+        and rust_paths_equal(a["repo_root"], b["repo_root"])
+        and rust_paths_equal(a["checkout_path"], b["checkout_path"])
     )
 
 
@@ -381,19 +378,8 @@ def _list_entries(repo_root: str, trust: bool) -> list[git.WorktreeEntry]:
 # --- pending operations (deferred:140-160,277-307) -------------------------------------------
 
 
-@dataclass
-class _Pending:
-    creates: set[str] = field(default_factory=set)  # canonical checkout paths
-    remove_paths: set[str] = field(default_factory=set)  # canonical checkout paths
-    removes: set[str] = field(default_factory=set)  # workspace ids
-
-
-def _pending(sim) -> _Pending:
-    pending = getattr(sim, "_worktree_pending", None)
-    if pending is None:
-        pending = _Pending()
-        sim._worktree_pending = pending
-    return pending
+def _pending(sim: HandlerContext) -> WorktreeOperations:
+    return sim.worktree_ops  # declared in handlers/context.py
 
 
 def _in_progress() -> E.HerdrError:
@@ -696,8 +682,7 @@ async def remove(sim, p, rid, conn):
             current is not None
             and current.worktree
             and current.worktree["is_linked_worktree"]
-            and _path_components(current.worktree["checkout_path"])
-            == _path_components(m["checkout_path"])
+            and rust_paths_equal(current.worktree["checkout_path"], m["checkout_path"])
         ):
             _close_removed(sim, current)
             s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": snapshot})

@@ -88,7 +88,7 @@ import codecs
 import re
 import unicodedata
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = [
     "DEFAULT_RECENT_LINES",
@@ -155,7 +155,7 @@ class _Row:
     """One rendered row: ``cells`` holds one string per column ('' for the second half
     of a wide character or a wide character's spacer at the end of a row)."""
 
-    __slots__ = ("cells", "styles", "wraps", "cont")
+    __slots__ = ("cells", "cont", "styles", "wraps")
 
     def __init__(self) -> None:
         self.cells: list[str] = []
@@ -205,7 +205,7 @@ class _Row:
 
 
 class _Buffer:
-    __slots__ = ("history", "grid", "cx", "cy", "wrap_pending", "saved")
+    __slots__ = ("cx", "cy", "grid", "history", "saved", "wrap_pending")
 
     def __init__(self, rows: int, scrollback_limit: int) -> None:
         self.history: deque[_Row] = deque(maxlen=max(0, scrollback_limit))
@@ -294,6 +294,19 @@ class HerdrReadContract:
             self._title = value
             if self.on_title is not None:
                 self.on_title()
+
+    # The rows a subclass provides (see the class notes).
+    def _read_grid(self) -> list:
+        raise NotImplementedError
+
+    def _read_total(self) -> int:
+        raise NotImplementedError
+
+    def _read_recent(self, count: int, includes_viewport: bool) -> list | None:
+        raise NotImplementedError
+
+    def _blank_cells(self, row) -> int:
+        raise NotImplementedError
 
     @staticmethod
     def _join_herdr(rows) -> str:

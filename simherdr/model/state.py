@@ -8,70 +8,18 @@ the runtime drains it into the event hub.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..facts import ids
-from . import terminal as _T
 from ..facts import errors as E
+from ..facts import ids
 from . import layout as L
-from .status import wire_status, rollup
+from . import metadata as M
+from . import views as V
+from .status import wire_status
+from .terminal import AgentSlot
 
-
-@dataclass
-class AgentSlot:
-    """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
-
-    Written only by the agent layer (simherdr.agents), whose one update function applies
-    SOCKET.md §6.2-§6.6. ``internal`` is the effective AgentState; ``fallback`` is what
-    detection (the simulated process) last published; ``hook`` is the hook authority.
-    """
-
-    internal: str = "unknown"  # effective state: idle|working|blocked|unknown
-    state_change_seq: int = 0
-    name: str | None = None
-    name_owner: dict | None = None  # {label, session}: who the name belongs to
-    detected: str | None = None  # kind label of the detected agent process
-    fallback: str = "unknown"  # detection's state for the detected process
-    fallback_blocker: bool = False  # detection saw a blocking dialog
-    fallback_at: float | None = None  # when detection last published
-    recent_exit: str | None = None  # kind whose process just exited (hides detection)
-    acquisition_pending: bool = False  # first idle after a fresh process is no completion
-    hook: dict | None = None  # hook authority {source,label,state,message,session,at}
-    managed: dict | None = (
-        None  # managed start {kind, phase, ready_after, deadline, observed_expected}
-    )
-    persisted: dict | None = None  # persisted agent session {source, agent, kind, value}
-    suppressed: dict = field(
-        default_factory=dict
-    )  # full-lifecycle sources suppressed: source -> {label, session, reason}
-    title: str | None = None
-    display_agent: str | None = None
-    state_labels: dict = field(default_factory=dict)
-    hook_seqs: dict = field(default_factory=dict)  # last accepted seq per source
-
-    @property
-    def label(self) -> str | None:
-        """The effective agent label (src/terminal/state.rs:1791-1809)."""
-        return _T.effective_label(self)
-
-    @property
-    def session(self) -> dict | None:
-        """agent_session: the live authority's session, else the persisted one (§6.6)."""
-        return _T.exposed_session(self)
-
-    @property
-    def screen_detection_skipped(self) -> bool:
-        return _T.live_full_lifecycle(self)
-
-    @property
-    def launch_pending(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] in ("pending", "blocked")
-
-    @property
-    def interactive_ready(self) -> bool:
-        return bool(self.managed) and self.managed["phase"] == "active"
-
-    def is_agent_terminal(self) -> bool:
-        return bool(self.name) or bool(self.label)
+if TYPE_CHECKING:  # annotations only
+    from .seams import PaneScreen
 
 
 @dataclass
@@ -81,9 +29,9 @@ class Pane:
     terminal_id: str
     workspace_id: str
     tab_id: str
-    cwd: str | None
+    cwd: str | None  # the shell's live cwd (PaneInfo.cwd)
     env: dict
-    screen: object
+    screen: PaneScreen
     label: str | None = None
     revision: int = 0
     seen: bool = True
@@ -93,6 +41,9 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
+    foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
+    launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
 
     @property
     def status(self) -> str:
@@ -109,6 +60,7 @@ class Tab:
     root_pane: str
     custom_label: str | None = None
     prev_focused: str | None = None
+    zoomed: bool = False  # reset by any split, close or move in the tab (src/workspace/tab.rs)
 
     def pane_ids(self) -> list[str]:
         return L.panes_in_order(self.root)
@@ -126,6 +78,7 @@ class Workspace:
     next_pane_number: int = 1
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
+    meta: M.WorkspaceMetadata = field(default_factory=M.WorkspaceMetadata)  # tokens (TTL), seqs
 
     @property
     def label(self) -> str:
@@ -224,6 +177,7 @@ class Session:
         self.panes: dict[str, Pane] = {}
         self.aliases: dict[str, str] = {}
         self.outbox: list[tuple[str, dict]] = []
+        self.area: tuple[int, int, int, int] = L.DEFAULT_AREA  # the view area rects use
         self._screen_factory = screen_factory
 
     @property
@@ -246,8 +200,19 @@ class Session:
     def active_ws(self) -> Workspace | None:
         return self.ws(self.active) if self.active else None
 
+    def ws_of(self, obj: Pane | Tab) -> Workspace:
+        """The workspace holding a live pane or tab (it exists while they do)."""
+        w = self.ws(obj.workspace_id)
+        if w is None:
+            raise LookupError(f"no workspace {obj.workspace_id} for {obj}")
+        return w
+
     def tab_of(self, pane: Pane) -> Tab:
-        return self.ws(pane.workspace_id).tab(pane.tab_id)
+        """The tab holding a live pane."""
+        t = self.ws_of(pane).tab(pane.tab_id)
+        if t is None:
+            raise LookupError(f"no tab {pane.tab_id} for {pane.pane_id}")
+        return t
 
     def focused_pane(self) -> Pane | None:
         w = self.active_ws()
@@ -255,15 +220,15 @@ class Session:
         return self.panes.get(t.focused_pane) if t else None
 
     def is_focused(self, pane: Pane) -> bool:
-        w = self.ws(pane.workspace_id)
+        w = self.ws_of(pane)
         return (
             self.active == w.workspace_id
             and w.active_tab == pane.tab_id
-            and w.tab(pane.tab_id).focused_pane == pane.pane_id
+            and self.tab_of(pane).focused_pane == pane.pane_id
         )
 
     def in_active_tab(self, pane: Pane) -> bool:
-        w = self.ws(pane.workspace_id)
+        w = self.ws_of(pane)
         return self.active == w.workspace_id and w.active_tab == pane.tab_id
 
     def all_panes(self):
@@ -279,9 +244,10 @@ class Session:
         kind = ids.parse_workspace_ref(ref)
         if kind is None:
             return None
-        if kind[0] == "id":
-            return self.ws(kind[1])
         k = kind[1]
+        if isinstance(k, str):  # ("id", "w3")
+            return self.ws(k)
+        assert isinstance(k, int)  # ("pos", k)
         return self.workspaces[k - 1] if 1 <= k <= len(self.workspaces) else None
 
     def require_workspace(self, ref: str) -> Workspace:
@@ -341,6 +307,14 @@ class Session:
             raise E.pane_not_found(ref)
         return p
 
+    def live_pane(self, pane_id: str, terminal_id: str) -> Pane | None:
+        """The pane that was ``pane_id`` when work was scheduled, if it still holds the same
+        terminal: a cross-workspace pane.move renames it (its old id becomes an alias)."""
+        p = self.panes.get(pane_id)
+        if p is None or p.terminal_id != terminal_id:
+            p = self.panes.get(self.aliases.get(pane_id, ""))
+        return p if p is not None and p.terminal_id == terminal_id else None
+
     def canonical_pane(self, ref: str) -> Pane | None:
         """Only the current canonical ``wX:pY`` (src/app/ids.rs:145-151)."""
         return self.panes.get(ref)
@@ -391,8 +365,6 @@ class Session:
         # The first workspace is always focused (src/app/creation.rs:269-272).
         if focus or self.active is None:
             self.switch_workspace(w)
-        from . import views as V
-
         self.emit("workspace_created", {"workspace": V.workspace_info(self, w)})
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
@@ -403,8 +375,6 @@ class Session:
         t, p = self._new_tab(w, cwd, env, label, now_us)
         if focus:
             self.switch_tab(w, t)
-        from . import views as V
-
         self.emit("tab_created", {"tab": V.tab_info(self, t)})
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
@@ -413,16 +383,18 @@ class Session:
     def split_pane(
         self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int
     ) -> Pane:
-        w = self.ws(target.workspace_id)
-        t = w.tab(target.tab_id)
+        w = self.ws_of(target)
+        t = self.tab_of(target)
+        ratio = L.valid_split_ratio(ratio)
+        if not L.contains(t.root, target.pane_id):
+            raise E.pane_not_found()
         p = self._new_pane(w, t.tab_id, cwd, env, now_us)
-        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, L.clamp_ratio(ratio))
+        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, ratio)
+        t.zoomed = False
         if focus:
             self.switch_tab(w, t)
             self._focus_in_tab(t, p.pane_id)
             self.mark_tab_seen(t)
-        from . import views as V
-
         self.emit("pane_created", {"pane": V.pane_info(self, p)})
         self.emit_layout(w, t)
         return p
@@ -442,8 +414,8 @@ class Session:
         self.mark_tab_seen(t)
 
     def focus_pane(self, p: Pane) -> None:
-        w = self.ws(p.workspace_id)
-        t = w.tab(p.tab_id)
+        w = self.ws_of(p)
+        t = self.tab_of(p)
         self.switch_tab(w, t)
         self._focus_in_tab(t, p.pane_id)
 
@@ -451,6 +423,29 @@ class Session:
         if t.focused_pane != pane_id:
             t.prev_focused = t.focused_pane
             t.focused_pane = pane_id
+
+    def focus_in_tab(self, t: Tab, pane_id: str) -> None:
+        """The tab's focused pane, remembering the one focused before (no workspace switch)."""
+        self._focus_in_tab(t, pane_id)
+
+    # --- building blocks without events (layout.apply emits its own) -------------------------
+
+    def add_tab(self, w: Workspace, cwd, env, label, now_us: int) -> tuple[Tab, Pane]:
+        return self._new_tab(w, cwd, env, label, now_us)
+
+    def add_split_pane(
+        self, t: Tab, target: str, direction: str, ratio, cwd, env, now_us: int
+    ) -> Pane:
+        """A new pane as the second child of a split around ``target`` (no focus change)."""
+        w = self.ws_of(t)
+        p = self._new_pane(w, t.tab_id, cwd, env, now_us)
+        t.root = L.split_leaf(t.root, target, p.pane_id, direction, L.valid_split_ratio(ratio))
+        t.zoomed = False
+        return p
+
+    def remove_tab(self, w: Workspace, t: Tab) -> None:
+        """Drop a tab and its panes (the workspace keeps other tabs); no event."""
+        self._remove_tab(w, t)
 
     def mark_tab_seen(self, t: Tab) -> None:
         # done -> idle with no hub event (seen changes bypass the state-update path).
@@ -481,8 +476,6 @@ class Session:
     # --- closing (SOCKET.md §4.1-4.3, §8.3) ---------------------------------------------------
 
     def close_workspace(self, w: Workspace, emit: bool = True) -> None:
-        from . import views as V
-
         final = V.workspace_info(self, w)
         idx = self.ws_index(w)
         was_active = self.active == w.workspace_id
@@ -511,7 +504,7 @@ class Session:
             del self.aliases[alias]
 
     def close_tab(self, t: Tab) -> None:
-        w = self.ws(t.workspace_id)
+        w = self.ws_of(t)
         if len(w.tabs) == 1:
             self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
             self.close_workspace(w)
@@ -532,26 +525,13 @@ class Session:
     def close_pane(self, p: Pane, reason: str = "closed") -> None:
         """reason "closed" (pane.close) or "exited" (the shell exited: pane_exited, and the
         emptied tab or workspace disappears with no closed events, SOCKET.md §8.3)."""
-        w = self.ws(p.workspace_id)
-        t = w.tab(p.tab_id)
+        w = self.ws_of(p)
+        t = self.tab_of(p)
         event = "pane_closed" if reason == "closed" else "pane_exited"
         payload = {"pane_id": p.pane_id, "workspace_id": w.workspace_id}
         if len(t.pane_ids()) > 1:
-            order = t.pane_ids()
-            i = order.index(p.pane_id)
-            t.root = L.remove_leaf(t.root, p.pane_id)
+            self.detach_from_tab(t, p.pane_id)
             self._drop_pane(p.pane_id)
-            remaining = t.pane_ids()
-            if t.focused_pane == p.pane_id:
-                # src/layout.rs:203-229: back to the previously focused pane if still open,
-                # else the next pane in layout order (the previous one when it was last).
-                if t.prev_focused in remaining:
-                    t.focused_pane = t.prev_focused
-                else:
-                    t.focused_pane = remaining[min(i, len(remaining) - 1)]
-                t.prev_focused = None
-            if t.root_pane == p.pane_id:
-                t.root_pane = remaining[0]
             self.emit(event, payload)
             self.emit_layout(w, t)
         elif len(w.tabs) > 1:
@@ -563,6 +543,28 @@ class Session:
                 self.close_workspace(w)
             else:
                 self._close_workspace_silently(w)
+
+    def detach_from_tab(self, t: Tab, pane_id: str) -> None:
+        """Take a pane out of a tab that keeps other panes (src/workspace/tab.rs:531-554)."""
+        order = t.pane_ids()
+        i = order.index(pane_id)
+        root = L.remove_leaf(t.root, pane_id)
+        assert root is not None  # the tab keeps its other panes
+        t.root = root
+        remaining = order[:i] + order[i + 1 :]
+        if t.focused_pane == pane_id:
+            # src/layout.rs:203-229: back to the previously focused pane if still open,
+            # else the next pane in layout order (the previous one when it was last).
+            if t.prev_focused in remaining and t.prev_focused != pane_id:
+                t.focused_pane = t.prev_focused
+            else:
+                t.focused_pane = remaining[min(i, len(remaining) - 1)]
+            t.prev_focused = None
+        elif t.prev_focused == pane_id:
+            t.prev_focused = None  # src/layout.rs close_pane drops a closed remembered pane
+        if t.root_pane == pane_id:
+            t.root_pane = remaining[0]
+        t.zoomed = False
 
     def _close_workspace_silently(self, w: Workspace) -> None:
         self.close_workspace(w, emit=False)
@@ -600,8 +602,6 @@ class Session:
         self.outbox.append((kind, data))
 
     def emit_layout(self, w: Workspace, t: Tab) -> None:
-        from . import views as V
-
         self.emit("layout_updated", {"layout": V.layout_snapshot(self, w, t)})
 
     def bump_state_seq(self) -> int:
@@ -614,11 +614,3 @@ def _nth(items: list, k: str):
     if i is None:
         return None
     return items[i - 1] if 1 <= i <= len(items) else None
-
-
-def pane_statuses(session: Session, pane_ids) -> list[str]:
-    return [session.panes[p].status for p in pane_ids]
-
-
-def tab_status(session: Session, t: Tab) -> str:
-    return rollup(pane_statuses(session, t.pane_ids()))

@@ -6,6 +6,12 @@ flag. The wire value maps Idle+unseen to ``done`` (src/app/api_helpers.rs:96-107
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the state imports this module
+    from .state import Session, Tab, Workspace
+
 INTERNAL_STATES = ("idle", "working", "blocked", "unknown")
 WIRE_STATUSES = ("idle", "working", "blocked", "done", "unknown")
 REPORTABLE_STATES = ("idle", "working", "blocked", "unknown")  # PaneAgentState: no "done"
@@ -29,12 +35,24 @@ def wire_status(internal: str, seen: bool) -> str:
     return internal
 
 
-def rollup(statuses) -> str:
+def rollup(statuses: Iterable[str]) -> str:
     best = "unknown"
     for s in statuses:
         if _URGENCY[s] > _URGENCY[best]:
             best = s
     return best
+
+
+def pane_statuses(session: Session, pane_ids: Iterable[str]) -> list[str]:
+    return [session.panes[p].status for p in pane_ids]
+
+
+def tab_status(session: Session, t: Tab) -> str:
+    return rollup(pane_statuses(session, t.pane_ids()))
+
+
+def workspace_status(session: Session, w: Workspace) -> str:
+    return rollup(session.panes[p].status for t in w.tabs for p in t.pane_ids())
 
 
 def is_completion(before: str, after: str, same_label: bool) -> bool:

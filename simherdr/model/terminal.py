@@ -20,7 +20,7 @@ SIMPLIFICATIONS (choices, each named where it applies):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..facts import kinds as K
 
@@ -45,6 +45,66 @@ MAX_SESSION_PATH_BYTES = 4096
 @dataclass
 class Mutation:
     released: bool = False
+
+
+@dataclass
+class AgentSlot:
+    """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
+
+    Written only by the agent layer (simherdr.agents), whose one update function applies
+    SOCKET.md §6.2-§6.6. ``internal`` is the effective AgentState; ``fallback`` is what
+    detection (the simulated process) last published; ``hook`` is the hook authority.
+    """
+
+    internal: str = "unknown"  # effective state: idle|working|blocked|unknown
+    state_change_seq: int = 0
+    name: str | None = None
+    name_owner: dict | None = None  # {label, session}: who the name belongs to
+    detected: str | None = None  # kind label of the detected agent process
+    fallback: str = "unknown"  # detection's state for the detected process
+    fallback_blocker: bool = False  # detection saw a blocking dialog
+    fallback_at: float | None = None  # when detection last published
+    recent_exit: str | None = None  # kind whose process just exited (hides detection)
+    acquisition_pending: bool = False  # first idle after a fresh process is no completion
+    hook: dict | None = None  # hook authority {source,label,state,message,session,at}
+    managed: dict | None = (
+        None  # managed start {kind, phase, ready_after, deadline, observed_expected}
+    )
+    persisted: dict | None = None  # persisted agent session {source, agent, kind, value}
+    suppressed: dict = field(
+        default_factory=dict
+    )  # full-lifecycle sources suppressed: source -> {label, session, reason}
+    title: str | None = None
+    display_agent: str | None = None
+    state_labels: dict = field(default_factory=dict)
+    hook_seqs: dict = field(default_factory=dict)  # last accepted seq per source
+
+    @property
+    def label(self) -> str | None:
+        """The effective agent label (src/terminal/state.rs:1791-1809)."""
+        return effective_label(self)
+
+    @property
+    def session(self) -> dict | None:
+        """agent_session: the live authority's session, else the persisted one (§6.6)."""
+        return exposed_session(self)
+
+    @property
+    def screen_detection_skipped(self) -> bool:
+        return live_full_lifecycle(self)
+
+    @property
+    def launch_pending(self) -> bool:
+        m = self.managed
+        return bool(m and m["phase"] in ("pending", "blocked"))
+
+    @property
+    def interactive_ready(self) -> bool:
+        m = self.managed
+        return bool(m and m["phase"] == "active")
+
+    def is_agent_terminal(self) -> bool:
+        return bool(self.name) or bool(self.label)
 
 
 # --- reading -------------------------------------------------------------------------------

@@ -4,10 +4,14 @@ omitted when false."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import layout as L
-from .state import Pane, Session, Tab, Workspace, tab_status
-from .status import rollup
+from .status import tab_status, workspace_status
 from .titles import stripped_terminal_title
+
+if TYPE_CHECKING:  # annotations only: the state imports this module to build its events
+    from .state import Pane, Session, Tab, Workspace
 
 
 def workspace_info(s: Session, w: Workspace) -> dict:
@@ -19,7 +23,7 @@ def workspace_info(s: Session, w: Workspace) -> dict:
         "pane_count": sum(len(t.pane_ids()) for t in w.tabs),
         "tab_count": len(w.tabs),
         "active_tab_id": w.active_tab or "",
-        "agent_status": rollup(s.panes[p].status for t in w.tabs for p in t.pane_ids()),
+        "agent_status": workspace_status(s, w),
     }
     if w.tokens:
         info["tokens"] = dict(w.tokens)
@@ -29,7 +33,7 @@ def workspace_info(s: Session, w: Workspace) -> dict:
 
 
 def tab_info(s: Session, t: Tab) -> dict:
-    w = s.ws(t.workspace_id)
+    w = s.ws_of(t)
     return {
         "tab_id": t.tab_id,
         "workspace_id": t.workspace_id,
@@ -48,7 +52,7 @@ def _presentation(p: Pane, out: dict) -> None:
         out["agent"] = a.label
     if a.title:
         out["title"] = a.title
-    title = getattr(p.screen, "title", None)
+    title = p.screen.title
     if title:
         out["terminal_title"] = title
         stripped = stripped_terminal_title(title)
@@ -62,7 +66,7 @@ def status_payload(p: Pane, agent_status: str | None = None, label: str | None =
     """The pane_agent_status_changed payload (SOCKET.md §8.2): pane_id, workspace_id,
     agent_status, then agent/title/display_agent/state_labels when present."""
     a = p.agent
-    d = {
+    d: dict[str, Any] = {
         "pane_id": p.pane_id,
         "workspace_id": p.workspace_id,
         "agent_status": agent_status if agent_status is not None else p.status,
@@ -89,6 +93,8 @@ def pane_info(s: Session, p: Pane) -> dict:
     }
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     if p.label:
         info["label"] = p.label
     _presentation(p, info)
@@ -105,7 +111,7 @@ def pane_info(s: Session, p: Pane) -> dict:
 
 def agent_info(s: Session, p: Pane) -> dict:
     a = p.agent
-    info = {"terminal_id": p.terminal_id}
+    info: dict[str, Any] = {"terminal_id": p.terminal_id}
     if a.name:
         info["name"] = a.name
     _presentation(p, info)
@@ -128,17 +134,19 @@ def agent_info(s: Session, p: Pane) -> dict:
     info["state_change_seq"] = a.state_change_seq
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     info["revision"] = p.revision
     return info
 
 
 def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
-    panes, splits = L.snapshot(t.root, L.DEFAULT_AREA, w.tabs.index(t))
-    x, y, width, height = L.DEFAULT_AREA
+    panes, splits = L.snapshot(t.root, s.area)
+    x, y, width, height = s.area
     return {
         "workspace_id": w.workspace_id,
         "tab_id": t.tab_id,
-        "zoomed": False,
+        "zoomed": t.zoomed,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
         "panes": [

@@ -60,6 +60,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..facts import kinds as K
 from ..model.screen import rust_lines
@@ -759,6 +760,32 @@ class _PendingIdle:
         return True
 
 
+class DetectionScreen(Protocol):
+    """What detection reads of a real pane's screen (panes/vt.py PtyScreen)."""
+
+    content_seq: int  # bumped on every non-empty feed (herdr's detection_content_seq)
+    osc_title: str  # the retained OSC 0/2 title
+    osc_progress: str  # the latest OSC 9 payload
+
+    def detection_text(self) -> str: ...
+
+    def clear_agent_osc(self) -> None:
+        """Drop the retained OSC values (herdr does so when the detected agent changes)."""
+        ...
+
+
+class DetectionSink(Protocol):
+    """Where detection publishes herdr's two app events (the agent layer, via panes/pty.py)."""
+
+    def process_detected(self, kind: str) -> None:
+        """AgentProcessDetected: a new agent process of ``kind`` is in the foreground."""
+        ...
+
+    def state_changed(self, agent: str | None, state: str, blocker: bool, exited: bool) -> None:
+        """StateChanged{agent, state, visible_blocker, process_exited} (src/pane.rs:252-288)."""
+        ...
+
+
 @dataclass
 class Detector:
     """One pane's detection loop state (src/pane.rs:696-974). ``tick`` is called by the
@@ -768,8 +795,8 @@ class Detector:
     and ``state_changed(agent, state, visible_blocker, process_exited)`` (StateChanged)."""
 
     shell_pid: int
-    screen: object
-    sink: object
+    screen: DetectionScreen
+    sink: DetectionSink
     tty_fd: int | None = None
     current: str | None = None
     misses: int = 0
@@ -868,9 +895,7 @@ class Detector:
                 if agent_changed:
                     self.pending_idle.clear()
                     self.last_scan_seq = None
-                    clear = getattr(self.screen, "clear_agent_osc", None)
-                    if clear:
-                        clear()
+                    self.screen.clear_agent_osc()
                     if agent is not None:
                         self.grace_until = now + STARTUP_GRACE
                         self.state = "unknown"
@@ -895,7 +920,7 @@ class Detector:
                 self.last_scan_seq = None
                 self.pending_idle.clear()
                 return TICK
-        seq = getattr(self.screen, "content_seq", None) if agent is not None else None
+        seq = self.screen.content_seq if agent is not None else None
         if (
             self.state == "idle"
             and agent is not None
@@ -916,8 +941,8 @@ class Detector:
             d = detect(
                 agent,
                 content,
-                getattr(self.screen, "osc_title", ""),
-                getattr(self.screen, "osc_progress", ""),
+                self.screen.osc_title,
+                self.screen.osc_progress,
             )
             if d.skip_state_update:
                 self.pending_idle.clear()

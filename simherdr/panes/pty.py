@@ -53,8 +53,8 @@ from __future__ import annotations
 import asyncio
 import atexit
 import fcntl
-import os
 import functools
+import os
 import shlex
 import shutil
 import signal
@@ -103,7 +103,7 @@ def _default_signals() -> tuple[str, ...]:
     return (env, "--default-signal") if ok else ()
 
 
-_LIVE: "weakref.WeakSet[PtyBackend]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[PtyBackend] = weakref.WeakSet()
 
 
 def available() -> bool:
@@ -121,7 +121,7 @@ class RealProcess:
 
 class _RealPane:
     def __init__(
-        self, backend: "PtyBackend", pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
+        self, backend: PtyBackend, pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
     ):
         self.backend = backend
         self.pane = pane
@@ -136,6 +136,7 @@ class _RealPane:
         self.pending = bytearray()  # input not yet accepted by the PTY
         self.exited = False
         self.closed = False
+        self.error_reported = False  # a detection error is reported once
         self.detector = D.Detector(proc.pid, screen, _Sink(backend.sim, self), tty_fd=fd)
 
     # --- output ----------------------------------------------------------------------------
@@ -258,18 +259,16 @@ class _Sink:
 
     def process_detected(self, kind: str) -> None:
         pane = self._pane()
-        agents = getattr(self.sim, "agents", None)
-        if pane is None or agents is None:
+        if pane is None:
             return
-        agents.process_detected(pane, kind)
+        self.sim.agents.process_detected(pane, kind)
         self.sim.commit()
 
     def state_changed(self, agent, state: str, blocker: bool, exited: bool) -> None:
         pane = self._pane()
-        agents = getattr(self.sim, "agents", None)
-        if pane is None or agents is None:
+        if pane is None:
             return
-        agents.detection_update(pane, agent, state, blocker=blocker, exited=exited)
+        self.sim.agents.detection_update(pane, agent, state, blocker=blocker, exited=exited)
         self.sim.commit()
 
 
@@ -278,7 +277,7 @@ class PtyBackend:
         if not available():
             raise RuntimeError("real (PTY) panes need Linux with /proc")
         self.sim = sim
-        configured = getattr(sim.config, "pane_mode", None)
+        configured = sim.config.pane_mode
         mode = default or (configured if configured in ("pty", "mixed") else "pty")
         if mode not in ("pty", "mixed", "simulated"):
             raise ValueError(f"unknown pane mode {mode!r} (pty, mixed or simulated)")
@@ -311,7 +310,7 @@ class PtyBackend:
 
     def shell_argv(self, env: dict) -> list[str]:
         cfg = self.sim.config
-        configured = getattr(cfg, "pty_shell", None)
+        configured = cfg.pty_shell
         if configured:
             return shlex.split(configured) if isinstance(configured, str) else list(configured)
         shell = (env.get("SHELL") or "").strip()
@@ -327,7 +326,7 @@ class PtyBackend:
         env["HERDR_ENV"] = "1"
         if cfg.socket_path:
             env["HERDR_SOCKET_PATH"] = cfg.socket_path
-        bin_path = getattr(cfg, "herdr_bin_path", None)
+        bin_path = cfg.herdr_bin_path
         if bin_path:
             env["HERDR_BIN_PATH"] = bin_path
         env["HERDR_WORKSPACE_ID"] = pane.workspace_id
@@ -398,6 +397,10 @@ class PtyBackend:
             return
         rt.hang_up()
 
+    def renamed(self, pane, old_id: str) -> None:
+        """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""
+        self.simulated.renamed(pane, old_id)
+
     def close(self) -> None:
         """Kill and reap every real pane's processes now (server shutdown)."""
         for rt in list(self._real.values()) + list(self._dying):
@@ -441,12 +444,11 @@ class PtyBackend:
                 self._on_shell_exit(rt)
                 return
             try:
-                slot = getattr(rt.pane, "agent", None)
-                lifecycle = bool(getattr(slot, "screen_detection_skipped", False))
+                lifecycle = rt.pane.agent.screen_detection_skipped
                 delay = rt.detector.tick(sim.now(), lifecycle)
             except Exception as e:  # keep the pane alive; detection errors are reported once
-                if not getattr(rt, "_reported", False):
-                    rt._reported = True
+                if not rt.error_reported:
+                    rt.error_reported = True
                     print(f"simherdr: detection error in {rt.pane.pane_id}: {e!r}", file=sys.stderr)
                 delay = D.TICK
             await sim.clock.sleep_until(sim.now() + delay)
@@ -464,6 +466,59 @@ class PtyBackend:
         if self.real(pane) is None:
             self.simulated.show_prompt(pane)
         # a real shell prints its own prompt
+
+    # --- cwds: read from /proc at request time, as herdr does -----------------------------
+
+    def refresh_cwds(self) -> None:
+        """PaneInfo.cwd is the shell's live cwd and foreground_cwd the foreground job's
+        (src/pane.rs:2952-3010; herdr reads both when it builds the info)."""
+        for rt in list(self._real.values()):
+            if rt.exited or rt.closed:
+                continue
+            shell = _absolute(procfs.cwd(rt.pid))
+            if shell is not None:
+                rt.pane.cwd = shell
+            rt.pane.foreground_cwd = self._foreground_cwd(rt, shell)
+
+    @staticmethod
+    def _foreground_cwd(rt: _RealPane, shell: str | None) -> str | None:
+        pgid = procfs.foreground_pgid(rt.pid, rt.fd)
+        leader = _absolute(procfs.cwd(pgid)) if pgid else None
+
+        def member_elsewhere() -> str | None:
+            job = procfs.foreground_job(rt.pid, rt.fd)
+            for p in job.processes if job else ():
+                if p.pid == rt.pid:
+                    continue
+                c = _absolute(procfs.cwd(p.pid))
+                if c is not None and c != shell:
+                    return c
+            return None
+
+        if leader == shell:
+            return member_elsewhere() or leader
+        return leader or member_elsewhere()
+
+    def follow_cwd(self, pane) -> str | None:
+        """PaneRuntime::follow_cwd: the foreground leader's cwd when it is a directory, else the
+        shell's."""
+        rt = self.real(pane)
+        if rt is None:
+            return self.simulated.follow_cwd(pane)
+        if not (rt.exited or rt.closed):
+            pgid = procfs.foreground_pgid(rt.pid, rt.fd)
+            leader = _absolute(procfs.cwd(pgid)) if pgid else None
+            if leader is not None and os.path.isdir(leader):
+                return leader
+            shell = _absolute(procfs.cwd(rt.pid))
+            if shell is not None:
+                return shell
+        return pane.cwd
+
+    def set_foreground_cwd(self, pane, path: str | None) -> None:
+        if self.real(pane) is not None:
+            raise ValueError("a real pane's foreground cwd is its process's: cd in the pane")
+        self.simulated.set_foreground_cwd(pane, path)
 
     # --- process inspection ------------------------------------------------------------------
 
@@ -529,6 +584,10 @@ class PtyBackend:
             return None
         pgid = procfs.foreground_pgid(rt.pid, rt.fd) or rt.pid
         return RealProcess(kind, pgid, procfs.argv(pgid) or [K.EXECUTABLES[kind]])
+
+
+def _absolute(path: str | None) -> str | None:
+    return path if path and os.path.isabs(path) else None
 
 
 @atexit.register

@@ -33,7 +33,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 import pyte
 from pyte import modes as mo
@@ -213,7 +213,7 @@ class _Emulator(pyte.Screen):
 class _Row:
     """A read-only view of one pyte line, with the helpers the joins need."""
 
-    __slots__ = ("line", "cols", "_cells")
+    __slots__ = ("_cells", "cols", "line")
 
     def __init__(self, line, cols: int):
         self.line = line
@@ -331,7 +331,7 @@ class PtyScreen(HerdrReadContract):
 
     # ------------------------------------------------------------------ feeding
 
-    def feed(self, data: str | bytes) -> None:  # noqa: D401
+    def feed(self, data: str | bytes) -> None:
         if isinstance(data, str):
             data = data.encode("utf-8")
         if not data:

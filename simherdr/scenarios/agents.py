@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import shlex
 
+from ..model.seams import ForegroundCommands, MixedPanes
+
 
 def _pane(sim, pane_id: str):
     pane = sim.session.find_pane(pane_id)
@@ -143,14 +145,14 @@ def agent_vanishes(sim, pane_id: str, close: str | None = None) -> None:
 
 def _shell(sim, pane):
     backend = sim.backend
-    if hasattr(backend, "is_real"):  # pty / mixed mode
+    if isinstance(backend, MixedPanes):  # pty / mixed mode
         if backend.is_real(pane):
             raise NotImplementedError(
                 f"{pane.pane_id} runs a real shell: make it busy with a real command "
                 "(pane.send_text + Enter)"
             )
         backend = backend.simulated
-    if not hasattr(backend, "run_foreground"):
+    if not isinstance(backend, ForegroundCommands):
         raise NotImplementedError("this pane backend has no foreground-command seam")
     return backend
 

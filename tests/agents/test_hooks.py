@@ -70,7 +70,7 @@ def test_release_keeps_a_process_owned_agent(ws):
 
 
 def test_sequencing_per_source(ws):
-    r = lambda **kw: ws.ok("pane.report_agent", pane_id="w1:p1", agent="docs", **kw)  # noqa: E731
+    r = lambda **kw: ws.ok("pane.report_agent", pane_id="w1:p1", agent="docs", **kw)
     r(source="a", state="working", seq=5)
     r(source="a", state="idle", seq=5)  # not greater: dropped
     assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["agent_status"] == "working"

@@ -25,7 +25,7 @@ class Recorder:
         self._hooks: list[tuple[tuple, int, object]] = []
         self._counts: dict[tuple, int] = {}
 
-    def before(self, verb: tuple, fn, nth: int = 1) -> "Recorder":
+    def before(self, verb: tuple, fn, nth: int = 1) -> Recorder:
         self._hooks.append((verb, nth, fn))
         return self
 

@@ -114,7 +114,7 @@ def test_backend_args_and_kinds():
 def test_agent_name_is_opaque_and_deterministic_per_nonce():
     assert re.fullmatch(r"mux-fresh-call-[0-9a-f]{24}", F.new_nonce())
     assert F.new_nonce() != F.new_nonce()
-    assert NAME == "entwurf-" + hashlib.sha256(NONCE.encode()).hexdigest()[:20]
+    assert "entwurf-" + hashlib.sha256(NONCE.encode()).hexdigest()[:20] == NAME
     assert len(NAME) == 28 and re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", NAME)
     assert F.agent_name_for(NONCE) == NAME
     assert F.agent_name_for(NONCE[:-1] + "c") != NAME

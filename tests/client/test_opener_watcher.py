@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from client.runner import RunResult
 from client.opener import FinishWatcher, OpenRequest, WatchConfig, WatcherRegistry, open_session
+from client.runner import RunResult
 from simherdr.scenarios import agents as SC
 from tests.client import scripted as S
 from tests.client.helpers import FakeTime, run

@@ -104,7 +104,7 @@ class Matcher:
             if not isinstance(actual, list) or len(actual) != len(expected):
                 self.problems.append(Mismatch(path, expected, actual))
                 return
-            for i, (e, a) in enumerate(zip(expected, actual)):
+            for i, (e, a) in enumerate(zip(expected, actual, strict=False)):
                 self.match(e, a, f"{path}[{i}]")
             return
         if expected != actual or type(expected) is not type(actual):

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from simherdr.server import Server, SocketBusy, socket_answers
+from simherdr.server import SocketBusy, socket_answers
 from simherdr.testing import ThreadServer
 from tests.core.socketclient import Subscription, raw, request
 

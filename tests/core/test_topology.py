@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 
 def events(h, since=0):
     return [(k, d) for _, k, d in h.sim.hub.after(since)]
@@ -317,12 +315,13 @@ def test_recent_read_of_a_fresh_screen_differs_by_profile(h, tmp_path):
 
 def test_virtual_clock_waits_need_time_to_move(version, config, tmp_path):
     import pytest
+
     from simherdr.testing import Harness, StillWaiting
 
     match = {"type": "substring", "value": "never"}
     with Harness(version, config=config) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
-        with pytest.raises(StillWaiting, match="h.advance"):
+        with pytest.raises(StillWaiting, match=r"h\.advance"):
             h.call(
                 "pane.wait_for_output",
                 pane_id="w1:p1",

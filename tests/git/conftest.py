@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import gitrepos as G
-from tests.gitrepos import BareRepo, SepRepo  # noqa: F401  (used by the tests' annotations)
+from tests.gitrepos import BareRepo, SepRepo
 
 Git = Callable[..., str]
 

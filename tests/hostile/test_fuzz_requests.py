@@ -9,7 +9,8 @@ import json
 import time
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simherdr.facts.methods import ALL_METHODS
 from simherdr.simulator import Simulator
@@ -147,7 +148,7 @@ MATRIX = S.wrong_type_matrix()
 def test_wrong_types_for_every_method_in_process():
     """The whole matrix (every method, every field, every JSON kind it refuses) through the
     simulator's request path: invalid_request with id "" and no state change, every time."""
-    from .conftest import read_pane, V
+    from .conftest import V, read_pane
 
     assert len(MATRIX) > 300
     with Harness(VERSION) as h:

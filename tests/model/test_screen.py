@@ -503,7 +503,7 @@ def test_lines_matching_reads_recent_unwrapped():
 def test_lines_matching_respects_version_switch():
     s = Screen(cols=20, rows=24)
     s.feed("build done\n")
-    pred = lambda line: "done" in line  # noqa: E731
+    pred = lambda line: "done" in line
     assert s.lines_matching(pred, "recent", 5, recent_includes_viewport=False) is None
     assert s.lines_matching(pred, "recent", 5, recent_includes_viewport=True) == "build done"
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from tests.pty.conftest import WALL_TIMEOUT, SCALE, request
+from tests.pty.conftest import SCALE, request
 
 pytestmark = pytest.mark.pty
 
@@ -253,7 +253,7 @@ def test_shell_starts_with_default_signals_even_if_the_server_ignores_sigint(cli
         _signal.signal(_signal.SIGINT, previous)
     shell = client.ok("pane.process_info", pane_id=pane)["process_info"]["shell_pid"]
     with open(f"/proc/{shell}/status") as f:
-        ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
+        ignored = int(next(x for x in f if x.startswith("SigIgn:")).split()[1], 16)
     # bash itself ignores some signals while interactive, but its jobs must not inherit SIGINT
     client.run(pane, "sleep 30")
     info = client.until(
@@ -269,7 +269,7 @@ def test_shell_starts_with_default_signals_even_if_the_server_ignores_sigint(cli
     )
     sleep_pid = info["foreground_processes"][0]["pid"]
     with open(f"/proc/{sleep_pid}/status") as f:
-        sleep_ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
+        sleep_ignored = int(next(x for x in f if x.startswith("SigIgn:")).split()[1], 16)
     assert not sleep_ignored & (1 << (_signal.SIGINT - 1)), (hex(ignored), hex(sleep_ignored))
     client.ok("pane.send_keys", pane_id=pane, keys=["ctrl+c"])
     client.until(

@@ -13,9 +13,9 @@ import subprocess
 import tempfile
 
 import pytest
+from stub_fake import PROTOCOLS, FakeHerdr, Result
 
 from simherdr.stub.install import write_stub
-from stub_fake import PROTOCOLS, FakeHerdr, Result
 
 
 @pytest.fixture(scope="session")

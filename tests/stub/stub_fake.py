@@ -68,7 +68,7 @@ class FakeHerdr:
         self._thread.start()
 
     # -- scripting ------------------------------------------------------------------------
-    def on(self, method: str, *replies) -> "FakeHerdr":
+    def on(self, method: str, *replies) -> FakeHerdr:
         """Queue replies for ``method``; the last one keeps answering once the queue drains."""
         with self._lock:
             self._script.setdefault(method, []).extend(replies)
@@ -105,7 +105,7 @@ class FakeHerdr:
         while not self._stopped.is_set():
             try:
                 conn, _ = self._listener.accept()
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 continue
             except OSError:
                 return

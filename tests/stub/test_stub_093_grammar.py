@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from stub_fake import ok
 
 V9 = {"version": "0.9.3"}

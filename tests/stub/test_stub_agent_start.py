@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-
 from stub_fake import Hangup, ThenShutdown, error, result
 
 from simherdr.stub.cli import agent as agent_cli

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from stub_fake import ok, result
 
 # (argv, env, exact operation request line, output kind)

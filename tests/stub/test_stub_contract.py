@@ -7,7 +7,6 @@ import os
 import stat
 
 import pytest
-
 from stub_fake import Hangup, Raw, error, ok, result
 
 from simherdr.stub.cli import core as herdr_cli

@@ -9,7 +9,6 @@ CLI integration tests (``tests/cli/surface.rs``, ``src/cli/spec.rs`` tests).
 from __future__ import annotations
 
 import pytest
-
 from stub_fake import PROTOCOLS
 
 VERSIONS = ["0.8.2", "0.9.3"]

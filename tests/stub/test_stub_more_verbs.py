@@ -8,7 +8,6 @@ the parsers in ``src/cli/pane.rs``, ``src/cli/workspace.rs``, ``src/cli/notifica
 from __future__ import annotations
 
 import pytest
-
 from stub_fake import error, ok, result
 
 REQUESTS = [

@@ -9,7 +9,6 @@ C)) }`` with exit 1.  The messages and positions are serde_json's (``serde_json:
 from __future__ import annotations
 
 import pytest
-
 from stub_fake import Raw, ThenShutdown, ok
 
 TRUNCATED = [

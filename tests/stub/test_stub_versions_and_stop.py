@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from stub_fake import ThenShutdown, error, ok
 
 V9 = {"version": "0.9.3"}

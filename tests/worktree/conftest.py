@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from simherdr.handlers import worktree as worktree_handlers
-
 from tests import gitrepos as G
-from tests.gitrepos import BareRepo, SepRepo  # noqa: F401  (imported by tests)
+from tests.gitrepos import BareRepo, SepRepo
 
 from .helpers import Gate
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 
 from tests import herdr_reference as ref
 from tests.gitrepos import commit_readme, git  # noqa: F401  (one implementation, re-exported)
-
 
 # --- helpers ---------------------------------------------------------------------------------
 

@@ -58,9 +58,9 @@ def fault_from_spec(spec: dict) -> Fault:
 
 
 __all__ = [
+    "FAULT_TYPES",
     "Drop",
     "ErrorReply",
-    "FAULT_TYPES",
     "Fault",
     "Faults",
     "Hang",

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(kw_only=True)

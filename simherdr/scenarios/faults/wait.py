@@ -9,7 +9,7 @@ import asyncio
 def client_gone(call) -> asyncio.Future | None:
     """The future that completes when the client disconnects (waits: also on any further byte,
     SOCKET.md §1.2), or None when the transport does not watch this connection."""
-    return getattr(call.conn, "closed", None)
+    return call.conn.closed if call.conn is not None else None
 
 
 async def wait_for(

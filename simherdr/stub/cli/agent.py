@@ -378,7 +378,7 @@ def _wait_for_named_agent(
                 core._sleep(AGENT_START_POLL_INTERVAL)
                 continue
         agent = wire.index(loaded.value, "result", "agent")
-        get = lambda key: agent.get(key) if isinstance(agent, dict) else None  # noqa: E731
+        get = lambda key, agent=agent: agent.get(key) if isinstance(agent, dict) else None  # noqa: E731
         actual = _as_str(get("agent"))
         status = _as_str(get("agent_status"))
         if _as_str(get("terminal_id")) != expected_terminal:
@@ -466,7 +466,7 @@ def _explain_text(wire, explain, verbose: bool) -> str:
         if isinstance(rules, list) and rules:
             lines.append("evaluated_rules:")
             for rule in rules:
-                item = lambda *keys: wire.index(rule, *keys)  # noqa: E731
+                item = lambda *keys, rule=rule: wire.index(rule, *keys)  # noqa: E731
                 lines.append(
                     "  %s %s priority=%d region=%s state=%s"
                     % (

@@ -620,7 +620,7 @@ def run_row(ctx, group, row, args):
                 args = args[:-1]
             if len(args) != len(fields):
                 raise usage(row["usage"])
-            values.update(zip(fields, args))
+            values.update(zip(fields, args, strict=True))
         elif shape == "pair":
             if len(args) != 2:
                 raise usage(row["usage"])

@@ -4,7 +4,7 @@ The other server verbs are rows of :mod:`.table`.
 """
 
 from . import core
-from .core import Exit, usage, wire
+from .core import Exit, usage
 from .core import wire as core_wire
 
 STOP_WAIT_TIMEOUT = 15.0  # s, src/session.rs:14
@@ -26,7 +26,7 @@ def stop(ctx, row, args):
             1,
             "server is not running or cannot be reached at %s: %s"
             % (socket_path, failed.error.display),
-        )
+        ) from None
     reply = None
     try:
         sock.sendall(b'{"id":"cli:session:stop","method":"server.stop","params":{}}\n')
@@ -43,7 +43,7 @@ def stop(ctx, row, args):
             "TimedOut",
             "WouldBlock",
         ):
-            raise Exit(1, failure.display)
+            raise Exit(1, failure.display) from None
         reply = None
     finally:
         sock.close()
@@ -51,7 +51,7 @@ def stop(ctx, row, args):
         try:
             value = wire.loads(reply.decode("utf-8", "replace")).value
         except wire.JsonError as exc:
-            raise Exit(1, "%s at line %d column %d" % (exc.message, exc.line, exc.column))
+            raise Exit(1, "%s at line %d column %d" % (exc.message, exc.line, exc.column)) from None
         if isinstance(value, dict) and "error" in value:
             raise Exit(1, wire.dumps_sorted(value["error"]))
     while core._monotonic() < deadline:
@@ -167,7 +167,7 @@ def _manifest_status_text(w, response):
     manifests = w.index(result, "manifests")
     if isinstance(manifests, list):
         for manifest in manifests:
-            get = lambda key: w.index(manifest, key)  # noqa: E731
+            get = lambda key, manifest=manifest: w.index(manifest, key)  # noqa: E731
             shadowing = get("local_override_shadowing_remote") is True
             error = get("remote_update_error")
             marker = "!" if shadowing else ("x" if isinstance(error, str) else " ")

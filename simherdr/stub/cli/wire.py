@@ -24,14 +24,20 @@ except ImportError:  # pragma: no cover
 try:
     from _json import (
         encode_basestring as _quote,
+    )
+    from _json import (
         make_encoder as _make_encoder,
+    )
+    from _json import (
         make_scanner as _make_scanner,
     )
 except ImportError:  # pragma: no cover - CPython always ships _json
-    from json.encoder import c_make_encoder as _make_encoder, encode_basestring as _quote
+    from json.encoder import c_make_encoder as _make_encoder
+    from json.encoder import encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
 
-from .core import Failure as _Failure, fsencode, path_exists
+from .core import Failure as _Failure
+from .core import fsencode, path_exists
 
 # ---------------------------------------------------------------------------------------------
 # Failures that end the process (printed by core.run through Failure.report)
@@ -127,7 +133,7 @@ class JsonError(Exception):
 class _Loaded:
     """A parsed reply plus whether the fast (stdlib json) printer reproduces serde's bytes."""
 
-    __slots__ = ("value", "exact_fast")
+    __slots__ = ("exact_fast", "value")
 
     def __init__(self, value, exact_fast: bool):
         self.value = value
@@ -241,7 +247,7 @@ def _ryu(value: float, shortest: str, max_kk: int, min_kk_exclusive: int) -> str
         return sign + "0.0"
     length = len(digits)
     kk = length + k
-    if 0 <= k and kk <= max_kk:
+    if k >= 0 and kk <= max_kk:
         return sign + digits + "0" * k + ".0"
     if 0 < kk <= max_kk:
         return sign + digits[:kk] + "." + digits[kk:]

@@ -1,0 +1,208 @@
+"""Unix-socket plumbing shared by the herdr socket (:mod:`simherdr.server`) and the control
+plane (:mod:`simherdr.scenarios.control`): a private directory, a stale socket replaced but a
+live one never, the socket created ``0600``. Protocol-free: each caller brings its handler.
+
+Races (two servers started on one path at the same instant): the check "does something answer
+here", the removal of a stale socket and the bind run under an exclusive ``flock`` of the
+socket's directory, so exactly one starter binds and every other one then finds a live socket
+and refuses with the busy message. CHOICE(start-lock): herdr itself has no such lock
+(src/ipc.rs:80-107 checks, removes, binds); the lock is on the directory, so no lock file is
+left beside the socket, and it is held only for the start-up step. On exit a server removes
+the socket only if the path is still the socket it bound (same device and inode): a server
+whose socket file was replaced by a newer server's never deletes the newer one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import socket
+import stat
+from collections.abc import Awaitable, Callable
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class SocketBusy(RuntimeError):
+    """The socket path cannot be taken (something answers there, or it is not a socket)."""
+
+
+class UnsafeSocketDirectory(SocketBusy):
+    """The socket's directory is not private (a SocketBusy, so ``simherdr serve`` reports it
+    the same way: a message and exit status 1)."""
+
+
+def check_socket_dir(directory: str) -> None:
+    """The socket must live in a private directory.
+
+    CHOICE (herdr's own config dir is private; a shared one would let another user replace or
+    race the socket): a directory we create is created ``0700``; an existing directory that is
+    group- or world-writable without the sticky bit is refused, because anyone who can write
+    there can delete our socket and put theirs in its place. A sticky world-writable directory
+    (``/tmp``) is accepted: there only the owner can remove the socket.
+    """
+    if not os.path.isdir(directory):
+        try:
+            os.makedirs(directory, mode=0o700)
+        except FileExistsError:
+            pass  # created concurrently: checked below like any existing directory
+        else:
+            os.chmod(directory, 0o700)  # whatever the umask
+            return
+    mode = os.stat(directory).st_mode
+    if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
+        raise UnsafeSocketDirectory(
+            f"refusing to listen in {directory}: the directory is group- or world-writable "
+            f"(mode {stat.S_IMODE(mode):04o}) without the sticky bit, so another user could "
+            f"replace the socket; use a private directory (chmod 700) or let simherdr create it"
+        )
+
+
+def socket_answers(path: str, timeout: float = 1.0) -> bool:
+    """True if something accepts connections at ``path`` (a live herdr or simherdr). A socket
+    we may not connect to (another user's: EACCES) raises :class:`SocketBusy`: herdr treats
+    only refused, missing and timed-out connections as stale (src/ipc.rs:109-114) and reports
+    any other connect error instead of removing the socket."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        return True
+    except PermissionError:
+        raise SocketBusy(
+            f"refusing to replace {path}: permission denied connecting to it (a socket of "
+            f"another user?); choose another socket path"
+        ) from None
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: str):
+    """An exclusive flock of ``directory`` for the check-remove-bind step (see module doc)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def take_path(path: str, busy_message: str) -> None:
+    """Make ``path`` free to bind: its directory checked, a stale socket file removed. Raises
+    :class:`SocketBusy` with ``busy_message`` when something still answers there, and never
+    removes what is not a socket."""
+    check_socket_dir(os.path.dirname(path) or ".")
+    if os.path.exists(path) or os.path.islink(path):
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            raise SocketBusy(f"refusing to replace {path}: it is not a socket")
+        if socket_answers(path):
+            raise SocketBusy(busy_message)
+        os.unlink(path)  # stale socket file
+
+
+# accept(2) failing for lack of resources: asyncio's own accept loop (3.11) logs a traceback
+# and schedules a retry for every remaining slot of the backlog on each failure, so one
+# episode of EMFILE floods the log with ~20,000 lines a second. This loop logs once per
+# episode and backs off, doubling from 10 ms to 1 s, until accept works again.
+_RESOURCE_ERRNOS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+ACCEPT_BACKOFF_MIN = 0.01
+ACCEPT_BACKOFF_MAX = 1.0
+log = logging.getLogger("simherdr.socket")
+
+
+class Listening:
+    """A bound, listening socket with its accept loop, and the socket file it owns."""
+
+    def __init__(self, sock: socket.socket, path: str, handler: Handler, limit: int) -> None:
+        self.sock = sock
+        self.path = path
+        self.identity = _identity(path)
+        self._handler = handler
+        self._limit = limit
+        self.starved = False  # accept is failing for lack of resources (logged once)
+        self._task = asyncio.get_running_loop().create_task(self._accept_loop())
+
+    def _protocol(self) -> asyncio.StreamReaderProtocol:
+        # what asyncio.start_unix_server builds per connection: the handler runs as the
+        # protocol's client_connected_cb (its errors reach the loop's exception handler)
+        return asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=self._limit), self._handler)
+
+    async def _accept_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        delay = ACCEPT_BACKOFF_MIN
+        while True:
+            try:
+                conn, _ = await loop.sock_accept(self.sock)
+            except OSError as e:
+                if e.errno not in _RESOURCE_ERRNOS:
+                    return  # the listening socket was closed
+                if not self.starved:
+                    self.starved = True
+                    log.warning(
+                        "cannot accept connections on %s: %s; retrying until resources free up",
+                        self.path,
+                        e.strerror,
+                    )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, ACCEPT_BACKOFF_MAX)
+                continue
+            if self.starved:
+                self.starved = False
+                log.warning("accepting connections on %s again", self.path)
+            delay = ACCEPT_BACKOFF_MIN
+            try:
+                await loop.connect_accepted_socket(self._protocol, conn)
+            except OSError:
+                conn.close()
+
+    def close(self) -> None:
+        """Stop accepting; remove the socket file if it is still the one bound here."""
+        self._task.cancel()
+        self.sock.close()
+        if self.identity is not None and _identity(self.path) == self.identity:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+
+
+async def listen_unix(
+    path: str, handler: Handler, *, limit: int, busy_message: str, backlog: int = 100
+) -> Listening:
+    """:func:`take_path`, then listen on ``path``, created ``0600`` with no window where it
+    is wider (umask while binding, chmod after); all under the directory lock."""
+    check_socket_dir(os.path.dirname(path) or ".")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with _directory_lock(os.path.dirname(path) or "."):
+            take_path(path, busy_message)
+            old = os.umask(0o177)
+            try:
+                sock.bind(path)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    raise SocketBusy(busy_message) from None
+                raise
+            finally:
+                os.umask(old)
+            sock.listen(backlog)
+            sock.setblocking(False)
+            listening = Listening(sock, path, handler, limit)
+    except BaseException:
+        sock.close()
+        raise
+    os.chmod(path, 0o600)
+    return listening
