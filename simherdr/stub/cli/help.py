@@ -58,7 +58,7 @@ def requested_help(ctx, args):
 def _display(arg, required=None):
     """clap's ``Arg`` display: ``--long <VALUE>``, ``-s, --long``, ``<NAME>...``, ``[NAME]``."""
     if arg.get("long") is None:
-        req = arg.get("req") if required is None else required
+        req = (arg.get("req") if required is None else required) and not arg.get("min0")
         name = ("<%s>" if req else "[%s]") % arg["value"]
         return name + ("..." if arg.get("multi") else "")
     text = "--" + arg["long"]

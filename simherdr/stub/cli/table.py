@@ -1101,11 +1101,13 @@ GROUPS = {
     "session": _session,
     "integration": _integration,
 }
-SPECIAL = {"status": "status:run"}
+SPECIAL = {
+    "status": "status:run",
+    "completion": "completion:run",
+    "completions": "completion:run",  # visible alias (spec.rs)
+}
 SPECIAL_09 = {"machine": "machine:run_group"}
 OPAQUE = (
-    "completion",
-    "completions",
     "channel",
     "terminal",
     "plugin",
