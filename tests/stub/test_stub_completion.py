@@ -63,7 +63,7 @@ def test_zsh_long_options_are_space_separated(cli):
 def test_fish_lists_options_with_their_help(cli):
     text = cli("completion", "fish").stdout
     assert (
-        "complete -c herdr -n \"__fish_herdr_using_subcommand agent; and __fish_seen_subcommand_from wait\" "
+        'complete -c herdr -n "__fish_herdr_using_subcommand agent; and __fish_seen_subcommand_from wait" '
         "-l until -d 'State to match; repeat for more than one state' -r -f -a \"idle\\t''\nworking\\t''"
     ) in text
 

@@ -204,7 +204,9 @@ def _bash_all_subcommands(root, parent_fn_name):
     subcmds.sort()
     cases = [""]
     for parent, name, fn_name in subcmds:
-        cases.append('%s,%s)\n                cmd="%s"\n                ;;' % (parent, name, fn_name))
+        cases.append(
+            '%s,%s)\n                cmd="%s"\n                ;;' % (parent, name, fn_name)
+        )
     return "\n            ".join(cases)
 
 

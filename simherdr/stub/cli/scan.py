@@ -22,7 +22,8 @@ kind       effect
            ``STATUS=TEXT`` with a known status
 ========== ======================================================================================
 
-Row keys the scanner reads besides ``flags``/``pos``: ``selector`` = (field, message) when a
+Row keys the scanner reads besides ``flags``/``pos``: ``resume`` = field taking the words after
+the first ``--`` (as a list), ``selector`` = (field, message) when a
 second selector of the field is an error, ``lead_nodash`` (the leading positional may not
 look like an option), ``check`` = ``module:function`` run on the values after the scan.
 
@@ -127,11 +128,16 @@ def scan(ctx, row, args):
     flags = {}
     for spec in row.get("flags", ()):
         flags[spec[0]] = spec
+    values = {}
+    resume = row.get("resume")
+    if resume and "--" in args:
+        separator = args.index("--")
+        values[resume] = list(args[separator + 1 :])
+        args = args[:separator]
     equals = row.get("equals")
     if equals:
         args = expand_equals(args, equals)
     io_errors = row.get("errors") == "io"
-    values = {}
     if row.get("envpane") and ctx.pane_id() is not None:
         values[row["envpane"]] = ctx.pane_id()
     pos = row.get("pos")

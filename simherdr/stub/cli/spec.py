@@ -730,7 +730,9 @@ def _pane_command(v09):
                 "Wait for matching pane output",
                 [
                     required("pane_id", "PANE_ID"),
-                    dict(option("match", "TEXT", "Match a literal substring"), conflicts=("regex",)),
+                    dict(
+                        option("match", "TEXT", "Match a literal substring"), conflicts=("regex",)
+                    ),
                     dict(
                         option("regex", "PATTERN", "Match a Rust regular expression"),
                         conflicts=("match",),

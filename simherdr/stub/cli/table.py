@@ -522,6 +522,7 @@ def _pane(v09):
             },
             {
                 "name": "report-agent",
+                "resume": "resume_argv" if v09 else None,
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in report_flags) if v09 else None,
                 "flags": report_flags,
@@ -541,16 +542,19 @@ def _pane(v09):
                     ("seq", "opt"),
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
-                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
+                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
+                + _RESUME_USAGE[v09],
                 "lines": (
                     "  herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown [--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
             },
             {
                 "name": "report-agent-session",
+                "resume": "resume_argv" if v09 else None,
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in session_flags) if v09 else None,
                 "flags": session_flags,
@@ -568,10 +572,12 @@ def _pane(v09):
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
                     ("session_start_source", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] "
-                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]",
+                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
+                + _RESUME_USAGE[v09],
                 "lines": (
                     "  herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
@@ -654,6 +660,10 @@ def _pane(v09):
         (),
     )
 
+
+# 0.9.x: everything after the first `--` is the resume command (split_resume_argv; VERSIONS.md
+# §5 row 21); sent as `resume_argv` (CHOICE: omitted when there is no `--`, as an Option).
+_RESUME_USAGE = {False: "", True: " [-- <resume-command...>]"}
 
 _STATE_ERROR = "invalid pane agent state: %s (expected idle, working, blocked, or unknown)"
 
