@@ -125,7 +125,8 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
     [
         (["session", "list"], "herdr session list"),
         (["plugin", "list"], "herdr plugin list"),
-        (["terminal"], "herdr terminal"),
+        (["terminal", "session", "observe", "t1"], "herdr terminal session observe"),
+        (["channel", "set", "preview"], "herdr channel set"),
         (["agent", "attach", "x"], "herdr agent attach"),
         (["api", "schema"], "herdr api schema"),
     ],

@@ -1005,6 +1005,57 @@ def _notification(v09):
     )
 
 
+def _channel(v09):
+    return (
+        "herdr channel commands:",
+        [
+            {
+                "name": "show",
+                "run": "status:channel_show",
+                "lines": (
+                    "  herdr channel show                  print the configured update channel",
+                ),
+            },
+            {
+                # CHOICE: `channel set` rewrites config.toml and then self-updates the binary
+                # (a download): not emulated.
+                "name": "set",
+                "run": None,
+                "lines": ("  herdr channel set <stable|preview>  choose the update channel",),
+            },
+        ],
+        (),
+    )
+
+
+def _terminal(v09):
+    return (
+        "herdr terminal commands:",
+        [
+            {
+                "name": "attach",
+                "run": "terminal:attach",
+                "usage": "usage: herdr terminal attach <terminal_id> [--takeover]",
+                "lines": ("  herdr terminal attach <terminal_id> [--takeover]",),
+            },
+            {
+                "name": "session",
+                "run": "terminal:session",
+                "lines": (
+                    "  herdr terminal session control <target> [--takeover] [--cols N] [--rows N]",
+                    "  herdr terminal session observe <target> [--cols N] [--rows N]",
+                ),
+            },
+            {
+                "name": "title",
+                "run": "terminal:title",
+                "lines": ("  herdr terminal title set <title>", "  herdr terminal title clear"),
+            },
+        ],
+        ("  detach from direct attach with ctrl+b q; send literal ctrl+b with ctrl+b ctrl+b",),
+    )
+
+
 #: herdr 0.8.2 integration targets, in print_integration_help order (src/cli/integration.rs:154).
 INTEGRATION_TARGETS = (
     "pi",
@@ -1108,6 +1159,8 @@ GROUPS = {
     "server": _server,
     "config": _config,
     "notification": _notification,
+    "channel": _channel,
+    "terminal": _terminal,
     "session": _session,
     "integration": _integration,
 }
@@ -1117,11 +1170,7 @@ SPECIAL = {
     "completions": "completion:run",  # visible alias (spec.rs)
 }
 SPECIAL_09 = {"machine": "machine:run_group"}
-OPAQUE = (
-    "channel",
-    "terminal",
-    "plugin",
-)
+OPAQUE = ("plugin",)
 
 
 def group(name, v09):
