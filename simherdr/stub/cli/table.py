@@ -738,7 +738,9 @@ def _agent(v09):
             {
                 # CHOICE: attaches a terminal stream, not a socket call.
                 "name": "attach",
-                "run": None,
+                "run": "terminal:attach",
+                "command": "herdr agent attach",
+                "usage": "usage: herdr agent attach <target> [--takeover]",
                 "lines": ("  herdr agent attach <target> [--takeover]",),
             },
             {

@@ -13,7 +13,7 @@ _TITLE_USAGE = "usage: herdr terminal title set <title>\n       herdr terminal t
 
 
 def attach(ctx, row, args):
-    """parse_attach_target, then the (unsupported) stream attach."""
+    """parse_attach_target (src/cli.rs; also ``agent attach``), then the unsupported attach."""
     if not args:
         raise usage(row["usage"])
     for arg in args[1:]:
@@ -22,7 +22,7 @@ def attach(ctx, row, args):
         if arg in ("help", "--help", "-h"):
             raise Exit(0, row["usage"])
         raise usage("unknown option: %s" % arg)
-    return unsupported(ctx, "herdr terminal attach")
+    return unsupported(ctx, row.get("command", "herdr terminal attach"))
 
 
 def session(ctx, row, args):
