@@ -50,7 +50,7 @@ def script(shell, v09):
 
 
 class _Cmd:
-    __slots__ = ("name", "bin", "about", "aliases", "args", "subs")
+    __slots__ = ("about", "aliases", "args", "bin", "name", "subs")
 
     def __init__(self, name, bin_name, about, aliases, args, subs):
         self.name, self.bin, self.about = name, bin_name, about
@@ -130,8 +130,7 @@ def _positional_display(arg):
 def _bash(root):
     name = root.bin
     fn_name = name.replace("-", "__")
-    return (
-        """_{name}() {{
+    return f"""_{name}() {{
     local i cur prev opts cmd
     COMPREPLY=()
     if [[ "${{BASH_VERSINFO[0]}}" -ge 4 ]]; then
@@ -147,28 +146,28 @@ def _bash(root):
     do
         case "${{cmd}},${{i}}" in
             ",$1")
-                cmd="{cmd}"
-                ;;{subcmds}
+                cmd="{fn_name}"
+                ;;{_bash_all_subcommands(root, fn_name)}
             *)
                 ;;
         esac
     done
 
     case "${{cmd}}" in
-        {cmd})
-            opts="{name_opts}"
+        {fn_name})
+            opts="{_bash_all_options(root, root)}"
             if [[ ${{cur}} == -* || ${{COMP_CWORD}} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${{opts}}" -- "${{cur}}") )
                 return 0
             fi
-            case "${{prev}}" in{name_opts_details}
+            case "${{prev}}" in{_bash_option_details(root, root)}
                 *)
                     COMPREPLY=()
                     ;;
             esac
             COMPREPLY=( $(compgen -W "${{opts}}" -- "${{cur}}") )
             return 0
-            ;;{subcmd_details}
+            ;;{_bash_subcommand_details(root)}
     esac
 }}
 
@@ -178,14 +177,6 @@ else
     complete -F _{name} -o bashdefault -o default {name}
 fi
 """
-    ).format(
-        name=name,
-        cmd=fn_name,
-        name_opts=_bash_all_options(root, root),
-        name_opts_details=_bash_option_details(root, root),
-        subcmds=_bash_all_subcommands(root, fn_name),
-        subcmd_details=_bash_subcommand_details(root),
-    )
 
 
 def _bash_all_subcommands(root, parent_fn_name):
@@ -395,7 +386,7 @@ def _zsh_help(text):
 
 def _zsh(root):
     name = root.bin
-    return """#compdef {name}
+    return f"""#compdef {name}
 
 autoload -U is-at-least
 
@@ -411,22 +402,17 @@ _{name}() {{
     fi
 
     local context curcontext="$curcontext" state line
-    {initial_args}{subcommands}
+    {_zsh_args_of(root)}{_zsh_subcommands_of(root)}
 }}
 
-{subcommand_details}
+{_zsh_subcommand_details(root)}
 
 if [ "$funcstack[1]" = "_{name}" ]; then
     _{name} "$@"
 else
     compdef _{name} {name}
 fi
-""".format(
-        name=name,
-        initial_args=_zsh_args_of(root),
-        subcommands=_zsh_subcommands_of(root),
-        subcommand_details=_zsh_subcommand_details(root),
-    )
+"""
 
 
 def _zsh_commands_fn(bin_name, cmd):
