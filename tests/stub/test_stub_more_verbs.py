@@ -396,3 +396,57 @@ def test_channel_show_reads_the_config(cli, tmp_path):
     assert cli("channel", "show").stdout == "stable\n"
     res = cli("channel", "show", "x")
     assert res.rc == 2 and res.stderr.startswith("herdr channel commands:\n")
+
+
+KEYS_CONFIG = """onboarding = false
+
+[theme]
+name = "catppuccin"
+
+[keys]
+prefix = "ctrl+a"
+
+[[keys.command]]
+key = "g"
+command = "lazygit"
+
+[keys.indexed]
+tabs = "ctrl"
+
+[ui]
+mouse_capture = false
+"""
+
+
+def test_config_reset_keys(cli, tmp_path):
+    config = tmp_path / "config.toml"
+    env = {"HERDR_CONFIG_PATH": str(config)}
+    res = cli("config", "reset-keys", env=env)
+    assert (
+        res.stdout == f"No config file found at {config}. Built-in v2 keybindings already apply.\n"
+    )
+    config.write_text("[ui]\nmouse_capture = true\n")
+    res = cli("config", "reset-keys", env=env)
+    assert (
+        res.stdout
+        == f"No [keys] config found in {config}. Built-in v2 keybindings already apply.\n"
+    )
+    config.write_text(KEYS_CONFIG)
+    res = cli("config", "reset-keys", env=env)
+    assert res.rc == 0
+    backups = list(tmp_path.glob("config.toml.bak-keybind-v2-*"))
+    assert len(backups) == 1 and backups[0].read_text() == KEYS_CONFIG
+    assert config.read_text() == (
+        'onboarding = false\n\n[theme]\nname = "catppuccin"\n\n[ui]\nmouse_capture = false\n'
+    )
+    assert res.stdout.splitlines() == [
+        f"Created backup: {backups[0]}",
+        f"Removed [keys], [keys.indexed], and [[keys.command]] from {config}.",
+        "Built-in v2 keybindings will apply after Herdr restarts or reloads config.",
+        "If a Herdr server is running, run `herdr server reload-config` to apply this now.",
+        f"To restore: cp {backups[0]} {config}",
+    ]
+    assert cli("config", "reset-keys", "x", env=env).stderr == "usage: herdr config reset-keys\n"
+    config.write_text("[keys\n")
+    res = cli("config", "reset-keys", env=env)
+    assert res.rc == 1 and res.stderr.startswith(f"config file at {config} is invalid TOML: ")

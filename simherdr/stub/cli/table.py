@@ -1091,7 +1091,7 @@ def _config(v09):
             },
             {
                 "name": "reset-keys",
-                "run": None,
+                "run": "reset_keys:run",
                 "lines": (
                     "  herdr config reset-keys  back up config.toml and remove custom keybindings",
                 ),
