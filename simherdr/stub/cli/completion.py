@@ -3,14 +3,11 @@
 herdr 0.8.2 ``src/cli/completion.rs`` calls ``clap_complete::generate(shell, spec::command(),
 "herdr")`` (clap_complete 4.6.5, ``Cargo.lock``) and, for zsh, rewrites ``--name=[`` to
 ``--name[`` (space-separated long options).  The generators below follow clap_complete
-4.6.5's ``aot/shells/{bash,zsh,fish}.rs`` over the tree in :mod:`.spec`, after clap's
-``Command::build`` (bin names, the ``-h/--help`` flag every subcommand gets).
-
-CHOICE: ``elvish`` and ``powershell`` are accepted shells in herdr but their scripts are not
-reproduced: they answer "not supported".
+4.6.5's ``aot/shells/{bash,zsh,fish,elvish,powershell}.rs`` over the tree in :mod:`.spec`,
+after clap's ``Command::build`` (bin names, the ``-h/--help`` flag every subcommand gets).
 """
 
-from .core import Exit, unsupported
+from .core import Exit
 
 SUPPORTED_SHELLS = ("bash", "elvish", "fish", "powershell", "zsh")
 USAGE = "usage: herdr completion <%s>" % "|".join(SUPPORTED_SHELLS)
@@ -29,8 +26,6 @@ def run(ctx, row, args):
         raise Exit(2, USAGE)
     if shell not in SUPPORTED_SHELLS:
         raise Exit(2, "unknown shell: %s\n%s" % (shell, USAGE))
-    if shell in ("elvish", "powershell"):
-        return unsupported(ctx, "herdr completion " + shell)
     ctx.write_out(script(shell, ctx.v09))
     return 0
 
@@ -43,6 +38,10 @@ def script(shell, v09):
         return _bash(root)
     if shell == "fish":
         return _fish(root)
+    if shell == "elvish":
+        return _elvish(root)
+    if shell == "powershell":
+        return _powershell(root)
     return _zsh_long_options(_zsh(root))
 
 
@@ -566,3 +565,148 @@ def _zsh_long_options(script_text):
             rest = candidate
     out.append(rest)
     return "".join(out)
+
+
+# -- elvish (clap_complete aot/shells/elvish.rs) ---------------------------------------------
+
+
+def _elvish(root):
+    return """
+use builtin;
+use str;
+
+set edit:completion:arg-completer[{name}] = {{|@words|
+    fn spaces {{|n|
+        builtin:repeat $n ' ' | str:join ''
+    }}
+    fn cand {{|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }}
+    var command = '{name}'
+    for word $words[1..-1] {{
+        if (str:has-prefix $word '-') {{
+            break
+        }}
+        set command = $command';'$word
+    }}
+    var completions = [{cases}
+    ]
+    $completions[$command]
+}}
+""".format(name=root.bin, cases=_elvish_inner(root, ""))
+
+
+def _elvish_tip(text, fallback):
+    return text.replace("\n", " ").replace("'", "''") if text is not None else fallback
+
+
+def _elvish_inner(cmd, previous):
+    names = [cmd.bin] if not previous else ["%s;%s" % (previous, n) for n in cmd.names()]
+    completions = ""
+    preamble = "\n            cand "
+    for arg in cmd.opts() + cmd.flags():
+        if arg.get("short"):
+            tip = _elvish_tip(arg.get("help"), arg["short"])
+            completions += preamble + "-%s '%s'" % (arg["short"], tip)
+        if arg.get("long"):
+            tip = _elvish_tip(arg.get("help"), arg["long"])
+            completions += preamble + "--%s '%s'" % (arg["long"], tip)
+    for sub in cmd.subs:
+        for name in sub.names():
+            completions += preamble + "%s '%s'" % (name, _elvish_tip(sub.about, name))
+    cases = ""
+    for name in names:
+        cases += "\n        &'%s'= {%s\n        }" % (name, completions)
+    for sub in cmd.subs:
+        for name in names:
+            cases += _elvish_inner(sub, name)
+    return cases
+
+
+# -- powershell (clap_complete aot/shells/powershell.rs) -------------------------------------
+
+
+def _powershell(root):
+    return """
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName '{name}' -ScriptBlock {{
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        '{name}'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {{
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {{
+                break
+        }}
+        $element.Value
+    }}) -join ';'
+
+    $completions = @(switch ($command) {{{cases}
+    }})
+
+    $completions.Where{{ $_.CompletionText -like "$wordToComplete*" }} |
+        Sort-Object -Property ListItemText
+}}
+""".format(name=root.bin, cases=_powershell_inner(root, ""))
+
+
+def _powershell_tip(text, fallback):
+    if text:
+        return text.replace("\n", " ").replace("'", "''").replace("\u2019", "'\u2019")
+    return fallback
+
+
+def _powershell_inner(cmd, previous):
+    names = [cmd.bin] if not previous else ["%s;%s" % (previous, n) for n in cmd.names()]
+    completions = ""
+    preamble = "\n            [CompletionResult]::new("
+    for arg in cmd.opts() + cmd.flags():
+        if arg.get("short"):
+            short = arg["short"]
+            tip = _powershell_tip(arg.get("help"), short)
+            completions += (
+                preamble
+                + "'-%s', '-%s%s', [CompletionResultType]::ParameterName, '%s')"
+                % (
+                    short,
+                    short,
+                    " " if short.isupper() else "",
+                    tip,
+                )
+            )
+        if arg.get("long"):
+            tip = _powershell_tip(arg.get("help"), arg["long"])
+            completions += (
+                preamble
+                + "'--%s', '--%s', [CompletionResultType]::ParameterName, '%s')"
+                % (
+                    arg["long"],
+                    arg["long"],
+                    tip,
+                )
+            )
+    for sub in cmd.subs:
+        for name in sub.names():
+            completions += (
+                preamble
+                + "'%s', '%s', [CompletionResultType]::ParameterValue, '%s')"
+                % (
+                    name,
+                    name,
+                    _powershell_tip(sub.about, name),
+                )
+            )
+    cases = ""
+    for name in names:
+        cases += "\n        '%s' {%s\n            break\n        }" % (name, completions)
+    for sub in cmd.subs:
+        for name in names:
+            cases += _powershell_inner(sub, name)
+    return cases
