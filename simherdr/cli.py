@@ -24,6 +24,15 @@ def _serve(args) -> int:
     if args.cwd:
         config.server_cwd = os.path.abspath(args.cwd)
     config.pane_mode = args.pane_mode  # pty/mixed: the simulator installs panes.pty.PtyBackend
+    if not args.no_herdr_config:  # herdr's own config files, read as herdr reads them
+        from . import hostconfig
+
+        config.herdr_config_dir = args.herdr_config_dir or hostconfig.config_dir()
+        config.config_path = (
+            os.path.join(args.herdr_config_dir, "config.toml")
+            if args.herdr_config_dir
+            else hostconfig.config_path()
+        )
     sim = Simulator(args.herdr_version, clock, config)
 
     async def main() -> int:
@@ -126,6 +135,15 @@ def main(argv: list[str] | None = None) -> int:
         "--control",
         metavar="PATH",
         help="also open a control socket (scenarios and faults, `simherdr ctl`)",
+    )
+    s.add_argument(
+        "--herdr-config-dir",
+        metavar="DIR",
+        help="herdr's config dir (config.toml, agent-detection/); default as herdr: "
+        "$XDG_CONFIG_HOME/herdr or ~/.config/herdr, config.toml from $HERDR_CONFIG_PATH if set",
+    )
+    s.add_argument(
+        "--no-herdr-config", action="store_true", help="read no herdr config (herdr's defaults)"
     )
     s.set_defaults(fn=_serve)
 

@@ -25,6 +25,7 @@ from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
+from .model.surface import ClientSurface
 
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
@@ -47,6 +48,13 @@ class Config:
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # herdr's own config files (simherdr.hostconfig): None = none read (the test default).
+    herdr_config_dir: str | None = None  # <config dir>: agent-detection/<agent>.toml overrides
+    config_path: str | None = None  # config.toml; server.reload_config re-reads it
+    default_shell: str = ""  # [terminal] default_shell (real panes; "" = $SHELL)
+    shell_mode: str = "auto"  # [terminal] shell_mode (read and reported, not applied)
+    pane_history: bool = False  # [experimental] pane_history
+    toast_delivery: str = "off"  # [ui.toast] delivery: notification.show's path
 
 
 @dataclass
@@ -102,6 +110,13 @@ class Simulator:
         from .agents import AgentLayer
 
         self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
+        self.surface = ClientSurface()  # toast, window title, agent view (no client attached)
+        if self.config.config_path:
+            from . import hostconfig
+
+            loaded = hostconfig.load_at_start(self.config.config_path)
+            hostconfig.apply(self.config, loaded)
+            self.surface.config_diagnostics = loaded.diagnostics
 
     # --- time ------------------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ Importing this package imports every area below; each registers its methods with
 
 from . import (  # noqa: F401  (imported for their registrations)
     agent,
+    client,
+    config,
     events,
     metadata,
     pane,

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..model.hub import EventHub
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
+    from ..model.surface import ClientSurface
 
 T = TypeVar("T")
 
@@ -42,6 +43,10 @@ class HandlerConfig(Protocol):
     server_cwd: str
     worktrees_dir: str | None  # [worktrees].directory
     confirm_close: bool  # ui.confirm_close
+    new_cwd: str  # [terminal] new_cwd
+    toast_delivery: str  # [ui.toast] delivery
+    config_path: str | None  # herdr's config.toml (simherdr.hostconfig), when one is read
+    herdr_config_dir: str | None  # its directory: agent-detection overrides
 
 
 class ClientConnection(Protocol):
@@ -66,6 +71,7 @@ class HandlerContext(Protocol):
     agents: AgentLayer  # the agent layer: every agent-state input goes through it
     backend: PaneBackend  # the pane backend (model/seams.py)
     worktree_ops: WorktreeOperations
+    surface: ClientSurface  # toast, window title, agent view (model/surface.py)
     stopping: bool  # server.stop was answered: only ping is served
 
     # --- time (the injected clock) ------------------------------------------------------------
