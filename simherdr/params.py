@@ -18,6 +18,16 @@ class ParamError(Exception):
     pass
 
 
+class JsonObject(dict):
+    """A JSON object as the request decoder (:mod:`simherdr.wire`) read it, remembering its
+    duplicated keys: serde's derived structs refuse a duplicated field."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.duplicates: set[str] = set()
+        self.duplicate: str | None = None  # the first one, for the top-level check
+
+
 def _json_kind(v: Any) -> str:
     if v is None:
         return "null"
@@ -156,16 +166,40 @@ def struct(**fields: F) -> Callable:
     return check
 
 
+def tagged(name: str, **variants: dict[str, F]) -> Callable:
+    """serde's internally tagged enum (``#[serde(tag = "type")]``): the ``type`` field picks
+    the variant, whose fields are checked like a struct; the result keeps ``type``."""
+    names = ", ".join(f"`{v}`" for v in variants)
+
+    def check(v):
+        if not isinstance(v, dict):
+            raise _type_error(v, f"internally tagged enum {name}")
+        tag = v.get("type", _MISSING)
+        if tag is _MISSING:
+            raise ParamError("missing field `type`")
+        if not isinstance(tag, str):
+            raise _type_error(tag, "variant identifier")
+        if tag not in variants:
+            raise ParamError(f"unknown variant `{tag}`, expected one of {names}")
+        return {"type": tag, **parse(variants[tag], v)}
+
+    check.variants = variants
+    return check
+
+
 def parse(spec: dict[str, F], raw: Any, profile: Any = None) -> dict:
     """Check ``raw`` against ``spec``. With a ``profile``, a versioned field the profile does
     not know is read as absent (given values are ignored, not checked)."""
     if not isinstance(raw, dict):
         raise _type_error(raw, "a map")
     out: dict = {}
+    dups = raw.duplicates if isinstance(raw, JsonObject) else ()
     for name, f in spec.items():
         v = raw.get(name, _MISSING)
         if f.known is not None and profile is not None and not f.known(profile):
             v = _MISSING
+        elif name in dups:
+            raise ParamError(f"duplicate field `{name}`")
         if v is _MISSING or (v is None and f.opt):
             if f.opt:
                 out[name] = None

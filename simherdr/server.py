@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 
 from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    Listening,
     SocketBusy,
     UnsafeSocketDirectory,
     check_socket_dir,
@@ -28,6 +28,7 @@ from .unixsocket import (  # noqa: F401  (re-exported: callers import them from 
     socket_answers,
     take_path,
 )
+from .wire import decode_request, encode
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -35,57 +36,6 @@ WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
 # CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
 # connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
 LISTEN_BACKLOG = 1024
-
-
-class _Obj(dict):
-    duplicate: str | None = None
-
-
-def _pairs(pairs):
-    obj = _Obj()
-    for k, v in pairs:
-        if k in obj and obj.duplicate is None:
-            obj.duplicate = k
-        obj[k] = v
-    return obj
-
-
-def decode_request(text: str):
-    """json.loads, except that a duplicated top-level field fails like serde's
-    "duplicate field" (test src/api/server.rs:1464-1469), and a ``\\u`` escape of a lone
-    UTF-16 surrogate fails like serde_json ("lone leading surrogate in hex escape"): Python
-    would accept it and then be unable to encode the string back."""
-    obj = _DECODER.decode(text)
-    if isinstance(obj, _Obj) and obj.duplicate is not None:
-        raise ValueError(f"duplicate field `{obj.duplicate}`")
-    if "\\u" in text and _has_lone_surrogate(obj):
-        raise ValueError("lone leading surrogate in hex escape")
-    return obj
-
-
-def _has_lone_surrogate(obj) -> bool:
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return False
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def encode(obj) -> bytes:
-    return (_ENCODER.encode(obj) + "\n").encode()
 
 
 def _abort(writer: asyncio.StreamWriter) -> None:
@@ -157,7 +107,7 @@ class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
         self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
@@ -197,10 +147,8 @@ class Server:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
         if self.client_socket is not None:
             await self.client_socket.close()
         for t in list(self._conns):

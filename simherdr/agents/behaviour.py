@@ -31,6 +31,7 @@ session source never report one.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from ..facts import kinds as K
@@ -70,10 +71,69 @@ class Behaviour:
         unknown = set(overrides) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise TypeError(f"unknown behaviour field(s): {', '.join(sorted(unknown))}")
-        for name in ("exit_commands", "session_flags"):
-            if name in overrides:
-                overrides[name] = tuple(overrides[name])
-        return dataclasses.replace(self, **overrides)
+        return dataclasses.replace(self, **{k: check_value(k, v) for k, v in overrides.items()})
+
+
+# What each overridable field accepts (a value from a control line or a scenario file is
+# checked here, so a wrong type is refused at once instead of breaking a later agent.start).
+# "duration": a finite number >= 0 (seconds); "duration?": that or null; "strs": a list of
+# strings (kept as a tuple); a tuple of names: one of them.
+FIELD_TYPES: dict[str, object] = {
+    "kind": "str",
+    "detect_after": "duration",
+    "startup": "duration",
+    "startup_blocked": "bool",
+    "react": "duration?",
+    "work": "duration",
+    "block_marker": "str?",
+    "block_after": "duration",
+    "exit_commands": "strs",
+    "exit_after": "duration",
+    "lifetime": "duration?",
+    "session_at": ("start", "prompt", "never"),
+    "session_after": "duration",
+    "session_source": "str?",
+    "session_kind": ("id", "path"),
+    "session_value": "str?",
+    "session_flags": "strs",
+    "alt_screen": "bool",
+    "terminal_title": "str?",
+    "banner": "str",
+}
+
+
+def check_value(name: str, value):
+    """``value`` for field ``name``, normalised (lists -> tuples, ints -> floats); ValueError
+    with what the field takes otherwise."""
+    spec = FIELD_TYPES[name]
+    if isinstance(spec, str) and spec.endswith("?"):
+        if value is None:
+            return None
+        spec = spec[:-1]
+    if spec == "duration":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if math.isfinite(value) and value >= 0:
+                return float(value)
+        raise ValueError(f"behaviour field {name} takes a number of seconds >= 0, not {value!r}")
+    if spec == "bool":
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"behaviour field {name} takes true or false, not {value!r}")
+    if spec == "str":
+        if isinstance(value, str):
+            return value
+        raise ValueError(f"behaviour field {name} takes a string, not {value!r}")
+    if spec == "strs":
+        if isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
+            return tuple(value)
+        raise ValueError(f"behaviour field {name} takes a list of strings, not {value!r}")
+    assert isinstance(spec, tuple)
+    if value in spec:
+        return value
+    raise ValueError(f"behaviour field {name} takes one of {', '.join(spec)}, not {value!r}")
+
+
+assert set(FIELD_TYPES) == {f.name for f in dataclasses.fields(Behaviour)}
 
 
 #: Values for every kind (data, CHOICES).

@@ -139,6 +139,14 @@ class AgentLayer:
             occ.kill()
         self._pane_overrides.pop(pane.pane_id, None)
 
+    def pane_renamed(self, pane, old_id: str) -> None:
+        """pane.move across workspaces: the process and its overrides follow the terminal."""
+        occ = self._occupants.get(pane.terminal_id)
+        if occ is not None:
+            occ.pane_id = pane.pane_id
+        if old_id in self._pane_overrides:
+            self._pane_overrides[pane.pane_id] = self._pane_overrides.pop(old_id)
+
     # --- observations of the process (herdr's detection) ------------------------------------
 
     def process_detected(self, pane, kind: str) -> bool:
@@ -173,8 +181,8 @@ class AgentLayer:
         terminal_id = pane.terminal_id
 
         def redetect():
-            p = self.sim.session.panes.get(pane.pane_id)
-            if p is None or p.terminal_id != terminal_id or self.occupant(p) is not None:
+            p = self.sim.session.live_pane(pane.pane_id, terminal_id)
+            if p is None or self.occupant(p) is not None:
                 return
             t = self.sim.now()
             self._update(p, lambda a: T.detection(a, None, "unknown", False, False, t))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from .. import params as P
 from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
@@ -18,6 +16,7 @@ from .common import (
     read_pane,
     resolve_new_cwd,
 )
+from .matching import compile_match
 from .registry import method
 
 BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
@@ -183,19 +182,6 @@ def layout(sim, p):
     pane = optional_pane(s, p["pane_id"])
     w = s.ws(pane.workspace_id)
     return {"type": "pane_layout", "layout": V.layout_snapshot(s, w, w.tab(pane.tab_id))}
-
-
-def compile_match(match: dict):
-    """A line predicate for substring/regex matches. CHOICE: herdr uses Rust's ``regex``;
-    Python's ``re`` agrees on the common subset (no backreferences in Rust)."""
-    value = match["value"]
-    if match["type"] == "substring":
-        return lambda line: value in line
-    try:
-        rx = re.compile(value)
-    except re.error as e:
-        raise E.HerdrError("invalid_regex", f"regex parse error: {e}") from None
-    return lambda line: rx.search(line) is not None
 
 
 MATCH = P.struct(type=P.req(P.enum("substring", "regex")), value=P.req(P.STR))

@@ -83,6 +83,10 @@ class PaneBackend(Protocol):
         this pane starts."""
         ...
 
+    def renamed(self, pane: Pane, old_id: str) -> None:
+        """pane.move across workspaces gave the pane a new id (it was ``old_id``)."""
+        ...
+
 
 # --- optional capabilities ------------------------------------------------------------------
 

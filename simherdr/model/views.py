@@ -141,12 +141,12 @@ def agent_info(s: Session, p: Pane) -> dict:
 
 
 def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
-    panes, splits = L.snapshot(t.root, L.DEFAULT_AREA, w.tabs.index(t))
-    x, y, width, height = L.DEFAULT_AREA
+    panes, splits = L.snapshot(t.root, s.area)
+    x, y, width, height = s.area
     return {
         "workspace_id": w.workspace_id,
         "tab_id": t.tab_id,
-        "zoomed": False,
+        "zoomed": t.zoomed,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
         "panes": [

@@ -397,6 +397,10 @@ class PtyBackend:
             return
         rt.hang_up()
 
+    def renamed(self, pane, old_id: str) -> None:
+        """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""
+        self.simulated.renamed(pane, old_id)
+
     def close(self) -> None:
         """Kill and reap every real pane's processes now (server shutdown)."""
         for rt in list(self._real.values()) + list(self._dying):

@@ -22,11 +22,22 @@ kept as type-ahead and reaches the shell when the command ends; Ctrl-C ends the 
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import os
 import re
 import shlex
 
 PROMPT = "$ "
+#: what of one write is typed per event-loop turn (see _write_now): at most this many
+#: characters, and at most this many submitted lines (each may start a command)
+INPUT_SLICE = 16 * 1024
+INPUT_SLICE_LINES = 64
+# Printable characters (what the old per-character editor took as ``ch >= " " or "\t"``,
+# but DEL) as runs, every other control character alone.
+_INPUT_TOKEN = re.compile(
+    r"(?P<printable>[\t\x20-\x7e\x80-\U0010ffff]+)|(?P<control>[\x00-\x08\x0a-\x1f\x7f])"
+)
 _PASTE_MARKERS = re.compile(rb"\x1b\[20[01]~")
 _ESCAPE_SEQ = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)", re.S)
 PID_BASE = 40000
@@ -41,6 +52,7 @@ class SimulatedBackend:
         self._next_pid = PID_BASE
         self._busy: dict[str, list[str]] = {}  # pane_id -> argv of the foreground command
         self._typeahead: dict[str, bytes] = {}
+        self._queued: dict[str, collections.deque[bytes]] = {}  # writes behind a large one
         self._fg_cwd: dict[str, str] = {}  # pane_id -> the foreground process's own cwd
         self._oldpwd: dict[str, str] = {}
 
@@ -63,6 +75,13 @@ class SimulatedBackend:
         self._pids.pop(pane.pane_id, None)
         self._busy.pop(pane.pane_id, None)
         self._typeahead.pop(pane.pane_id, None)
+        self._queued.pop(pane.pane_id, None)
+
+    def renamed(self, pane, old_id: str) -> None:
+        """pane.move across workspaces: the shell's state follows the pane's new id."""
+        for table in (self._lines, self._pids, self._busy, self._typeahead):
+            if old_id in table:
+                table[pane.pane_id] = table.pop(old_id)
 
     # --- a foreground command (the scenario seam for a busy shell) ---------------------------
 
@@ -88,6 +107,13 @@ class SimulatedBackend:
     # --- input -------------------------------------------------------------------------------
 
     def write(self, pane, data: bytes) -> None:
+        queue = self._queued.get(pane.pane_id)
+        if queue is not None:
+            queue.append(data)  # a large write is still being typed: keep the order
+            return
+        self._write_now(pane, data)
+
+    def _write_now(self, pane, data: bytes) -> None:
         occupant = self.sim.foreground_agent(pane)
         if occupant is not None:
             occupant.on_input(data)
@@ -102,32 +128,72 @@ class SimulatedBackend:
             return
         data = _PASTE_MARKERS.sub(b"", data)
         data = _ESCAPE_SEQ.sub(b"", data)
-        line = self._lines.get(pane.pane_id, "")
         text = data.decode("utf-8", "replace")
-        for ch in text:
-            if ch in "\r\n":
-                pane.screen.feed("\r\n")
+        if _slice_end(text, 0) >= len(text):
+            self._type(pane, text)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a direct unit-level call): type it all now
+            self._type(pane, text)
+            return
+        # A large paste is typed a slice per loop turn, so one client's 800 KB send_text does
+        # not hold every other client for the whole of it (the reply does not wait for it
+        # either: herdr's send_text returns once the bytes are written to the PTY).
+        self._queued[pane.pane_id] = collections.deque()
+        loop.call_soon(self._type_slice, pane, text, 0)
+
+    def _type_slice(self, pane, text: str, start: int) -> None:
+        if pane.pane_id not in self._lines:  # the pane closed meanwhile
+            self._queued.pop(pane.pane_id, None)
+            return
+        end = _slice_end(text, start)
+        handed_over = self._type(pane, text[start:end])
+        self.sim.commit()
+        self.sim.notify()
+        if not handed_over and end < len(text):
+            asyncio.get_running_loop().call_soon(self._type_slice, pane, text, end)
+            return
+        queue = self._queued.pop(pane.pane_id, collections.deque())
+        while queue:  # what was written meanwhile, in order (it may start slicing again)
+            self._write_now(pane, queue.popleft())
+            if pane.pane_id in self._queued:
+                self._queued[pane.pane_id].extend(queue)
+                return
+
+    def _type(self, pane, text: str) -> bool:
+        """The line editor over ``text``; True when the shell handed the pane over (an agent
+        started, or ``exit``): the rest of the input is then not the shell's. Printable runs
+        are handled whole (linear in the input, not a string copy per character)."""
+        line = self._lines.get(pane.pane_id, "")
+        screen = pane.screen
+        for m in _INPUT_TOKEN.finditer(text):
+            run = m.group()
+            if m.lastgroup == "printable":
+                line += run
+                screen.feed(run)
+                continue
+            if run in "\r\n":
+                screen.feed("\r\n")
                 self._lines[pane.pane_id] = ""
                 if self._builtin(pane, line):
                     pass
                 elif self.sim.on_command(pane, line):
-                    return  # the shell ran something (an agent, or exit)
-                pane.screen.feed(self.prompt)
+                    return True  # the shell ran something (an agent, or exit)
+                screen.feed(self.prompt)
                 line = ""
-            elif ch == "\x7f" or ch == "\b":
+            elif run == "\x7f" or run == "\b":
                 if line:
                     line = line[:-1]
-                    pane.screen.feed("\b \b")
-            elif ch == "\x03":
-                pane.screen.feed("^C\r\n" + self.prompt)
+                    screen.feed("\b \b")
+            elif run == "\x03":
+                screen.feed("^C\r\n" + self.prompt)
                 line = ""
-            elif ch == "\x04" and not line:
+            elif run == "\x04" and not line:
                 self.sim.on_command(pane, "exit")
-                return
-            elif ch >= " " or ch == "\t":
-                line += ch
-                pane.screen.feed(ch)
+                return True
         self._lines[pane.pane_id] = line
+        return False
 
     def show_prompt(self, pane) -> None:
         self._lines[pane.pane_id] = ""
@@ -219,3 +285,14 @@ class SimulatedBackend:
             and pane.pane_id not in self._busy
             and self._lines.get(pane.pane_id, "") == ""
         )
+
+
+def _slice_end(text: str, start: int) -> int:
+    """Where the slice of ``text`` typed from ``start`` in one loop turn ends."""
+    end = min(len(text), start + INPUT_SLICE)
+    pos = start
+    for _ in range(INPUT_SLICE_LINES):
+        pos = text.find("\n", pos, end) + 1
+        if pos == 0:
+            return end
+    return pos

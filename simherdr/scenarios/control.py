@@ -22,7 +22,8 @@ import os
 import socket
 
 from ..facts import errors as E
-from ..unixsocket import listen_unix
+from ..unixsocket import Listening, listen_unix
+from ..wire import decode_request
 from . import agents as A
 from .faults import fault_from_spec
 
@@ -138,6 +139,8 @@ def handle(sim, obj) -> dict:
     if not isinstance(obj, dict):
         return {"ok": False, "error": 'a request is a JSON object {"op", "args"}'}
     op = obj.get("op")
+    if not isinstance(op, str):
+        return {"ok": False, "error": f'"op" must be a string naming an op (see "ops"), not {op!r}'}
     if op == "ops":
         return {"ok": True, "result": sorted(OPS)}
     fn = OPS.get(op)
@@ -165,7 +168,8 @@ def handle(sim, obj) -> dict:
 
 
 def _encode(obj) -> bytes:
-    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    # ASCII escapes: a reply that echoes a lone surrogate from a request still encodes
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
 
 class ControlServer:
@@ -174,7 +178,7 @@ class ControlServer:
     def __init__(self, sim, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -187,10 +191,8 @@ class ControlServer:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)
@@ -208,7 +210,7 @@ class ControlServer:
                 if not text:
                     continue
                 try:
-                    obj = json.loads(text)
+                    obj = decode_request(text)  # serde_json's rules, nesting limit included
                 except ValueError as e:
                     reply = {"ok": False, "error": f"invalid JSON: {e}"}
                 else:

@@ -1,0 +1,158 @@
+"""herdr's wire format: one JSON line per request, read with serde_json's rules.
+
+Python's ``json`` is more permissive than serde_json in ways a client can observe (herdr
+answers ``invalid_request``, id "", where Python would go on):
+- ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON; serde_json refuses them
+  ("expected value"), so a split with ``ratio: NaN`` never reaches a handler;
+- a number whose value is beyond f64 (``1e400``, or an integer of 309+ digits) is
+  "number out of range" (serde_json falls back from u64/i64 to f64 and refuses infinity);
+- nesting is limited to 128 levels ("recursion limit exceeded"): serde_json's default
+  ``remaining_depth`` of 128 is decremented on entering each array or object and fails at 0,
+  so 127 nested containers parse and 128 do not;
+- a duplicated field of a struct fails ("duplicate field `x`"): at the top level (Request's
+  ``id`` / flattened ``method`` / ``params``, src/api/server.rs:1464-1469) and inside
+  ``params``, whose variants are derived structs (checked in :func:`simherdr.params.parse`,
+  which knows which keys are struct fields). A duplicated key of a map-typed field (``env``)
+  is last-wins, as serde's HashMap is;
+- a ``\\u`` escape of a lone UTF-16 surrogate fails ("lone leading surrogate in hex
+  escape"): Python would accept it and then be unable to encode the string back.
+The texts are serde's gist without its " at line 1 column N" (clients must not match on them,
+SOCKET.md §1.3).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from .params import JsonObject
+
+MAX_DEPTH = 128  # serde_json's default recursion limit
+
+# A JSON string (skipped whole) or one bracket: C-speed tokens for the depth scan.
+_DEPTH_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _pairs(pairs) -> JsonObject:
+    obj = JsonObject()
+    for k, v in pairs:
+        if k in obj:
+            obj.duplicates.add(k)
+            obj.duplicate = obj.duplicate or k
+        obj[k] = v
+    return obj
+
+
+def _constant(name: str):
+    raise ValueError("expected value")
+
+
+def _float(text: str) -> float:
+    v = float(text)
+    if math.isinf(v):
+        raise ValueError("number out of range")
+    return v
+
+
+def _int(text: str) -> int:
+    # 309 digits is where an integer can pass f64::MAX (serde_json's fallback for big integers)
+    if len(text) >= 309 and math.isinf(float(text)):
+        raise ValueError("number out of range")
+    return int(text)
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
+)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def too_deep(text: str) -> bool:
+    """True when ``text`` nests MAX_DEPTH or more arrays/objects (serde_json refuses it)."""
+    if text.count("[") + text.count("{") < MAX_DEPTH:
+        return False  # the common case: no scan at all
+    depth = 0
+    for m in _DEPTH_TOKEN.finditer(text):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+            if depth >= MAX_DEPTH:
+                return True
+        elif tok in "]}":
+            depth -= 1
+    return False
+
+
+def decode_request(text: str):
+    """One request line as serde_json would read it (see the module doc); ValueError with
+    serde's text otherwise."""
+    if too_deep(text):
+        raise ValueError("recursion limit exceeded")
+    obj = _DECODER.decode(text)
+    if isinstance(obj, JsonObject) and obj.duplicate is not None:
+        raise ValueError(f"duplicate field `{obj.duplicate}`")
+    if "\\u" in text and _has_lone_surrogate(obj):
+        raise ValueError("lone leading surrogate in hex escape")
+    return obj
+
+
+def _has_lone_surrogate(obj) -> bool:
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def encode(obj) -> bytes:
+    try:
+        text = _ENCODER.encode(obj)
+    except RecursionError:  # a reply nested deeper than Python's stack (a deep layout tree)
+        text = _encode_deep(obj)
+    return (text + "\n").encode()
+
+
+def _encode_deep(obj) -> str:
+    """The same JSON as ``_ENCODER``, without recursion (serde_json writes any depth)."""
+    out: list[str] = []
+    stack: list = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            parts: list = [_Raw("}")]
+            for i, (k, v) in enumerate(reversed(list(item.items()))):
+                parts.append(v)
+                sep = "," if i < len(item) - 1 else ""
+                parts.append(_Raw(sep + _ENCODER.encode(str(k)) + ":"))
+            parts.append(_Raw("{"))
+            stack.extend(parts)
+        elif isinstance(item, (list, tuple)):
+            parts = [_Raw("]")]
+            for i, v in enumerate(reversed(item)):
+                parts.append(v)
+                if i < len(item) - 1:
+                    parts.append(_Raw(","))
+            parts.append(_Raw("["))
+            stack.extend(parts)
+        else:
+            out.append(_ENCODER.encode(item))
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
