@@ -125,7 +125,7 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
     [
         (["session", "list"], "herdr session list"),
         (["plugin", "list"], "herdr plugin list"),
-        (["terminal"], "herdr terminal"),
+        (["terminal", "attach", "term_1"], "herdr terminal attach"),
         (["agent", "attach", "x"], "herdr agent attach"),
         (["api", "schema"], "herdr api schema"),
     ],

@@ -1101,13 +1101,12 @@ GROUPS = {
     "session": _session,
     "integration": _integration,
 }
-SPECIAL = {"status": "status:run"}
+SPECIAL = {"status": "status:run", "terminal": "terminal:run"}
 SPECIAL_09 = {"machine": "machine:run_group"}
 OPAQUE = (
     "completion",
     "completions",
     "channel",
-    "terminal",
     "plugin",
 )
 
