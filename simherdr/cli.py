@@ -24,16 +24,20 @@ def _serve(args) -> int:
     if args.cwd:
         config.server_cwd = os.path.abspath(args.cwd)
     config.pane_mode = args.pane_mode  # pty/mixed: the simulator installs panes.pty.PtyBackend
-    if not args.no_herdr_config:  # herdr's own config files, read as herdr reads them
-        from . import hostconfig
+    from . import dirs
 
-        config.herdr_config_dir = args.herdr_config_dir or hostconfig.config_dir()
+    for key, value in dirs.from_environment().items():  # herdr's XDG config/state dirs
+        setattr(config, key, value)
+    config.persist = args.persist
+    if args.herdr_config_dir:
+        config.herdr_config_dir = os.path.abspath(args.herdr_config_dir)
+    if not args.no_herdr_config:  # herdr's config.toml, read as herdr reads it (hostconfig)
         config.config_path = (
-            os.path.join(args.herdr_config_dir, "config.toml")
-            if args.herdr_config_dir
-            else hostconfig.config_path()
-        )
-    sim = Simulator(args.herdr_version, clock, config)
+            None if args.herdr_config_dir else os.environ.get("HERDR_CONFIG_PATH")
+        ) or os.path.join(dirs.config_dir(config), "config.toml")
+    sim = Simulator(args.herdr_version, clock, config)  # reads config.toml
+    if args.pane_history:  # the flag turns it on whatever [experimental] pane_history says
+        sim.config.pane_history = True
 
     async def main() -> int:
         control = None
@@ -130,6 +134,17 @@ def main(argv: list[str] | None = None) -> int:
         default="simulated",
         help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
         "env SIMHERDR_PANE_MODE=pty",
+    )
+    s.add_argument(
+        "--persist",
+        action="store_true",
+        help="save and restore herdr's session.json in herdr's data dir "
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+    )
+    s.add_argument(
+        "--pane-history",
+        action="store_true",
+        help="with --persist, also session-history.json (herdr's [experimental].pane_history)",
     )
     s.add_argument(
         "--control",

@@ -53,8 +53,8 @@ class ClientSocket:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()  # the file goes only if it is still ours (herdr keeps its
-            self._server = None  # client_socket_identity too, src/server/headless.rs:489)
+            self._server.close()  # removes the socket only if it is still ours
+            self._server = None
         for t in list(self._held):
             t.cancel()
         await asyncio.gather(*self._held, return_exceptions=True)

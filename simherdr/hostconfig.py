@@ -1,10 +1,10 @@
 """herdr's config files on the host, read the way herdr reads them (I/O lives here; the values
 are injected into :class:`simherdr.simulator.Config`, the model never reads files).
 
-- ``config.toml``: ``$HERDR_CONFIG_PATH``, else ``<config dir>/config.toml``; the config dir is
-  ``$XDG_CONFIG_HOME/herdr``, else ``~/.config/herdr`` (src/config/io.rs:22-60,168-173).
-  CHOICE (CONFIG_APP_DIR): ``herdr``, herdr's release-build name; ``herdr-dev`` (a debug build)
-  is one argument away (:func:`config_dir`).
+- ``config.toml``: ``$HERDR_CONFIG_PATH``, else ``<config dir>/config.toml``
+  (src/config/io.rs:168-173; the config dir is :mod:`simherdr.dirs`'s). ``simherdr serve``
+  resolves the path (``--herdr-config-dir``, ``--no-herdr-config``); ``Config.config_path``
+  None reads nothing.
 - Live reload (``server.reload_config``) follows load_live_config (src/config/io.rs:217-353):
   an unreadable or unparsable file fails and keeps the current config; otherwise each known
   section is read on its own, a bad section is a diagnostic that keeps that section's current
@@ -67,25 +67,6 @@ DEFAULTS: dict[str, Any] = {
     "toast_delivery": "off",
     "worktrees_dir": None,
 }
-
-
-def config_dir(env: dict[str, str] | None = None, app_dir: str = "herdr") -> str:
-    env = os.environ if env is None else env
-    if env.get("XDG_CONFIG_HOME"):
-        return os.path.join(env["XDG_CONFIG_HOME"], app_dir)
-    home = env.get("HOME")
-    if home:
-        return os.path.join(home, ".config", app_dir)
-    import tempfile
-
-    return os.path.join(tempfile.gettempdir(), app_dir)
-
-
-def config_path(env: dict[str, str] | None = None, app_dir: str = "herdr") -> str:
-    env = os.environ if env is None else env
-    if env.get("HERDR_CONFIG_PATH"):
-        return env["HERDR_CONFIG_PATH"]
-    return os.path.join(config_dir(env, app_dir), "config.toml")
 
 
 @dataclass
@@ -281,24 +262,28 @@ def load_at_start(path: str) -> Loaded:
 # --- agent-detection overrides (src/detect/manifest.rs:555-666) -------------------------------
 
 
-def read_override(path: str) -> tuple[dict | None, str | None]:
+def read_override(path: str, agent: str) -> tuple[dict | None, str | None]:
     """(manifest table, None), or (None, why it could not be loaded), or (None, None) when
-    there is no override file."""
+    there is no override file. The manifest is checked by simherdr.panes.manifests.parse
+    (herdr's parse_manifest + validate_manifest).
+
+    CHOICE (OVERRIDE_COMPILE): herdr tells "could not be loaded" (parse, validation) from
+    "could not be compiled" (regexes, after the id check); here a bad regex is a load error."""
+    from .panes.manifests import ManifestError, parse
+
     if not os.path.exists(path):
         return None, None
     try:
         with open(path, "rb") as f:
-            table = tomllib.loads(f.read().decode("utf-8"))
+            text = f.read().decode("utf-8")
+        table = tomllib.loads(text)
+        if not isinstance(table.get("id"), str):
+            return None, "missing field `id`"
+        parse(text, agent, path)
     except OSError as e:
         return None, str(e.strerror or e)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ManifestError) as e:
         return None, str(e)
-    # CHOICE (OVERRIDE_CHECKS): the fields every manifest needs (parse_manifest) are checked;
-    # herdr's rule validation and regex compilation (validate_manifest) are not repeated.
-    if not isinstance(table.get("id"), str):
-        return None, "missing field `id`"
-    if "rules" in table and not isinstance(table["rules"], list):
-        return None, "invalid type: expected a sequence for key `rules`"
     return table, None
 
 

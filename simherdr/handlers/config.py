@@ -13,11 +13,48 @@ from __future__ import annotations
 
 import os
 
-from .. import hostconfig
+from .. import dirs, hostconfig
 from ..facts import kinds as K
-from ..facts import manifests as MF
 from ..model.surface import TOAST_SECONDS
+from ..panes import manifests as MF
 from .registry import method
+
+# Agent::SCREEN_MANIFEST_AGENTS (src/detect/mod.rs:94-115): the order summaries are listed in.
+SCREEN_MANIFEST_AGENTS = (
+    "pi",
+    "claude",
+    "codex",
+    "gemini",
+    "cursor",
+    "devin",
+    "agy",
+    "cline",
+    "opencode",
+    "copilot",
+    "kimi",
+    "kiro",
+    "droid",
+    "amp",
+    "grok",
+    "hermes",
+    "kilo",
+    "qodercli",
+    "qwen",
+    "maki",
+)
+# CHOICE (MANIFESTS_093_UNREAD): of herdr 0.9.3's manifests only pi.toml and muse.toml were read
+# ([H093] src/detect/manifests/); the others are taken as 0.8.2's (simherdr.panes.manifests),
+# and muse (0.9.0, VERSIONS.md §5 row 25) is listed last.
+MANIFEST_VERSIONS_093 = {"pi": "2026.09.14.1", "muse": "2026.08.26.1"}
+
+
+def _bundled(version: str) -> list[tuple[str, str | None]]:
+    bundled = {a: m.version for a, m in MF.load().items()}
+    out = [(a, bundled.get(a)) for a in SCREEN_MANIFEST_AGENTS]
+    if version.startswith("0.8"):
+        return out
+    out = [(a, MANIFEST_VERSIONS_093.get(a, v)) for a, v in out]
+    return out + [("muse", MANIFEST_VERSIONS_093["muse"])]
 
 
 @method("server.reload_config")
@@ -45,12 +82,12 @@ def _matches(table: dict, agent: str) -> bool:
 
 def _summaries(sim) -> list[dict]:
     out = []
-    base = sim.config.herdr_config_dir
-    for agent, version in MF.bundled(sim.profile.version):
+    base = dirs.config_dir(sim.config)
+    for agent, version in _bundled(sim.profile.version):
         info: dict = {"agent": agent, "source": "bundled", "source_kind": "bundled"}
         active, warning = version, None
-        path = os.path.join(base, "agent-detection", f"{agent}.toml") if base else None
-        table, error = hostconfig.read_override(path) if path else (None, None)
+        path = os.path.join(base, "agent-detection", f"{agent}.toml")  # override_path
+        table, error = hostconfig.read_override(path, agent)
         if table is not None and _matches(table, agent):
             info["source"], info["source_kind"] = path, "local override"
             v = table.get("version")

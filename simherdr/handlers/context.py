@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
     from ..model.surface import ClientSurface
+    from ..plugins import PluginHost
 
 T = TypeVar("T")
 
@@ -46,7 +47,8 @@ class HandlerConfig(Protocol):
     new_cwd: str  # [terminal] new_cwd
     toast_delivery: str  # [ui.toast] delivery
     config_path: str | None  # herdr's config.toml (simherdr.hostconfig), when one is read
-    herdr_config_dir: str | None  # its directory: agent-detection overrides
+    herdr_config_dir: str | None  # herdr's config dir (simherdr.dirs); None: under home
+    herdr_state_dir: str | None  # herdr's state dir; None: under home
 
 
 class ClientConnection(Protocol):
@@ -72,6 +74,7 @@ class HandlerContext(Protocol):
     backend: PaneBackend  # the pane backend (model/seams.py)
     worktree_ops: WorktreeOperations
     surface: ClientSurface  # toast, window title, agent view (model/surface.py)
+    plugins: PluginHost  # plugin registry, command logs, plugin panes (simherdr.plugins)
     stopping: bool  # server.stop was answered: only ping is served
 
     # --- time (the injected clock) ------------------------------------------------------------

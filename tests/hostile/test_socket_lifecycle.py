@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from simherdr.client_socket import client_socket_path
 from simherdr.unixsocket import SocketBusy, take_path
 
 pytestmark = pytest.mark.hostile
@@ -121,17 +122,15 @@ def test_a_replaced_socket_is_not_deleted_by_the_older_server(tmp_path):
     new = None
     try:
         assert wait_for(lambda: ping(path))
-        # someone removes its sockets, and a newer server takes the paths (while the old client
-        # socket still answered, the newer one would refuse, as herdr does:
-        # src/server/headless.rs:484-489)
-        client = os.path.join(os.path.dirname(path), "herdr-client.sock")
+        # someone removes both sockets (the API socket and herdr's client socket beside it),
+        # and a newer server takes the path
         os.unlink(path)
-        os.unlink(client)
+        os.unlink(client_socket_path(path))
         new = subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
         assert wait_for(lambda: ping(path))
         stop(old)
         assert os.path.exists(path), "the older server deleted the newer server's socket"
-        assert os.path.exists(client), "the older server deleted the newer client socket"
+        assert os.path.exists(client_socket_path(path)), "... or its client socket"
         assert ping(path)
     finally:
         stop(old)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr import hostconfig
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
@@ -34,14 +33,6 @@ def _h(version, tmp_path, cfgdir):
         config=_config(tmp_path, cfgdir),
         validator=lambda r: ref.validate_reply(r, version),
     )
-
-
-def test_paths_follow_herdr(tmp_path):
-    env = {"XDG_CONFIG_HOME": "/x", "HOME": "/h"}
-    assert hostconfig.config_path(env) == "/x/herdr/config.toml"
-    assert hostconfig.config_path({"HOME": "/h"}) == "/h/.config/herdr/config.toml"
-    assert hostconfig.config_path({**env, "HERDR_CONFIG_PATH": "/c.toml"}) == "/c.toml"
-    assert hostconfig.config_dir(env, app_dir="herdr-dev") == "/x/herdr-dev"
 
 
 def test_values_read_at_start(version, tmp_path, cfgdir):
@@ -140,8 +131,11 @@ def test_manifests_and_overrides(version, tmp_path, cfgdir):
         assert [m["agent"] for m in ms][:3] == ["pi", "claude", "codex"]
         assert all(m["source_kind"] == "bundled" for m in ms)
         assert ("muse" in {m["agent"] for m in ms}) == (version == "0.9.3")
-        (od / "claude.toml").write_text('id = "claude-code"\nversion = "local.1"\nrules = []\n')
-        (od / "codex.toml").write_text('id = "pi"\n')
+        (od / "claude.toml").write_text(
+            'id = "claude-code"\nversion = "local.1"\n'
+            '[[rules]]\nid = "w"\nstate = "working"\ncontains = ["Working"]\n'
+        )
+        (od / "codex.toml").write_text('id = "pi"\n[[rules]]\nid = "w"\ncontains = ["x"]\n')
         (od / "gemini.toml").write_text("id = \n")
         # cached until reloaded
         assert h.ok("server.agent_manifests")["manifests"] == ms
