@@ -19,7 +19,6 @@ from typing import Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
 from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
@@ -30,6 +29,8 @@ from .model.surface import ClientSurface
 
 log = logging.getLogger(__name__)
 
+# Answered before the shutdown check ([H093] src/api/server.rs handle_request).
+ANSWERED_WHILE_STOPPING = ("ping", "server.stop", "client_shell.surface.set")
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
@@ -113,6 +114,7 @@ class Simulator:
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
         self.interceptors: list = []
+        self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self._faults = None
         from .panes.simulated import SimulatedBackend
 
@@ -301,8 +303,44 @@ class Simulator:
 
     # --- requests ----------------------------------------------------------------------------
 
+    def unparsable_id(self, obj: Any, duplicates: frozenset = frozenset()) -> str:
+        """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
+        id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
+        if (
+            self.profile.invalid_request_keeps_id
+            and isinstance(obj, dict)
+            and isinstance(obj.get("id"), str)
+            and "id" not in duplicates
+        ):
+            return obj["id"]
+        return ""
+
+    def retired(self, obj: Any, duplicates: frozenset = frozenset()) -> E.HerdrError | None:
+        """unknown_method for a line naming a retired method (checked once the line fails
+        to parse as a Request, which such a line always does)."""
+        name = obj.get("method") if isinstance(obj, dict) else None
+        if (
+            isinstance(name, str)
+            and name in self.profile.retired_methods
+            and "method" not in duplicates
+        ):
+            return E.unknown_method(name, self.unparsable_id(obj, duplicates))
+        return None
+
     def parse(self, obj: Any):
-        """(id, MethodDef, params) or raise HerdrError invalid_request (id "")."""
+        """(id, MethodDef, params) or raise HerdrError (invalid_request; unknown_method for a
+        retired name), whose reply id is :meth:`unparsable_id`."""
+        retired = self.retired(obj)
+        if retired is not None:
+            raise retired
+        try:
+            return self._parse(obj)
+        except E.HerdrError as e:
+            if e.reply_id is None:
+                e.reply_id = self.unparsable_id(obj)
+            raise
+
+    def _parse(self, obj: Any):
         if not isinstance(obj, dict):
             raise E.invalid_request(f"invalid type: {P._json_kind(obj)}, expected struct Request")
         if "id" not in obj:
@@ -317,7 +355,7 @@ class Simulator:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        if name not in ALL_METHODS:
+        if name not in self.profile.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -339,7 +377,7 @@ class Simulator:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:
@@ -367,7 +405,7 @@ class Simulator:
 
     async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
         """The method itself, after parsing (and after any interceptors)."""
-        if self.stopping and mdef.name not in ("ping", "server.stop"):
+        if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:
             if mdef.kind == "call":
@@ -436,12 +474,17 @@ class Simulator:
             snap, history = persist.load(self.config)
         else:
             snap, history = persist.capture(self)
+        plans = {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self.session.all_panes()}
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
         self._timers.clear()
         self.hub = EventHub()
         self._focus_pair = None
         persist.restore(self, snap or {"workspaces": [], "active": None}, history)
+        for pane in list(self.session.all_panes()):
+            argv, saved_cwd = plans.get(pane.pane_id, (None, None))
+            if argv:  # 0.9.2 resume_argv: typed into the new shell, in the saved directory
+                self.agents.resume_after_restart(pane, argv, saved_cwd)
         self.commit()
 
     def stop(self) -> None:

@@ -76,6 +76,7 @@ class HandlerContext(Protocol):
     surface: ClientSurface  # toast, window title, agent view (model/surface.py)
     plugins: PluginHost  # plugin registry, command logs, plugin panes (simherdr.plugins)
     stopping: bool  # server.stop was answered: only ping is served
+    ssh_agent_leases: list[str]  # 0.9 server.ssh_agent.register: the agent sockets held
 
     # --- time (the injected clock) ------------------------------------------------------------
     def now(self) -> float: ...
