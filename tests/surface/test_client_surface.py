@@ -14,7 +14,7 @@ def _harness(version, tmp_path, **cfg):
     return Harness(
         version,
         config=Config(home=str(tmp_path), server_cwd=str(tmp_path), **cfg),
-        validator=lambda r: ref.validate_reply(r, version),
+        validator=ref.validator(version),
     )
 
 

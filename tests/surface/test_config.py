@@ -31,7 +31,7 @@ def _h(version, tmp_path, cfgdir):
     return Harness(
         version,
         config=_config(tmp_path, cfgdir),
-        validator=lambda r: ref.validate_reply(r, version),
+        validator=ref.validator(version),
     )
 
 

@@ -69,14 +69,12 @@ def test_initial_event_when_already_in_the_wanted_state(running):
 
 def test_over_the_socket_the_exit_keeps_the_label(version, config):
     """The same stream over the real transport, on a fast scaled clock."""
-    import functools
-
     from simherdr.clock import ScaledClock
     from simherdr.testing import SocketClient, ThreadServer
     from tests import herdr_reference as ref
 
     with ThreadServer(version, clock=ScaledClock(50), config=config) as srv:
-        client = SocketClient(srv.path, 10, functools.partial(ref.validate_reply, version=version))
+        client = SocketClient(srv.path, 10, ref.validator(version))
         client.ok("workspace.create", {"cwd": config.server_cwd})
         # a hook-reported agent: working, then its process "exits" by releasing the label
         client.ok(
