@@ -188,8 +188,8 @@ def _top_level_diagnostics(table: dict) -> list[str]:
             header = f"[[{key}]]"
         else:
             continue
-        hint = "; did you mean [ui.toast]?" if key == "toast" else ""
-        out.append(f"unknown config section {header}{hint}; ignoring section")
+        hint = "; did you mean [ui.toast]?" if key == "toast" else ";"
+        out.append(f"unknown config section {header}{hint} ignoring section")
     # unknown plain top-level keys (src/config/io.rs:413-427)
     plain = sorted(
         k

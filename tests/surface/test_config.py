@@ -75,7 +75,7 @@ def test_reload_applied_partial_failed(version, tmp_path, cfgdir):
         r = h.ok("server.reload_config")
         assert r["status"] == "partial"
         assert r["diagnostics"] == [
-            "unknown config section [toast]; did you mean [ui.toast]?; ignoring section",
+            "unknown config section [toast]; did you mean [ui.toast]? ignoring section",
             "unknown config section [[plugins]]; ignoring section",
             "invalid terminal config: invalid type: integer `7`, expected a string for key "
             "`new_cwd`; keeping current terminal settings",
