@@ -198,7 +198,8 @@ def _add_ctl(sub) -> None:
     c.add_argument(
         "op",
         help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
-        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, "
+        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, "
+        "foreground.cwd, "
         "behaviour.set, server.restart, trace.get, trace.clear, scenario.load, ops",
     )
     c.add_argument(
