@@ -77,6 +77,7 @@ class Loaded:
     values: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[str] = field(default_factory=list)
     invalid_sections: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # the bad sections' own error texts
     failed: bool = False
 
     @property
@@ -239,22 +240,20 @@ def load_live(path: str) -> Loaded:
         except _Invalid as e:
             loaded.diagnostics.append(f"invalid {label}: {e}; keeping current {section} settings")
             loaded.invalid_sections.append(section)
+            loaded.errors.append(str(e))
     loaded.diagnostics += unknown_key_diagnostics(table)
     return loaded
 
 
 def load_at_start(path: str) -> Loaded:
-    """Config::load (src/config/io.rs:99-156): an error anywhere means all defaults."""
+    """Config::load (src/config/io.rs:99-156): the whole file is one deserialisation, so the
+    first error anywhere means all defaults ("config parse error: ...; using defaults")."""
     live = load_live(path)
-    if live.failed or live.invalid_sections:
-        first = live.diagnostics[0] if live.failed else None
-        text = (
-            first.replace("; keeping current config", "; using defaults")
-            if first
-            else "config parse error: "
-            + "; ".join(d for d in live.diagnostics if d.startswith("invalid "))
-            + "; using defaults"
-        )
+    if live.failed:
+        text = live.diagnostics[0].replace("; keeping current config", "; using defaults")
+        return Loaded(values=dict(DEFAULTS), diagnostics=[text])
+    if live.invalid_sections:
+        text = f"config parse error: {live.errors[0]}; using defaults"
         return Loaded(values=dict(DEFAULTS), diagnostics=[text])
     return live
 

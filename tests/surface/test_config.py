@@ -52,8 +52,10 @@ def test_bad_config_at_start_means_defaults(version, tmp_path, cfgdir):
     (cfgdir / "config.toml").write_text('[terminal]\nnew_cwd = "home"\nshell_mode = "sideways"\n')
     with _h(version, tmp_path, cfgdir) as h:
         assert h.sim.config.new_cwd == "follow"
-        [d] = h.sim.surface.config_diagnostics
-        assert d.startswith("config parse error: ") and d.endswith("; using defaults")
+        assert h.sim.surface.config_diagnostics == [
+            "config parse error: unknown variant `sideways`, expected one of `auto`, `login`, "
+            "`non_login` for key `shell_mode`; using defaults"
+        ]
         h.ok("workspace.create", cwd=str(tmp_path))  # and it serves
 
 
