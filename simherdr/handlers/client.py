@@ -111,6 +111,7 @@ BUILTIN_SORT_FIELDS = (
     "state_change_seq",
 )
 STATUSES = ("idle", "working", "blocked", "done", "unknown")
+STRING_FIELDS = ("status", "workspace_id", "tab_id", "pane_id", "agent")  # compared to strings
 
 
 class _ViewError(ValueError):
@@ -218,7 +219,7 @@ def _check_field_value(fld, value) -> None:
         return
     if fld == "state_change_seq" and isinstance(value, int) and not isinstance(value, bool):
         return
-    if (isinstance(fld, dict) or fld in BUILTIN_FIELDS[:5]) and isinstance(value, str):
+    if (isinstance(fld, dict) or fld in STRING_FIELDS) and isinstance(value, str):
         if fld == "status" and value not in STATUSES:
             raise _ViewError(f"unknown agent status `{value}`")
         return
