@@ -123,11 +123,9 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
 @pytest.mark.parametrize(
     "argv,command",
     [
-        (["session", "list"], "herdr session list"),
         (["plugin", "install", "o/r"], "herdr plugin install"),
         (["terminal", "attach", "term_1"], "herdr terminal attach"),
         (["agent", "attach", "x"], "herdr agent attach"),
-        (["api", "schema"], "herdr api schema"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):
