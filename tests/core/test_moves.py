@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import pytest
 
+from tests import herdr_reference as ref
 from tests.core.socketclient import request
 
 
 def events(h, since=0):
-    return [(k, d) for _, k, d in h.sim.hub.after(since)]
+    """The hub's events since ``since``, each checked against herdr's event schema."""
+    out = [(k, d) for _, k, d in h.sim.hub.after(since)]
+    for kind, data in out:
+        ref.validate_reply({"event": kind, "data": data})
+    return out
 
 
 def kinds(h, since=0):
