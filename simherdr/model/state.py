@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..facts import errors as E
 from ..facts import ids
 from . import layout as L
+from . import metadata as M
 from . import views as V
 from .status import wire_status
 from .terminal import AgentSlot
@@ -28,7 +29,7 @@ class Pane:
     terminal_id: str
     workspace_id: str
     tab_id: str
-    cwd: str | None
+    cwd: str | None  # the shell's live cwd (PaneInfo.cwd)
     env: dict
     screen: PaneScreen
     label: str | None = None
@@ -40,6 +41,12 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
+    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    scroll_offset: int | None = None
+    restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
+    meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
+    foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
 
     @property
@@ -75,6 +82,7 @@ class Workspace:
     next_pane_number: int = 1
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
+    meta: M.WorkspaceMetadata = field(default_factory=M.WorkspaceMetadata)  # tokens (TTL), seqs
 
     @property
     def label(self) -> str:
@@ -565,32 +573,7 @@ class Session:
     def _close_workspace_silently(self, w: Workspace) -> None:
         self.close_workspace(w, emit=False)
 
-    # --- a server restart (SOCKET.md §2.1 "Restart") -----------------------------------------
-
-    def restore_after_restart(self, now_us: int) -> None:
-        """What a restarted herdr restores: workspace ids and tab/pane numbers are persisted and
-        come back (src/persist/snapshot.rs:52-65); terminal ids are re-allocated
-        (src/persist/restore.rs:537,630); the workspace counter restarts past the largest
-        restored id, so a closed workspace's id above every survivor can come back
-        (src/persist/restore.rs:302). CHOICE: the new processes are fresh shells — no agent,
-        no name, no hook authority, no stored session, revision 0 — and the global
-        state_change_seq starts again at 0 (a new process)."""
-        highest = 0
-        for w in self.workspaces:
-            highest = max(highest, ids.decode(w.workspace_id[1:]) or 0)
-        self.next_workspace_number = highest + 1
-        self.state_change_seq = 0
-        self.aliases.clear()
-        self.outbox.clear()
-        for p in self.all_panes():
-            self.terminal_counter += 1
-            p.terminal_id = ids.terminal_id(now_us, self.terminal_counter)
-            p.screen = self._screen_factory()
-            p.agent = AgentSlot()
-            p.seen = True
-            p.revision = 0
-            p.title_stripped = None
-            p.foreground = None
+    # --- a server restart: simherdr.model.snapshot (capture/restore, herdr's session file) ----
 
     # --- events -----------------------------------------------------------------------------
 
