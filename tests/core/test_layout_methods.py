@@ -36,8 +36,9 @@ def mark(srv) -> int:
 
 def kinds(srv, since: int) -> list[tuple[str, dict]]:
     out = srv.run(lambda sim: [(k, d) for _, k, d in sim.hub.after(since)])
+    version = srv.run(lambda sim: sim.profile.version)
     for kind, data in out:
-        ref.validate_reply({"event": kind, "data": data})
+        ref.validate_reply({"event": kind, "data": data}, version)
     return out
 
 
