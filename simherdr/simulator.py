@@ -166,6 +166,7 @@ class Simulator:
             self._restored = True
             persist.restore_from_disk(self)
             self.commit()
+            self.plugins.run_startup_hooks()  # herdr runs them once the session is restored
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 

@@ -276,3 +276,47 @@ def test_plugin_panes_open_focus_close(server, plugin_root):
     assert closed == {"type": "plugin_pane_closed", "pane_id": "w1:p2"}
     assert [p["pane_id"] for p in ok(sock, "pane.list")["panes"]] == ["w1:p1", "w1:p3"]
     assert err(sock, "plugin.pane.close", pane_id="w1:p2")["code"] == "plugin_pane_not_found"
+
+
+def test_a_closed_plugin_pane_is_no_plugin_pane(server, plugin_root):
+    sock = server.path
+    ok(sock, "workspace.create", cwd=str(plugin_root))
+    ok(sock, "plugin.link", path=str(plugin_root))
+    pane = ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board")
+    pid = pane["plugin_pane"]["pane"]["pane_id"]
+    ok(sock, "pane.close", pane_id=pid)
+    assert err(sock, "plugin.pane.focus", pane_id=pid)["code"] == "plugin_pane_not_found"
+
+
+def test_with_persistence_the_registry_is_plugins_json_and_startup_hooks_run(
+    version, config, tmp_path, home
+):
+    import dataclasses
+
+    from simherdr.testing import ThreadServer
+
+    root = write_plugin(
+        tmp_path / "p",
+        """
+        [[startup]]
+        command = ["sh", "-c", "echo started $HERDR_PLUGIN_EVENT"]
+        """,
+    )
+    config = dataclasses.replace(config, persist=True)
+    with ThreadServer(version, config=config) as srv:
+        ok(srv.path, "plugin.link", path=str(root))
+        assert ok(srv.path, "plugin.log.list")["logs"] == []  # startup hooks run at start only
+    registry = json.loads(Path(home, ".config/herdr/plugins.json").read_text())
+    assert [p["plugin_id"] for p in registry] == ["test.plug"]
+    with ThreadServer(version, config=config) as srv:
+        assert [p["plugin_id"] for p in ok(srv.path, "plugin.list")["plugins"]] == ["test.plug"]
+        (log,) = wait_for(lambda: finished_logs(srv.path, "test.plug"), what="the startup hook")
+        assert log["event"] == "startup" and log["stdout"] == "started startup\n"
+        # the manifest is re-read from disk before each use; a vanished one is listed, not run
+        (root / "herdr-plugin.toml").unlink()
+        (plugin,) = ok(srv.path, "plugin.list")["plugins"]
+        assert plugin["warnings"][0].startswith("manifest unavailable: ")
+        assert err(srv.path, "plugin.action.invoke", action_id="x", plugin_id="test.plug") == {
+            "code": "plugin_manifest_unavailable",
+            "message": "plugin test.plug manifest is unavailable",
+        }
