@@ -207,3 +207,18 @@ def test_serve_persist_flag(tmp_path, monkeypatch):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_file_records_agents_as_herdr_writes_them(version, config, tmp_path):
+    config = dataclasses.replace(config, persist=True)
+    with Harness(version, config=config, validator=ref.validate_reply) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("agent.start", name="rev", kind="pi", pane_id="w1:p1")
+        path = Path(persist.session_path(config))
+        pane = json.loads(path.read_text())["workspaces"][0]["tabs"][0]["panes"]["1"]
+        assert "agent_name" not in pane  # the launch is still pending
+        h.advance(5)
+        pane = json.loads(path.read_text())["workspaces"][0]["tabs"][0]["panes"]["1"]
+        assert (pane["agent_name"], pane["managed_agent_kind"]) == ("rev", "pi")
+        server_restart(h.sim)
+        assert h.ok("agent.list")["agents"] == []  # CHOICE: restored panes are fresh shells
