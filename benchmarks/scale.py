@@ -28,12 +28,13 @@ import json
 import os
 import selectors
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
+
+from simherdr.testing import SocketClient
 
 from .common import ROOT, Result, call, exchange, fmt_time, median
 from .population import has_agent_layer, populate
@@ -61,9 +62,7 @@ class Subscribers:
             + b"\n"
         )
         for _ in range(n):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(30)
-            s.connect(path)
+            s = SocketClient(path, 30).connect()
             s.sendall(line)
             self.socks.append(s)
         self.bufs = {s: b"" for s in self.socks}

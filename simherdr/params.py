@@ -166,6 +166,27 @@ def struct(**fields: F) -> Callable:
     return check
 
 
+def tagged(name: str, **variants: dict[str, F]) -> Callable:
+    """serde's internally tagged enum (``#[serde(tag = "type")]``): the ``type`` field picks
+    the variant, whose fields are checked like a struct; the result keeps ``type``."""
+    names = ", ".join(f"`{v}`" for v in variants)
+
+    def check(v):
+        if not isinstance(v, dict):
+            raise _type_error(v, f"internally tagged enum {name}")
+        tag = v.get("type", _MISSING)
+        if tag is _MISSING:
+            raise ParamError("missing field `type`")
+        if not isinstance(tag, str):
+            raise _type_error(tag, "variant identifier")
+        if tag not in variants:
+            raise ParamError(f"unknown variant `{tag}`, expected one of {names}")
+        return {"type": tag, **parse(variants[tag], v)}
+
+    check.variants = variants
+    return check
+
+
 def parse(spec: dict[str, F], raw: Any, profile: Any = None) -> dict:
     """Check ``raw`` against ``spec``. With a ``profile``, a versioned field the profile does
     not know is read as absent (given values are ignored, not checked)."""

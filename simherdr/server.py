@@ -17,13 +17,16 @@ import asyncio
 import contextlib
 import os
 
+from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    Listening,
     SocketBusy,
     UnsafeSocketDirectory,
     check_socket_dir,
     listen_unix,
     socket_answers,
+    take_path,
 )
 from .wire import decode_request, encode
 
@@ -104,21 +107,32 @@ class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
+        self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
         sim.on_restart.append(self._drop_connections)
 
     async def start(self) -> None:
-        self._server = await listen_unix(
-            self.path,
-            self._handle,
-            limit=MAX_REQUEST_BYTES + 1,
-            backlog=LISTEN_BACKLOG,
-            busy_message=f"herdr is already running (socket busy at {self.path})",
-        )
+        busy = f"herdr is already running (socket busy at {self.path})"
+        take_path(self.path, busy)  # the API socket's refusals first
+        # herdr's client socket beside it (simherdr.client_socket); a refusal of either binds
+        # neither.
+        self.client_socket = ClientSocket(client_socket_path(self.path))
+        await self.client_socket.start()
+        try:
+            self._server = await listen_unix(
+                self.path,
+                self._handle,
+                limit=MAX_REQUEST_BYTES + 1,
+                backlog=LISTEN_BACKLOG,
+                busy_message=busy,
+            )
+        except BaseException:
+            await self.client_socket.close()
+            raise
         await self.sim.start()
 
     def _drop_connections(self) -> None:
@@ -133,10 +147,10 @@ class Server:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+        if self.client_socket is not None:
+            await self.client_socket.close()
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)

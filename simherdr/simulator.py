@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
 
+log = logging.getLogger(__name__)
+
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
@@ -40,6 +43,7 @@ class Config:
     rows: int = 24
     worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
     confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
+    new_cwd: str = "follow"  # [terminal] new_cwd (src/config/model.rs:229-270)
     socket_path: str | None = None
     # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
     # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
@@ -52,7 +56,10 @@ class Config:
     # Session persistence (simherdr.persist): None keeps everything in memory (the default of
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False
-    pane_history: bool = False  # [session].pane_history: also session-history.json
+    pane_history: bool = False  # [experimental].pane_history: also session-history.json
+    # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
+    # DEFAULT_AREA names the choice.
+    layout_area: tuple[int, int, int, int] | None = None
 
 
 @dataclass
@@ -78,6 +85,8 @@ class Simulator:
         self.clock = clock or RealClock()
         self.config = config or Config()
         self.session = Session(self._make_screen)
+        if self.config.layout_area is not None:
+            self.session.area = tuple(self.config.layout_area)
         self.hub = EventHub()
         self.methods = load_all()
         self.stopping = False
@@ -358,11 +367,22 @@ class Simulator:
             raise RuntimeError("streams go through the transport")
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+        except (Exception, RecursionError) as e:  # a simulator bug: answer, never go silent
+            log.exception("handler %s failed", mdef.name)
+            return {"id": rid, "error": E.internal_error(type(e).__name__).body()}
 
     def call(self, mdef, p: dict, rid: str) -> dict:
         self.run_due()
+        self.backend.refresh_cwds()  # real panes: cwds read from /proc, as herdr reads them
         try:
             return mdef.fn(self, p)
+        except E.HerdrError:
+            raise
+        except BaseException:
+            # The events of a change that did not complete are not published (handlers do
+            # their fallible work before they mutate; the model's walks are iterative).
+            self.session.outbox.clear()
+            raise
         finally:
             self.commit()
 
@@ -467,6 +487,12 @@ class Simulator:
     def before_pane_close(self, pane) -> None:
         self.agents.on_pane_gone(pane)
         self.backend.detach(pane)
+
+    def on_pane_renamed(self, pane, old_id: str) -> None:
+        """A cross-workspace pane.move gave the pane a new public id: what is keyed by the
+        old one follows (its terminal, processes and pending agent start stay the same)."""
+        self.backend.renamed(pane, old_id)
+        self.agents.pane_renamed(pane, old_id)
 
     def before_workspace_close(self, w) -> None:
         for t in w.tabs:

@@ -115,4 +115,44 @@ def _has_lone_surrogate(obj) -> bool:
 
 
 def encode(obj) -> bytes:
-    return (_ENCODER.encode(obj) + "\n").encode()
+    try:
+        text = _ENCODER.encode(obj)
+    except RecursionError:  # a reply nested deeper than Python's stack (a deep layout tree)
+        text = _encode_deep(obj)
+    return (text + "\n").encode()
+
+
+def _encode_deep(obj) -> str:
+    """The same JSON as ``_ENCODER``, without recursion (serde_json writes any depth)."""
+    out: list[str] = []
+    stack: list = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            parts: list = [_Raw("}")]
+            for i, (k, v) in enumerate(reversed(list(item.items()))):
+                parts.append(v)
+                sep = "," if i < len(item) - 1 else ""
+                parts.append(_Raw(sep + _ENCODER.encode(str(k)) + ":"))
+            parts.append(_Raw("{"))
+            stack.extend(parts)
+        elif isinstance(item, (list, tuple)):
+            parts = [_Raw("]")]
+            for i, v in enumerate(reversed(item)):
+                parts.append(v)
+                if i < len(item) - 1:
+                    parts.append(_Raw(","))
+            parts.append(_Raw("["))
+            stack.extend(parts)
+        else:
+            out.append(_ENCODER.encode(item))
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text

@@ -28,11 +28,27 @@ SKIP_REASON = (
 )
 
 
-@functools.lru_cache(maxsize=1)
+# herdr 0.9.x's published schema (protocol 22), beside the 0.8.2 one.
+ENV_09 = "SIMHERDR_HERDR_SCHEMA_09"
+FALLBACK_09 = FALLBACK.with_name("herdr-api-0.9.3.schema.json")
+
+
+def schema_path_for(version: str | None) -> Path | None:
+    """The schema of ``version``'s protocol: 0.8.x -> the main one, 0.9.x -> the 0.9.3 one."""
+    if version is None or version.startswith("0.8"):
+        return schema_path()
+    p = Path(os.environ[ENV_09]) if os.environ.get(ENV_09) else FALLBACK_09
+    return p if p.is_file() else None
+
+
 def _validators():
+    return _validators_at(schema_path())
+
+
+@functools.lru_cache(maxsize=2)
+def _validators_at(path: Path | None):
     from jsonschema import Draft202012Validator
 
-    path = schema_path()
     if path is None:
         return None
     doc = json.loads(path.read_text())
@@ -61,10 +77,10 @@ def available() -> bool:
     return _validators() is not None
 
 
-def validate(kind: str, obj) -> None:
+def validate(kind: str, obj, version: str | None = None) -> None:
     """Raise jsonschema.ValidationError if ``obj`` is not a valid herdr ``kind``
     (success_response, error_response, event, subscription_event, request)."""
-    vals = _validators()
+    vals = _validators_at(schema_path_for(version))
     if vals is None:
         return
     vals[kind].validate(obj)
@@ -79,9 +95,10 @@ def _fast(vals, union: str, obj) -> bool:
     return True
 
 
-def validate_reply(reply: dict) -> None:
-    """A reply envelope, or a line pushed on a subscription."""
-    vals = _validators()
+def validate_reply(reply: dict, version: str | None = None) -> None:
+    """A reply envelope, or a line pushed on a subscription (against ``version``'s schema;
+    default the 0.8.2 one)."""
+    vals = _validators_at(schema_path_for(version))
     if vals is None:
         return
     if (
@@ -102,14 +119,14 @@ def validate_reply(reply: dict) -> None:
     ):
         return
     if "error" in reply:
-        validate("error_response", reply)
+        validate("error_response", reply, version)
     elif "result" in reply:
-        validate("success_response", reply)
+        validate("success_response", reply, version)
     elif "event" in reply:
         ev = reply["event"]
         if "." in ev:
-            validate("subscription_event", reply)
+            validate("subscription_event", reply, version)
         else:
-            validate("event", reply)
+            validate("event", reply, version)
     else:
         raise AssertionError(f"not a herdr envelope: {reply!r}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import shlex
 
 from ..facts import kinds as K
+from ..model import metadata as M
 from ..model import status as ST
 from ..model import terminal as T
 from ..model import views as V
@@ -138,6 +139,14 @@ class AgentLayer:
             occ.kill()
         self._pane_overrides.pop(pane.pane_id, None)
 
+    def pane_renamed(self, pane, old_id: str) -> None:
+        """pane.move across workspaces: the process and its overrides follow the terminal."""
+        occ = self._occupants.get(pane.terminal_id)
+        if occ is not None:
+            occ.pane_id = pane.pane_id
+        if old_id in self._pane_overrides:
+            self._pane_overrides[pane.pane_id] = self._pane_overrides.pop(old_id)
+
     # --- observations of the process (herdr's detection) ------------------------------------
 
     def process_detected(self, pane, kind: str) -> bool:
@@ -172,8 +181,8 @@ class AgentLayer:
         terminal_id = pane.terminal_id
 
         def redetect():
-            p = self.sim.session.panes.get(pane.pane_id)
-            if p is None or p.terminal_id != terminal_id or self.occupant(p) is not None:
+            p = self.sim.session.live_pane(pane.pane_id, terminal_id)
+            if p is None or self.occupant(p) is not None:
                 return
             t = self.sim.now()
             self._update(p, lambda a: T.detection(a, None, "unknown", False, False, t))
@@ -236,6 +245,27 @@ class AgentLayer:
     def clear_authority(self, pane, source: str | None = None, seq: int | None = None) -> bool:
         return self._update(pane, lambda a: T.clear_authority(a, source, seq))
 
+    # --- reported metadata (src/terminal/metadata.rs): the presentation overlay ----------
+
+    def report_metadata(self, pane, report: M.Report) -> bool:
+        """HookMetadataReported: the overlay is stored, then the effective presentation is
+        recomputed by the one update function (pane_agent_status_changed when it changed)."""
+        now = self.sim.now()
+
+        def mutate(a):
+            M.set_overlay(pane.meta, report, now)
+            return T.Mutation()
+
+        return self._update(pane, mutate)
+
+    def expire_metadata(self, pane) -> bool:
+        """The runtime's expiry deadline (src/app/runtime.rs:421-447): overlays past their TTL
+        go; an event only when what was visible changes."""
+        now = self.sim.now()
+        return self._update(
+            pane, lambda a: T.Mutation() if M.expire_overlays(pane.meta, now) else None
+        )
+
     # --- managed starts ----------------------------------------------------------------------
 
     def begin_managed(self, pane, name: str, kind: str, timeout: float) -> None:
@@ -280,6 +310,7 @@ class AgentLayer:
         mutation = mutate(a)
         if mutation is None:
             return False
+        refresh_presentation(pane, now)  # the overlay's guards follow label and authority
         label, state, pres = a.label, T.computed_state(a), T.presentation(a)
         effective = (prev_label, prev_state, prev_pres) != (label, state, pres)
         if effective:
@@ -333,3 +364,12 @@ class AgentLayer:
     def _emit_pane_updated(self, pane) -> None:
         self.sim.session.emit("pane_updated", {"pane": V.pane_info(self.sim.session, pane)})
         self.sim.notify()
+
+
+def refresh_presentation(pane, now: float) -> None:
+    """The effective title / display_agent / state_labels the views render."""
+    a = pane.agent
+    hook_source = a.hook["source"] if a.hook else None
+    a.title, a.display_agent, a.state_labels = M.effective(
+        pane.meta, now, T.effective_label(a), hook_source
+    )

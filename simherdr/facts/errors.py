@@ -34,6 +34,12 @@ SERVER_CODES = frozenset(
         "invalid_pane_swap",
         "pane_move_failed",
         "target_pane_not_found",
+        "layout_not_found",
+        "invalid_layout",
+        "layout_apply_failed",
+        "invalid_target",
+        "invalid_ratio",
+        "split_not_found",
         "invalid_agent",
         "invalid_metadata_source",
         "invalid_metadata_ttl",
@@ -190,6 +196,13 @@ def pane_not_found(ref: str | None = None) -> HerdrError:
     # Methods with an explicit id say "pane <id> not found"; split/current/layout/process_info
     # say "pane not found" (src/app/api/panes.rs:1671-1685).
     return HerdrError("pane_not_found", f"pane {ref} not found" if ref else "pane not found")
+
+
+def internal_error(what: str) -> HerdrError:
+    # CHOICE: herdr's own code for a reply it cannot produce (src/api/server.rs:357,886); the
+    # message names the failure. herdr's handlers have no such path; a simulator bug must
+    # still answer instead of leaving the client waiting.
+    return HerdrError("internal_error", f"internal error: {what}")
 
 
 def server_shutting_down() -> HerdrError:

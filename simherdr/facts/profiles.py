@@ -35,6 +35,8 @@ class Profile:
     # v0.8.2 tag: worktree.remove always focuses the parent; HEAD 1c76079f (and 0.9.0,
     # CHANGELOG :37): only when the removed workspace was active.
     worktree_remove_focus_parent_only_if_active: bool = True
+    # workspace.create {source_workspace_id} (0.9.3, VERSIONS.md §5 row 20).
+    workspace_create_source: bool = False
 
 
 PROFILES: dict[str, Profile] = {
@@ -48,6 +50,7 @@ PROFILES: dict[str, Profile] = {
         prompt_gate_needs_activity=True,
         recent_includes_viewport=True,
         report_agent_options_anywhere=True,
+        workspace_create_source=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22 and, as far as any source shows, the same surface.

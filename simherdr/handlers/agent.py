@@ -337,8 +337,8 @@ def submit_prompt(sim, target: str, text: str) -> dict:
     pane_id, terminal_id = pane.pane_id, pane.terminal_id
 
     def enter():
-        p = sim.session.panes.get(pane_id)
-        if p is not None and p.terminal_id == terminal_id:
+        p = sim.session.live_pane(pane_id, terminal_id)
+        if p is not None:
             sim.write_input(p, encode_keys(["enter"]))
 
     sim.schedule(sim.now() + PROMPT_SUBMIT_DELAY, enter)

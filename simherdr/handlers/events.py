@@ -103,30 +103,58 @@ class _Plain:
         return None
 
 
+def _presentation(d: dict) -> tuple:
+    """PanePresentationSnapshot (src/api/subscriptions.rs:65-92): what besides the status makes
+    a change worth an event."""
+    return (d.get("title"), d.get("display_agent"), d.get("state_labels") or {})
+
+
 class _AgentStatus:
+    """Reads the event hub first, as herdr does (src/api/subscriptions.rs:389-440): every
+    transition between two polls is delivered, one per tick, with the payload herdr published
+    (an exiting agent keeps its label, src/app/actions.rs:3009-3019). Only when the hub is
+    quiet does a pane.get snapshot catch a change no event announced."""
+
     def __init__(self, sim, item, probe_id):
-        self.pane_id = item["pane_id"]
         self.want = item["agent_status"]
-        pane = sim.session.find_pane(self.pane_id)
+        self.cursor = sim.hub.seq
+        pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
             raise E.HerdrError(
-                "pane_not_found", f"pane {self.pane_id} not found", reply_id=probe_id
+                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
             )
-        self.last = status_payload(sim.session, pane)
-        self.initial = self.want is not None and pane.status == self.want
+        self.pane_id = pane.pane_id  # the probe's canonical id
+        snap = status_payload(sim.session, pane)
+        self.last_status, self.last_pres = snap["agent_status"], _presentation(snap)
+        self.initial = snap if self.want is not None and snap["agent_status"] == self.want else None
 
     def next(self, sim):
-        if self.initial:
-            self.initial = False
-            return self._line(self.last)
+        saw = False
+        for seq, _kind, data in sim.hub.after(self.cursor, ("pane_agent_status_changed",)):
+            self.cursor = seq
+            if data.get("pane_id") != self.pane_id:
+                continue
+            saw = True
+            self.last_status, self.last_pres = data["agent_status"], _presentation(data)
+            if self.want is not None and data["agent_status"] != self.want:
+                continue
+            self.initial = None
+            return self._line({k: v for k, v in data.items() if k != "type"})
+        self.cursor = sim.hub.seq
+        if saw:
+            self.initial = None
+        elif self.initial is not None:
+            line, self.initial = self._line(self.initial), None
+            return line
         pane = sim.session.find_pane(self.pane_id)
         if pane is None:
             return None  # stays open and silent
         cur = status_payload(sim.session, pane)
-        if cur != self.last:
-            self.last = cur
-            if self.want is None or cur["agent_status"] == self.want:
-                return self._line(cur)
+        status, pres = cur["agent_status"], _presentation(cur)
+        changed = status != self.last_status or pres != self.last_pres
+        self.last_status, self.last_pres = status, pres
+        if changed and (self.want is None or status == self.want):
+            return self._line(cur)
         return None
 
     @staticmethod

@@ -73,6 +73,20 @@ class PaneBackend(Protocol):
         """available_pane_shell: the shell itself is the foreground job (SOCKET.md §6.5)."""
         ...
 
+    def refresh_cwds(self) -> None:
+        """Bring every pane's ``cwd`` / ``foreground_cwd`` up to date (herdr reads them when
+        it answers; the simulator calls this before each request)."""
+        ...
+
+    def follow_cwd(self, pane: Pane) -> str | None:
+        """PaneRuntime::follow_cwd (src/pane.rs:2972-2985): where a terminal created from
+        this pane starts."""
+        ...
+
+    def renamed(self, pane: Pane, old_id: str) -> None:
+        """pane.move across workspaces gave the pane a new id (it was ``old_id``)."""
+        ...
+
 
 # --- optional capabilities ------------------------------------------------------------------
 
@@ -111,3 +125,11 @@ class ForegroundCommands(Protocol):
     def foreground_done(self, pane: Pane) -> None: ...
 
     def foreground_command(self, pane: Pane) -> list[str] | None: ...
+
+
+@runtime_checkable
+class ForegroundCwd(Protocol):
+    """The simulated shell's scenario seam: its foreground process runs in another directory
+    (simherdr.scenarios.cwd.foreground_cwd)."""
+
+    def set_foreground_cwd(self, pane: Pane, path: str | None) -> None: ...

@@ -93,6 +93,8 @@ def pane_info(s: Session, p: Pane) -> dict:
     }
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     if p.label:
         info["label"] = p.label
     _presentation(p, info)
@@ -132,17 +134,19 @@ def agent_info(s: Session, p: Pane) -> dict:
     info["state_change_seq"] = a.state_change_seq
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     info["revision"] = p.revision
     return info
 
 
 def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
-    panes, splits = L.snapshot(t.root, L.DEFAULT_AREA, w.tabs.index(t))
-    x, y, width, height = L.DEFAULT_AREA
+    panes, splits = L.snapshot(t.root, s.area)
+    x, y, width, height = s.area
     return {
         "workspace_id": w.workspace_id,
         "tab_id": t.tab_id,
-        "zoomed": False,
+        "zoomed": t.zoomed,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
         "panes": [

@@ -397,6 +397,10 @@ class PtyBackend:
             return
         rt.hang_up()
 
+    def renamed(self, pane, old_id: str) -> None:
+        """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""
+        self.simulated.renamed(pane, old_id)
+
     def close(self) -> None:
         """Kill and reap every real pane's processes now (server shutdown)."""
         for rt in list(self._real.values()) + list(self._dying):
@@ -463,6 +467,59 @@ class PtyBackend:
             self.simulated.show_prompt(pane)
         # a real shell prints its own prompt
 
+    # --- cwds: read from /proc at request time, as herdr does -----------------------------
+
+    def refresh_cwds(self) -> None:
+        """PaneInfo.cwd is the shell's live cwd and foreground_cwd the foreground job's
+        (src/pane.rs:2952-3010; herdr reads both when it builds the info)."""
+        for rt in list(self._real.values()):
+            if rt.exited or rt.closed:
+                continue
+            shell = _absolute(procfs.cwd(rt.pid))
+            if shell is not None:
+                rt.pane.cwd = shell
+            rt.pane.foreground_cwd = self._foreground_cwd(rt, shell)
+
+    @staticmethod
+    def _foreground_cwd(rt: _RealPane, shell: str | None) -> str | None:
+        pgid = procfs.foreground_pgid(rt.pid, rt.fd)
+        leader = _absolute(procfs.cwd(pgid)) if pgid else None
+
+        def member_elsewhere() -> str | None:
+            job = procfs.foreground_job(rt.pid, rt.fd)
+            for p in job.processes if job else ():
+                if p.pid == rt.pid:
+                    continue
+                c = _absolute(procfs.cwd(p.pid))
+                if c is not None and c != shell:
+                    return c
+            return None
+
+        if leader == shell:
+            return member_elsewhere() or leader
+        return leader or member_elsewhere()
+
+    def follow_cwd(self, pane) -> str | None:
+        """PaneRuntime::follow_cwd: the foreground leader's cwd when it is a directory, else the
+        shell's."""
+        rt = self.real(pane)
+        if rt is None:
+            return self.simulated.follow_cwd(pane)
+        if not (rt.exited or rt.closed):
+            pgid = procfs.foreground_pgid(rt.pid, rt.fd)
+            leader = _absolute(procfs.cwd(pgid)) if pgid else None
+            if leader is not None and os.path.isdir(leader):
+                return leader
+            shell = _absolute(procfs.cwd(rt.pid))
+            if shell is not None:
+                return shell
+        return pane.cwd
+
+    def set_foreground_cwd(self, pane, path: str | None) -> None:
+        if self.real(pane) is not None:
+            raise ValueError("a real pane's foreground cwd is its process's: cd in the pane")
+        self.simulated.set_foreground_cwd(pane, path)
+
     # --- process inspection ------------------------------------------------------------------
 
     def shell_pid(self, pane) -> int:
@@ -527,6 +584,10 @@ class PtyBackend:
             return None
         pgid = procfs.foreground_pgid(rt.pid, rt.fd) or rt.pid
         return RealProcess(kind, pgid, procfs.argv(pgid) or [K.EXECUTABLES[kind]])
+
+
+def _absolute(path: str | None) -> str | None:
+    return path if path and os.path.isabs(path) else None
 
 
 @atexit.register

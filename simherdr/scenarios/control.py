@@ -22,7 +22,7 @@ import os
 import socket
 
 from ..facts import errors as E
-from ..unixsocket import listen_unix
+from ..unixsocket import Listening, listen_unix
 from ..wire import decode_request
 from . import agents as A
 from .faults import fault_from_spec
@@ -178,7 +178,7 @@ class ControlServer:
     def __init__(self, sim, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -191,10 +191,8 @@ class ControlServer:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)

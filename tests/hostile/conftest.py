@@ -21,7 +21,7 @@ from simherdr.clock import VirtualClock
 from simherdr.handlers.common import read_pane
 from simherdr.model import views as V
 from simherdr.simulator import Config
-from simherdr.testing import ThreadServer
+from simherdr.testing import SocketClient, ThreadServer
 from tests import herdr_reference as ref
 
 # Bounded and reproducible: a fixed derivation of examples per test (derandomize), no example
@@ -88,45 +88,14 @@ def ensure_workspace(srv: ThreadServer, cwd: str) -> None:
 
 
 def connect(path: str, timeout: float = 10.0) -> socket.socket:
-    """Connect like a blocking client: a full listen backlog means wait, not fail (a socket
-    with a timeout is non-blocking underneath, and AF_UNIX answers EAGAIN then)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(timeout)
-        try:
-            s.connect(path)
-            return s
-        except BlockingIOError:
-            s.close()
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.005)
+    """A connected socket (a full listen backlog means wait, not fail)."""
+    return SocketClient(path, timeout).connect()
 
 
 def exchange(path: str, data: bytes, timeout: float = 10.0, half_close: bool = True) -> bytes:
     """Send ``data`` and read to EOF. Half-closing after the request cancels waits and
     subscriptions (SOCKET.md §1.2), so a generated wait never blocks the run."""
-    s = connect(path, timeout)
-    try:
-        try:
-            s.sendall(data)
-            if half_close:
-                s.shutdown(socket.SHUT_WR)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the server dropped an oversized request
-        chunks = []
-        while True:
-            try:
-                b = s.recv(1 << 20)
-            except ConnectionResetError:
-                break
-            if not b:
-                break
-            chunks.append(b)
-        return b"".join(chunks)
-    finally:
-        s.close()
+    return SocketClient(path, timeout).exchange(data, half_close=half_close)
 
 
 def lines(out: bytes) -> list[dict]:

@@ -123,17 +123,11 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
 @pytest.mark.parametrize(
     "argv,command",
     [
-        (["notification", "show", "hi"], "herdr notification show"),
         (["session", "list"], "herdr session list"),
         (["plugin", "install", "o/r"], "herdr plugin install"),
         (["terminal"], "herdr terminal"),
-        (["pane", "move", "w1:p1", "--new-tab"], "herdr pane move"),
-        (["pane", "zoom"], "herdr pane zoom"),
-        (["pane", "report-metadata", "w1:p1"], "herdr pane report-metadata"),
-        (["workspace", "report-metadata", "w1"], "herdr workspace report-metadata"),
         (["agent", "attach", "x"], "herdr agent attach"),
         (["api", "schema"], "herdr api schema"),
-        (["pane", "--help"], "herdr pane --help"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):

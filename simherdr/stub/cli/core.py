@@ -362,6 +362,12 @@ def _run(ctx, argv):
     for index, arg in enumerate(argv, start=1):
         if has_surrogates(arg):
             raise Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
+    if ctx.v09 and _has_machine_prefix(argv):
+        # CHOICE: 0.9.3 checks the `--machine` prefix on the whole argv (its parser rejects a
+        # `--session` beside it), so it runs before the global --session extraction.
+        from .machine import run_machine_prefix
+
+        return run_machine_prefix(ctx, argv)
     args = _configure_session(ctx, argv)
     args, remote = _extract_remote_args(args)
     if (
@@ -374,10 +380,6 @@ def _run(ctx, argv):
         raise Exit(
             2, "error: --remote can only be used with the default launch command\n" + USAGE_FOOTER
         )
-    if ctx.v09 and _has_machine_prefix(args):
-        from .machine import run_machine_prefix
-
-        return run_machine_prefix(ctx, args)
     if args:
         handled = maybe_run(ctx, args)
         if handled is not None:
@@ -507,12 +509,17 @@ def _extract_remote_args(argv):
 
 
 def _has_machine_prefix(args):
-    """0.9.x ``herdr --machine <label> <command>``: a leading ``--machine`` option."""
-    for arg in args:
+    """0.9.x ``herdr --machine <label> <command>``: ``--machine`` among the leading options."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
         if arg == "--machine" or arg.startswith("--machine="):
             return True
         if not arg.startswith("-") or arg == "--":
             return False
+        if arg in ("--session", "--remote", "--remote-keybindings"):
+            index += 1
+        index += 1
     return False
 
 
@@ -539,10 +546,10 @@ def maybe_run(ctx, args):
     builder = table.GROUPS.get(command)
     if builder is not None:
         return run_group(ctx, table, command, rest)
-    special = table.SPECIAL.get(command)
+    special = table.SPECIAL.get(command) or (table.SPECIAL_09.get(command) if ctx.v09 else None)
     if special is not None:
         return call(special, ctx, None, rest)
-    if command in table.OPAQUE or (ctx.v09 and command in table.OPAQUE_09):
+    if command in table.OPAQUE:
         return unsupported(ctx, " ".join(["herdr", command] + rest[:1]))
     return None
 
@@ -580,7 +587,9 @@ def run_group(ctx, table, name, args):
 
 def run_row(ctx, group, row, args):
     if "mod" in row:
-        return run_module(ctx, row["mod"], row["name"], args)
+        return run_module(
+            ctx, row["mod"], row["name"], args, command="herdr %s %s" % (group, row["name"])
+        )
     if "run" in row:
         if row["run"] is None:
             return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
@@ -590,7 +599,15 @@ def run_row(ctx, group, row, args):
     if shape == "flags":
         from .scan import scan
 
-        values = scan(ctx, row, args)
+        if row.get("all_usage"):
+            try:
+                values = scan(ctx, row, args)
+            except Exit as exc:
+                if exc.code != 2:
+                    raise
+                raise usage(row["usage"]) from None
+        else:
+            values = scan(ctx, row, args)
     else:
         values = {}
         if shape == "none":
@@ -679,4 +696,10 @@ def run_module(ctx, module_name, verb, args, command=None):
         err.detach()
 
 
-_MODULE_COMMANDS = {"api_schema": "api schema"}
+_MODULE_COMMANDS = {"api_schema": "api schema", "config_check": "config check"}
+
+
+def usage_only(ctx, row, args):
+    """Verbs whose only headless answer is their usage (``help`` forms exit 0)."""
+    code = 0 if args and args[0] in ("help", "--help", "-h") else 2
+    raise Exit(code, row["usage"])

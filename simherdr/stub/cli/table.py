@@ -81,7 +81,25 @@ def _workspace(v09):
             },
             {
                 "name": "report-metadata",
-                "run": None,
+                "pos": ("lead", "workspace_id"),
+                "flags": (
+                    ("--source", "source", "str"),
+                    ("--token", "tokens", "token"),
+                    ("--clear-token", "tokens", "clear_token"),
+                    ("--seq", "seq", "u64"),
+                    ("--ttl-ms", "ttl_ms", "u64"),
+                ),
+                "errors": "io",
+                "check": "pane:workspace_metadata_check",
+                "params": (
+                    ("workspace_id", "req"),
+                    ("source", "req"),
+                    ("tokens", "req"),
+                    ("seq", "opt"),
+                    ("ttl_ms", "opt"),
+                ),
+                "out": "ok",
+                "usage": "usage: herdr workspace report-metadata <workspace_id> --source ID [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 "lines": (
                     "  herdr workspace report-metadata <workspace_id> --source ID [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 ),
@@ -158,6 +176,27 @@ def _tab(v09):
 
 
 _PANE_TARGET = (("--pane", "pane_id", "str"), ("--current", "pane_id", "current"))
+# neighbor/focus/resize/swap: `--current` means "no pane id" (the server's focused pane).
+_DIRECTIONAL = (
+    ("--pane", "pane_id", "str"),
+    ("--current", "pane_id", "set", (("pane_id", None),)),
+    (
+        "--direction",
+        "direction",
+        "choice",
+        (
+            {"left": "left", "right": "right", "up": "up", "down": "down"},
+            "invalid pane direction: %s (expected left, right, up, or down)",
+        ),
+    ),
+)
+_ZOOM_ONCE = "provide only one of --toggle, --on, or --off"
+_RIGHT_CLICK = (
+    "--right-click",
+    "right_click",
+    "choice",
+    ({"herdr": "herdr", "pane": "pane"}, "invalid right-click target: %s"),
+)
 
 _SPLIT_USAGE = (
     "usage: herdr pane split [<pane_id>|--pane ID|--current] --direction right|down [--ratio FLOAT] "
@@ -227,29 +266,54 @@ def _pane(v09):
             },
             {
                 "name": "neighbor",
-                "run": None,
+                "flags": _DIRECTIONAL,
+                "need": (("direction", None),),
+                "params": (("pane_id", "opt"), ("direction", "req")),
+                "usage": "usage: herdr pane neighbor --direction left|right|up|down [--pane ID|--current]",
                 "lines": (
                     "  herdr pane neighbor --direction left|right|up|down [--pane ID|--current]",
                 ),
             },
-            {"name": "edges", "run": None, "lines": ("  herdr pane edges [--pane ID|--current]",)},
+            {
+                "name": "edges",
+                "flags": _PANE_TARGET,
+                "params": (("pane_id", "opt"),),
+                "lines": ("  herdr pane edges [--pane ID|--current]",),
+            },
             {
                 "name": "focus",
-                "run": None,
+                # parse_pane_focus_args maps every neighbor-parser error to this usage.
+                "method": "pane.focus_direction",
+                "flags": _DIRECTIONAL,
+                "need": (("direction", None),),
+                "all_usage": True,
+                "params": (("pane_id", "opt"), ("direction", "req")),
+                "usage": "usage: herdr pane focus --direction left|right|up|down [--pane ID|--current]",
                 "lines": (
                     "  herdr pane focus --direction left|right|up|down [--pane ID|--current]",
                 ),
             },
             {
                 "name": "resize",
-                "run": None,
+                "flags": _DIRECTIONAL + (("--amount", "amount", "f32", "invalid amount: %s"),),
+                "need": (("direction", None),),
+                "params": (("pane_id", "opt"), ("direction", "req"), ("amount", "opt")),
+                "usage": "usage: herdr pane resize --direction left|right|up|down [--amount FLOAT] [--pane ID|--current]",
                 "lines": (
                     "  herdr pane resize --direction left|right|up|down [--amount FLOAT] [--pane ID|--current]",
                 ),
             },
             {
                 "name": "zoom",
-                "run": None,
+                "pos": ("first", "pane_id"),
+                "flags": (
+                    ("--pane", "pane_id", "str"),
+                    ("--current", "pane_id", "set", (("pane_id", None),)),
+                    ("--toggle", "mode", "once", ("toggle", _ZOOM_ONCE)),
+                    ("--on", "mode", "once", ("on", _ZOOM_ONCE)),
+                    ("--off", "mode", "once", ("off", _ZOOM_ONCE)),
+                ),
+                "params": (("pane_id", "opt"), ("mode", "req", "toggle")),
                 "lines": (
                     "  herdr pane zoom [<pane_id>|--pane ID|--current] [--toggle|--on|--off]",
                 ),
@@ -289,7 +353,19 @@ def _pane(v09):
             },
             {
                 "name": "input",
-                "run": None,
+                "method": "pane.input.set",
+                "rid": "cli:pane:input:set",
+                "pos": ("any", "pane_id"),
+                "equals": ("--pane", "--right-click"),
+                "selector": ("pane_id", "provide only one pane selector"),
+                "flags": (
+                    ("--pane", "pane_id", "str"),
+                    ("--current", "pane_id", "current", True),
+                    _RIGHT_CLICK,
+                ),
+                "need": (("right_click", None),),
+                "params": (("pane_id", "req"), ("right_click", "req")),
+                "usage": "usage: herdr pane input [<pane_id>|--pane ID|--current] --right-click herdr|pane",
                 "lines": (
                     "  herdr pane input [<pane_id>|--pane ID|--current] --right-click herdr|pane",
                 ),
@@ -298,7 +374,7 @@ def _pane(v09):
                 "name": "split",
                 # 0.9.x: no target means the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
                 # target and the server splits the focused pane.
-                "envpane": None,
+                "envpane": "target_pane_id" if v09 else None,
                 "pos": ("first", "target_pane_id"),
                 "equals": ("--right-click",),
                 "flags": (
@@ -338,7 +414,20 @@ def _pane(v09):
             },
             {
                 "name": "swap",
-                "run": None,
+                "flags": _DIRECTIONAL
+                + (
+                    ("--source-pane", "source_pane_id", "str"),
+                    ("--target-pane", "target_pane_id", "str"),
+                ),
+                "check": "pane:swap_check",
+                "params": (
+                    ("pane_id", "opt"),
+                    ("direction", "opt"),
+                    ("source_pane_id", "opt"),
+                    ("target_pane_id", "opt"),
+                ),
+                "usage": "usage: herdr pane swap --direction left|right|up|down [--pane ID|--current]\n"
+                "       herdr pane swap --source-pane ID --target-pane ID",
                 "lines": (
                     "  herdr pane swap --direction left|right|up|down [--pane ID|--current]",
                     "  herdr pane swap --source-pane ID --target-pane ID",
@@ -346,7 +435,34 @@ def _pane(v09):
             },
             {
                 "name": "move",
-                "run": None,
+                "pos": ("lead", "pane_id"),
+                "lead_nodash": True,
+                "flags": (
+                    ("--tab", "tab_id", "str"),
+                    ("--new-tab", "new_tab", "on"),
+                    ("--new-workspace", "new_workspace", "on"),
+                    ("--workspace", "workspace_id", "str"),
+                    ("--target-pane", "target_pane_id", "str"),
+                    (
+                        "--split",
+                        "split",
+                        "choice",
+                        (
+                            {"right": "right", "down": "down"},
+                            "invalid split direction: %s (expected right or down)",
+                        ),
+                    ),
+                    ("--ratio", "ratio", "f32", "invalid ratio: %s"),
+                    ("--label", "label", "str"),
+                    ("--tab-label", "tab_label", "str"),
+                )
+                + _FOCUS,
+                "check": "pane:move_check",
+                # The CLI starts from focus=true (parse_pane_move_args); the struct default is false.
+                "params": (("pane_id", "req"), ("destination", "req"), ("focus", "req", True)),
+                "usage": "usage: herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] [--ratio FLOAT] [--focus|--no-focus]\n"
+                "       herdr pane move <pane_id> --new-tab [--workspace ID] [--label TEXT] [--focus|--no-focus]\n"
+                "       herdr pane move <pane_id> --new-workspace [--label TEXT] [--tab-label TEXT] [--focus|--no-focus]",
                 "lines": (
                     "  herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] [--ratio FLOAT] [--focus|--no-focus]",
                     "  herdr pane move <pane_id> --new-tab [--workspace ID] [--label TEXT] [--focus|--no-focus]",
@@ -483,7 +599,41 @@ def _pane(v09):
             },
             {
                 "name": "report-metadata",
-                "run": None,
+                "pos": ("lead", "pane_id"),
+                "flags": (
+                    ("--source", "source", "str"),
+                    ("--agent", "agent", "str"),
+                    ("--applies-to-source", "applies_to_source", "str"),
+                    ("--title", "title", "str"),
+                    ("--clear-title", "clear_title", "on"),
+                    ("--display-agent", "display_agent", "str"),
+                    ("--clear-display-agent", "clear_display_agent", "on"),
+                    ("--state-label", "state_labels", "state_label"),
+                    ("--clear-state-labels", "clear_state_labels", "on"),
+                    ("--token", "tokens", "token"),
+                    ("--clear-token", "tokens", "clear_token"),
+                    ("--seq", "seq", "u64"),
+                    ("--ttl-ms", "ttl_ms", "u64"),
+                ),
+                "errors": "io",  # parse_u64_flag(...)? is an io::Error::other
+                "check": "pane:metadata_check",
+                "params": (
+                    ("pane_id", "req"),
+                    ("source", "req"),
+                    ("agent", "opt"),
+                    ("applies_to_source", "opt"),
+                    ("title", "opt"),
+                    ("display_agent", "opt"),
+                    ("state_labels", "any"),
+                    ("tokens", "any"),
+                    ("clear_title", "req", False),
+                    ("clear_display_agent", "req", False),
+                    ("clear_state_labels", "req", False),
+                    ("seq", "opt"),
+                    ("ttl_ms", "opt"),
+                ),
+                "out": "ok",
+                "usage": "usage: herdr pane report-metadata <pane_id> --source ID [--agent LABEL] [--applies-to-source ID] [--title TEXT|--clear-title] [--display-agent TEXT|--clear-display-agent] [--state-label STATUS=TEXT] [--clear-state-labels] [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 "lines": (
                     "  herdr pane report-metadata <pane_id> --source ID [--agent LABEL] [--applies-to-source ID] [--title TEXT|--clear-title] [--display-agent TEXT|--clear-display-agent] [--state-label STATUS=TEXT] [--clear-state-labels] [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 ),
@@ -747,7 +897,8 @@ def _server(v09):
             },
             {
                 "name": "live-handoff",
-                "run": None,
+                "run": "server:live_handoff",
+                "usage": "usage: herdr server live-handoff [--import-exe <path>] [--expected-protocol <n>] [--expected-version <version>]",
                 "lines": (
                     "  herdr server live-handoff   hand off live panes to a new local server",
                 ),
@@ -762,14 +913,16 @@ def _server(v09):
             },
             {
                 "name": "agent-manifests",
-                "run": None,
+                "run": "server:agent_manifests",
+                "usage": "usage: herdr server agent-manifests [--json]",
                 "lines": (
                     "  herdr server agent-manifests [--json]  show agent detection manifest status",
                 ),
             },
             {
                 "name": "update-agent-manifests",
-                "run": None,
+                "run": "server:update_agent_manifests",
+                "usage": "usage: herdr server update-agent-manifests [--json]",
                 "lines": (
                     "  herdr server update-agent-manifests [--json]  fetch and reload agent detection manifests",
                 ),
@@ -854,6 +1007,151 @@ def _plugin(v09):
     )
 
 
+_NOTIFICATION_USAGE = (
+    "usage: herdr notification show <title> [--body TEXT] "
+    "[--position top-left|top-right|bottom-left|bottom-right] [--sound none|done|request]"
+)
+
+
+def _notification(v09):
+    return (
+        "herdr notification commands:",
+        [
+            {
+                "name": "show",
+                "pos": ("lead", "title"),
+                "lead_not": ("help", "--help", "-h"),
+                "flags": (
+                    ("--body", "body", "str"),
+                    (
+                        "--position",
+                        "position",
+                        "choice",
+                        (
+                            {
+                                "top-left": "top-left",
+                                "top-right": "top-right",
+                                "bottom-left": "bottom-left",
+                                "bottom-right": "bottom-right",
+                            },
+                            "invalid position: %s (expected top-left, top-right, bottom-left, or bottom-right)",
+                        ),
+                    ),
+                    (
+                        "--sound",
+                        "sound",
+                        "choice",
+                        (
+                            {"none": None, "done": "done", "request": "request"},
+                            "invalid sound: %s (expected none, done, or request)",
+                        ),
+                    ),
+                ),
+                # `sound` is skipped when none (NotificationShowSound::is_none).
+                "params": (
+                    ("title", "req"),
+                    ("body", "opt"),
+                    ("position", "opt"),
+                    ("sound", "opt"),
+                ),
+                "usage": _NOTIFICATION_USAGE,
+                "lines": ("  " + _NOTIFICATION_USAGE[len("usage: ") :],),
+            }
+        ],
+        (),
+    )
+
+
+#: herdr 0.8.2 integration targets, in print_integration_help order (src/cli/integration.rs:154).
+INTEGRATION_TARGETS = (
+    "pi",
+    "omp",
+    "claude",
+    "codex",
+    "copilot",
+    "devin",
+    "droid",
+    "kimi",
+    "opencode",
+    "kilo",
+    "hermes",
+    "qodercli",
+    "qwen",
+    "cursor",
+    "mastracode",
+    "antigravity-cli",
+    "grok",
+)
+
+
+def _config(v09):
+    return (
+        "herdr config commands:",
+        [
+            {
+                "name": "check",
+                "mod": "config_check",
+                "lines": ("  herdr config check  validate config.toml and print diagnostics",),
+            },
+            {
+                "name": "reset-keys",
+                "run": None,
+                "lines": (
+                    "  herdr config reset-keys  back up config.toml and remove custom keybindings",
+                ),
+            },
+        ],
+        (),
+    )
+
+
+def _session(v09):
+    return (
+        "herdr session commands:",
+        [
+            {"name": "list", "mod": "sessions", "lines": ("  herdr session list [--json]",)},
+            # Attaching needs the terminal UI (herdr prints this usage for any arguments).
+            {
+                "name": "attach",
+                "run": "core:usage_only",
+                "usage": "usage: herdr session attach <name>",
+                "lines": ("  herdr session attach <name>",),
+            },
+            {"name": "stop", "mod": "sessions", "lines": ("  herdr session stop <name> [--json]",)},
+            {
+                "name": "delete",
+                "mod": "sessions",
+                "lines": ("  herdr session delete <name> [--json]",),
+            },
+        ],
+        ("  use 'default' as <name> to target the default session for stop",),
+    )
+
+
+def _integration(v09):
+    return (
+        "herdr integration commands:",
+        [
+            {
+                "name": "install",
+                "mod": "integration",
+                "lines": tuple("  herdr integration install " + t for t in INTEGRATION_TARGETS),
+            },
+            {
+                "name": "uninstall",
+                "mod": "integration",
+                "lines": tuple("  herdr integration uninstall " + t for t in INTEGRATION_TARGETS),
+            },
+            {
+                "name": "status",
+                "mod": "integration",
+                "lines": ("  herdr integration status [--outdated-only]",),
+            },
+        ],
+        (),
+    )
+
+
 #: Groups whose parser is a row table.  ``status`` has one irregular body (src/cli/status.rs);
 #: the groups in OPAQUE are not emulated yet: any call prints the unsupported message with the
 #: group and its first word.
@@ -866,19 +1164,19 @@ GROUPS = {
     "api": _api,
     "server": _server,
     "plugin": _plugin,
+    "config": _config,
+    "notification": _notification,
+    "session": _session,
+    "integration": _integration,
 }
 SPECIAL = {"status": "status:run"}
+SPECIAL_09 = {"machine": "machine:run_group"}
 OPAQUE = (
     "completion",
     "completions",
-    "config",
     "channel",
-    "notification",
     "terminal",
-    "integration",
-    "session",
 )
-OPAQUE_09 = ("machine",)
 
 
 def group(name, v09):

@@ -769,8 +769,29 @@ def _is_u32(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
 
 
+def _caps_ok(caps):
+    """``ServerCapabilities``: ``live_handoff`` required, the other fields optional and typed
+    (0.9.3 adds ``endpoint_protocol_generation``, ``surface_interest``, ``health_check``,
+    ``ssh_agent_registration``; VERSIONS.md §5 row 2)."""
+    if not isinstance(caps, dict) or not isinstance(caps.get("live_handoff"), bool):
+        return False
+    for key in (
+        "detached_server_daemon",
+        "surface_interest",
+        "health_check",
+        "ssh_agent_registration",
+    ):
+        if not isinstance(caps.get(key, False), bool):
+            return False
+    generation = caps.get("endpoint_protocol_generation")
+    return generation is None or _is_u32(generation)
+
+
 def _pong(value):
-    """``ApiClient::status``: the pong's (version, protocol, capabilities) or a TransportError."""
+    """``ApiClient::status``: the pong's (version, protocol, capabilities) or a TransportError.
+
+    ``capabilities`` is the reply's own (validated) object; :mod:`.status` picks the fields
+    of its version's ``ServerCapabilities``."""
     if (
         isinstance(value, dict)
         and isinstance(value.get("id"), str)
@@ -780,21 +801,11 @@ def _pong(value):
         kind = result.get("type")
         if kind == "pong":
             caps = result.get("capabilities")
-            caps_ok = caps is None or (
-                isinstance(caps, dict)
-                and isinstance(caps.get("live_handoff"), bool)
-                and isinstance(caps.get("detached_server_daemon", False), bool)
-            )
             if (
                 isinstance(result.get("version"), str)
                 and _is_u32(result.get("protocol"))
-                and caps_ok
+                and (caps is None or _caps_ok(caps))
             ):
-                if caps is not None:
-                    caps = {
-                        "live_handoff": caps["live_handoff"],
-                        "detached_server_daemon": caps.get("detached_server_daemon", False),
-                    }
                 return result["version"], result["protocol"], caps
         elif kind == "ok":
             # A well-formed success of another type: ApiClientError::UnexpectedResult(Debug).
