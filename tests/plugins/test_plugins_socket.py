@@ -320,3 +320,47 @@ def test_with_persistence_the_registry_is_plugins_json_and_startup_hooks_run(
             "code": "plugin_manifest_unavailable",
             "message": "plugin test.plug manifest is unavailable",
         }
+
+
+def test_a_worktree_hook_builds_its_layout_with_layout_apply(server, tmp_path, home, monkeypatch):
+    """The orchestrator's flow: link a plugin, create a worktree, wait for the tab its
+    worktree.created hook lays out through layout.apply."""
+    G.isolate(monkeypatch, Path(home))
+    base = G.make_base(tmp_path)
+    repo = G.make_repo(base)
+    sock = server.path
+    root = write_plugin(tmp_path / "orchestrator", HOOK)
+    tree = {
+        "type": "split",
+        "direction": "right",
+        "ratio": 0.6,
+        "first": {"type": "pane", "label": "agent"},
+        "second": {"type": "pane", "label": "logs"},
+    }
+    params = {"workspace_id": "$HERDR_WORKSPACE_ID", "tab_label": "work", "root": tree}
+    script(
+        root,
+        "on-worktree.sh",
+        f"""\
+        "$PY" ./callback.py layout.apply '{json.dumps(params)}'
+        """,
+    )
+    ok(sock, "plugin.link", path=str(root))
+    ok(sock, "workspace.create", cwd=str(repo))
+    wid = ok(sock, "worktree.create", workspace_id="w1", branch="b1", path=str(base / "wt"))[
+        "workspace"
+    ]["workspace_id"]
+
+    def laid_out():
+        tabs = ok(sock, "tab.list", workspace_id=wid)["tabs"]
+        return [t for t in tabs if t["label"] == "work" and t["pane_count"] == 2]
+
+    (tab,) = wait_for(laid_out, what="the hook's layout")
+    labels = [
+        p.get("label")
+        for p in ok(sock, "pane.list", workspace_id=wid)["panes"]
+        if p["tab_id"] == tab["tab_id"]
+    ]
+    assert labels == ["agent", "logs"]
+    (log,) = wait_for(lambda: finished_logs(sock, "test.plug"), what="the hook's log")
+    assert log["status"] == "succeeded" and '"result"' in log["stdout"], log
