@@ -284,7 +284,7 @@ class Simulator:
         if self.config.persist and self._restored:
             from . import persist
 
-            persist.save(self)  # after every batch (CHOICE in simherdr.persist)
+            persist.schedule_save(self)  # debounced like herdr's (simherdr.persist)
         self.notify()
 
     # --- requests ----------------------------------------------------------------------------

@@ -96,6 +96,7 @@ def test_an_empty_session_removes_the_files(version, config, tmp_path):
     config = dataclasses.replace(config, persist=True, pane_history=True)
     with ThreadServer(version, config=config) as srv:
         ok(srv.path, "workspace.create", cwd=str(tmp_path))
+        srv.run(persist.save)
         assert os.path.exists(persist.session_path(config))
         assert os.path.exists(persist.history_path(config))
         ok(srv.path, "workspace.close", workspace_id="w1")
@@ -174,6 +175,7 @@ def test_the_in_process_restart_goes_through_the_session_file(version, config, t
         h.ok("pane.split", direction="right")
         h.ok("pane.rename", pane_id="w1:p2", label="kept")
         path = Path(persist.session_path(config))
+        persist.save(h.sim)
         before = json.loads(path.read_text())
         terminals = {p["pane_id"]: p["terminal_id"] for p in h.ok("pane.list")["panes"]}
         server_restart(h.sim)
@@ -215,10 +217,21 @@ def test_the_file_records_agents_as_herdr_writes_them(version, config, tmp_path)
         h.ok("workspace.create", cwd=str(tmp_path))
         h.ok("agent.start", name="rev", kind="pi", pane_id="w1:p1")
         path = Path(persist.session_path(config))
+        persist.save(h.sim)  # what the debounced save will write
         pane = json.loads(path.read_text())["workspaces"][0]["tabs"][0]["panes"]["1"]
         assert "agent_name" not in pane  # the launch is still pending
         h.advance(5)
+        persist.save(h.sim)
         pane = json.loads(path.read_text())["workspaces"][0]["tabs"][0]["panes"]["1"]
         assert (pane["agent_name"], pane["managed_agent_kind"]) == ("rev", "pi")
         server_restart(h.sim)
         assert h.ok("agent.list")["agents"] == []  # CHOICE: restored panes are fresh shells
+
+
+def test_saves_are_debounced_and_a_stop_saves_at_once(version, config, tmp_path):
+    config = dataclasses.replace(config, persist=True)
+    path = Path(persist.session_path(config))
+    with ThreadServer(version, config=config) as srv:
+        ok(srv.path, "workspace.create", cwd=str(tmp_path), label="one")
+        assert not path.exists()  # herdr's 5 s debounce has not passed
+    assert json.loads(path.read_text())["workspaces"][0]["custom_name"] == "one"
