@@ -409,6 +409,8 @@ def pane_open(sim, p):
         cwd = resolve_new_cwd(sim, cwd, None)
         focus = p["focus"] or placement in ("zoomed", "overlay")
         new = s.split_pane(target, p["direction"] or "right", None, cwd, env, focus, sim.now_us())
+        if placement == "zoomed":
+            s.tab_of(new).zoomed = True  # panes.rs:160-168
     _label_new_pane(s, new, pane["title"])
     sim.plugins.panes[new.pane_id] = {"plugin_id": pid, "entrypoint": entrypoint}
     sim.on_pane_created(new)
@@ -432,12 +434,16 @@ def _pane_env(sim, plugin, entrypoint, cwd, env, ctx) -> dict:
 
 
 def _label_new_pane(s, pane, title: str) -> None:
-    """herdr labels the terminal before announcing it (panes.rs:281-284): the queued
-    pane_created already carries the label."""
+    """herdr labels the terminal (and zooms the tab) before announcing them
+    (finish_plugin_pane_open, panes.rs:271-320): the queued pane_created and layout_updated
+    carry the final state."""
     pane.label = title
+    w, t = s.ws(pane.workspace_id), s.tab_of(pane)
     for i, (kind, data) in enumerate(s.outbox):
         if kind == "pane_created" and data["pane"]["pane_id"] == pane.pane_id:
             s.outbox[i] = (kind, {"pane": V.pane_info(s, pane)})
+        elif kind == "layout_updated" and data["layout"]["tab_id"] == t.tab_id:
+            s.outbox[i] = (kind, {"layout": V.layout_snapshot(s, w, t)})
 
 
 def _plugin_pane(sim, pane) -> dict:

@@ -93,7 +93,7 @@ def capture(s: Session) -> dict:
                     "custom_name": t.custom_label,
                     "layout": _layout(t.root, numbers),
                     "panes": panes,
-                    "zoomed": False,
+                    "zoomed": t.zoomed,
                     "focused": s.panes[t.focused_pane].number,
                     "root_pane": s.panes[t.root_pane].number,
                 }
@@ -319,6 +319,7 @@ def restore(
                     focused_pane=focused,
                     root_pane=root,
                     custom_label=tab.get("custom_name"),
+                    zoomed=bool(tab.get("zoomed", False)),  # restore.rs:726
                 )
             )
         if not w.tabs:

@@ -41,6 +41,7 @@ def _ids(snapshot: dict) -> dict:
             (
                 lay["tab_id"],
                 lay["focused_pane_id"],
+                lay["zoomed"],
                 [p["pane_id"] for p in lay["panes"]],
                 lay["splits"],
             )
@@ -63,6 +64,7 @@ def _build(sock: str, tmp_path: Path) -> None:
     ok(sock, "workspace.close", workspace_id="w2")
     ok(sock, "tab.rename", tab_id="w3:t1", label="solo")
     ok(sock, "pane.focus", pane_id="w1:p2")
+    ok(sock, "pane.zoom", pane_id="w1:p3", mode="on")
 
 
 def test_a_restarted_server_restores_the_same_ids(version, config, tmp_path):
@@ -70,6 +72,7 @@ def test_a_restarted_server_restores_the_same_ids(version, config, tmp_path):
     with ThreadServer(version, config=config) as srv:
         _build(srv.path, tmp_path)
         before = ok(srv.path, "session.snapshot")["snapshot"]
+        assert [lay["zoomed"] for lay in before["layouts"]] == [True, False, False]
     saved = json.loads(Path(persist.session_path(config)).read_text())
     assert saved["version"] == 3 and [w["id"] for w in saved["workspaces"]] == ["w1", "w3"]
     with ThreadServer(version, config=config) as srv:

@@ -272,9 +272,19 @@ def test_plugin_panes_open_focus_close(server, plugin_root):
     assert focused["type"] == "plugin_pane_focused"
     assert focused["plugin_pane"]["pane"]["focused"] is True
     assert err(sock, "plugin.pane.focus", pane_id="w1:p1")["code"] == "plugin_pane_not_found"
+    zoomed = ok(
+        sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board", placement="zoomed"
+    )["plugin_pane"]["pane"]
+    assert zoomed["focused"] is True  # a zoomed plugin pane takes focus
+    (layout,) = [
+        lay
+        for lay in ok(sock, "session.snapshot")["snapshot"]["layouts"]
+        if lay["tab_id"] == zoomed["tab_id"]
+    ]
+    assert layout["zoomed"] is True
     closed = ok(sock, "plugin.pane.close", pane_id="w1:p2")
     assert closed == {"type": "plugin_pane_closed", "pane_id": "w1:p2"}
-    assert [p["pane_id"] for p in ok(sock, "pane.list")["panes"]] == ["w1:p1", "w1:p3"]
+    assert [p["pane_id"] for p in ok(sock, "pane.list")["panes"]] == ["w1:p1", "w1:p4", "w1:p3"]
     assert err(sock, "plugin.pane.close", pane_id="w1:p2")["code"] == "plugin_pane_not_found"
 
 
