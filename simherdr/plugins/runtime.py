@@ -277,6 +277,10 @@ class PluginHost:
         if kind in ("pane_closed", "pane_exited"):
             # a gone pane is no plugin pane any more (mod.rs test pane_exit_removes_...)
             self.panes.pop(data.get("pane_id"), None)
+        elif kind == "pane_moved" and data.get("previous_pane_id") in self.panes:
+            # herdr keys the record by the internal pane id, which a move keeps
+            # (mod.rs test plugin_pane_record_survives_pane_move); ours is the public id
+            self.panes[data["pane"]["pane_id"]] = self.panes.pop(data["previous_pane_id"])
         if not self.registry.plugins and self.registry.path is None:
             return  # nothing linked: the common case costs one check per event
         name = dot_name(kind)

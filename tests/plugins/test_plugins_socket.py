@@ -374,3 +374,17 @@ def test_a_worktree_hook_builds_its_layout_with_layout_apply(server, tmp_path, h
     assert labels == ["agent", "logs"]
     (log,) = wait_for(lambda: finished_logs(sock, "test.plug"), what="the hook's log")
     assert log["status"] == "succeeded" and '"result"' in log["stdout"], log
+
+
+def test_a_moved_plugin_pane_stays_a_plugin_pane(server, plugin_root):
+    sock = server.path
+    ok(sock, "workspace.create", cwd=str(plugin_root))
+    ok(sock, "plugin.link", path=str(plugin_root))
+    pid = ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board")["plugin_pane"][
+        "pane"
+    ]["pane_id"]
+    moved = ok(sock, "pane.move", pane_id=pid, destination={"type": "new_workspace"})
+    new_id = moved["move_result"]["pane"]["pane_id"]
+    assert new_id != pid
+    focused = ok(sock, "plugin.pane.focus", pane_id=new_id)["plugin_pane"]
+    assert (focused["entrypoint"], focused["pane"]["pane_id"]) == ("board", new_id)
