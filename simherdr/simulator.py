@@ -19,16 +19,19 @@ from typing import Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
 from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
+from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
+from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
 
 log = logging.getLogger(__name__)
 
+# Answered before the shutdown check ([H093] src/api/server.rs handle_request).
+ANSWERED_WHILE_STOPPING = ("ping", "server.stop", "client_shell.surface.set")
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
@@ -50,6 +53,11 @@ class Config:
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # The trace (simherdr.trace): entries kept in the ring; 0 records nothing.
+    trace_size: int = DEFAULT_TRACE_SIZE
+    # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
+    # DEFAULT_AREA names the choice.
+    layout_area: tuple[int, int, int, int] | None = None
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
@@ -57,9 +65,6 @@ class Config:
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False
     pane_history: bool = False  # [experimental].pane_history: also session-history.json
-    # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
-    # DEFAULT_AREA names the choice.
-    layout_area: tuple[int, int, int, int] | None = None
 
 
 @dataclass
@@ -72,6 +77,7 @@ class Call:
     kind: str
     params: dict
     conn: Any = None
+    origin: str | None = None  # the trace's connection label
 
 
 class Simulator:
@@ -96,6 +102,7 @@ class Simulator:
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
         self._timers: list = []
         self._timer_seq = itertools.count()
+        self._durable: set[int] = set()  # timers that outlive a restart (scenario steps)
         self._change_waiters: set[asyncio.Future] = set()
         self._focus_pair = None
         self._driver: asyncio.Task | None = None
@@ -107,7 +114,14 @@ class Simulator:
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
         self.interceptors: list = []
+        self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self._faults = None
+        # The recorder seam (simherdr.trace): requests, replies, events, faults, steps.
+        self.trace: Recorder = (
+            Trace(self.clock.now, self.config.trace_size)
+            if self.config.trace_size
+            else NullRecorder()
+        )
         from .panes.simulated import SimulatedBackend
 
         self.backend = SimulatedBackend(self)
@@ -132,9 +146,13 @@ class Simulator:
     def now_us(self) -> int:
         return int(self.clock.epoch() * 1_000_000)
 
-    def schedule(self, at: float, fn: Callable[[], None]) -> None:
-        """Run ``fn`` (a state change) when simulated time reaches ``at``."""
-        heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
+    def schedule(self, at: float, fn: Callable[[], None], durable: bool = False) -> None:
+        """Run ``fn`` (a state change) when simulated time reaches ``at``. ``durable``: the
+        timer is not the simulated process's own (a scenario step) and survives a restart."""
+        seq = next(self._timer_seq)
+        heapq.heappush(self._timers, (at, seq, fn))
+        if durable:
+            self._durable.add(seq)
         wake = self._driver_wake
         if (
             wake is not None
@@ -148,7 +166,8 @@ class Simulator:
         now = self.now()
         fired = False
         while self._timers and self._timers[0][0] <= now:
-            _, _, fn = heapq.heappop(self._timers)
+            _, seq, fn = heapq.heappop(self._timers)
+            self._durable.discard(seq)
             fn()
             fired = True
         if fired:
@@ -249,6 +268,7 @@ class Simulator:
 
     def _publish(self, kind: str, data: dict) -> None:
         self.hub.publish(kind, data)
+        self.trace.record("event", None, type=kind, data=data)
         for listener in self.event_listeners:
             listener(kind, data)
 
@@ -289,8 +309,44 @@ class Simulator:
 
     # --- requests ----------------------------------------------------------------------------
 
+    def unparsable_id(self, obj: Any, duplicates: frozenset = frozenset()) -> str:
+        """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
+        id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
+        if (
+            self.profile.invalid_request_keeps_id
+            and isinstance(obj, dict)
+            and isinstance(obj.get("id"), str)
+            and "id" not in duplicates
+        ):
+            return obj["id"]
+        return ""
+
+    def retired(self, obj: Any, duplicates: frozenset = frozenset()) -> E.HerdrError | None:
+        """unknown_method for a line naming a retired method (checked once the line fails
+        to parse as a Request, which such a line always does)."""
+        name = obj.get("method") if isinstance(obj, dict) else None
+        if (
+            isinstance(name, str)
+            and name in self.profile.retired_methods
+            and "method" not in duplicates
+        ):
+            return E.unknown_method(name, self.unparsable_id(obj, duplicates))
+        return None
+
     def parse(self, obj: Any):
-        """(id, MethodDef, params) or raise HerdrError invalid_request (id "")."""
+        """(id, MethodDef, params) or raise HerdrError (invalid_request; unknown_method for a
+        retired name), whose reply id is :meth:`unparsable_id`."""
+        retired = self.retired(obj)
+        if retired is not None:
+            raise retired
+        try:
+            return self._parse(obj)
+        except E.HerdrError as e:
+            if e.reply_id is None:
+                e.reply_id = self.unparsable_id(obj)
+            raise
+
+    def _parse(self, obj: Any):
         if not isinstance(obj, dict):
             raise E.invalid_request(f"invalid type: {P._json_kind(obj)}, expected struct Request")
         if "id" not in obj:
@@ -305,7 +361,7 @@ class Simulator:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        if name not in ALL_METHODS:
+        if name not in self.profile.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -322,16 +378,30 @@ class Simulator:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p
 
-    async def request(self, obj: Any, conn=None) -> dict | None:
-        """Handle one parsed JSON request; returns the reply envelope (None: no reply)."""
+    async def request(
+        self, obj: Any, conn=None, *, origin: str | None = None, peer_pid: int | None = None
+    ) -> dict | None:
+        """Handle one parsed JSON request; returns the reply envelope (None: no reply).
+        ``origin`` labels the client in the trace (the socket server gives ``c<N>``)."""
+        origin = origin or "local"
+        record_request(self.trace, obj, origin, peer_pid)
+        try:
+            reply = await self._request(obj, conn, origin)
+        except asyncio.CancelledError:
+            record_reply(self.trace, obj, None, origin, cancelled=True)
+            raise
+        record_reply(self.trace, obj, reply, origin)
+        return reply
+
+    async def _request(self, obj: Any, conn, origin: str) -> dict | None:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:
-            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
+            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn, origin), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
     async def _intercepted(self, call: Call, mdef) -> dict | None:
@@ -355,7 +425,7 @@ class Simulator:
 
     async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
         """The method itself, after parsing (and after any interceptors)."""
-        if self.stopping and mdef.name not in ("ping", "server.stop"):
+        if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:
             if mdef.kind == "call":
@@ -424,12 +494,18 @@ class Simulator:
             snap, history = persist.load(self.config)
         else:
             snap, history = persist.capture(self)
+        plans = {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self.session.all_panes()}
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
-        self._timers.clear()
+        self._timers = [t for t in self._timers if t[1] in self._durable]
+        heapq.heapify(self._timers)
         self.hub = EventHub()
         self._focus_pair = None
         persist.restore(self, snap or {"workspaces": [], "active": None}, history)
+        for pane in list(self.session.all_panes()):
+            argv, saved_cwd = plans.get(pane.pane_id, (None, None))
+            if argv:  # 0.9.2 resume_argv: typed into the new shell, in the saved directory
+                self.agents.resume_after_restart(pane, argv, saved_cwd)
         self.commit()
 
     def stop(self) -> None:

@@ -85,6 +85,28 @@ SERVER_CODES = frozenset(
         "worktree_remove_failed",
         "workspace_group_close_required",
     ]
+) | frozenset(
+    # 0.9.x only ([H093] src/api/server.rs, src/app/api.rs, src/app/api/panes.rs,
+    # src/app/api/panes/link.rs, src/app/custom_commands.rs, src/platform/ssh_agent.rs;
+    # events_lost: upstream #4178, see handlers/events.py).
+    [
+        "unknown_method",
+        "events_lost",
+        "connection_local_only",
+        "invalid_ssh_agent",
+        "ssh_agent_unavailable",
+        "stale_release_notes",
+        "stale_announcement",
+        "pane_clear_failed",
+        "stale_pane_target",
+        "scrollback_editor_failed",
+        "stale_content",
+        "selection_unavailable",
+        "copy_motion_unavailable",
+        "query_too_large",
+        "stale_target",
+        "command_not_found",
+    ]
 )
 
 # Plugin codes (src/app/api/plugins/, SOCKET.md §5 "Plugins: plugin_*, invalid_plugin_*, ...").
@@ -207,6 +229,11 @@ def internal_error(what: str) -> HerdrError:
 
 def server_shutting_down() -> HerdrError:
     return HerdrError("server_unavailable", "server is shutting down")
+
+
+def unknown_method(name: str, reply_id: str) -> HerdrError:
+    """A retired method (0.9.2 #4561, [H093] src/api/server.rs retired_pane_graphics_method_error)."""
+    return HerdrError("unknown_method", f"unknown method: {name}", reply_id=reply_id)
 
 
 def not_implemented() -> HerdrError:

@@ -71,6 +71,7 @@ class HandlerContext(Protocol):
     worktree_ops: WorktreeOperations
     plugins: PluginHost  # plugin registry, command logs, plugin panes (simherdr.plugins)
     stopping: bool  # server.stop was answered: only ping is served
+    ssh_agent_leases: list[str]  # 0.9 server.ssh_agent.register: the agent sockets held
 
     # --- time (the injected clock) ------------------------------------------------------------
     def now(self) -> float: ...

@@ -41,6 +41,10 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
+    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    scroll_offset: int | None = None
+    restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
     meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)

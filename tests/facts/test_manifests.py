@@ -156,4 +156,6 @@ def test_agent_manifest_infos_report_the_bundled_sources():
         "active_version": "2026.06.10.1",
         "local_override_shadowing_remote": False,
     }
-    ref.validate_reply({"id": "t", "result": {"type": "agent_manifest_status", "manifests": infos}})
+    for version in ("0.8.2", "0.9.3"):
+        reply = {"id": "t", "result": {"type": "agent_manifest_status", "manifests": infos}}
+        ref.validate_reply(reply, version)

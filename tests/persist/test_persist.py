@@ -173,7 +173,7 @@ def test_a_newer_or_broken_file_is_ignored(version, config, tmp_path):
 def test_the_in_process_restart_goes_through_the_session_file(version, config, tmp_path):
     """server_restart uses the same restore code; with persistence, through the saved file."""
     config = dataclasses.replace(config, persist=True)
-    with Harness(version, config=config, validator=ref.validate_reply) as h:
+    with Harness(version, config=config, validator=ref.validator(version)) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
         h.ok("pane.split", direction="right")
         h.ok("pane.rename", pane_id="w1:p2", label="kept")
@@ -216,7 +216,7 @@ def test_serve_persist_flag(tmp_path, monkeypatch):
 
 def test_the_file_records_agents_as_herdr_writes_them(version, config, tmp_path):
     config = dataclasses.replace(config, persist=True)
-    with Harness(version, config=config, validator=ref.validate_reply) as h:
+    with Harness(version, config=config, validator=ref.validator(version)) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
         h.ok("agent.start", name="rev", kind="pi", pane_id="w1:p1")
         path = Path(persist.session_path(config))

@@ -46,21 +46,27 @@ def herdr(server, tmp_path, version, home):
     return run
 
 
-def _reply(proc) -> dict:
-    """print_response: a result on stdout (exit 0), an error on stderr (exit 1)."""
-    reply = json.loads(proc.stdout if proc.returncode == 0 else proc.stderr)
-    ref.validate_reply(reply)
-    return reply
+@pytest.fixture
+def reply_of(version):
+    """print_response: a result on stdout (exit 0), an error on stderr (exit 1), validated
+    against the schema of the server's version."""
+
+    def parse(proc) -> dict:
+        obj = json.loads(proc.stdout if proc.returncode == 0 else proc.stderr)
+        ref.validate_reply(obj, version)
+        return obj
+
+    return parse
 
 
-def test_plugin_verbs_through_the_stand_in(herdr, server, tmp_path, home):
+def test_plugin_verbs_through_the_stand_in(herdr, server, tmp_path, home, reply_of):
     root = write_plugin(tmp_path / "plug", BODY)
     script(root, "hello.sh", "echo hi from cli\n")
     assert herdr("workspace", "create", "--cwd", str(tmp_path)).returncode == 0
 
     linked = herdr("plugin", "link", "plug", "--disabled", cwd=str(tmp_path))  # relative path
     assert linked.returncode == 0, linked.stderr
-    reply = _reply(linked)
+    reply = reply_of(linked)
     assert reply["id"] == "cli:plugin" and reply["result"]["type"] == "plugin_linked"
     assert reply["result"]["plugin"]["enabled"] is False
 
@@ -71,39 +77,39 @@ def test_plugin_verbs_through_the_stand_in(herdr, server, tmp_path, home):
         f"- test.plug (Test plugin) disabled [local:{root.resolve()}]\n"
         f"  config: {config}\n"
     )
-    assert _reply(herdr("plugin", "list", "--json"))["result"]["type"] == "plugin_list"
-    assert _reply(herdr("plugin", "enable", "test.plug"))["result"]["type"] == "plugin_enabled"
+    assert reply_of(herdr("plugin", "list", "--json"))["result"]["type"] == "plugin_list"
+    assert reply_of(herdr("plugin", "enable", "test.plug"))["result"]["type"] == "plugin_enabled"
 
-    actions = _reply(herdr("plugin", "action", "list", "--plugin", "test.plug"))
+    actions = reply_of(herdr("plugin", "action", "list", "--plugin", "test.plug"))
     assert [a["action_id"] for a in actions["result"]["actions"]] == ["hello"]
-    invoked = _reply(herdr("plugin", "action", "invoke", "hello"))["result"]
+    invoked = reply_of(herdr("plugin", "action", "invoke", "hello"))["result"]
     assert invoked["context"]["invocation_source"] == "cli"
     assert invoked["context"]["correlation_id"] == "cli:plugin"
     (log,) = wait_for(lambda: finished_logs(server.path, "test.plug"), what="the action")
     assert log["stdout"] == "hi from cli\n"
-    logs = _reply(herdr("plugin", "log", "list", "--plugin", "test.plug", "--limit", "5"))
+    logs = reply_of(herdr("plugin", "log", "list", "--plugin", "test.plug", "--limit", "5"))
     assert [x["log_id"] for x in logs["result"]["logs"]] == [log["log_id"]]
 
-    opened = _reply(
+    opened = reply_of(
         herdr("plugin", "pane", "open", "--plugin", "test.plug", "--entrypoint", "board")
     )
     pane = opened["result"]["plugin_pane"]["pane"]
     assert pane["focused"] is True  # the CLI's --focus default
-    assert _reply(herdr("plugin", "pane", "focus", pane["pane_id"]))["result"]["type"] == (
+    assert reply_of(herdr("plugin", "pane", "focus", pane["pane_id"]))["result"]["type"] == (
         "plugin_pane_focused"
     )
-    closed = _reply(herdr("plugin", "pane", "close", pane["pane_id"]))
+    closed = reply_of(herdr("plugin", "pane", "close", pane["pane_id"]))
     assert closed["result"] == {"type": "plugin_pane_closed", "pane_id": pane["pane_id"]}
 
-    unlinked = _reply(herdr("plugin", "unlink", "test.plug"))
+    unlinked = reply_of(herdr("plugin", "unlink", "test.plug"))
     assert unlinked["result"]["removed"] is True
     assert herdr("plugin", "list").stdout == "No plugins installed.\n"
 
 
-def test_plugin_errors_and_usage(herdr):
+def test_plugin_errors_and_usage(herdr, reply_of):
     missing = herdr("plugin", "enable", "nope")
     assert missing.returncode == 1
-    assert _reply(missing) == {
+    assert reply_of(missing) == {
         "id": "cli:plugin",
         "error": {"code": "plugin_not_found", "message": "plugin not found"},
     }
