@@ -61,7 +61,7 @@ class Config:
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
-    # Session persistence (simherdr.persist): None keeps everything in memory (the default of
+    # Session persistence (simherdr.persist): False keeps everything in memory (the default of
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False
     pane_history: bool = False  # [experimental].pane_history: also session-history.json
