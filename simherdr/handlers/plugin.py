@@ -142,8 +142,10 @@ def _source(sim, plugin: dict, source: dict) -> dict:
 
 @method("plugin.link", path=P.req(P.STR), enabled=P.dflt(P.BOOL, True), source=P.opt(SOURCE))
 def link(sim, p):
+    # A relative path is the server process's: its cwd (Config.server_cwd).
+    path = os.path.join(sim.config.server_cwd, p["path"])
     try:
-        plugin = load_manifest(p["path"], p["enabled"], sim.profile.version)
+        plugin = load_manifest(path, p["enabled"], sim.profile.version)
     except PluginError as e:
         raise _err(e) from None
     if p["source"] is not None:

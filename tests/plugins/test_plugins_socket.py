@@ -388,3 +388,9 @@ def test_a_moved_plugin_pane_stays_a_plugin_pane(server, plugin_root):
     assert new_id != pid
     focused = ok(sock, "plugin.pane.focus", pane_id=new_id)["plugin_pane"]
     assert (focused["entrypoint"], focused["pane"]["pane_id"]) == ("board", new_id)
+
+
+def test_a_relative_link_path_is_the_servers_cwd(h, config, tmp_path):
+    write_plugin(Path(config.server_cwd) / "rel", ACTIONS)
+    plugin = h.ok("plugin.link", path="rel")["plugin"]
+    assert plugin["plugin_root"] == str((Path(config.server_cwd) / "rel").resolve())
