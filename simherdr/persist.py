@@ -162,3 +162,17 @@ def restore_from_disk(sim) -> bool:
         return False
     restore(sim, snap, history)
     return True
+
+
+def pane_history_configured(config_toml: str) -> bool:
+    """herdr's ``[experimental].pane_history`` (default false) from its config.toml. CHOICE: a
+    missing or unreadable file, or a value that is not a boolean, reads as the default (herdr
+    reports a diagnostic and keeps its defaults)."""
+    import tomllib
+
+    try:
+        with open(config_toml, "rb") as f:
+            value = tomllib.load(f).get("experimental", {}).get("pane_history", False)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return value if isinstance(value, bool) else False

@@ -51,7 +51,10 @@ async def run_server(
     for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
         setattr(config, key, value)
     config.persist = persist
-    config.pane_history = pane_history
+    from .persist import pane_history_configured
+
+    # the flag, or herdr's own [experimental].pane_history in its config.toml
+    config.pane_history = pane_history or pane_history_configured(herdr_dirs.config_path(config))
     sim = Simulator(version, clock, config)
     if trace_file is not None:
         from .trace import Trace

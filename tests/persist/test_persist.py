@@ -238,3 +238,41 @@ def test_saves_are_debounced_and_a_stop_saves_at_once(version, config, tmp_path)
         ok(srv.path, "workspace.create", cwd=str(tmp_path), label="one")
         assert not path.exists()  # herdr's 5 s debounce has not passed
     assert json.loads(path.read_text())["workspaces"][0]["custom_name"] == "one"
+
+
+def test_pane_history_follows_herdrs_config(tmp_path, monkeypatch):
+    cfg = tmp_path / "herdr-config.toml"
+    assert persist.pane_history_configured(str(cfg)) is False  # no file: herdr's default
+    cfg.write_text("[experimental]\npane_history = true\n")
+    assert persist.pane_history_configured(str(cfg)) is True
+    cfg.write_text("[experimental]\npane_history = 'yes'\n")
+    assert persist.pane_history_configured(str(cfg)) is False
+    from simherdr import dirs
+    from simherdr.simulator import Config
+
+    monkeypatch.setenv("HERDR_CONFIG_PATH", str(cfg))
+    assert dirs.config_path(Config(home=str(tmp_path))) == str(cfg)
+    monkeypatch.delenv("HERDR_CONFIG_PATH")
+    assert dirs.config_path(Config(home=str(tmp_path))) == str(
+        tmp_path / ".config/herdr/config.toml"
+    )
+
+
+def test_serve_reads_pane_history_from_herdrs_config(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".config/herdr").mkdir(parents=True)
+    (home / ".config/herdr/config.toml").write_text("[experimental]\npane_history = true\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("HERDR_CONFIG_PATH", raising=False)
+    sock_dir = tmp_path / "s"
+    sock_dir.mkdir(mode=0o700)
+    sock = str(sock_dir / "herdr.sock")
+    proc = spawn_server(sock, "0.8.2", extra=["--persist"])
+    try:
+        ok(sock, "workspace.create", cwd=str(tmp_path))
+        ok(sock, "server.stop")
+        proc.wait(10)
+    finally:
+        proc.kill()
+    assert (home / ".config/herdr/session-history.json").exists()
