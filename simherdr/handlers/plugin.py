@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 
 from .. import dirs
 from .. import params as P
@@ -416,13 +417,17 @@ def pane_open(sim, p):
     _label_new_pane(s, new, pane["title"])
     sim.plugins.panes[new.pane_id] = {"plugin_id": pid, "entrypoint": entrypoint}
     sim.on_pane_created(new)
+    # CHOICE (as layout.apply's pane commands, handlers/layout.py _launch): the entrypoint's
+    # argv is typed into the new pane's shell, in the plugin root, as one shell-quoted line;
+    # herdr execs it as the pane's process (create_tab_argv_command / split_pane_argv_command).
+    new.launch_argv = list(pane["command"])
+    sim.write_input(new, (shlex.join(pane["command"]) + "\r").encode())
     return {"type": "plugin_pane_opened", "plugin_pane": _plugin_pane(sim, new)}
 
 
 def _pane_env(sim, plugin, entrypoint, cwd, env, ctx) -> dict:
-    """plugin_pane_launch_env (panes.rs:234-270). CHOICE: the pane is a simherdr pane (a
-    simulated shell, or a real one in pty mode) with this environment; the entrypoint's
-    command is recorded in the manifest, not started."""
+    """plugin_pane_launch_env (panes.rs:234-270): the new pane's environment (a simulated
+    shell, or a real one in pty mode, gets it like any pane's env)."""
     E.validate_env(env)
     out = {k: v for k, v in env.items() if k not in PROTECTED_PANE_ENV}
     out.setdefault("PWD", cwd)

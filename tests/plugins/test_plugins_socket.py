@@ -258,6 +258,8 @@ def test_plugin_panes_open_focus_close(server, plugin_root):
     assert pp["pane"]["pane_id"] == "w1:p2" and pp["pane"]["label"] == "Board"
     assert pp["pane"]["cwd"] == str(plugin_root.resolve())  # the plugin root by default
     assert pp["pane"]["focused"] is False  # split placement, focus not asked
+    read = ok(sock, "pane.read", pane_id="w1:p2", source="visible")["read"]["text"]
+    assert "./board.sh" in read  # the entrypoint runs in the pane's shell
     tab = ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board", placement="tab")[
         "plugin_pane"
     ]["pane"]
