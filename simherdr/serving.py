@@ -61,9 +61,8 @@ async def run_server(
     if herdr_config_dir:
         config.herdr_config_dir = os.path.abspath(herdr_config_dir)
     if read_herdr_config:  # herdr's config.toml, read as herdr reads it (simherdr.hostconfig)
-        config.config_path = (
-            None if herdr_config_dir else os.environ.get("HERDR_CONFIG_PATH")
-        ) or os.path.join(herdr_dirs.config_dir(config), "config.toml")
+        # an explicit --herdr-config-dir wins over $HERDR_CONFIG_PATH
+        config.config_path = herdr_dirs.config_path(config, {} if herdr_config_dir else os.environ)
     sim = Simulator(version, clock, config)  # reads config.toml
     if pane_history:  # the flag turns it on whatever [experimental] pane_history says
         sim.config.pane_history = True

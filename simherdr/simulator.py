@@ -67,7 +67,7 @@ class Config:
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
-    # Session persistence (simherdr.persist): None keeps everything in memory (the default of
+    # Session persistence (simherdr.persist): False keeps everything in memory (the default of
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False
     pane_history: bool = False  # [experimental] pane_history: also session-history.json
@@ -207,6 +207,7 @@ class Simulator:
             self._restored = True
             persist.restore_from_disk(self)
             self.commit()
+            self.plugins.run_startup_hooks()  # herdr runs them once the session is restored
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
@@ -316,7 +317,7 @@ class Simulator:
         if self.config.persist and self._restored:
             from . import persist
 
-            persist.save(self)  # after every batch (CHOICE in simherdr.persist)
+            persist.schedule_save(self)  # debounced like herdr's (simherdr.persist)
         self.notify()
 
     # --- requests ----------------------------------------------------------------------------

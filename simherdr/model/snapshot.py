@@ -47,6 +47,25 @@ def _membership(wt: dict | None) -> dict | None:
     }
 
 
+def _pane(p: Pane, w: Workspace) -> dict:
+    """PaneSnapshot (snapshot.rs:98-111, capture_tab :310-360): the agent's name and managed
+    kind once its launch is no longer pending, and its session (the live hook authority's,
+    else the persisted one). CHOICE (restore): they are written as herdr writes them but a
+    restored pane starts a fresh shell with none of them (see the module docstring)."""
+    a = p.agent
+    snap: dict = {"cwd": p.cwd or w.cwd}
+    if p.label:
+        snap["label"] = p.label
+    if not a.launch_pending:
+        if a.name:
+            snap["agent_name"] = a.name
+        if a.managed:
+            snap["managed_agent_kind"] = a.managed["kind"]
+    if a.session:
+        snap["agent_session"] = dict(a.session)
+    return snap
+
+
 def capture(s: Session) -> dict:
     """SessionSnapshot (snapshot.rs:16-29, capture at :237-266)."""
     workspaces = []
@@ -58,10 +77,7 @@ def capture(s: Session) -> dict:
             for pid in t.pane_ids():
                 p = s.panes[pid]
                 numbers[pid] = p.number
-                snap = {"cwd": p.cwd or w.cwd}
-                if p.label:
-                    snap["label"] = p.label
-                panes[str(p.number)] = snap
+                panes[str(p.number)] = _pane(p, w)
             tabs.append(
                 {
                     "custom_name": t.custom_label,
