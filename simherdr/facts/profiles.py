@@ -76,6 +76,9 @@ class Profile:
     # CODEX_THREAD_ID; [H093] src/pane.rs apply_pane_terminal_env / apply_pane_launch_env).
     pane_env_removed: tuple = ("CODEX_THREAD_ID",)
     prompt_stall_message: str = PROMPT_STALL_0_8_2
+    # The agent kinds herdr knows (facts/kinds.py KIND_TABLES): 0.9.x adds letta and muse
+    # (muse detection: [CL090]:14 #2489; [H093] src/detect/mod.rs, manifests/muse.toml).
+    agent_kinds: str = "0.8.2"
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
@@ -141,6 +144,7 @@ PROFILES: dict[str, Profile] = {
         term_program_env=True,
         pane_env_removed=PANE_ENV_REMOVED_0_9_3,
         prompt_stall_message=PROMPT_STALL_0_9,
+        agent_kinds="0.9.3",
         workspace_create_source=True,
     ),
 }

@@ -193,7 +193,7 @@ def agent_from_path_token(token: str) -> str | None:
     trimmed = token.strip("\"'")
     if not trimmed or trimmed.startswith("-"):
         return None
-    found = K.parse_kind(_basename(trimmed))
+    found = K.parse_kind_in(K.ALL_KINDS, _basename(trimmed))
     if found:
         return found
     comps = [_lookup_name(c) for c in re.split(r"[/\\]", trimmed) if c]
@@ -206,7 +206,7 @@ def agent_from_path_token(token: str) -> str | None:
             resolved = os.path.realpath(trimmed, strict=True)
         except (OSError, ValueError):
             return None
-        return K.parse_kind(os.path.basename(resolved))
+        return K.parse_kind_in(K.ALL_KINDS, os.path.basename(resolved))
     return None
 
 
@@ -218,7 +218,7 @@ def normalized_process_name(proc: procfs.Process) -> str:
         wrapped = _wrapped_by_runtime(lower, proc.argv)
         if wrapped:
             return wrapped
-    if K.parse_kind(effective):
+    if K.parse_kind_in(K.ALL_KINDS, effective):
         return effective
     if proc.argv:
         runtime = _lookup_name(_basename(proc.argv[0]))
@@ -241,14 +241,14 @@ def identify_agent_in_job(job: procfs.ForegroundJob) -> tuple[str, str] | None:
     for proc in job.processes:
         if proc.pid == job.process_group_id:
             name = normalized_process_name(proc)
-            kind = K.parse_kind(name)
+            kind = K.parse_kind_in(K.ALL_KINDS, name)
             if kind:
                 return kind, name
             break
     best = None
     for proc in job.processes:
         name = normalized_process_name(proc)
-        kind = K.parse_kind(name)
+        kind = K.parse_kind_in(K.ALL_KINDS, name)
         if kind is None:
             continue
         if name.lower() != proc.name.lower():
@@ -274,7 +274,7 @@ def env_hint(pid: int) -> str | None:
     for record in raw.split(b"\0"):
         if record.startswith(b"HERDR_AGENT="):
             try:
-                return K.parse_kind(record[len(b"HERDR_AGENT=") :].decode())
+                return K.parse_kind_in(K.ALL_KINDS, record[len(b"HERDR_AGENT=") :].decode())
             except UnicodeDecodeError:
                 return None
     return None
@@ -537,6 +537,95 @@ MANIFESTS: dict[str, list[dict]] = {
         _rule("osc_title_idle", "idle", 250, "osc_title", visible_idle=True, regex=["^\u2733 "]),
         # :157-162
         _rule("osc_progress_idle", "idle", 250, "osc_progress", regex=["^4;0"]),
+    ],
+    # 0.9.x only (a kind of facts.kinds KINDS_0_9_3): [H093] src/detect/manifests/muse.toml
+    # (version 2026.08.26.1). Approvals and pickers are recognised by a PAIR of phrases.
+    "muse": [
+        _rule(
+            "workspace_trust_blocked",
+            "blocked",
+            970,
+            "bottom_non_empty_lines(12)",
+            visible_blocker=True,
+            contains=["Do you trust this workspace?"],
+            any=[{"contains": ["Trust and continue"]}, {"contains": ["Use Up/Down"]}],
+        ),
+        _rule(
+            "pick_request_blocked",
+            "blocked",
+            950,
+            "bottom_non_empty_lines(8)",
+            visible_blocker=True,
+            any=[
+                {"contains": ["Enter to select", "Tab for an optional note"]},
+                {"contains": ["Enter to toggle", "Esc to interrupt"]},
+            ],
+        ),
+        _rule(
+            "menu_overlay",
+            "unknown",
+            940,
+            "bottom_non_empty_lines(8)",
+            skip_state_update=True,
+            any=[
+                {"contains": ["enter confirm", "esc go back"]},
+                {"contains": ["enter save", "esc go back"]},
+                {"contains": ["space toggle", "esc close", "type filter"]},
+            ],
+        ),
+        _rule(
+            "working_esc_interrupt",
+            "working",
+            900,
+            "bottom_non_empty_lines(8)",
+            visible_working=True,
+            contains=["esc to interrupt"],
+            **{
+                "not": [
+                    {"contains": ["Enter to select", "Tab for an optional note"]},
+                    {"contains": ["Enter to toggle", "Esc to interrupt"]},
+                ]
+            },
+        ),
+        _rule(
+            "blocked_approval",
+            "blocked",
+            850,
+            "bottom_non_empty_lines(8)",
+            visible_blocker=True,
+            any=[
+                {"contains": ["Allow this stage once", "Always allow in this workspace"]},
+                {"contains": ["Allow once", "Allow for this session"]},
+                {"contains": ["Yes, proceed", "Yes, don't ask again this session"]},
+            ],
+        ),
+        _rule(
+            "idle_prompt",
+            "idle",
+            700,
+            "bottom_non_empty_lines(5)",
+            visible_idle=True,
+            any=[{"line_regex": [r"^\s*⟩\s*$"]}, {"line_regex": [r"^\s*⟩\s+\S"]}],
+            **{
+                "not": [
+                    {"contains": ["esc to interrupt"]},
+                    {"contains": ["Enter to select", "Tab for an optional note"]},
+                    {"contains": ["Enter to toggle", "Esc to interrupt"]},
+                    {"contains": ["enter confirm", "esc go back"]},
+                    {"contains": ["enter save", "esc go back"]},
+                    {"contains": ["space toggle", "esc close", "type filter"]},
+                ]
+            },
+        ),
+        _rule(
+            "idle_status_fallback",
+            "idle",
+            500,
+            "bottom_non_empty_lines(3)",
+            visible_idle=True,
+            line_regex=[r"^\s*\S+ · (none|minimal|low|medium|high|xhigh|ultra) · "],
+            **{"not": [{"contains": ["esc to interrupt"]}]},
+        ),
     ],
 }
 

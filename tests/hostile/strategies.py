@@ -103,6 +103,8 @@ ACCEPTS = {
 def kind_of(check) -> str | None:
     if check in KINDS:
         return KINDS[check]
+    if isinstance(getattr(check, "variants", None), dict):  # P.tagged: an object
+        return "object"
     if hasattr(check, "variants"):
         return "string"
     if hasattr(check, "fields"):
@@ -132,6 +134,11 @@ def typed(check) -> st.SearchStrategy:
         )
     if check in (P.MAP_STR,):
         return st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
+    if isinstance(getattr(check, "variants", None), dict):  # P.tagged: {"type": tag, ...}
+        variants = check.variants
+        return st.sampled_from(sorted(variants)).flatmap(
+            lambda tag: params_for(variants[tag]).map(lambda d: {**d, "type": tag})
+        )
     if hasattr(check, "variants"):
         return st.sampled_from(check.variants) | st.text(max_size=8)
     if hasattr(check, "fields"):
