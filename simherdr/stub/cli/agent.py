@@ -160,7 +160,23 @@ def explain(ctx, row, args):
             raise usage("usage: herdr agent explain --file PATH --agent LABEL [--json]")
         if agent is None:
             raise usage("herdr agent explain --file requires --agent LABEL")
-        # CHOICE: explaining a local screen file needs herdr's detection manifests; the
+        try:
+            with open(file, "rb") as handle:
+                handle.read().decode("utf-8")
+        except OSError as exc:
+            failure = core.wire().os_error(exc)
+            if not ctx.v09:
+                raise failure from None  # 0.8.2: the raw `Error: Os {...}` line, exit 1
+            return _explain_file_error(ctx, file, failure.display)
+        except UnicodeDecodeError:
+            if not ctx.v09:
+                raise core.wire().TransportError(
+                    'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
+                    "stream did not contain valid UTF-8",
+                    "InvalidData",
+                ) from None
+            return _explain_file_error(ctx, file, "stream did not contain valid UTF-8")
+        # CHOICE: explaining a readable screen file needs herdr's detection manifests; the
         # argument checks above are reproduced, the command itself is unsupported.
         return unsupported(ctx, "herdr agent explain --file")
     if target is None:
@@ -181,6 +197,20 @@ def explain(ctx, row, args):
     else:
         ctx.write_out(_explain_text(wire, explain, verbose))
     return 0
+
+
+def _explain_file_error(ctx, path, reason):
+    """0.9.0 (#3022, [H093] src/cli/agent.rs agent_explain): an unreadable --file is a JSON
+    error on stderr, exit 1, whatever the output format."""
+    body = {
+        "id": "cli:agent:explain",
+        "error": {
+            "code": "agent_explain_file_read_failed",
+            "message": "failed to read agent explain file %s: %s" % (path, reason),
+        },
+    }
+    ctx.write_err(core.wire().dumps_ordered(body) + "\n")  # ErrorResponse: struct order
+    return 1
 
 
 def _as_str(value):

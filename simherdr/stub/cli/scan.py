@@ -127,11 +127,15 @@ def scan(ctx, row, args):
     flags = {}
     for spec in row.get("flags", ()):
         flags[spec[0]] = spec
+    values = {}
+    resume = row.get("resume")  # 0.9 split_resume_argv: the words after the first `--`
+    if resume and "--" in args:
+        cut = args.index("--")
+        args, values[resume] = args[:cut], list(args[cut + 1 :])
     equals = row.get("equals")
     if equals:
         args = expand_equals(args, equals)
     io_errors = row.get("errors") == "io"
-    values = {}
     if row.get("envpane") and ctx.pane_id() is not None:
         values[row["envpane"]] = ctx.pane_id()
     pos = row.get("pos")

@@ -44,6 +44,10 @@ _LINES = ("--lines", "lines", "u32")
 _FOCUS = (("--focus", "focus", "on"), ("--no-focus", "focus", "off"))
 
 
+# 0.9.2 report-agent[-session] usage tail ([H093] src/cli/pane.rs USAGE constants).
+RESUME_USAGE = " [-- <resume-command...>]"
+
+
 def _workspace(v09):
     close_line = "  herdr workspace close <workspace_id>" + (" [--group]" if v09 else "")
     return (
@@ -524,6 +528,7 @@ def _pane(v09):
                 "name": "report-agent",
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in report_flags) if v09 else None,
+                "resume": "resume_argv" if v09 else None,  # 0.9.2 (#4687) [H093] src/cli/pane.rs
                 "flags": report_flags,
                 "errors": "io",
                 "strip": True,
@@ -541,10 +546,12 @@ def _pane(v09):
                     ("seq", "opt"),
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
-                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
+                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
+                + (RESUME_USAGE if v09 else ""),
                 "lines": (
                     "  herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown [--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
@@ -553,6 +560,7 @@ def _pane(v09):
                 "name": "report-agent-session",
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in session_flags) if v09 else None,
+                "resume": "resume_argv" if v09 else None,
                 "flags": session_flags,
                 "errors": "io",
                 "strip": True,
@@ -568,10 +576,12 @@ def _pane(v09):
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
                     ("session_start_source", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] "
-                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]",
+                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
+                + (RESUME_USAGE if v09 else ""),
                 "lines": (
                     "  herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
