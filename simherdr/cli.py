@@ -24,6 +24,12 @@ def _serve(args) -> int:
     if args.cwd:
         config.server_cwd = os.path.abspath(args.cwd)
     config.pane_mode = args.pane_mode  # pty/mixed: the simulator installs panes.pty.PtyBackend
+    from . import dirs
+
+    for key, value in dirs.from_environment().items():  # herdr's XDG config/state dirs
+        setattr(config, key, value)
+    config.persist = args.persist
+    config.pane_history = args.pane_history
     sim = Simulator(args.herdr_version, clock, config)
 
     async def main() -> int:
@@ -121,6 +127,17 @@ def main(argv: list[str] | None = None) -> int:
         default="simulated",
         help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
         "env SIMHERDR_PANE_MODE=pty",
+    )
+    s.add_argument(
+        "--persist",
+        action="store_true",
+        help="save and restore herdr's session.json in herdr's data dir "
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+    )
+    s.add_argument(
+        "--pane-history",
+        action="store_true",
+        help="with --persist, also session-history.json (herdr's [experimental].pane_history)",
     )
     s.add_argument(
         "--control",

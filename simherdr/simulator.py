@@ -54,6 +54,13 @@ class Config:
     # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
     # DEFAULT_AREA names the choice.
     layout_area: tuple[int, int, int, int] | None = None
+    # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
+    herdr_config_dir: str | None = None
+    herdr_state_dir: str | None = None
+    # Session persistence (simherdr.persist): None keeps everything in memory (the default of
+    # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
+    persist: bool = False
+    pane_history: bool = False  # [session].pane_history: also session-history.json
 
 
 @dataclass
@@ -96,6 +103,7 @@ class Simulator:
         self._driver_wake: asyncio.Future | None = None  # set by schedule() of an earlier timer
         self._driver_at: float | None = None  # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
+        self._restored = False  # the session file was read (once, at the first start)
         # The scenario/fault seam (simherdr.scenarios): an interceptor chain around every
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
@@ -112,6 +120,11 @@ class Simulator:
         from .agents import AgentLayer
 
         self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
+        # Called with (kind, payload) for every event published (plugin [[events]] hooks).
+        self.event_listeners: list[Callable[[str, dict], None]] = []
+        from .plugins import PluginHost
+
+        self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
 
     # --- time ------------------------------------------------------------------------------
 
@@ -156,11 +169,23 @@ class Simulator:
         return self._timers[0][0] if self._timers else None
 
     async def start(self) -> None:
-        """Start the timer driver (needed when time passes without requests)."""
+        """Start the timer driver (needed when time passes without requests); with
+        persistence, the first start restores herdr's session file (simherdr.persist)."""
+        if self.config.persist and not self._restored:
+            from . import persist
+
+            self._restored = True
+            persist.restore_from_disk(self)
+            self.commit()
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
+        if self.config.persist:
+            from . import persist
+
+            persist.save(self)
+        await self.plugins.close()  # running plugin commands are killed and reaped
         if isinstance(self.backend, OwnsProcesses):
             self.backend.close()  # real panes: kill and reap every process
         if self._driver:
@@ -223,10 +248,15 @@ class Simulator:
 
     # --- state commit: outbox -> hub, focus trio -------------------------------------------
 
+    def _publish(self, kind: str, data: dict) -> None:
+        self.hub.publish(kind, data)
+        for listener in self.event_listeners:
+            listener(kind, data)
+
     def commit(self) -> None:
         s = self.session
         for kind, data in s.outbox:
-            self.hub.publish(kind, {"type": kind, **data})
+            self._publish(kind, {"type": kind, **data})
         s.outbox.clear()
         pair = s.focus_pair()
         if pair != self._focus_pair:
@@ -235,16 +265,16 @@ class Simulator:
                 # SOCKET.md §8.4: after the batch, all three, even when only the pane changed.
                 w = s.workspaces[pair[0]]
                 t = w.active()
-                self.hub.publish(
+                self._publish(
                     "workspace_focused",
                     {"type": "workspace_focused", "workspace_id": w.workspace_id},
                 )
                 if t is not None:
-                    self.hub.publish(
+                    self._publish(
                         "tab_focused",
                         {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id},
                     )
-                    self.hub.publish(
+                    self._publish(
                         "pane_focused",
                         {
                             "type": "pane_focused",
@@ -252,6 +282,10 @@ class Simulator:
                             "workspace_id": w.workspace_id,
                         },
                     )
+        if self.config.persist and self._restored:
+            from . import persist
+
+            persist.save(self)  # after every batch (CHOICE in simherdr.persist)
         self.notify()
 
     # --- requests ----------------------------------------------------------------------------
@@ -416,19 +450,28 @@ class Simulator:
         event ring, pending timers and global counters of the old process are gone."""
         if self._restarted is not None and not self._restarted.done():
             self._restarted.set_result(None)  # the old process's waits end without a reply
+        from . import persist
+
         for listener in list(self.on_restart):
             listener()
+        # The old process's last save, read back by the new one: herdr's session file (the
+        # same restore code as a server started on a saved session).
+        if self.config.persist:
+            persist.save(self)
+            snap, history = persist.load(self.config)
+        else:
+            snap, history = persist.capture(self)
+        plans = {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self.session.all_panes()}
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
         self._timers.clear()
-        plans = {p.pane_id: p.agent.resume_argv for p in self.session.all_panes()}
-        self.session.restore_after_restart(self.now_us())
         self.hub = EventHub()
         self._focus_pair = None
+        persist.restore(self, snap or {"workspaces": [], "active": None}, history)
         for pane in list(self.session.all_panes()):
-            self.on_pane_created(pane)
-            if plans.get(pane.pane_id):
-                self.agents.resume_after_restart(pane, plans[pane.pane_id])
+            argv, saved_cwd = plans.get(pane.pane_id, (None, None))
+            if argv:  # 0.9.2 resume_argv: typed into the new shell, in the saved directory
+                self.agents.resume_after_restart(pane, argv, saved_cwd)
         self.commit()
 
     def stop(self) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from simherdr.facts.profiles import DEFAULT_VERSION, get_profile
 
@@ -51,7 +51,7 @@ def skip_reason(version: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validators(version: str):
     from jsonschema import Draft202012Validator
 

@@ -257,11 +257,12 @@ class AgentLayer:
                 return answer
         return self.foreground(pane) is None and pane.foreground is None
 
-    def resume_after_restart(self, pane, argv: list[str]) -> None:
+    def resume_after_restart(self, pane, argv: list[str], saved_cwd: str | None = None) -> None:
         """A reported resume command after a server restart (src/app/agent_resume.rs
         start_pending_agent_resume): typed into the new shell with a carriage return, shell
         quoted; a saved directory that is gone sets PaneInfo.restore_error instead."""
-        if not pane.cwd or not os.path.isdir(pane.cwd):
+        cwd = saved_cwd if saved_cwd is not None else pane.cwd  # before restore's fallback
+        if not cwd or not os.path.isdir(cwd):
             pane.restore_error = RESTORE_ERROR_NO_DIRECTORY
             pane.revision += 1
             return

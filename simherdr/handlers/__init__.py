@@ -4,16 +4,23 @@ Importing this package imports every area below; each registers its methods with
 :func:`.registry.method` on import. Adding an area is one line here.
 """
 
-from . import (  # noqa: F401  (imported for their registrations)
+from . import (  # noqa: F401  (imported for their registrations)  # noqa: F401  (0.9.x)
     agent,
+    client_surface,
     events,
+    graphics,
+    integrations,
     layout,
+    links,
     metadata,
     moves,
     pane,
+    plugin,
+    scrollback,
+    selection,
     server,
+    ssh_agent,
     tab,
     workspace,
     worktree,
 )
-from . import client_surface, integrations, links, scrollback, selection, ssh_agent  # noqa: F401  (0.9.x)

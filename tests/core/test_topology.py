@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 def events(h, since=0):
     return [(k, d) for _, k, d in h.sim.hub.after(since)]
@@ -308,7 +310,12 @@ def test_server_stop_then_unavailable_but_ping_answers(h):
 
 
 def test_known_but_unmodelled_method_is_not_implemented(h):
-    assert h.err("plugin.list") == {
+    from simherdr.facts.methods import ALL_METHODS
+
+    missing = sorted(ALL_METHODS - set(h.sim.methods))
+    if not missing:
+        pytest.skip("every herdr method has a handler")
+    assert h.err(missing[0]) == {
         "code": "not_implemented",
         "message": "method not implemented yet",
     }

@@ -107,7 +107,7 @@ def kind_of(check) -> str | None:
         return "object"
     if hasattr(check, "variants"):
         return "string"
-    if hasattr(check, "fields"):
+    if hasattr(check, "fields") or hasattr(check, "tagged_variants"):
         return "object"
     if getattr(check, "__qualname__", "").startswith("list_of"):
         return "array"
@@ -141,6 +141,13 @@ def typed(check) -> st.SearchStrategy:
         )
     if hasattr(check, "variants"):
         return st.sampled_from(check.variants) | st.text(max_size=8)
+    if hasattr(check, "tagged_variants"):  # {"type": tag, ...that variant's fields}
+        tags = sorted(check.tagged_variants)
+        return st.sampled_from(tags).flatmap(
+            lambda tag: params_for(check.tagged_variants[tag]).map(
+                lambda fields, tag=tag: {"type": tag, **fields}
+            )
+        )
     if hasattr(check, "fields"):
         return params_for(check.fields)
     if getattr(check, "__qualname__", "").startswith("list_of"):

@@ -73,7 +73,7 @@ CLIENT_MIX = [
     (b"{not json}\n", "invalid"),
     (b'{"id":"x","method":"workspace.close","params":{}}\n', "invalid"),
     (b'{"id":"half","method":"pane.ge', "none"),  # no newline: dropped
-    (b'{"id":"n","method":"plugin.list","params":{}}\n', "not_implemented"),
+    (b'{"id":"n","method":"plugin.list","params":{}}\n', "ok"),
 ]
 
 

@@ -170,6 +170,8 @@ def test_wrong_types_for_every_method_in_process():
 
         before = snap()
         for name, field, wrong, value in MATRIX:
+            if name in h.sim.profile.retired_methods:
+                continue  # unknown_method whatever its params (tested in tests/plugins)
             reply = h.request({"id": "m", "method": name, "params": {field: value}})
             rid = "m" if h.sim.profile.invalid_request_keeps_id else ""
             assert reply["id"] == rid and reply["error"]["code"] == "invalid_request", (

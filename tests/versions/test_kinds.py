@@ -76,3 +76,19 @@ def test_typed_letta_is_an_agent_only_in_093(ws, version):
 def test_muse_manifest(screen, state, rule):
     found = D.detect("muse", screen)
     assert (found.state, found.rule) == (state, rule)
+
+
+def test_muse_manifest_is_a_093_data_file():
+    from simherdr.panes import manifests as M
+
+    assert "muse" not in [i["agent"] for i in M.agent_manifest_infos("0.8.2")]
+    muse = [i for i in M.agent_manifest_infos("0.9.3") if i["agent"] == "muse"]
+    assert muse == [
+        {
+            "agent": "muse",
+            "source": "bundled",
+            "source_kind": "bundled",
+            "active_version": "2026.08.26.1",
+            "local_override_shadowing_remote": False,
+        }
+    ]

@@ -32,7 +32,7 @@ def test_method_set_is_the_published_schemas(version):
 
 
 def test_method_sets_differ_by_the_new_and_retired_methods():
-    assert METHODS_0_9_3 - METHODS_0_8_2 == {
+    assert {
         "server.ssh_agent.register",
         "product_announcement.dismiss",
         "release_notes.dismiss",
@@ -47,10 +47,10 @@ def test_method_sets_differ_by_the_new_and_retired_methods():
         "pane.link.activate",
         "pane.link.resolve",
         "integration.list",
-    }
-    assert METHODS_0_8_2 - METHODS_0_9_3 == {
+    } == METHODS_0_9_3 - METHODS_0_8_2
+    assert {
         f"pane.graphics.{m}" for m in ("info", "set", "clear", "stream")
-    }
+    } == METHODS_0_8_2 - METHODS_0_9_3
 
 
 def test_ping_capabilities_side_by_side(server, version):
