@@ -37,6 +37,53 @@ def history_path(config) -> str:
 
 # sim -> {path: text}: what each server last wrote (an unchanged session is not rewritten)
 _last_written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# sim -> True while a session file this server did not load must be preserved before its first
+# write (0.9.x SessionWriter protect_unloaded; profile row session_backups).
+_protect_unloaded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+BACKUP_DIR = "session-backups"
+BACKUPS_KEPT = 3  # [H093] src/persist/writer.rs preserve_existing
+
+
+def _preserve_unloaded(sim, path: str) -> None:
+    """Copy the session file into session-backups/ before this server first replaces or clears
+    it, when the server did not load it ([H093] src/persist/writer.rs preserve_existing_in:
+    ``session-<ns timestamp, 39 digits>-<pid>-<seq>.json``, the newest 3 kept). CHOICE: the
+    timestamp is the injected clock's; a server that loaded its session protects nothing."""
+    if not _protect_unloaded.get(sim):
+        return
+    if not os.path.isfile(path):
+        return  # checked again at the next write
+    directory = os.path.join(os.path.dirname(path), BACKUP_DIR)
+    os.makedirs(directory, exist_ok=True)
+    older = sorted(n for n in os.listdir(directory) if _backup_stamp(n) is not None)
+    stamp = sim.now_us() * 1000
+    if older:
+        stamp = max(stamp, _backup_stamp(older[-1]) + 1)
+    with open(path, "rb") as f:
+        data = f.read()
+    for seq in range(128):
+        target = os.path.join(directory, f"session-{stamp:039d}-{os.getpid()}-{seq}.json")
+        try:
+            with open(target, "xb") as out:
+                out.write(data)
+            break
+        except FileExistsError:
+            continue
+    for name in older[: max(0, len(older) - (BACKUPS_KEPT - 1))]:
+        try:
+            os.remove(os.path.join(directory, name))
+        except OSError:
+            pass
+    _protect_unloaded[sim] = False
+
+
+def _backup_stamp(name: str) -> int | None:
+    fields = name.removeprefix("session-").removesuffix(".json").split("-")
+    if not (name.startswith("session-") and name.endswith(".json")) or len(fields) != 3:
+        return None
+    if len(fields[0]) != 39 or not all(f.isdigit() and f.isascii() for f in fields):
+        return None
+    return int(fields[0])
 
 
 def _write_json(sim, path: str, value: dict) -> None:
@@ -91,6 +138,7 @@ def capture(sim) -> tuple[dict, dict | None]:
 def save(sim) -> None:
     cfg = sim.config
     try:
+        _preserve_unloaded(sim, os.path.realpath(session_path(cfg)))
         if not sim.session.workspaces:
             _remove(sim, session_path(cfg))
             _remove(sim, history_path(cfg))
@@ -101,6 +149,7 @@ def save(sim) -> None:
             _write_json(sim, history_path(cfg), history)
         else:
             _remove(sim, history_path(cfg))
+        _protect_unloaded[sim] = False  # a committed save: the file is this server's now
     except OSError as e:  # herdr logs session_save_failed and keeps running
         _warn(f"failed to save session: {e}")
 
@@ -138,6 +187,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
 
 def restore_from_disk(sim) -> bool:
     snap, history = load(sim.config)
+    _protect_unloaded[sim] = snap is None and sim.profile.session_backups
     if snap is None:
         return False
     restore(sim, snap, history)

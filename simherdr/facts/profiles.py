@@ -79,6 +79,9 @@ class Profile:
     # The agent kinds herdr knows (facts/kinds.py KIND_TABLES): 0.9.x adds letta and muse
     # (muse detection: [CL090]:14 #2489; [H093] src/detect/mod.rs, manifests/muse.toml).
     agent_kinds: str = "0.8.2"
+    # A session file the server did not load is copied into session-backups/ before the
+    # server first replaces it ([H093] src/persist/writer.rs SessionWriter protect_unloaded).
+    session_backups: bool = False
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
@@ -145,6 +148,7 @@ PROFILES: dict[str, Profile] = {
         pane_env_removed=PANE_ENV_REMOVED_0_9_3,
         prompt_stall_message=PROMPT_STALL_0_9,
         agent_kinds="0.9.3",
+        session_backups=True,
         workspace_create_source=True,
     ),
 }

@@ -141,3 +141,56 @@ def test_new_pane_environment_side_by_side(version_, monkeypatch):
         assert "TMUX" not in env and "CLAUDECODE" not in env
     pane.env = {"TERM_PROGRAM": "mine"}  # the caller's env comes after
     assert sim.backend.pane_env(pane)["TERM_PROGRAM"] == "mine"
+
+
+def test_session_file_written_after_startup_is_backed_up(version, config, tmp_path):
+    """0.9.x: a session file the server did not load is copied into session-backups/ before
+    the server first replaces it (src/persist/writer.rs); 0.8.2 overwrites it."""
+    import dataclasses
+    import json
+
+    from simherdr import persist
+    from simherdr.testing import Harness
+    from tests import herdr_reference as ref
+
+    cfg = dataclasses.replace(config, persist=True)
+    path = persist.session_path(cfg)
+    with Harness(version, config=cfg, validator=ref.validator(version)) as h:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        foreign = '{"written": "after start-up by another herdr"}'
+        with open(path, "w") as f:
+            f.write(foreign)
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("workspace.create", cwd=str(tmp_path))  # the second save protects nothing more
+        backups_dir = os.path.join(os.path.dirname(path), "session-backups")
+        assert json.load(open(path))["workspaces"]  # replaced by this server's session
+        if version == "0.8.2":
+            assert not os.path.exists(backups_dir)
+            return
+        [name] = os.listdir(backups_dir)
+        stamp, pid, seq = name.removeprefix("session-").removesuffix(".json").split("-")
+        assert len(stamp) == 39 and pid == str(os.getpid()) and seq == "0"
+        assert open(os.path.join(backups_dir, name)).read() == foreign
+
+
+def test_session_backups_keep_three_and_a_loaded_session_is_not_copied(config, tmp_path):
+    import dataclasses
+
+    from simherdr import persist
+    from simherdr.testing import Harness
+
+    cfg = dataclasses.replace(config, persist=True)
+    path = persist.session_path(cfg)
+    backups_dir = os.path.join(os.path.dirname(path), "session-backups")
+    os.makedirs(backups_dir)
+    old = [f"session-{i:039d}-1-0.json" for i in (1, 2, 3)]
+    for name in old:
+        open(os.path.join(backups_dir, name), "w").write("old")
+    with Harness("0.9.3", config=cfg) as h:
+        open(path, "w").write("{}")  # not a session herdr loads
+        h.ok("workspace.create", cwd=str(tmp_path))
+    kept = sorted(os.listdir(backups_dir))
+    assert len(kept) == 3 and kept[:2] == old[1:]  # the oldest went
+    with Harness("0.9.3", config=cfg) as h:  # this one loads the saved session
+        h.ok("workspace.create", cwd=str(tmp_path))
+    assert sorted(os.listdir(backups_dir)) == kept
