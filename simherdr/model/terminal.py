@@ -621,7 +621,8 @@ def self_reported_active(a: AgentSlot, kinds: str = "0.8.2") -> bool:
 def clear_self_reported(a: AgentSlot, observed_at: float, kinds: str = "0.8.2") -> Mutation | None:
     """clear_self_reported_agent: the idle shell seen at ``observed_at`` ends a self-reported
     agent whose report is not newer; detection and the name go with it (a release)."""
-    if not self_reported_active(a, kinds) or a.hook["at"] > observed_at:
+    h = a.hook
+    if h is None or not self_reported_active(a, kinds) or h["at"] > observed_at:
         return None
     a.hook = None
     a.detected = None
