@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import weakref
 
 from . import dirs
@@ -42,23 +43,61 @@ _last_written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _protect_unloaded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 BACKUP_DIR = "session-backups"
 BACKUPS_KEPT = 3  # [H093] src/persist/writer.rs preserve_existing
+SNAPSHOT_DIR = "session-snapshots"
+SNAPSHOTS_KEPT = 48  # writer.rs SNAPSHOT_LIMIT
+SNAPSHOTS_INTERVAL = 15 * 60  # writer.rs SNAPSHOT_INTERVAL (seconds)
 
 
 def _preserve_unloaded(sim, path: str) -> None:
     """Copy the session file into session-backups/ before this server first replaces or clears
-    it, when the server did not load it ([H093] src/persist/writer.rs preserve_existing_in:
-    ``session-<ns timestamp, 39 digits>-<pid>-<seq>.json``, the newest 3 kept). CHOICE: the
-    timestamp is the injected clock's; a server that loaded its session protects nothing."""
-    if not _protect_unloaded.get(sim):
+    it, when the server did not load it ([H093] src/persist/writer.rs preserve_existing).
+    A server that loaded its session protects nothing."""
+    if not _protect_unloaded.get(sim) or not os.path.isfile(path):
+        return  # (a missing file is checked again at the next write)
+    _copy_into(sim, path, BACKUP_DIR, BACKUPS_KEPT)
+    _protect_unloaded[sim] = False
+
+
+def _preserve_snapshot_history(sim, path: str) -> None:
+    """session-snapshots/ ([H093] src/persist/writer.rs preserve_snapshot_history): at most one
+    copy per SNAPSHOTS_INTERVAL (the newest copy's mtime against the wall clock, as herdr),
+    only of a session with workspaces whose layout differs from the newest copy's, the newest
+    SNAPSHOTS_KEPT kept. CHOICE: "layout differs" is "the parsed JSON differs" (herdr's
+    layout_fingerprint is not read)."""
+    directory = os.path.join(os.path.dirname(path), SNAPSHOT_DIR)
+    names = _recovery_files(directory)
+    latest = os.path.join(directory, names[-1]) if names else None
+    if latest is not None and time.time() - os.path.getmtime(latest) < SNAPSHOTS_INTERVAL:
         return
-    if not os.path.isfile(path):
-        return  # checked again at the next write
-    directory = os.path.join(os.path.dirname(path), BACKUP_DIR)
+    current = _read_json(path) if os.path.isfile(path) else None
+    if not isinstance(current, dict) or not current.get("workspaces"):
+        return
+    version = current.get("version")
+    if isinstance(version, int) and version > S.SNAPSHOT_VERSION:
+        return
+    if latest is not None and _read_json(latest) == current:
+        return
+    _copy_into(sim, path, SNAPSHOT_DIR, SNAPSHOTS_KEPT)
+
+
+def _recovery_files(directory: str) -> list[str]:
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if _backup_stamp(n) is not None)
+
+
+def _copy_into(sim, path: str, dirname: str, keep: int) -> None:
+    """preserve_existing_in: ``<dir>/session-<ns timestamp, 39 digits>-<pid>-<seq>.json``, in
+    creation order even if the clock goes back, then the oldest pruned to ``keep``. CHOICE:
+    the timestamp is the injected clock's."""
+    directory = os.path.join(os.path.dirname(path), dirname)
     os.makedirs(directory, exist_ok=True)
-    older = sorted(n for n in os.listdir(directory) if _backup_stamp(n) is not None)
+    older = _recovery_files(directory)
     stamp = sim.now_us() * 1000
     if older:
-        stamp = max(stamp, _backup_stamp(older[-1]) + 1)
+        stamp = max(stamp, (_backup_stamp(older[-1]) or 0) + 1)
     with open(path, "rb") as f:
         data = f.read()
     for seq in range(128):
@@ -69,12 +108,11 @@ def _preserve_unloaded(sim, path: str) -> None:
             break
         except FileExistsError:
             continue
-    for name in older[: max(0, len(older) - (BACKUPS_KEPT - 1))]:
+    for name in older[: max(0, len(older) - (keep - 1))]:
         try:
             os.remove(os.path.join(directory, name))
         except OSError:
             pass
-    _protect_unloaded[sim] = False
 
 
 def _backup_stamp(name: str) -> int | None:
@@ -138,7 +176,10 @@ def capture(sim) -> tuple[dict, dict | None]:
 def save(sim) -> None:
     cfg = sim.config
     try:
-        _preserve_unloaded(sim, os.path.realpath(session_path(cfg)))
+        target = os.path.realpath(session_path(cfg))
+        _preserve_unloaded(sim, target)
+        if sim.profile.session_backups:
+            _preserve_snapshot_history(sim, target)
         if not sim.session.workspaces:
             _remove(sim, session_path(cfg))
             _remove(sim, history_path(cfg))
@@ -150,6 +191,8 @@ def save(sim) -> None:
         else:
             _remove(sim, history_path(cfg))
         _protect_unloaded[sim] = False  # a committed save: the file is this server's now
+        if sim.profile.session_backups:
+            _preserve_snapshot_history(sim, target)
     except OSError as e:  # herdr logs session_save_failed and keeps running
         _warn(f"failed to save session: {e}")
 

@@ -81,7 +81,8 @@ class Profile:
     # (muse detection: [CL090]:14 #2489; [H093] src/detect/mod.rs, manifests/muse.toml).
     agent_kinds: str = "0.8.2"
     # A session file the server did not load is copied into session-backups/ before the
-    # server first replaces it ([H093] src/persist/writer.rs SessionWriter protect_unloaded).
+    # server first replaces it, and session-snapshots/ keeps a 15-minute layout history
+    # ([H093] src/persist/writer.rs SessionWriter protect_unloaded, preserve_snapshot_history).
     session_backups: bool = False
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True

@@ -194,3 +194,25 @@ def test_session_backups_keep_three_and_a_loaded_session_is_not_copied(config, t
     with Harness("0.9.3", config=cfg) as h:  # this one loads the saved session
         h.ok("workspace.create", cwd=str(tmp_path))
     assert sorted(os.listdir(backups_dir)) == kept
+
+
+def test_session_snapshots_history_side_by_side(version, config, tmp_path):
+    """0.9.x keeps session-snapshots/: the first saved session, then at most one copy per 15
+    minutes of wall time, and none for an unchanged layout (src/persist/writer.rs)."""
+    import dataclasses
+
+    from simherdr import persist
+    from simherdr.testing import Harness
+
+    cfg = dataclasses.replace(config, persist=True)
+    directory = os.path.join(os.path.dirname(persist.session_path(cfg)), "session-snapshots")
+    with Harness(version, config=cfg) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("workspace.create", cwd=str(tmp_path))  # within 15 minutes: no second copy
+        if version == "0.8.2":
+            assert not os.path.exists(directory)
+            return
+        [first] = os.listdir(directory)
+        os.utime(os.path.join(directory, first), (0, 0))  # the copy is now old
+        h.ok("workspace.create", cwd=str(tmp_path))
+        assert len(os.listdir(directory)) == 2
