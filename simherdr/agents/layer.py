@@ -62,7 +62,7 @@ def command_kind(line: str, kinds: str = "0.8.2") -> tuple[str, list[str]] | Non
         return None
     name = argv[0].rsplit("/", 1)[-1]
     kind = K.parse_kind_in(kinds, name)
-    executables = K.EXECUTABLES if kinds == "0.8.2" else K.EXECUTABLES_0_9_3
+    executables = K.executables_in(kinds)
     if kind is None and name in executables.values():
         kind = next(k for k, exe in executables.items() if exe == name)
     return (kind, argv) if kind else None

@@ -126,6 +126,10 @@ def canonical_label_in(table: str, label: str) -> str:
     return parse_kind_in(table, trimmed) or trimmed
 
 
+def executables_in(table: str) -> dict[str, str]:
+    return EXECUTABLES if table == "0.8.2" else EXECUTABLES_0_9_3
+
+
 def kind_names_in(table: str) -> tuple[str, ...]:
     return KIND_NAMES if table == "0.8.2" else KIND_NAMES_0_9_3
 
