@@ -327,6 +327,9 @@ class PtyBackend:
         cfg = self.sim.config
         profile = self.sim.profile
         env = dict(os.environ)
+        agent = f"{cfg.socket_path}.agent" if cfg.socket_path else None
+        if "server.ssh_agent.register" in profile.methods and agent and os.path.islink(agent):
+            env["SSH_AUTH_SOCK"] = agent  # 0.9 ssh_agent::apply_pane_env (before the caller's env)
         for key in profile.pane_env_removed:
             env.pop(key, None)
         env["TERM"] = PANE_TERM

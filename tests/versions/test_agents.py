@@ -216,3 +216,18 @@ def test_session_snapshots_history_side_by_side(version, config, tmp_path):
         os.utime(os.path.join(directory, first), (0, 0))  # the copy is now old
         h.ok("workspace.create", cwd=str(tmp_path))
         assert len(os.listdir(directory)) == 2
+
+
+def test_new_pane_gets_the_published_ssh_agent(tmp_path):
+    pytest.importorskip("pyte")
+    sock = str(tmp_path / "herdr.sock")
+    sim = Simulator("0.9.3", config=Config(pane_mode="mixed", socket_path=sock))
+    pane = SimpleNamespace(env={}, workspace_id="w1", tab_id="w1:t1", pane_id="w1:p1")
+    assert sim.backend.pane_env(pane).get("SSH_AUTH_SOCK") == os.environ.get("SSH_AUTH_SOCK")
+    os.symlink(str(tmp_path / "agent"), sock + ".agent")
+    assert sim.backend.pane_env(pane)["SSH_AUTH_SOCK"] == sock + ".agent"
+    pane.env = {"SSH_AUTH_SOCK": "/mine"}  # the caller's env comes after
+    assert sim.backend.pane_env(pane)["SSH_AUTH_SOCK"] == "/mine"
+    old = Simulator("0.8.2", config=Config(pane_mode="mixed", socket_path=sock))
+    pane.env = {}
+    assert old.backend.pane_env(pane).get("SSH_AUTH_SOCK") == os.environ.get("SSH_AUTH_SOCK")

@@ -275,6 +275,7 @@ def test_ssh_agent_register_validates_and_holds_a_lease(server, v9, tmp_path):
     agent_path = str(tmp_path / "agent.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(agent_path)
+    listener.listen()
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         c.settimeout(5)
@@ -291,11 +292,14 @@ def test_ssh_agent_register_validates_and_holds_a_lease(server, v9, tmp_path):
         while server.run(lambda sim: _leases(sim)) != [agent_path]:
             assert time.monotonic() < deadline
             time.sleep(0.01)
+        stable = server.path + ".agent"  # published for new panes' SSH_AUTH_SOCK
+        assert os.readlink(stable) == agent_path
         c.sendall(b"x")  # any byte ends the lease
         assert f.readline() == b""
         while server.run(lambda sim: _leases(sim)):
             assert time.monotonic() < deadline
             time.sleep(0.01)
+        assert os.readlink(stable) == server.path + ".unavailable"
     finally:
         c.close()
         listener.close()
