@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
+import socket
+import struct
 
 from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
+from .trace import record_reply, record_request
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
     Listening,
     SocketBusy,
@@ -66,6 +70,23 @@ async def flush(writer: asyncio.StreamWriter) -> bool:
     return True
 
 
+_PEERCRED = struct.Struct("3i")
+
+
+def _peer_pid(writer: asyncio.StreamWriter) -> int | None:
+    """The client's process id (SO_PEERCRED, Linux), for the trace."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    try:
+        pid, _, _ = _PEERCRED.unpack(
+            sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+        )
+    except OSError:
+        return None
+    return pid or None
+
+
 class Connection:
     """What a wait or a stream sees of its client."""
 
@@ -111,6 +132,7 @@ class Server:
         self._conns: set[asyncio.Task] = set()
         self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
+        self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
         sim.on_restart.append(self._drop_connections)
@@ -166,7 +188,7 @@ class Server:
         # Pause at any unsent byte: flush() then waits for the client to take everything.
         writer.transport.set_write_buffer_limits(high=0)
         try:
-            await self._one_request(reader, writer)
+            await self._one_request(reader, writer, f"c{next(self._labels)}")
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -177,7 +199,7 @@ class Server:
                 with contextlib.suppress(Exception):
                     writer.close()
 
-    async def _one_request(self, reader, writer) -> None:
+    async def _one_request(self, reader, writer, label: str) -> None:
         try:
             async with asyncio.timeout(REQUEST_TIMEOUT):
                 line = await reader.readuntil(b"\n")
@@ -192,20 +214,26 @@ class Server:
         text = text.strip()
         if not text:
             return
+        sim = self.sim
+        pid = _peer_pid(writer)
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
-            await self._write(writer, self._undecodable(e))
+            reply = self._undecodable(e)
+            record_request(sim.trace, text[:1000], label, pid)
+            record_reply(sim.trace, None, reply, label)
+            await self._write(writer, reply)
             return
-        sim = self.sim
         mdef = None
         if isinstance(obj, dict) and isinstance(obj.get("method"), str):
             mdef = sim.methods.get(obj["method"])
         if mdef is not None and mdef.kind == "stream" and not sim.stopping:
             conn = Connection(reader, writer)
             conn.watch()
+            record_request(sim.trace, obj, label, pid)
             try:
                 reply = await self._stream(mdef, obj, conn)
+                record_reply(sim.trace, obj, reply, label)
                 if reply is not None:
                     await conn.send(reply)
             finally:
@@ -217,11 +245,11 @@ class Server:
             conn = Connection(reader, writer)
             conn.watch()
             try:
-                reply = await sim.request(obj, conn)
+                reply = await sim.request(obj, conn, origin=label, peer_pid=pid)
             finally:
                 conn.stop()
         else:
-            reply = await sim.request(obj)
+            reply = await sim.request(obj, origin=label, peer_pid=pid)
         if reply is not None:
             await self._write(writer, reply)
 

@@ -25,6 +25,8 @@ from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
+from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
+from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,8 @@ class Config:
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # The trace (simherdr.trace): entries kept in the ring; 0 records nothing.
+    trace_size: int = DEFAULT_TRACE_SIZE
     # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
     # DEFAULT_AREA names the choice.
     layout_area: tuple[int, int, int, int] | None = None
@@ -73,6 +77,7 @@ class Call:
     kind: str
     params: dict
     conn: Any = None
+    origin: str | None = None  # the trace's connection label
 
 
 class Simulator:
@@ -97,6 +102,7 @@ class Simulator:
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
         self._timers: list = []
         self._timer_seq = itertools.count()
+        self._durable: set[int] = set()  # timers that outlive a restart (scenario steps)
         self._change_waiters: set[asyncio.Future] = set()
         self._focus_pair = None
         self._driver: asyncio.Task | None = None
@@ -110,6 +116,12 @@ class Simulator:
         self.interceptors: list = []
         self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self._faults = None
+        # The recorder seam (simherdr.trace): requests, replies, events, faults, steps.
+        self.trace: Recorder = (
+            Trace(self.clock.now, self.config.trace_size)
+            if self.config.trace_size
+            else NullRecorder()
+        )
         from .panes.simulated import SimulatedBackend
 
         self.backend = SimulatedBackend(self)
@@ -134,9 +146,13 @@ class Simulator:
     def now_us(self) -> int:
         return int(self.clock.epoch() * 1_000_000)
 
-    def schedule(self, at: float, fn: Callable[[], None]) -> None:
-        """Run ``fn`` (a state change) when simulated time reaches ``at``."""
-        heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
+    def schedule(self, at: float, fn: Callable[[], None], durable: bool = False) -> None:
+        """Run ``fn`` (a state change) when simulated time reaches ``at``. ``durable``: the
+        timer is not the simulated process's own (a scenario step) and survives a restart."""
+        seq = next(self._timer_seq)
+        heapq.heappush(self._timers, (at, seq, fn))
+        if durable:
+            self._durable.add(seq)
         wake = self._driver_wake
         if (
             wake is not None
@@ -150,7 +166,8 @@ class Simulator:
         now = self.now()
         fired = False
         while self._timers and self._timers[0][0] <= now:
-            _, _, fn = heapq.heappop(self._timers)
+            _, seq, fn = heapq.heappop(self._timers)
+            self._durable.discard(seq)
             fn()
             fired = True
         if fired:
@@ -250,6 +267,7 @@ class Simulator:
 
     def _publish(self, kind: str, data: dict) -> None:
         self.hub.publish(kind, data)
+        self.trace.record("event", None, type=kind, data=data)
         for listener in self.event_listeners:
             listener(kind, data)
 
@@ -359,8 +377,22 @@ class Simulator:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p
 
-    async def request(self, obj: Any, conn=None) -> dict | None:
-        """Handle one parsed JSON request; returns the reply envelope (None: no reply)."""
+    async def request(
+        self, obj: Any, conn=None, *, origin: str | None = None, peer_pid: int | None = None
+    ) -> dict | None:
+        """Handle one parsed JSON request; returns the reply envelope (None: no reply).
+        ``origin`` labels the client in the trace (the socket server gives ``c<N>``)."""
+        origin = origin or "local"
+        record_request(self.trace, obj, origin, peer_pid)
+        try:
+            reply = await self._request(obj, conn, origin)
+        except asyncio.CancelledError:
+            record_reply(self.trace, obj, None, origin, cancelled=True)
+            raise
+        record_reply(self.trace, obj, reply, origin)
+        return reply
+
+    async def _request(self, obj: Any, conn, origin: str) -> dict | None:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
@@ -368,7 +400,7 @@ class Simulator:
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:
-            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
+            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn, origin), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
     async def _intercepted(self, call: Call, mdef) -> dict | None:
@@ -464,7 +496,8 @@ class Simulator:
         plans = {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self.session.all_panes()}
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
-        self._timers.clear()
+        self._timers = [t for t in self._timers if t[1] in self._durable]
+        heapq.heapify(self._timers)
         self.hub = EventHub()
         self._focus_pair = None
         persist.restore(self, snap or {"workspaces": [], "active": None}, history)

@@ -125,6 +125,19 @@ class Harness:
             raise TypeError("advance() needs a VirtualClock")
         self.loop.run_until_complete(self.clock.advance(seconds))
 
+    def trace(self, since: int = 0) -> list[dict]:
+        """The simulator's trace so far (:mod:`simherdr.trace`): entries with ``seq > since``."""
+        return self.sim.trace.entries(since)
+
+    def load_scenario(self, scenario: str, seed: int | None = None):
+        """Load a scenario (a shipped name or a TOML file, :mod:`simherdr.scenarios.data`)."""
+        from .scenarios.data import load_scenario
+
+        sc = load_scenario(scenario, seed=seed)
+        sc.install(self.sim)
+        self.settle()
+        return sc
+
     def sync(self) -> None:
         """With ``VirtualClock(source=time.time)`` under freezegun: fire what is now due."""
         self.loop.run_until_complete(self.clock.sync())
@@ -144,7 +157,17 @@ class Harness:
 
 
 class ThreadServer:
-    """The socket server in a daemon thread (its own event loop)."""
+    """The socket server in a daemon thread (its own event loop), on a private socket.
+
+    - ``path``: the socket's path (``HERDR_SOCKET_PATH`` for your client);
+    - ``sim``: the :class:`~simherdr.simulator.Simulator`; its state belongs to the server's
+      thread: touch it only through ``run``;
+    - ``run(fn)``: run ``fn(sim)`` (or a coroutine it returns) on the server's loop, return its
+      result (``srv.run(lambda sim: busy_shell(sim, "w1:p1"))``);
+    - ``trace(since=0)``: the trace so far (:mod:`simherdr.trace`);
+    - ``load_scenario(name_or_file, seed=None)``: load a scenario (:mod:`simherdr.scenarios.data`);
+    - ``stop()`` (or leaving the ``with`` block): stop, remove the socket and its directory.
+    """
 
     def __init__(
         self,
@@ -188,6 +211,16 @@ class ThreadServer:
         """Run ``fn(sim)`` on the server's loop (state is owned by that thread)."""
         fut = asyncio.run_coroutine_threadsafe(_call(fn, self.sim), self.loop)
         return fut.result(10)
+
+    def trace(self, since: int = 0) -> list[dict]:
+        return self.run(lambda sim: sim.trace.entries(since))
+
+    def load_scenario(self, scenario: str, seed: int | None = None):
+        from .scenarios.data import load_scenario
+
+        sc = load_scenario(scenario, seed=seed)
+        self.run(sc.install)
+        return sc
 
     def stop(self) -> None:
         if self._thread.is_alive():

@@ -42,6 +42,10 @@ class PaneScreen(Protocol):
 
     def feed(self, data: str | bytes) -> None: ...
 
+    def scroll_max(self) -> int:
+        """max_offset_from_bottom: the rows above the viewport (0.9 scroll metrics)."""
+        ...
+
     def read(
         self,
         source: str,
@@ -53,8 +57,6 @@ class PaneScreen(Protocol):
         ...
 
     # 0.9.x scrollback and copy-mode views (model/screen.py HerdrReadContract)
-    def scroll_max(self) -> int: ...
-
     def content_revision(self) -> int: ...
 
     def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None: ...

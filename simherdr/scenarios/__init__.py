@@ -10,6 +10,7 @@ through explicit seams only.
 - :mod:`.control`: the control plane (``simherdr serve --control PATH``, ``simherdr ctl``).
 """
 
+from . import data  # noqa: F401 - registers the control plane's scenario.load op
 from .agents import (
     agent_blocks,
     agent_exits,

@@ -26,6 +26,7 @@ from ..unixsocket import Listening, listen_unix
 from ..wire import decode_request
 from . import agents as A
 from .faults import fault_from_spec
+from .opspec import check_args
 
 MAX_LINE = 1024 * 1024
 
@@ -116,6 +117,14 @@ def _server_restart(sim):
     server_restart(sim)
 
 
+def _trace_get(sim, since: int = 0):
+    return {"entries": sim.trace.entries(since), "dropped": sim.trace.dropped}
+
+
+def _trace_clear(sim):
+    return {"cleared": sim.trace.clear()}
+
+
 OPS = {
     "fault.add": _fault_add,  # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
     "fault.remove": _fault_remove,  # {"name"}
@@ -131,7 +140,11 @@ OPS = {
     "shell.idle": _shell_idle,  # {"pane_id"}
     "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
+    "trace.get": _trace_get,  # {"since"?}: the trace entries with seq > since (simherdr.trace)
+    "trace.clear": _trace_clear,  # {}
 }
+# "scenario.load" ({"scenario": name or TOML file, "seed"?}) is registered by
+# simherdr.scenarios.data (loaded with the package), which runs its steps through handle().
 
 
 def handle(sim, obj) -> dict:
@@ -151,6 +164,9 @@ def handle(sim, obj) -> dict:
         args = {}
     if not isinstance(args, dict):
         return {"ok": False, "error": "args must be a JSON object"}
+    problem = check_args(op, args)  # the op's own argument table (opspec.OP_ARGS)
+    if problem:
+        return {"ok": False, "error": problem}
     try:
         result = fn(sim, **args)
     except KeyError as e:
@@ -214,6 +230,10 @@ class ControlServer:
                 except ValueError as e:
                     reply = {"ok": False, "error": f"invalid JSON: {e}"}
                 else:
+                    if isinstance(obj, dict) and obj.get("op") not in ("trace.get", "ops"):
+                        self.sim.trace.record(
+                            "step", "control", name=obj.get("op"), args=obj.get("args")
+                        )
                     reply = handle(self.sim, obj)
                 writer.write(_encode(reply))
                 await writer.drain()

@@ -40,6 +40,9 @@ def test_every_documented_op_exists():
             "shell.busy",
             "shell.idle",
             "behaviour.set",
+            "trace.get",
+            "trace.clear",
+            "scenario.load",
             "server.restart",
         ]
     )
@@ -115,7 +118,16 @@ def test_behaviour_set_for_a_kind(h):
             {"op": "fault.add", "args": {"type": "error", "code": "made_up"}},
             "not a herdr error code: 'made_up'",
         ),
-        ({"op": "agent.exit", "args": {}}, "bad args for agent.exit"),
+        ({"op": "agent.exit", "args": {}}, "agent.exit: missing argument pane_id (string)"),
+        (
+            {"op": "agent.exit", "args": {"pane": "w1:p1"}},
+            "agent.exit: unknown argument(s) pane (takes: pane_id)",
+        ),
+        ({"op": "agent.exit", "args": {"pane_id": 7}}, "pane_id must be string, not a number"),
+        (
+            {"op": "fault.add", "args": {"type": "latency", "method": "agent.*"}},
+            "fault.add (latency): missing argument ms (number)",
+        ),
         ({"op": "agent.exit", "args": {"pane_id": "w9:p9"}}, "no pane w9:p9"),
         (
             {"op": "agent.state", "args": {"pane_id": "w1:p1", "state": "idle"}},
@@ -241,6 +253,6 @@ def test_control_plane_end_to_end(tmp_path, capsys):
 
 def test_ctl_usage_errors(tmp_path, capsys):
     status, _, err = ctl(capsys, "--control", str(tmp_path / "nothing.sock"), "fault.list")
-    assert status == 2 and "nothing.sock" in err
+    assert status == 3 and "cannot reach the control socket" in err and "nothing.sock" in err
     status, _, err = ctl(capsys, "--control", str(tmp_path / "x"), "fault.add", "{not json")
     assert status == 2 and "not JSON" in err
