@@ -247,14 +247,8 @@ class AgentLayer:
         self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
 
     def shell_idle(self, pane) -> bool:
-        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running. A
-        backend that can tell (real panes) answers; a simulated pane is idle with no occupant
-        and no scripted foreground job."""
-        probe = getattr(self.sim.backend, "shell_idle", None)
-        if probe is not None:
-            answer = probe(pane)
-            if answer is not None:
-                return answer
+        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running (no
+        foreground job: a simulated occupant, a real pane's process, a scripted job)."""
         return self.foreground(pane) is None and pane.foreground is None
 
     def resume_after_restart(self, pane, argv: list[str], saved_cwd: str | None = None) -> None:
