@@ -411,7 +411,6 @@ class HerdrReadContract:
 
 
 class Screen(HerdrReadContract):
-
     """A pane's simulated terminal: feed it output, read it like herdr."""
 
     def __init__(self, cols: int = 80, rows: int = 24, scrollback_limit: int = 10000):
