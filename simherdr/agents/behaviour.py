@@ -192,7 +192,7 @@ def official_session_source(kind: str) -> str | None:
 
 
 def default_behaviour(kind: str) -> Behaviour:
-    label = K.parse_kind_in("0.9.3", kind)
+    label = K.parse_kind_in(K.ALL_KINDS, kind)
     if label is None:
         raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
     source = official_session_source(label)
@@ -215,7 +215,7 @@ class BehaviourTable:
     overrides: dict = field(default_factory=dict)
 
     def set(self, kind: str, **values) -> Behaviour:
-        label = K.parse_kind_in("0.9.3", kind)
+        label = K.parse_kind_in(K.ALL_KINDS, kind)
         if label is None:
             raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
         merged = {**self.overrides.get(label, {}), **values}
@@ -224,7 +224,7 @@ class BehaviourTable:
         return behaviour
 
     def get(self, kind: str, **extra) -> Behaviour:
-        label = K.parse_kind_in("0.9.3", kind)
+        label = K.parse_kind_in(K.ALL_KINDS, kind)
         b = default_behaviour(label)
         merged = {**self.overrides.get(label, {}), **extra}
         return b.with_(**merged) if merged else b
