@@ -316,3 +316,13 @@ def test_surface_set_answers_while_stopping(h, version):
     code = h.err("client_shell.surface.set", active=False)["code"]
     assert code == ("invalid_request" if version == "0.8.2" else "connection_local_only")
     assert h.err("workspace.list")["code"] == "server_unavailable"
+
+
+def test_pane_clear_refuses_the_alternate_screen(h, version, tmp_path):
+    if version == "0.8.2":
+        pytest.skip("0.9.x method")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.sim.session.panes["w1:p1"].screen.feed("\x1b[?1049hfull screen")
+    assert h.err("pane.clear", pane_id="w1:p1")["code"] == "pane_clear_failed"
+    h.sim.session.panes["w1:p1"].screen.feed("\x1b[?1049l")
+    assert h.ok("pane.clear", pane_id="w1:p1") == {"type": "ok"}
