@@ -75,3 +75,15 @@ def test_explain_file_missing(cli, tmp_path, version):
         },
     }
     assert res.stderr.startswith('{"id":"cli:agent:explain","error":{"code":')
+
+
+@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+def test_agent_start_knows_the_versions_kinds(cli, fake, version):
+    _serve(fake, version)
+    res = cli("agent", "start", "m", "--kind", "muse", "--pane", "w1:p1", version=version)
+    if version == "0.8.2":
+        assert (res.rc, res.stderr.strip()) == (2, "unsupported interactive agent kind: muse")
+        assert fake.ops() == []
+    else:
+        starts = [op for op in fake.ops() if op["method"] == "agent.start"]
+        assert starts and starts[0]["params"]["kind"] == "muse"  # it reached the server

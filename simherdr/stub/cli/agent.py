@@ -36,10 +36,11 @@ def parse_agent_status(value):
     return value
 
 
-def parse_kind(text):
-    from simherdr.facts.kinds import parse_kind as parse
+def parse_kind(text, v09=False):
+    """The version's agent kinds (facts.kinds KIND_TABLES: 0.9 adds letta and muse)."""
+    from simherdr.facts.kinds import parse_kind_in
 
-    return parse(text)
+    return parse_kind_in("0.9.3" if v09 else "0.8.2", text)
 
 
 def is_shell_name(name):
@@ -292,7 +293,7 @@ def start(ctx, row, args):
         raise usage("missing required --kind")
     if pane_id is None:
         raise usage("missing required --pane")
-    expected_kind = parse_kind(kind)
+    expected_kind = parse_kind(kind, ctx.v09)
     if expected_kind is None:
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []
