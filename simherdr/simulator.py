@@ -287,6 +287,7 @@ class Simulator:
 
     def commit(self) -> None:
         s = self.session
+        changed = bool(s.outbox)  # what herdr would save: a change publishes an event
         for kind, data in s.outbox:
             self._publish(kind, {"type": kind, **data})
         s.outbox.clear()
@@ -314,7 +315,7 @@ class Simulator:
                             "workspace_id": w.workspace_id,
                         },
                     )
-        if self.config.persist and self._restored:
+        if changed and self.config.persist and self._restored:
             from . import persist
 
             persist.schedule_save(self)  # debounced like herdr's (simherdr.persist)

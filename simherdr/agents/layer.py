@@ -52,8 +52,8 @@ def _resume_quote(value: str) -> str:
 OCCUPANT_PID_OFFSET = 1  # CHOICE
 
 
-def command_kind(line: str) -> tuple[str, list[str]] | None:
-    """(kind, argv) when ``line`` runs a known agent, else None."""
+def command_kind(line: str, kinds: str = "0.8.2") -> tuple[str, list[str]] | None:
+    """(kind, argv) when ``line`` runs an agent of the ``kinds`` table, else None."""
     try:
         argv = shlex.split(line)
     except ValueError:
@@ -61,9 +61,10 @@ def command_kind(line: str) -> tuple[str, list[str]] | None:
     if not argv:
         return None
     name = argv[0].rsplit("/", 1)[-1]
-    kind = K.parse_kind(name)
-    if kind is None and name in K.EXECUTABLES.values():
-        kind = next(k for k, exe in K.EXECUTABLES.items() if exe == name)
+    kind = K.parse_kind_in(kinds, name)
+    executables = K.executables_in(kinds)
+    if kind is None and name in executables.values():
+        kind = next(k for k, exe in executables.items() if exe == name)
     return (kind, argv) if kind else None
 
 
@@ -121,13 +122,13 @@ class AgentLayer:
     def spawn(self, pane, kind: str, argv: list[str] | None = None, **overrides) -> Occupant:
         """Run a simulated agent of ``kind`` as the pane's foreground job (as if its command
         line had just been submitted to the shell)."""
-        label = K.parse_kind(kind)
+        label = K.parse_kind_in(self.sim.profile.agent_kinds, kind)
         if label is None:
             raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
         extra = {**self._pane_overrides.pop(pane.pane_id, {}), **overrides}
         behaviour = self.behaviour_for(label, **extra)
         pid = self.sim.backend.shell_pid(pane) + OCCUPANT_PID_OFFSET
-        occ = Occupant(self, pane, behaviour, argv or [K.EXECUTABLES[label]], pid)
+        occ = Occupant(self, pane, behaviour, argv or [K.EXECUTABLES_0_9_3[label]], pid)
         old = self._occupants.get(pane.terminal_id)
         if old is not None:
             old.kill()
@@ -139,7 +140,7 @@ class AgentLayer:
     # --- simulator hooks ---------------------------------------------------------------------
 
     def on_command(self, pane, line: str) -> bool:
-        found = command_kind(line)
+        found = command_kind(line, self.sim.profile.agent_kinds)
         if found is None:
             return False
         self.spawn(pane, found[0], found[1])
@@ -217,35 +218,37 @@ class AgentLayer:
         CHOICE: the first check is one interval after the report."""
         if not self.sim.profile.clear_reported_agent_at_idle_shell:
             return
-        if not T.self_reported_active(pane.agent) or pane.pane_id in self._shell_watch:
+        if (
+            not T.self_reported_active(pane.agent, self.sim.profile.agent_kinds)
+            or pane.pane_id in self._shell_watch
+        ):
             return
         terminal_id = pane.terminal_id
         self._shell_watch.add(pane.pane_id)
 
         def check():
             p = self.sim.session.panes.get(pane.pane_id)
-            if p is None or p.terminal_id != terminal_id or not T.self_reported_active(p.agent):
+            if (
+                p is None
+                or p.terminal_id != terminal_id
+                or not T.self_reported_active(p.agent, self.sim.profile.agent_kinds)
+            ):
                 self._shell_watch.discard(pane.pane_id)
                 return
             if self.shell_idle(p):
                 self._shell_watch.discard(pane.pane_id)
                 now = self.sim.now()
                 p.agent.resume_argv = None
-                self._update(p, lambda a: T.clear_self_reported(a, now))
+                kinds = self.sim.profile.agent_kinds
+                self._update(p, lambda a: T.clear_self_reported(a, now, kinds))
                 return
             self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
 
         self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
 
     def shell_idle(self, pane) -> bool:
-        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running. A
-        backend that can tell (real panes) answers; a simulated pane is idle with no occupant
-        and no scripted foreground job."""
-        probe = getattr(self.sim.backend, "shell_idle", None)
-        if probe is not None:
-            answer = probe(pane)
-            if answer is not None:
-                return answer
+        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running (no
+        foreground job: a simulated occupant, a real pane's process, a scripted job)."""
         return self.foreground(pane) is None and pane.foreground is None
 
     def resume_after_restart(self, pane, argv: list[str], saved_cwd: str | None = None) -> None:

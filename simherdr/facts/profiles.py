@@ -77,6 +77,13 @@ class Profile:
     # CODEX_THREAD_ID; [H093] src/pane.rs apply_pane_terminal_env / apply_pane_launch_env).
     pane_env_removed: tuple = ("CODEX_THREAD_ID",)
     prompt_stall_message: str = PROMPT_STALL_0_8_2
+    # The agent kinds herdr knows (facts/kinds.py KIND_TABLES): 0.9.x adds letta and muse
+    # (muse detection: [CL090]:14 #2489; [H093] src/detect/mod.rs, manifests/muse.toml).
+    agent_kinds: str = "0.8.2"
+    # A session file the server did not load is copied into session-backups/ before the
+    # server first replaces it, and session-snapshots/ keeps a 15-minute layout history
+    # ([H093] src/persist/writer.rs SessionWriter protect_unloaded, preserve_snapshot_history).
+    session_backups: bool = False
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
@@ -142,6 +149,8 @@ PROFILES: dict[str, Profile] = {
         term_program_env=True,
         pane_env_removed=PANE_ENV_REMOVED_0_9_3,
         prompt_stall_message=PROMPT_STALL_0_9,
+        agent_kinds="0.9.3",
+        session_backups=True,
         workspace_create_source=True,
     ),
 }

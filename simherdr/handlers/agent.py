@@ -273,7 +273,7 @@ def start(sim, p):
     name = p["name"]
     if not valid_agent_name(name):
         raise E.HerdrError("invalid_agent_name", INVALID_NAME)
-    kind = K.parse_kind(p["kind"])
+    kind = K.parse_kind_in(sim.profile.agent_kinds, p["kind"])
     if kind is None:
         raise E.HerdrError(
             "unsupported_agent_kind", K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"])
@@ -300,7 +300,7 @@ def start(sim, p):
     shell_ready = sim.backend.shell_in_foreground(pane)
     if not K.is_shell_name(pane.shell) or not shell_ready:
         raise busy
-    argv = [K.EXECUTABLES[kind]] + list(p["args"])
+    argv = [K.EXECUTABLES_0_9_3[kind]] + list(p["args"])  # (every version's kinds)
     command = compose_command(argv, pane.shell)
     timeout = p["timeout_ms"] if p["timeout_ms"] is not None else DEFAULT_START_TIMEOUT_MS
     if timeout <= SETTLE_DELAY_MS or timeout > MAX_START_TIMEOUT_MS:
@@ -539,8 +539,8 @@ def _remember_resume(pane, argv: list | None) -> None:
         pane.agent.resume_argv = list(argv)
 
 
-def _label(agent: str) -> str:
-    label = K.canonical_label(agent)
+def _label(agent: str, kinds: str = "0.8.2") -> str:
+    label = K.canonical_label_in(kinds, agent)
     if not label:
         raise E.invalid_agent_label()
     return label
@@ -560,7 +560,7 @@ def _label(agent: str) -> str:
 )
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"])
+    label = _label(p["agent"], sim.profile.agent_kinds)
     _remember_resume(pane, p["resume_argv"])
     sim.agents.report_agent(
         pane,
@@ -588,7 +588,7 @@ def report_agent(sim, p):
 )
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"])
+    label = _label(p["agent"], sim.profile.agent_kinds)
     _remember_resume(pane, p["resume_argv"])
     sim.agents.report_session(
         pane,
@@ -611,7 +611,7 @@ def report_agent_session(sim, p):
 )
 def release_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"])
+    label = _label(p["agent"], sim.profile.agent_kinds)
     sim.agents.release_agent(pane, p["source"], label, p["seq"])
     return {"type": "ok"}
 

@@ -7,6 +7,15 @@ from __future__ import annotations
 from .. import params as P
 from ..facts import errors as E
 from .registry import method
+from .selection import POINT
+
+# CommandInvokeParams.selection: a PaneSelectionReadParams (client-owned coordinates).
+SELECTION = P.struct(
+    pane_id=P.req(P.STR),
+    anchor=P.req(POINT),
+    cursor=P.req(POINT),
+    content_revision=P.opt(P.U64),
+)
 
 
 @method("client_shell.surface.set", active=P.req(P.BOOL))
@@ -37,7 +46,7 @@ def announcement_dismiss(sim, p):
     pane_id=P.opt(P.STR),
     tab_id=P.opt(P.STR),
     workspace_id=P.opt(P.STR),
-    selection=P.opt(lambda v: v),
+    selection=P.opt(SELECTION),
 )
 def command_invoke(sim, p):
     # Command ids come from a client shell's manifest of configured custom commands; the

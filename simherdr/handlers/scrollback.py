@@ -13,6 +13,10 @@ from .registry import method
 # pane.edit_scrollback answers herdr's scrollback_editor_failed with this text (herdr's
 # own message is the editor launch's I/O error, which no source here shows).
 EDITOR_UNAVAILABLE = "no client is attached to open the scrollback in an editor"
+# CHOICE: a full-screen app's alternate screen is not cleared (pane_clear_failed), as a
+# herdr-derived terminal core's ClearScreenOutcome::AlternateScreenActive shows; 0.9.3's own
+# terminal code and its message are not readable here.
+ALTERNATE_SCREEN_ACTIVE = "cannot clear the pane while the alternate screen is active"
 
 
 def _pane(sim, ref: str):
@@ -36,6 +40,8 @@ def clear(sim, p):
     """The terminal's clear_screen: history and grid wiped, cursor home. CHOICE: the shell is
     not told (no new prompt is drawn), as a terminal-side clear does not reach the program."""
     pane = _pane(sim, p["pane_id"])
+    if pane.screen.alternate_screen:
+        raise E.HerdrError("pane_clear_failed", ALTERNATE_SCREEN_ACTIVE)
     pane.screen.clear()
     if pane.scroll_offset is not None:
         pane.scroll_offset = 0

@@ -3,6 +3,7 @@ src/platform/ssh_agent.rs SshAgentRegistry::register): a connection-scoped lease
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 
@@ -27,19 +28,50 @@ def stable_path(sim) -> str | None:
     return f"{sim.config.socket_path}.agent" if sim.config.socket_path else None
 
 
+def publish(sim) -> None:
+    """Point ``<socket>.agent`` at the first live registered agent, else at
+    ``<socket>.unavailable`` (ssh_agent.rs State::publish: a symlink swapped in atomically).
+    CHOICE: "live" is herdr's usable-socket test without its connect probe (handlers open no
+    sockets), no inherited SSH_AUTH_SOCK fallback, and the symlink stays (dangling) after the
+    last lease, as herdr's does until the server exits."""
+    stable = stable_path(sim)
+    if stable is None:
+        return
+    base = stable.removesuffix(".agent")
+    live = next((a for a in sim.ssh_agent_leases if usable_socket(a)), None)
+    target = live or base + ".unavailable"
+    try:
+        if os.readlink(stable) == target:
+            return
+    except OSError:
+        pass
+    tmp = f"{base}.{os.getpid()}.new"
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(tmp)
+    os.symlink(target, tmp)
+    os.replace(tmp, stable)
+
+
 @method("server.ssh_agent.register", kind="stream", socket_path=P.req(P.STR))
 async def register(sim, p, rid, conn):
     """Validates the path, answers ok, then holds the lease until the client sends a byte or
-    disconnects. CHOICE: the simulator records the lease in ``sim.ssh_agent_leases`` but
-    publishes no ``<socket>.agent`` symlink and gives panes no SSH_AUTH_SOCK."""
+    disconnects; meanwhile ``<socket>.agent`` points at the agent (new real panes get it as
+    SSH_AUTH_SOCK, panes/pty.py)."""
     path = p["socket_path"]
     if not os.path.isabs(path) or path == stable_path(sim) or not usable_socket(path):
         raise E.HerdrError("invalid_ssh_agent", INVALID)
     leases = sim.ssh_agent_leases
-    await conn.send({"id": rid, "result": {"type": "ok"}})
     leases.append(path)
+    try:
+        publish(sim)
+    except OSError as e:
+        leases.remove(path)
+        raise E.HerdrError("ssh_agent_unavailable", str(e)) from None
+    await conn.send({"id": rid, "result": {"type": "ok"}})
     try:
         while not sim.stopping and not conn.cancelled():
             await sim.wait_change(None, conn)
     finally:
         leases.remove(path)
+        with contextlib.suppress(OSError):
+            publish(sim)

@@ -279,8 +279,9 @@ class HerdrReadContract:
     Rows offer ``text()``, ``plain()``, ``ansi()``, ``wraps`` and ``cont``.
     """
 
-    rows: int  # the viewport height (set by the subclass)
-
+    rows: int  # the grid's size (subclasses set them)
+    cols: int
+    content_seq = 0  # bumped by every change of content (subclasses)
     # The OSC 0/2 title. ``on_title`` (set by the simulator) hears every change, so herdr's
     # revision / pane_updated rules can follow it (model/titles.py).
     on_title = None
@@ -349,7 +350,7 @@ class HerdrReadContract:
     def content_revision(self) -> int:
         """herdr's content_seq as pane.selection.read / copy methods compare it (even while
         the content is stable). CHOICE: twice the screen's change counter."""
-        return 2 * getattr(self, "content_seq", 0)
+        return 2 * self.content_seq
 
     def scroll_max(self) -> int:
         """max_offset_from_bottom: the rows above the viewport."""
@@ -410,8 +411,6 @@ class HerdrReadContract:
 
 
 class Screen(HerdrReadContract):
-    content_seq = 0  # bumped by every change of content (feed, clear)
-
     """A pane's simulated terminal: feed it output, read it like herdr."""
 
     def __init__(self, cols: int = 80, rows: int = 24, scrollback_limit: int = 10000):

@@ -56,6 +56,13 @@ class PaneScreen(Protocol):
         """herdr's pane.read contract (model/screen.py HerdrReadContract.read)."""
         ...
 
+    # 0.9.x scrollback and copy-mode views (model/screen.py HerdrReadContract)
+    def content_revision(self) -> int: ...
+
+    def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None: ...
+
+    def clear(self) -> None: ...
+
 
 @runtime_checkable
 class PaneBackend(Protocol):

@@ -611,16 +611,18 @@ def clear_authority(a: AgentSlot, source: str | None, seq: int | None) -> Mutati
     return Mutation()
 
 
-def self_reported_active(a: AgentSlot) -> bool:
+def self_reported_active(a: AgentSlot, kinds: str = "0.8.2") -> bool:
     """self_reported_agent_active (0.9.2, #4687): a hook authority whose label names no agent
-    herdr detects by process. Only such a pane is watched for a return to its idle shell."""
-    return a.hook is not None and kind_of(a.hook["label"]) is None
+    herdr detects by process (in the ``kinds`` table). Only such a pane is watched for a
+    return to its idle shell."""
+    return a.hook is not None and K.parse_kind_in(kinds, a.hook["label"]) is None
 
 
-def clear_self_reported(a: AgentSlot, observed_at: float) -> Mutation | None:
+def clear_self_reported(a: AgentSlot, observed_at: float, kinds: str = "0.8.2") -> Mutation | None:
     """clear_self_reported_agent: the idle shell seen at ``observed_at`` ends a self-reported
     agent whose report is not newer; detection and the name go with it (a release)."""
-    if a.hook is None or not self_reported_active(a) or a.hook["at"] > observed_at:
+    h = a.hook
+    if h is None or not self_reported_active(a, kinds) or h["at"] > observed_at:
         return None
     a.hook = None
     a.detected = None

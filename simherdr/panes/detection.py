@@ -192,7 +192,7 @@ def agent_from_path_token(token: str) -> str | None:
     trimmed = token.strip("\"'")
     if not trimmed or trimmed.startswith("-"):
         return None
-    found = K.parse_kind(_basename(trimmed))
+    found = K.parse_kind_in(K.ALL_KINDS, _basename(trimmed))
     if found:
         return found
     comps = [_lookup_name(c) for c in re.split(r"[/\\]", trimmed) if c]
@@ -205,7 +205,7 @@ def agent_from_path_token(token: str) -> str | None:
             resolved = os.path.realpath(trimmed, strict=True)
         except (OSError, ValueError):
             return None
-        return K.parse_kind(os.path.basename(resolved))
+        return K.parse_kind_in(K.ALL_KINDS, os.path.basename(resolved))
     return None
 
 
@@ -217,7 +217,7 @@ def normalized_process_name(proc: procfs.Process) -> str:
         wrapped = _wrapped_by_runtime(lower, proc.argv)
         if wrapped:
             return wrapped
-    if K.parse_kind(effective):
+    if K.parse_kind_in(K.ALL_KINDS, effective):
         return effective
     if proc.argv:
         runtime = _lookup_name(_basename(proc.argv[0]))
@@ -240,14 +240,14 @@ def identify_agent_in_job(job: procfs.ForegroundJob) -> tuple[str, str] | None:
     for proc in job.processes:
         if proc.pid == job.process_group_id:
             name = normalized_process_name(proc)
-            kind = K.parse_kind(name)
+            kind = K.parse_kind_in(K.ALL_KINDS, name)
             if kind:
                 return kind, name
             break
     best = None
     for proc in job.processes:
         name = normalized_process_name(proc)
-        kind = K.parse_kind(name)
+        kind = K.parse_kind_in(K.ALL_KINDS, name)
         if kind is None:
             continue
         if name.lower() != proc.name.lower():
@@ -273,7 +273,7 @@ def env_hint(pid: int) -> str | None:
     for record in raw.split(b"\0"):
         if record.startswith(b"HERDR_AGENT="):
             try:
-                return K.parse_kind(record[len(b"HERDR_AGENT=") :].decode())
+                return K.parse_kind_in(K.ALL_KINDS, record[len(b"HERDR_AGENT=") :].decode())
             except UnicodeDecodeError:
                 return None
     return None

@@ -39,6 +39,9 @@ BUNDLED = (
     "qwen",
     "copilot",
 )
+# 0.9.x: kinds whose manifest only 0.9's herdr bundles ([H093] src/detect/manifests/).
+# CHOICE: appended after the 0.8.2 order (0.9.3's BUNDLED_MANIFESTS list is not read).
+BUNDLED_0_9 = ("muse",)
 ENGINE_VERSION = 3  # src/detect/manifest_update.rs:15 MANIFEST_ENGINE_VERSION
 TOP_NON_EMPTY_LINES_ENGINE_VERSION = 3  # manifest.rs:1302
 STATES = ("idle", "working", "blocked", "unknown")
@@ -198,7 +201,7 @@ def load() -> dict[str, Manifest]:
     """Every bundled manifest, by kind label (read once)."""
     base = resources.files(__package__) / "manifests"
     out = {}
-    for agent in BUNDLED:
+    for agent in BUNDLED + BUNDLED_0_9:
         f = base / f"{agent}.toml"
         out[agent] = parse(f.read_text(encoding="utf-8"), agent, str(f))
     return out
@@ -208,10 +211,12 @@ def rules_by_kind() -> dict[str, list[dict]]:
     return {agent: list(m.rules) for agent, m in load().items()}
 
 
-def agent_manifest_infos() -> list[dict]:
-    """AgentManifestInfo per bundled manifest, as ``server.agent_manifests`` reports them
+def agent_manifest_infos(kinds: str = "0.8.2") -> list[dict]:
+    """AgentManifestInfo per bundled manifest of the herdr version whose kinds table is
+    ``kinds`` (profile row agent_kinds), as ``server.agent_manifests`` reports them
     (src/app/api.rs:1339-1356; optional fields omitted when None). CHOICE: no remote updates
     and no local overrides exist in a simulator, so every source is herdr's bundled one."""
+    bundled = BUNDLED if kinds == "0.8.2" else BUNDLED + BUNDLED_0_9
     return [
         {
             "agent": m.agent,
@@ -220,5 +225,6 @@ def agent_manifest_infos() -> list[dict]:
             **({"active_version": m.version} if m.version else {}),
             "local_override_shadowing_remote": False,
         }
-        for m in load().values()
+        for agent, m in load().items()
+        if agent in bundled
     ]

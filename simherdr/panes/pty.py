@@ -257,9 +257,14 @@ class _Sink:
         pane = self.rt.pane
         return pane if self.sim.session.panes.get(pane.pane_id) is pane else None
 
+    def _known(self, kind):
+        """Process identification knows every version's kinds; a kind this herdr version does
+        not have (0.8.2: letta, muse) is no agent (profile row agent_kinds)."""
+        return kind if kind in K.kind_names_in(self.sim.profile.agent_kinds) else None
+
     def process_detected(self, kind: str) -> None:
         pane = self._pane()
-        if pane is None:
+        if pane is None or self._known(kind) is None:
             return
         self.sim.agents.process_detected(pane, kind)
         self.sim.commit()
@@ -268,6 +273,8 @@ class _Sink:
         pane = self._pane()
         if pane is None:
             return
+        if agent is not None and self._known(agent) is None:
+            agent, state = None, "unknown"
         self.sim.agents.detection_update(pane, agent, state, blocker=blocker, exited=exited)
         self.sim.commit()
 
@@ -320,6 +327,9 @@ class PtyBackend:
         cfg = self.sim.config
         profile = self.sim.profile
         env = dict(os.environ)
+        agent = f"{cfg.socket_path}.agent" if cfg.socket_path else None
+        if "server.ssh_agent.register" in profile.methods and agent and os.path.islink(agent):
+            env["SSH_AUTH_SOCK"] = agent  # 0.9 ssh_agent::apply_pane_env (before the caller's env)
         for key in profile.pane_env_removed:
             env.pop(key, None)
         env["TERM"] = PANE_TERM
@@ -588,7 +598,7 @@ class PtyBackend:
         if kind is None:
             return None
         pgid = procfs.foreground_pgid(rt.pid, rt.fd) or rt.pid
-        return RealProcess(kind, pgid, procfs.argv(pgid) or [K.EXECUTABLES[kind]])
+        return RealProcess(kind, pgid, procfs.argv(pgid) or [K.EXECUTABLES_0_9_3[kind]])
 
 
 def _absolute(path: str | None) -> str | None:

@@ -141,3 +141,100 @@ def test_new_pane_environment_side_by_side(version_, monkeypatch):
         assert "TMUX" not in env and "CLAUDECODE" not in env
     pane.env = {"TERM_PROGRAM": "mine"}  # the caller's env comes after
     assert sim.backend.pane_env(pane)["TERM_PROGRAM"] == "mine"
+
+
+def test_session_file_written_after_startup_is_backed_up(version, config, tmp_path):
+    """0.9.x: a session file the server did not load is copied into session-backups/ before
+    the server first replaces it (src/persist/writer.rs); 0.8.2 overwrites it."""
+    import dataclasses
+    import json
+
+    from simherdr import persist
+    from simherdr.testing import Harness
+    from tests import herdr_reference as ref
+
+    cfg = dataclasses.replace(config, persist=True)
+    path = persist.session_path(cfg)
+    with Harness(version, config=cfg, validator=ref.validator(version)) as h:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        foreign = '{"written": "after start-up by another herdr"}'
+        with open(path, "w") as f:
+            f.write(foreign)
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+        h.ok("workspace.create", cwd=str(tmp_path))  # the second save protects nothing more
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+        backups_dir = os.path.join(os.path.dirname(path), "session-backups")
+        assert json.load(open(path))["workspaces"]  # replaced by this server's session
+        if version == "0.8.2":
+            assert not os.path.exists(backups_dir)
+            return
+        [name] = os.listdir(backups_dir)
+        stamp, pid, seq = name.removeprefix("session-").removesuffix(".json").split("-")
+        assert len(stamp) == 39 and pid == str(os.getpid()) and seq == "0"
+        assert open(os.path.join(backups_dir, name)).read() == foreign
+
+
+def test_session_backups_keep_three_and_a_loaded_session_is_not_copied(config, tmp_path):
+    import dataclasses
+
+    from simherdr import persist
+    from simherdr.testing import Harness
+
+    cfg = dataclasses.replace(config, persist=True)
+    path = persist.session_path(cfg)
+    backups_dir = os.path.join(os.path.dirname(path), "session-backups")
+    os.makedirs(backups_dir)
+    old = [f"session-{i:039d}-1-0.json" for i in (1, 2, 3)]
+    for name in old:
+        open(os.path.join(backups_dir, name), "w").write("old")
+    with Harness("0.9.3", config=cfg) as h:
+        open(path, "w").write("{}")  # not a session herdr loads
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+    kept = sorted(os.listdir(backups_dir))
+    assert len(kept) == 3 and kept[:2] == old[1:]  # the oldest went
+    with Harness("0.9.3", config=cfg) as h:  # this one loads the saved session
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+    assert sorted(os.listdir(backups_dir)) == kept
+
+
+def test_session_snapshots_history_side_by_side(version, config, tmp_path):
+    """0.9.x keeps session-snapshots/: the first saved session, then at most one copy per 15
+    minutes of wall time, and none for an unchanged layout (src/persist/writer.rs)."""
+    import dataclasses
+
+    from simherdr import persist
+    from simherdr.testing import Harness
+
+    cfg = dataclasses.replace(config, persist=True)
+    directory = os.path.join(os.path.dirname(persist.session_path(cfg)), "session-snapshots")
+    with Harness(version, config=cfg) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+        h.ok("workspace.create", cwd=str(tmp_path))  # within 15 minutes: no second copy
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+        if version == "0.8.2":
+            assert not os.path.exists(directory)
+            return
+        [first] = os.listdir(directory)
+        os.utime(os.path.join(directory, first), (0, 0))  # the copy is now old
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
+        assert len(os.listdir(directory)) == 2
+
+
+def test_new_pane_gets_the_published_ssh_agent(tmp_path):
+    pytest.importorskip("pyte")
+    sock = str(tmp_path / "herdr.sock")
+    sim = Simulator("0.9.3", config=Config(pane_mode="mixed", socket_path=sock))
+    pane = SimpleNamespace(env={}, workspace_id="w1", tab_id="w1:t1", pane_id="w1:p1")
+    assert sim.backend.pane_env(pane).get("SSH_AUTH_SOCK") == os.environ.get("SSH_AUTH_SOCK")
+    os.symlink(str(tmp_path / "agent"), sock + ".agent")
+    assert sim.backend.pane_env(pane)["SSH_AUTH_SOCK"] == sock + ".agent"
+    pane.env = {"SSH_AUTH_SOCK": "/mine"}  # the caller's env comes after
+    assert sim.backend.pane_env(pane)["SSH_AUTH_SOCK"] == "/mine"
+    old = Simulator("0.8.2", config=Config(pane_mode="mixed", socket_path=sock))
+    pane.env = {}
+    assert old.backend.pane_env(pane).get("SSH_AUTH_SOCK") == os.environ.get("SSH_AUTH_SOCK")

@@ -275,6 +275,7 @@ def test_ssh_agent_register_validates_and_holds_a_lease(server, v9, tmp_path):
     agent_path = str(tmp_path / "agent.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(agent_path)
+    listener.listen()
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         c.settimeout(5)
@@ -291,11 +292,14 @@ def test_ssh_agent_register_validates_and_holds_a_lease(server, v9, tmp_path):
         while server.run(lambda sim: _leases(sim)) != [agent_path]:
             assert time.monotonic() < deadline
             time.sleep(0.01)
+        stable = server.path + ".agent"  # published for new panes' SSH_AUTH_SOCK
+        assert os.readlink(stable) == agent_path
         c.sendall(b"x")  # any byte ends the lease
         assert f.readline() == b""
         while server.run(lambda sim: _leases(sim)):
             assert time.monotonic() < deadline
             time.sleep(0.01)
+        assert os.readlink(stable) == server.path + ".unavailable"
     finally:
         c.close()
         listener.close()
@@ -312,3 +316,13 @@ def test_surface_set_answers_while_stopping(h, version):
     code = h.err("client_shell.surface.set", active=False)["code"]
     assert code == ("invalid_request" if version == "0.8.2" else "connection_local_only")
     assert h.err("workspace.list")["code"] == "server_unavailable"
+
+
+def test_pane_clear_refuses_the_alternate_screen(h, version, tmp_path):
+    if version == "0.8.2":
+        pytest.skip("0.9.x method")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.sim.session.panes["w1:p1"].screen.feed("\x1b[?1049hfull screen")
+    assert h.err("pane.clear", pane_id="w1:p1")["code"] == "pane_clear_failed"
+    h.sim.session.panes["w1:p1"].screen.feed("\x1b[?1049l")
+    assert h.ok("pane.clear", pane_id="w1:p1") == {"type": "ok"}
