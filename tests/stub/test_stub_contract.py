@@ -123,12 +123,10 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
 @pytest.mark.parametrize(
     "argv,command",
     [
-        (["session", "list"], "herdr session list"),
         (["plugin", "install", "o/r"], "herdr plugin install"),
         (["terminal", "session", "observe", "t1"], "herdr terminal session observe"),
         (["channel", "set", "preview"], "herdr channel set"),
         (["agent", "attach", "x"], "herdr agent attach"),
-        (["api", "schema"], "herdr api schema"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):
@@ -502,8 +500,8 @@ def test_status_usage(cli):
 
 
 def test_a_call_loads_core_table_wire_only(fake, stubs):
-    """One `pane get` imports the core, the table and the wire (no group module) and none of
-    the pure-Python stdlib packages that make start-up slow."""
+    """One `pane get` imports the core (with its path rules, `paths`), the table and the wire
+    (no group module) and none of the pure-Python stdlib packages that make start-up slow."""
     import subprocess
     import sys
 
@@ -529,6 +527,7 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.core",
+        "simherdr.stub.cli.paths",
         "simherdr.stub.cli.table",
         "simherdr.stub.cli.wire",
     ]

@@ -1102,41 +1102,40 @@ def _config(v09):
 
 
 def _session(v09):
+    """src/cli.rs print_session_help (same in 0.9.3)."""
     return (
         "herdr session commands:",
         [
-            {"name": "list", "mod": "sessions", "lines": ("  herdr session list [--json]",)},
-            # Attaching needs the terminal UI (herdr prints this usage for any arguments).
-            {
-                "name": "attach",
-                "run": "core:usage_only",
-                "usage": "usage: herdr session attach <name>",
-                "lines": ("  herdr session attach <name>",),
-            },
-            {"name": "stop", "mod": "sessions", "lines": ("  herdr session stop <name> [--json]",)},
-            {
-                "name": "delete",
-                "mod": "sessions",
-                "lines": ("  herdr session delete <name> [--json]",),
-            },
+            {"name": verb, "mod": "sessions", "lines": (line,)}
+            for verb, line in (
+                ("list", "  herdr session list [--json]"),
+                ("attach", "  herdr session attach <name>"),
+                ("stop", "  herdr session stop <name> [--json]"),
+                ("delete", "  herdr session delete <name> [--json]"),
+            )
         ],
         ("  use 'default' as <name> to target the default session for stop",),
     )
 
 
 def _integration(v09):
+    """src/cli/integration.rs print_integration_help: one line per target (the target list
+    lives in .integration, imported only when this group runs)."""
+    from .integration import help_labels
+
+    labels = help_labels("0.9" if v09 else "0.8")
     return (
         "herdr integration commands:",
         [
             {
                 "name": "install",
                 "mod": "integration",
-                "lines": tuple("  herdr integration install " + t for t in INTEGRATION_TARGETS),
+                "lines": tuple("  herdr integration install %s" % t for t in labels),
             },
             {
                 "name": "uninstall",
                 "mod": "integration",
-                "lines": tuple("  herdr integration uninstall " + t for t in INTEGRATION_TARGETS),
+                "lines": tuple("  herdr integration uninstall %s" % t for t in labels),
             },
             {
                 "name": "status",
