@@ -31,3 +31,11 @@ def from_environment(environ=os.environ) -> dict:
     if environ.get("XDG_STATE_HOME"):
         out["herdr_state_dir"] = os.path.join(environ["XDG_STATE_HOME"], APP_DIR)
     return out
+
+
+CONFIG_PATH_ENV = "HERDR_CONFIG_PATH"  # src/config.rs:52
+
+
+def config_path(config, environ=os.environ) -> str:
+    """herdr's config.toml (src/config/io.rs:169-174): $HERDR_CONFIG_PATH, else in the config dir."""
+    return environ.get(CONFIG_PATH_ENV) or os.path.join(config_dir(config), "config.toml")

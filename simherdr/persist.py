@@ -4,27 +4,30 @@ simherdr.model.snapshot.
 
 Off by default (``simherdr serve`` keeps its in-memory default, like ``herdr --no-session``);
 ``Config.persist`` / ``simherdr serve --persist`` turns it on. Then the server restores the
-file when it starts and writes it after every committed batch (request or timer) whose
-snapshot differs from the last one written, and when it stops (CHOICE: herdr debounces its
-save; a simulator writes at once so a kill never loses a change). An
+file when it starts; a change schedules a save SAVE_DEBOUNCE seconds (wall clock) later, as
+herdr's schedule_session_save does (src/app/session.rs:14-18, src/app/mod.rs:46); stopping,
+closing or restarting the server saves at once (save_session_now). A snapshot equal to the
+last one written is not rewritten. An
 empty session deletes both files (SessionSaveJob::Clear). ``Config.pane_history`` is herdr's
 ``[experimental].pane_history``: also each pane's scrollback, replayed into the new terminal.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
 import weakref
 
-from . import dirs
+from . import dirs, wire
 from .handlers.common import auto_label
 from .model import snapshot as S
 
 SESSION_FILE = "session.json"
 HISTORY_FILE = "session-history.json"
 HISTORY_LINES = 1000  # CHOICE: the scrollback kept per pane (herdr keeps its whole history)
+SAVE_DEBOUNCE = 5.0  # seconds: herdr's SESSION_SAVE_DEBOUNCE
 
 
 def session_path(config) -> str:
@@ -37,11 +40,27 @@ def history_path(config) -> str:
 
 # sim -> {path: text}: what each server last wrote (an unchanged session is not rewritten)
 _last_written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # sim -> TimerHandle
+
+
+def schedule_save(sim) -> None:
+    """A change happened: save once the debounce passes (no event loop: at once)."""
+    if sim in _pending:
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        save(sim)
+        return
+    _pending[sim] = loop.call_later(SAVE_DEBOUNCE, save, sim)
 
 
 def _write_json(sim, path: str, value: dict) -> None:
     """Atomic, through a symlink to its target (io.rs:14-65)."""
-    text = json.dumps(value, indent=2)
+    try:
+        text = json.dumps(value, indent=2)
+    except RecursionError:  # a tab of many nested splits: serde_json writes any depth
+        text = wire.dumps(value)
     target = os.path.realpath(path)
     written = _last_written.setdefault(sim, {})
     if written.get(target) == text and os.path.exists(target):
@@ -67,7 +86,12 @@ def _read_json(path: str):
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            text = f.read()
+        if wire.too_deep(text):
+            # herdr parses the file with serde_json's default 128-level limit
+            # (src/persist/snapshot.rs:451): a deeper file is ignored like a broken one.
+            raise ValueError("recursion limit exceeded")
+        return json.loads(text)
     except (OSError, ValueError) as e:
         _warn(f"failed to read {path}, ignoring: {e}")
         return None
@@ -89,6 +113,10 @@ def capture(sim) -> tuple[dict, dict | None]:
 
 
 def save(sim) -> None:
+    """Save now (and drop a scheduled save)."""
+    handle = _pending.pop(sim, None)
+    if handle is not None:
+        handle.cancel()
     cfg = sim.config
     try:
         if not sim.session.workspaces:

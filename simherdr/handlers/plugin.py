@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 
 from .. import dirs
 from .. import params as P
@@ -142,8 +143,10 @@ def _source(sim, plugin: dict, source: dict) -> dict:
 
 @method("plugin.link", path=P.req(P.STR), enabled=P.dflt(P.BOOL, True), source=P.opt(SOURCE))
 def link(sim, p):
+    # A relative path is the server process's: its cwd (Config.server_cwd).
+    path = os.path.join(sim.config.server_cwd, p["path"])
     try:
-        plugin = load_manifest(p["path"], p["enabled"], sim.profile.version)
+        plugin = load_manifest(path, p["enabled"], sim.profile.version)
     except PluginError as e:
         raise _err(e) from None
     if p["source"] is not None:
@@ -409,16 +412,22 @@ def pane_open(sim, p):
         cwd = resolve_new_cwd(sim, cwd, None)
         focus = p["focus"] or placement in ("zoomed", "overlay")
         new = s.split_pane(target, p["direction"] or "right", None, cwd, env, focus, sim.now_us())
+        if placement == "zoomed":
+            s.tab_of(new).zoomed = True  # panes.rs:160-168
     _label_new_pane(s, new, pane["title"])
     sim.plugins.panes[new.pane_id] = {"plugin_id": pid, "entrypoint": entrypoint}
     sim.on_pane_created(new)
+    # CHOICE (as layout.apply's pane commands, handlers/layout.py _launch): the entrypoint's
+    # argv is typed into the new pane's shell, in the plugin root, as one shell-quoted line;
+    # herdr execs it as the pane's process (create_tab_argv_command / split_pane_argv_command).
+    new.launch_argv = list(pane["command"])
+    sim.write_input(new, (shlex.join(pane["command"]) + "\r").encode())
     return {"type": "plugin_pane_opened", "plugin_pane": _plugin_pane(sim, new)}
 
 
 def _pane_env(sim, plugin, entrypoint, cwd, env, ctx) -> dict:
-    """plugin_pane_launch_env (panes.rs:234-270). CHOICE: the pane is a simherdr pane (a
-    simulated shell, or a real one in pty mode) with this environment; the entrypoint's
-    command is recorded in the manifest, not started."""
+    """plugin_pane_launch_env (panes.rs:234-270): the new pane's environment (a simulated
+    shell, or a real one in pty mode, gets it like any pane's env)."""
     E.validate_env(env)
     out = {k: v for k, v in env.items() if k not in PROTECTED_PANE_ENV}
     out.setdefault("PWD", cwd)
@@ -432,12 +441,16 @@ def _pane_env(sim, plugin, entrypoint, cwd, env, ctx) -> dict:
 
 
 def _label_new_pane(s, pane, title: str) -> None:
-    """herdr labels the terminal before announcing it (panes.rs:281-284): the queued
-    pane_created already carries the label."""
+    """herdr labels the terminal (and zooms the tab) before announcing them
+    (finish_plugin_pane_open, panes.rs:271-320): the queued pane_created and layout_updated
+    carry the final state."""
     pane.label = title
+    w, t = s.ws(pane.workspace_id), s.tab_of(pane)
     for i, (kind, data) in enumerate(s.outbox):
         if kind == "pane_created" and data["pane"]["pane_id"] == pane.pane_id:
             s.outbox[i] = (kind, {"pane": V.pane_info(s, pane)})
+        elif kind == "layout_updated" and data["layout"]["tab_id"] == t.tab_id:
+            s.outbox[i] = (kind, {"layout": V.layout_snapshot(s, w, t)})
 
 
 def _plugin_pane(sim, pane) -> dict:

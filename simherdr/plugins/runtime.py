@@ -119,7 +119,9 @@ class PluginHost:
             env[SOCKET_PATH_ENV] = cfg.socket_path
         env["HERDR_ENV"] = "1"
         env["HERDR_PLUGIN_ID"] = plugin["plugin_id"]
-        env["HERDR_PLUGIN_CONTEXT_JSON"] = json.dumps(context, separators=(",", ":"))
+        env["HERDR_PLUGIN_CONTEXT_JSON"] = json.dumps(
+            context, separators=(",", ":"), ensure_ascii=False
+        )
         if cfg.herdr_bin_path:  # herdr: its own current_exe()
             env["HERDR_BIN_PATH"] = cfg.herdr_bin_path
         return env
@@ -247,9 +249,40 @@ class PluginHost:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
+    # --- startup hooks (runtime.rs:185-212) ----------------------------------------------------
+
+    def run_startup_hooks(self) -> None:
+        """Each enabled plugin's ``[[startup]]`` commands, once, when the server starts (only
+        a persisted registry has plugins then), in plugin id order."""
+        try:
+            self.registry.refresh()
+        except (OSError, ValueError):
+            return
+        ctx = C.current(self.sim.session, "plugin.startup")
+        ctx["invocation_source"] = "startup"
+        for pid in sorted(self.registry.plugins):
+            plugin = self.registry.plugins[pid]
+            if not plugin["enabled"] or not manifest_available(plugin):
+                continue
+            for startup in plugin.get("startup", ()):
+                try:
+                    ensure_platform_supported(effective_platforms(startup, plugin), "startup")
+                    self.start_command(plugin, startup["command"], ctx, None, "startup")
+                except PluginError:
+                    continue
+
     # --- event hooks (runtime.rs:214-263) -----------------------------------------------------
 
     def on_event(self, kind: str, data: dict) -> None:
+        if kind in ("pane_closed", "pane_exited"):
+            # a gone pane is no plugin pane any more (mod.rs test pane_exit_removes_...)
+            self.panes.pop(data.get("pane_id"), None)
+        elif kind == "pane_moved" and data.get("previous_pane_id") in self.panes:
+            # herdr keys the record by the internal pane id, which a move keeps
+            # (mod.rs test plugin_pane_record_survives_pane_move); ours is the public id
+            self.panes[data["pane"]["pane_id"]] = self.panes.pop(data["previous_pane_id"])
+        if not self.registry.plugins and self.registry.path is None:
+            return  # nothing linked: the common case costs one check per event
         name = dot_name(kind)
         if name not in HOOK_EVENTS:
             return
@@ -266,7 +299,9 @@ class PluginHost:
         ]
         if not plugins:
             return
-        event_json = json.dumps({"event": kind, "data": data}, separators=(",", ":"))
+        event_json = json.dumps(
+            {"event": kind, "data": data}, separators=(",", ":"), ensure_ascii=False
+        )  # serde_json::to_string: compact, UTF-8 as is
         ctx = C.for_event(self.sim.session, kind, data, name)
         for plugin in plugins:
             for hook in plugin["events"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 
 from simherdr import persist
@@ -41,6 +42,7 @@ def _ids(snapshot: dict) -> dict:
             (
                 lay["tab_id"],
                 lay["focused_pane_id"],
+                lay["zoomed"],
                 [p["pane_id"] for p in lay["panes"]],
                 lay["splits"],
             )
@@ -63,6 +65,7 @@ def _build(sock: str, tmp_path: Path) -> None:
     ok(sock, "workspace.close", workspace_id="w2")
     ok(sock, "tab.rename", tab_id="w3:t1", label="solo")
     ok(sock, "pane.focus", pane_id="w1:p2")
+    ok(sock, "pane.zoom", pane_id="w1:p3", mode="on")
 
 
 def test_a_restarted_server_restores_the_same_ids(version, config, tmp_path):
@@ -70,6 +73,7 @@ def test_a_restarted_server_restores_the_same_ids(version, config, tmp_path):
     with ThreadServer(version, config=config) as srv:
         _build(srv.path, tmp_path)
         before = ok(srv.path, "session.snapshot")["snapshot"]
+        assert [lay["zoomed"] for lay in before["layouts"]] == [True, False, False]
     saved = json.loads(Path(persist.session_path(config)).read_text())
     assert saved["version"] == 3 and [w["id"] for w in saved["workspaces"]] == ["w1", "w3"]
     with ThreadServer(version, config=config) as srv:
@@ -96,6 +100,7 @@ def test_an_empty_session_removes_the_files(version, config, tmp_path):
     config = dataclasses.replace(config, persist=True, pane_history=True)
     with ThreadServer(version, config=config) as srv:
         ok(srv.path, "workspace.create", cwd=str(tmp_path))
+        srv.run(persist.save)
         assert os.path.exists(persist.session_path(config))
         assert os.path.exists(persist.history_path(config))
         ok(srv.path, "workspace.close", workspace_id="w1")
@@ -174,6 +179,7 @@ def test_the_in_process_restart_goes_through_the_session_file(version, config, t
         h.ok("pane.split", direction="right")
         h.ok("pane.rename", pane_id="w1:p2", label="kept")
         path = Path(persist.session_path(config))
+        persist.save(h.sim)
         before = json.loads(path.read_text())
         terminals = {p["pane_id"]: p["terminal_id"] for p in h.ok("pane.list")["panes"]}
         server_restart(h.sim)
@@ -207,3 +213,89 @@ def test_serve_persist_flag(tmp_path, monkeypatch):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_zoomed_tab_comes_back(version, config, tmp_path):
+    """src/persist/restore.rs:726: the tab's zoom is saved and restored."""
+    config = dataclasses.replace(config, persist=True)
+    with Harness(version, config=config, validator=ref.validator(version)) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right")
+        h.ok("pane.zoom", pane_id="w1:p2")
+        h.ok("tab.create", workspace_id="w1")
+        server_restart(h.sim)
+        layouts = h.ok("session.snapshot")["snapshot"]["layouts"]
+        assert [lay["zoomed"] for lay in layouts] == [True, False]
+
+
+def test_a_deep_split_chain_is_saved_and_then_ignored_like_serde_would(config, tmp_path, capsys):
+    """Saving never fails however deep a tab's splits go (issue 14); reading the file back
+    applies serde_json's 128-level limit, as herdr's parse_snapshot does, so a session that
+    deep is ignored on restart with a warning (src/persist/snapshot.rs:451). One profile: the
+    rule is version-independent and every split rewrites the whole file."""
+    config = dataclasses.replace(config, persist=True)
+    with Harness("0.8.2", config=config, validator=ref.validator("0.8.2")) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        target = "w1:p1"
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(150)  # so that 2 JSON levels per split outgrow Python's encoder
+        try:
+            for i in range(80):  # also past serde's 128 levels
+                direction = "down" if i % 2 else "right"
+                target = h.ok("pane.split", target_pane_id=target, direction=direction)["pane"][
+                    "pane_id"
+                ]
+            persist.save(h.sim)  # what the debounced save writes, at the same depth
+        finally:
+            sys.setrecursionlimit(old_limit)
+        text = Path(persist.session_path(config)).read_text()
+        assert text.count('"Split"') == 80
+        server_restart(h.sim)
+        assert h.ok("workspace.list")["workspaces"] == []
+    assert "recursion limit exceeded" in capsys.readouterr().err
+
+
+def test_the_file_records_agents_as_herdr_writes_them(version, config, tmp_path):
+    config = dataclasses.replace(config, persist=True)
+    with Harness(version, config=config, validator=ref.validator(version)) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("agent.start", name="rev", kind="pi", pane_id="w1:p1")
+        path = Path(persist.session_path(config))
+        persist.save(h.sim)  # what the debounced save will write
+        pane = json.loads(path.read_text())["workspaces"][0]["tabs"][0]["panes"]["1"]
+        assert "agent_name" not in pane  # the launch is still pending
+        h.advance(5)
+        persist.save(h.sim)
+        pane = json.loads(path.read_text())["workspaces"][0]["tabs"][0]["panes"]["1"]
+        assert (pane["agent_name"], pane["managed_agent_kind"]) == ("rev", "pi")
+        server_restart(h.sim)
+        assert h.ok("agent.list")["agents"] == []  # CHOICE: restored panes are fresh shells
+
+
+def test_saves_are_debounced_and_a_stop_saves_at_once(version, config, tmp_path):
+    config = dataclasses.replace(config, persist=True)
+    path = Path(persist.session_path(config))
+    with ThreadServer(version, config=config) as srv:
+        ok(srv.path, "workspace.create", cwd=str(tmp_path), label="one")
+        assert not path.exists()  # herdr's 5 s debounce has not passed
+    assert json.loads(path.read_text())["workspaces"][0]["custom_name"] == "one"
+
+
+def test_serve_reads_pane_history_from_herdrs_config(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".config/herdr").mkdir(parents=True)
+    (home / ".config/herdr/config.toml").write_text("[experimental]\npane_history = true\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("HERDR_CONFIG_PATH", raising=False)
+    sock_dir = tmp_path / "s"
+    sock_dir.mkdir(mode=0o700)
+    sock = str(sock_dir / "herdr.sock")
+    proc = spawn_server(sock, "0.8.2", extra=["--persist"])
+    try:
+        ok(sock, "workspace.create", cwd=str(tmp_path))
+        ok(sock, "server.stop")
+        proc.wait(10)
+    finally:
+        proc.kill()
+    assert (home / ".config/herdr/session-history.json").exists()

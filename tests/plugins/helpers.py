@@ -15,9 +15,9 @@ CALLBACK = textwrap.dedent(
     """\
     import json, os, socket, sys
     method, params = sys.argv[1], json.loads(sys.argv[2])
-    for key, var in (("target_pane_id", "HERDR_PANE_ID"),):
-        if params.get(key) == "$" + var:
-            params[key] = os.environ[var]
+    for key, value in params.items():  # "$HERDR_X" stands for the hook's own environment
+        if isinstance(value, str) and value.startswith("$HERDR_"):
+            params[key] = os.environ[value[1:]]
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(os.environ["HERDR_SOCKET_PATH"])
     s.sendall(json.dumps({"id": "hook", "method": method, "params": params}).encode() + b"\\n")

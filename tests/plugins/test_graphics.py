@@ -31,9 +31,11 @@ def test_graphics_answers(server, version, method, params):
             },
         }
         return
-    if reply["error"]["code"] == "feature_disabled":
-        pytest.skip("the 0.9.3 method set does not retire pane.graphics.* yet (facts/methods.py)")
-    assert reply["error"]["code"] in ("unknown_method", "invalid_request")
+    # 0.9.2 retired them (VERSIONS.md §5 row 15), the request's id kept
+    assert reply == {
+        "id": "g",
+        "error": {"code": "unknown_method", "message": f"unknown method: {method}"},
+    }
 
 
 def test_graphics_params_are_checked_first(server, version):

@@ -258,6 +258,8 @@ def test_plugin_panes_open_focus_close(server, plugin_root):
     assert pp["pane"]["pane_id"] == "w1:p2" and pp["pane"]["label"] == "Board"
     assert pp["pane"]["cwd"] == str(plugin_root.resolve())  # the plugin root by default
     assert pp["pane"]["focused"] is False  # split placement, focus not asked
+    read = ok(sock, "pane.read", pane_id="w1:p2", source="visible")["read"]["text"]
+    assert "./board.sh" in read  # the entrypoint runs in the pane's shell
     tab = ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board", placement="tab")[
         "plugin_pane"
     ]["pane"]
@@ -272,7 +274,125 @@ def test_plugin_panes_open_focus_close(server, plugin_root):
     assert focused["type"] == "plugin_pane_focused"
     assert focused["plugin_pane"]["pane"]["focused"] is True
     assert err(sock, "plugin.pane.focus", pane_id="w1:p1")["code"] == "plugin_pane_not_found"
+    zoomed = ok(
+        sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board", placement="zoomed"
+    )["plugin_pane"]["pane"]
+    assert zoomed["focused"] is True  # a zoomed plugin pane takes focus
+    (layout,) = [
+        lay
+        for lay in ok(sock, "session.snapshot")["snapshot"]["layouts"]
+        if lay["tab_id"] == zoomed["tab_id"]
+    ]
+    assert layout["zoomed"] is True
     closed = ok(sock, "plugin.pane.close", pane_id="w1:p2")
     assert closed == {"type": "plugin_pane_closed", "pane_id": "w1:p2"}
-    assert [p["pane_id"] for p in ok(sock, "pane.list")["panes"]] == ["w1:p1", "w1:p3"]
+    assert [p["pane_id"] for p in ok(sock, "pane.list")["panes"]] == ["w1:p1", "w1:p4", "w1:p3"]
     assert err(sock, "plugin.pane.close", pane_id="w1:p2")["code"] == "plugin_pane_not_found"
+
+
+def test_a_closed_plugin_pane_is_no_plugin_pane(server, plugin_root):
+    sock = server.path
+    ok(sock, "workspace.create", cwd=str(plugin_root))
+    ok(sock, "plugin.link", path=str(plugin_root))
+    pane = ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board")
+    pid = pane["plugin_pane"]["pane"]["pane_id"]
+    ok(sock, "pane.close", pane_id=pid)
+    assert err(sock, "plugin.pane.focus", pane_id=pid)["code"] == "plugin_pane_not_found"
+
+
+def test_with_persistence_the_registry_is_plugins_json_and_startup_hooks_run(
+    version, config, tmp_path, home
+):
+    import dataclasses
+
+    from simherdr.testing import ThreadServer
+
+    root = write_plugin(
+        tmp_path / "p",
+        """
+        [[startup]]
+        command = ["sh", "-c", "echo started $HERDR_PLUGIN_EVENT"]
+        """,
+    )
+    config = dataclasses.replace(config, persist=True)
+    with ThreadServer(version, config=config) as srv:
+        ok(srv.path, "plugin.link", path=str(root))
+        assert ok(srv.path, "plugin.log.list")["logs"] == []  # startup hooks run at start only
+    registry = json.loads(Path(home, ".config/herdr/plugins.json").read_text())
+    assert [p["plugin_id"] for p in registry] == ["test.plug"]
+    with ThreadServer(version, config=config) as srv:
+        assert [p["plugin_id"] for p in ok(srv.path, "plugin.list")["plugins"]] == ["test.plug"]
+        (log,) = wait_for(lambda: finished_logs(srv.path, "test.plug"), what="the startup hook")
+        assert log["event"] == "startup" and log["stdout"] == "started startup\n"
+        # the manifest is re-read from disk before each use; a vanished one is listed, not run
+        (root / "herdr-plugin.toml").unlink()
+        (plugin,) = ok(srv.path, "plugin.list")["plugins"]
+        assert plugin["warnings"][0].startswith("manifest unavailable: ")
+        assert err(srv.path, "plugin.action.invoke", action_id="x", plugin_id="test.plug") == {
+            "code": "plugin_manifest_unavailable",
+            "message": "plugin test.plug manifest is unavailable",
+        }
+
+
+def test_a_worktree_hook_builds_its_layout_with_layout_apply(server, tmp_path, home, monkeypatch):
+    """The orchestrator's flow: link a plugin, create a worktree, wait for the tab its
+    worktree.created hook lays out through layout.apply."""
+    G.isolate(monkeypatch, Path(home))
+    base = G.make_base(tmp_path)
+    repo = G.make_repo(base)
+    sock = server.path
+    root = write_plugin(tmp_path / "orchestrator", HOOK)
+    tree = {
+        "type": "split",
+        "direction": "right",
+        "ratio": 0.6,
+        "first": {"type": "pane", "label": "agent"},
+        "second": {"type": "pane", "label": "logs"},
+    }
+    params = {"workspace_id": "$HERDR_WORKSPACE_ID", "tab_label": "work", "root": tree}
+    script(
+        root,
+        "on-worktree.sh",
+        f"""\
+        "$PY" ./callback.py layout.apply '{json.dumps(params)}'
+        """,
+    )
+    ok(sock, "plugin.link", path=str(root))
+    ok(sock, "workspace.create", cwd=str(repo))
+    wid = ok(sock, "worktree.create", workspace_id="w1", branch="b1", path=str(base / "wt"))[
+        "workspace"
+    ]["workspace_id"]
+
+    def laid_out():
+        tabs = ok(sock, "tab.list", workspace_id=wid)["tabs"]
+        return [t for t in tabs if t["label"] == "work" and t["pane_count"] == 2]
+
+    (tab,) = wait_for(laid_out, what="the hook's layout")
+    labels = [
+        p.get("label")
+        for p in ok(sock, "pane.list", workspace_id=wid)["panes"]
+        if p["tab_id"] == tab["tab_id"]
+    ]
+    assert labels == ["agent", "logs"]
+    (log,) = wait_for(lambda: finished_logs(sock, "test.plug"), what="the hook's log")
+    assert log["status"] == "succeeded" and '"result"' in log["stdout"], log
+
+
+def test_a_moved_plugin_pane_stays_a_plugin_pane(server, plugin_root):
+    sock = server.path
+    ok(sock, "workspace.create", cwd=str(plugin_root))
+    ok(sock, "plugin.link", path=str(plugin_root))
+    pid = ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board")["plugin_pane"][
+        "pane"
+    ]["pane_id"]
+    moved = ok(sock, "pane.move", pane_id=pid, destination={"type": "new_workspace"})
+    new_id = moved["move_result"]["pane"]["pane_id"]
+    assert new_id != pid
+    focused = ok(sock, "plugin.pane.focus", pane_id=new_id)["plugin_pane"]
+    assert (focused["entrypoint"], focused["pane"]["pane_id"]) == ("board", new_id)
+
+
+def test_a_relative_link_path_is_the_servers_cwd(h, config, tmp_path):
+    write_plugin(Path(config.server_cwd) / "rel", ACTIONS)
+    plugin = h.ok("plugin.link", path="rel")["plugin"]
+    assert plugin["plugin_root"] == str((Path(config.server_cwd) / "rel").resolve())
