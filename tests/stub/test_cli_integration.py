@@ -269,8 +269,15 @@ def test_antigravity_alias(env):
     assert code == 0 and out.startswith("installed antigravity-cli integration hook to ")
 
 
-def test_clap_tree_targets_match_the_target_table():
-    """table.INTEGRATION_TARGETS (the clap tree's list, spec.py) and integ.TARGETS agree."""
-    from simherdr.stub.cli import table
+def test_clap_tree_targets_come_from_the_target_table():
+    """spec.py's `integration install <TARGET>` values are IntegrationTarget::ALL (integ.TARGETS),
+    plus 0.9.x's experimental labels at the end (src/cli/spec.rs integration_target_values)."""
+    from simherdr.stub.cli.spec import tree
 
-    assert [t.label for t in integ.TARGETS] == list(table.INTEGRATION_TARGETS)
+    def values(v09):
+        integration = next(c for c in tree(v09)[3] if c[0] == "integration")
+        install = next(c for c in integration[3] if c[0] == "install")
+        return install[2][0]["pv"]
+
+    assert values(False) == [t.label for t in integ.TARGETS]
+    assert values(True) == [t.label for t in integ.TARGETS] + ["letta"]

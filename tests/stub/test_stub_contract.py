@@ -500,8 +500,8 @@ def test_status_usage(cli):
 
 
 def test_a_call_loads_core_table_wire_only(fake, stubs):
-    """One `pane get` imports the core, the path rules, the table and the wire (no group module) and none of
-    the pure-Python stdlib packages that make start-up slow."""
+    """One `pane get` imports the core, the path rules, the table and the wire (no group module)
+    and none of the pure-Python stdlib packages that make start-up slow."""
     import subprocess
     import sys
 

@@ -81,10 +81,11 @@ def tree(v09):
     """The root command of this version's clap tree."""
     from simherdr.facts.kinds import KIND_NAMES
 
-    from .table import INTEGRATION_TARGETS
+    from .integration import LETTA, TARGETS
 
     agent_kinds = list(KIND_NAMES)
-    targets = list(INTEGRATION_TARGETS)
+    # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
+    targets = [t.label for t in TARGETS] + ([LETTA.label] if v09 else [])
     trust = [flag("trust-repository")] if v09 else []
     if v09:
         prompt_after = (

@@ -1061,28 +1061,6 @@ def _terminal(v09):
     )
 
 
-#: herdr 0.8.2 integration targets, in print_integration_help order (src/cli/integration.rs:154).
-INTEGRATION_TARGETS = (
-    "pi",
-    "omp",
-    "claude",
-    "codex",
-    "copilot",
-    "devin",
-    "droid",
-    "kimi",
-    "opencode",
-    "kilo",
-    "hermes",
-    "qodercli",
-    "qwen",
-    "cursor",
-    "mastracode",
-    "antigravity-cli",
-    "grok",
-)
-
-
 def _config(v09):
     return (
         "herdr config commands:",
