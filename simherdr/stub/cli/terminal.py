@@ -1,44 +1,51 @@
-"""``herdr terminal`` (herdr 0.8.2 ``src/cli.rs:397-416,679-720,1021-1029``): ``title set|clear``
-(the foreground client's window title); ``attach`` and ``session`` (a terminal attached to the
-client socket) are not emulated and say so.
+"""``herdr terminal`` (herdr 0.8.2 ``src/cli.rs`` run_terminal_command).
+
+``title set|clear`` are socket calls; ``attach`` and ``session control|observe`` stream a raw
+terminal (CHOICE: their arguments are checked as herdr checks them, then they answer "not
+supported": the stand-in has no terminal stream client).
 """
 
 from .core import Exit, unsupported, usage, wire
 
+_CONTROL_USAGE = "usage: herdr terminal session control <target> [--takeover] [--cols N] [--rows N]"
+_OBSERVE_USAGE = "usage: herdr terminal session observe <target> [--cols N] [--rows N]"
+_TITLE_USAGE = "usage: herdr terminal title set <title>\n       herdr terminal title clear"
 
-def _print(ctx, request_id, method, params):
+
+def attach(ctx, row, args):
+    """parse_attach_target (src/cli.rs; also ``agent attach``), then the unsupported attach."""
+    if not args:
+        raise usage(row["usage"])
+    for arg in args[1:]:
+        if arg == "--takeover":
+            continue
+        if arg in ("help", "--help", "-h"):
+            raise Exit(0, row["usage"])
+        raise usage("unknown option: %s" % arg)
+    return unsupported(ctx, row.get("command", "herdr terminal attach"))
+
+
+def session(ctx, row, args):
+    verb = args[0] if args else None
+    if verb in ("control", "observe"):
+        return unsupported(ctx, "herdr terminal session " + verb)
+    code = 0 if verb in ("help", "--help", "-h") else 2
+    raise Exit(code, _CONTROL_USAGE + "\n" + _OBSERVE_USAGE)
+
+
+def title(ctx, row, args):
+    verb = args[0] if args else None
     w = wire()
-    return w.print_response(ctx, w.send(ctx, request_id, method, params))
-
-
-TERMINAL_TITLE_HELP = "usage: herdr terminal title set <title>\n       herdr terminal title clear"
-TERMINAL_HELP = "\n".join(
-    (
-        "herdr terminal commands:",
-        "  herdr terminal attach <terminal_id> [--takeover]",
-        "  herdr terminal session control <target> [--takeover] [--cols N] [--rows N]",
-        "  herdr terminal session observe <target> [--cols N] [--rows N]",
-        "  herdr terminal title set <title>",
-        "  herdr terminal title clear",
-        "  detach from direct attach with ctrl+b q; send literal ctrl+b with ctrl+b ctrl+b",
-    )
-)
-
-
-def run(ctx, row, args):
-    first = args[0] if args else None
-    if first in ("attach", "session"):
-        return unsupported(ctx, "herdr terminal %s" % first)
-    if first != "title":
-        raise Exit(0 if first in ("help", "--help", "-h") else 2, TERMINAL_HELP)
-    rest = args[1:]
-    verb = rest[0] if rest else None
     if verb == "set":
-        if len(rest) != 2:
+        if len(args) != 2:
             raise usage("usage: herdr terminal title set <title>")
-        return _print(ctx, "cli:terminal:title:set", "client.window_title.set", {"title": rest[1]})
+        loaded = w.send(
+            ctx, "cli:terminal:title:set", "client.window_title.set", {"title": args[1]}
+        )
+        return w.print_response(ctx, loaded)
     if verb == "clear":
-        if len(rest) != 1:
+        if len(args) != 1:
             raise usage("usage: herdr terminal title clear")
-        return _print(ctx, "cli:terminal:title:clear", "client.window_title.clear", {})
-    raise Exit(0 if verb in ("help", "--help", "-h") else 2, TERMINAL_TITLE_HELP)
+        loaded = w.send(ctx, "cli:terminal:title:clear", "client.window_title.clear", {})
+        return w.print_response(ctx, loaded)
+    raise Exit(0 if verb in ("help", "--help", "-h") else 2, _TITLE_USAGE)
