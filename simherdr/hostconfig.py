@@ -77,7 +77,6 @@ class Loaded:
     values: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[str] = field(default_factory=list)
     invalid_sections: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # the bad sections' own error texts
     failed: bool = False
 
     @property
@@ -169,13 +168,23 @@ READERS = {
 }
 
 
-def unknown_key_diagnostics(table: dict) -> list[str]:
-    """Unknown keys inside the known sections ("unknown config key terminal.x; ignoring key").
+def check_section(version: str, section: str, value: Any) -> tuple[str | None, list[str]]:
+    """One section as herdr's deserialize_with_ignored sees it (src/config/io.rs:479-505):
+    (its error, or None; the "unknown config key" diagnostics of the keys serde ignored),
+    checked against herdr's key tree of ``version`` (simherdr.facts.config_keys)."""
+    from .facts import config_keys as CK
 
-    CHOICE (UNKNOWN_KEYS_MINIMAL): herdr knows every key of every section; that table is
-    simherdr.facts.config_keys (another issue). Until it is there this one function reports
-    nothing, and only unknown top-level sections and keys are diagnosed."""
-    return []
+    unknown: list[list] = []
+    try:
+        CK._check(CK.known_keys(version)[section], value, [section], unknown)
+    except CK._TypeError as e:
+        inner = ".".join(map(str, e.path[1:]))
+        return (f"{e.message} for key `{inner}`" if inner else e.message), []
+    unknown.sort(key=CK._sort_key)
+    paths = [p for i, p in enumerate(unknown) if i == 0 or p != unknown[i - 1]]
+    return None, [
+        "unknown config key %s; ignoring key" % ".".join(map(CK._format_key, p)) for p in paths
+    ]
 
 
 def _top_level_diagnostics(table: dict) -> list[str]:
@@ -209,21 +218,31 @@ def _key_path(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def load_live(path: str) -> Loaded:
-    """load_live_config: what ``server.reload_config`` applies."""
+def _read(path: str) -> tuple[str | None, str | None]:
+    """(text, None), (None, the read error's text), or (None, None) when there is no file."""
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            return f.read().decode("utf-8"), None
     except FileNotFoundError:
-        return Loaded(values=dict(DEFAULTS))
+        return None, None
+    except UnicodeDecodeError as e:
+        return None, f"stream did not contain valid UTF-8: {e.reason}"
     except OSError as e:
+        return None, str(e.strerror or e)
+
+
+def load_live(path: str, version: str) -> Loaded:
+    """load_live_config: what ``server.reload_config`` applies."""
+    text, read_error = _read(path)
+    if read_error is not None:
         return Loaded(
-            diagnostics=[f"config read error: {e.strerror or e}; keeping current config"],
-            failed=True,
+            diagnostics=[f"config read error: {read_error}; keeping current config"], failed=True
         )
+    if text is None:
+        return Loaded(values=dict(DEFAULTS))
     try:
-        table = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
         return Loaded(diagnostics=[f"config parse error: {e}; keeping current config"], failed=True)
     loaded = Loaded(values=dict(DEFAULTS))
     loaded.diagnostics += _top_level_diagnostics(table)
@@ -231,31 +250,34 @@ def load_live(path: str) -> Loaded:
         if section not in table:
             continue
         sec = table[section]
-        try:
-            if not isinstance(sec, dict):
-                raise _Invalid(f"invalid type: {_serde_kind(sec)}, expected struct")
-            reader = READERS.get(section)
-            if reader is not None:
+        error, unknown = check_section(version, section, sec)
+        reader = READERS.get(section)
+        if error is None and reader is not None:
+            try:
                 loaded.values.update(reader(sec))
-        except _Invalid as e:
-            loaded.diagnostics.append(f"invalid {label}: {e}; keeping current {section} settings")
+            except _Invalid as e:  # the key tree accepted what the reader cannot use
+                error = str(e)
+        if error is not None:
+            loaded.diagnostics.append(
+                f"invalid {label}: {error}; keeping current {section} settings"
+            )
             loaded.invalid_sections.append(section)
-            loaded.errors.append(str(e))
-    loaded.diagnostics += unknown_key_diagnostics(table)
+            continue
+        loaded.diagnostics += unknown
     return loaded
 
 
-def load_at_start(path: str) -> Loaded:
-    """Config::load (src/config/io.rs:99-156): the whole file is one deserialisation, so the
-    first error anywhere means all defaults ("config parse error: ...; using defaults")."""
-    live = load_live(path)
-    if live.failed:
-        text = live.diagnostics[0].replace("; keeping current config", "; using defaults")
-        return Loaded(values=dict(DEFAULTS), diagnostics=[text])
-    if live.invalid_sections:
-        text = f"config parse error: {live.errors[0]}; using defaults"
-        return Loaded(values=dict(DEFAULTS), diagnostics=[text])
-    return live
+def load_at_start(path: str, version: str) -> Loaded:
+    """Config::load (src/config/io.rs:99-156): herdr's start-up diagnostics
+    (simherdr.facts.config_keys.diagnose); an error anywhere means all defaults."""
+    from .facts import config_keys as CK
+
+    text, read_error = _read(path)
+    diagnostics = CK.diagnose(version, text, read_error)
+    if any("using defaults" in d for d in diagnostics):
+        return Loaded(values=dict(DEFAULTS), diagnostics=diagnostics)
+    live = load_live(path, version)
+    return Loaded(values=live.values, diagnostics=diagnostics)
 
 
 # --- agent-detection overrides (src/detect/manifest.rs:555-666) -------------------------------

@@ -147,7 +147,7 @@ class Simulator:
         if self.config.config_path:
             from . import hostconfig
 
-            loaded = hostconfig.load_at_start(self.config.config_path)
+            loaded = hostconfig.load_at_start(self.config.config_path, self.profile.version)
             hostconfig.apply(self.config, loaded)
             self.surface.config_diagnostics = loaded.diagnostics
 

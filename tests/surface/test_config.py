@@ -52,9 +52,12 @@ def test_bad_config_at_start_means_defaults(version, tmp_path, cfgdir):
     (cfgdir / "config.toml").write_text('[terminal]\nnew_cwd = "home"\nshell_mode = "sideways"\n')
     with _h(version, tmp_path, cfgdir) as h:
         assert h.sim.config.new_cwd == "follow"
+        # herdr's start-up text (simherdr.facts.config_keys.diagnose: toml's frame)
         assert h.sim.surface.config_diagnostics == [
-            "config parse error: unknown variant `sideways`, expected one of `auto`, `login`, "
-            "`non_login` for key `shell_mode`; using defaults"
+            "config parse error: TOML parse error at line 3, column 14\n  |\n"
+            '3 | shell_mode = "sideways"\n  |              ^^^^^^^^^^\n'
+            "unknown variant `sideways`, expected one of `auto`, `login`, `non_login`\n"
+            "; using defaults"
         ]
         h.ok("workspace.create", cwd=str(tmp_path))  # and it serves
 
@@ -95,6 +98,24 @@ def test_reload_applied_partial_failed(version, tmp_path, cfgdir):
         path.unlink()
         assert h.ok("server.reload_config")["status"] == "applied"
         assert h.sim.config.new_cwd == "follow" and h.sim.config.confirm_close is True
+
+
+def test_unknown_keys_inside_sections_are_diagnosed(version, tmp_path, cfgdir):
+    (cfgdir / "config.toml").write_text(
+        '[terminal]\nnew_cwd = "home"\nnew_cdw = "x"\n[ui.toast]\ndelivery = "herdr"\nspeed = 2\n'
+    )
+    with _h(version, tmp_path, cfgdir) as h:
+        want = [
+            "unknown config key terminal.new_cdw; ignoring key",
+            "unknown config key ui.toast.speed; ignoring key",
+        ]
+        assert h.sim.surface.config_diagnostics == want  # at start
+        assert h.sim.config.new_cwd == "home"  # unknown keys are ignored, the rest applies
+        assert h.ok("server.reload_config") == {
+            "type": "config_reload",
+            "status": "partial",
+            "diagnostics": want,
+        }
 
 
 def test_reloaded_new_cwd_policy_takes_effect(version, tmp_path, cfgdir):
