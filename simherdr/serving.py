@@ -37,10 +37,17 @@ async def run_server(
     scenario: Any = None,
     persist: bool = False,
     pane_history: bool = False,
+    herdr_config_dir: str | None = None,
+    read_herdr_config: bool = True,
+    quiet: bool = False,
 ) -> int:
     from .clock import RealClock, ScaledClock
     from .server import Server, SocketBusy
     from .simulator import Config, Simulator
+
+    def info(text: str) -> None:  # start-up and shutdown lines (none with --quiet)
+        if not quiet:
+            _say(text)
 
     clock = ScaledClock(time_scale) if time_scale != 1 else RealClock()
     config = Config(pane_mode=pane_mode)
@@ -51,8 +58,15 @@ async def run_server(
     for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
         setattr(config, key, value)
     config.persist = persist
-    config.pane_history = pane_history
-    sim = Simulator(version, clock, config)
+    if herdr_config_dir:
+        config.herdr_config_dir = os.path.abspath(herdr_config_dir)
+    if read_herdr_config:  # herdr's config.toml, read as herdr reads it (simherdr.hostconfig)
+        config.config_path = (
+            None if herdr_config_dir else os.environ.get("HERDR_CONFIG_PATH")
+        ) or os.path.join(herdr_dirs.config_dir(config), "config.toml")
+    sim = Simulator(version, clock, config)  # reads config.toml
+    if pane_history:  # the flag turns it on whatever [experimental] pane_history says
+        sim.config.pane_history = True
     if trace_file is not None:
         from .trace import Trace
 
@@ -96,20 +110,20 @@ async def run_server(
         loop.add_signal_handler(sig, stop)
     if scenario is not None:
         scenario.install(sim)
-    _say(
+    info(
         f"herdr {sim.profile.version} (protocol {sim.profile.protocol}) listening on {server.path}"
     )
     if control is not None:
-        _say(f"control socket on {control.path}")
+        info(f"control socket on {control.path}")
     if trace_file is not None:
-        _say(f"trace to {trace_file.name}")
+        info(f"trace to {trace_file.name}")
     if scenario is not None:
-        _say(f"scenario {scenario.name} (seed {scenario.seed})")
+        info(f"scenario {scenario.name} (seed {scenario.seed})")
     await server.serve_forever()
     if control is not None:
         await control.close()
     if trace_file is not None:
         trace_file.close()
     gone = server.path + (f" and {control.path}" if control is not None else "")
-    _say(f"stopped ({reason[0]}); removed {gone}")
+    info(f"stopped ({reason[0]}); removed {gone}")
     return 0

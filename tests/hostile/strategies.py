@@ -134,10 +134,14 @@ def typed(check) -> st.SearchStrategy:
         )
     if check in (P.MAP_STR,):
         return st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
-    if isinstance(getattr(check, "variants", None), dict):  # P.tagged: {"type": tag, ...}
-        variants = check.variants
-        return st.sampled_from(sorted(variants)).flatmap(
-            lambda tag: params_for(variants[tag]).map(lambda d: {**d, "type": tag})
+    if isinstance(getattr(check, "variants", None), dict):
+        # P.tagged: {"type": <variant>, ...that variant's fields}, or the variant missing/odd.
+        tagged = check.variants
+        return (
+            st.sampled_from(sorted(tagged)).flatmap(
+                lambda tag: params_for(tagged[tag]).map(lambda fields: {"type": tag, **fields})
+            )
+            | JSON
         )
     if hasattr(check, "variants"):
         return st.sampled_from(check.variants) | st.text(max_size=8)

@@ -152,8 +152,7 @@ def test_report_agent_options_first_and_equals_on_0_9_3(cli, fake9):
         (
             ["report-agent", "--source", "s", "--agent", "a", "--state", "idle"],
             "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
-            "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH] "
-            "[-- <resume-command...>]",  # 0.9.2: [H093] src/cli/pane.rs USAGE
+            "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH] [-- <resume-command...>]",
         ),
         (
             ["report-agent-session", "--agent", "a"],
