@@ -44,9 +44,6 @@ _LINES = ("--lines", "lines", "u32")
 _FOCUS = (("--focus", "focus", "on"), ("--no-focus", "focus", "off"))
 
 
-# 0.9.2 report-agent[-session] usage tail ([H093] src/cli/pane.rs USAGE constants).
-
-
 def _workspace(v09):
     close_line = "  herdr workspace close <workspace_id>" + (" [--group]" if v09 else "")
     return (
