@@ -150,7 +150,7 @@ def test_the_stand_in_follows_the_server_clock(simherdr_server, simherdr_herdr):
     assert simherdr_server.run(lambda sim: sim.clock.scale) == 250
 
 
-@pytest.mark.simherdr(scenario="busy-shell")
+@pytest.mark.simherdr(scenario="busy-shell", time_scale=1)  # 5 s busy: real seconds
 def test_marker_loads_a_scenario(simherdr_server):
     path = simherdr_server.path
     request(path, "workspace.create", {"cwd": "/tmp"})
