@@ -87,6 +87,17 @@ def _add_serve(sub) -> None:
         "panes created with env SIMHERDR_PANE_MODE=pty",
     )
     s.add_argument(
+        "--persist",
+        action="store_true",
+        help="save and restore herdr's session.json in herdr's data dir "
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+    )
+    s.add_argument(
+        "--pane-history",
+        action="store_true",
+        help="with --persist, also session-history.json (herdr's [experimental].pane_history)",
+    )
+    s.add_argument(
         "--control",
         metavar="PATH",
         help="also open a control socket (scenarios and faults, `simherdr ctl`)",
@@ -152,6 +163,8 @@ def _serve(args) -> int:
             pane_mode=args.pane_mode,
             trace_file=trace_file,
             scenario=scenario,
+            persist=args.persist,
+            pane_history=args.pane_history,
         )
     )
 

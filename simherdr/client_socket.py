@@ -11,10 +11,9 @@ and fixtures that only look for the socket, or connect to it, see what they expe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 
-from .unixsocket import listen_unix
+from .unixsocket import Listening, listen_unix
 
 
 def client_socket_path(api_socket_path: str) -> str:
@@ -28,7 +27,7 @@ def client_socket_path(api_socket_path: str) -> str:
 class ClientSocket:
     def __init__(self, path: str):
         self.path = path
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._held: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -54,10 +53,8 @@ class ClientSocket:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
         for t in list(self._held):
             t.cancel()
         await asyncio.gather(*self._held, return_exceptions=True)

@@ -183,7 +183,7 @@ def tagged(name: str, **variants: dict[str, F]) -> Callable:
             raise ParamError(f"unknown variant `{tag}`, expected one of {names}")
         return {"type": tag, **parse(variants[tag], v)}
 
-    check.variants = variants
+    check.tagged_variants = variants  # tag -> fields (an enum's ``variants`` are plain names)
     return check
 
 

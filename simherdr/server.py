@@ -32,7 +32,7 @@ from .unixsocket import (  # noqa: F401  (re-exported: callers import them from 
     socket_answers,
     take_path,
 )
-from .wire import decode_request, encode
+from .wire import DuplicateField, decode_request, encode
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -219,10 +219,7 @@ class Server:
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
-            reply = {
-                "id": "",
-                "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
-            }
+            reply = self._undecodable(e)
             record_request(sim.trace, text[:1000], label, pid)
             record_reply(sim.trace, None, reply, label)
             await self._write(writer, reply)
@@ -263,12 +260,25 @@ class Server:
         try:
             rid, mdef, p = self.sim.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         try:
             await mdef.fn(self.sim, p, rid, conn)
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
         return None
+
+    def _undecodable(self, e: Exception) -> dict:
+        """A line that is not one JSON request: invalid_request with id "" — except that a
+        duplicated field other than ``id`` still lets 0.9.x recover the id and a retired
+        method name (profile rows invalid_request_keeps_id, retired_methods)."""
+        if isinstance(e, DuplicateField):
+            retired = self.sim.retired(e.obj, e.names)
+            if retired is not None:
+                return {"id": retired.reply_id or "", "error": retired.body()}
+            rid = self.sim.unparsable_id(e.obj, e.names)
+        else:
+            rid = ""
+        return {"id": rid, "error": {"code": "invalid_request", "message": f"invalid request: {e}"}}
 
     async def _write(self, writer, reply) -> None:
         writer.write(encode(reply))

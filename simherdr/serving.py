@@ -35,6 +35,8 @@ async def run_server(
     pane_mode: str,
     trace_file: IO[str] | None,
     scenario: Any = None,
+    persist: bool = False,
+    pane_history: bool = False,
 ) -> int:
     from .clock import RealClock, ScaledClock
     from .server import Server, SocketBusy
@@ -44,6 +46,12 @@ async def run_server(
     config = Config(pane_mode=pane_mode)
     if cwd:
         config.server_cwd = os.path.abspath(cwd)
+    from . import dirs as herdr_dirs
+
+    for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
+        setattr(config, key, value)
+    config.persist = persist
+    config.pane_history = pane_history
     sim = Simulator(version, clock, config)
     if trace_file is not None:
         from .trace import Trace

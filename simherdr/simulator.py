@@ -19,7 +19,6 @@ from typing import Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
 from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
@@ -31,6 +30,8 @@ from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
 
 log = logging.getLogger(__name__)
 
+# Answered before the shutdown check ([H093] src/api/server.rs handle_request).
+ANSWERED_WHILE_STOPPING = ("ping", "server.stop", "client_shell.surface.set")
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
@@ -57,6 +58,13 @@ class Config:
     # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
     # DEFAULT_AREA names the choice.
     layout_area: tuple[int, int, int, int] | None = None
+    # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
+    herdr_config_dir: str | None = None
+    herdr_state_dir: str | None = None
+    # Session persistence (simherdr.persist): None keeps everything in memory (the default of
+    # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
+    persist: bool = False
+    pane_history: bool = False  # [session].pane_history: also session-history.json
 
 
 @dataclass
@@ -101,10 +109,12 @@ class Simulator:
         self._driver_wake: asyncio.Future | None = None  # set by schedule() of an earlier timer
         self._driver_at: float | None = None  # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
+        self._restored = False  # the session file was read (once, at the first start)
         # The scenario/fault seam (simherdr.scenarios): an interceptor chain around every
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
         self.interceptors: list = []
+        self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self._faults = None
         # The recorder seam (simherdr.trace): requests, replies, events, faults, steps.
         self.trace: Recorder = (
@@ -122,6 +132,11 @@ class Simulator:
         from .agents import AgentLayer
 
         self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
+        # Called with (kind, payload) for every event published (plugin [[events]] hooks).
+        self.event_listeners: list[Callable[[str, dict], None]] = []
+        from .plugins import PluginHost
+
+        self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
 
     # --- time ------------------------------------------------------------------------------
 
@@ -171,11 +186,23 @@ class Simulator:
         return self._timers[0][0] if self._timers else None
 
     async def start(self) -> None:
-        """Start the timer driver (needed when time passes without requests)."""
+        """Start the timer driver (needed when time passes without requests); with
+        persistence, the first start restores herdr's session file (simherdr.persist)."""
+        if self.config.persist and not self._restored:
+            from . import persist
+
+            self._restored = True
+            persist.restore_from_disk(self)
+            self.commit()
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
+        if self.config.persist:
+            from . import persist
+
+            persist.save(self)
+        await self.plugins.close()  # running plugin commands are killed and reaped
         if isinstance(self.backend, OwnsProcesses):
             self.backend.close()  # real panes: kill and reap every process
         if self._driver:
@@ -238,6 +265,12 @@ class Simulator:
 
     # --- state commit: outbox -> hub, focus trio -------------------------------------------
 
+    def _publish(self, kind: str, data: dict) -> None:
+        self.hub.publish(kind, data)
+        self.trace.record("event", None, type=kind, data=data)
+        for listener in self.event_listeners:
+            listener(kind, data)
+
     def commit(self) -> None:
         s = self.session
         for kind, data in s.outbox:
@@ -267,16 +300,52 @@ class Simulator:
                             "workspace_id": w.workspace_id,
                         },
                     )
-        self.notify()
+        if self.config.persist and self._restored:
+            from . import persist
 
-    def _publish(self, kind: str, data: dict) -> None:
-        self.hub.publish(kind, data)
-        self.trace.record("event", None, type=kind, data=data)
+            persist.save(self)  # after every batch (CHOICE in simherdr.persist)
+        self.notify()
 
     # --- requests ----------------------------------------------------------------------------
 
+    def unparsable_id(self, obj: Any, duplicates: frozenset = frozenset()) -> str:
+        """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
+        id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
+        if (
+            self.profile.invalid_request_keeps_id
+            and isinstance(obj, dict)
+            and isinstance(obj.get("id"), str)
+            and "id" not in duplicates
+        ):
+            return obj["id"]
+        return ""
+
+    def retired(self, obj: Any, duplicates: frozenset = frozenset()) -> E.HerdrError | None:
+        """unknown_method for a line naming a retired method (checked once the line fails
+        to parse as a Request, which such a line always does)."""
+        name = obj.get("method") if isinstance(obj, dict) else None
+        if (
+            isinstance(name, str)
+            and name in self.profile.retired_methods
+            and "method" not in duplicates
+        ):
+            return E.unknown_method(name, self.unparsable_id(obj, duplicates))
+        return None
+
     def parse(self, obj: Any):
-        """(id, MethodDef, params) or raise HerdrError invalid_request (id "")."""
+        """(id, MethodDef, params) or raise HerdrError (invalid_request; unknown_method for a
+        retired name), whose reply id is :meth:`unparsable_id`."""
+        retired = self.retired(obj)
+        if retired is not None:
+            raise retired
+        try:
+            return self._parse(obj)
+        except E.HerdrError as e:
+            if e.reply_id is None:
+                e.reply_id = self.unparsable_id(obj)
+            raise
+
+    def _parse(self, obj: Any):
         if not isinstance(obj, dict):
             raise E.invalid_request(f"invalid type: {P._json_kind(obj)}, expected struct Request")
         if "id" not in obj:
@@ -291,7 +360,7 @@ class Simulator:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        if name not in ALL_METHODS:
+        if name not in self.profile.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -327,7 +396,7 @@ class Simulator:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:
@@ -355,7 +424,7 @@ class Simulator:
 
     async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
         """The method itself, after parsing (and after any interceptors)."""
-        if self.stopping and mdef.name not in ("ping", "server.stop"):
+        if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:
             if mdef.kind == "call":
@@ -413,17 +482,29 @@ class Simulator:
         event ring, pending timers and global counters of the old process are gone."""
         if self._restarted is not None and not self._restarted.done():
             self._restarted.set_result(None)  # the old process's waits end without a reply
+        from . import persist
+
         for listener in list(self.on_restart):
             listener()
+        # The old process's last save, read back by the new one: herdr's session file (the
+        # same restore code as a server started on a saved session).
+        if self.config.persist:
+            persist.save(self)
+            snap, history = persist.load(self.config)
+        else:
+            snap, history = persist.capture(self)
+        plans = {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self.session.all_panes()}
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
         self._timers = [t for t in self._timers if t[1] in self._durable]
         heapq.heapify(self._timers)
-        self.session.restore_after_restart(self.now_us())
         self.hub = EventHub()
         self._focus_pair = None
+        persist.restore(self, snap or {"workspaces": [], "active": None}, history)
         for pane in list(self.session.all_panes()):
-            self.on_pane_created(pane)
+            argv, saved_cwd = plans.get(pane.pane_id, (None, None))
+            if argv:  # 0.9.2 resume_argv: typed into the new shell, in the saved directory
+                self.agents.resume_after_restart(pane, argv, saved_cwd)
         self.commit()
 
     def stop(self) -> None:

@@ -84,6 +84,16 @@ def too_deep(text: str) -> bool:
     return False
 
 
+class DuplicateField(ValueError):
+    """serde's "duplicate field" failure at the top level; ``obj`` is the decoded line (last
+    value wins) and ``names`` every duplicated key, so 0.9.x can still recover the id."""
+
+    def __init__(self, obj: dict, first: str, names: set):
+        super().__init__(f"duplicate field `{first}`")
+        self.obj = obj
+        self.names = frozenset(names)
+
+
 def decode_request(text: str):
     """One request line as serde_json would read it (see the module doc); ValueError with
     serde's text otherwise."""
@@ -91,7 +101,7 @@ def decode_request(text: str):
         raise ValueError("recursion limit exceeded")
     obj = _DECODER.decode(text)
     if isinstance(obj, JsonObject) and obj.duplicate is not None:
-        raise ValueError(f"duplicate field `{obj.duplicate}`")
+        raise DuplicateField(obj, obj.duplicate, obj.duplicates)
     if "\\u" in text and _has_lone_surrogate(obj):
         raise ValueError("lone leading surrogate in hex escape")
     return obj

@@ -18,6 +18,7 @@ CHOICES:
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from ..facts import kinds as K
@@ -31,6 +32,23 @@ from .occupant import Occupant
 
 AGENT_START_SETTLE_DELAY = 3.0  # src/app/agents.rs:10
 SHELL_REDETECT_DELAY = 0.5  # CHOICE (see module doc)
+SELF_REPORTED_SHELL_RECHECK = 1.0  # src/pane.rs SELF_REPORTED_AGENT_SHELL_RECHECK
+# src/app/agent_resume.rs start_pending_agent_resume
+RESTORE_ERROR_NO_DIRECTORY = (
+    "Saved directory is unavailable. Restore the directory and restart this session."
+)
+_RESUME_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=")
+
+
+def _resume_quote(value: str) -> str:
+    """agent_resume.rs shell_quote: safe ASCII words bare, else single-quoted."""
+    if not value:
+        return "''"
+    if all(c in _RESUME_SAFE for c in value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
 OCCUPANT_PID_OFFSET = 1  # CHOICE
 
 
@@ -72,6 +90,7 @@ class AgentLayer:
         self._occupants: dict[str, Occupant] = {}  # terminal_id -> process
         self._pane_overrides: dict[str, dict] = {}  # pane_id -> overrides for the next start
         self.listeners: list = []  # fn(pane, change dict) after each update
+        self._shell_watch: set[str] = set()  # pane ids whose self-reported agent is watched
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -190,6 +209,57 @@ class AgentLayer:
         self.sim.schedule(now + SHELL_REDETECT_DELAY, redetect)
         return changed
 
+    def watch_self_reported(self, pane) -> None:
+        """0.9.2 (#4687, profile row clear_reported_agent_at_idle_shell): herdr cannot see a
+        self-reported agent's process, so while one holds the pane its shell is checked every
+        SELF_REPORTED_SHELL_RECHECK; back at an idle shell, the agent is cleared (src/pane.rs
+        report_self_reported_agent_shell_return, terminal state clear_self_reported_agent).
+        CHOICE: the first check is one interval after the report."""
+        if not self.sim.profile.clear_reported_agent_at_idle_shell:
+            return
+        if not T.self_reported_active(pane.agent) or pane.pane_id in self._shell_watch:
+            return
+        terminal_id = pane.terminal_id
+        self._shell_watch.add(pane.pane_id)
+
+        def check():
+            p = self.sim.session.panes.get(pane.pane_id)
+            if p is None or p.terminal_id != terminal_id or not T.self_reported_active(p.agent):
+                self._shell_watch.discard(pane.pane_id)
+                return
+            if self.shell_idle(p):
+                self._shell_watch.discard(pane.pane_id)
+                now = self.sim.now()
+                p.agent.resume_argv = None
+                self._update(p, lambda a: T.clear_self_reported(a, now))
+                return
+            self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
+
+        self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
+
+    def shell_idle(self, pane) -> bool:
+        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running. A
+        backend that can tell (real panes) answers; a simulated pane is idle with no occupant
+        and no scripted foreground job."""
+        probe = getattr(self.sim.backend, "shell_idle", None)
+        if probe is not None:
+            answer = probe(pane)
+            if answer is not None:
+                return answer
+        return self.foreground(pane) is None and pane.foreground is None
+
+    def resume_after_restart(self, pane, argv: list[str], saved_cwd: str | None = None) -> None:
+        """A reported resume command after a server restart (src/app/agent_resume.rs
+        start_pending_agent_resume): typed into the new shell with a carriage return, shell
+        quoted; a saved directory that is gone sets PaneInfo.restore_error instead."""
+        cwd = saved_cwd if saved_cwd is not None else pane.cwd  # before restore's fallback
+        if not cwd or not os.path.isdir(cwd):
+            pane.restore_error = RESTORE_ERROR_NO_DIRECTORY
+            pane.revision += 1
+            return
+        line = " ".join(_resume_quote(part) for part in argv)
+        self.sim.write_input(pane, (line + "\r").encode())
+
     # --- hook inputs (pane.report_agent & co., SOCKET.md §6.4, §6.6) ---------------------------
 
     def report_agent(
@@ -212,9 +282,11 @@ class AgentLayer:
                 pane, lambda a: T.session_report(a, source, label, session, seq, None)
             )
         now = self.sim.now()
-        return self._update(
+        changed = self._update(
             pane, lambda a: T.hook_report(a, source, label, state, message, session, seq, now)
         )
+        self.watch_self_reported(pane)
+        return changed
 
     def report_session(
         self,
@@ -326,6 +398,10 @@ class AgentLayer:
         suppress = state == "idle" and (launch_pending or suppress_acquisition)
         if prev_state != state:
             a.state_change_seq = s.bump_state_seq()
+            if state != "idle":
+                a.completion_seq = None
+            elif not suppress and ST.is_completion_change(prev_state, state, prev_label, label):
+                a.completion_seq = a.state_change_seq
         pane.seen = ST.seen_after_change(
             pane.seen, prev_state, state, prev_label, label, suppress, s.in_active_tab(pane)
         )

@@ -85,6 +85,94 @@ SERVER_CODES = frozenset(
         "worktree_remove_failed",
         "workspace_group_close_required",
     ]
+) | frozenset(
+    # 0.9.x only ([H093] src/api/server.rs, src/app/api.rs, src/app/api/panes.rs,
+    # src/app/api/panes/link.rs, src/app/custom_commands.rs, src/platform/ssh_agent.rs;
+    # events_lost: upstream #4178, see handlers/events.py).
+    [
+        "unknown_method",
+        "events_lost",
+        "connection_local_only",
+        "invalid_ssh_agent",
+        "ssh_agent_unavailable",
+        "stale_release_notes",
+        "stale_announcement",
+        "pane_clear_failed",
+        "stale_pane_target",
+        "scrollback_editor_failed",
+        "stale_content",
+        "selection_unavailable",
+        "copy_motion_unavailable",
+        "query_too_large",
+        "stale_target",
+        "command_not_found",
+    ]
+)
+
+# Plugin codes (src/app/api/plugins/, SOCKET.md §5 "Plugins: plugin_*, invalid_plugin_*, ...").
+SERVER_CODES |= frozenset(
+    [
+        "plugin_manifest_not_found",
+        "invalid_plugin_manifest_path",
+        "plugin_manifest_read_failed",
+        "plugin_manifest_parse_failed",
+        "invalid_plugin_id",
+        "invalid_plugin_name",
+        "invalid_plugin_version",
+        "invalid_plugin_min_herdr_version",
+        "plugin_requires_newer_herdr",
+        "invalid_plugin_platform",
+        "invalid_plugin_command",
+        "duplicate_plugin_action_id",
+        "duplicate_plugin_pane_id",
+        "duplicate_plugin_link_handler_id",
+        "invalid_plugin_link_handler_id",
+        "invalid_plugin_link_handler_title",
+        "invalid_plugin_link_handler_pattern",
+        "invalid_plugin_link_handler_action",
+        "invalid_plugin_action_id",
+        "invalid_plugin_action_title",
+        "invalid_plugin_pane_id",
+        "invalid_plugin_pane_title",
+        "invalid_plugin_pane_size",
+        "invalid_plugin_event",
+        "invalid_plugin_source",
+        "plugin_user_dir_create_failed",
+        "plugin_registry_save_failed",
+        "plugin_registry_load_failed",
+        "plugin_not_found",
+        "plugin_disabled",
+        "plugin_manifest_unavailable",
+        "plugin_action_not_found",
+        "ambiguous_plugin_action",
+        "platform_unsupported",
+        "invalid_plugin_context",
+        "plugin_command_limit_reached",
+        "invalid_plugin_entrypoint",
+        "plugin_pane_not_found",
+        "plugin_pane_open_failed",
+        "ui_busy",
+        "no_active_pane",
+        "no_active_workspace",
+    ]
+)
+# Graphics codes of a headless 0.8.2 server (src/app/api/panes/graphics*.rs; SOCKET.md §5).
+SERVER_CODES |= frozenset(
+    [
+        "feature_disabled",
+        "cell_size_unavailable",
+        "invalid_image",
+        "image_too_large",
+        "invalid_layer_id",
+        "layer_limit",
+        "graphics_budget_exceeded",
+        "stream_conflict",
+        "stream_closed",
+        "invalid_stream",
+        "invalid_frame",
+        "invalid_frame_file",
+        "stream_transport_required",
+    ]
 )
 
 
@@ -141,6 +229,11 @@ def internal_error(what: str) -> HerdrError:
 
 def server_shutting_down() -> HerdrError:
     return HerdrError("server_unavailable", "server is shutting down")
+
+
+def unknown_method(name: str, reply_id: str) -> HerdrError:
+    """A retired method (0.9.2 #4561, [H093] src/api/server.rs retired_pane_graphics_method_error)."""
+    return HerdrError("unknown_method", f"unknown method: {name}", reply_id=reply_id)
 
 
 def not_implemented() -> HerdrError:

@@ -104,7 +104,7 @@ def resolve(sim, target: str):
 
 
 def info(sim, pane) -> dict:
-    return V.agent_info(sim.session, pane)
+    return V.agent_info(sim.session, pane, sim.profile.agent_completion_seq)
 
 
 def agent_get(sim, target: str) -> dict:
@@ -510,8 +510,9 @@ async def _wait_resolved(
                 baseline, gate_ms = stalled
                 raise E.HerdrError(
                     "agent_prompt_stalled",
-                    f"agent prompt produced no observed state change within {gate_ms} ms; status is "
-                    f"{current['agent_status']} and state_change_seq remained {baseline}",
+                    sim.profile.prompt_stall_message.format(
+                        gate_ms=gate_ms, status=current["agent_status"], baseline=baseline
+                    ),
                 )
             raise E.timeout("agent status")
         await sim.wait_change(deadline, conn)
@@ -525,6 +526,17 @@ def _hook_pane(sim, ref: str):
     if pane is None:
         raise E.pane_not_found(ref)
     return pane
+
+
+# 0.9.2 (#4687, profile row report_resume_argv; [H093] PaneReportAgentParams.resume_argv).
+RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
+
+
+def _remember_resume(pane, argv: list | None) -> None:
+    """CHOICE: an argv whose first element is not a plain command name (empty, or with a path
+    separator or blank) is ignored rather than refused: no error code for it is readable."""
+    if argv and argv[0] and not any(c in argv[0] for c in "/\\ \t\n"):
+        pane.agent.resume_argv = list(argv)
 
 
 def _label(agent: str) -> str:
@@ -544,10 +556,12 @@ def _label(agent: str) -> str:
     seq=P.opt(P.U64),
     agent_session_id=P.opt(P.STR),
     agent_session_path=P.opt(P.STR),
+    resume_argv=RESUME_ARGV,
 )
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])
+    _remember_resume(pane, p["resume_argv"])
     sim.agents.report_agent(
         pane,
         p["source"],
@@ -570,10 +584,12 @@ def report_agent(sim, p):
     agent_session_id=P.opt(P.STR),
     agent_session_path=P.opt(P.STR),
     session_start_source=P.opt(P.STR),
+    resume_argv=RESUME_ARGV,
 )
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"])
+    _remember_resume(pane, p["resume_argv"])
     sim.agents.report_session(
         pane,
         p["source"],

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..model.hub import EventHub
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
+    from ..plugins import PluginHost
 
 T = TypeVar("T")
 
@@ -42,6 +43,8 @@ class HandlerConfig(Protocol):
     server_cwd: str
     worktrees_dir: str | None  # [worktrees].directory
     confirm_close: bool  # ui.confirm_close
+    herdr_config_dir: str | None  # herdr's config dir (simherdr.dirs); None: under home
+    herdr_state_dir: str | None  # herdr's state dir; None: under home
 
 
 class ClientConnection(Protocol):
@@ -66,7 +69,9 @@ class HandlerContext(Protocol):
     agents: AgentLayer  # the agent layer: every agent-state input goes through it
     backend: PaneBackend  # the pane backend (model/seams.py)
     worktree_ops: WorktreeOperations
+    plugins: PluginHost  # plugin registry, command logs, plugin panes (simherdr.plugins)
     stopping: bool  # server.stop was answered: only ping is served
+    ssh_agent_leases: list[str]  # 0.9 server.ssh_agent.register: the agent sockets held
 
     # --- time (the injected clock) ------------------------------------------------------------
     def now(self) -> float: ...

@@ -338,6 +338,39 @@ class HerdrReadContract:
             blank_cells = self._blank_cells(row)
         return "".join(out)
 
+    # --- 0.9.x scrollback and copy-mode views ([H093] src/app/api/panes.rs) ----------------
+
+    def _all_rows(self) -> list:
+        """History rows, oldest first, then the active grid (absolute row numbers)."""
+        raise NotImplementedError
+
+    def content_revision(self) -> int:
+        """herdr's content_seq as pane.selection.read / copy methods compare it (even while
+        the content is stable). CHOICE: twice the screen's change counter."""
+        return 2 * getattr(self, "content_seq", 0)
+
+    def scroll_max(self) -> int:
+        """max_offset_from_bottom: the rows above the viewport."""
+        return max(0, self._read_total() - self.rows)
+
+    def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None:
+        """The text of an absolute (row, col) range, both ends inclusive, in reading order;
+        None when a row is outside the content (herdr: selection_unavailable). CHOICE: each
+        row right-trimmed, rows joined by "\n" except across a soft wrap; columns are cells."""
+        rows = self._all_rows()
+        (r0, c0), (r1, c1) = sorted((anchor, cursor))
+        if r1 >= len(rows):
+            return None
+        out = []
+        for r in range(r0, r1 + 1):
+            cells = list(rows[r].cells)
+            lo = c0 if r == r0 else 0
+            hi = c1 + 1 if r == r1 else len(cells)
+            out.append("".join(cells[lo:hi]).rstrip())
+            if r < r1 and not rows[r].wraps:
+                out.append("\n")
+        return "".join(out)
+
     def read(
         self,
         source: str,
@@ -375,6 +408,8 @@ class HerdrReadContract:
 
 
 class Screen(HerdrReadContract):
+    content_seq = 0  # bumped by every change of content (feed, clear)
+
     """A pane's simulated terminal: feed it output, read it like herdr."""
 
     def __init__(self, cols: int = 80, rows: int = 24, scrollback_limit: int = 10000):
@@ -418,6 +453,7 @@ class Screen(HerdrReadContract):
     def clear(self) -> None:
         """Wipe the active screen's history and grid and home the cursor (what
         ``clear`` does: ESC[H ESC[2J ESC[3J). Modes and title are kept."""
+        self.content_seq += 1
         buf = self._buf
         buf.history.clear()
         buf.grid = [_Row() for _ in range(self.rows)]
@@ -445,6 +481,8 @@ class Screen(HerdrReadContract):
     def feed(self, text: str | bytes) -> None:
         """Append program output. Bytes are decoded as UTF-8 (invalid bytes become
         U+FFFD; a character split across two calls is completed by the next call)."""
+        if text:
+            self.content_seq += 1
         if isinstance(text, (bytes, bytearray)):
             text = self._decoder.decode(bytes(text))
         if self._partial:
@@ -853,6 +891,9 @@ class Screen(HerdrReadContract):
 
     def _read_grid(self):
         return self._buf.grid
+
+    def _all_rows(self) -> list:
+        return list(self._buf.history) + list(self._buf.grid)
 
     def _read_total(self) -> int:
         return self.total_rows

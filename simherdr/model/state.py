@@ -41,6 +41,10 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
+    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    scroll_offset: int | None = None
+    restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
     meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
@@ -569,32 +573,7 @@ class Session:
     def _close_workspace_silently(self, w: Workspace) -> None:
         self.close_workspace(w, emit=False)
 
-    # --- a server restart (SOCKET.md §2.1 "Restart") -----------------------------------------
-
-    def restore_after_restart(self, now_us: int) -> None:
-        """What a restarted herdr restores: workspace ids and tab/pane numbers are persisted and
-        come back (src/persist/snapshot.rs:52-65); terminal ids are re-allocated
-        (src/persist/restore.rs:537,630); the workspace counter restarts past the largest
-        restored id, so a closed workspace's id above every survivor can come back
-        (src/persist/restore.rs:302). CHOICE: the new processes are fresh shells — no agent,
-        no name, no hook authority, no stored session, revision 0 — and the global
-        state_change_seq starts again at 0 (a new process)."""
-        highest = 0
-        for w in self.workspaces:
-            highest = max(highest, ids.decode(w.workspace_id[1:]) or 0)
-        self.next_workspace_number = highest + 1
-        self.state_change_seq = 0
-        self.aliases.clear()
-        self.outbox.clear()
-        for p in self.all_panes():
-            self.terminal_counter += 1
-            p.terminal_id = ids.terminal_id(now_us, self.terminal_counter)
-            p.screen = self._screen_factory()
-            p.agent = AgentSlot()
-            p.seen = True
-            p.revision = 0
-            p.title_stripped = None
-            p.foreground = None
+    # --- a server restart: simherdr.model.snapshot (capture/restore, herdr's session file) ----
 
     # --- events -----------------------------------------------------------------------------
 

@@ -318,10 +318,15 @@ class PtyBackend:
 
     def pane_env(self, pane) -> dict:
         cfg = self.sim.config
+        profile = self.sim.profile
         env = dict(os.environ)
-        env.pop("CODEX_THREAD_ID", None)
+        for key in profile.pane_env_removed:
+            env.pop(key, None)
         env["TERM"] = PANE_TERM
         env["COLORTERM"] = PANE_COLORTERM
+        if profile.term_program_env:
+            env["TERM_PROGRAM"] = "herdr"
+            env["TERM_PROGRAM_VERSION"] = profile.version
         env.update(pane.env or {})
         env["HERDR_ENV"] = "1"
         if cfg.socket_path:

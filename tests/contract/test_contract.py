@@ -115,12 +115,12 @@ def test_cassette(cassette, mode, profile, tmp_path, config, stub):
                 found = replay.check_cli(step, p.returncode, p.stdout, p.stderr, ctx)
                 for stream in (p.stdout, p.stderr):
                     if stream.startswith("{"):
-                        ref.validate_reply(json.loads(stream))
+                        ref.validate_reply(json.loads(stream), profile)
             else:
                 if "usage" in step["expect"]:
                     continue
                 reply = call(step)
-                ref.validate_reply(reply)
+                ref.validate_reply(reply, profile)
                 found = replay.check_reply(step, reply, ctx)
                 if "id" in step["expect"] and reply.get("id") != step["expect"]["id"]:
                     found.append(replay.Mismatch("$.id", step["expect"]["id"], reply.get("id")))

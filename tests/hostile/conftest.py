@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from simherdr.clock import VirtualClock
+from simherdr.facts.profiles import DEFAULT_VERSION
 from simherdr.handlers.common import read_pane
 from simherdr.model import views as V
 from simherdr.simulator import Config
@@ -56,6 +57,7 @@ def server(version: str, tmp_path) -> ThreadServer:
         version, clock=VirtualClock(), config=Config(home=str(home), server_cwd=str(cwd))
     )
     srv.crashes = []
+    ref.bind_socket(srv.path, version)
 
     def handler(loop, context):
         srv.crashes.append(f"{context.get('message')}: {context.get('exception')!r}")
@@ -98,7 +100,7 @@ def exchange(path: str, data: bytes, timeout: float = 10.0, half_close: bool = T
     return SocketClient(path, timeout).exchange(data, half_close=half_close)
 
 
-def lines(out: bytes) -> list[dict]:
+def lines(out: bytes, version: str = DEFAULT_VERSION) -> list[dict]:
     """Each reply line, parsed and validated as a herdr envelope."""
     import json
 
@@ -106,7 +108,7 @@ def lines(out: bytes) -> list[dict]:
     objs = []
     for raw in out.splitlines():
         obj = json.loads(raw)
-        ref.validate_reply(obj)
+        ref.validate_reply(obj, version)
         objs.append(obj)
     return objs
 

@@ -13,10 +13,22 @@ from simherdr.handlers.registry import MethodDef
 from simherdr.testing import ThreadServer
 from tests.core.socketclient import raw, request
 
-DEPTH = sys.getrecursionlimit() + 200  # deeper than any recursive walk could go
+# Deeper than any recursive walk could go: the test lowers Python's recursion limit to LIMIT
+# (the chain costs O(n^2): every split publishes the whole layout, as herdr's does).
+LIMIT = 400
+DEPTH = LIMIT + 200
 
 
 def test_deep_split_chain_keeps_every_reader_answering(config):
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(LIMIT)
+    try:
+        _deep_split_chain(config)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _deep_split_chain(config):
     # One profile: the layout code is version-independent and the chain costs seconds.
     with ThreadServer("0.8.2", config=config) as srv:
         request(srv.path, "workspace.create", {"cwd": "/"})

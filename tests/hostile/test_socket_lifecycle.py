@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from simherdr.client_socket import client_socket_path
 from simherdr.unixsocket import SocketBusy, take_path
 
 pytestmark = pytest.mark.hostile
@@ -121,11 +122,15 @@ def test_a_replaced_socket_is_not_deleted_by_the_older_server(tmp_path):
     new = None
     try:
         assert wait_for(lambda: ping(path))
-        os.unlink(path)  # someone removes it, and a newer server takes the path
+        # someone removes both sockets (the API socket and herdr's client socket beside it),
+        # and a newer server takes the path
+        os.unlink(path)
+        os.unlink(client_socket_path(path))
         new = subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
         assert wait_for(lambda: ping(path))
         stop(old)
         assert os.path.exists(path), "the older server deleted the newer server's socket"
+        assert os.path.exists(client_socket_path(path)), "... or its client socket"
         assert ping(path)
     finally:
         stop(old)

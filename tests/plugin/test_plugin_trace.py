@@ -133,7 +133,7 @@ def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server
     r = call("agent.prompt", target="w", text="go", wait=wait)
     wall = time.perf_counter() - t0
     for reply in replies:
-        ref.validate_reply(reply)
+        ref.validate_reply(reply, simherdr_server.sim.profile.version)
     assert r["result"]["agent"]["agent_status"] in ("idle", "done")
     assert wall < 0.1, f"an agent turn took {wall * 1000:.0f} ms of wall time"
 

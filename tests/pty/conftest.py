@@ -62,7 +62,8 @@ done
 
 def request(path: str, method: str, params: dict | None = None, timeout: float = 15.0) -> dict:
     """The public socket client, every reply schema-checked, with a real-pane timeout."""
-    return SocketClient(path, timeout, ref.validate_reply).request(method, params, "t")
+    check = ref.validator(ref.socket_version(path))
+    return SocketClient(path, timeout, check).request(method, params, "t")
 
 
 class Client:
@@ -236,6 +237,7 @@ def make_client(workdir, monkeypatch):
             clock=ScaledClock(SCALE),
             config=config,
         )
+        ref.bind_socket(srv.path, "0.8.2")
         made.append(srv)
         return Client(srv, env, bindir, stub)
 

@@ -124,7 +124,7 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
     "argv,command",
     [
         (["session", "list"], "herdr session list"),
-        (["plugin", "list"], "herdr plugin list"),
+        (["plugin", "install", "o/r"], "herdr plugin install"),
         (["terminal"], "herdr terminal"),
         (["agent", "attach", "x"], "herdr agent attach"),
         (["api", "schema"], "herdr api schema"),

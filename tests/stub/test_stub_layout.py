@@ -171,7 +171,7 @@ def live(request, tmp_path):
             p = subprocess.run([herdr, *args], env=env, capture_output=True, text=True, timeout=20)
             assert p.returncode == 0, p.stderr
             reply = json.loads(p.stdout)
-            ref.validate_reply(reply)
+            ref.validate_reply(reply, version)
             return reply["result"]
 
         yield run

@@ -10,12 +10,13 @@ from tests import herdr_reference as ref
 class Conn:
     """What the stream handler sees of its client: collects the lines it pushes."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, version: str) -> None:
+        self.version = version
         self.lines: list[dict] = []
         self.closed: asyncio.Future = loop.create_future()
 
     async def send(self, obj) -> None:
-        ref.validate_reply(obj)
+        ref.validate_reply(obj, self.version)
         self.lines.append(obj)
 
     def cancelled(self) -> bool:
@@ -23,7 +24,7 @@ class Conn:
 
 
 def subscribe(h, subscriptions: list, rid: str = "sub") -> tuple[Conn, asyncio.Task]:
-    conn = Conn(h.loop)
+    conn = Conn(h.loop, h.sim.profile.version)
     rid, mdef, p = h.sim.parse(
         {"id": rid, "method": "events.subscribe", "params": {"subscriptions": subscriptions}}
     )

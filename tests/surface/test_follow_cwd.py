@@ -99,7 +99,7 @@ def test_new_cwd_policy(version, tmp_path, dirs, policy, expect):
     server = tmp_path / "server"
     server.mkdir()
     config = Config(home=str(home), server_cwd=str(server), new_cwd=policy)
-    with Harness(version, config=config, validator=ref.validate_reply) as h:
+    with Harness(version, config=config, validator=ref.validator(version)) as h:
         h.ok("workspace.create", cwd=str(dirs / "a"), focus=True)
         _type(h, "cd sub")
         want = {
