@@ -8,6 +8,7 @@ A delta VERSIONS.md marks unknown is a named choice here, never a silent guess.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .methods import METHODS_0_8_2, METHODS_0_9_3, RETIRED_0_9
 
@@ -147,7 +148,7 @@ PROFILES: dict[str, Profile] = {
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]
 # `## [0.9.2]`: #4561, #4344, #4178/#4225, #4687, #4104) are reverted for them. CHOICE: the
 # other 0.9.3 rows (the new methods among them) are taken as present since 0.9.0.
-_BEFORE_0_9_2 = dict(
+_BEFORE_0_9_2: dict[str, Any] = dict(
     methods=METHODS_0_9_3 | RETIRED_0_9,
     retired_methods=frozenset(),
     invalid_request_keeps_id=False,

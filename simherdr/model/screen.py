@@ -279,6 +279,8 @@ class HerdrReadContract:
     Rows offer ``text()``, ``plain()``, ``ansi()``, ``wraps`` and ``cont``.
     """
 
+    rows: int  # the viewport height (set by the subclass)
+
     # The OSC 0/2 title. ``on_title`` (set by the simulator) hears every change, so herdr's
     # revision / pane_updated rules can follow it (model/titles.py).
     on_title = None

@@ -42,6 +42,10 @@ class PaneScreen(Protocol):
 
     def feed(self, data: str | bytes) -> None: ...
 
+    def scroll_max(self) -> int:
+        """max_offset_from_bottom: the rows above the viewport (0.9 scroll metrics)."""
+        ...
+
     def read(
         self,
         source: str,

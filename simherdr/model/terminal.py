@@ -620,7 +620,7 @@ def self_reported_active(a: AgentSlot) -> bool:
 def clear_self_reported(a: AgentSlot, observed_at: float) -> Mutation | None:
     """clear_self_reported_agent: the idle shell seen at ``observed_at`` ends a self-reported
     agent whose report is not newer; detection and the name go with it (a release)."""
-    if not self_reported_active(a) or a.hook["at"] > observed_at:
+    if a.hook is None or not self_reported_active(a) or a.hook["at"] > observed_at:
         return None
     a.hook = None
     a.detected = None
