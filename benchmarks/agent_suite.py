@@ -5,8 +5,7 @@ Each generated test uses ``simherdr_herdr`` like a user's suite: ``workspace cre
 ``agent start`` (herdr's 3 s settle), ``agent prompt --wait --until working``, ``agent wait
 --until idle``. At scale 1 a test sleeps through the simulated agent's real stages (~9 s), so by
 default only ``real_tests`` of them run and the figure for N is extrapolated from their mean
-(said in the detail). The target: the default-clock suite of 100 costs under 5% of the real-time
-one.
+(said in the detail). Informational: both wall times side by side, no target.
 """
 
 from __future__ import annotations
@@ -73,13 +72,11 @@ def run(tests: int = 100, real_tests: int = 3) -> Result:
         else "measured"
     )
     return Result(
-        f"agent suite: {tests} tests, default clock vs real time",
-        round(ratio * 100, 2),
-        "% of real time",
-        target="< 5",
-        ok=ratio < 0.05,
-        detail=f"default scale {DEFAULT_TIME_SCALE:g}: {fast:.1f} s; scale 1: "
-        f"{real_full:.0f} s ({how})",
+        f"agent suite: {tests} tests through the fixtures (default clock)",
+        round(fast, 1),
+        "s",
+        detail=f"scale {DEFAULT_TIME_SCALE:g}: {fast:.1f} s; the same suite at scale 1: "
+        f"{real_full:.0f} s ({how}); {real_full / fast:.0f}x faster ({ratio * 100:.1f}%)",
         data={"fast_s": round(fast, 2), "real_s": round(real_full, 1), "real_measured": real_n},
     )
 
