@@ -70,7 +70,22 @@ def _check_socket_path(flag: str, path: str) -> str:
 
 def _add_serve(sub) -> None:
     s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
-    s.add_argument("--socket", required=True, help="Unix socket path to listen on")
+    # CHOICE: one of the two is required: a simulator never takes herdr's default socket
+    # (<config>/herdr.sock) unless asked for it by name (--session default).
+    where = s.add_mutually_exclusive_group(required=True)
+    where.add_argument("--socket", help="Unix socket path to listen on")
+    where.add_argument(
+        "--session",
+        metavar="NAME",
+        help="listen on the socket of herdr session NAME (<config>/sessions/NAME/herdr.sock; "
+        "'default': <config>/herdr.sock), as `herdr --session NAME server` does",
+    )
+    s.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no start-up or shutdown lines on stderr (herdr's headless server prints none; "
+        "`herdr server` passes this)",
+    )
     s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=VERSIONS)
     s.add_argument(
         "--time-scale",
@@ -118,7 +133,10 @@ def _add_serve(sub) -> None:
 
 
 def _serve(args) -> int:
-    socket_path = _check_socket_path("--socket", args.socket)
+    try:
+        socket_path = _check_socket_path("--socket", _serve_socket(args))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     control_path = _check_socket_path("--control", args.control) if args.control else None
     if control_path == socket_path:
         raise UsageError("--control must differ from --socket")
@@ -165,8 +183,23 @@ def _serve(args) -> int:
             scenario=scenario,
             persist=args.persist,
             pane_history=args.pane_history,
+            quiet=args.quiet,
         )
     )
+
+
+def _serve_socket(args) -> str:
+    """The socket `simherdr serve` listens on: --socket, else herdr's session rules
+    (src/session.rs:173-181) applied to --session NAME."""
+    if args.socket:
+        return args.socket
+    from .stub.cli import paths
+
+    problem = paths.validate_session_name(args.session)
+    if args.session != paths.DEFAULT_SESSION_NAME and problem:
+        raise ValueError(f"--session: {problem}")
+    name = None if args.session == paths.DEFAULT_SESSION_NAME else args.session
+    return paths.api_socket_path_for(dict(os.environ), name)
 
 
 # --- ctl ------------------------------------------------------------------------------------------

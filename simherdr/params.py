@@ -121,6 +121,7 @@ def list_of(inner: Callable) -> Callable:
             raise _type_error(v, "a sequence")
         return [inner(x) for x in v]
 
+    check.inner = inner  # for introspection (the API schema generator)
     return check
 
 

@@ -37,10 +37,15 @@ async def run_server(
     scenario: Any = None,
     persist: bool = False,
     pane_history: bool = False,
+    quiet: bool = False,
 ) -> int:
     from .clock import RealClock, ScaledClock
     from .server import Server, SocketBusy
     from .simulator import Config, Simulator
+
+    def info(text: str) -> None:  # start-up and shutdown lines (none with --quiet)
+        if not quiet:
+            _say(text)
 
     clock = ScaledClock(time_scale) if time_scale != 1 else RealClock()
     config = Config(pane_mode=pane_mode)
@@ -96,20 +101,20 @@ async def run_server(
         loop.add_signal_handler(sig, stop)
     if scenario is not None:
         scenario.install(sim)
-    _say(
+    info(
         f"herdr {sim.profile.version} (protocol {sim.profile.protocol}) listening on {server.path}"
     )
     if control is not None:
-        _say(f"control socket on {control.path}")
+        info(f"control socket on {control.path}")
     if trace_file is not None:
-        _say(f"trace to {trace_file.name}")
+        info(f"trace to {trace_file.name}")
     if scenario is not None:
-        _say(f"scenario {scenario.name} (seed {scenario.seed})")
+        info(f"scenario {scenario.name} (seed {scenario.seed})")
     await server.serve_forever()
     if control is not None:
         await control.close()
     if trace_file is not None:
         trace_file.close()
     gone = server.path + (f" and {control.path}" if control is not None else "")
-    _say(f"stopped ({reason[0]}); removed {gone}")
+    info(f"stopped ({reason[0]}); removed {gone}")
     return 0

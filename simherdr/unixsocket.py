@@ -118,7 +118,8 @@ def take_path(path: str, busy_message: str) -> None:
 # accept(2) failing for lack of resources: asyncio's own accept loop (3.11) logs a traceback
 # and schedules a retry for every remaining slot of the backlog on each failure, so one
 # episode of EMFILE floods the log with ~20,000 lines a second. This loop logs once per
-# episode and backs off, doubling from 10 ms to 1 s, until accept works again.
+# episode, stops watching the socket and tries again after a back-off doubling from 10 ms to
+# 1 s, until accept works again.
 _RESOURCE_ERRNOS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 ACCEPT_BACKOFF_MIN = 0.01
 ACCEPT_BACKOFF_MAX = 1.0
@@ -128,51 +129,76 @@ log = logging.getLogger("simherdr.socket")
 class Listening:
     """A bound, listening socket with its accept loop, and the socket file it owns."""
 
-    def __init__(self, sock: socket.socket, path: str, handler: Handler, limit: int) -> None:
+    def __init__(
+        self, sock: socket.socket, path: str, handler: Handler, limit: int, backlog: int
+    ) -> None:
         self.sock = sock
         self.path = path
         self.identity = _identity(path)
         self._handler = handler
         self._limit = limit
+        self._backlog = backlog
+        self._loop = asyncio.get_running_loop()
+        self._delay = ACCEPT_BACKOFF_MIN
+        self._retry: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task] = set()
         self.starved = False  # accept is failing for lack of resources (logged once)
-        self._task = asyncio.get_running_loop().create_task(self._accept_loop())
+        self._loop.add_reader(sock.fileno(), self._accept)
 
     def _protocol(self) -> asyncio.StreamReaderProtocol:
         # what asyncio.start_unix_server builds per connection: the handler runs as the
         # protocol's client_connected_cb (its errors reach the loop's exception handler)
         return asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=self._limit), self._handler)
 
-    async def _accept_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        delay = ACCEPT_BACKOFF_MIN
-        while True:
+    def _accept(self) -> None:
+        """Readable: accept what is pending (up to a backlog's worth), as asyncio does."""
+        for _ in range(self._backlog):
             try:
-                conn, _ = await loop.sock_accept(self.sock)
+                conn, _ = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
             except OSError as e:
-                if e.errno not in _RESOURCE_ERRNOS:
-                    return  # the listening socket was closed
-                if not self.starved:
-                    self.starved = True
-                    log.warning(
-                        "cannot accept connections on %s: %s; retrying until resources free up",
-                        self.path,
-                        e.strerror,
-                    )
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, ACCEPT_BACKOFF_MAX)
-                continue
+                if e.errno in _RESOURCE_ERRNOS:
+                    self._starve(e)
+                return  # anything else (a connection aborted before accept): wait for more
             if self.starved:
                 self.starved = False
+                self._delay = ACCEPT_BACKOFF_MIN
                 log.warning("accepting connections on %s again", self.path)
-            delay = ACCEPT_BACKOFF_MIN
-            try:
-                await loop.connect_accepted_socket(self._protocol, conn)
-            except OSError:
-                conn.close()
+            conn.setblocking(False)
+            task = self._loop.create_task(self._connect(conn))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _starve(self, e: OSError) -> None:
+        if not self.starved:
+            self.starved = True
+            log.warning(
+                "cannot accept connections on %s: %s; retrying until resources free up",
+                self.path,
+                e.strerror,
+            )
+        self._loop.remove_reader(self.sock.fileno())
+        self._retry = self._loop.call_later(self._delay, self._resume)
+        self._delay = min(self._delay * 2, ACCEPT_BACKOFF_MAX)
+
+    def _resume(self) -> None:
+        self._retry = None
+        if self.sock.fileno() >= 0:
+            self._loop.add_reader(self.sock.fileno(), self._accept)
+
+    async def _connect(self, conn: socket.socket) -> None:
+        try:
+            await self._loop.connect_accepted_socket(self._protocol, conn)
+        except OSError:
+            conn.close()
 
     def close(self) -> None:
         """Stop accepting; remove the socket file if it is still the one bound here."""
-        self._task.cancel()
+        if self._retry is not None:
+            self._retry.cancel()
+        if self.sock.fileno() >= 0:
+            self._loop.remove_reader(self.sock.fileno())
         self.sock.close()
         if self.identity is not None and _identity(self.path) == self.identity:
             with contextlib.suppress(FileNotFoundError):
@@ -200,7 +226,7 @@ async def listen_unix(
                 os.umask(old)
             sock.listen(backlog)
             sock.setblocking(False)
-            listening = Listening(sock, path, handler, limit)
+            listening = Listening(sock, path, handler, limit, backlog)
     except BaseException:
         sock.close()
         raise

@@ -155,3 +155,19 @@ def bind_socket(path: str, version: str | None) -> None:
 
 def socket_version(path: str) -> str:
     return _SOCKETS.get(str(path), DEFAULT_VERSION)
+
+
+# --- herdr's other published files (config key references), beside the schemas ---------------
+
+
+def shared_file(name: str) -> Path | None:
+    """A herdr reference file (``config-reference-0.8.2.json`` ...) from the directory of the
+    0.8.2 schema setting's file, else ``../shared/herdr``; None if absent."""
+    base = schema_path("0.8.2")
+    folder = base.parent if base is not None else SHARED
+    path = folder / name
+    return path if path.is_file() else None
+
+
+def shared_skip_reason(name: str) -> str:
+    return f"herdr reference file {name} not found beside the schema ({skip_reason('0.8.2')})"

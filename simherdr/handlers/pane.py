@@ -31,7 +31,7 @@ BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
-    env=P.opt(P.MAP_STR),
+    env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
 def split(sim, p):
     s = sim.session

@@ -17,7 +17,7 @@ from .registry import method
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     label=P.opt(P.STR),
-    env=P.opt(P.MAP_STR),
+    env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
 def create(sim, p):
     s = sim.session

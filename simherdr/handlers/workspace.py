@@ -15,7 +15,7 @@ from .registry import method
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     label=P.opt(P.STR),
-    env=P.opt(P.MAP_STR),
+    env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
     # 0.9.3 (VERSIONS.md §5 row 20): the workspace whose focused pane the new one follows.
     source_workspace_id=P.versioned(P.opt(P.STR), lambda pr: pr.workspace_create_source),
 )

@@ -132,6 +132,15 @@ def typed(check) -> st.SearchStrategy:
         )
     if check in (P.MAP_STR,):
         return st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
+    if isinstance(getattr(check, "variants", None), dict):
+        # P.tagged: {"type": <variant>, ...that variant's fields}, or the variant missing/odd.
+        tagged = check.variants
+        return (
+            st.sampled_from(sorted(tagged)).flatmap(
+                lambda tag: params_for(tagged[tag]).map(lambda fields: {"type": tag, **fields})
+            )
+            | JSON
+        )
     if hasattr(check, "variants"):
         return st.sampled_from(check.variants) | st.text(max_size=8)
     if hasattr(check, "tagged_variants"):  # {"type": tag, ...that variant's fields}

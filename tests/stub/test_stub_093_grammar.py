@@ -222,3 +222,50 @@ def test_status_client_and_not_running_0_9(herdr, sockdir):
     assert lines[4].startswith("binary: ")
     server = json.loads(herdr("status", "server", "--json", socket=path, **V9).stdout)
     assert server["endpoint_compatible"] is None and server["server_binary_stale"] is False
+
+
+# -- report-agent resume command ----------------------------------------------------------------
+
+
+def test_report_agent_resume_argv_after_double_dash(cli, fake9):
+    res = cli(
+        "pane",
+        "report-agent",
+        "--source=s",
+        "w1:p1",
+        "--agent",
+        "claude",
+        "--state",
+        "idle",
+        "--",
+        "claude",
+        "--resume",
+        "abc",
+        **V9,
+    )
+    assert res.rc == 0, res.err
+    assert [x.decode() for x in fake9.lines[1:]] == [
+        '{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"s",'
+        '"agent":"claude","state":"idle","resume_argv":["claude","--resume","abc"]}}'
+    ]
+    cli("pane", "report-agent-session", "w1:p1", "--source", "s", "--agent", "a", "--", **V9)
+    assert fake9.ops()[1]["params"]["resume_argv"] == []
+
+
+def test_report_agent_usage_mentions_the_resume_command_on_0_9(cli, fake9):
+    res = cli("pane", "report-agent", "--", "x", **V9)
+    assert res.stderr.endswith("[--agent-session-path PATH] [-- <resume-command...>]\n")
+    res = cli(
+        "pane",
+        "report-agent",
+        "w1:p1",
+        "--source",
+        "s",
+        "--agent",
+        "a",
+        "--state",
+        "idle",
+        "--",
+        "x",
+    )
+    assert res.stderr == "unknown option: --\n"  # 0.8.2 has no resume command

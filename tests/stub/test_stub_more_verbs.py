@@ -340,3 +340,113 @@ def test_update_agent_manifests_reloads_then_reads(cli, fake):
         "ping",
         "server.agent_manifests",
     ]
+
+
+def test_terminal_title_set_and_clear(cli, fake):
+    fake.default_reply = ok()
+    assert cli("terminal", "title", "set", "build #4").rc == 0
+    assert cli("terminal", "title", "clear").rc == 0
+    assert [x.decode() for x in fake.lines if b'"ping"' not in x] == [
+        '{"id":"cli:terminal:title:set","method":"client.window_title.set","params":{"title":"build #4"}}',
+        '{"id":"cli:terminal:title:clear","method":"client.window_title.clear","params":{}}',
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv,rc,err",
+    [
+        (["terminal", "title", "set"], 2, "usage: herdr terminal title set <title>\n"),
+        (["terminal", "title", "clear", "x"], 2, "usage: herdr terminal title clear\n"),
+        (
+            ["terminal", "title"],
+            2,
+            "usage: herdr terminal title set <title>\n       herdr terminal title clear\n",
+        ),
+        (["terminal", "attach"], 2, "usage: herdr terminal attach <terminal_id> [--takeover]\n"),
+        (["terminal", "attach", "t1", "--x"], 2, "unknown option: --x\n"),
+        (
+            ["terminal", "attach", "t1", "help"],
+            0,
+            "usage: herdr terminal attach <terminal_id> [--takeover]\n",
+        ),
+        (
+            ["terminal", "session", "help"],
+            0,
+            "usage: herdr terminal session control <target> [--takeover] [--cols N] [--rows N]\n"
+            "usage: herdr terminal session observe <target> [--cols N] [--rows N]\n",
+        ),
+    ],
+)
+def test_terminal_usage(cli, fake, argv, rc, err):
+    res = cli(*argv)
+    assert (res.rc, res.stderr) == (rc, err)
+    assert fake.lines == []
+
+
+def test_terminal_group_list(cli):
+    res = cli("terminal")
+    assert res.rc == 2 and res.stderr.startswith("herdr terminal commands:\n")
+    assert res.stderr.endswith("send literal ctrl+b with ctrl+b ctrl+b\n")
+
+
+def test_channel_show_reads_the_config(cli, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[update]\nchannel = "preview"\n')
+    assert cli("channel", "show", env={"HERDR_CONFIG_PATH": str(config)}).stdout == "preview\n"
+    assert cli("channel", "show").stdout == "stable\n"
+    res = cli("channel", "show", "x")
+    assert res.rc == 2 and res.stderr.startswith("herdr channel commands:\n")
+
+
+KEYS_CONFIG = """onboarding = false
+
+[theme]
+name = "catppuccin"
+
+[keys]
+prefix = "ctrl+a"
+
+[[keys.command]]
+key = "g"
+command = "lazygit"
+
+[keys.indexed]
+tabs = "ctrl"
+
+[ui]
+mouse_capture = false
+"""
+
+
+def test_config_reset_keys(cli, tmp_path):
+    config = tmp_path / "config.toml"
+    env = {"HERDR_CONFIG_PATH": str(config)}
+    res = cli("config", "reset-keys", env=env)
+    assert (
+        res.stdout == f"No config file found at {config}. Built-in v2 keybindings already apply.\n"
+    )
+    config.write_text("[ui]\nmouse_capture = true\n")
+    res = cli("config", "reset-keys", env=env)
+    assert (
+        res.stdout
+        == f"No [keys] config found in {config}. Built-in v2 keybindings already apply.\n"
+    )
+    config.write_text(KEYS_CONFIG)
+    res = cli("config", "reset-keys", env=env)
+    assert res.rc == 0
+    backups = list(tmp_path.glob("config.toml.bak-keybind-v2-*"))
+    assert len(backups) == 1 and backups[0].read_text() == KEYS_CONFIG
+    assert config.read_text() == (
+        'onboarding = false\n\n[theme]\nname = "catppuccin"\n\n[ui]\nmouse_capture = false\n'
+    )
+    assert res.stdout.splitlines() == [
+        f"Created backup: {backups[0]}",
+        f"Removed [keys], [keys.indexed], and [[keys.command]] from {config}.",
+        "Built-in v2 keybindings will apply after Herdr restarts or reloads config.",
+        "If a Herdr server is running, run `herdr server reload-config` to apply this now.",
+        f"To restore: cp {backups[0]} {config}",
+    ]
+    assert cli("config", "reset-keys", "x", env=env).stderr == "usage: herdr config reset-keys\n"
+    config.write_text("[keys\n")
+    res = cli("config", "reset-keys", env=env)
+    assert res.rc == 1 and res.stderr.startswith(f"config file at {config} is invalid TOML: ")

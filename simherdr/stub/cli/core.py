@@ -13,6 +13,8 @@ module, :mod:`.table`, :mod:`.scan` and :mod:`.wire`, and no pure-Python stdlib 
 import posix
 import sys
 
+from . import paths
+
 #: What every command this stand-in does not implement prints (stderr, exit 2).
 UNSUPPORTED_MESSAGE = "simherdr: '{command}' is not supported by this stand-in"
 UNSUPPORTED_EXIT_CODE = 2
@@ -31,11 +33,12 @@ TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
 MIN_TIME_SCALE = 1e-6
 MAX_TIME_SCALE = 1e6
 
-SESSION_ENV = "HERDR_SESSION"
-SOCKET_PATH_ENV = "HERDR_SOCKET_PATH"
+# herdr's path and session rules live in .paths (one place); these names stay for callers.
+SESSION_ENV = paths.SESSION_ENV
+SOCKET_PATH_ENV = paths.SOCKET_PATH_ENV
 CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
-DEFAULT_SESSION_NAME = "default"
-APP_DIR_NAME = "herdr"  # release builds; debug builds use herdr-dev (CLI.md §2.1)
+DEFAULT_SESSION_NAME = paths.DEFAULT_SESSION_NAME
+APP_DIR_NAME = paths.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
 
 USAGE_FOOTER = "run 'herdr --help' for usage"
 
@@ -173,27 +176,16 @@ class Ctx:
 
     # -- paths (src/config/io.rs, src/session.rs) --------------------------------------------
     def config_dir(self):
-        xdg = self.var("XDG_CONFIG_HOME")
-        if xdg is not None:
-            return join(xdg, APP_DIR_NAME)
-        home = self.var("HOME")
-        if home is not None:
-            return join(home, ".config/" + APP_DIR_NAME)
-        tmp = self.env.get("TMPDIR") or "/tmp"
-        return join(tmp, APP_DIR_NAME)
+        return paths.config_dir(self.env)
 
     def active_name(self):
-        name = self.var(SESSION_ENV)
-        if name is None or name == DEFAULT_SESSION_NAME or validate_session_name(name):
-            return None
-        return name
+        return paths.active_name(self.env)
 
     def data_dir_for(self, name):
-        base = self.config_dir()
-        return join(join(base, "sessions"), name) if name else base
+        return paths.data_dir_for(self.env, name)
 
     def api_socket_path_for(self, name):
-        return join(self.data_dir_for(name), "herdr.sock")
+        return paths.api_socket_path_for(self.env, name)
 
     def socket_path(self):
         if self.explicit_session:
@@ -250,11 +242,7 @@ def _only_escapes(text):
     return all(not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff" for ch in text)
 
 
-def join(base, rest):
-    """``PathBuf::join`` (an absolute ``rest`` replaces ``base``)."""
-    if rest.startswith("/") or not base:
-        return rest
-    return base + rest if base.endswith("/") else base + "/" + rest
+join = paths.join  # ``PathBuf::join`` (an absolute ``rest`` replaces ``base``)
 
 
 def parent_and_stem(path):
@@ -391,16 +379,7 @@ def _run(ctx, argv):
 
 def validate_session_name(name):
     """src/session.rs validate_name; returns the error message or None."""
-    if not name:
-        return "session name cannot be empty"
-    if len(name.encode("utf-8", "surrogatepass")) > 64:
-        return "session name cannot be longer than 64 bytes"
-    if name in (".", ".."):
-        return "session name cannot be . or .."
-    for ch in name:
-        if not (ch.isascii() and (ch.isalnum() or ch in "._-")):
-            return "session name may only contain ASCII letters, numbers, '.', '_' and '-'"
-    return None
+    return paths.validate_session_name(name)
 
 
 def _configure_session(ctx, argv):

@@ -8,7 +8,8 @@ commands with subcommands carry the agent footer as after-help (``configure_help
 The renderer reproduces clap 4's default template in long mode (herdr builds clap without the
 ``wrap_help`` feature, so nothing is wrapped): ``about``, ``Usage: ...``, then ``Commands:``
 (name column padded to the longest name + 2), ``Arguments:`` and ``Options:`` with every
-argument's help on the next line indented 10 columns and a blank line between arguments,
+argument's help on the next line indented 10 columns (that line is started even for an
+argument without help) and a blank line between arguments,
 possible values as ``[possible values: ...]`` after a blank line, and the after-help.
 """
 
@@ -57,7 +58,7 @@ def requested_help(ctx, args):
 def _display(arg, required=None):
     """clap's ``Arg`` display: ``--long <VALUE>``, ``-s, --long``, ``<NAME>...``, ``[NAME]``."""
     if arg.get("long") is None:
-        req = arg.get("req") if required is None else required
+        req = (arg.get("req") if required is None else required) and not arg.get("min0")
         name = ("<%s>" if req else "[%s]") % arg["value"]
         return name + ("..." if arg.get("multi") else "")
     text = "--" + arg["long"]
@@ -70,6 +71,8 @@ _HELP_ARG = {"id": "help", "long": "help", "short": "h", "help": "Print help"}
 
 
 def _usage(command, bin_name):
+    """clap ``Usage::write_help_usage``: name, ``[OPTIONS]``, required options, required
+    groups, every positional in index order (optional ones bracketed), ``[COMMAND]``."""
     extra = command[4]
     if extra.get("usage"):
         return extra["usage"]
@@ -77,7 +80,6 @@ def _usage(command, bin_name):
     group = extra.get("group") or ()
     parts = [bin_name]
     options = [a for a in args if a.get("long")]
-    positionals = [a for a in args if not a.get("long")]
     if any(not a.get("req") and a["id"] not in group for a in options):
         parts.append("[OPTIONS]")
     parts.extend(_display(a) for a in options if a.get("req") and a["id"] not in group)
@@ -86,9 +88,13 @@ def _usage(command, bin_name):
         parts.append(
             "<%s>" % "|".join(a["value"] if not a.get("long") else _display(a) for a in members)
         )
-    parts.extend(_display(a) for a in positionals if a.get("req") and a["id"] not in group)
-    optional = [a for a in positionals if not a.get("req") and a["id"] not in group]
-    parts.extend(_display(a, required=False) for a in optional if not a.get("last"))
+    for arg in args:
+        if arg.get("long") or arg["id"] in group:
+            continue
+        if arg.get("last"):
+            parts.append("[-- %s]" % _display(arg, required=True))
+        else:
+            parts.append(_display(arg))
     if command[3]:
         parts.append("[COMMAND]")
     return " ".join(parts)
@@ -105,8 +111,7 @@ def _arg_block(arg):
     if arg.get("pv"):
         values = "[possible values: %s]" % ", ".join(arg["pv"])
         body = body + "\n\n" + values if body else values
-    if not body:
-        return head
+    # clap starts the next-line help (newline + 10 columns) even when the help is empty.
     indent = " " * 10
     return head + "\n" + indent + body.replace("\n", "\n" + indent)
 

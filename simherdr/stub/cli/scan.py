@@ -22,12 +22,12 @@ kind       effect
            ``STATUS=TEXT`` with a known status
 ========== ======================================================================================
 
-Row keys the scanner reads besides ``flags``/``pos``: ``selector`` = (field, message) when a
-second selector of the field is an error, ``lead_nodash`` (the leading positional may not
-look like an option), ``check`` = ``module:function`` run on the values after the scan.
-
-========== ======================================================================================
-========== ======================================================================================
+Row keys the scanner reads besides ``flags``/``pos``: ``resume`` (field taking the words after
+the first ``--``, as a list), ``selector`` = (field, message) when a second selector of the
+field is an error, ``lead_nodash`` / ``lead_not`` (words the leading positional may not be),
+``envpane`` (field preset from ``HERDR_PANE_ID``), ``strip`` (trim ``source``),
+``format_strips`` (``--format`` also sets ``strip_ansi``), ``check`` = ``module:function`` run
+on the values after the scan.
 
 Value errors are usage errors (exit 2) unless the row says ``errors="io"``: herdr then returns
 ``io::Error::other`` and ``main`` prints ``Error: Custom {...}`` (exit 1).
@@ -127,11 +127,16 @@ def scan(ctx, row, args):
     flags = {}
     for spec in row.get("flags", ()):
         flags[spec[0]] = spec
+    values = {}
+    resume = row.get("resume")
+    if resume and "--" in args:
+        separator = args.index("--")
+        values[resume] = list(args[separator + 1 :])
+        args = args[:separator]
     equals = row.get("equals")
     if equals:
         args = expand_equals(args, equals)
     io_errors = row.get("errors") == "io"
-    values = {}
     if row.get("envpane") and ctx.pane_id() is not None:
         values[row["envpane"]] = ctx.pane_id()
     pos = row.get("pos")

@@ -7,7 +7,8 @@ commands left out).  Imported only when help is requested.
 
 A command is ``(name, about, args, subcommands, extra)``; an arg is a dict with ``id``, ``long``
 /``short``, ``value`` (value name; absent for flags), ``help``, ``pv`` (possible values),
-``req``, ``multi`` (``num_args(1..)`` / ``(0..)``), ``last``; ``extra`` carries
+``req``, ``multi`` (``num_args(1..)``; with ``min0``: ``(0..)``), ``last``, ``append``
+(ArgAction::Append), ``hint`` (``path``: ValueHint::AnyPath), ``conflicts``; ``extra`` carries
 ``usage`` (override_usage), ``after`` (after_help), ``alias`` (visible alias) and ``group``
 (a required ArgGroup's member ids).
 """
@@ -19,8 +20,17 @@ def flag(name, help=None, short=None):
     return {"id": name, "long": name, "short": short, "help": help}
 
 
-def option(name, value, help=None, pv=None, req=False):
-    return {"id": name, "long": name, "value": value, "help": help, "pv": pv, "req": req}
+def option(name, value, help=None, pv=None, req=False, append=False, path=False):
+    arg = {"id": name, "long": name, "value": value, "help": help, "pv": pv, "req": req}
+    if append:  # ArgAction::Append (zsh marks it repeatable)
+        arg["append"] = True
+    if path:  # ValueHint::AnyPath (path_option)
+        arg["hint"] = "path"
+    return arg
+
+
+def path_option(name, value):
+    return option(name, value, path=True)
 
 
 def required(name, value, multi=False):
@@ -54,7 +64,9 @@ def _read_source(detection):
 
 
 def _env():
-    return option("env", "KEY=VALUE", "Set an environment variable for the launched process")
+    return option(
+        "env", "KEY=VALUE", "Set an environment variable for the launched process", append=True
+    )
 
 
 def _json():
@@ -177,7 +189,7 @@ def tree(v09):
                 cmd(
                     "schema",
                     "Print or write the bundled API schema",
-                    [_json(), option("output", "PATH")],
+                    [_json(), path_option("output", "PATH")],
                 ),
             ],
         ),
@@ -190,7 +202,7 @@ def tree(v09):
                     "create",
                     "Create a workspace",
                     [
-                        option("cwd", "PATH"),
+                        path_option("cwd", "PATH"),
                         option("label", "TEXT"),
                         _env(),
                         flag("focus"),
@@ -213,8 +225,8 @@ def tree(v09):
                     [
                         required("workspace_id", "WORKSPACE_ID"),
                         option("source", "ID", req=True),
-                        option("token", "NAME=VALUE"),
-                        option("clear-token", "NAME"),
+                        option("token", "NAME=VALUE", append=True),
+                        option("clear-token", "NAME", append=True),
                         option("seq", "N"),
                         option("ttl-ms", "N"),
                     ],
@@ -229,17 +241,17 @@ def tree(v09):
                 cmd(
                     "list",
                     "List worktree workspaces",
-                    [option("workspace", "ID"), option("cwd", "PATH")] + trust,
+                    [option("workspace", "ID"), path_option("cwd", "PATH")] + trust,
                 ),
                 cmd(
                     "create",
                     "Create and open a Git worktree",
                     [
                         option("workspace", "ID"),
-                        option("cwd", "PATH"),
+                        path_option("cwd", "PATH"),
                         option("branch", "NAME"),
                         option("base", "REF"),
-                        option("path", "PATH"),
+                        path_option("path", "PATH"),
                         option("label", "TEXT"),
                         flag("focus"),
                         flag("no-focus"),
@@ -251,8 +263,8 @@ def tree(v09):
                     "Open an existing Git worktree",
                     [
                         option("workspace", "ID"),
-                        option("cwd", "PATH"),
-                        option("path", "PATH"),
+                        path_option("cwd", "PATH"),
+                        path_option("path", "PATH"),
                         option("branch", "NAME"),
                         option("label", "TEXT"),
                         flag("focus"),
@@ -277,7 +289,7 @@ def tree(v09):
                     "Create a tab",
                     [
                         option("workspace", "WORKSPACE_ID"),
-                        option("cwd", "PATH"),
+                        path_option("cwd", "PATH"),
                         option("label", "TEXT"),
                         _env(),
                         flag("focus"),
@@ -350,6 +362,7 @@ def tree(v09):
                             "STATUS",
                             "State to match after --wait; repeat for more than one state",
                             AGENT_STATUSES,
+                            append=True,
                         ),
                         option("timeout", "MS", "Fail after this many milliseconds"),
                     ],
@@ -374,6 +387,7 @@ def tree(v09):
                             "STATUS",
                             "State to match; repeat for more than one state",
                             AGENT_STATUSES,
+                            append=True,
                         ),
                         option("timeout", "MS", "Fail after this many milliseconds"),
                     ],
@@ -412,6 +426,7 @@ def tree(v09):
                             "value": "AGENT_ARG",
                             "req": False,
                             "multi": True,
+                            "min0": True,
                             "last": True,
                         },
                     ],
@@ -426,7 +441,7 @@ def tree(v09):
                     "Explain agent detection state",
                     [
                         positional("target", "TARGET"),
-                        option("file", "PATH"),
+                        path_option("file", "PATH"),
                         option("agent", "LABEL"),
                         _json(),
                         option("format", "FORMAT", pv=["text", "json"]),
@@ -435,7 +450,7 @@ def tree(v09):
                 ),
             ],
         ),
-        _pane_command(),
+        _pane_command(v09),
         cmd(
             "terminal",
             "Attach to or observe raw terminal streams",
@@ -501,7 +516,34 @@ def tree(v09):
         ),
         _plugin_command(),
     ]
-    return cmd("herdr", "terminal workspace manager for AI coding agents", subs=subs)
+    return cmd(
+        "herdr", "terminal workspace manager for AI coding agents", _root_args(v09), subs=subs
+    )
+
+
+def _root_args(v09):
+    """The root command's own args (``spec.rs`` ``command()``): clap never renders the root
+    help (herdr prints its own), completions list them."""
+    args = [flag("help", "Show help", short="h")]
+    if not v09:
+        args.append(flag("no-session", "Run monolithically without server/client session mode"))
+    args.append(option("session", "NAME", "Use or create a named persistent session"))
+    if v09:
+        args.append(option("machine", "LABEL-OR-ID", "Run an API command on a saved SSH machine"))
+    args += [
+        option("remote", "TARGET", "Attach through SSH to a remote Herdr server"),
+        option(
+            "remote-keybindings",
+            "MODE",
+            "Choose local or server keybindings for remote attach",
+            ["local", "server"],
+        ),
+        flag("handoff", "Opt into live handoff for update or remote attach"),
+        flag("default-config", "Print default configuration and exit"),
+        flag("skill", "Print the agent skill file and exit"),
+        flag("version", "Print version and exit", short="V"),
+    ]
+    return args
 
 
 def _target(targets):
@@ -559,7 +601,25 @@ def _machine_command():
     )
 
 
-def _pane_command():
+def _resume_argv(v09):
+    """0.9.3 ``resume_argv_arg`` (VERSIONS.md §5 row 21)."""
+    if not v09:
+        return []
+    return [
+        {
+            "id": "resume_argv",
+            "value": "RESUME_ARG",
+            "req": False,
+            "multi": True,
+            "min0": True,
+            "last": True,
+            "help": "Command that resumes this session after a Herdr restart; starts with a "
+            "plain command name",
+        }
+    ]
+
+
+def _pane_command(v09):
     return cmd(
         "pane",
         "Control terminal panes",
@@ -620,7 +680,7 @@ def _pane_command():
                 + [
                     _direction(split=True),
                     option("ratio", "FLOAT"),
-                    option("cwd", "PATH"),
+                    path_option("cwd", "PATH"),
                     _env(),
                     option("right-click", "TARGET", pv=["herdr", "pane"]),
                     flag("focus"),
@@ -670,8 +730,13 @@ def _pane_command():
                 "Wait for matching pane output",
                 [
                     required("pane_id", "PANE_ID"),
-                    option("match", "TEXT", "Match a literal substring"),
-                    option("regex", "PATTERN", "Match a Rust regular expression"),
+                    dict(
+                        option("match", "TEXT", "Match a literal substring"), conflicts=("regex",)
+                    ),
+                    dict(
+                        option("regex", "PATTERN", "Match a Rust regular expression"),
+                        conflicts=("match",),
+                    ),
                     _read_source(False),
                     option("lines", "N", "Restrict the searched snapshot to N lines"),
                     option("timeout", "MS", "Fail after this many milliseconds"),
@@ -699,8 +764,9 @@ def _pane_command():
                     option("message", "TEXT"),
                     option("seq", "N"),
                     option("agent-session-id", "ID"),
-                    option("agent-session-path", "PATH"),
-                ],
+                    path_option("agent-session-path", "PATH"),
+                ]
+                + _resume_argv(v09),
             ),
             cmd(
                 "report-agent-session",
@@ -711,9 +777,10 @@ def _pane_command():
                     option("agent", "LABEL", req=True),
                     option("seq", "N"),
                     option("agent-session-id", "ID"),
-                    option("agent-session-path", "PATH"),
+                    path_option("agent-session-path", "PATH"),
                     option("session-start-source", "SOURCE"),
-                ],
+                ]
+                + _resume_argv(v09),
             ),
             cmd(
                 "release-agent",
@@ -739,8 +806,8 @@ def _pane_command():
                     flag("clear-display-agent"),
                     option("state-label", "STATUS=TEXT"),
                     flag("clear-state-labels"),
-                    option("token", "NAME=VALUE"),
-                    option("clear-token", "NAME"),
+                    option("token", "NAME=VALUE", append=True),
+                    option("clear-token", "NAME", append=True),
                     option("seq", "N"),
                     option("ttl-ms", "N"),
                 ],
@@ -768,7 +835,7 @@ def _plugin_command():
             cmd(
                 "link",
                 "Link a local plugin",
-                [required("path", "PATH"), flag("disabled"), flag("enabled")],
+                [dict(required("path", "PATH"), hint="path"), flag("disabled"), flag("enabled")],
             ),
             cmd("unlink", "Unlink a local plugin", plugin_id),
             cmd("enable", "Enable a plugin", plugin_id),
@@ -817,7 +884,7 @@ def _plugin_command():
                             option("workspace", "ID"),
                             option("target-pane", "PANE"),
                             _direction(split=True),
-                            option("cwd", "PATH"),
+                            path_option("cwd", "PATH"),
                             _env(),
                             flag("focus"),
                             flag("no-focus"),

@@ -265,3 +265,14 @@ def _config_channel(ctx):
     except Exception:  # invalid config falls back to defaults, as herdr does
         return "stable"
     return "preview" if channel == "preview" else "stable"
+
+
+def channel_show(ctx, row, args):
+    """``herdr channel show`` (src/cli.rs run_channel_command): the configured channel."""
+    if args:
+        from .core import group_list
+        from .table import group
+
+        raise Exit(2, group_list(*group("channel", ctx.v09)))
+    ctx.write_out(_config_channel(ctx) + "\n")
+    return 0

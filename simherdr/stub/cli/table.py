@@ -522,6 +522,7 @@ def _pane(v09):
             },
             {
                 "name": "report-agent",
+                "resume": "resume_argv" if v09 else None,
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in report_flags) if v09 else None,
                 "flags": report_flags,
@@ -541,16 +542,19 @@ def _pane(v09):
                     ("seq", "opt"),
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
-                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
+                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
+                + _RESUME_USAGE[v09],
                 "lines": (
                     "  herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown [--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
             },
             {
                 "name": "report-agent-session",
+                "resume": "resume_argv" if v09 else None,
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in session_flags) if v09 else None,
                 "flags": session_flags,
@@ -568,10 +572,12 @@ def _pane(v09):
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
                     ("session_start_source", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] "
-                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]",
+                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
+                + _RESUME_USAGE[v09],
                 "lines": (
                     "  herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
@@ -655,6 +661,10 @@ def _pane(v09):
     )
 
 
+# 0.9.x: everything after the first `--` is the resume command (split_resume_argv; VERSIONS.md
+# §5 row 21); sent as `resume_argv` (CHOICE: omitted when there is no `--`, as an Option).
+_RESUME_USAGE = {False: "", True: " [-- <resume-command...>]"}
+
 _STATE_ERROR = "invalid pane agent state: %s (expected idle, working, blocked, or unknown)"
 
 
@@ -728,7 +738,9 @@ def _agent(v09):
             {
                 # CHOICE: attaches a terminal stream, not a socket call.
                 "name": "attach",
-                "run": None,
+                "run": "terminal:attach",
+                "command": "herdr agent attach",
+                "usage": "usage: herdr agent attach <target> [--takeover]",
                 "lines": ("  herdr agent attach <target> [--takeover]",),
             },
             {
@@ -995,6 +1007,57 @@ def _notification(v09):
     )
 
 
+def _channel(v09):
+    return (
+        "herdr channel commands:",
+        [
+            {
+                "name": "show",
+                "run": "status:channel_show",
+                "lines": (
+                    "  herdr channel show                  print the configured update channel",
+                ),
+            },
+            {
+                # CHOICE: `channel set` rewrites config.toml and then self-updates the binary
+                # (a download): not emulated.
+                "name": "set",
+                "run": None,
+                "lines": ("  herdr channel set <stable|preview>  choose the update channel",),
+            },
+        ],
+        (),
+    )
+
+
+def _terminal(v09):
+    return (
+        "herdr terminal commands:",
+        [
+            {
+                "name": "attach",
+                "run": "terminal:attach",
+                "usage": "usage: herdr terminal attach <terminal_id> [--takeover]",
+                "lines": ("  herdr terminal attach <terminal_id> [--takeover]",),
+            },
+            {
+                "name": "session",
+                "run": "terminal:session",
+                "lines": (
+                    "  herdr terminal session control <target> [--takeover] [--cols N] [--rows N]",
+                    "  herdr terminal session observe <target> [--cols N] [--rows N]",
+                ),
+            },
+            {
+                "name": "title",
+                "run": "terminal:title",
+                "lines": ("  herdr terminal title set <title>", "  herdr terminal title clear"),
+            },
+        ],
+        ("  detach from direct attach with ctrl+b q; send literal ctrl+b with ctrl+b ctrl+b",),
+    )
+
+
 #: herdr 0.8.2 integration targets, in print_integration_help order (src/cli/integration.rs:154).
 INTEGRATION_TARGETS = (
     "pi",
@@ -1028,7 +1091,7 @@ def _config(v09):
             },
             {
                 "name": "reset-keys",
-                "run": None,
+                "run": "reset_keys:run",
                 "lines": (
                     "  herdr config reset-keys  back up config.toml and remove custom keybindings",
                 ),
@@ -1039,41 +1102,40 @@ def _config(v09):
 
 
 def _session(v09):
+    """src/cli.rs print_session_help (same in 0.9.3)."""
     return (
         "herdr session commands:",
         [
-            {"name": "list", "mod": "sessions", "lines": ("  herdr session list [--json]",)},
-            # Attaching needs the terminal UI (herdr prints this usage for any arguments).
-            {
-                "name": "attach",
-                "run": "core:usage_only",
-                "usage": "usage: herdr session attach <name>",
-                "lines": ("  herdr session attach <name>",),
-            },
-            {"name": "stop", "mod": "sessions", "lines": ("  herdr session stop <name> [--json]",)},
-            {
-                "name": "delete",
-                "mod": "sessions",
-                "lines": ("  herdr session delete <name> [--json]",),
-            },
+            {"name": verb, "mod": "sessions", "lines": (line,)}
+            for verb, line in (
+                ("list", "  herdr session list [--json]"),
+                ("attach", "  herdr session attach <name>"),
+                ("stop", "  herdr session stop <name> [--json]"),
+                ("delete", "  herdr session delete <name> [--json]"),
+            )
         ],
         ("  use 'default' as <name> to target the default session for stop",),
     )
 
 
 def _integration(v09):
+    """src/cli/integration.rs print_integration_help: one line per target (the target list
+    lives in .integration, imported only when this group runs)."""
+    from .integration import help_labels
+
+    labels = help_labels("0.9" if v09 else "0.8")
     return (
         "herdr integration commands:",
         [
             {
                 "name": "install",
                 "mod": "integration",
-                "lines": tuple("  herdr integration install " + t for t in INTEGRATION_TARGETS),
+                "lines": tuple("  herdr integration install %s" % t for t in labels),
             },
             {
                 "name": "uninstall",
                 "mod": "integration",
-                "lines": tuple("  herdr integration uninstall " + t for t in INTEGRATION_TARGETS),
+                "lines": tuple("  herdr integration uninstall %s" % t for t in labels),
             },
             {
                 "name": "status",
@@ -1165,18 +1227,19 @@ GROUPS = {
     "server": _server,
     "config": _config,
     "notification": _notification,
+    "channel": _channel,
+    "terminal": _terminal,
     "session": _session,
     "integration": _integration,
     "plugin": _plugin,
 }
-SPECIAL = {"status": "status:run"}
+SPECIAL = {
+    "status": "status:run",
+    "completion": "completion:run",
+    "completions": "completion:run",  # visible alias (spec.rs)
+}
 SPECIAL_09 = {"machine": "machine:run_group"}
-OPAQUE = (
-    "completion",
-    "completions",
-    "channel",
-    "terminal",
-)
+OPAQUE = ()
 
 
 def group(name, v09):
