@@ -129,6 +129,15 @@ def _add_serve(sub) -> None:
         help="load a scenario: a TOML file or a shipped name (`simherdr scenario list`)",
     )
     s.add_argument("--seed", type=int, help="the scenario's seed (default: the file's)")
+    s.add_argument(
+        "--herdr-config-dir",
+        metavar="DIR",
+        help="herdr's config dir (config.toml, agent-detection/); default as herdr: "
+        "$XDG_CONFIG_HOME/herdr or ~/.config/herdr, config.toml from $HERDR_CONFIG_PATH if set",
+    )
+    s.add_argument(
+        "--no-herdr-config", action="store_true", help="read no herdr config (herdr's defaults)"
+    )
     s.set_defaults(fn=_serve)
 
 
@@ -183,6 +192,8 @@ def _serve(args) -> int:
             scenario=scenario,
             persist=args.persist,
             pane_history=args.pane_history,
+            herdr_config_dir=args.herdr_config_dir,
+            read_herdr_config=not args.no_herdr_config,
             quiet=args.quiet,
         )
     )
@@ -220,7 +231,8 @@ def _add_ctl(sub) -> None:
     c.add_argument(
         "op",
         help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
-        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, "
+        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, "
+        "foreground.cwd, "
         "behaviour.set, server.restart, trace.get, trace.clear, scenario.load, ops",
     )
     c.add_argument(

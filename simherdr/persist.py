@@ -18,7 +18,7 @@ import os
 import sys
 import weakref
 
-from . import dirs
+from . import dirs, wire
 from .handlers.common import auto_label
 from .model import snapshot as S
 
@@ -41,7 +41,10 @@ _last_written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _write_json(sim, path: str, value: dict) -> None:
     """Atomic, through a symlink to its target (io.rs:14-65)."""
-    text = json.dumps(value, indent=2)
+    try:
+        text = json.dumps(value, indent=2)
+    except RecursionError:  # a tab of many nested splits: serde_json writes any depth
+        text = wire.dumps(value)
     target = os.path.realpath(path)
     written = _last_written.setdefault(sim, {})
     if written.get(target) == text and os.path.exists(target):
@@ -67,7 +70,12 @@ def _read_json(path: str):
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            text = f.read()
+        if wire.too_deep(text):
+            # herdr parses the file with serde_json's default 128-level limit
+            # (src/persist/snapshot.rs:451): a deeper file is ignored like a broken one.
+            raise ValueError("recursion limit exceeded")
+        return json.loads(text)
     except (OSError, ValueError) as e:
         _warn(f"failed to read {path}, ignoring: {e}")
         return None

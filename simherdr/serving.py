@@ -37,6 +37,8 @@ async def run_server(
     scenario: Any = None,
     persist: bool = False,
     pane_history: bool = False,
+    herdr_config_dir: str | None = None,
+    read_herdr_config: bool = True,
     quiet: bool = False,
 ) -> int:
     from .clock import RealClock, ScaledClock
@@ -56,8 +58,15 @@ async def run_server(
     for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
         setattr(config, key, value)
     config.persist = persist
-    config.pane_history = pane_history
-    sim = Simulator(version, clock, config)
+    if herdr_config_dir:
+        config.herdr_config_dir = os.path.abspath(herdr_config_dir)
+    if read_herdr_config:  # herdr's config.toml, read as herdr reads it (simherdr.hostconfig)
+        config.config_path = (
+            None if herdr_config_dir else os.environ.get("HERDR_CONFIG_PATH")
+        ) or os.path.join(herdr_dirs.config_dir(config), "config.toml")
+    sim = Simulator(version, clock, config)  # reads config.toml
+    if pane_history:  # the flag turns it on whatever [experimental] pane_history says
+        sim.config.pane_history = True
     if trace_file is not None:
         from .trace import Trace
 

@@ -25,6 +25,7 @@ from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
+from .model.surface import ClientSurface
 from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
 
@@ -53,6 +54,11 @@ class Config:
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # herdr's config.toml (simherdr.hostconfig): None = none read (the test default).
+    config_path: str | None = None  # server.reload_config re-reads it
+    default_shell: str = ""  # [terminal] default_shell (real panes; "" = $SHELL)
+    shell_mode: str = "auto"  # [terminal] shell_mode (read and reported, not applied)
+    toast_delivery: str = "off"  # [ui.toast] delivery: notification.show's path
     # The trace (simherdr.trace): entries kept in the ring; 0 records nothing.
     trace_size: int = DEFAULT_TRACE_SIZE
     # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
@@ -64,7 +70,7 @@ class Config:
     # Session persistence (simherdr.persist): None keeps everything in memory (the default of
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False
-    pane_history: bool = False  # [session].pane_history: also session-history.json
+    pane_history: bool = False  # [experimental] pane_history: also session-history.json
 
 
 @dataclass
@@ -137,6 +143,13 @@ class Simulator:
         from .plugins import PluginHost
 
         self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
+        self.surface = ClientSurface()  # toast, window title, agent view (no client attached)
+        if self.config.config_path:
+            from . import hostconfig
+
+            loaded = hostconfig.load_at_start(self.config.config_path)
+            hostconfig.apply(self.config, loaded)
+            self.surface.config_diagnostics = loaded.diagnostics
 
     # --- time ------------------------------------------------------------------------------
 
@@ -436,7 +449,7 @@ class Simulator:
             raise RuntimeError("streams go through the transport")
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
-        except (Exception, RecursionError) as e:  # a simulator bug: answer, never go silent
+        except Exception as e:  # a simulator bug (RecursionError included): answer, never hang
             log.exception("handler %s failed", mdef.name)
             return {"id": rid, "error": E.internal_error(type(e).__name__).body()}
 

@@ -125,11 +125,15 @@ def _has_lone_surrogate(obj) -> bool:
 
 
 def encode(obj) -> bytes:
+    return (dumps(obj) + "\n").encode()
+
+
+def dumps(obj) -> str:
+    """Compact JSON of any depth (serde_json writes any depth; Python's encoder recurses)."""
     try:
-        text = _ENCODER.encode(obj)
-    except RecursionError:  # a reply nested deeper than Python's stack (a deep layout tree)
-        text = _encode_deep(obj)
-    return (text + "\n").encode()
+        return _ENCODER.encode(obj)
+    except RecursionError:  # nested deeper than Python's stack (a deep layout tree)
+        return _encode_deep(obj)
 
 
 def _encode_deep(obj) -> str:

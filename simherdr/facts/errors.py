@@ -84,6 +84,10 @@ SERVER_CODES = frozenset(
         "dirty_worktree_requires_force",
         "worktree_remove_failed",
         "workspace_group_close_required",
+        # the client-facing surface (src/app/api.rs:1157-1163, src/app/api/agent_view.rs)
+        "invalid_agent_view",
+        "popup_not_open",
+        "plugin_not_found",
     ]
 ) | frozenset(
     # 0.9.x only ([H093] src/api/server.rs, src/app/api.rs, src/app/api/panes.rs,

@@ -6,7 +6,9 @@ Importing this package imports every area below; each registers its methods with
 
 from . import (  # noqa: F401  (imported for their registrations)  # noqa: F401  (0.9.x)
     agent,
+    client,
     client_surface,
+    config,
     events,
     graphics,
     integrations,

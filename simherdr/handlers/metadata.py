@@ -99,6 +99,8 @@ def pane_report_metadata(sim, p):
             "metadata_token_limit",
             f"pane metadata may contain at most {M.TOKENS_PER_RESOURCE} tokens",
         )
+    # CHOICE (NO_METADATA_AGENT_MEMORY): herdr also remembers which agent each sequenced source
+    # reported for (metadata_report_agents, used to re-anchor after a process restart); not kept.
     try:
         if not M.accept_report(m, source, p["seq"], tokens is not None):
             return {"type": "ok"}

@@ -320,7 +320,11 @@ def find_in_direction(node: Node, source: str, direction: str, area: Rect = DEFA
     """The nearest pane in a direction (src/layout.rs find_in_direction): panes wholly on that
     side that overlap the source's span; nearest edge, then larger overlap, then nearer center,
     then layout order."""
-    rects = pane_rects(node, area)
+    return nearest_in_direction(pane_rects(node, area), source, direction)
+
+
+def nearest_in_direction(rects: list[tuple[str, Rect]], source: str, direction: str) -> str | None:
+    """:func:`find_in_direction` on given pane rects (in layout order)."""
     src = next((r for p, r in rects if p == source), None)
     if src is None:
         return None

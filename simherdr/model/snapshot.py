@@ -20,8 +20,6 @@ from . import layout as L
 from .state import Pane, Session, Tab, Workspace
 
 SNAPSHOT_VERSION = 3  # snapshot.rs:12
-_DIRECTIONS = {"right": "Horizontal", "down": "Vertical"}  # ratatui Direction of a split
-_FROM_DIRECTION = {v: k for k, v in _DIRECTIONS.items()}
 
 
 class SnapshotError(ValueError):
@@ -32,16 +30,8 @@ class SnapshotError(ValueError):
 
 
 def _layout(node: L.Node, numbers: dict[str, int]) -> dict:
-    if isinstance(node, L.Leaf):
-        return {"Pane": numbers[node.pane]}
-    return {
-        "Split": {
-            "direction": _DIRECTIONS[node.direction],
-            "ratio": node.ratio,
-            "first": _layout(node.first, numbers),
-            "second": _layout(node.second, numbers),
-        }
-    }
+    # iterative (simherdr.model.layout): a tab may hold any number of nested splits
+    return L.to_saved(node, numbers.__getitem__)
 
 
 def _membership(wt: dict | None) -> dict | None:
@@ -77,7 +67,7 @@ def capture(s: Session) -> dict:
                     "custom_name": t.custom_label,
                     "layout": _layout(t.root, numbers),
                     "panes": panes,
-                    "zoomed": False,
+                    "zoomed": t.zoomed,
                     "focused": s.panes[t.focused_pane].number,
                     "root_pane": s.panes[t.root_pane].number,
                 }
@@ -129,11 +119,8 @@ def capture_history(s: Session, read_history: Callable[[Pane], str | None]) -> d
 
 
 def _first_pane(layout: dict) -> int | None:
-    if "Pane" in layout:
-        return layout["Pane"]
-    split = layout["Split"]
-    first = _first_pane(split["first"])
-    return first if first is not None else _first_pane(split["second"])
+    raws = _raw_ids(layout)
+    return raws[0] if raws else None
 
 
 def _migrate_workspace(raw: dict) -> dict:
@@ -190,21 +177,21 @@ def parse(raw: object) -> dict:
 
 
 def _node(layout: dict, pane_ids: dict[int, str]) -> L.Node:
-    if "Pane" in layout:
-        return L.Leaf(pane_ids[layout["Pane"]])
-    split = layout["Split"]
-    return L.Split(
-        _FROM_DIRECTION[split["direction"]],
-        L.clamp_ratio(split["ratio"]),
-        _node(split["first"], pane_ids),
-        _node(split["second"], pane_ids),
-    )
+    return L.from_saved(layout, pane_ids.__getitem__)
 
 
 def _raw_ids(layout: dict) -> list[int]:
-    if "Pane" in layout:
-        return [layout["Pane"]]
-    return _raw_ids(layout["Split"]["first"]) + _raw_ids(layout["Split"]["second"])
+    """The stored pane keys in layout order, without recursion."""
+    out: list[int] = []
+    stack = [layout]
+    while stack:
+        node = stack.pop()
+        if "Pane" in node:
+            out.append(node["Pane"])
+        else:
+            stack.append(node["Split"]["second"])
+            stack.append(node["Split"]["first"])
+    return out
 
 
 def restore(
@@ -303,6 +290,7 @@ def restore(
                     focused_pane=focused,
                     root_pane=root,
                     custom_label=tab.get("custom_name"),
+                    zoomed=bool(tab.get("zoomed", False)),  # restore.rs:726
                 )
             )
         if not w.tabs:

@@ -310,7 +310,7 @@ class PtyBackend:
 
     def shell_argv(self, env: dict) -> list[str]:
         cfg = self.sim.config
-        configured = cfg.pty_shell
+        configured = cfg.pty_shell or cfg.default_shell  # [terminal] default_shell
         if configured:
             return shlex.split(configured) if isinstance(configured, str) else list(configured)
         shell = (env.get("SHELL") or "").strip()

@@ -95,6 +95,18 @@ def _shell_idle(sim, pane_id: str):
     A.shell_idle(sim, pane_id)
 
 
+def _shell_cd(sim, pane_id: str, path: str):
+    from .cwd import shell_cd
+
+    shell_cd(sim, pane_id, path)
+
+
+def _foreground_cwd(sim, pane_id: str, path: str | None = None):
+    from .cwd import foreground_cwd
+
+    foreground_cwd(sim, pane_id, path)
+
+
 def _behaviour_set(
     sim, kind: str | None = None, pane_id: str | None = None, values: dict | None = None
 ):
@@ -138,6 +150,8 @@ OPS = {
     "agent.vanish": _agent_vanish,  # {"pane_id", "close"?: null | "exited" | "closed"}
     "shell.busy": _shell_busy,  # {"pane_id", "command"?, "duration"?}
     "shell.idle": _shell_idle,  # {"pane_id"}
+    "shell.cd": _shell_cd,  # {"pane_id", "path"}: the shell runs `cd PATH`
+    "foreground.cwd": _foreground_cwd,  # {"pane_id", "path"?}: the foreground job runs there
     "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
     "trace.get": _trace_get,  # {"since"?}: the trace entries with seq > since (simherdr.trace)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests import herdr_reference as ref
 from tests.core.socketclient import request
 
 
@@ -34,7 +35,11 @@ def mark(srv) -> int:
 
 
 def kinds(srv, since: int) -> list[tuple[str, dict]]:
-    return srv.run(lambda sim: [(k, d) for _, k, d in sim.hub.after(since)])
+    out = srv.run(lambda sim: [(k, d) for _, k, d in sim.hub.after(since)])
+    version = srv.run(lambda sim: sim.profile.version)
+    for kind, data in out:
+        ref.validate_reply({"event": kind, "data": data}, version)
+    return out
 
 
 def rects(layout):

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import pytest
 
+from tests import herdr_reference as ref
 from tests.core.socketclient import request
 
 
 def events(h, since=0):
-    return [(k, d) for _, k, d in h.sim.hub.after(since)]
+    """The hub's events since ``since``, each checked against herdr's event schema."""
+    out = [(k, d) for _, k, d in h.sim.hub.after(since)]
+    for kind, data in out:
+        ref.validate_reply({"event": kind, "data": data}, h.sim.profile.version)
+    return out
 
 
 def kinds(h, since=0):
@@ -268,3 +273,16 @@ def test_moves_over_the_socket(server, tmp_path):
     assert [w["workspace_id"] for w in ws] == ["w1", "w2"]
     snap = ok("session.snapshot")["snapshot"]
     assert sorted(p["pane_id"] for p in snap["panes"]) == ["w1:p1", "w2:p1", "w2:p2", "w2:p3"]
+
+
+def test_a_running_agent_wait_ends_when_its_pane_moves(two):
+    """SOCKET.md §7 (src/api/wait.rs): pane_moved naming the waited pane ends the wait."""
+    two.ok("agent.start", name="rev", kind="claude", pane_id="w1:p2")
+    two.advance(3.1)
+    task = two.spawn("agent.wait", target="rev", until=["blocked"])
+    assert not task.done()
+    two.ok("pane.move", pane_id="w1:p2", destination={"type": "new_workspace"})
+    two.settle()
+    assert two.result(task)["error"]["code"] == "agent_not_running"
+    # the agent itself lives on under its new id
+    assert two.ok("agent.get", target="rev")["agent"]["pane_id"] == "w3:p1"

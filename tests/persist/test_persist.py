@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 
 from simherdr import persist
@@ -207,3 +208,42 @@ def test_serve_persist_flag(tmp_path, monkeypatch):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_zoomed_tab_comes_back(version, config, tmp_path):
+    """src/persist/restore.rs:726: the tab's zoom is saved and restored."""
+    config = dataclasses.replace(config, persist=True)
+    with Harness(version, config=config, validator=ref.validator(version)) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right")
+        h.ok("pane.zoom", pane_id="w1:p2")
+        h.ok("tab.create", workspace_id="w1")
+        server_restart(h.sim)
+        layouts = h.ok("session.snapshot")["snapshot"]["layouts"]
+        assert [lay["zoomed"] for lay in layouts] == [True, False]
+
+
+def test_a_deep_split_chain_is_saved_and_then_ignored_like_serde_would(config, tmp_path, capsys):
+    """Saving never fails however deep a tab's splits go (issue 14); reading the file back
+    applies serde_json's 128-level limit, as herdr's parse_snapshot does, so a session that
+    deep is ignored on restart with a warning (src/persist/snapshot.rs:451). One profile: the
+    rule is version-independent and every split rewrites the whole file."""
+    config = dataclasses.replace(config, persist=True)
+    with Harness("0.8.2", config=config, validator=ref.validator("0.8.2")) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        target = "w1:p1"
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(150)  # so that 2 JSON levels per split outgrow Python's encoder
+        try:
+            for i in range(80):  # also past serde's 128 levels
+                direction = "down" if i % 2 else "right"
+                target = h.ok("pane.split", target_pane_id=target, direction=direction)["pane"][
+                    "pane_id"
+                ]
+        finally:
+            sys.setrecursionlimit(old_limit)
+        text = Path(persist.session_path(config)).read_text()
+        assert text.count('"Split"') == 80
+        server_restart(h.sim)
+        assert h.ok("workspace.list")["workspaces"] == []
+    assert "recursion limit exceeded" in capsys.readouterr().err

@@ -39,6 +39,8 @@ def test_every_documented_op_exists():
             "agent.vanish",
             "shell.busy",
             "shell.idle",
+            "shell.cd",
+            "foreground.cwd",
             "behaviour.set",
             "trace.get",
             "trace.clear",
@@ -70,6 +72,17 @@ def test_fault_ops(ws):
     op(ws, "fault.add", type="latency", ms=5)
     assert op(ws, "fault.clear")["result"] == {"removed": ["drop-1", "latency-2"]}
     assert ws.sim.interceptors == []
+
+
+def test_cwd_ops(ws, tmp_path):
+    (tmp_path / "sub").mkdir()
+    assert op(ws, "shell.cd", pane_id="w1:p1", path=str(tmp_path / "sub"))["ok"]
+    assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["cwd"] == str(tmp_path / "sub")
+    assert op(ws, "foreground.cwd", pane_id="w1:p1", path=str(tmp_path))["ok"]
+    assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["foreground_cwd"] == str(tmp_path)
+    assert op(ws, "foreground.cwd", pane_id="w1:p1")["ok"]
+    assert "foreground_cwd" not in ws.ok("pane.get", pane_id="w1:p1")["pane"]
+    assert not op(ws, "shell.cd", pane_id="w9:p1", path="/")["ok"]
 
 
 def test_scenario_ops(ws):

@@ -500,7 +500,7 @@ def test_status_usage(cli):
 
 
 def test_a_call_loads_core_table_wire_only(fake, stubs):
-    """One `pane get` imports the core, the table and the wire (no group module) and none of
+    """One `pane get` imports the core, the path rules, the table and the wire (no group module) and none of
     the pure-Python stdlib packages that make start-up slow."""
     import subprocess
     import sys
@@ -527,6 +527,7 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.core",
+        "simherdr.stub.cli.paths",  # herdr's socket/session path rules, one place
         "simherdr.stub.cli.table",
         "simherdr.stub.cli.wire",
     ]

@@ -1,25 +1,15 @@
-"""Fixtures of the server-surface tests: every reply is validated against the schema of the
-profile's own herdr version (0.8.2 or 0.9.3)."""
+"""Fixtures of the server-surface tests (``h`` is the suite's: replies validated against the
+schema of the profile's own herdr version)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import socket
 
 import pytest
 
-from simherdr.testing import Harness, ThreadServer
+from simherdr.testing import ThreadServer
 from tests import herdr_reference as ref
-
-
-@pytest.fixture
-def h(version, config):
-    harness = Harness(
-        version, config=config, validator=functools.partial(ref.validate_reply, version=version)
-    )
-    yield harness
-    harness.close()
 
 
 class Socket:

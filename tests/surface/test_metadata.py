@@ -315,3 +315,27 @@ def test_over_the_socket(sock):
     assert sock.err("pane.report_metadata", pane_id="w1:p1", source="")["code"] == (
         "invalid_metadata_source"
     )
+
+
+def test_report_about_an_agent_that_just_exited_is_dropped(ws):
+    """metadata_report_blocked_by_process_exit (src/terminal/metadata.rs:79-94): answered ok,
+    stored nowhere."""
+    from simherdr.scenarios import agents as sc
+
+    ws.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
+    ws.advance(5)
+    sc.agent_exits(ws.sim, "w1:p1")
+    mark = ws.sim.hub.seq
+    for params in (
+        {"agent": "claude", "title": "T"},
+        {"applies_to_source": "herdr:claude", "title": "T"},
+        {"agent": "claude-code", "tokens": {"k": "v"}},
+    ):
+        assert ws.ok("pane.report_metadata", pane_id="w1:p1", source="x", **params) == {
+            "type": "ok"
+        }
+    p = _pane(ws)
+    assert "title" not in p and "tokens" not in p and _events(ws, mark, None) == []
+    # another source/agent is not blocked
+    ws.ok("pane.report_metadata", pane_id="w1:p1", source="x", tokens={"k": "v"})
+    assert _pane(ws)["tokens"] == {"k": "v"}

@@ -65,3 +65,37 @@ def test_initial_event_when_already_in_the_wanted_state(running):
         assert [d["agent_status"] for d in _data(conn)] == ["working"]
     finally:
         close(h, conn, task)
+
+
+def test_over_the_socket_the_exit_keeps_the_label(version, config):
+    """The same stream over the real transport, on a fast scaled clock."""
+    from simherdr.clock import ScaledClock
+    from simherdr.testing import SocketClient, ThreadServer
+    from tests import herdr_reference as ref
+
+    with ThreadServer(version, clock=ScaledClock(50), config=config) as srv:
+        client = SocketClient(srv.path, 10, ref.validator(version))
+        client.ok("workspace.create", {"cwd": config.server_cwd})
+        # a hook-reported agent: working, then its process "exits" by releasing the label
+        client.ok(
+            "pane.report_agent",
+            {"pane_id": "w1:p1", "source": "custom:x", "agent": "pi", "state": "working"},
+        )
+        sub = [{"type": "pane.agent_status_changed", "pane_id": "w1:p1", "agent_status": "idle"}]
+        stream = client.stream("events.subscribe", {"subscriptions": sub}, "sub")
+        try:
+            assert next(stream) == {"id": "sub", "result": {"type": "subscription_started"}}
+            srv.run(
+                lambda sim: (
+                    sim.agents.report_agent(
+                        sim.session.find_pane("w1:p1"), "custom:x", "pi", "idle"
+                    ),
+                    sim.agents.release_agent(sim.session.find_pane("w1:p1"), "custom:x", "pi"),
+                    sim.commit(),
+                )
+            )
+            line = next(stream)
+            assert line["event"] == "pane.agent_status_changed"
+            assert (line["data"]["agent_status"], line["data"].get("agent")) == ("idle", "pi")
+        finally:
+            stream.close()
