@@ -375,7 +375,9 @@ def _install_stub(args) -> int:
 
 def _add_trace(sub) -> None:
     t = sub.add_parser("trace", help="look at a trace (`serve --trace FILE`, the pytest plugin)")
-    tsub = t.add_subparsers(dest="trace_cmd", required=True, parser_class=_Parser)
+    tsub = t.add_subparsers(
+        dest="trace_cmd", metavar="view|show", required=True, parser_class=_Parser
+    )
     v = tsub.add_parser("view", help="draw a trace as a self-contained HTML timeline")
     v.add_argument("file", help="a JSON-lines trace")
     v.add_argument("-o", "--output", help="the HTML file (default: FILE with .html)")
@@ -423,7 +425,9 @@ def _trace_show(args) -> int:
 
 def _add_scenario(sub) -> None:
     s = sub.add_parser("scenario", help="the shipped scenarios (`serve --scenario NAME`)")
-    ssub = s.add_subparsers(dest="scenario_cmd", required=True, parser_class=_Parser)
+    ssub = s.add_subparsers(
+        dest="scenario_cmd", metavar="list|show", required=True, parser_class=_Parser
+    )
     ls = ssub.add_parser("list", help="name and summary of each shipped scenario")
     ls.set_defaults(fn=_scenario_list)
     show = ssub.add_parser("show", help="print a scenario's TOML")
@@ -492,6 +496,10 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `simherdr scenario list | head`: the reader left, not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception as e:  # never a traceback for a user; SIMHERDR_DEBUG=1 shows it
         if os.environ.get("SIMHERDR_DEBUG"):
             raise

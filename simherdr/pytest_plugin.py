@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 # a simulated agent's whole turn (start-up ~1.5 s, a prompt's 4 s of work) under 10 ms of wall
 # time. A test that must observe a short stage between two stand-in calls (each ~30 ms of wall
 # time, i.e. 30 simulated seconds) asks for a slower clock: ``simherdr(time_scale=1)``.
+# The flip side: every herdr timeout shrinks too (agent.start's 30 s default is 30 ms of wall
+# time), so on a heavily loaded machine give long waits herdr's maximum (--timeout 300000) or
+# pick a slower clock (time_scale=100).
 DEFAULT_TIME_SCALE = 1000.0
 MARKER_KEYWORDS = ("version", "time_scale", "scenario", "seed")
 _SIMS = pytest.StashKey[list]()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..facts.shellquote import posix_quote
 from ..model.seams import ForegroundCwd
+from .steps import step
 
 
 def _pane(sim, pane_id: str):
@@ -21,6 +22,7 @@ def _pane(sim, pane_id: str):
     return pane
 
 
+@step
 def shell_cd(sim, pane_id: str, path: str) -> None:
     """The pane's shell runs ``cd PATH`` (typed, as a user or ``herdr pane run`` would)."""
     pane = _pane(sim, pane_id)
@@ -30,6 +32,7 @@ def shell_cd(sim, pane_id: str, path: str) -> None:
     sim.commit()
 
 
+@step
 def foreground_cwd(sim, pane_id: str, path: str | None) -> None:
     """The pane's foreground process now runs in ``path`` (None: back to the shell's cwd).
     Simulated panes only; it lasts until the shell's prompt comes back."""

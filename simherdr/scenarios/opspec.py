@@ -35,6 +35,8 @@ OP_ARGS: dict[str, dict[str, tuple[str, bool]]] = {
         "duration": ("number|null", False),
     },
     "shell.idle": {"pane_id": ("string", True)},
+    "shell.cd": {"pane_id": ("string", True), "path": ("string", True)},
+    "foreground.cwd": {"pane_id": ("string", True), "path": ("string|null", False)},
     "behaviour.set": {
         "kind": ("string|null", False),
         "pane_id": ("string|null", False),

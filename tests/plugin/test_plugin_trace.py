@@ -121,20 +121,28 @@ def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server
         replies.append(reply)
         return reply
 
-    call("workspace.create", cwd="/tmp")
-    t0 = time.perf_counter()
-    call("agent.start", name="w", kind="pi", pane_id="w1:p1")
-    while True:  # what the CLI does after agent.start: poll until the start is confirmed
-        a = call("agent.get", target="w")["result"]["agent"]
-        if a.get("interactive_ready") or time.perf_counter() - t0 > 5:
-            break
-        time.sleep(0.001)
-    wait = {"until": ["idle", "done"], "timeout_ms": 60_000}
-    r = call("agent.prompt", target="w", text="go", wait=wait)
-    wall = time.perf_counter() - t0
+    def turn(n: int) -> float:
+        pane = call("workspace.create", cwd="/tmp")["result"]["root_pane"]["pane_id"]
+        name = f"w{n}"
+        t0 = time.perf_counter()
+        # herdr's 30 s default start timeout is 30 ms of wall time at this scale: a loaded
+        # machine can stall that long, so the start gets herdr's maximum (300 ms of wall time)
+        call("agent.start", name=name, kind="pi", pane_id=pane, timeout_ms=300_000)
+        while True:  # what the CLI does after agent.start: poll until the start is confirmed
+            a = call("agent.get", target=name)["result"]["agent"]
+            if a.get("interactive_ready") or time.perf_counter() - t0 > 5:
+                break
+            time.sleep(0.001)
+        wait = {"until": ["idle", "done"], "timeout_ms": 60_000}
+        r = call("agent.prompt", target=name, text="go", wait=wait)
+        wall = time.perf_counter() - t0
+        assert r["result"]["agent"]["agent_status"] in ("idle", "done")
+        return wall
+
+    # the best of three turns: what the clock costs, not how busy the machine happens to be
+    wall = min(turn(n) for n in range(3))
     for reply in replies:
         ref.validate_reply(reply, simherdr_server.sim.profile.version)
-    assert r["result"]["agent"]["agent_status"] in ("idle", "done")
     assert wall < 0.1, f"an agent turn took {wall * 1000:.0f} ms of wall time"
 
 
@@ -150,7 +158,7 @@ def test_the_stand_in_follows_the_server_clock(simherdr_server, simherdr_herdr):
     assert simherdr_server.run(lambda sim: sim.clock.scale) == 250
 
 
-@pytest.mark.simherdr(scenario="busy-shell")
+@pytest.mark.simherdr(scenario="busy-shell", time_scale=1)  # 5 s busy: real seconds
 def test_marker_loads_a_scenario(simherdr_server):
     path = simherdr_server.path
     request(path, "workspace.create", {"cwd": "/tmp"})
