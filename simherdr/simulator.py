@@ -21,7 +21,7 @@ from .clock import Clock, RealClock
 from .facts import errors as E
 from .facts.profiles import Profile, get_profile
 from .handlers.context import WorktreeOperations
-from .handlers.registry import load_all
+from .handlers.registry import Methods
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
@@ -100,7 +100,7 @@ class Simulator:
         if self.config.layout_area is not None:
             self.session.area = tuple(self.config.layout_area)
         self.hub = EventHub()
-        self.methods = load_all()
+        self.methods = Methods()  # an area is imported on first use of one of its methods
         self.stopping = False
         self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
         self.offloop_pending = 0

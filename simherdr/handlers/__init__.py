@@ -1,28 +1,8 @@
 """herdr's socket methods, one module per herdr area (SOCKET.md §4).
 
-Importing this package imports every area below; each registers its methods with
-:func:`.registry.method` on import. Adding an area is one line here.
+Each area registers its methods with :func:`.registry.method` when it is imported. Importing
+this package imports none of them: :data:`.registry.INDEX` lists every method with its area,
+and the simulator's table (:class:`.registry.Methods`) imports an area on the first use of one
+of its methods; :func:`.registry.load_all` imports them all. Adding an area or a method is a
+row in INDEX (a test checks it against the registrations).
 """
-
-from . import (  # noqa: F401  (imported for their registrations)  # noqa: F401  (0.9.x)
-    agent,
-    client,
-    client_surface,
-    config,
-    events,
-    graphics,
-    integrations,
-    layout,
-    links,
-    metadata,
-    moves,
-    pane,
-    plugin,
-    scrollback,
-    selection,
-    server,
-    ssh_agent,
-    tab,
-    workspace,
-    worktree,
-)
