@@ -31,6 +31,26 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, not argparse's usage block
         self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
+    def _get_formatter(self):
+        # argparse makes a formatter for every add_argument and asks shutil for the width,
+        # importing shutil (and its compression modules) at start: the same width without it.
+        return self.formatter_class(prog=self.prog, width=_help_width())
+
+
+def _help_width() -> int:
+    """What argparse's HelpFormatter uses: shutil.get_terminal_size().columns - 2 ($COLUMNS,
+    else the terminal on stdout, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns - 2
+
 
 def _time_scale(text: str) -> float:
     try:

@@ -21,7 +21,6 @@ default_shell``, ``shell_mode``, ``new_cwd``; ``[experimental] pane_history``;
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,6 +239,8 @@ def load_live(path: str, version: str) -> Loaded:
         )
     if text is None:
         return Loaded(values=dict(DEFAULTS))
+    import tomllib  # here, not at the top: `simherdr serve` without a config file skips it
+
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -270,9 +271,11 @@ def load_live(path: str, version: str) -> Loaded:
 def load_at_start(path: str, version: str) -> Loaded:
     """Config::load (src/config/io.rs:99-156): herdr's start-up diagnostics
     (simherdr.facts.config_keys.diagnose); an error anywhere means all defaults."""
+    text, read_error = _read(path)
+    if text is None and read_error is None:  # no file: all defaults, no diagnostics (fast start)
+        return Loaded(values=dict(DEFAULTS))
     from .facts import config_keys as CK
 
-    text, read_error = _read(path)
     diagnostics = CK.diagnose(version, text, read_error)
     if any("using defaults" in d for d in diagnostics):
         return Loaded(values=dict(DEFAULTS), diagnostics=diagnostics)
@@ -290,6 +293,8 @@ def read_override(path: str, agent: str) -> tuple[dict | None, str | None]:
 
     CHOICE (OVERRIDE_COMPILE): herdr tells "could not be loaded" (parse, validation) from
     "could not be compiled" (regexes, after the id check); here a bad regex is a load error."""
+    import tomllib
+
     from .panes.manifests import ManifestError, parse
 
     if not os.path.exists(path):

@@ -9,7 +9,6 @@ state_labels overlay, bound to its ``source`` and guarded by ``agent`` / ``appli
 from __future__ import annotations
 
 import itertools
-import unicodedata
 from dataclasses import dataclass, field
 
 from ..facts.kinds import _RUST_WHITESPACE as RUST_WHITESPACE  # Rust str::trim's set
@@ -43,6 +42,8 @@ class MetadataError(ValueError):
 
 
 def _is_control(ch: str) -> bool:
+    import unicodedata  # here, not at the top: the server start does not need it
+
     return unicodedata.category(ch) == "Cc"  # Rust char::is_control: general category Cc
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from typing import Any
 
 MANIFEST_FILE = "herdr-plugin.toml"
@@ -331,6 +330,8 @@ def load_manifest(path: str, enabled: bool, herdr_version: str) -> dict:
         text = content.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise PluginError("plugin_manifest_read_failed", str(e)) from None
+    import tomllib  # here, not at the top: a server without plugins never needs it
+
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

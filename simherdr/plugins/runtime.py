@@ -10,7 +10,6 @@ once; the last 200 logs are kept (runtime.rs:10-12).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import signal
@@ -31,6 +30,8 @@ _PATH_COMPONENT_MAX = 120
 
 
 def _short_hash(value: str) -> str:
+    import hashlib  # here, not at the top: the server start does not need it
+
     return hashlib.sha256(value.encode()).hexdigest()[:12]
 
 
