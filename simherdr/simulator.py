@@ -14,7 +14,8 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from . import params as P
 from .clock import Clock, RealClock
@@ -28,6 +29,10 @@ from .model.state import Session
 from .model.surface import ClientSurface
 from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
+
+if TYPE_CHECKING:
+    from .agents import AgentLayer
+    from .model.seams import PaneBackend
 
 log = logging.getLogger(__name__)
 
@@ -128,16 +133,11 @@ class Simulator:
             if self.config.trace_size
             else NullRecorder()
         )
-        from .panes.simulated import SimulatedBackend
-
-        self.backend = SimulatedBackend(self)
         if self.config.pane_mode != "simulated":
             from .panes.pty import PtyBackend  # real PTY-backed panes
 
             self.backend = PtyBackend(self)
-        from .agents import AgentLayer
-
-        self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
+        # else the simulated backend, like the agent layer, is made on first use (below)
         # Called with (kind, payload) for every event published (plugin [[events]] hooks).
         self.event_listeners: list[Callable[[str, dict], None]] = []
         from .plugins import PluginHost
@@ -150,6 +150,22 @@ class Simulator:
             loaded = hostconfig.load_at_start(self.config.config_path, self.profile.version)
             hostconfig.apply(self.config, loaded)
             self.surface.config_diagnostics = loaded.diagnostics
+
+    # Made on first use, not in __init__: `simherdr serve` answers its first ping without
+    # importing them (a pane's creation is the first use of both).
+    @cached_property
+    def backend(self) -> PaneBackend:
+        """The pane backend seam (simulated panes; real ones are set in __init__)."""
+        from .panes.simulated import SimulatedBackend
+
+        return SimulatedBackend(self)
+
+    @cached_property
+    def agents(self) -> AgentLayer:
+        """Simulated agent processes + herdr's agent state."""
+        from .agents import AgentLayer
+
+        return AgentLayer(self)
 
     # --- time ------------------------------------------------------------------------------
 
@@ -457,7 +473,8 @@ class Simulator:
 
     def call(self, mdef, p: dict, rid: str) -> dict:
         self.run_due()
-        self.backend.refresh_cwds()  # real panes: cwds read from /proc, as herdr reads them
+        if "backend" in vars(self):  # not made yet (cached_property): no pane to read
+            self.backend.refresh_cwds()  # real panes: cwds read from /proc, as herdr reads them
         try:
             return mdef.fn(self, p)
         except E.HerdrError:
