@@ -233,8 +233,9 @@ class Simulator:
 
             persist.save(self)
         await self.plugins.close()  # running plugin commands are killed and reaped
-        if isinstance(self.backend, OwnsProcesses):
-            self.backend.close()  # real panes: kill and reap every process
+        backend = vars(self).get("backend")  # None: never made (cached_property), no panes
+        if isinstance(backend, OwnsProcesses):
+            backend.close()  # real panes: kill and reap every process
         if self._driver:
             self._driver.cancel()
             try:

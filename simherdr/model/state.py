@@ -13,13 +13,33 @@ from typing import TYPE_CHECKING
 from ..facts import errors as E
 from ..facts import ids
 from . import layout as L
-from . import metadata as M
 from . import views as V
 from .status import wire_status
-from .terminal import AgentSlot
 
 if TYPE_CHECKING:  # annotations only
+    from . import metadata as M
     from .seams import PaneScreen
+    from .terminal import AgentSlot
+
+
+# A pane's agent slot and metadata, a workspace's metadata: their modules are imported with the
+# first pane or workspace, not with this one (`simherdr serve` starts without them).
+def _agent_slot() -> AgentSlot:
+    from .terminal import AgentSlot
+
+    return AgentSlot()
+
+
+def _pane_metadata() -> M.PaneMetadata:
+    from .metadata import PaneMetadata
+
+    return PaneMetadata()
+
+
+def _workspace_metadata() -> M.WorkspaceMetadata:
+    from .metadata import WorkspaceMetadata
+
+    return WorkspaceMetadata()
 
 
 @dataclass
@@ -35,7 +55,7 @@ class Pane:
     label: str | None = None
     revision: int = 0
     seen: bool = True
-    agent: AgentSlot = field(default_factory=AgentSlot)
+    agent: AgentSlot = field(default_factory=_agent_slot)
     shell: str = "bash"  # the simulated shell's process name
     foreground: list | None = None  # None: the shell itself is the foreground job
     tokens: dict = field(default_factory=dict)
@@ -45,7 +65,7 @@ class Pane:
     # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
     scroll_offset: int | None = None
     restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
-    meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
+    meta: M.PaneMetadata = field(default_factory=_pane_metadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
 
@@ -82,7 +102,7 @@ class Workspace:
     next_pane_number: int = 1
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
-    meta: M.WorkspaceMetadata = field(default_factory=M.WorkspaceMetadata)  # tokens (TTL), seqs
+    meta: M.WorkspaceMetadata = field(default_factory=_workspace_metadata)  # tokens (TTL), seqs
 
     @property
     def label(self) -> str:
