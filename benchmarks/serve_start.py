@@ -1,7 +1,9 @@
 """``simherdr serve`` from exec to its first pong (target <= 50 ms), next to a bare interpreter.
 
 The client connects in a tight loop (1 ms apart) and sends ``ping`` until a reply line comes
-back; the figure is the median over rounds. ``python -m benchmarks.serve_start`` prints it alone.
+back; the figure is the median over rounds. ``python -m benchmarks.serve_start`` prints it alone;
+``python -m benchmarks.serve_start --baseline DIR`` times a checkout of another commit (``git
+archive <commit> | tar -x -C DIR``) and this tree in alternating rounds, side by side.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def once(argv_prefix: list[str], tmp: str, cpu: list[float] | None = None) -> float:
+def once(
+    argv_prefix: list[str], tmp: str, cpu: list[float] | None = None, env: dict | None = None
+) -> float:
     """Wall seconds from exec to the first pong (``cpu``: gets the process's CPU seconds)."""
     path = os.path.join(tmp, "herdr.sock")
     c0 = _cpu()
@@ -48,6 +52,8 @@ def once(argv_prefix: list[str], tmp: str, cpu: list[float] | None = None) -> fl
         [*argv_prefix, "serve", "--socket", path],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
+        cwd="/" if env is not None else None,  # not the project root: PYTHONPATH decides
     )
     try:
         while not (os.path.exists(path) and _pong(path)):
@@ -103,6 +109,40 @@ def run(rounds: int = 11) -> Result:
     )
 
 
+def compare(baseline: str, rounds: int = 21) -> str:
+    """This tree against the simherdr checkout in ``baseline``, in alternating rounds (one
+    machine state for both): medians of wall and CPU ms and their ratios."""
+    tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
+    os.chmod(tmp, 0o700)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    envs = {"before": {**clean, "PYTHONPATH": os.path.abspath(baseline)}, "after": clean}
+    prefix = [sys.executable, "-m", "simherdr"]
+    wall: dict[str, list[float]] = {k: [] for k in envs}
+    cpu: dict[str, list[float]] = {k: [] for k in envs}
+    bare_cpu: list[float] = []
+    try:
+        for env in envs.values():
+            once(prefix, tmp, env=env)  # warm: page cache, .pyc files written
+        for _ in range(rounds):
+            for k, env in envs.items():
+                wall[k].append(once(prefix, tmp, cpu[k], env=env))
+            _bare(bare_cpu)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    w = {k: median(v) * 1000 for k, v in wall.items()}
+    c = {k: median(v) * 1000 for k, v in cpu.items()}
+    lines = [f"{rounds} alternating rounds, load {os.getloadavg()[0]:.1f}"]
+    lines += [f"{k:6}  wall {w[k]:6.1f} ms  CPU {c[k]:6.1f} ms" for k in envs]
+    lines.append(f"bare python CPU {median(bare_cpu) * 1000:.1f} ms")
+    lines.append(
+        f"after/before: wall {w['after'] / w['before']:.2f}, CPU {c['after'] / c['before']:.2f}"
+    )
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    r = run()
-    print(f"{r.name}: {r.value} {r.unit} ({r.detail})")
+    if len(sys.argv) == 3 and sys.argv[1] == "--baseline":
+        print(compare(sys.argv[2]))
+    else:
+        r = run()
+        print(f"{r.name}: {r.value} {r.unit} ({r.detail})")
