@@ -1,0 +1,88 @@
+"""What `simherdr serve` imports up to its first pong (issue 16: exec to first pong <= 50 ms,
+timed by benchmarks/serve_start.py). Structural, not timed: the areas and libraries the first
+ping does not need stay unimported, so a top-level import that undoes the lazy loading fails
+here rather than only as a slower benchmark."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import tests.herdr_reference as ref
+from simherdr.facts.profiles import DEFAULT_VERSION
+
+# The server runs in the main thread; a client thread pings it, then prints the reply and
+# every module loaded so far, and ends the process.
+_PROBE = """
+import os, socket, sys, threading, time
+path, config_dir = sys.argv[1], sys.argv[2]
+
+def client():
+    while True:
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(path)
+            break
+        except OSError:
+            s.close()
+            time.sleep(0.005)
+    s.sendall(b'{"id":"t","method":"ping","params":{}}\\n')
+    reply = b""
+    while not reply.endswith(b"\\n"):
+        reply += s.recv(65536)
+    print(reply.decode().strip())
+    print(" ".join(sorted(sys.modules)), flush=True)
+    os._exit(0)
+
+threading.Thread(target=client, daemon=True).start()
+sys.argv = ["simherdr", "serve", "--socket", path, "--quiet", "--herdr-config-dir", config_dir]
+from simherdr.cli import main
+main()
+"""
+
+# Not needed to answer a ping on a server with no config file, scenario, trace or panes.
+NOT_AT_START = (
+    "tomllib",
+    "hashlib",
+    "shutil",
+    "unicodedata",
+    "simherdr.agents",
+    "simherdr.facts.config_keys",
+    "simherdr.git",
+    "simherdr.model.metadata",
+    "simherdr.model.screen",
+    "simherdr.model.terminal",
+    "simherdr.panes.manifests",
+    "simherdr.panes.pty",
+    "simherdr.panes.simulated",
+    "simherdr.persist",
+    "simherdr.scenarios",
+)
+# The handler modules the first ping loads: the package, its table and ping's own area.
+HANDLERS_AT_START = {
+    "simherdr.handlers",
+    "simherdr.handlers.context",
+    "simherdr.handlers.registry",
+    "simherdr.handlers.server",
+}
+
+
+def test_serve_answers_its_first_ping_without_the_areas_it_does_not_need(tmp_path):
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(tmp_path / "herdr.sock"), str(config_dir)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert out.returncode == 0, out.stderr
+    reply_line, modules_line = out.stdout.splitlines()
+    reply = json.loads(reply_line)
+    ref.validate_reply(reply, DEFAULT_VERSION)
+    assert reply["result"]["type"] == "pong"
+    modules = set(modules_line.split())
+    early = [m for m in NOT_AT_START if m in modules]
+    assert not early, f"imported before the first pong: {early}"
+    assert {m for m in modules if m.startswith("simherdr.handlers")} == HANDLERS_AT_START
