@@ -497,17 +497,20 @@ def _demo(args) -> int:
 SUBCOMMANDS = (_add_serve, _add_ctl, _add_install_stub, _add_trace, _add_scenario, _add_demo)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(only_serve: bool = False) -> argparse.ArgumentParser:
+    """The whole command line; ``only_serve``: just ``serve`` (what ``simherdr serve ...``
+    parses the same way, without building the other subcommands: start-up time)."""
     ap = _Parser(prog="simherdr", description="A faithful herdr simulator.")
     ap.add_argument("--version", action="version", version=f"simherdr {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
-    for add in SUBCOMMANDS:
+    for add in (_add_serve,) if only_serve else SUBCOMMANDS:
         add(sub)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = parser(only_serve=words[:1] == ["serve"]).parse_args(argv)
     prog = "simherdr " + args.cmd
     try:
         return args.fn(args)
