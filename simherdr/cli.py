@@ -1,4 +1,4 @@
-"""The ``simherdr`` command: serve, ctl, install-stub, demo."""
+"""The ``simherdr`` command: serve, ctl, install-stub, demo, record, contract."""
 
 from __future__ import annotations
 
@@ -155,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     d.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
     d.set_defaults(fn=_demo)
+
+    from .contract.cli import add_contract_parser, add_record_parser
+
+    add_record_parser(sub)
+    add_contract_parser(sub)
 
     args = ap.parse_args(argv)
     return args.fn(args)
