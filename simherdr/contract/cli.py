@@ -36,6 +36,13 @@ def add_record_parser(sub) -> None:
         help="also record CLI runs: put a recording `herdr` first on the COMMAND's PATH that "
         "runs this real binary",
     )
+    r.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="the upstream's time scale when it is a `simherdr serve --time-scale`; kept in "
+        "the cassette so replay runs simherdr at the same speed",
+    )
     r.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     r.set_defaults(fn=record)
 
@@ -54,6 +61,9 @@ def add_contract_parser(sub) -> None:
     )
     v.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     v.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a reply line")
+    v.add_argument(
+        "--no-pace", action="store_true", help="send requests back to back, ignoring recorded times"
+    )
     v.add_argument("--stamp", action="store_true", help="real: mark passing cassettes validated")
     v.set_defaults(fn=verify_cmd)
     d = cs.add_parser("diff", help="compare two corpora (two releases, a herdr and simherdr)")
@@ -96,7 +106,7 @@ def record(args) -> int:
         cli_sock = args.socket + ".cli"
         cli_journal = str(out / f".{name}.cli.jsonl")
         write_recording_stub(bindir, args.herdr_bin, cli_journal, cli_sock)
-    journal = Journal(jpath, start_meta(args.upstream, name, info, cli_journal))
+    journal = Journal(jpath, start_meta(args.upstream, name, info, cli_journal, args.time_scale))
     proxy = RecordingProxy(args.upstream, args.socket, journal, cli_sock)
 
     async def main() -> int:
@@ -186,6 +196,7 @@ def verify_cmd(args) -> int:
             herdr_bin=args.herdr_bin,
             any_version=args.any_version,
             timeout=args.timeout,
+            pace=not args.no_pace,
         )
     except (CassetteError, OSError, ValueError) as e:
         print(f"simherdr contract verify: {e}", file=sys.stderr)

@@ -27,7 +27,10 @@ def load_corpus(path: str | Path) -> list[Cassette]:
         return [load(p)]
     if not p.is_dir():
         raise CassetteError(f"{p}: no such corpus (a directory of cassettes or one cassette)")
-    files = sorted(p.glob("*.json"))
+    files = sorted(f for f in p.glob("*.json") if not f.name.startswith("."))
     done = {f.stem for f in files}
-    files += [j for j in sorted(p.glob("*.jsonl")) if j.stem not in done]
+    # a hidden journal is the CLI recorder's, merged into its session's
+    files += [
+        j for j in sorted(p.glob("*.jsonl")) if j.stem not in done and not j.name.startswith(".")
+    ]
     return [load(f) for f in files]

@@ -9,6 +9,7 @@ torn last line. :func:`journal_to_cassette` merges the socket journal with the C
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -133,6 +134,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         else:
             continue
         steps.append(step)
+    _mark_polls(steps)
     version = meta.get("herdr_version")
     prov = {
         "source": "recorded",
@@ -141,6 +143,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         "recorded_from": meta.get("upstream"),
         "recorded_at": meta.get("started_at"),
         "recorder": meta.get("recorder"),
+        "time_scale": meta.get("time_scale", 1.0),
         "last_validated": meta.get("last_validated"),
     }
     return Cassette(
@@ -155,6 +158,28 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
     )
 
 
+def _mark_polls(steps: list[dict]) -> None:
+    """A CLI run that repeats one request (``agent start`` polls until the agent is ready,
+    CLI.md) polls at the speed of its machine: every repeat but the last is marked ``poll``
+    (replay skips it), the last ``until`` (replay repeats it until it answers the same)."""
+    sends: dict[Any, tuple[str, Any]] = {}
+    for s in steps:
+        if "send" in s and isinstance(s.get("via"), str) and s["via"].startswith("cli:"):
+            sends.setdefault(s["conn"], (s["via"], json.dumps(s["send"], sort_keys=True)))
+    conns = list(sends)
+    polls, last = set(), set()
+    for a, b in itertools.pairwise(conns):
+        if sends[a] == sends[b]:
+            polls.add(a)
+            last.discard(a)
+            last.add(b)
+    for s in steps:
+        if s.get("conn") in polls:
+            s["poll"] = True
+        elif s.get("conn") in last and "send" in s:
+            s["until"] = True
+
+
 def cli_stream(text: str) -> Any:
     """A CLI stream that is one JSON envelope is kept as JSON (compared by value)."""
     stripped = text.strip()
@@ -166,7 +191,9 @@ def cli_stream(text: str) -> Any:
     return text
 
 
-def start_meta(upstream: str, name: str, info: dict, cli_journal: str | None) -> dict:
+def start_meta(
+    upstream: str, name: str, info: dict, cli_journal: str | None, time_scale: float = 1.0
+) -> dict:
     from .. import __version__ as simherdr_version
 
     return {
@@ -177,6 +204,7 @@ def start_meta(upstream: str, name: str, info: dict, cli_journal: str | None) ->
         "started_at": now(),
         "recorder": f"simherdr {simherdr_version}",
         "cli_journal": cli_journal,
+        "time_scale": time_scale,
         # a recording made against a simherdr is not a validation against a real herdr
         "last_validated": None,
     }

@@ -39,8 +39,13 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("workspace", r"\bw[0-9]+\b", "SOCKET.md §2 ids"),
     TokenRule("terminal", r"\bterm_[0-9a-f]+\b", "SOCKET.md §2 terminal ids (term_<hex>)"),
     TokenRule(
+        "time",
+        r"(?<![0-9A-Za-z])[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}[-:][0-9]{2}[-:][0-9]{2}(?:[-.][0-9]{3})?Z",
+        "timestamps in text (pi's session file name, CLIENTS.md §1)",
+    ),
+    TokenRule(
         "session",
-        r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+        r"(?<![0-9A-Za-z])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9A-Za-z])",
         "CLIENTS.md §1 agent_session values (uuids, also inside pi's session path)",
     ),
 )

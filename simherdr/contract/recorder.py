@@ -195,6 +195,7 @@ class ThreadRecorder:
         name: str,
         cli_listen: str | None = None,
         cli_journal: str | None = None,
+        time_scale: float = 1.0,
     ):
         import threading
 
@@ -205,7 +206,7 @@ class ThreadRecorder:
         self.name = name
         self.path = self.out / f"{name}.jsonl"
         info = upstream_version(upstream)
-        self.journal = Journal(self.path, start_meta(upstream, name, info, cli_journal))
+        self.journal = Journal(self.path, start_meta(upstream, name, info, cli_journal, time_scale))
         self.proxy = RecordingProxy(upstream, listen, self.journal, cli_listen)
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()

@@ -127,8 +127,29 @@ class Target:
     socket_path: str | None = None
     herdr_bin: str | None = None
     harness: object | None = None
+    time_scale: float = 1.0  # simulated seconds per wall second (a simherdr serve --time-scale)
     workdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="simherdr-verify-"))
     _stop: list = field(default_factory=list)
+    _start: float | None = None
+
+    def pace_to(self, offset: float) -> None:
+        """Let ``offset`` recorded (wall) seconds pass since the first call: a real sleep on a
+        socket, simulated time (scaled) in process."""
+        import time
+
+        if self.harness is not None:
+            clock = self.harness.clock  # type: ignore[attr-defined]
+            if self._start is None:
+                self._start = clock.now()
+            due = self._start + offset * self.time_scale
+            if clock.now() < due:
+                self.harness.advance(due - clock.now())  # type: ignore[attr-defined]
+            return
+        if self._start is None:
+            self._start = time.monotonic() - offset
+        wait = self._start + offset - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
 
     def connect(self, timeout: float = 10.0) -> Conn:
         if self.harness is not None:
@@ -165,9 +186,10 @@ def _config(workdir: str):
     return Config(home=home, server_cwd=cwd)
 
 
-def simherdr_target(kind: str, version: str, config=None) -> Target:
-    """A fresh simherdr answering as ``version`` (inprocess, socket or stub)."""
-    t = Target(kind, version)
+def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.0) -> Target:
+    """A fresh simherdr answering as ``version`` (inprocess, socket or stub); ``time_scale``:
+    the recording upstream's (``simherdr serve --time-scale``), so paced replay matches it."""
+    t = Target(kind, version, time_scale=time_scale)
     cfg = config if config is not None else _config(t.workdir)
     if kind == "inprocess":
         from ..testing import Harness
@@ -176,9 +198,12 @@ def simherdr_target(kind: str, version: str, config=None) -> Target:
         t.harness = h
         t._stop.append(h.close)
         return t
+    from ..clock import ScaledClock
     from ..testing import ThreadServer
 
-    srv = ThreadServer(version, config=cfg)
+    srv = ThreadServer(
+        version, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
+    )
     t.socket_path = srv.path
     t._stop.append(srv.stop)
     if kind == "stub":

@@ -155,8 +155,16 @@ class Replay:
     """One cassette against one target."""
 
     def __init__(
-        self, c: Cassette, target: Target, validator: Validator | None = None, timeout: float = 10.0
+        self,
+        c: Cassette,
+        target: Target,
+        validator: Validator | None = None,
+        timeout: float = 10.0,
+        pace: bool = True,
     ):
+        """``pace``: send each recorded request no earlier than its recorded time (what the
+        upstream did in between, timers and agents starting, happens again)."""
+        self.pace = pace
         self.c = c
         self.t = target
         self.validator = validator
@@ -166,6 +174,7 @@ class Replay:
         self.conns: dict[Any, Any] = {}
         self.methods: dict[Any, str] = {}  # conn -> the method its request named
         self.client_closed: set[Any] = set()
+        self.until: dict[Any, bytes] = {}  # conns that repeat until they match (CLI polls)
         self.stalled: set[Any] = set()  # conns that timed out: later lines are not awaited
         self.recorded_replies = [(i, s["recv"]) for i, s in enumerate(c.steps) if "recv" in s]
         self.res = Result(c, target.kind, target.version)
@@ -219,12 +228,16 @@ class Replay:
         via = step.get("via")
         if via and self.t.runs_cli and via != "cli":
             return  # the CLI step replays this connection itself
+        if step.get("poll"):
+            return  # a repeat of a CLI poll: the last one (``until``) stands for them all
         if step.get("unreachable") or step.get("upstream_down"):
             self.res.skipped_steps.append(f"step {i + 1}: the upstream was down when recorded")
             return
         cid = step["conn"]
         self.res.steps_run += 1
         if "send" in step:
+            if self.pace and isinstance(step.get("t"), int | float):
+                self.t.pace_to(float(step["t"]))
             conn = self.conns.get(cid)
             if conn is None:
                 conn = self.conns[cid] = self.t.connect(self.timeout)
@@ -241,6 +254,8 @@ class Replay:
             if not step.get("partial"):
                 line += b"\n"
             conn.send(line)
+            if step.get("until"):
+                self.until[cid] = line
             return
         conn = self.conns.get(cid)
         if "recv" in step and cid in self.client_closed:
@@ -264,6 +279,8 @@ class Replay:
                 self.validator(actual)
             normalized = self.norm.value(actual)
             problems = compare(step["recv"], normalized, patterns=False)
+            if problems and cid in self.until:
+                problems, normalized = self._repeat(cid, step["recv"])
             for p in problems:
                 self.miss(
                     i, step, p.path, p.expected, p.actual, normalized if p is problems[0] else None
@@ -283,6 +300,24 @@ class Replay:
                     parse_line(extra.decode("utf-8", errors="surrogateescape"))
                 )
                 self.miss(i, step, "$", "<connection closed>", actual, actual)
+
+    def _repeat(self, cid: Any, expected: Any) -> tuple[list[Mismatch], Any]:
+        """Poll as the CLI did: the same request again, until it answers as recorded."""
+        import time
+
+        deadline = time.monotonic() + self.timeout
+        while True:
+            time.sleep(0.1)
+            self.conns[cid].close()
+            conn = self.conns[cid] = self.t.connect(self.timeout)
+            conn.send(self.until[cid])
+            got = conn.recv_line(self.timeout)
+            actual = (
+                self.norm.value(parse_line(got.decode("utf-8", "surrogateescape"))) if got else None
+            )
+            problems = compare(expected, actual, patterns=False)
+            if not problems or time.monotonic() > deadline:
+                return problems, actual
 
     def _fresh(self, like: str) -> str:
         return self.t.fresh_dir(like)
@@ -372,9 +407,19 @@ class Replay:
 
 
 def run_cassette(
-    c: Cassette, target: Target, validator: Validator | None = None, timeout: float = 10.0
+    c: Cassette,
+    target: Target,
+    validator: Validator | None = None,
+    timeout: float = 10.0,
+    pace: bool = True,
 ) -> Result:
-    return Replay(c, target, validator, timeout).run()
+    return Replay(c, target, validator, timeout, pace).run()
+
+
+def time_scale(c: Cassette) -> float:
+    """The recording upstream's time scale (provenance; 1 for a real herdr)."""
+    v = c.provenance.get("time_scale")
+    return float(v) if isinstance(v, int | float) and v > 0 else 1.0
 
 
 def verify(
@@ -387,6 +432,7 @@ def verify(
     any_version: bool = False,
     validator: Validator | None = None,
     timeout: float = 10.0,
+    pace: bool = True,
 ) -> list[Result]:
     """Replay every cassette; simherdr targets start fresh per cassette."""
     from ..facts.profiles import PROFILES
@@ -402,7 +448,7 @@ def verify(
             if why:
                 results.append(Result(c, kind, target.version, "skip", why))
                 continue
-            results.append(run_cassette(c, target, validator, timeout))
+            results.append(run_cassette(c, target, validator, timeout, pace))
         return results
     for c in corpus:
         versions, why = versions_for(c, set(PROFILES), profile)
@@ -411,9 +457,9 @@ def verify(
                 Result(c, kind, c.version or "?", "skip", why or "no profile to replay on")
             )
         for v in versions:
-            t = simherdr_target(kind, v)
+            t = simherdr_target(kind, v, time_scale=time_scale(c))
             try:
-                results.append(run_cassette(c, t, validator, timeout))
+                results.append(run_cassette(c, t, validator, timeout, pace))
             finally:
                 t.close()
     return results

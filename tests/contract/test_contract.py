@@ -42,7 +42,7 @@ def test_cassette(cassette, target, version, config):
     missing = [n for n in cassette.needs if n not in load_all()]
     if missing:
         pytest.skip(f"simulator has no {missing} yet")
-    t = simherdr_target(target, version, config)
+    t = simherdr_target(target, version, config, time_scale=V.time_scale(cassette))
     try:
         result = V.run_cassette(cassette, t, validator=ref.validate_reply)
     finally:
