@@ -7,9 +7,11 @@ STAMP := $(VENV)/.installed
 .PHONY: test lint demo bench fuzz clean env corpus
 
 $(STAMP): pyproject.toml
+	@echo "make: setting up $(VENV) (python venv, simherdr editable with its test and lint tools; about a minute) ..."
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,dev]'
+	@echo "make: $(VENV) is ready: commands in $(BIN) (simherdr, simherdr-open, simherdr-fresh-call)"
 	touch $(STAMP)
 
 env: $(STAMP)

@@ -2,8 +2,8 @@
 with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
-sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, scale,
-virtual, screen, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
+sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, serve,
+scale, virtual, screen, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import traceback
 
 from .common import ROOT, Result
 
-ALL = ("socket", "stub", "scale", "virtual", "screen", "suite")
+ALL = ("socket", "stub", "serve", "scale", "virtual", "screen", "agents", "suite")
 
 
 def _table(results: list[Result]) -> str:
@@ -56,7 +56,16 @@ def main(argv=None) -> int:
     if args.skip_suite and "suite" in only:
         only.remove("suite")
 
-    from . import scale, screen, socket_rtt, stub_call, suite, virtual_time
+    from . import (
+        agent_suite,
+        scale,
+        screen,
+        serve_start,
+        socket_rtt,
+        stub_call,
+        suite,
+        virtual_time,
+    )
 
     q = args.quick
     plan = {
@@ -70,6 +79,8 @@ def main(argv=None) -> int:
         ),
         "virtual": lambda: [virtual_time.run(repeats=2 if q else 5)],
         "screen": lambda: screen.run(repeats=2 if q else 5),
+        "serve": lambda: [serve_start.run(rounds=5 if q else 11)],
+        "agents": lambda: [agent_suite.run(tests=10 if q else 100, real_tests=1 if q else 3)],
         "suite": lambda: [suite.run()],
     }
     results: list[Result] = []

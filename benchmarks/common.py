@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+
+from simherdr.testing import SocketClient
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,35 +47,15 @@ class Result:
 
 def exchange(path: str, payload: bytes, timeout: float = 30.0) -> bytes:
     """herdr's client pattern: connect, send one line, read to EOF, close."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.sendall(payload)
-        chunks = []
-        while True:
-            b = s.recv(1 << 20)
-            if not b:
-                break
-            chunks.append(b)
-        return b"".join(chunks)
-    finally:
-        s.close()
+    return SocketClient(path, timeout).exchange(payload)
 
 
 def call(path: str, method: str, params: dict | None = None, rid: str = "bench") -> dict:
-    line = json.dumps({"id": rid, "method": method, "params": params or {}}).encode() + b"\n"
-    out = exchange(path, line)
-    if not out:
-        raise RuntimeError(f"{method}: no reply")
-    return json.loads(out)
+    return SocketClient(path, 30.0).request(method, params, rid)
 
 
 def ok(path: str, method: str, params: dict | None = None) -> dict:
-    reply = call(path, method, params)
-    if "result" not in reply:
-        raise RuntimeError(f"{method} failed: {reply}")
-    return reply["result"]
+    return SocketClient(path, 30.0).ok(method, params)
 
 
 def wait_for_socket(path: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:

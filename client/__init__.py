@@ -5,18 +5,18 @@ they would to the real one; they never import the simulator. Standard library on
 
 Modules and public API
 ----------------------
-``client.runner`` (§3.6)
+``simherdr_client.runner`` (§3.6)
     ``HerdrRunner(bin_path="herdr", env=None, *, start_timeout_ms, cli_timeout_ms,
     max_output_bytes, verb_timeouts, cwd)``; ``await runner(args) -> RunResult(status, stdout,
     stderr)``; ``runner.run_sync(args)``; ``run_herdr(...)``; constants
     ``HERDR_START_TIMEOUT_MS`` (300000), ``HERDR_CLI_TIMEOUT_MS`` (30000),
     ``HERDR_MAX_OUTPUT_BYTES`` (8 MiB).
-``client.fresh_call`` (Flow B, §3)
+``simherdr_client.fresh_call`` (Flow B, §3)
     ``FreshCallRequest``, ``select_rail(env)``, ``await fresh_call(request, env=..., herdr_bin=None,
     runner=None, sleep=None, clock=None, new_nonce=...)``, ``fresh_call_sync``,
     ``compose_launch``, ``encode_task``, ``agent_name_for``, ``render(result)``; every reason
     string as a module constant.
-``client.opener`` (Flow A, §2)
+``simherdr_client.opener`` (Flow A, §2)
     ``OpenRequest``, ``await open_session(request, cwd=..., env=..., herdr_bin=None, runner=None,
     git_bin="git", new_session_id=None, deliver=None, watchers=None, sleep=None, clock=None,
     watch=WatchConfig())``, ``open_session_sync``, ``classify``, ``checked_argv`` (the closed
@@ -30,9 +30,11 @@ Each is made once, at the place named.
 
 Runner (``client/runner.py``)
   R1  stdout after a timeout or signal: kept (only overflow empties it, as documented).
-  R2  spawn error text: Node's wording, ``spawn <bin> <ERRNO>`` (e.g. ``spawn herdr ENOENT``).
-  R3  the signal in the timeout text: the signal that ended the child (SIGKILL for our own kill),
-      ``null`` only when there is none.
+  R2  spawn error text: Node's wording, ``spawn <bin> <ERRNO>`` (e.g. ``spawn herdr ENOENT``),
+      after the same ``herdr <args joined>: `` prefix as every other failure (the source's).
+  R3  the signal in the timeout text: ``null`` for our own kill (the source fixes the text when
+      its timer fires, before the child closes); the signal's name when someone else's signal
+      ended the child.
   R4  the child gets its own session; a kill is SIGKILL to its process group; stdin /dev/null;
       output decoded as UTF-8 with replacement characters.
   R5  ``env=None`` means a snapshot of ``os.environ`` taken when the runner is made (still passed
@@ -45,8 +47,10 @@ Flow B (``client/fresh_call.py``)
       (``framing_lines``). Line 1 and the task instruction are verbatim.
   B3  "defined placement": any value other than ``None`` (Python has no ``undefined``).
   B4  "empty" context variables and caller id: exactly ``""`` or missing (no trimming).
-  B5  "present" for ``agent_session``: JS truthiness (``{}`` is present); for ``agent``/ids: a
-      non-empty string.
+  B5  "present" for ``agent_session``: neither undefined nor null, as the source reads it
+      (``false``, ``""``, ``0``, ``{}`` are present); ``tab_id``/``name``/``agent`` in the start
+      and witness replies are compared whenever they are strings, an empty one included (so an
+      empty ``tab_id`` is drift); coordinates (pane and terminal ids) must be non-empty.
   B6  ``settleMs``: milliseconds from the first witness sleep to the deciding read, rounded.
   B7  rendering layout (the gate tokens are exact: ``rejected: <reason>``,
       ``No tab and no pane were created.``, ``failed at the tab create step``, ``UNKNOWN outcome``,
@@ -59,8 +63,9 @@ Flow A (``client/opener.py``)
       message, path?, panel?}``; ``outcome`` row ``opened`` | ``reused``.
   A2  refusal codes: the PROPOSAL table of CLIENTS.md §2.8, verbatim.
   A3  the requested spelling is lexically normalized (Node ``path.resolve``), never symlink-resolved.
-  A4  default agent name: phren's slug (§4.4) of the requested spelling's last component,
-      ``agent`` when it empties.
+  A4  default agent name: phren's slug (§4.4) of the worktree panel's branch (the doc: "the
+      branch for a worktree panel"; a detached HEAD falls back to the directory), else of the
+      requested spelling's last component; ``agent`` when it empties.
   A5  ``worktree list --cwd`` / ``worktree open --path`` get the CANONICAL path (CLIENTS.md's
       PROPOSAL).
   A6  reused workspace: ``pane list --workspace W``, then the first pane passing step 3 with no
@@ -81,4 +86,12 @@ Flow A (``client/opener.py``)
       a raising send is retried every interval, a never-settling send is abandoned at the max
       wait, one watcher per pane (a new open of that pane replaces the old one), a watcher is
       started only when a ``deliver`` channel is given; ``open_session_sync`` waits for it.
+  A13 a repeat open of the same path (or any open whose agent name is already live): refused
+      before any panel is made, as ``agent-name-taken`` (our code, not the doc's table), after one
+      ``agent get <name>``; the note names the pane the live agent runs in. An explicit other
+      ``name`` opens a second agent.
+
+Commands (``simherdr_client.commands``): ``simherdr-open`` and ``simherdr-fresh-call`` print
+these results (rows / the receipt, or ``--json``). The facts these clients follow are herdr's
+and the clients' own documentation, summarized in the project's reference notes (not shipped).
 """

@@ -40,7 +40,7 @@ from typing import TypeGuard
 
 from ._herdr import envelope_code, nonempty, result_of
 from ._herdr import reply as _reply
-from ._js import has_cc, js_trim, js_truthy, json_stringify, parse_json, utf16_length
+from ._js import has_cc, js_trim, json_stringify, parse_json, utf16_length
 from .runner import HerdrRunner, RunResult
 
 # --- constants (§3.6) ----------------------------------------------------------------------
@@ -214,6 +214,19 @@ def _s(v: object) -> TypeGuard[str]:
     return nonempty(v)
 
 
+def _present(v) -> bool:
+    """B5: ``agent_session`` is present when it is neither undefined nor null (the source's
+    ``row.agent_session !== undefined && row.agent_session !== null``): ``false``, ``""``,
+    ``0`` and ``{}`` all count. A missing key and JSON null both read as None here."""
+    return v is not None
+
+
+def _kept(v) -> bool:
+    """B5: ``tab_id``, ``workspace_id``, ``agent`` and ``name`` are kept when they are strings,
+    empty ones included, so an empty ``tab_id`` is compared (and then disagrees: drift)."""
+    return isinstance(v, str)
+
+
 def _result_member(stdout: str, member: str) -> dict | None:
     result = result_of(stdout)
     value = result.get(member) if result else None
@@ -255,7 +268,7 @@ def parse_tab_created(stdout: str) -> TabReceipt | None:
         tab["tab_id"],
         root["pane_id"],
         root["terminal_id"],
-        js_truthy(root.get("agent_session")),
+        _present(root.get("agent_session")),
     )
 
 
@@ -435,7 +448,7 @@ async def fresh_call(
     if (
         agent["pane_id"] != tab.pane_id
         or agent["terminal_id"] != tab.terminal_id
-        or (_s(agent.get("tab_id")) and agent["tab_id"] != tab.tab_id)
+        or (_kept(agent.get("tab_id")) and agent["tab_id"] != tab.tab_id)
     ):
         return failure(AGENT_START_PANE_DRIFT, await reclaim())
     echoed = started_result.get("argv")
@@ -463,7 +476,7 @@ async def fresh_call(
         return {"ok": True, "receipt": receipt}
 
     # --- witness settle (read-only) --------------------------------------------------------------
-    if js_truthy(agent.get("agent_session")):
+    if _present(agent.get("agent_session")):
         return success(WITNESS_REPORTED, 0, 0)
     reads = 0
     bound_seen = False
@@ -477,9 +490,9 @@ async def fresh_call(
             drifted = (
                 seen["pane_id"] != tab.pane_id
                 or seen["terminal_id"] != tab.terminal_id
-                or (_s(seen.get("tab_id")) and seen["tab_id"] != tab.tab_id)
-                or (_s(seen.get("name")) and seen["name"] != launch.agent_name)
-                or (_s(seen.get("agent")) and seen["agent"] != kind)
+                or (_kept(seen.get("tab_id")) and seen["tab_id"] != tab.tab_id)
+                or (_kept(seen.get("name")) and seen["name"] != launch.agent_name)
+                or (_kept(seen.get("agent")) and seen["agent"] != kind)
             )
             if drifted:
                 return failure(AGENT_START_VANISHED, await reclaim())
@@ -490,7 +503,7 @@ async def fresh_call(
             )
             if bound:
                 bound_seen = True
-                if js_truthy(seen.get("agent_session")):
+                if _present(seen.get("agent_session")):
                     return success(WITNESS_REPORTED, reads, _ms(clock() - t0))
         elapsed = clock() - t0
         if elapsed >= settle_ms:
@@ -517,7 +530,7 @@ async def reclaim_pane(run: Runner, pane_id: str, terminal_id: str) -> dict:
         return _orphan(pane_id, ORPHAN_TERMINAL_ID_MISMATCH)
     if _s(pane.get("agent")):
         return _orphan(pane_id, ORPHAN_AGENT_PRESENT)
-    if js_truthy(pane.get("agent_session")):
+    if _present(pane.get("agent_session")):
         return _orphan(pane_id, ORPHAN_AGENT_SESSION_PRESENT)
     # TOCTOU acknowledged: herdr has no conditional close.
     r = await run(["pane", "close", pane_id])

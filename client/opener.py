@@ -67,6 +67,7 @@ PANE_MISSING = "pane-missing"
 PANE_WORKSPACE_MISMATCH = "pane-workspace-mismatch"
 PANE_CWD_OUTSIDE = "pane-cwd-outside"
 AGENT_START_FAILED = "agent-start-failed"
+AGENT_NAME_TAKEN = "agent-name-taken"  # CHOICE (A13): not in the doc's table; see name_taken
 
 KIND_WORKTREE = "worktree"
 KIND_PRIMARY = "primary"
@@ -137,13 +138,19 @@ def requested_spelling(path: str, cwd: str) -> str:
     return norm
 
 
-def default_agent_name(requested: str) -> str:
+def sanitize_name(text: str) -> str:
     """CHOICE (the sanitizer is UNKNOWN; phren's slug, CLIENTS.md §4.4): lowercase, runs outside
     ``[a-z0-9_-]`` -> ``-``, leading non-letters dropped, at most 32, trailing ``-`` dropped,
     ``agent`` when empty."""
-    slug = re.sub(r"[^a-z0-9_-]+", "-", os.path.basename(requested).lower())
+    slug = re.sub(r"[^a-z0-9_-]+", "-", text.lower())
     slug = re.sub(r"^[^a-z]+", "", slug)[:32].rstrip("-")
     return slug or DEFAULT_AGENT_NAME
+
+
+def default_agent_name(requested: str, branch: str | None = None) -> str:
+    """A worktree panel: its branch (``feature/login`` -> ``feature-login``); otherwise the
+    requested spelling's last component; both sanitized (:func:`sanitize_name`)."""
+    return sanitize_name(branch if branch else os.path.basename(requested))
 
 
 def is_within(child: str, parent: str) -> bool:
@@ -311,6 +318,7 @@ MESSAGES = {
     PANE_WORKSPACE_MISMATCH: "the pane belongs to another workspace; nothing was started",
     PANE_CWD_OUTSIDE: "the pane's cwd is outside the path; nothing was started",
     AGENT_START_FAILED: "agent start failed",
+    AGENT_NAME_TAKEN: "the agent name is taken by a live agent; nothing was opened",
 }
 
 
@@ -646,7 +654,7 @@ async def open_session(
                 raise _Refusal(AGENT_NAME_INVALID)
             agent_name = request.name
         else:
-            agent_name = default_agent_name(requested)
+            agent_name = None  # the default needs the panel kind (a worktree: its branch)
 
         # --- the harness guard (before any herdr spawn) --------------------------------------
         bin_path, inherited = resolve_herdr_bin(env, herdr_bin)
@@ -670,6 +678,13 @@ async def open_session(
         cls = await classify(canonical, env, git_bin)
         if cls.kind is None:
             raise _Refusal(KIND_UNPROVEN, note=cls.detail)
+        if agent_name is None:
+            agent_name = default_agent_name(
+                requested, cls.branch if cls.kind == KIND_WORKTREE else None
+            )
+        taken = await name_taken(herdr, agent_name)
+        if taken is not None:
+            raise _Refusal(AGENT_NAME_TAKEN, note=taken)
 
         # --- step 2 -------------------------------------------------------------------------
         reused = False
@@ -783,6 +798,27 @@ async def open_session(
         )
         (watchers if watchers is not None else DEFAULT_WATCHERS).start(pane_id, watcher)
     return out
+
+
+async def name_taken(herdr, name: str) -> str | None:
+    """CHOICE (A13), a repeat open of the same path: herdr would refuse the second
+    ``agent start`` with ``agent_name_taken`` after the panel exists (a second workspace left
+    behind), so the name is checked first with the allowed ``agent get <name>``. A live agent
+    of that name refuses the open (the note says where it runs); ``agent_not_found`` or any
+    other failure is not evidence and the open goes on (the start would still refuse)."""
+    r = await herdr(["agent", "get", name])
+    if r.status != 0:
+        return None
+    result = _result(r.stdout)
+    agent = result.get("agent") if result else None
+    if not isinstance(agent, dict) or agent.get("name") != name:
+        return None
+    where = ", ".join(
+        "%s %s" % (k, agent[f])
+        for k, f in (("workspace", "workspace_id"), ("pane", "pane_id"))
+        if _s(agent.get(f))
+    )
+    return "%s runs in %s" % (name, where or "another pane")
 
 
 async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool]:

@@ -12,10 +12,10 @@
   what happened               status  stdout                      stderr
   ==========================  ======  ==========================  =====================================
   the child exited            its     what it printed             what it printed
-  kill bound reached          1       what it printed so far (*)  ``herdr <args…>: no exit status (timeout <ms>ms or signal SIGKILL)``
+  kill bound reached          1       what it printed so far (*)  ``herdr <args…>: no exit status (timeout <ms>ms or signal null)``
   killed by a signal          1       what it printed so far (*)  ``herdr <args…>: no exit status (timeout <ms>ms or signal <SIG>)``
   output over the cap         1       ``""``                      ``herdr <args…>: output exceeded <N> bytes``
-  spawn failed                1       ``""``                      ``spawn <bin> <ERRNO>`` (*)
+  spawn failed                1       ``""``                      ``herdr <args…>: spawn <bin> <ERRNO>`` (*)
   ==========================  ======  ==========================  =====================================
 
   (*) CHOICES (see client/__init__.py): CLIENTS.md fixes the overflow and timeout texts and that
@@ -182,7 +182,7 @@ async def run_process(
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:  # ValueError: NUL or unencodable text in argv/env
-        return RunResult(1, "", _spawn_error_text(bin_path, exc))
+        return RunResult(1, "", "%s: %s" % (label, _spawn_error_text(bin_path, exc)))
 
     out: list[bytes] = []
     err: list[bytes] = []
@@ -225,10 +225,12 @@ async def run_process(
     if state["overflow"]:
         return RunResult(1, "", "%s: output exceeded %d bytes" % (label, max_output_bytes))
     if timed_out or proc.returncode is None or proc.returncode < 0:
+        # The seed's text is fixed when its timer fires, before the child's close: our own
+        # kill says "signal null" (CLIENTS.md §3.6); only someone else's signal is named.
+        signal_name = "null" if timed_out else _signal_name(proc.returncode)
         return RunResult(
             1,
             _decode(out),
-            "%s: no exit status (timeout %dms or signal %s)"
-            % (label, timeout_ms, _signal_name(proc.returncode)),
+            "%s: no exit status (timeout %dms or signal %s)" % (label, timeout_ms, signal_name),
         )
     return RunResult(proc.returncode, _decode(out), _decode(err))

@@ -1,68 +1,246 @@
-"""The ``simherdr`` command: serve, ctl, install-stub, demo, record, contract."""
+"""The ``simherdr`` command: serve, ctl, install-stub, trace, scenario, demo, record, contract.
+
+One section per subcommand: ``_add_<name>(sub)`` declares its arguments, ``_<name>(args)``
+runs it. Only argparse is imported up front; each subcommand imports what it needs, so
+``simherdr serve`` starts fast. Every mistake a user can make is answered with one line on
+stderr and exit status 2 (bad usage); no traceback reaches the user (``SIMHERDR_DEBUG=1``
+shows one for an internal error).
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import math
 import os
-import signal
 import sys
 
+from . import __version__
 from .facts.profiles import DEFAULT_VERSION, PROFILES
+
+VERSIONS = tuple(sorted(PROFILES))
+# Linux: sun_path is 108 bytes including the terminating NUL.
+MAX_SOCKET_PATH = 107
+USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input: the message is printed as one line and the exit status is 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not argparse's usage block
+        self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _time_scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number > 0 (1: real time, 100: 100x faster), not {text!r}"
+        )
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, not {text!r}")
+    return value
+
+
+def _check_socket_path(flag: str, path: str) -> str:
+    full = os.path.abspath(path)
+    n = len(os.fsencode(full))
+    if n > MAX_SOCKET_PATH:
+        raise UsageError(
+            f"{flag} {full} is {n} bytes long; a Unix socket path may have at most "
+            f"{MAX_SOCKET_PATH}: use a shorter path (e.g. under /tmp)"
+        )
+    return full
+
+
+# --- serve ----------------------------------------------------------------------------------------
+
+
+def _add_serve(sub) -> None:
+    s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
+    # CHOICE: one of the two is required: a simulator never takes herdr's default socket
+    # (<config>/herdr.sock) unless asked for it by name (--session default).
+    where = s.add_mutually_exclusive_group(required=True)
+    where.add_argument("--socket", help="Unix socket path to listen on")
+    where.add_argument(
+        "--session",
+        metavar="NAME",
+        help="listen on the socket of herdr session NAME (<config>/sessions/NAME/herdr.sock; "
+        "'default': <config>/herdr.sock), as `herdr --session NAME server` does",
+    )
+    s.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no start-up or shutdown lines on stderr (herdr's headless server prints none; "
+        "`herdr server` passes this)",
+    )
+    s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=VERSIONS)
+    s.add_argument(
+        "--time-scale",
+        type=_time_scale,
+        default=1.0,
+        help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
+    )
+    s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
+    s.add_argument(
+        "--pane-mode",
+        choices=("simulated", "pty", "mixed"),
+        default="simulated",
+        help="pty: every pane is a real shell in a PTY (needs simherdr[pty]); mixed: only "
+        "panes created with env SIMHERDR_PANE_MODE=pty",
+    )
+    s.add_argument(
+        "--persist",
+        action="store_true",
+        help="save and restore herdr's session.json in herdr's data dir "
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+    )
+    s.add_argument(
+        "--pane-history",
+        action="store_true",
+        help="with --persist, also session-history.json (herdr's [experimental].pane_history)",
+    )
+    s.add_argument(
+        "--control",
+        metavar="PATH",
+        help="also open a control socket (scenarios and faults, `simherdr ctl`)",
+    )
+    s.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="write the trace (every request, reply, event, fault and step) to FILE as JSON "
+        "lines, as it happens",
+    )
+    s.add_argument(
+        "--scenario",
+        metavar="FILE|NAME",
+        help="load a scenario: a TOML file or a shipped name (`simherdr scenario list`)",
+    )
+    s.add_argument("--seed", type=int, help="the scenario's seed (default: the file's)")
+    s.add_argument(
+        "--herdr-config-dir",
+        metavar="DIR",
+        help="herdr's config dir (config.toml, agent-detection/); default as herdr: "
+        "$XDG_CONFIG_HOME/herdr or ~/.config/herdr, config.toml from $HERDR_CONFIG_PATH if set",
+    )
+    s.add_argument(
+        "--no-herdr-config", action="store_true", help="read no herdr config (herdr's defaults)"
+    )
+    s.set_defaults(fn=_serve)
 
 
 def _serve(args) -> int:
-    from .clock import RealClock, ScaledClock
-    from .server import Server, SocketBusy
-    from .simulator import Config, Simulator
-
-    if args.time_scale <= 0:
-        print("simherdr: --time-scale must be > 0", file=sys.stderr)
-        return 2
-    clock = ScaledClock(args.time_scale) if args.time_scale != 1 else RealClock()
-    config = Config()
-    if args.cwd:
-        config.server_cwd = os.path.abspath(args.cwd)
-    config.pane_mode = args.pane_mode  # pty/mixed: the simulator installs panes.pty.PtyBackend
-    sim = Simulator(args.herdr_version, clock, config)
-
-    async def main() -> int:
-        control = None
-        if args.control:  # the scenario/fault control plane (simherdr.scenarios.control)
-            from .scenarios.control import ControlServer
-
-            if os.path.abspath(args.control) == os.path.abspath(args.socket):
-                print("simherdr: --control must differ from --socket", file=sys.stderr)
-                return 2
-            control = ControlServer(sim, args.control)
-            try:
-                await control.start()  # before the herdr socket: ready when that answers
-            except SocketBusy as e:
-                print(f"simherdr: {e}", file=sys.stderr)
-                return 1
-        server = Server(sim, args.socket)
+    try:
+        socket_path = _check_socket_path("--socket", _serve_socket(args))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    control_path = _check_socket_path("--control", args.control) if args.control else None
+    if control_path == socket_path:
+        raise UsageError("--control must differ from --socket")
+    if args.pane_mode != "simulated":
         try:
-            await server.start()
-        except SocketBusy as e:
-            print(f"simherdr: {e}", file=sys.stderr)
-            if control is not None:
-                await control.close()
-            return 1
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, lambda: asyncio.ensure_future(server.close()))
-        print(
-            f"simherdr: herdr {sim.profile.version} (protocol {sim.profile.protocol}) "
-            f"listening on {server.path}",
-            file=sys.stderr,
-            flush=True,
-        )
-        await server.serve_forever()
-        if control is not None:
-            await control.close()
-        return 0
+            import pyte  # noqa: F401 - the pty extra (simherdr.panes.pty reads screens with it)
+        except ImportError:
+            raise UsageError(
+                f"--pane-mode {args.pane_mode} needs the pty extra (missing module pyte): "
+                "pip install 'simherdr[pty]' (or pip install pyte)"
+            ) from None
+    scenario = None
+    if args.scenario:
+        from .scenarios.data import ScenarioError, load_scenario
 
-    return asyncio.run(main())
+        try:
+            scenario = load_scenario(args.scenario, seed=args.seed)
+        except ScenarioError as e:
+            raise UsageError(f"--scenario: {e}") from None
+    elif args.seed is not None:
+        raise UsageError("--seed needs --scenario")
+    trace_file = None
+    if args.trace:
+        try:
+            trace_file = open(args.trace, "w", encoding="utf-8")  # noqa: SIM115 - served forever
+        except OSError as e:
+            raise UsageError(f"--trace {args.trace}: {e.strerror}") from None
+    # CHOICE: the serve process never needs TLS; asyncio imports ssl only if it is there, and
+    # that import is a fifth of the start-up time (`simherdr serve` to its first pong).
+    sys.modules.setdefault("ssl", None)  # type: ignore[arg-type]
+    import asyncio
+
+    from .serving import run_server
+
+    return asyncio.run(
+        run_server(
+            socket_path=socket_path,
+            control_path=control_path,
+            version=args.herdr_version,
+            time_scale=args.time_scale,
+            cwd=args.cwd,
+            pane_mode=args.pane_mode,
+            trace_file=trace_file,
+            scenario=scenario,
+            persist=args.persist,
+            pane_history=args.pane_history,
+            herdr_config_dir=args.herdr_config_dir,
+            read_herdr_config=not args.no_herdr_config,
+            quiet=args.quiet,
+        )
+    )
+
+
+def _serve_socket(args) -> str:
+    """The socket `simherdr serve` listens on: --socket, else herdr's session rules
+    (src/session.rs:173-181) applied to --session NAME."""
+    if args.socket:
+        return args.socket
+    from .stub.cli import paths
+
+    problem = paths.validate_session_name(args.session)
+    if args.session != paths.DEFAULT_SESSION_NAME and problem:
+        raise ValueError(f"--session: {problem}")
+    name = None if args.session == paths.DEFAULT_SESSION_NAME else args.session
+    return paths.api_socket_path_for(dict(os.environ), name)
+
+
+# --- ctl ------------------------------------------------------------------------------------------
+
+#: ``simherdr ctl`` exit statuses (README "The control plane").
+CTL_OK, CTL_REFUSED, CTL_USAGE, CTL_UNREACHABLE = 0, 1, 2, 3
+
+
+def _add_ctl(sub) -> None:
+    c = sub.add_parser(
+        "ctl",
+        help="send one op to a running simulator's control socket",
+        description="Exit status: 0 done, 1 the op refused (its message on stderr), 2 bad "
+        "usage, 3 the control socket could not be reached or did not answer.",
+    )
+    c.add_argument("--control", metavar="PATH", required=True, help="the control socket")
+    c.add_argument("--timeout", type=_seconds, default=10.0, help="seconds to wait for the reply")
+    c.add_argument(
+        "op",
+        help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
+        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, "
+        "foreground.cwd, "
+        "behaviour.set, server.restart, trace.get, trace.clear, scenario.load, ops",
+    )
+    c.add_argument(
+        "args",
+        nargs="?",
+        help='the op\'s arguments as a JSON object, e.g. \'{"pane_id": "w1:p1"}\'',
+    )
+    c.set_defaults(fn=_ctl)
 
 
 def _ctl(args) -> int:
@@ -73,25 +251,219 @@ def _ctl(args) -> int:
     try:
         op_args = json.loads(args.args) if args.args else {}
     except ValueError as e:
-        print(f"simherdr ctl: ARGS is not JSON: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(f"ARGS is not JSON ({e}): give one JSON object, e.g. '{{}}'") from None
+    if not isinstance(op_args, dict):
+        raise UsageError('ARGS must be a JSON object, e.g. \'{"pane_id": "w1:p1"}\'')
     try:
         reply = control_request(args.control, args.op, op_args, timeout=args.timeout)
     except (OSError, ValueError) as e:
-        print(f"simherdr ctl: {args.control}: {e}", file=sys.stderr)
-        return 2
-    if not reply.get("ok"):
-        print(f"simherdr ctl: {reply.get('error')}", file=sys.stderr)
-        return 1
+        why = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        if isinstance(e, TimeoutError):
+            why = f"no reply within {args.timeout:g} s"
+        print(
+            f"simherdr ctl: cannot reach the control socket {args.control}: {why} "
+            f"(is `simherdr serve --control {args.control}` running?)",
+            file=sys.stderr,
+        )
+        return CTL_UNREACHABLE
+    if not isinstance(reply, dict) or not reply.get("ok"):
+        error = reply.get("error") if isinstance(reply, dict) else reply
+        print(f"simherdr ctl: {args.op}: {error}", file=sys.stderr)
+        return CTL_REFUSED
     print(json.dumps(reply.get("result"), ensure_ascii=False))
-    return 0
+    return CTL_OK
+
+
+# --- install-stub ---------------------------------------------------------------------------------
+
+STUB_MARK = b"simherdr stand-in for the herdr"  # the launcher's first comment line
+
+
+def _add_install_stub(sub) -> None:
+    i = sub.add_parser(
+        "install-stub",
+        help="write a stand-in `herdr` binary into DIR",
+        description="The stand-in speaks the herdr version it is written for; it must match "
+        "the server's (`serve --herdr-version`), else every call fails with "
+        "protocol_mismatch. --herdr-version auto (the default with --socket) asks the "
+        "running server.",
+    )
+    i.add_argument("dir")
+    i.add_argument(
+        "--herdr-version",
+        default=None,
+        choices=(*VERSIONS, "auto"),
+        help=f"default: auto with --socket, else {DEFAULT_VERSION}",
+    )
+    i.add_argument("--socket", metavar="PATH", help="a running server: its version is used")
+    i.add_argument(
+        "--force", action="store_true", help="replace a `herdr` in DIR that simherdr did not write"
+    )
+    i.set_defaults(fn=_install_stub)
+
+
+def _server_version(path: str) -> str:
+    import json
+    import socket
+
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(path)
+        s.sendall(b'{"id":"install-stub","method":"ping","params":{}}\n')
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        version = json.loads(buf)["result"]["version"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        why = getattr(e, "strerror", None) or "no pong"
+        raise UsageError(
+            f"--socket {path}: cannot ask the server for its version ({why}); start "
+            f"`simherdr serve --socket {path}` first or give --herdr-version"
+        ) from None
+    finally:
+        s.close()
+    if version not in VERSIONS:
+        raise UsageError(f"--socket {path}: the server speaks herdr {version}, unknown to simherdr")
+    return version
 
 
 def _install_stub(args) -> int:
+    version = args.herdr_version or ("auto" if args.socket else DEFAULT_VERSION)
+    if version == "auto":
+        if not args.socket:
+            raise UsageError("--herdr-version auto needs --socket PATH (a running server)")
+        version = _server_version(args.socket)
+    elif args.socket:
+        running = _server_version(args.socket)
+        if running != version:
+            raise UsageError(
+                f"--herdr-version {version} does not match the server at {args.socket} "
+                f"(herdr {running}): every call would fail with protocol_mismatch; use "
+                f"--herdr-version {running} or auto"
+            )
+    directory = os.path.abspath(args.dir)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UsageError(f"{directory} is not a directory: give the directory to put herdr in")
+    target = os.path.join(directory, "herdr")
+    if os.path.lexists(target) and not args.force:
+        try:
+            with open(target, "rb") as f:
+                head = f.read(512)
+        except OSError:
+            head = b""
+        if STUB_MARK not in head:
+            raise UsageError(
+                f"{target} exists and was not written by simherdr: refusing to replace it "
+                f"(use --force to replace it anyway, or another directory)"
+            )
     from .stub.install import write_stub
 
-    print(write_stub(args.dir, herdr_version=args.herdr_version))
+    try:
+        path = write_stub(directory, herdr_version=version)
+    except OSError as e:
+        raise UsageError(f"cannot write {target}: {e.strerror}") from None
+    print(path)
     return 0
+
+
+# --- trace ----------------------------------------------------------------------------------------
+
+
+def _add_trace(sub) -> None:
+    t = sub.add_parser("trace", help="look at a trace (`serve --trace FILE`, the pytest plugin)")
+    tsub = t.add_subparsers(
+        dest="trace_cmd", metavar="view|show", required=True, parser_class=_Parser
+    )
+    v = tsub.add_parser("view", help="draw a trace as a self-contained HTML timeline")
+    v.add_argument("file", help="a JSON-lines trace")
+    v.add_argument("-o", "--output", help="the HTML file (default: FILE with .html)")
+    v.set_defaults(fn=_trace_view)
+    s = tsub.add_parser("show", help="print a trace, one line per step")
+    s.add_argument("file", help="a JSON-lines trace")
+    s.add_argument("--limit", type=int, default=400, help="show the last N entries")
+    s.set_defaults(fn=_trace_show)
+
+
+def _load_trace(path: str) -> list[dict]:
+    from .trace import load
+
+    try:
+        return load(path)
+    except OSError as e:
+        raise UsageError(f"{path}: {e.strerror}") from None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _trace_view(args) -> int:
+    from .traceview import render_html
+
+    entries = _load_trace(args.file)
+    out = args.output or (os.path.splitext(args.file)[0] + ".html")
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(render_html(entries, title=os.path.basename(args.file)))
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror}") from None
+    print(out)
+    return 0
+
+
+def _trace_show(args) -> int:
+    from .trace import format_trace
+
+    print(format_trace(_load_trace(args.file), limit=max(args.limit, 1)))
+    return 0
+
+
+# --- scenario -------------------------------------------------------------------------------------
+
+
+def _add_scenario(sub) -> None:
+    s = sub.add_parser("scenario", help="the shipped scenarios (`serve --scenario NAME`)")
+    ssub = s.add_subparsers(
+        dest="scenario_cmd", metavar="list|show", required=True, parser_class=_Parser
+    )
+    ls = ssub.add_parser("list", help="name and summary of each shipped scenario")
+    ls.set_defaults(fn=_scenario_list)
+    show = ssub.add_parser("show", help="print a scenario's TOML")
+    show.add_argument("name", help="a shipped name or a file")
+    show.set_defaults(fn=_scenario_show)
+
+
+def _scenario_list(args) -> int:
+    from .scenarios.data import library, load_scenario
+
+    for name in library():
+        print(f"{name}: {load_scenario(name).summary}")
+    return 0
+
+
+def _scenario_show(args) -> int:
+    from .scenarios.data import ScenarioError, find_scenario
+
+    try:
+        path = find_scenario(args.name)
+    except ScenarioError as e:
+        raise UsageError(str(e)) from None
+    with open(path, encoding="utf-8") as f:
+        sys.stdout.write(f.read())
+    return 0
+
+
+# --- demo -----------------------------------------------------------------------------------------
+
+
+def _add_demo(sub) -> None:
+    d = sub.add_parser(
+        "demo", help="start a simulator and drive a short session with the stand-in binary"
+    )
+    d.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=VERSIONS)
+    d.set_defaults(fn=_demo)
 
 
 def _demo(args) -> int:
@@ -100,69 +472,64 @@ def _demo(args) -> int:
     return run_demo(herdr_version=args.herdr_version)
 
 
-def main(argv: list[str] | None = None) -> int:
-    versions = sorted(PROFILES)
-    ap = argparse.ArgumentParser(prog="simherdr", description="A faithful herdr simulator.")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+# --- main -----------------------------------------------------------------------------------------
 
-    s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
-    s.add_argument("--socket", required=True, help="Unix socket path to listen on")
-    s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
-    s.add_argument(
-        "--time-scale",
-        type=float,
-        default=1.0,
-        help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
-    )
-    s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
-    s.add_argument(
-        "--pane-mode",
-        choices=("simulated", "pty", "mixed"),
-        default="simulated",
-        help="pty: every pane is a real shell in a PTY; mixed: only panes created with "
-        "env SIMHERDR_PANE_MODE=pty",
-    )
-    s.add_argument(
-        "--control",
-        metavar="PATH",
-        help="also open a control socket (scenarios and faults, `simherdr ctl`)",
-    )
-    s.set_defaults(fn=_serve)
 
-    c = sub.add_parser("ctl", help="send one op to a running simulator's control socket")
-    c.add_argument("--control", metavar="PATH", required=True, help="the control socket")
-    c.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
-    c.add_argument(
-        "op",
-        help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, "
-        "agent.block, agent.state, session.report, pane.reuse, agent.vanish, "
-        "shell.busy, shell.idle, behaviour.set, ops",
-    )
-    c.add_argument(
-        "args",
-        nargs="?",
-        help='the op\'s arguments as a JSON object, e.g. \'{"pane_id": "w1:p1"}\'',
-    )
-    c.set_defaults(fn=_ctl)
-
-    i = sub.add_parser("install-stub", help="write a stand-in `herdr` binary into DIR")
-    i.add_argument("dir")
-    i.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
-    i.set_defaults(fn=_install_stub)
-
-    d = sub.add_parser(
-        "demo", help="start a simulator and drive a short session with the stand-in binary"
-    )
-    d.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=versions)
-    d.set_defaults(fn=_demo)
-
-    from .contract.cli import add_contract_parser, add_record_parser
+def _add_record(sub) -> None:
+    from .contract.cli import add_record_parser  # simherdr.contract: record, verify, diff
 
     add_record_parser(sub)
+
+
+def _add_contract(sub) -> None:
+    from .contract.cli import add_contract_parser
+
     add_contract_parser(sub)
 
-    args = ap.parse_args(argv)
-    return args.fn(args)
+
+SUBCOMMANDS = (
+    _add_serve,
+    _add_ctl,
+    _add_install_stub,
+    _add_trace,
+    _add_scenario,
+    _add_demo,
+    _add_record,
+    _add_contract,
+)
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="simherdr", description="A faithful herdr simulator.")
+    ap.add_argument("--version", action="version", version=f"simherdr {__version__}")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    for add in SUBCOMMANDS:
+        add(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    prog = "simherdr " + args.cmd
+    try:
+        return args.fn(args)
+    except UsageError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `simherdr scenario list | head`: the reader left, not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as e:  # never a traceback for a user; SIMHERDR_DEBUG=1 shows it
+        if os.environ.get("SIMHERDR_DEBUG"):
+            raise
+        print(
+            f"{prog}: internal error: {e} (run with SIMHERDR_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 if __name__ == "__main__":

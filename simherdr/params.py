@@ -121,6 +121,7 @@ def list_of(inner: Callable) -> Callable:
             raise _type_error(v, "a sequence")
         return [inner(x) for x in v]
 
+    check.inner = inner  # for introspection (the API schema generator)
     return check
 
 
@@ -163,6 +164,27 @@ def struct(**fields: F) -> Callable:
         return parse(fields, v)
 
     check.fields = fields
+    return check
+
+
+def tagged(name: str, **variants: dict[str, F]) -> Callable:
+    """serde's internally tagged enum (``#[serde(tag = "type")]``): the ``type`` field picks
+    the variant, whose fields are checked like a struct; the result keeps ``type``."""
+    names = ", ".join(f"`{v}`" for v in variants)
+
+    def check(v):
+        if not isinstance(v, dict):
+            raise _type_error(v, f"internally tagged enum {name}")
+        tag = v.get("type", _MISSING)
+        if tag is _MISSING:
+            raise ParamError("missing field `type`")
+        if not isinstance(tag, str):
+            raise _type_error(tag, "variant identifier")
+        if tag not in variants:
+            raise ParamError(f"unknown variant `{tag}`, expected one of {names}")
+        return {"type": tag, **parse(variants[tag], v)}
+
+    check.tagged_variants = variants  # tag -> fields (an enum's ``variants`` are plain names)
     return check
 
 

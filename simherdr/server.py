@@ -15,17 +15,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
+import socket
+import struct
 
+from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
+from .trace import record_reply, record_request
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
+    Listening,
     SocketBusy,
     UnsafeSocketDirectory,
     check_socket_dir,
     listen_unix,
     socket_answers,
+    take_path,
 )
-from .wire import decode_request, encode
+from .wire import DuplicateField, decode_request, encode
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -61,6 +68,23 @@ async def flush(writer: asyncio.StreamWriter) -> bool:
             return False
         size = transport.get_write_buffer_size()
     return True
+
+
+_PEERCRED = struct.Struct("3i")
+
+
+def _peer_pid(writer: asyncio.StreamWriter) -> int | None:
+    """The client's process id (SO_PEERCRED, Linux), for the trace."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    try:
+        pid, _, _ = _PEERCRED.unpack(
+            sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+        )
+    except OSError:
+        return None
+    return pid or None
 
 
 class Connection:
@@ -104,21 +128,33 @@ class Server:
     def __init__(self, sim: Simulator, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
+        self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
+        self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
         sim.on_restart.append(self._drop_connections)
 
     async def start(self) -> None:
-        self._server = await listen_unix(
-            self.path,
-            self._handle,
-            limit=MAX_REQUEST_BYTES + 1,
-            backlog=LISTEN_BACKLOG,
-            busy_message=f"herdr is already running (socket busy at {self.path})",
-        )
+        busy = f"herdr is already running (socket busy at {self.path})"
+        take_path(self.path, busy)  # the API socket's refusals first
+        # herdr's client socket beside it (simherdr.client_socket); a refusal of either binds
+        # neither.
+        self.client_socket = ClientSocket(client_socket_path(self.path))
+        await self.client_socket.start()
+        try:
+            self._server = await listen_unix(
+                self.path,
+                self._handle,
+                limit=MAX_REQUEST_BYTES + 1,
+                backlog=LISTEN_BACKLOG,
+                busy_message=busy,
+            )
+        except BaseException:
+            await self.client_socket.close()
+            raise
         await self.sim.start()
 
     def _drop_connections(self) -> None:
@@ -133,10 +169,10 @@ class Server:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+        if self.client_socket is not None:
+            await self.client_socket.close()
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)
@@ -152,7 +188,7 @@ class Server:
         # Pause at any unsent byte: flush() then waits for the client to take everything.
         writer.transport.set_write_buffer_limits(high=0)
         try:
-            await self._one_request(reader, writer)
+            await self._one_request(reader, writer, f"c{next(self._labels)}")
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -163,7 +199,7 @@ class Server:
                 with contextlib.suppress(Exception):
                     writer.close()
 
-    async def _one_request(self, reader, writer) -> None:
+    async def _one_request(self, reader, writer, label: str) -> None:
         try:
             async with asyncio.timeout(REQUEST_TIMEOUT):
                 line = await reader.readuntil(b"\n")
@@ -178,26 +214,26 @@ class Server:
         text = text.strip()
         if not text:
             return
+        sim = self.sim
+        pid = _peer_pid(writer)
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
-            await self._write(
-                writer,
-                {
-                    "id": "",
-                    "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
-                },
-            )
+            reply = self._undecodable(e)
+            record_request(sim.trace, text[:1000], label, pid)
+            record_reply(sim.trace, None, reply, label)
+            await self._write(writer, reply)
             return
-        sim = self.sim
         mdef = None
         if isinstance(obj, dict) and isinstance(obj.get("method"), str):
             mdef = sim.methods.get(obj["method"])
         if mdef is not None and mdef.kind == "stream" and not sim.stopping:
             conn = Connection(reader, writer)
             conn.watch()
+            record_request(sim.trace, obj, label, pid)
             try:
                 reply = await self._stream(mdef, obj, conn)
+                record_reply(sim.trace, obj, reply, label)
                 if reply is not None:
                     await conn.send(reply)
             finally:
@@ -209,11 +245,11 @@ class Server:
             conn = Connection(reader, writer)
             conn.watch()
             try:
-                reply = await sim.request(obj, conn)
+                reply = await sim.request(obj, conn, origin=label, peer_pid=pid)
             finally:
                 conn.stop()
         else:
-            reply = await sim.request(obj)
+            reply = await sim.request(obj, origin=label, peer_pid=pid)
         if reply is not None:
             await self._write(writer, reply)
 
@@ -224,12 +260,25 @@ class Server:
         try:
             rid, mdef, p = self.sim.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         try:
             await mdef.fn(self.sim, p, rid, conn)
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
         return None
+
+    def _undecodable(self, e: Exception) -> dict:
+        """A line that is not one JSON request: invalid_request with id "" — except that a
+        duplicated field other than ``id`` still lets 0.9.x recover the id and a retired
+        method name (profile rows invalid_request_keeps_id, retired_methods)."""
+        if isinstance(e, DuplicateField):
+            retired = self.sim.retired(e.obj, e.names)
+            if retired is not None:
+                return {"id": retired.reply_id or "", "error": retired.body()}
+            rid = self.sim.unparsable_id(e.obj, e.names)
+        else:
+            rid = ""
+        return {"id": rid, "error": {"code": "invalid_request", "message": f"invalid request: {e}"}}
 
     async def _write(self, writer, reply) -> None:
         writer.write(encode(reply))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,14 +19,20 @@ from typing import Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.methods import ALL_METHODS
 from .facts.profiles import Profile, get_profile
 from .handlers.context import WorktreeOperations
 from .handlers.registry import load_all
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
+from .model.surface import ClientSurface
+from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
+from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
 
+log = logging.getLogger(__name__)
+
+# Answered before the shutdown check ([H093] src/api/server.rs handle_request).
+ANSWERED_WHILE_STOPPING = ("ping", "server.stop", "client_shell.surface.set")
 POLL_INTERVAL = 0.1  # src/api/server.rs:28 — waits and subscriptions poll every 100 ms
 
 
@@ -40,12 +47,30 @@ class Config:
     rows: int = 24
     worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
     confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
+    new_cwd: str = "follow"  # [terminal] new_cwd (src/config/model.rs:229-270)
     socket_path: str | None = None
     # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
     # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # herdr's config.toml (simherdr.hostconfig): None = none read (the test default).
+    config_path: str | None = None  # server.reload_config re-reads it
+    default_shell: str = ""  # [terminal] default_shell (real panes; "" = $SHELL)
+    shell_mode: str = "auto"  # [terminal] shell_mode (read and reported, not applied)
+    toast_delivery: str = "off"  # [ui.toast] delivery: notification.show's path
+    # The trace (simherdr.trace): entries kept in the ring; 0 records nothing.
+    trace_size: int = DEFAULT_TRACE_SIZE
+    # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
+    # DEFAULT_AREA names the choice.
+    layout_area: tuple[int, int, int, int] | None = None
+    # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
+    herdr_config_dir: str | None = None
+    herdr_state_dir: str | None = None
+    # Session persistence (simherdr.persist): False keeps everything in memory (the default of
+    # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
+    persist: bool = False
+    pane_history: bool = False  # [experimental] pane_history: also session-history.json
 
 
 @dataclass
@@ -58,6 +83,7 @@ class Call:
     kind: str
     params: dict
     conn: Any = None
+    origin: str | None = None  # the trace's connection label
 
 
 class Simulator:
@@ -71,6 +97,8 @@ class Simulator:
         self.clock = clock or RealClock()
         self.config = config or Config()
         self.session = Session(self._make_screen)
+        if self.config.layout_area is not None:
+            self.session.area = tuple(self.config.layout_area)
         self.hub = EventHub()
         self.methods = load_all()
         self.stopping = False
@@ -80,17 +108,26 @@ class Simulator:
         self.on_restart: list[Callable[[], None]] = []  # transports drop their connections
         self._timers: list = []
         self._timer_seq = itertools.count()
+        self._durable: set[int] = set()  # timers that outlive a restart (scenario steps)
         self._change_waiters: set[asyncio.Future] = set()
         self._focus_pair = None
         self._driver: asyncio.Task | None = None
         self._driver_wake: asyncio.Future | None = None  # set by schedule() of an earlier timer
         self._driver_at: float | None = None  # the timer the driver sleeps until
         self.on_stop: list[Callable[[], None]] = []
+        self._restored = False  # the session file was read (once, at the first start)
         # The scenario/fault seam (simherdr.scenarios): an interceptor chain around every
         # parsed request, waits included (events.subscribe streams stay outside). Each
         # interceptor has ``async intercept(sim, call: Call, proceed) -> reply | None``.
         self.interceptors: list = []
+        self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self._faults = None
+        # The recorder seam (simherdr.trace): requests, replies, events, faults, steps.
+        self.trace: Recorder = (
+            Trace(self.clock.now, self.config.trace_size)
+            if self.config.trace_size
+            else NullRecorder()
+        )
         from .panes.simulated import SimulatedBackend
 
         self.backend = SimulatedBackend(self)
@@ -101,6 +138,18 @@ class Simulator:
         from .agents import AgentLayer
 
         self.agents = AgentLayer(self)  # simulated agent processes + herdr's agent state
+        # Called with (kind, payload) for every event published (plugin [[events]] hooks).
+        self.event_listeners: list[Callable[[str, dict], None]] = []
+        from .plugins import PluginHost
+
+        self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
+        self.surface = ClientSurface()  # toast, window title, agent view (no client attached)
+        if self.config.config_path:
+            from . import hostconfig
+
+            loaded = hostconfig.load_at_start(self.config.config_path, self.profile.version)
+            hostconfig.apply(self.config, loaded)
+            self.surface.config_diagnostics = loaded.diagnostics
 
     # --- time ------------------------------------------------------------------------------
 
@@ -110,9 +159,13 @@ class Simulator:
     def now_us(self) -> int:
         return int(self.clock.epoch() * 1_000_000)
 
-    def schedule(self, at: float, fn: Callable[[], None]) -> None:
-        """Run ``fn`` (a state change) when simulated time reaches ``at``."""
-        heapq.heappush(self._timers, (at, next(self._timer_seq), fn))
+    def schedule(self, at: float, fn: Callable[[], None], durable: bool = False) -> None:
+        """Run ``fn`` (a state change) when simulated time reaches ``at``. ``durable``: the
+        timer is not the simulated process's own (a scenario step) and survives a restart."""
+        seq = next(self._timer_seq)
+        heapq.heappush(self._timers, (at, seq, fn))
+        if durable:
+            self._durable.add(seq)
         wake = self._driver_wake
         if (
             wake is not None
@@ -126,7 +179,8 @@ class Simulator:
         now = self.now()
         fired = False
         while self._timers and self._timers[0][0] <= now:
-            _, _, fn = heapq.heappop(self._timers)
+            _, seq, fn = heapq.heappop(self._timers)
+            self._durable.discard(seq)
             fn()
             fired = True
         if fired:
@@ -145,11 +199,24 @@ class Simulator:
         return self._timers[0][0] if self._timers else None
 
     async def start(self) -> None:
-        """Start the timer driver (needed when time passes without requests)."""
+        """Start the timer driver (needed when time passes without requests); with
+        persistence, the first start restores herdr's session file (simherdr.persist)."""
+        if self.config.persist and not self._restored:
+            from . import persist
+
+            self._restored = True
+            persist.restore_from_disk(self)
+            self.commit()
+            self.plugins.run_startup_hooks()  # herdr runs them once the session is restored
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def close(self) -> None:
+        if self.config.persist:
+            from . import persist
+
+            persist.save(self)
+        await self.plugins.close()  # running plugin commands are killed and reaped
         if isinstance(self.backend, OwnsProcesses):
             self.backend.close()  # real panes: kill and reap every process
         if self._driver:
@@ -212,10 +279,17 @@ class Simulator:
 
     # --- state commit: outbox -> hub, focus trio -------------------------------------------
 
+    def _publish(self, kind: str, data: dict) -> None:
+        self.hub.publish(kind, data)
+        self.trace.record("event", None, type=kind, data=data)
+        for listener in self.event_listeners:
+            listener(kind, data)
+
     def commit(self) -> None:
         s = self.session
+        changed = bool(s.outbox)  # what herdr would save: a change publishes an event
         for kind, data in s.outbox:
-            self.hub.publish(kind, {"type": kind, **data})
+            self._publish(kind, {"type": kind, **data})
         s.outbox.clear()
         pair = s.focus_pair()
         if pair != self._focus_pair:
@@ -224,16 +298,16 @@ class Simulator:
                 # SOCKET.md §8.4: after the batch, all three, even when only the pane changed.
                 w = s.workspaces[pair[0]]
                 t = w.active()
-                self.hub.publish(
+                self._publish(
                     "workspace_focused",
                     {"type": "workspace_focused", "workspace_id": w.workspace_id},
                 )
                 if t is not None:
-                    self.hub.publish(
+                    self._publish(
                         "tab_focused",
                         {"type": "tab_focused", "tab_id": t.tab_id, "workspace_id": w.workspace_id},
                     )
-                    self.hub.publish(
+                    self._publish(
                         "pane_focused",
                         {
                             "type": "pane_focused",
@@ -241,12 +315,52 @@ class Simulator:
                             "workspace_id": w.workspace_id,
                         },
                     )
+        if changed and self.config.persist and self._restored:
+            from . import persist
+
+            persist.schedule_save(self)  # debounced like herdr's (simherdr.persist)
         self.notify()
 
     # --- requests ----------------------------------------------------------------------------
 
+    def unparsable_id(self, obj: Any, duplicates: frozenset = frozenset()) -> str:
+        """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
+        id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
+        if (
+            self.profile.invalid_request_keeps_id
+            and isinstance(obj, dict)
+            and isinstance(obj.get("id"), str)
+            and "id" not in duplicates
+        ):
+            return obj["id"]
+        return ""
+
+    def retired(self, obj: Any, duplicates: frozenset = frozenset()) -> E.HerdrError | None:
+        """unknown_method for a line naming a retired method (checked once the line fails
+        to parse as a Request, which such a line always does)."""
+        name = obj.get("method") if isinstance(obj, dict) else None
+        if (
+            isinstance(name, str)
+            and name in self.profile.retired_methods
+            and "method" not in duplicates
+        ):
+            return E.unknown_method(name, self.unparsable_id(obj, duplicates))
+        return None
+
     def parse(self, obj: Any):
-        """(id, MethodDef, params) or raise HerdrError invalid_request (id "")."""
+        """(id, MethodDef, params) or raise HerdrError (invalid_request; unknown_method for a
+        retired name), whose reply id is :meth:`unparsable_id`."""
+        retired = self.retired(obj)
+        if retired is not None:
+            raise retired
+        try:
+            return self._parse(obj)
+        except E.HerdrError as e:
+            if e.reply_id is None:
+                e.reply_id = self.unparsable_id(obj)
+            raise
+
+    def _parse(self, obj: Any):
         if not isinstance(obj, dict):
             raise E.invalid_request(f"invalid type: {P._json_kind(obj)}, expected struct Request")
         if "id" not in obj:
@@ -261,7 +375,7 @@ class Simulator:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        if name not in ALL_METHODS:
+        if name not in self.profile.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -278,16 +392,30 @@ class Simulator:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p
 
-    async def request(self, obj: Any, conn=None) -> dict | None:
-        """Handle one parsed JSON request; returns the reply envelope (None: no reply)."""
+    async def request(
+        self, obj: Any, conn=None, *, origin: str | None = None, peer_pid: int | None = None
+    ) -> dict | None:
+        """Handle one parsed JSON request; returns the reply envelope (None: no reply).
+        ``origin`` labels the client in the trace (the socket server gives ``c<N>``)."""
+        origin = origin or "local"
+        record_request(self.trace, obj, origin, peer_pid)
+        try:
+            reply = await self._request(obj, conn, origin)
+        except asyncio.CancelledError:
+            record_reply(self.trace, obj, None, origin, cancelled=True)
+            raise
+        record_reply(self.trace, obj, reply, origin)
+        return reply
+
+    async def _request(self, obj: Any, conn, origin: str) -> dict | None:
         try:
             rid, mdef, p = self.parse(obj)
         except E.HerdrError as e:
-            return {"id": "", "error": e.body()}
+            return {"id": e.reply_id or "", "error": e.body()}
         if mdef is None:
             return {"id": rid, "error": E.not_implemented().body()}
         if self.interceptors:
-            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn), mdef)
+            return await self._intercepted(Call(rid, mdef.name, mdef.kind, p, conn, origin), mdef)
         return await self.dispatch(rid, mdef, p, conn)
 
     async def _intercepted(self, call: Call, mdef) -> dict | None:
@@ -311,7 +439,7 @@ class Simulator:
 
     async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
         """The method itself, after parsing (and after any interceptors)."""
-        if self.stopping and mdef.name not in ("ping", "server.stop"):
+        if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:
             if mdef.kind == "call":
@@ -323,11 +451,22 @@ class Simulator:
             raise RuntimeError("streams go through the transport")
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+        except Exception as e:  # a simulator bug (RecursionError included): answer, never hang
+            log.exception("handler %s failed", mdef.name)
+            return {"id": rid, "error": E.internal_error(type(e).__name__).body()}
 
     def call(self, mdef, p: dict, rid: str) -> dict:
         self.run_due()
+        self.backend.refresh_cwds()  # real panes: cwds read from /proc, as herdr reads them
         try:
             return mdef.fn(self, p)
+        except E.HerdrError:
+            raise
+        except BaseException:
+            # The events of a change that did not complete are not published (handlers do
+            # their fallible work before they mutate; the model's walks are iterative).
+            self.session.outbox.clear()
+            raise
         finally:
             self.commit()
 
@@ -358,16 +497,29 @@ class Simulator:
         event ring, pending timers and global counters of the old process are gone."""
         if self._restarted is not None and not self._restarted.done():
             self._restarted.set_result(None)  # the old process's waits end without a reply
+        from . import persist
+
         for listener in list(self.on_restart):
             listener()
+        # The old process's last save, read back by the new one: herdr's session file (the
+        # same restore code as a server started on a saved session).
+        if self.config.persist:
+            persist.save(self)
+            snap, history = persist.load(self.config)
+        else:
+            snap, history = persist.capture(self)
+        plans = {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self.session.all_panes()}
         for pane in list(self.session.all_panes()):
             self.before_pane_close(pane)
-        self._timers.clear()
-        self.session.restore_after_restart(self.now_us())
+        self._timers = [t for t in self._timers if t[1] in self._durable]
+        heapq.heapify(self._timers)
         self.hub = EventHub()
         self._focus_pair = None
+        persist.restore(self, snap or {"workspaces": [], "active": None}, history)
         for pane in list(self.session.all_panes()):
-            self.on_pane_created(pane)
+            argv, saved_cwd = plans.get(pane.pane_id, (None, None))
+            if argv:  # 0.9.2 resume_argv: typed into the new shell, in the saved directory
+                self.agents.resume_after_restart(pane, argv, saved_cwd)
         self.commit()
 
     def stop(self) -> None:
@@ -425,6 +577,12 @@ class Simulator:
     def before_pane_close(self, pane) -> None:
         self.agents.on_pane_gone(pane)
         self.backend.detach(pane)
+
+    def on_pane_renamed(self, pane, old_id: str) -> None:
+        """A cross-workspace pane.move gave the pane a new public id: what is keyed by the
+        old one follows (its terminal, processes and pending agent start stay the same)."""
+        self.backend.renamed(pane, old_id)
+        self.agents.pane_renamed(pane, old_id)
 
     def before_workspace_close(self, w) -> None:
         for t in w.tabs:

@@ -6,19 +6,23 @@
 - :class:`ThreadServer`: the real socket transport in a background thread, for clients that
   speak the socket or run the stand-in binary. Always stopped and its socket removed.
 - :func:`spawn_server`: ``simherdr serve`` as a subprocess on a private socket.
+- :class:`SocketClient`: a plain herdr socket client (one request per connection, as herdr's
+  own clients do), for tests and benchmarks that talk to any of the above over the socket.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .clock import Clock, RealClock, VirtualClock
 from .simulator import Config, Simulator
@@ -121,6 +125,19 @@ class Harness:
             raise TypeError("advance() needs a VirtualClock")
         self.loop.run_until_complete(self.clock.advance(seconds))
 
+    def trace(self, since: int = 0) -> list[dict]:
+        """The simulator's trace so far (:mod:`simherdr.trace`): entries with ``seq > since``."""
+        return self.sim.trace.entries(since)
+
+    def load_scenario(self, scenario: str, seed: int | None = None):
+        """Load a scenario (a shipped name or a TOML file, :mod:`simherdr.scenarios.data`)."""
+        from .scenarios.data import load_scenario
+
+        sc = load_scenario(scenario, seed=seed)
+        sc.install(self.sim)
+        self.settle()
+        return sc
+
     def sync(self) -> None:
         """With ``VirtualClock(source=time.time)`` under freezegun: fire what is now due."""
         self.loop.run_until_complete(self.clock.sync())
@@ -140,7 +157,17 @@ class Harness:
 
 
 class ThreadServer:
-    """The socket server in a daemon thread (its own event loop)."""
+    """The socket server in a daemon thread (its own event loop), on a private socket.
+
+    - ``path``: the socket's path (``HERDR_SOCKET_PATH`` for your client);
+    - ``sim``: the :class:`~simherdr.simulator.Simulator`; its state belongs to the server's
+      thread: touch it only through ``run``;
+    - ``run(fn)``: run ``fn(sim)`` (or a coroutine it returns) on the server's loop, return its
+      result (``srv.run(lambda sim: busy_shell(sim, "w1:p1"))``);
+    - ``trace(since=0)``: the trace so far (:mod:`simherdr.trace`);
+    - ``load_scenario(name_or_file, seed=None)``: load a scenario (:mod:`simherdr.scenarios.data`);
+    - ``stop()`` (or leaving the ``with`` block): stop, remove the socket and its directory.
+    """
 
     def __init__(
         self,
@@ -184,6 +211,16 @@ class ThreadServer:
         """Run ``fn(sim)`` on the server's loop (state is owned by that thread)."""
         fut = asyncio.run_coroutine_threadsafe(_call(fn, self.sim), self.loop)
         return fut.result(10)
+
+    def trace(self, since: int = 0) -> list[dict]:
+        return self.run(lambda sim: sim.trace.entries(since))
+
+    def load_scenario(self, scenario: str, seed: int | None = None):
+        from .scenarios.data import load_scenario
+
+        sc = load_scenario(scenario, seed=seed)
+        self.run(sc.install)
+        return sc
 
     def stop(self) -> None:
         if self._thread.is_alive():
@@ -242,3 +279,149 @@ def spawn_server(
         time.sleep(0.01)
     proc.kill()
     raise RuntimeError("simherdr serve did not start in time")
+
+
+class SocketClient:
+    """A herdr socket client: connect to ``path``, send one request line, read the reply lines
+    until the server closes (SOCKET.md §1: one request per connection). Every parsed reply
+    goes through ``validator`` when one is given (simherdr's suite checks herdr's schema).
+
+    ``exchange`` is the raw form (any bytes in, every byte out, for hostile input);
+    ``request`` sends a request object and returns its one reply; ``stream`` keeps the
+    connection open and yields each line (``events.subscribe``, waits).
+    """
+
+    def __init__(self, path: str, timeout: float = 10.0, validator: Validator | None = None):
+        self.path = path
+        self.timeout = timeout
+        self.validator = validator
+
+    def connect(self, timeout: float | None = None) -> socket.socket:
+        """A connected socket. A full listen backlog means wait, not fail: a socket with a
+        timeout is non-blocking underneath, and AF_UNIX answers EAGAIN then."""
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            try:
+                s.connect(self.path)
+                return s
+            except BlockingIOError:
+                s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+            except BaseException:
+                s.close()
+                raise
+
+    def exchange(
+        self, data: bytes, half_close: bool = False, timeout: float | None = None
+    ) -> bytes:
+        """Send ``data``, read to EOF. ``half_close`` shuts the write side after sending,
+        which cancels a wait or a subscription (SOCKET.md §1.2). A server that drops the
+        connection (an oversized request) ends the read like EOF."""
+        s = self.connect(timeout)
+        try:
+            try:
+                s.sendall(data)
+                if half_close:
+                    s.shutdown(socket.SHUT_WR)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            chunks = []
+            while True:
+                try:
+                    b = s.recv(1 << 20)
+                except ConnectionResetError:
+                    break
+                if not b:
+                    break
+                chunks.append(b)
+            return b"".join(chunks)
+        finally:
+            s.close()
+
+    @staticmethod
+    def encode(method: str, params: dict | None = None, rid: str = "simherdr") -> bytes:
+        req = {"id": rid, "method": method, "params": params if params is not None else {}}
+        return json.dumps(req).encode() + b"\n"
+
+    def replies(self, data: bytes, half_close: bool = False) -> list[dict]:
+        """Every reply line to raw ``data``, parsed (and validated)."""
+        out = self.exchange(data, half_close)
+        if out and not out.endswith(b"\n"):
+            raise ValueError(f"unterminated reply: {out[-200:]!r}")
+        objs = [json.loads(line) for line in out.splitlines()]
+        if self.validator is not None:
+            for obj in objs:
+                self.validator(obj)
+        return objs
+
+    def request(
+        self,
+        method: str,
+        params: dict | None = None,
+        rid: str = "simherdr",
+        timeout: float | None = None,
+    ) -> dict:
+        """One request, its one reply (an error envelope is a reply too)."""
+        out = self.exchange(self.encode(method, params, rid), timeout=timeout)
+        lines = out.splitlines()
+        if len(lines) != 1:
+            raise ValueError(f"{method}: expected exactly one reply line, got {out[-500:]!r}")
+        reply = json.loads(lines[0])
+        if self.validator is not None:
+            self.validator(reply)
+        return reply
+
+    def ok(self, method: str, params: dict | None = None) -> dict:
+        """The result of a request that must succeed."""
+        reply = self.request(method, params)
+        if "result" not in reply:
+            raise RuntimeError(f"{method} failed: {reply}")
+        return reply["result"]
+
+    def stream(
+        self, method: str, params: dict | None = None, rid: str = "simherdr"
+    ) -> SocketStream:
+        """Send one request and keep reading: iterate the returned stream for each line."""
+        s = self.connect()
+        try:
+            s.sendall(self.encode(method, params, rid))
+        except BaseException:
+            s.close()
+            raise
+        return SocketStream(s, self.validator)
+
+
+class SocketStream:
+    """The reply lines of one open connection (an iterator; close it, or use ``with``)."""
+
+    def __init__(self, sock: socket.socket, validator: Validator | None = None):
+        self.sock = sock
+        self.validator = validator
+        self.file = sock.makefile("rb")
+
+    def __iter__(self) -> Iterator[dict]:
+        return self
+
+    def __next__(self) -> dict:
+        line = self.file.readline()
+        if not line:
+            raise StopIteration
+        obj = json.loads(line)
+        if self.validator is not None:
+            self.validator(obj)
+        return obj
+
+    def close(self) -> None:
+        self.file.close()
+        self.sock.close()
+
+    def __enter__(self) -> SocketStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,11 +1,24 @@
 """Unix-socket plumbing shared by the herdr socket (:mod:`simherdr.server`) and the control
 plane (:mod:`simherdr.scenarios.control`): a private directory, a stale socket replaced but a
 live one never, the socket created ``0600``. Protocol-free: each caller brings its handler.
+
+Races (two servers started on one path at the same instant): the check "does something answer
+here", the removal of a stale socket and the bind run under an exclusive ``flock`` of the
+socket's directory, so exactly one starter binds and every other one then finds a live socket
+and refuses with the busy message. CHOICE(start-lock): herdr itself has no such lock
+(src/ipc.rs:80-107 checks, removes, binds); the lock is on the directory, so no lock file is
+left beside the socket, and it is held only for the start-up step. On exit a server removes
+the socket only if the path is still the socket it bound (same device and inode): a server
+whose socket file was replaced by a newer server's never deletes the newer one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
+import fcntl
+import logging
 import os
 import socket
 import stat
@@ -50,16 +63,43 @@ def check_socket_dir(directory: str) -> None:
 
 
 def socket_answers(path: str, timeout: float = 1.0) -> bool:
-    """True if something accepts connections at ``path`` (a live herdr or simherdr)."""
+    """True if something accepts connections at ``path`` (a live herdr or simherdr). A socket
+    we may not connect to (another user's: EACCES) raises :class:`SocketBusy`: herdr treats
+    only refused, missing and timed-out connections as stale (src/ipc.rs:109-114) and reports
+    any other connect error instead of removing the socket."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
         s.connect(path)
         return True
+    except PermissionError:
+        raise SocketBusy(
+            f"refusing to replace {path}: permission denied connecting to it (a socket of "
+            f"another user?); choose another socket path"
+        ) from None
     except OSError:
         return False
     finally:
         s.close()
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: str):
+    """An exclusive flock of ``directory`` for the check-remove-bind step (see module doc)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def take_path(path: str, busy_message: str) -> None:
@@ -75,16 +115,120 @@ def take_path(path: str, busy_message: str) -> None:
         os.unlink(path)  # stale socket file
 
 
+# accept(2) failing for lack of resources: asyncio's own accept loop (3.11) logs a traceback
+# and schedules a retry for every remaining slot of the backlog on each failure, so one
+# episode of EMFILE floods the log with ~20,000 lines a second. This loop logs once per
+# episode, stops watching the socket and tries again after a back-off doubling from 10 ms to
+# 1 s, until accept works again.
+_RESOURCE_ERRNOS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+ACCEPT_BACKOFF_MIN = 0.01
+ACCEPT_BACKOFF_MAX = 1.0
+log = logging.getLogger("simherdr.socket")
+
+
+class Listening:
+    """A bound, listening socket with its accept loop, and the socket file it owns."""
+
+    def __init__(
+        self, sock: socket.socket, path: str, handler: Handler, limit: int, backlog: int
+    ) -> None:
+        self.sock = sock
+        self.path = path
+        self.identity = _identity(path)
+        self._handler = handler
+        self._limit = limit
+        self._backlog = backlog
+        self._loop = asyncio.get_running_loop()
+        self._delay = ACCEPT_BACKOFF_MIN
+        self._retry: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self.starved = False  # accept is failing for lack of resources (logged once)
+        self._loop.add_reader(sock.fileno(), self._accept)
+
+    def _protocol(self) -> asyncio.StreamReaderProtocol:
+        # what asyncio.start_unix_server builds per connection: the handler runs as the
+        # protocol's client_connected_cb (its errors reach the loop's exception handler)
+        return asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=self._limit), self._handler)
+
+    def _accept(self) -> None:
+        """Readable: accept what is pending (up to a backlog's worth), as asyncio does."""
+        for _ in range(self._backlog):
+            try:
+                conn, _ = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as e:
+                if e.errno in _RESOURCE_ERRNOS:
+                    self._starve(e)
+                return  # anything else (a connection aborted before accept): wait for more
+            if self.starved:
+                self.starved = False
+                self._delay = ACCEPT_BACKOFF_MIN
+                log.warning("accepting connections on %s again", self.path)
+            conn.setblocking(False)
+            task = self._loop.create_task(self._connect(conn))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _starve(self, e: OSError) -> None:
+        if not self.starved:
+            self.starved = True
+            log.warning(
+                "cannot accept connections on %s: %s; retrying until resources free up",
+                self.path,
+                e.strerror,
+            )
+        self._loop.remove_reader(self.sock.fileno())
+        self._retry = self._loop.call_later(self._delay, self._resume)
+        self._delay = min(self._delay * 2, ACCEPT_BACKOFF_MAX)
+
+    def _resume(self) -> None:
+        self._retry = None
+        if self.sock.fileno() >= 0:
+            self._loop.add_reader(self.sock.fileno(), self._accept)
+
+    async def _connect(self, conn: socket.socket) -> None:
+        try:
+            await self._loop.connect_accepted_socket(self._protocol, conn)
+        except OSError:
+            conn.close()
+
+    def close(self) -> None:
+        """Stop accepting; remove the socket file if it is still the one bound here."""
+        if self._retry is not None:
+            self._retry.cancel()
+        if self.sock.fileno() >= 0:
+            self._loop.remove_reader(self.sock.fileno())
+        self.sock.close()
+        if self.identity is not None and _identity(self.path) == self.identity:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+
+
 async def listen_unix(
     path: str, handler: Handler, *, limit: int, busy_message: str, backlog: int = 100
-) -> asyncio.Server:
+) -> Listening:
     """:func:`take_path`, then listen on ``path``, created ``0600`` with no window where it
-    is wider (umask while binding, chmod after)."""
-    take_path(path, busy_message)
-    old = os.umask(0o177)
+    is wider (umask while binding, chmod after); all under the directory lock."""
+    check_socket_dir(os.path.dirname(path) or ".")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        server = await asyncio.start_unix_server(handler, path=path, limit=limit, backlog=backlog)
-    finally:
-        os.umask(old)
+        with _directory_lock(os.path.dirname(path) or "."):
+            take_path(path, busy_message)
+            old = os.umask(0o177)
+            try:
+                sock.bind(path)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    raise SocketBusy(busy_message) from None
+                raise
+            finally:
+                os.umask(old)
+            sock.listen(backlog)
+            sock.setblocking(False)
+            listening = Listening(sock, path, handler, limit, backlog)
+    except BaseException:
+        sock.close()
+        raise
     os.chmod(path, 0o600)
-    return server
+    return listening

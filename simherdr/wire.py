@@ -84,6 +84,16 @@ def too_deep(text: str) -> bool:
     return False
 
 
+class DuplicateField(ValueError):
+    """serde's "duplicate field" failure at the top level; ``obj`` is the decoded line (last
+    value wins) and ``names`` every duplicated key, so 0.9.x can still recover the id."""
+
+    def __init__(self, obj: dict, first: str, names: set):
+        super().__init__(f"duplicate field `{first}`")
+        self.obj = obj
+        self.names = frozenset(names)
+
+
 def decode_request(text: str):
     """One request line as serde_json would read it (see the module doc); ValueError with
     serde's text otherwise."""
@@ -91,7 +101,7 @@ def decode_request(text: str):
         raise ValueError("recursion limit exceeded")
     obj = _DECODER.decode(text)
     if isinstance(obj, JsonObject) and obj.duplicate is not None:
-        raise ValueError(f"duplicate field `{obj.duplicate}`")
+        raise DuplicateField(obj, obj.duplicate, obj.duplicates)
     if "\\u" in text and _has_lone_surrogate(obj):
         raise ValueError("lone leading surrogate in hex escape")
     return obj
@@ -115,4 +125,48 @@ def _has_lone_surrogate(obj) -> bool:
 
 
 def encode(obj) -> bytes:
-    return (_ENCODER.encode(obj) + "\n").encode()
+    return (dumps(obj) + "\n").encode()
+
+
+def dumps(obj) -> str:
+    """Compact JSON of any depth (serde_json writes any depth; Python's encoder recurses)."""
+    try:
+        return _ENCODER.encode(obj)
+    except RecursionError:  # nested deeper than Python's stack (a deep layout tree)
+        return _encode_deep(obj)
+
+
+def _encode_deep(obj) -> str:
+    """The same JSON as ``_ENCODER``, without recursion (serde_json writes any depth)."""
+    out: list[str] = []
+    stack: list = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            parts: list = [_Raw("}")]
+            for i, (k, v) in enumerate(reversed(list(item.items()))):
+                parts.append(v)
+                sep = "," if i < len(item) - 1 else ""
+                parts.append(_Raw(sep + _ENCODER.encode(str(k)) + ":"))
+            parts.append(_Raw("{"))
+            stack.extend(parts)
+        elif isinstance(item, (list, tuple)):
+            parts = [_Raw("]")]
+            for i, v in enumerate(reversed(item)):
+                parts.append(v)
+                if i < len(item) - 1:
+                    parts.append(_Raw(","))
+            parts.append(_Raw("["))
+            stack.extend(parts)
+        else:
+            out.append(_ENCODER.encode(item))
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text

@@ -14,12 +14,15 @@ VERSIONS = ("0.8.2", "0.9.3")
 
 
 def _schema_line() -> str:
-    p = ref.schema_path()
-    return (
-        f"herdr schema: {p}"
-        if p
-        else f"herdr schema: NOT FOUND, schema checks skipped — {ref.SKIP_REASON}"
-    )
+    out = []
+    for v in ref.SCHEMAS:
+        p = ref.schema_path(v)
+        out.append(
+            f"herdr {v} schema: {p}"
+            if p
+            else f"herdr {v} schema: NOT FOUND, its checks skipped — {ref.skip_reason(v)}"
+        )
+    return "\n".join(out)
 
 
 def pytest_report_header(config):
@@ -55,7 +58,7 @@ def config(tmp_path, home):
 @pytest.fixture
 def h(version, config):
     """An in-process simulator on a virtual clock; replies validated against herdr's schema."""
-    harness = Harness(version, config=config, validator=ref.validate_reply)
+    harness = Harness(version, config=config, validator=ref.validator(version))
     yield harness
     harness.close()
 
@@ -64,4 +67,5 @@ def h(version, config):
 def server(version, config):
     """The real socket transport on a private per-test socket; always stopped and removed."""
     with ThreadServer(version, config=config) as srv:
+        ref.bind_socket(srv.path, version)
         yield srv

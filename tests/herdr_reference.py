@@ -1,9 +1,11 @@
-"""Where the suite finds herdr's own published facts: ONE setting.
+"""Where the suite finds herdr's own published facts: ONE setting per herdr version.
 
-``SIMHERDR_HERDR_SCHEMA`` names a herdr API schema file (for example the output of
-``herdr api schema --output FILE`` of your own herdr). Without it, the suite looks beside the
-project at ``../shared/herdr/herdr-api.schema.json``. Tests that need it skip, with this reason,
-when neither exists.
+``SIMHERDR_HERDR_SCHEMA_0_8_2`` and ``SIMHERDR_HERDR_SCHEMA_0_9_3`` each name a herdr API schema
+file of that version (for example the output of ``herdr api schema --output FILE`` of that
+herdr). Without them, the suite looks beside the project at ``../shared/herdr/`` (0.8.2:
+``herdr-api.schema.json``, 0.9.3: ``herdr-api-0.9.3.schema.json``). A reply is checked against
+its own version's schema; the other 0.9.x profiles (protocol 22) use the 0.9.3 schema. Tests
+that need a schema skip, with :func:`skip_reason`, when neither exists.
 """
 
 from __future__ import annotations
@@ -11,28 +13,49 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-ENV = "SIMHERDR_HERDR_SCHEMA"
-FALLBACK = Path(__file__).resolve().parents[1].parent / "shared" / "herdr" / "herdr-api.schema.json"
+from simherdr.facts.profiles import DEFAULT_VERSION, get_profile
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "herdr"
+# schema version -> (setting, fallback file)
+SCHEMAS: dict[str, tuple[str, Path]] = {
+    "0.8.2": ("SIMHERDR_HERDR_SCHEMA_0_8_2", SHARED / "herdr-api.schema.json"),
+    "0.9.3": ("SIMHERDR_HERDR_SCHEMA_0_9_3", SHARED / "herdr-api-0.9.3.schema.json"),
+}
 
 
-def schema_path() -> Path | None:
-    p = Path(os.environ[ENV]) if os.environ.get(ENV) else FALLBACK
+def schema_version(version: str) -> str:
+    """The published schema a profile's replies are checked against (same protocol)."""
+    if version in SCHEMAS:
+        return version
+    protocol = get_profile(version).protocol
+    for v in SCHEMAS:
+        if get_profile(v).protocol == protocol:
+            return v
+    raise KeyError(f"no herdr schema known for version {version!r}")
+
+
+def schema_path(version: str) -> Path | None:
+    env, fallback = SCHEMAS[schema_version(version)]
+    p = Path(os.environ[env]) if os.environ.get(env) else fallback
     return p if p.is_file() else None
 
 
-SKIP_REASON = (
-    f"herdr's API schema not found: set {ENV} to a file written by "
-    f"`herdr api schema --output FILE`, or provide {FALLBACK}"
-)
+def skip_reason(version: str) -> str:
+    env, fallback = SCHEMAS[schema_version(version)]
+    return (
+        f"herdr {schema_version(version)}'s API schema not found: set {env} to a file written "
+        f"by `herdr api schema --output FILE`, or provide {fallback}"
+    )
 
 
-@functools.lru_cache(maxsize=1)
-def _validators():
+@functools.cache
+def _validators(version: str):
     from jsonschema import Draft202012Validator
 
-    path = schema_path()
+    path = schema_path(version)
     if path is None:
         return None
     doc = json.loads(path.read_text())
@@ -57,14 +80,14 @@ def _validators():
     return out
 
 
-def available() -> bool:
-    return _validators() is not None
+def available(version: str) -> bool:
+    return _validators(schema_version(version)) is not None
 
 
-def validate(kind: str, obj) -> None:
+def validate(kind: str, obj, version: str) -> None:
     """Raise jsonschema.ValidationError if ``obj`` is not a valid herdr ``kind``
-    (success_response, error_response, event, subscription_event, request)."""
-    vals = _validators()
+    (success_response, error_response, event, subscription_event, request) of ``version``."""
+    vals = _validators(schema_version(version))
     if vals is None:
         return
     vals[kind].validate(obj)
@@ -79,9 +102,9 @@ def _fast(vals, union: str, obj) -> bool:
     return True
 
 
-def validate_reply(reply: dict) -> None:
-    """A reply envelope, or a line pushed on a subscription."""
-    vals = _validators()
+def validate_reply(reply: dict, version: str) -> None:
+    """A reply envelope, or a line pushed on a subscription, of herdr ``version``."""
+    vals = _validators(schema_version(version))
     if vals is None:
         return
     if (
@@ -102,14 +125,49 @@ def validate_reply(reply: dict) -> None:
     ):
         return
     if "error" in reply:
-        validate("error_response", reply)
+        validate("error_response", reply, version)
     elif "result" in reply:
-        validate("success_response", reply)
+        validate("success_response", reply, version)
     elif "event" in reply:
         ev = reply["event"]
         if "." in ev:
-            validate("subscription_event", reply)
+            validate("subscription_event", reply, version)
         else:
-            validate("event", reply)
+            validate("event", reply, version)
     else:
         raise AssertionError(f"not a herdr envelope: {reply!r}")
+
+
+def validator(version: str) -> Callable[[dict], None]:
+    """``validate_reply`` bound to one version (a Harness ``validator``)."""
+    return functools.partial(validate_reply, version=version)
+
+
+# Which herdr version serves a socket path, for clients that only know the path
+# (tests/core/socketclient.py). A server the suite started with an explicit version binds it;
+# an unbound path is a server of the default version.
+_SOCKETS: dict[str, str] = {}
+
+
+def bind_socket(path: str, version: str | None) -> None:
+    _SOCKETS[str(path)] = version or DEFAULT_VERSION
+
+
+def socket_version(path: str) -> str:
+    return _SOCKETS.get(str(path), DEFAULT_VERSION)
+
+
+# --- herdr's other published files (config key references), beside the schemas ---------------
+
+
+def shared_file(name: str) -> Path | None:
+    """A herdr reference file (``config-reference-0.8.2.json`` ...) from the directory of the
+    0.8.2 schema setting's file, else ``../shared/herdr``; None if absent."""
+    base = schema_path("0.8.2")
+    folder = base.parent if base is not None else SHARED
+    path = folder / name
+    return path if path.is_file() else None
+
+
+def shared_skip_reason(name: str) -> str:
+    return f"herdr reference file {name} not found beside the schema ({skip_reason('0.8.2')})"

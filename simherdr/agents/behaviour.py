@@ -176,10 +176,12 @@ KIND_DEFAULTS: dict[str, dict] = {
     "kilo": {"alt_screen": True},
     "qodercli": {},
     "qwen": {},
+    "letta": {},  # 0.9.x
     "maki": {},
+    "muse": {},  # 0.9.x
 }
 
-assert tuple(KIND_DEFAULTS) == K.KIND_NAMES
+assert tuple(KIND_DEFAULTS) == K.KIND_NAMES_0_9_3  # every version's kinds (0.9.3 has them all)
 
 
 def official_session_source(kind: str) -> str | None:
@@ -190,7 +192,7 @@ def official_session_source(kind: str) -> str | None:
 
 
 def default_behaviour(kind: str) -> Behaviour:
-    label = K.parse_kind(kind)
+    label = K.parse_kind_in(K.ALL_KINDS, kind)
     if label is None:
         raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
     source = official_session_source(label)
@@ -213,7 +215,7 @@ class BehaviourTable:
     overrides: dict = field(default_factory=dict)
 
     def set(self, kind: str, **values) -> Behaviour:
-        label = K.parse_kind(kind)
+        label = K.parse_kind_in(K.ALL_KINDS, kind)
         if label is None:
             raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
         merged = {**self.overrides.get(label, {}), **values}
@@ -222,7 +224,7 @@ class BehaviourTable:
         return behaviour
 
     def get(self, kind: str, **extra) -> Behaviour:
-        label = K.parse_kind(kind)
+        label = K.parse_kind_in(K.ALL_KINDS, kind)
         b = default_behaviour(label)
         merged = {**self.overrides.get(label, {}), **extra}
         return b.with_(**merged) if merged else b

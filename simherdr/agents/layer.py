@@ -18,9 +18,11 @@ CHOICES:
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from ..facts import kinds as K
+from ..model import metadata as M
 from ..model import status as ST
 from ..model import terminal as T
 from ..model import views as V
@@ -30,11 +32,28 @@ from .occupant import Occupant
 
 AGENT_START_SETTLE_DELAY = 3.0  # src/app/agents.rs:10
 SHELL_REDETECT_DELAY = 0.5  # CHOICE (see module doc)
+SELF_REPORTED_SHELL_RECHECK = 1.0  # src/pane.rs SELF_REPORTED_AGENT_SHELL_RECHECK
+# src/app/agent_resume.rs start_pending_agent_resume
+RESTORE_ERROR_NO_DIRECTORY = (
+    "Saved directory is unavailable. Restore the directory and restart this session."
+)
+_RESUME_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=")
+
+
+def _resume_quote(value: str) -> str:
+    """agent_resume.rs shell_quote: safe ASCII words bare, else single-quoted."""
+    if not value:
+        return "''"
+    if all(c in _RESUME_SAFE for c in value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
 OCCUPANT_PID_OFFSET = 1  # CHOICE
 
 
-def command_kind(line: str) -> tuple[str, list[str]] | None:
-    """(kind, argv) when ``line`` runs a known agent, else None."""
+def command_kind(line: str, kinds: str = "0.8.2") -> tuple[str, list[str]] | None:
+    """(kind, argv) when ``line`` runs an agent of the ``kinds`` table, else None."""
     try:
         argv = shlex.split(line)
     except ValueError:
@@ -42,9 +61,10 @@ def command_kind(line: str) -> tuple[str, list[str]] | None:
     if not argv:
         return None
     name = argv[0].rsplit("/", 1)[-1]
-    kind = K.parse_kind(name)
-    if kind is None and name in K.EXECUTABLES.values():
-        kind = next(k for k, exe in K.EXECUTABLES.items() if exe == name)
+    kind = K.parse_kind_in(kinds, name)
+    executables = K.executables_in(kinds)
+    if kind is None and name in executables.values():
+        kind = next(k for k, exe in executables.items() if exe == name)
     return (kind, argv) if kind else None
 
 
@@ -71,6 +91,7 @@ class AgentLayer:
         self._occupants: dict[str, Occupant] = {}  # terminal_id -> process
         self._pane_overrides: dict[str, dict] = {}  # pane_id -> overrides for the next start
         self.listeners: list = []  # fn(pane, change dict) after each update
+        self._shell_watch: set[str] = set()  # pane ids whose self-reported agent is watched
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -101,13 +122,13 @@ class AgentLayer:
     def spawn(self, pane, kind: str, argv: list[str] | None = None, **overrides) -> Occupant:
         """Run a simulated agent of ``kind`` as the pane's foreground job (as if its command
         line had just been submitted to the shell)."""
-        label = K.parse_kind(kind)
+        label = K.parse_kind_in(self.sim.profile.agent_kinds, kind)
         if label is None:
             raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
         extra = {**self._pane_overrides.pop(pane.pane_id, {}), **overrides}
         behaviour = self.behaviour_for(label, **extra)
         pid = self.sim.backend.shell_pid(pane) + OCCUPANT_PID_OFFSET
-        occ = Occupant(self, pane, behaviour, argv or [K.EXECUTABLES[label]], pid)
+        occ = Occupant(self, pane, behaviour, argv or [K.EXECUTABLES_0_9_3[label]], pid)
         old = self._occupants.get(pane.terminal_id)
         if old is not None:
             old.kill()
@@ -119,7 +140,7 @@ class AgentLayer:
     # --- simulator hooks ---------------------------------------------------------------------
 
     def on_command(self, pane, line: str) -> bool:
-        found = command_kind(line)
+        found = command_kind(line, self.sim.profile.agent_kinds)
         if found is None:
             return False
         self.spawn(pane, found[0], found[1])
@@ -137,6 +158,14 @@ class AgentLayer:
         if occ is not None:
             occ.kill()
         self._pane_overrides.pop(pane.pane_id, None)
+
+    def pane_renamed(self, pane, old_id: str) -> None:
+        """pane.move across workspaces: the process and its overrides follow the terminal."""
+        occ = self._occupants.get(pane.terminal_id)
+        if occ is not None:
+            occ.pane_id = pane.pane_id
+        if old_id in self._pane_overrides:
+            self._pane_overrides[pane.pane_id] = self._pane_overrides.pop(old_id)
 
     # --- observations of the process (herdr's detection) ------------------------------------
 
@@ -172,14 +201,67 @@ class AgentLayer:
         terminal_id = pane.terminal_id
 
         def redetect():
-            p = self.sim.session.panes.get(pane.pane_id)
-            if p is None or p.terminal_id != terminal_id or self.occupant(p) is not None:
+            p = self.sim.session.live_pane(pane.pane_id, terminal_id)
+            if p is None or self.occupant(p) is not None:
                 return
             t = self.sim.now()
             self._update(p, lambda a: T.detection(a, None, "unknown", False, False, t))
 
         self.sim.schedule(now + SHELL_REDETECT_DELAY, redetect)
         return changed
+
+    def watch_self_reported(self, pane) -> None:
+        """0.9.2 (#4687, profile row clear_reported_agent_at_idle_shell): herdr cannot see a
+        self-reported agent's process, so while one holds the pane its shell is checked every
+        SELF_REPORTED_SHELL_RECHECK; back at an idle shell, the agent is cleared (src/pane.rs
+        report_self_reported_agent_shell_return, terminal state clear_self_reported_agent).
+        CHOICE: the first check is one interval after the report."""
+        if not self.sim.profile.clear_reported_agent_at_idle_shell:
+            return
+        if (
+            not T.self_reported_active(pane.agent, self.sim.profile.agent_kinds)
+            or pane.pane_id in self._shell_watch
+        ):
+            return
+        terminal_id = pane.terminal_id
+        self._shell_watch.add(pane.pane_id)
+
+        def check():
+            p = self.sim.session.panes.get(pane.pane_id)
+            if (
+                p is None
+                or p.terminal_id != terminal_id
+                or not T.self_reported_active(p.agent, self.sim.profile.agent_kinds)
+            ):
+                self._shell_watch.discard(pane.pane_id)
+                return
+            if self.shell_idle(p):
+                self._shell_watch.discard(pane.pane_id)
+                now = self.sim.now()
+                p.agent.resume_argv = None
+                kinds = self.sim.profile.agent_kinds
+                self._update(p, lambda a: T.clear_self_reported(a, now, kinds))
+                return
+            self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
+
+        self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
+
+    def shell_idle(self, pane) -> bool:
+        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running (no
+        foreground job: a simulated occupant, a real pane's process, a scripted job)."""
+        return self.foreground(pane) is None and pane.foreground is None
+
+    def resume_after_restart(self, pane, argv: list[str], saved_cwd: str | None = None) -> None:
+        """A reported resume command after a server restart (src/app/agent_resume.rs
+        start_pending_agent_resume): typed into the new shell with a carriage return, shell
+        quoted; a saved directory that is gone sets PaneInfo.restore_error instead."""
+        cwd = saved_cwd if saved_cwd is not None else pane.cwd  # before restore's fallback
+        if not cwd or not os.path.isdir(cwd):
+            pane.restore_error = RESTORE_ERROR_NO_DIRECTORY
+            pane.revision += 1
+            return
+        line = " ".join(_resume_quote(part) for part in argv)
+        self.sim.write_input(pane, (line + "\r").encode())
 
     # --- hook inputs (pane.report_agent & co., SOCKET.md §6.4, §6.6) ---------------------------
 
@@ -203,9 +285,11 @@ class AgentLayer:
                 pane, lambda a: T.session_report(a, source, label, session, seq, None)
             )
         now = self.sim.now()
-        return self._update(
+        changed = self._update(
             pane, lambda a: T.hook_report(a, source, label, state, message, session, seq, now)
         )
+        self.watch_self_reported(pane)
+        return changed
 
     def report_session(
         self,
@@ -235,6 +319,27 @@ class AgentLayer:
 
     def clear_authority(self, pane, source: str | None = None, seq: int | None = None) -> bool:
         return self._update(pane, lambda a: T.clear_authority(a, source, seq))
+
+    # --- reported metadata (src/terminal/metadata.rs): the presentation overlay ----------
+
+    def report_metadata(self, pane, report: M.Report) -> bool:
+        """HookMetadataReported: the overlay is stored, then the effective presentation is
+        recomputed by the one update function (pane_agent_status_changed when it changed)."""
+        now = self.sim.now()
+
+        def mutate(a):
+            M.set_overlay(pane.meta, report, now)
+            return T.Mutation()
+
+        return self._update(pane, mutate)
+
+    def expire_metadata(self, pane) -> bool:
+        """The runtime's expiry deadline (src/app/runtime.rs:421-447): overlays past their TTL
+        go; an event only when what was visible changes."""
+        now = self.sim.now()
+        return self._update(
+            pane, lambda a: T.Mutation() if M.expire_overlays(pane.meta, now) else None
+        )
 
     # --- managed starts ----------------------------------------------------------------------
 
@@ -280,6 +385,7 @@ class AgentLayer:
         mutation = mutate(a)
         if mutation is None:
             return False
+        refresh_presentation(pane, now)  # the overlay's guards follow label and authority
         label, state, pres = a.label, T.computed_state(a), T.presentation(a)
         effective = (prev_label, prev_state, prev_pres) != (label, state, pres)
         if effective:
@@ -295,6 +401,10 @@ class AgentLayer:
         suppress = state == "idle" and (launch_pending or suppress_acquisition)
         if prev_state != state:
             a.state_change_seq = s.bump_state_seq()
+            if state != "idle":
+                a.completion_seq = None
+            elif not suppress and ST.is_completion_change(prev_state, state, prev_label, label):
+                a.completion_seq = a.state_change_seq
         pane.seen = ST.seen_after_change(
             pane.seen, prev_state, state, prev_label, label, suppress, s.in_active_tab(pane)
         )
@@ -333,3 +443,12 @@ class AgentLayer:
     def _emit_pane_updated(self, pane) -> None:
         self.sim.session.emit("pane_updated", {"pane": V.pane_info(self.sim.session, pane)})
         self.sim.notify()
+
+
+def refresh_presentation(pane, now: float) -> None:
+    """The effective title / display_agent / state_labels the views render."""
+    a = pane.agent
+    hook_source = a.hook["source"] if a.hook else None
+    a.title, a.display_agent, a.state_labels = M.effective(
+        pane.meta, now, T.effective_label(a), hook_source
+    )

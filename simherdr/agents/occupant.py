@@ -13,13 +13,12 @@ blocked unblocks it; text inside a bracketed paste is literal (newlines do not s
 from __future__ import annotations
 
 import re
-import uuid
 
 from .behaviour import Behaviour
 
 _PASTE = re.compile(r"\x1b\[20([01])~")
 _ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)", re.S)
-_SESSION_NS = uuid.UUID("6f1d7a52-5c1e-4c47-9d1e-5b1f0c2a9e11")
+_SESSION_NS = "6f1d7a52-5c1e-4c47-9d1e-5b1f0c2a9e11"  # uuid5 namespace of generated sessions
 
 
 class Occupant:
@@ -220,11 +219,13 @@ class Occupant:
         return None
 
     def _session_value(self) -> str:
+        import uuid  # here, not at import: `simherdr serve` starts without it (and platform)
+
         sid = self._argv_session()
         if sid and (self.behaviour.session_kind != "path" or "/" in sid):
             return sid  # an id, or a session file path given as is
         sid = sid or str(
-            uuid.uuid5(_SESSION_NS, f"{self.terminal_id}:{self.pid}:{self.started_at}")
+            uuid.uuid5(uuid.UUID(_SESSION_NS), f"{self.terminal_id}:{self.pid}:{self.started_at}")
         )
         if self.behaviour.session_kind != "path":
             return sid

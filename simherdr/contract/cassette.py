@@ -93,7 +93,8 @@ def from_json(obj: Any, file: str = "") -> Cassette:
         raise CassetteError(f"{file}: not a cassette (no steps list)")
     if obj.get("format", FORMAT) != FORMAT:
         raise CassetteError(f"{file}: unknown cassette format {obj.get('format')!r}")
-    prov = obj.get("provenance") or {}
+    prov = dict(obj.get("provenance") or {})
+    prov.setdefault("source", "hand-written")  # a cassette written before provenance existed
     return Cassette(
         name=str(obj.get("name") or Path(file).stem),
         steps=obj["steps"],

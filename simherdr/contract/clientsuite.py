@@ -210,14 +210,13 @@ def phren() -> None:
     sock_call("agent.get", {"target": "job"})
     sock_call("agent.rename", {"target": "job", "name": "job-renamed"})
     sock_call("agent.send_keys", {"target": "job-renamed", "keys": ["Escape"]})
-    sock_call("agent.prompt", {"target": "job-renamed", "text": "hello"})
     sock_call("agent.get", {"target": "nobody"})
-    sock_call("pane.send_text", {"pane_id": pane, "text": "x"})
-    sock_call("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]})
     other = sock_call(
         "tab.create", {"workspace_id": w, "label": "own", "cwd": cwd, "focus": False, "env": {}}
     )
     own = other["result"]["root_pane"]["pane_id"]  # no detected agent to race the report
+    sock_call("pane.send_text", {"pane_id": own, "text": "x"})
+    sock_call("pane.send_keys", {"pane_id": own, "keys": ["Enter"]})
     sock_call(
         "pane.report_agent",
         {"pane_id": own, "source": "phren", "agent": "phren", "state": "working"},
@@ -228,6 +227,8 @@ def phren() -> None:
     sock_call("pane.rename", {"pane_id": pane, "label": "job pane"})
     sock_call("tab.rename", {"tab_id": tab["result"]["tab"]["tab_id"], "label": "renamed"})
     sock_call("pane.get", {"pane_id": "w99:p1"})
+    # last: what pi does with a prompt, and when, is the agent's (no read shows its pane after)
+    sock_call("agent.prompt", {"target": "job-renamed", "text": "hello"})
     sock_call("workspace.close", {"workspace_id": w})
     sock_call("workspace.get", {"workspace_id": w})
 

@@ -34,6 +34,12 @@ SERVER_CODES = frozenset(
         "invalid_pane_swap",
         "pane_move_failed",
         "target_pane_not_found",
+        "layout_not_found",
+        "invalid_layout",
+        "layout_apply_failed",
+        "invalid_target",
+        "invalid_ratio",
+        "split_not_found",
         "invalid_agent",
         "invalid_metadata_source",
         "invalid_metadata_ttl",
@@ -78,6 +84,98 @@ SERVER_CODES = frozenset(
         "dirty_worktree_requires_force",
         "worktree_remove_failed",
         "workspace_group_close_required",
+        # the client-facing surface (src/app/api.rs:1157-1163, src/app/api/agent_view.rs)
+        "invalid_agent_view",
+        "popup_not_open",
+        "plugin_not_found",
+    ]
+) | frozenset(
+    # 0.9.x only ([H093] src/api/server.rs, src/app/api.rs, src/app/api/panes.rs,
+    # src/app/api/panes/link.rs, src/app/custom_commands.rs, src/platform/ssh_agent.rs;
+    # events_lost: upstream #4178, see handlers/events.py).
+    [
+        "unknown_method",
+        "events_lost",
+        "connection_local_only",
+        "invalid_ssh_agent",
+        "ssh_agent_unavailable",
+        "stale_release_notes",
+        "stale_announcement",
+        "pane_clear_failed",
+        "stale_pane_target",
+        "scrollback_editor_failed",
+        "stale_content",
+        "selection_unavailable",
+        "copy_motion_unavailable",
+        "query_too_large",
+        "stale_target",
+        "command_not_found",
+    ]
+)
+
+# Plugin codes (src/app/api/plugins/, SOCKET.md §5 "Plugins: plugin_*, invalid_plugin_*, ...").
+SERVER_CODES |= frozenset(
+    [
+        "plugin_manifest_not_found",
+        "invalid_plugin_manifest_path",
+        "plugin_manifest_read_failed",
+        "plugin_manifest_parse_failed",
+        "invalid_plugin_id",
+        "invalid_plugin_name",
+        "invalid_plugin_version",
+        "invalid_plugin_min_herdr_version",
+        "plugin_requires_newer_herdr",
+        "invalid_plugin_platform",
+        "invalid_plugin_command",
+        "duplicate_plugin_action_id",
+        "duplicate_plugin_pane_id",
+        "duplicate_plugin_link_handler_id",
+        "invalid_plugin_link_handler_id",
+        "invalid_plugin_link_handler_title",
+        "invalid_plugin_link_handler_pattern",
+        "invalid_plugin_link_handler_action",
+        "invalid_plugin_action_id",
+        "invalid_plugin_action_title",
+        "invalid_plugin_pane_id",
+        "invalid_plugin_pane_title",
+        "invalid_plugin_pane_size",
+        "invalid_plugin_event",
+        "invalid_plugin_source",
+        "plugin_user_dir_create_failed",
+        "plugin_registry_save_failed",
+        "plugin_registry_load_failed",
+        "plugin_not_found",
+        "plugin_disabled",
+        "plugin_manifest_unavailable",
+        "plugin_action_not_found",
+        "ambiguous_plugin_action",
+        "platform_unsupported",
+        "invalid_plugin_context",
+        "plugin_command_limit_reached",
+        "invalid_plugin_entrypoint",
+        "plugin_pane_not_found",
+        "plugin_pane_open_failed",
+        "ui_busy",
+        "no_active_pane",
+        "no_active_workspace",
+    ]
+)
+# Graphics codes of a headless 0.8.2 server (src/app/api/panes/graphics*.rs; SOCKET.md §5).
+SERVER_CODES |= frozenset(
+    [
+        "feature_disabled",
+        "cell_size_unavailable",
+        "invalid_image",
+        "image_too_large",
+        "invalid_layer_id",
+        "layer_limit",
+        "graphics_budget_exceeded",
+        "stream_conflict",
+        "stream_closed",
+        "invalid_stream",
+        "invalid_frame",
+        "invalid_frame_file",
+        "stream_transport_required",
     ]
 )
 
@@ -126,8 +224,20 @@ def pane_not_found(ref: str | None = None) -> HerdrError:
     return HerdrError("pane_not_found", f"pane {ref} not found" if ref else "pane not found")
 
 
+def internal_error(what: str) -> HerdrError:
+    # CHOICE: herdr's own code for a reply it cannot produce (src/api/server.rs:357,886); the
+    # message names the failure. herdr's handlers have no such path; a simulator bug must
+    # still answer instead of leaving the client waiting.
+    return HerdrError("internal_error", f"internal error: {what}")
+
+
 def server_shutting_down() -> HerdrError:
     return HerdrError("server_unavailable", "server is shutting down")
+
+
+def unknown_method(name: str, reply_id: str) -> HerdrError:
+    """A retired method (0.9.2 #4561, [H093] src/api/server.rs retired_pane_graphics_method_error)."""
+    return HerdrError("unknown_method", f"unknown method: {name}", reply_id=reply_id)
 
 
 def not_implemented() -> HerdrError:

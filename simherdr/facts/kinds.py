@@ -78,6 +78,62 @@ KIND_NAMES: tuple[str, ...] = tuple(label for label, _, _ in KINDS)
 EXECUTABLES: dict[str, str] = {label: exe for label, exe, _ in KINDS}
 ALIASES: dict[str, str] = {alias: label for label, _, aliases in KINDS for alias in aliases}
 _LOOKUP: dict[str, str] = {**{label: label for label in KIND_NAMES}, **ALIASES}
+
+# herdr 0.9.3's Agent::ALL ([H093] src/detect/mod.rs Agent::ALL, agent_label,
+# interactive_agent_executable, lookup_agent): 0.8.2's 22 with letta after qwen and muse last,
+# and the alias ".cline"; a muse release binary "muse-bin-<digit>..." names muse too
+# (is_muse_versioned_binary).
+KINDS_0_9_3: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    (label, exe, aliases + ((".cline",) if label == "cline" else ()))
+    for label, exe, aliases in KINDS[:21]
+) + (
+    ("letta", "letta", ("letta-code", "letta code")),
+    KINDS[21],
+    ("muse", "muse", ("muse-code", "muse-cli")),
+)
+KIND_NAMES_0_9_3: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_9_3)
+_LOOKUP_0_9_3: dict[str, str] = {
+    **{label: label for label in KIND_NAMES_0_9_3},
+    **{alias: label for label, _, aliases in KINDS_0_9_3 for alias in aliases},
+}
+EXECUTABLES_0_9_3: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_3}
+# Which kind table each herdr version uses (facts/profiles.py row ``agent_kinds``).
+KIND_TABLES = ("0.8.2", "0.9.3")
+ALL_KINDS = "0.9.3"  # the table holding every version's kinds (process identification)
+
+
+def _is_muse_release_binary(name: str) -> bool:
+    rest = name[len("muse-bin-") :] if name.startswith("muse-bin-") else ""
+    return rest[:1].isdigit() and rest[:1].isascii()
+
+
+def parse_kind_in(table: str, text: str) -> str | None:
+    """``parse_kind`` with the kinds of one herdr version (``KIND_TABLES``)."""
+    if table == "0.8.2":
+        return parse_kind(text)
+    name = _lookup_name(text)
+    found = _LOOKUP_0_9_3.get(name)
+    if found is None and _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
+        return "muse"
+    return found
+
+
+def canonical_label_in(table: str, label: str) -> str:
+    """``canonical_label`` with the kinds of one herdr version."""
+    trimmed = label.strip(_RUST_WHITESPACE)
+    if not trimmed:
+        return ""
+    return parse_kind_in(table, trimmed) or trimmed
+
+
+def executables_in(table: str) -> dict[str, str]:
+    return EXECUTABLES if table == "0.8.2" else EXECUTABLES_0_9_3
+
+
+def kind_names_in(table: str) -> tuple[str, ...]:
+    return KIND_NAMES if table == "0.8.2" else KIND_NAMES_0_9_3
+
+
 _WINDOWS_EXECUTABLES = {"cursor": "cursor-agent.cmd"}
 
 # One of these suffixes (the first that matches, in this order) is stripped once.

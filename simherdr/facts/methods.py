@@ -1,11 +1,16 @@
-"""Every method name herdr 0.8.2 knows (SOCKET.md §4, src/api/schema.rs:45-243).
+"""Every method name herdr knows, per version.
 
-A name outside this set fails to parse ("unknown variant", invalid_request). A known name
+0.8.2: SOCKET.md §4, src/api/schema.rs:45-243. 0.9.3: the ``Method`` enum of the 0.9.3 source
+([H093] src/api/schema.rs, listed by ``api_method_name`` in src/api/server.rs): 0.8.2's set plus
+the methods below, minus ``pane.graphics.*`` (retired in 0.9.2, #4561: they answer
+``unknown_method``, src/api/server.rs ``retired_pane_graphics_method_error``).
+
+A name outside a version's set fails to parse ("unknown variant", invalid_request). A known name
 the simulator does not model answers ``not_implemented`` — CHOICE: herdr's own catch-all code
 (src/app/api.rs:1204-1210), so a client sees an honest refusal, never a fake success.
 """
 
-ALL_METHODS = frozenset(
+METHODS_0_8_2 = frozenset(
     [
         "ping",
         "server.stop",
@@ -101,3 +106,32 @@ ALL_METHODS = frozenset(
         "plugin.pane.close",
     ]
 )
+# Kept for importers written before the per-version sets.
+ALL_METHODS = METHODS_0_8_2
+
+# 0.9.2 (#4561): retired; any line naming one answers unknown_method (src/api/server.rs).
+RETIRED_0_9 = frozenset(
+    ["pane.graphics.info", "pane.graphics.set", "pane.graphics.clear", "pane.graphics.stream"]
+)
+
+# New in 0.9.x ([H093] src/api/server.rs api_method_name; VERSIONS.md §5 row 16).
+NEW_0_9 = frozenset(
+    [
+        "server.ssh_agent.register",
+        "product_announcement.dismiss",
+        "release_notes.dismiss",
+        "command.invoke",
+        "client_shell.surface.set",
+        "pane.scroll",
+        "pane.clear",
+        "pane.edit_scrollback",
+        "pane.selection.read",
+        "pane.copy_motion",
+        "pane.copy_search",
+        "pane.link.activate",
+        "pane.link.resolve",
+        "integration.list",
+    ]
+)
+
+METHODS_0_9_3 = (METHODS_0_8_2 - RETIRED_0_9) | NEW_0_9

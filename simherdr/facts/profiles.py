@@ -8,6 +8,35 @@ A delta VERSIONS.md marks unknown is a named choice here, never a silent guess.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .methods import METHODS_0_8_2, METHODS_0_9_3, RETIRED_0_9
+
+# Pong capabilities (ServerCapabilities). 0.8.2: src/api/server.rs:59-80. 0.9.3 [H093]
+# src/api/server.rs default_capabilities(): endpoint_protocol_generation is
+# ENDPOINT_PROTOCOL_GENERATION (1, src/protocol/endpoint.rs); ssh_agent_registration is true on
+# Unix once the server's SSH-agent registry starts (start_server_inner), as it does here.
+CAPABILITIES_0_8_2 = {"live_handoff": True, "detached_server_daemon": True}
+CAPABILITIES_0_9_3 = {
+    **CAPABILITIES_0_8_2,
+    "endpoint_protocol_generation": 1,
+    "surface_interest": True,
+    "health_check": True,
+    "ssh_agent_registration": True,
+}
+
+# agent.prompt --wait gate that saw no activity (agent_prompt_stalled). 0.8.2: any state change
+# (src/api/wait.rs:177-306). 0.9 (#3506, [CL090]:43): observed working/blocked activity only.
+# CHOICE (0.9 text): the 0.9 message names the rule it enforces; src/api/wait.rs of 0.9.3 is not
+# readable here, so its exact wording is our own reading of the changelog.
+PROMPT_STALL_0_8_2 = (
+    "agent prompt produced no observed state change within {gate_ms} ms; status is {status} "
+    "and state_change_seq remained {baseline}"
+)
+PROMPT_STALL_0_9 = (
+    "agent prompt produced no observed working or blocked state within {gate_ms} ms; status is "
+    "{status} and state_change_seq remained {baseline}"
+)
 
 
 @dataclass(frozen=True)
@@ -16,9 +45,45 @@ class Profile:
     protocol: int
     # ping capabilities: 0.8.2 keys (src/api/server.rs:59-80). New 0.9 keys are unknown
     # (VERSIONS.md §1.1): CHOICE keep the 0.8.2 keys with the headless server's values.
-    capabilities: dict = field(
-        default_factory=lambda: {"live_handoff": True, "detached_server_daemon": True}
-    )
+    capabilities: dict = field(default_factory=lambda: dict(CAPABILITIES_0_8_2))
+    # The method names that parse (facts/methods.py); a name outside is "unknown variant".
+    methods: frozenset = METHODS_0_8_2
+    # Names that answer unknown_method "unknown method: <name>" instead (0.9.2, #4561:
+    # [H093] src/api/server.rs retired_pane_graphics_method_error).
+    retired_methods: frozenset = frozenset()
+    # An unparsable request that is a JSON object with one string "id" keeps that id in its
+    # invalid_request reply (0.9.2, #4344: [H093] src/api/server.rs handle_connection_with_stop).
+    # 0.8.2: always "" (src/api/server.rs:182-196).
+    invalid_request_keeps_id: bool = False
+    # events.subscribe set-up errors (a probe's pane_not_found, invalid_regex) carry the
+    # request id (0.9.2, #4344: [H093] src/api/server.rs stream_subscriptions sets
+    # response.id = request_id). 0.8.2: the probe id "<id>:sub:<i>:probe".
+    setup_errors_keep_request_id: bool = False
+    # A subscriber whose cursor lost an event of its own kind from the ring gets
+    # {"code":"events_lost"} and its stream closes (0.9.2, #4178/#4225). 0.8.2: silent skip.
+    events_lost_error: bool = False
+    # AgentInfo.completion_seq ([H093] AgentInfo in the schema): the idle transition that
+    # completed work; omitted when absent.
+    agent_completion_seq: bool = False
+    # pane.report_agent / report_agent_session take resume_argv (0.9.2, #4687:
+    # [H093] PaneReportAgentParams).
+    report_resume_argv: bool = False
+    # A self-reported agent is cleared when its pane is back at an idle shell (0.9.2, #4687).
+    clear_reported_agent_at_idle_shell: bool = False
+    # New panes get TERM_PROGRAM=herdr and TERM_PROGRAM_VERSION=<version> (0.9.2, #4104;
+    # [H093] src/pane.rs apply_pane_terminal_env), before the caller's env.
+    term_program_env: bool = False
+    # Server environment keys a new pane does not inherit (0.8.2 src/pane.rs:130: only
+    # CODEX_THREAD_ID; [H093] src/pane.rs apply_pane_terminal_env / apply_pane_launch_env).
+    pane_env_removed: tuple = ("CODEX_THREAD_ID",)
+    prompt_stall_message: str = PROMPT_STALL_0_8_2
+    # The agent kinds herdr knows (facts/kinds.py KIND_TABLES): 0.9.x adds letta and muse
+    # (muse detection: [CL090]:14 #2489; [H093] src/detect/mod.rs, manifests/muse.toml).
+    agent_kinds: str = "0.8.2"
+    # A session file the server did not load is copied into session-backups/ before the
+    # server first replaces it, and session-snapshots/ keeps a 15-minute layout history
+    # ([H093] src/persist/writer.rs SessionWriter protect_unloaded, preserve_snapshot_history).
+    session_backups: bool = False
     # New plain subscriptions replay the 512-event ring (0.8.2) or start live (0.9, #1270).
     subscribe_replays_history: bool = True
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
@@ -35,7 +100,31 @@ class Profile:
     # v0.8.2 tag: worktree.remove always focuses the parent; HEAD 1c76079f (and 0.9.0,
     # CHANGELOG :37): only when the removed workspace was active.
     worktree_remove_focus_parent_only_if_active: bool = True
+    # workspace.create {source_workspace_id} (0.9.3, VERSIONS.md §5 row 20).
+    workspace_create_source: bool = False
 
+
+# [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
+PANE_ENV_REMOVED_0_9_3 = (
+    "CODEX_THREAD_ID",
+    "OMPCODE",
+    "CLAUDECODE",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "ITERM_SESSION_ID",
+    "LC_TERMINAL",
+    "LC_TERMINAL_VERSION",
+    "WEZTERM_PANE",
+    "KITTY_WINDOW_ID",
+    "WT_SESSION",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+)
 
 PROFILES: dict[str, Profile] = {
     "0.8.2": Profile(version="0.8.2", protocol=20),
@@ -48,11 +137,38 @@ PROFILES: dict[str, Profile] = {
         prompt_gate_needs_activity=True,
         recent_includes_viewport=True,
         report_agent_options_anywhere=True,
+        capabilities=dict(CAPABILITIES_0_9_3),
+        methods=METHODS_0_9_3,
+        retired_methods=RETIRED_0_9,
+        invalid_request_keeps_id=True,
+        setup_errors_keep_request_id=True,
+        events_lost_error=True,
+        agent_completion_seq=True,
+        report_resume_argv=True,
+        clear_reported_agent_at_idle_shell=True,
+        term_program_env=True,
+        pane_env_removed=PANE_ENV_REMOVED_0_9_3,
+        prompt_stall_message=PROMPT_STALL_0_9,
+        agent_kinds="0.9.3",
+        session_backups=True,
+        workspace_create_source=True,
     ),
 }
-# 0.9.0 and 0.9.1 share protocol 22 and, as far as any source shows, the same surface.
-PROFILES["0.9.0"] = replace(PROFILES["0.9.3"], version="0.9.0")
-PROFILES["0.9.1"] = replace(PROFILES["0.9.3"], version="0.9.1")
+# 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]
+# `## [0.9.2]`: #4561, #4344, #4178/#4225, #4687, #4104) are reverted for them. CHOICE: the
+# other 0.9.3 rows (the new methods among them) are taken as present since 0.9.0.
+_BEFORE_0_9_2: dict[str, Any] = dict(
+    methods=METHODS_0_9_3 | RETIRED_0_9,
+    retired_methods=frozenset(),
+    invalid_request_keeps_id=False,
+    setup_errors_keep_request_id=False,
+    events_lost_error=False,
+    report_resume_argv=False,
+    clear_reported_agent_at_idle_shell=False,
+    term_program_env=False,
+)
+PROFILES["0.9.0"] = replace(PROFILES["0.9.3"], version="0.9.0", **_BEFORE_0_9_2)
+PROFILES["0.9.1"] = replace(PROFILES["0.9.3"], version="0.9.1", **_BEFORE_0_9_2)
 
 DEFAULT_VERSION = "0.9.3"
 

@@ -176,13 +176,24 @@ def worktree_add(
     ``branch`` and ``base`` are passed to git verbatim (herdr trims ``branch`` before).
     """
     path_text = os.fspath(path)
+    existing = None
+    if base.startswith("-"):
+        # herdr passes base as a bare positional (worktree.rs:228-247), so git would read
+        # `--lock` or `--force` as an option: `worktree add` parses options anywhere, and
+        # with -b it hands base to `git branch`, where `--end-of-options` does not reach.
+        # CHOICE(option-shaped-base): refuse it as git refuses a base it cannot resolve,
+        # before anything is created; herdr has no error of its own for it.
+        existing = branch_exists(source_dir, branch, trust=trust)
+        if not existing:
+            raise GitError(f"fatal: invalid reference: {base}")
     parent = os.path.dirname(path_text)
     if parent:
         try:
             os.makedirs(parent, exist_ok=True)
         except OSError as err:
             raise GitError(os_error_text(err)) from err
-    existing = branch_exists(source_dir, branch, trust=trust)
+    if existing is None:
+        existing = branch_exists(source_dir, branch, trust=trust)
     args = build_add_args(path_text, branch, base, existing_branch=existing)
     result = run_git(args, cwd=source_dir, trust=trust)
     if not result.ok:

@@ -104,7 +104,7 @@ def resolve(sim, target: str):
 
 
 def info(sim, pane) -> dict:
-    return V.agent_info(sim.session, pane)
+    return V.agent_info(sim.session, pane, sim.profile.agent_completion_seq)
 
 
 def agent_get(sim, target: str) -> dict:
@@ -273,7 +273,7 @@ def start(sim, p):
     name = p["name"]
     if not valid_agent_name(name):
         raise E.HerdrError("invalid_agent_name", INVALID_NAME)
-    kind = K.parse_kind(p["kind"])
+    kind = K.parse_kind_in(sim.profile.agent_kinds, p["kind"])
     if kind is None:
         raise E.HerdrError(
             "unsupported_agent_kind", K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"])
@@ -300,7 +300,7 @@ def start(sim, p):
     shell_ready = sim.backend.shell_in_foreground(pane)
     if not K.is_shell_name(pane.shell) or not shell_ready:
         raise busy
-    argv = [K.EXECUTABLES[kind]] + list(p["args"])
+    argv = [K.EXECUTABLES_0_9_3[kind]] + list(p["args"])  # (every version's kinds)
     command = compose_command(argv, pane.shell)
     timeout = p["timeout_ms"] if p["timeout_ms"] is not None else DEFAULT_START_TIMEOUT_MS
     if timeout <= SETTLE_DELAY_MS or timeout > MAX_START_TIMEOUT_MS:
@@ -337,8 +337,8 @@ def submit_prompt(sim, target: str, text: str) -> dict:
     pane_id, terminal_id = pane.pane_id, pane.terminal_id
 
     def enter():
-        p = sim.session.panes.get(pane_id)
-        if p is not None and p.terminal_id == terminal_id:
+        p = sim.session.live_pane(pane_id, terminal_id)
+        if p is not None:
             sim.write_input(p, encode_keys(["enter"]))
 
     sim.schedule(sim.now() + PROMPT_SUBMIT_DELAY, enter)
@@ -510,8 +510,9 @@ async def _wait_resolved(
                 baseline, gate_ms = stalled
                 raise E.HerdrError(
                     "agent_prompt_stalled",
-                    f"agent prompt produced no observed state change within {gate_ms} ms; status is "
-                    f"{current['agent_status']} and state_change_seq remained {baseline}",
+                    sim.profile.prompt_stall_message.format(
+                        gate_ms=gate_ms, status=current["agent_status"], baseline=baseline
+                    ),
                 )
             raise E.timeout("agent status")
         await sim.wait_change(deadline, conn)
@@ -527,8 +528,19 @@ def _hook_pane(sim, ref: str):
     return pane
 
 
-def _label(agent: str) -> str:
-    label = K.canonical_label(agent)
+# 0.9.2 (#4687, profile row report_resume_argv; [H093] PaneReportAgentParams.resume_argv).
+RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
+
+
+def _remember_resume(pane, argv: list | None) -> None:
+    """CHOICE: an argv whose first element is not a plain command name (empty, or with a path
+    separator or blank) is ignored rather than refused: no error code for it is readable."""
+    if argv and argv[0] and not any(c in argv[0] for c in "/\\ \t\n"):
+        pane.agent.resume_argv = list(argv)
+
+
+def _label(agent: str, kinds: str = "0.8.2") -> str:
+    label = K.canonical_label_in(kinds, agent)
     if not label:
         raise E.invalid_agent_label()
     return label
@@ -544,10 +556,12 @@ def _label(agent: str) -> str:
     seq=P.opt(P.U64),
     agent_session_id=P.opt(P.STR),
     agent_session_path=P.opt(P.STR),
+    resume_argv=RESUME_ARGV,
 )
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"])
+    label = _label(p["agent"], sim.profile.agent_kinds)
+    _remember_resume(pane, p["resume_argv"])
     sim.agents.report_agent(
         pane,
         p["source"],
@@ -570,10 +584,12 @@ def report_agent(sim, p):
     agent_session_id=P.opt(P.STR),
     agent_session_path=P.opt(P.STR),
     session_start_source=P.opt(P.STR),
+    resume_argv=RESUME_ARGV,
 )
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"])
+    label = _label(p["agent"], sim.profile.agent_kinds)
+    _remember_resume(pane, p["resume_argv"])
     sim.agents.report_session(
         pane,
         p["source"],
@@ -595,7 +611,7 @@ def report_agent_session(sim, p):
 )
 def release_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"])
+    label = _label(p["agent"], sim.profile.agent_kinds)
     sim.agents.release_agent(pane, p["source"], label, p["seq"])
     return {"type": "ok"}
 

@@ -17,18 +17,43 @@ def resolve_new_cwd(sim, requested: str | None, follow: str | None) -> str:
     """A new terminal's cwd.
 
     requested given: used if it is a directory; a directory that does not exist silently falls
-    back to the server's own cwd (CLIENTS.md §1, measured on real herdr). Omitted: the "follow"
-    policy (the focused pane's cwd), else $HOME, else the server's cwd (src/app/creation.rs:13-31).
+    back to the server's own cwd (CLIENTS.md §1, measured on real herdr). Omitted: herdr's
+    ``[terminal] new_cwd`` policy (src/app/creation.rs:13-31): "follow" (the default) takes
+    ``follow`` (the source pane's launch cwd), else $HOME, else the server's cwd; "home" $HOME;
+    "current" the server's cwd; any other value is a path (``~`` expanded).
     """
     if requested is not None:
         if os.path.isdir(requested):
             return requested
         return sim.config.server_cwd
-    if follow:
-        return follow
-    if sim.config.home and os.path.isdir(sim.config.home):
-        return sim.config.home
-    return sim.config.server_cwd
+    policy = (sim.config.new_cwd or "").strip()
+    home = sim.config.home if sim.config.home and os.path.isdir(sim.config.home) else None
+    if policy in ("", "follow"):
+        return follow or home or sim.config.server_cwd
+    if policy == "home":
+        return home or sim.config.server_cwd
+    if policy == "current":
+        return sim.config.server_cwd
+    path = sim.config.new_cwd
+    if path == "~" or path.startswith("~/"):
+        path = sim.config.home + path[1:]
+    # CHOICE (NEW_CWD_PATH_MISSING): a configured path that is not a directory falls back to
+    # the server's cwd, as a requested one does.
+    return path if os.path.isdir(path) else sim.config.server_cwd
+
+
+def launch_cwd(sim, pane) -> str | None:
+    """launch_cwd_for_terminal (src/app/creation.rs:33-47): where a terminal created from
+    ``pane`` starts — the foreground leader's cwd, else the shell's."""
+    return sim.backend.follow_cwd(pane) or pane.cwd
+
+
+def focused_launch_cwd(sim, w) -> str | None:
+    """focused_pane_cwd_in_workspace, else seed_cwd_from_workspace (the workspace's cwd)."""
+    t = w.active()
+    pane = sim.session.panes.get(t.focused_pane) if t is not None else None
+    cwd = launch_cwd(sim, pane) if pane is not None else None
+    return cwd or w.cwd
 
 
 def auto_label(sim, cwd: str) -> str:

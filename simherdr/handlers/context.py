@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ..model.hub import EventHub
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
+    from ..model.surface import ClientSurface
+    from ..plugins import PluginHost
 
 T = TypeVar("T")
 
@@ -42,6 +44,11 @@ class HandlerConfig(Protocol):
     server_cwd: str
     worktrees_dir: str | None  # [worktrees].directory
     confirm_close: bool  # ui.confirm_close
+    new_cwd: str  # [terminal] new_cwd
+    toast_delivery: str  # [ui.toast] delivery
+    config_path: str | None  # herdr's config.toml (simherdr.hostconfig), when one is read
+    herdr_config_dir: str | None  # herdr's config dir (simherdr.dirs); None: under home
+    herdr_state_dir: str | None  # herdr's state dir; None: under home
 
 
 class ClientConnection(Protocol):
@@ -66,7 +73,10 @@ class HandlerContext(Protocol):
     agents: AgentLayer  # the agent layer: every agent-state input goes through it
     backend: PaneBackend  # the pane backend (model/seams.py)
     worktree_ops: WorktreeOperations
+    surface: ClientSurface  # toast, window title, agent view (model/surface.py)
+    plugins: PluginHost  # plugin registry, command logs, plugin panes (simherdr.plugins)
     stopping: bool  # server.stop was answered: only ping is served
+    ssh_agent_leases: list[str]  # 0.9 server.ssh_agent.register: the agent sockets held
 
     # --- time (the injected clock) ------------------------------------------------------------
     def now(self) -> float: ...
@@ -95,6 +105,10 @@ class HandlerContext(Protocol):
     def on_pane_created(self, pane: Pane) -> None: ...
 
     def before_pane_close(self, pane: Pane) -> None: ...
+
+    def on_pane_renamed(self, pane: Pane, old_id: str) -> None:
+        """A cross-workspace pane.move renumbered the pane: what is keyed by its id follows."""
+        ...
 
     def before_workspace_close(self, w: Workspace) -> None: ...
 

@@ -11,6 +11,19 @@ from .registry import method
 
 POLL = 0.1  # each subscription item emits at most one event per 100 ms tick
 
+# 0.9.2 (#4178, #4225): a lagging subscriber is closed with this error instead of skipping
+# events (profile row events_lost_error). CHOICE (message): the text of upstream 65927cef as
+# a public fork carries it (its src/api/subscriptions.rs events_lost_error); the 0.9.3 file
+# itself is not readable here.
+EVENTS_LOST_MESSAGE = (
+    "event subscription fell behind retained history; resubscribe and resync with session.snapshot"
+)
+
+
+class _EventsLost(Exception):
+    pass
+
+
 PLAIN_SUBSCRIPTIONS = (
     "workspace.created",
     "workspace.updated",
@@ -96,6 +109,8 @@ class _Plain:
         self.cursor = 0 if sim.profile.subscribe_replays_history else sim.hub.seq
 
     def next(self, sim):
+        if sim.profile.events_lost_error and sim.hub.lost_after(self.cursor, self.kind):
+            raise _EventsLost
         for seq, kind, data in sim.hub.after(self.cursor, (self.kind,)):
             self.cursor = seq
             return {"event": kind, "data": data}
@@ -103,30 +118,58 @@ class _Plain:
         return None
 
 
+def _presentation(d: dict) -> tuple:
+    """PanePresentationSnapshot (src/api/subscriptions.rs:65-92): what besides the status makes
+    a change worth an event."""
+    return (d.get("title"), d.get("display_agent"), d.get("state_labels") or {})
+
+
 class _AgentStatus:
+    """Reads the event hub first, as herdr does (src/api/subscriptions.rs:389-440): every
+    transition between two polls is delivered, one per tick, with the payload herdr published
+    (an exiting agent keeps its label, src/app/actions.rs:3009-3019). Only when the hub is
+    quiet does a pane.get snapshot catch a change no event announced."""
+
     def __init__(self, sim, item, probe_id):
-        self.pane_id = item["pane_id"]
         self.want = item["agent_status"]
-        pane = sim.session.find_pane(self.pane_id)
+        self.cursor = sim.hub.seq
+        pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
             raise E.HerdrError(
-                "pane_not_found", f"pane {self.pane_id} not found", reply_id=probe_id
+                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
             )
-        self.last = status_payload(sim.session, pane)
-        self.initial = self.want is not None and pane.status == self.want
+        self.pane_id = pane.pane_id  # the probe's canonical id
+        snap = status_payload(sim.session, pane)
+        self.last_status, self.last_pres = snap["agent_status"], _presentation(snap)
+        self.initial = snap if self.want is not None and snap["agent_status"] == self.want else None
 
     def next(self, sim):
-        if self.initial:
-            self.initial = False
-            return self._line(self.last)
+        saw = False
+        for seq, _kind, data in sim.hub.after(self.cursor, ("pane_agent_status_changed",)):
+            self.cursor = seq
+            if data.get("pane_id") != self.pane_id:
+                continue
+            saw = True
+            self.last_status, self.last_pres = data["agent_status"], _presentation(data)
+            if self.want is not None and data["agent_status"] != self.want:
+                continue
+            self.initial = None
+            return self._line({k: v for k, v in data.items() if k != "type"})
+        self.cursor = sim.hub.seq
+        if saw:
+            self.initial = None
+        elif self.initial is not None:
+            line, self.initial = self._line(self.initial), None
+            return line
         pane = sim.session.find_pane(self.pane_id)
         if pane is None:
             return None  # stays open and silent
         cur = status_payload(sim.session, pane)
-        if cur != self.last:
-            self.last = cur
-            if self.want is None or cur["agent_status"] == self.want:
-                return self._line(cur)
+        status, pres = cur["agent_status"], _presentation(cur)
+        changed = status != self.last_status or pres != self.last_pres
+        self.last_status, self.last_pres = status, pres
+        if changed and (self.want is None or status == self.want):
+            return self._line(cur)
         return None
 
     @staticmethod
@@ -161,24 +204,41 @@ class _OutputMatched:
 
 
 class _Silent:
-    """pane.scroll_changed: simulated panes report no scroll metrics (PaneInfo.scroll omitted),
-    so the metrics never differ and nothing is emitted."""
+    """pane.scroll_changed (src/api/subscriptions.rs:510-541): emits when the pane's scroll
+    metrics differ from the last seen. Simulated panes have none until a 0.9 pane.scroll
+    (Pane.scroll_offset), so on 0.8.2 nothing is ever emitted."""
 
     def __init__(self, sim, item, probe_id):
-        if sim.session.find_pane(item["pane_id"]) is None:
+        pane = sim.session.find_pane(item["pane_id"])
+        if pane is None:
             raise E.HerdrError(
                 "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
             )
+        self.pane_id = pane.pane_id
+        self.last = V.scroll_info(pane)
 
     def next(self, sim):
-        return None
+        pane = sim.session.find_pane(self.pane_id)
+        if pane is None:
+            return None
+        cur = V.scroll_info(pane)
+        if cur == self.last:
+            return None
+        self.last = cur
+        if cur is None:
+            return None
+        return {
+            "event": "pane.scroll_changed",
+            "data": {"pane_id": pane.pane_id, "workspace_id": pane.workspace_id, "scroll": cur},
+        }
 
 
 @method("events.subscribe", kind="stream", subscriptions=P.req(P.list_of(_subscription)))
 async def subscribe(sim, p, rid, conn):
     items = []
     for i, item in enumerate(p["subscriptions"]):
-        probe_id = f"{rid}:sub:{i}:probe"
+        # set-up errors: the probe id (0.8.2) or the request id (row setup_errors_keep_request_id)
+        probe_id = rid if sim.profile.setup_errors_keep_request_id else f"{rid}:sub:{i}:probe"
         if item["type"] in PLAIN_SUBSCRIPTIONS:
             items.append(_Plain(sim, item["type"]))
         elif item["type"] == "pane.agent_status_changed":
@@ -196,7 +256,13 @@ async def subscribe(sim, p, rid, conn):
         sim.run_due()
         sent = False
         for it in items:  # list order: interleaving follows position in the list
-            line = it.next(sim)
+            try:
+                line = it.next(sim)
+            except _EventsLost:
+                await conn.send(
+                    {"id": rid, "error": E.HerdrError("events_lost", EVENTS_LOST_MESSAGE).body()}
+                )
+                return
             if line is not None:
                 await conn.send(line)
                 sent = True
@@ -238,10 +304,11 @@ async def wait(sim, p, rid, conn):
         )
     pane_id, want = m["pane_id"], m["agent_status"]
     pane = sim.session.find_pane(pane_id)
-    if pane is None:  # the setup probe's error carries the probe id
-        raise E.HerdrError(
-            "pane_not_found", f"pane {pane_id} not found", reply_id=f"{rid}:sub:0:probe"
-        )
+    if pane is None:  # the setup probe's error carries the probe id (0.8.2)
+        # CHOICE (0.9): the request id, as for subscriptions (#4344 "socket error responses
+        # keep the request id"); 0.9.3's src/api/wait.rs is not readable here.
+        probe = rid if sim.profile.setup_errors_keep_request_id else f"{rid}:sub:0:probe"
+        raise E.HerdrError("pane_not_found", f"pane {pane_id} not found", reply_id=probe)
     deadline = None if p["timeout_ms"] is None else sim.now() + p["timeout_ms"] / 1000
     cursor = sim.hub.seq
     while True:

@@ -8,7 +8,14 @@ from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
 from ..model import views as V
 from ..model.screen import first_matching_line
-from .common import READ_FORMATS, READ_SOURCES, optional_pane, read_pane, resolve_new_cwd
+from .common import (
+    READ_FORMATS,
+    READ_SOURCES,
+    launch_cwd,
+    optional_pane,
+    read_pane,
+    resolve_new_cwd,
+)
 from .matching import compile_match
 from .registry import method
 
@@ -24,7 +31,7 @@ BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
-    env=P.opt(P.MAP_STR),
+    env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
 def split(sim, p):
     s = sim.session
@@ -39,7 +46,7 @@ def split(sim, p):
     if target is None:
         raise E.pane_not_found()
     E.validate_env(p["env"])
-    cwd = resolve_new_cwd(sim, p["cwd"], target.cwd)
+    cwd = resolve_new_cwd(sim, p["cwd"], None if p["cwd"] is not None else launch_cwd(sim, target))
     new = s.split_pane(target, p["direction"], p["ratio"], cwd, p["env"], p["focus"], sim.now_us())
     sim.on_pane_created(new)
     return {"type": "pane_info", "pane": V.pane_info(s, new)}

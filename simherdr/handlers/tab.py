@@ -7,7 +7,7 @@ from ..facts import errors as E
 from ..facts import ids
 from ..model import groups
 from ..model import views as V
-from .common import resolve_new_cwd
+from .common import focused_launch_cwd, resolve_new_cwd
 from .registry import method
 
 
@@ -17,7 +17,7 @@ from .registry import method
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     label=P.opt(P.STR),
-    env=P.opt(P.MAP_STR),
+    env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
 def create(sim, p):
     s = sim.session
@@ -36,8 +36,7 @@ def create(sim, p):
                 raise E.HerdrError("tab_create_failed", "workspace disappeared")
             raise E.workspace_not_found(ref)
     E.validate_env(p["env"])
-    active_tab = w.active()
-    follow = s.panes[active_tab.focused_pane].cwd if active_tab else None
+    follow = focused_launch_cwd(sim, w) if p["cwd"] is None else None
     cwd = resolve_new_cwd(sim, p["cwd"], follow)
     t, root = s.create_tab(w, cwd, p["label"], p["env"], p["focus"], sim.now_us())
     sim.on_pane_created(root)

@@ -6,7 +6,7 @@ from .. import params as P
 from ..facts import errors as E
 from ..model import groups
 from ..model import views as V
-from .common import auto_label, resolve_new_cwd
+from .common import auto_label, focused_launch_cwd, resolve_new_cwd
 from .registry import method
 
 
@@ -15,13 +15,23 @@ from .registry import method
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
     label=P.opt(P.STR),
-    env=P.opt(P.MAP_STR),
+    env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
+    # 0.9.3 (VERSIONS.md §5 row 20): the workspace whose focused pane the new one follows.
+    source_workspace_id=P.versioned(P.opt(P.STR), lambda pr: pr.workspace_create_source),
 )
 def create(sim, p):
-    E.validate_env(p["env"])
     s = sim.session
-    focused = s.focused_pane()
-    cwd = resolve_new_cwd(sim, p["cwd"], focused.cwd if focused else None)
+    source = None
+    if p["cwd"] is None:  # a given cwd ignores source_workspace_id, even an unknown one
+        if p["source_workspace_id"] is not None:
+            source = s.find_workspace(p["source_workspace_id"])
+            if source is None:
+                raise E.workspace_not_found(p["source_workspace_id"])
+        else:
+            source = s.active_ws()  # workspace_creation_source (src/app/creation.rs:84-97)
+    E.validate_env(p["env"])
+    follow = focused_launch_cwd(sim, source) if source is not None else None
+    cwd = resolve_new_cwd(sim, p["cwd"], follow)
     w, t, root = s.create_workspace(
         cwd, auto_label(sim, cwd), p["label"], p["env"], p["focus"], sim.now_us()
     )

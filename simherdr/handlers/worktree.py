@@ -40,6 +40,7 @@ from .. import git
 from .. import params as P
 from ..facts import errors as E
 from ..facts import ids
+from ..facts.paths import rust_paths_equal
 from ..git.layout import FoundCheckout, canonical_or_original, find_checkout, repo_name_for
 from ..model import groups
 from ..model import views as V
@@ -132,11 +133,6 @@ def _membership(src: Source, checkout_path: str, linked: bool) -> dict:
     }
 
 
-def _path_components(path: str) -> tuple[str, ...]:
-    lead = ("/",) if path.startswith("/") else ()
-    return lead + tuple(part for part in path.split("/") if part not in ("", "."))
-
-
 def same_membership(a: dict | None, b: dict | None) -> bool:
     """Membership equality as herdr's derived ``PartialEq``: the two paths are ``PathBuf``s,
     equal by components (``/w/proj/.`` == ``/w/proj``); the rest compares exactly."""
@@ -146,8 +142,8 @@ def same_membership(a: dict | None, b: dict | None) -> bool:
         a["repo_key"] == b["repo_key"]
         and a["repo_name"] == b["repo_name"]
         and a["is_linked_worktree"] == b["is_linked_worktree"]
-        and _path_components(a["repo_root"]) == _path_components(b["repo_root"])
-        and _path_components(a["checkout_path"]) == _path_components(b["checkout_path"])
+        and rust_paths_equal(a["repo_root"], b["repo_root"])
+        and rust_paths_equal(a["checkout_path"], b["checkout_path"])
     )
 
 
@@ -686,8 +682,7 @@ async def remove(sim, p, rid, conn):
             current is not None
             and current.worktree
             and current.worktree["is_linked_worktree"]
-            and _path_components(current.worktree["checkout_path"])
-            == _path_components(m["checkout_path"])
+            and rust_paths_equal(current.worktree["checkout_path"], m["checkout_path"])
         ):
             _close_removed(sim, current)
             s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": snapshot})

@@ -1,25 +1,62 @@
 """A tab's split tree (pure). SOCKET.md §3.5 PaneLayoutSnapshot, §4.3 pane.split / pane.close.
 
-A split puts the new pane as the *second* child (right or below) of a new split around the
-target (src/app/api/panes.rs handle_pane_split). Rects are computed on a fixed area.
+herdr's BSP layout (src/layout.rs): a split puts the new pane as the *second* child (right or
+below) of a new split around the target (src/app/api/panes.rs handle_pane_split); rects are
+computed on the server's view area with herdr's f32 rounding.
+
+Every walk here is iterative: herdr has no limit on nested `pane.split`s, and a tab of a few
+thousand nested splits must not exhaust Python's recursion limit (issue 14).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import struct
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-# CHOICE: a headless herdr has no client terminal; its area is unknown. 120x40 is a common
-# TUI size; clients never depend on exact cells (named in the note).
+# CHOICE: the area rects are computed on. herdr's headless server lays out on its view's
+# terminal area, derived from the attached client's size (or the 120x40 headless default,
+# src/config.rs:56-57, minus sidebar and tab bar) at the last view computation; no client is
+# attached to a simulator, so the whole 120x40 default is used. Configurable
+# (Config.layout_area); clients should compare rects relative to `area`.
 DEFAULT_AREA = (0, 0, 120, 40)
 MIN_RATIO, MAX_RATIO, DEFAULT_RATIO = 0.1, 0.9, 0.5
+U16_MAX = 0xFFFF
+
+DIRECTIONS = ("left", "right", "up", "down")
 
 
-def clamp_ratio(ratio: float | None) -> float:
-    """src/workspace/tab.rs:361, src/layout.rs:619-625: clamp to [0.1,0.9], non-finite -> 0.5."""
+def f32(x: float) -> float:
+    """The nearest IEEE single (Rust's ``as f32``: out of range becomes infinite); herdr keeps
+    ratios in f32 (src/layout.rs Node::Split)."""
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def f32_value(x: float) -> float:
+    """An f32 as serde_json writes it: the shortest decimal that reads back as the same f32
+    (0.3, not 0.30000001192092896)."""
+    v = f32(x)
+    for digits in range(1, 10):
+        short = float(f"{v:.{digits}g}")
+        if f32(short) == v:
+            return short
+    return v
+
+
+def valid_split_ratio(ratio: float | None) -> float:
+    """src/layout.rs:619-625 (valid_split_ratio): clamp to [0.1,0.9], non-finite -> 0.5."""
     if ratio is None or not math.isfinite(ratio):
         return DEFAULT_RATIO
-    return min(MAX_RATIO, max(MIN_RATIO, float(ratio)))
+    return f32_value(min(MAX_RATIO, max(MIN_RATIO, float(ratio))))
+
+
+clamp_ratio = valid_split_ratio  # the name the model used before
 
 
 @dataclass
@@ -38,81 +75,420 @@ class Split:
 Node = Leaf | Split
 
 
+# --- walks ------------------------------------------------------------------------------------
+
+
+def leaves(node: Node) -> Iterator[Leaf]:
+    """Leaves depth-first, first child before second: herdr's layout order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Leaf):
+            yield n
+        else:
+            stack.append(n.second)
+            stack.append(n.first)
+
+
 def panes_in_order(node: Node) -> list[str]:
-    """Depth-first, first child before second: herdr's layout order."""
-    if isinstance(node, Leaf):
-        return [node.pane]
-    return panes_in_order(node.first) + panes_in_order(node.second)
+    return [leaf.pane for leaf in leaves(node)]
+
+
+def pane_count(node: Node) -> int:
+    return sum(1 for _ in leaves(node))
+
+
+def _path_to(node: Node, pane: str) -> list[tuple[Split, bool]] | None:
+    """[(split, went_second)] from the root to the pane's leaf, or None if absent."""
+    # each stack entry carries a parent link (link, split, second): paths share prefixes
+    stack: list[tuple[Node, Any]] = [(node, None)]
+    while stack:
+        n, link = stack.pop()
+        if isinstance(n, Leaf):
+            if n.pane != pane:
+                continue
+            out: list[tuple[Split, bool]] = []
+            while link is not None:
+                link, split, second = link
+                out.append((split, second))
+            out.reverse()
+            return out
+        stack.append((n.second, (link, n, True)))
+        stack.append((n.first, (link, n, False)))
+    return None
+
+
+def contains(node: Node, pane: str) -> bool:
+    return any(leaf.pane == pane for leaf in leaves(node))
+
+
+# --- edits (each returns the new root; the tree is edited in place) ---------------------------
 
 
 def split_leaf(node: Node, target: str, new_pane: str, direction: str, ratio: float) -> Node:
-    if isinstance(node, Leaf):
-        if node.pane == target:
-            return Split(direction, ratio, Leaf(target), Leaf(new_pane))
+    """Replace the target's leaf by Split(target, new_pane) (src/layout.rs split_at)."""
+    path = _path_to(node, target)
+    if path is None:
         return node
-    node.first = split_leaf(node.first, target, new_pane, direction, ratio)
-    node.second = split_leaf(node.second, target, new_pane, direction, ratio)
+    fresh = Split(direction, ratio, Leaf(target), Leaf(new_pane))
+    if not path:
+        return fresh
+    parent, second = path[-1]
+    if second:
+        parent.second = fresh
+    else:
+        parent.first = fresh
     return node
 
 
 def remove_leaf(node: Node, pane: str) -> Node | None:
-    """Remove a pane; its sibling takes the parent split's place."""
-    if isinstance(node, Leaf):
-        return None if node.pane == pane else node
-    first = remove_leaf(node.first, pane)
-    second = remove_leaf(node.second, pane)
-    if first is None:
-        return second
-    if second is None:
-        return first
-    node.first, node.second = first, second
+    """Remove a pane; its sibling takes the parent split's place (src/layout.rs remove_pane)."""
+    path = _path_to(node, pane)
+    if path is None:
+        return node
+    if not path:
+        return None
+    parent, second = path[-1]
+    sibling = parent.first if second else parent.second
+    if len(path) == 1:
+        return sibling
+    grand, parent_second = path[-2]
+    if parent_second:
+        grand.second = sibling
+    else:
+        grand.first = sibling
     return node
 
 
 def rename_leaf(node: Node, old: str, new: str) -> None:
-    if isinstance(node, Leaf):
-        if node.pane == old:
-            node.pane = new
-        return
-    rename_leaf(node.first, old, new)
-    rename_leaf(node.second, old, new)
+    for leaf in leaves(node):
+        if leaf.pane == old:
+            leaf.pane = new
 
 
-def _rect(x: int, y: int, w: int, h: int) -> dict:
-    return {"x": x, "y": y, "width": w, "height": h}
+def swap_leaves(node: Node, a: str, b: str) -> bool:
+    """Exchange two panes' places, keeping the split shape (src/layout.rs swap_panes)."""
+    if a == b:
+        return False
+    la = lb = None
+    for leaf in leaves(node):
+        if leaf.pane == a:
+            la = leaf
+        elif leaf.pane == b:
+            lb = leaf
+    if la is None or lb is None:
+        return False
+    la.pane, lb.pane = b, a
+    return True
 
 
-def snapshot(
-    node: Node, area: tuple[int, int, int, int] = DEFAULT_AREA, split_index: int = 0
-) -> tuple[list[dict], list[dict]]:
-    """(panes[{pane_id, rect}], splits[{id, direction, ratio, rect}]).
+def split_at(node: Node, path: list[bool]) -> Split | None:
+    """The split at a path of booleans from the root (false = first, true = second)."""
+    n = node
+    for second in path:
+        if not isinstance(n, Split):
+            return None
+        n = n.second if second else n.first
+    return n if isinstance(n, Split) else None
 
-    Split ids: ``split_<i>_root`` and ``split_<i>_<path of 0/1>`` (src/app/api/panes.rs:1885-1895).
-    CHOICE: ``<i>`` is the tab's 0-based index in its workspace.
-    """
+
+def set_ratio_at(node: Node, path: list[bool], ratio: float) -> bool:
+    """src/layout.rs set_ratio_at: clamped to [0.1, 0.9]; False when no split is there."""
+    s = split_at(node, path)
+    if s is None:
+        return False
+    s.ratio = f32_value(min(MAX_RATIO, max(MIN_RATIO, ratio)))
+    return True
+
+
+def split_ratios(node: Node) -> list[float]:
+    return [s["ratio"] for s in _splits(node, DEFAULT_AREA)]
+
+
+# --- geometry ---------------------------------------------------------------------------------
+
+Rect = tuple[int, int, int, int]
+
+
+def _u16(v: float) -> int:
+    """Rust's saturating ``as u16`` of an f32 after ``round()`` (half away from zero)."""
+    if math.isnan(v):
+        return 0
+    if math.isinf(v):
+        return U16_MAX if v > 0 else 0
+    r = math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)
+    return max(0, min(U16_MAX, int(r)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _first_size(size: int, ratio: float) -> int:
+    """The first child's size: ``((size as f32) * ratio).round() as u16`` (src/layout.rs
+    split_rect), all in f32. Cached: a tab has few distinct (size, ratio) pairs."""
+    return _u16(f32(size * f32(ratio)))
+
+
+def split_rect(area: Rect, direction: str, ratio: float) -> tuple[Rect, Rect]:
+    """src/layout.rs split_rect: the first child gets round(size * ratio) in f32."""
+    x, y, w, h = area
+    if direction == "right":
+        w1 = _first_size(w, ratio)
+        return (x, y, w1, h), (x + w1, y, max(0, w - w1), h)
+    h1 = _first_size(h, ratio)
+    return (x, y, w, h1), (x, y + h1, w, max(0, h - h1))
+
+
+def _layout(node: Node, area: Rect) -> tuple[list[tuple[str, Rect]], list[dict]]:
+    """One pre-order walk, first child before second: the panes with their rects, and the
+    splits with their area, path ("0"/"1" per level) and divider position."""
+    panes: list[tuple[str, Rect]] = []
+    splits: list[dict] = []
+    stack: list[tuple[Node, Rect, str]] = [(node, area, "")]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n, rect, path = pop()
+        if isinstance(n, Leaf):
+            panes.append((n.pane, rect))
+            continue
+        a, b = split_rect(rect, n.direction, n.ratio)
+        pos = a[0] + a[2] if n.direction == "right" else a[1] + a[3]
+        splits.append(
+            {"direction": n.direction, "ratio": n.ratio, "rect": rect, "path": path, "pos": pos}
+        )
+        push((n.second, b, path + "1"))
+        push((n.first, a, path + "0"))
+    return panes, splits
+
+
+def pane_rects(node: Node, area: Rect = DEFAULT_AREA) -> list[tuple[str, Rect]]:
+    return _layout(node, area)[0]
+
+
+def _splits(node: Node, area: Rect) -> list[dict]:
+    return _layout(node, area)[1]
+
+
+def _rect(r: Rect) -> dict:
+    return {"x": r[0], "y": r[1], "width": r[2], "height": r[3]}
+
+
+def split_id(index: int, path: str) -> str:
+    """src/app/api/panes.rs:1885-1895: ``split_<i>_root`` / ``split_<i>_<0/1 path>``, where
+    ``<i>`` is the split's position in the snapshot's pre-order list."""
+    return f"split_{index}_{path or 'root'}"
+
+
+def snapshot(node: Node, area: Rect = DEFAULT_AREA) -> tuple[list[dict], list[dict]]:
+    """(panes[{pane_id, rect}], splits[{id, direction, ratio, rect}]): the same walk as
+    :func:`_layout`, building the wire dicts directly (it runs on every layout_updated)."""
     panes: list[dict] = []
     splits: list[dict] = []
-
-    def walk(n: Node, x: int, y: int, w: int, h: int, path: str) -> None:
+    stack: list[tuple[Node, Rect, str]] = [(node, area, "")]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n, rect, path = pop()
+        x, y, w, h = rect
         if isinstance(n, Leaf):
-            panes.append({"pane_id": n.pane, "rect": _rect(x, y, w, h)})
-            return
+            panes.append({"pane_id": n.pane, "rect": {"x": x, "y": y, "width": w, "height": h}})
+            continue
         splits.append(
             {
-                "id": f"split_{split_index}_{path or 'root'}",
+                "id": f"split_{len(splits)}_{path or 'root'}",
                 "direction": n.direction,
                 "ratio": n.ratio,
-                "rect": _rect(x, y, w, h),
+                "rect": {"x": x, "y": y, "width": w, "height": h},
             }
         )
-        if n.direction == "right":
-            w1 = int(w * n.ratio)
-            walk(n.first, x, y, w1, h, path + "0")
-            walk(n.second, x + w1, y, w - w1, h, path + "1")
-        else:
-            h1 = int(h * n.ratio)
-            walk(n.first, x, y, w, h1, path + "0")
-            walk(n.second, x, y + h1, w, h - h1, path + "1")
-
-    walk(node, *area, "")
+        a, b = split_rect(rect, n.direction, n.ratio)
+        push((n.second, b, path + "1"))
+        push((n.first, a, path + "0"))
     return panes, splits
+
+
+def _overlaps(a0: int, alen: int, b0: int, blen: int) -> bool:
+    return a0 < b0 + blen and a0 + alen > b0
+
+
+def _overlap_amount(a0: int, alen: int, b0: int, blen: int) -> int:
+    return max(0, min(a0 + alen, b0 + blen) - max(a0, b0))
+
+
+def _center_distance(a0: int, alen: int, b0: int, blen: int) -> int:
+    return abs((2 * a0 + alen) - (2 * b0 + blen))
+
+
+def find_in_direction(node: Node, source: str, direction: str, area: Rect = DEFAULT_AREA):
+    """The nearest pane in a direction (src/layout.rs find_in_direction): panes wholly on that
+    side that overlap the source's span; nearest edge, then larger overlap, then nearer center,
+    then layout order."""
+    return nearest_in_direction(pane_rects(node, area), source, direction)
+
+
+def nearest_in_direction(rects: list[tuple[str, Rect]], source: str, direction: str) -> str | None:
+    """:func:`find_in_direction` on given pane rects (in layout order)."""
+    src = next((r for p, r in rects if p == source), None)
+    if src is None:
+        return None
+    fx, fy, fw, fh = src
+    best: tuple[tuple[int, int, int, int], str] | None = None
+    for index, (pid, (x, y, w, h)) in enumerate(rects):
+        if pid == source:
+            continue
+        if direction in ("left", "right"):
+            ok = (x + w <= fx if direction == "left" else x >= fx + fw) and _overlaps(y, h, fy, fh)
+            gap = fx - (x + w) if direction == "left" else x - (fx + fw)
+            span = (y, h, fy, fh)
+        else:
+            ok = (y + h <= fy if direction == "up" else y >= fy + fh) and _overlaps(x, w, fx, fw)
+            gap = fy - (y + h) if direction == "up" else y - (fy + fh)
+            span = (x, w, fx, fw)
+        # nearest edge, then larger overlap, then nearer centre, then layout order
+        key = (max(0, gap), -_overlap_amount(*span), _center_distance(*span), index)
+        if ok and (best is None or key < best[0]):
+            best = (key, pid)
+    return best[1] if best else None
+
+
+def edges(node: Node, pane: str, area: Rect = DEFAULT_AREA) -> dict | None:
+    """Which outer edges of the area the pane touches (src/app/api/panes.rs:288-338)."""
+    rect = next((r for p, r in pane_rects(node, area) if p == pane), None)
+    if rect is None:
+        return None
+    x, y, w, h = rect
+    ax, ay, aw, ah = area
+    return {"left": x <= ax, "right": x + w >= ax + aw, "up": y <= ay, "down": y + h >= ay + ah}
+
+
+_OPPOSITE = {"left": "right", "right": "left", "up": "down", "down": "up"}
+
+
+def _edge_distance(split: dict, rect: Rect, nav: str) -> int:
+    x, y, w, h = rect
+    edge = {"left": x, "right": x + w, "up": y, "down": y + h}[nav]
+    return abs(split["pos"] - edge)
+
+
+def _nearest_resize_split(splits: list[dict], direction: str, rect: Rect, nav: str):
+    x, y, w, h = rect
+    best = None
+    for s in splits:
+        if s["direction"] != direction:
+            continue
+        sx, sy, sw, sh = s["rect"]
+        span = _overlaps(sy, sh, y, h) if nav in ("left", "right") else _overlaps(sx, sw, x, w)
+        d = _edge_distance(s, rect, nav)
+        if span and d <= 1 and (best is None or d < best[0]):  # first minimum wins
+            best = (d, s)
+    return best[1] if best else None
+
+
+def resize_pane(node: Node, pane: str, nav: str, delta: float, area: Rect = DEFAULT_AREA) -> bool:
+    """src/layout.rs resize_pane / resize_focused: move the nearest split on the pane's edge
+    in that direction (else on the opposite edge); right/down grow the first child. True when
+    a ratio changed."""
+    rect = next((r for p, r in pane_rects(node, area) if p == pane), None)
+    if rect is None:
+        return False
+    splits = _splits(node, area)
+    direction = "right" if nav in ("left", "right") else "down"
+    best = _nearest_resize_split(splits, direction, rect, nav) or _nearest_resize_split(
+        splits, direction, rect, _OPPOSITE[nav]
+    )
+    if best is None:
+        return False
+    path = [c == "1" for c in best["path"]]
+    s = split_at(node, path)
+    assert s is not None  # the path came from this tree's own walk
+    before = s.ratio
+    adj = f32(delta) if nav in ("right", "down") else -f32(delta)
+    set_ratio_at(node, path, f32(f32(before) + adj))
+    return f32(s.ratio) != f32(before)
+
+
+# --- portable forms ---------------------------------------------------------------------------
+
+
+def to_saved(node: Node, pane_key: Callable[[str], Any]) -> Any:
+    """herdr's persisted layout shape (src/persist/snapshot.rs:128-142, serde's external
+    tagging): ``{"Pane": key}`` / ``{"Split": {"direction": "Horizontal"|"Vertical", "ratio",
+    "first", "second"}}``; ``pane_key`` maps a pane id to what the file stores."""
+    return _convert(
+        node,
+        lambda leaf: {"Pane": pane_key(leaf.pane)},
+        lambda s, a, b: {
+            "Split": {
+                "direction": "Horizontal" if s.direction == "right" else "Vertical",
+                "ratio": s.ratio,
+                "first": a,
+                "second": b,
+            }
+        },
+    )
+
+
+def from_saved(data: Any, pane_of: Callable[[Any], str]) -> Node:
+    """Inverse of :func:`to_saved`; ``pane_of`` maps a stored key back to a pane id. Raises
+    ValueError on a malformed tree."""
+
+    def kids(d):
+        if isinstance(d, dict) and "Split" in d and isinstance(d["Split"], dict):
+            return d["Split"].get("first"), d["Split"].get("second")
+        if isinstance(d, dict) and "Pane" in d:
+            return None
+        raise ValueError(f"not a layout node: {d!r}")
+
+    def make(d, a, b):
+        if a is None:
+            return Leaf(pane_of(d["Pane"]))
+        sp = d["Split"]
+        direction = {"Horizontal": "right", "Vertical": "down"}.get(sp.get("direction"))
+        if direction is None:
+            raise ValueError(f"bad split direction: {sp.get('direction')!r}")
+        return Split(direction, valid_split_ratio(sp.get("ratio")), a, b)
+
+    return build(data, kids, make)
+
+
+def _convert(node: Node, leaf_fn, split_fn):
+    """Post-order fold without recursion."""
+    out: list[Any] = []
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if isinstance(n, Leaf):
+            out.append(leaf_fn(n))
+        elif done:
+            b = out.pop()
+            a = out.pop()
+            out.append(split_fn(n, a, b))
+        else:
+            stack.append((n, True))
+            stack.append((n.second, False))
+            stack.append((n.first, False))
+    return out[0]
+
+
+def fold(node: Node, leaf_fn, split_fn):
+    """Public post-order fold: ``leaf_fn(leaf)`` and ``split_fn(split, first, second)``."""
+    return _convert(node, leaf_fn, split_fn)
+
+
+def build(data: Any, children: Callable, make: Callable):
+    """Build a tree from nested data without recursion: ``children(d)`` is None for a leaf or
+    (first, second); ``make(d, a, b)`` makes the node (a and b None for a leaf)."""
+    out: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        d, done = stack.pop()
+        if done:
+            b = out.pop()
+            a = out.pop()
+            out.append(make(d, a, b))
+            continue
+        kids = children(d)
+        if kids is None:
+            out.append(make(d, None, None))
+        else:
+            stack.append((d, True))
+            stack.append((kids[1], False))
+            stack.append((kids[0], False))
+    return out[0]

@@ -279,6 +279,9 @@ class HerdrReadContract:
     Rows offer ``text()``, ``plain()``, ``ansi()``, ``wraps`` and ``cont``.
     """
 
+    rows: int  # the grid's size (subclasses set them)
+    cols: int
+    content_seq = 0  # bumped by every change of content (subclasses)
     # The OSC 0/2 title. ``on_title`` (set by the simulator) hears every change, so herdr's
     # revision / pane_updated rules can follow it (model/titles.py).
     on_title = None
@@ -336,6 +339,39 @@ class HerdrReadContract:
                 out.append(" " * blank_cells)
             out.append(row.ansi() if ansi else plain)
             blank_cells = self._blank_cells(row)
+        return "".join(out)
+
+    # --- 0.9.x scrollback and copy-mode views ([H093] src/app/api/panes.rs) ----------------
+
+    def _all_rows(self) -> list:
+        """History rows, oldest first, then the active grid (absolute row numbers)."""
+        raise NotImplementedError
+
+    def content_revision(self) -> int:
+        """herdr's content_seq as pane.selection.read / copy methods compare it (even while
+        the content is stable). CHOICE: twice the screen's change counter."""
+        return 2 * self.content_seq
+
+    def scroll_max(self) -> int:
+        """max_offset_from_bottom: the rows above the viewport."""
+        return max(0, self._read_total() - self.rows)
+
+    def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None:
+        """The text of an absolute (row, col) range, both ends inclusive, in reading order;
+        None when a row is outside the content (herdr: selection_unavailable). CHOICE: each
+        row right-trimmed, rows joined by "\n" except across a soft wrap; columns are cells."""
+        rows = self._all_rows()
+        (r0, c0), (r1, c1) = sorted((anchor, cursor))
+        if r1 >= len(rows):
+            return None
+        out = []
+        for r in range(r0, r1 + 1):
+            cells = list(rows[r].cells)
+            lo = c0 if r == r0 else 0
+            hi = c1 + 1 if r == r1 else len(cells)
+            out.append("".join(cells[lo:hi]).rstrip())
+            if r < r1 and not rows[r].wraps:
+                out.append("\n")
         return "".join(out)
 
     def read(
@@ -418,6 +454,7 @@ class Screen(HerdrReadContract):
     def clear(self) -> None:
         """Wipe the active screen's history and grid and home the cursor (what
         ``clear`` does: ESC[H ESC[2J ESC[3J). Modes and title are kept."""
+        self.content_seq += 1
         buf = self._buf
         buf.history.clear()
         buf.grid = [_Row() for _ in range(self.rows)]
@@ -445,6 +482,8 @@ class Screen(HerdrReadContract):
     def feed(self, text: str | bytes) -> None:
         """Append program output. Bytes are decoded as UTF-8 (invalid bytes become
         U+FFFD; a character split across two calls is completed by the next call)."""
+        if text:
+            self.content_seq += 1
         if isinstance(text, (bytes, bytearray)):
             text = self._decoder.decode(bytes(text))
         if self._partial:
@@ -853,6 +892,9 @@ class Screen(HerdrReadContract):
 
     def _read_grid(self):
         return self._buf.grid
+
+    def _all_rows(self) -> list:
+        return list(self._buf.history) + list(self._buf.grid)
 
     def _read_total(self) -> int:
         return self.total_rows

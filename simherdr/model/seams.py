@@ -42,6 +42,10 @@ class PaneScreen(Protocol):
 
     def feed(self, data: str | bytes) -> None: ...
 
+    def scroll_max(self) -> int:
+        """max_offset_from_bottom: the rows above the viewport (0.9 scroll metrics)."""
+        ...
+
     def read(
         self,
         source: str,
@@ -51,6 +55,13 @@ class PaneScreen(Protocol):
     ) -> tuple[str, bool]:
         """herdr's pane.read contract (model/screen.py HerdrReadContract.read)."""
         ...
+
+    # 0.9.x scrollback and copy-mode views (model/screen.py HerdrReadContract)
+    def content_revision(self) -> int: ...
+
+    def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None: ...
+
+    def clear(self) -> None: ...
 
 
 @runtime_checkable
@@ -71,6 +82,20 @@ class PaneBackend(Protocol):
 
     def shell_in_foreground(self, pane: Pane) -> bool:
         """available_pane_shell: the shell itself is the foreground job (SOCKET.md §6.5)."""
+        ...
+
+    def refresh_cwds(self) -> None:
+        """Bring every pane's ``cwd`` / ``foreground_cwd`` up to date (herdr reads them when
+        it answers; the simulator calls this before each request)."""
+        ...
+
+    def follow_cwd(self, pane: Pane) -> str | None:
+        """PaneRuntime::follow_cwd (src/pane.rs:2972-2985): where a terminal created from
+        this pane starts."""
+        ...
+
+    def renamed(self, pane: Pane, old_id: str) -> None:
+        """pane.move across workspaces gave the pane a new id (it was ``old_id``)."""
         ...
 
 
@@ -111,3 +136,11 @@ class ForegroundCommands(Protocol):
     def foreground_done(self, pane: Pane) -> None: ...
 
     def foreground_command(self, pane: Pane) -> list[str] | None: ...
+
+
+@runtime_checkable
+class ForegroundCwd(Protocol):
+    """The simulated shell's scenario seam: its foreground process runs in another directory
+    (simherdr.scenarios.cwd.foreground_cwd)."""
+
+    def set_foreground_cwd(self, pane: Pane, path: str | None) -> None: ...

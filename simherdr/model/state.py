@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..facts import errors as E
 from ..facts import ids
 from . import layout as L
+from . import metadata as M
 from . import views as V
 from .status import wire_status
 from .terminal import AgentSlot
@@ -28,7 +29,7 @@ class Pane:
     terminal_id: str
     workspace_id: str
     tab_id: str
-    cwd: str | None
+    cwd: str | None  # the shell's live cwd (PaneInfo.cwd)
     env: dict
     screen: PaneScreen
     label: str | None = None
@@ -40,6 +41,13 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
+    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
+    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    scroll_offset: int | None = None
+    restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
+    meta: M.PaneMetadata = field(default_factory=M.PaneMetadata)  # tokens (TTL), overlays, seqs
+    foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
+    launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
 
     @property
     def status(self) -> str:
@@ -56,6 +64,7 @@ class Tab:
     root_pane: str
     custom_label: str | None = None
     prev_focused: str | None = None
+    zoomed: bool = False  # reset by any split, close or move in the tab (src/workspace/tab.rs)
 
     def pane_ids(self) -> list[str]:
         return L.panes_in_order(self.root)
@@ -73,6 +82,7 @@ class Workspace:
     next_pane_number: int = 1
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
+    meta: M.WorkspaceMetadata = field(default_factory=M.WorkspaceMetadata)  # tokens (TTL), seqs
 
     @property
     def label(self) -> str:
@@ -171,6 +181,7 @@ class Session:
         self.panes: dict[str, Pane] = {}
         self.aliases: dict[str, str] = {}
         self.outbox: list[tuple[str, dict]] = []
+        self.area: tuple[int, int, int, int] = L.DEFAULT_AREA  # the view area rects use
         self._screen_factory = screen_factory
 
     @property
@@ -300,6 +311,14 @@ class Session:
             raise E.pane_not_found(ref)
         return p
 
+    def live_pane(self, pane_id: str, terminal_id: str) -> Pane | None:
+        """The pane that was ``pane_id`` when work was scheduled, if it still holds the same
+        terminal: a cross-workspace pane.move renames it (its old id becomes an alias)."""
+        p = self.panes.get(pane_id)
+        if p is None or p.terminal_id != terminal_id:
+            p = self.panes.get(self.aliases.get(pane_id, ""))
+        return p if p is not None and p.terminal_id == terminal_id else None
+
     def canonical_pane(self, ref: str) -> Pane | None:
         """Only the current canonical ``wX:pY`` (src/app/ids.rs:145-151)."""
         return self.panes.get(ref)
@@ -370,8 +389,12 @@ class Session:
     ) -> Pane:
         w = self.ws_of(target)
         t = self.tab_of(target)
+        ratio = L.valid_split_ratio(ratio)
+        if not L.contains(t.root, target.pane_id):
+            raise E.pane_not_found()
         p = self._new_pane(w, t.tab_id, cwd, env, now_us)
-        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, L.clamp_ratio(ratio))
+        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, ratio)
+        t.zoomed = False
         if focus:
             self.switch_tab(w, t)
             self._focus_in_tab(t, p.pane_id)
@@ -404,6 +427,29 @@ class Session:
         if t.focused_pane != pane_id:
             t.prev_focused = t.focused_pane
             t.focused_pane = pane_id
+
+    def focus_in_tab(self, t: Tab, pane_id: str) -> None:
+        """The tab's focused pane, remembering the one focused before (no workspace switch)."""
+        self._focus_in_tab(t, pane_id)
+
+    # --- building blocks without events (layout.apply emits its own) -------------------------
+
+    def add_tab(self, w: Workspace, cwd, env, label, now_us: int) -> tuple[Tab, Pane]:
+        return self._new_tab(w, cwd, env, label, now_us)
+
+    def add_split_pane(
+        self, t: Tab, target: str, direction: str, ratio, cwd, env, now_us: int
+    ) -> Pane:
+        """A new pane as the second child of a split around ``target`` (no focus change)."""
+        w = self.ws_of(t)
+        p = self._new_pane(w, t.tab_id, cwd, env, now_us)
+        t.root = L.split_leaf(t.root, target, p.pane_id, direction, L.valid_split_ratio(ratio))
+        t.zoomed = False
+        return p
+
+    def remove_tab(self, w: Workspace, t: Tab) -> None:
+        """Drop a tab and its panes (the workspace keeps other tabs); no event."""
+        self._remove_tab(w, t)
 
     def mark_tab_seen(self, t: Tab) -> None:
         # done -> idle with no hub event (seen changes bypass the state-update path).
@@ -488,23 +534,8 @@ class Session:
         event = "pane_closed" if reason == "closed" else "pane_exited"
         payload = {"pane_id": p.pane_id, "workspace_id": w.workspace_id}
         if len(t.pane_ids()) > 1:
-            order = t.pane_ids()
-            i = order.index(p.pane_id)
-            root = L.remove_leaf(t.root, p.pane_id)
-            assert root is not None  # the tab keeps its other panes
-            t.root = root
+            self.detach_from_tab(t, p.pane_id)
             self._drop_pane(p.pane_id)
-            remaining = t.pane_ids()
-            if t.focused_pane == p.pane_id:
-                # src/layout.rs:203-229: back to the previously focused pane if still open,
-                # else the next pane in layout order (the previous one when it was last).
-                if t.prev_focused in remaining:
-                    t.focused_pane = t.prev_focused
-                else:
-                    t.focused_pane = remaining[min(i, len(remaining) - 1)]
-                t.prev_focused = None
-            if t.root_pane == p.pane_id:
-                t.root_pane = remaining[0]
             self.emit(event, payload)
             self.emit_layout(w, t)
         elif len(w.tabs) > 1:
@@ -517,35 +548,32 @@ class Session:
             else:
                 self._close_workspace_silently(w)
 
+    def detach_from_tab(self, t: Tab, pane_id: str) -> None:
+        """Take a pane out of a tab that keeps other panes (src/workspace/tab.rs:531-554)."""
+        order = t.pane_ids()
+        i = order.index(pane_id)
+        root = L.remove_leaf(t.root, pane_id)
+        assert root is not None  # the tab keeps its other panes
+        t.root = root
+        remaining = order[:i] + order[i + 1 :]
+        if t.focused_pane == pane_id:
+            # src/layout.rs:203-229: back to the previously focused pane if still open,
+            # else the next pane in layout order (the previous one when it was last).
+            if t.prev_focused in remaining and t.prev_focused != pane_id:
+                t.focused_pane = t.prev_focused
+            else:
+                t.focused_pane = remaining[min(i, len(remaining) - 1)]
+            t.prev_focused = None
+        elif t.prev_focused == pane_id:
+            t.prev_focused = None  # src/layout.rs close_pane drops a closed remembered pane
+        if t.root_pane == pane_id:
+            t.root_pane = remaining[0]
+        t.zoomed = False
+
     def _close_workspace_silently(self, w: Workspace) -> None:
         self.close_workspace(w, emit=False)
 
-    # --- a server restart (SOCKET.md §2.1 "Restart") -----------------------------------------
-
-    def restore_after_restart(self, now_us: int) -> None:
-        """What a restarted herdr restores: workspace ids and tab/pane numbers are persisted and
-        come back (src/persist/snapshot.rs:52-65); terminal ids are re-allocated
-        (src/persist/restore.rs:537,630); the workspace counter restarts past the largest
-        restored id, so a closed workspace's id above every survivor can come back
-        (src/persist/restore.rs:302). CHOICE: the new processes are fresh shells — no agent,
-        no name, no hook authority, no stored session, revision 0 — and the global
-        state_change_seq starts again at 0 (a new process)."""
-        highest = 0
-        for w in self.workspaces:
-            highest = max(highest, ids.decode(w.workspace_id[1:]) or 0)
-        self.next_workspace_number = highest + 1
-        self.state_change_seq = 0
-        self.aliases.clear()
-        self.outbox.clear()
-        for p in self.all_panes():
-            self.terminal_counter += 1
-            p.terminal_id = ids.terminal_id(now_us, self.terminal_counter)
-            p.screen = self._screen_factory()
-            p.agent = AgentSlot()
-            p.seen = True
-            p.revision = 0
-            p.title_stripped = None
-            p.foreground = None
+    # --- a server restart: simherdr.model.snapshot (capture/restore, herdr's session file) ----
 
     # --- events -----------------------------------------------------------------------------
 

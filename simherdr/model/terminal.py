@@ -58,6 +58,12 @@ class AgentSlot:
 
     internal: str = "unknown"  # effective state: idle|working|blocked|unknown
     state_change_seq: int = 0
+    # 0.9 AgentInfo.completion_seq: the state_change_seq of the idle transition that completed
+    # work (herdr's completion rule), kept while idle whoever has seen it; None otherwise.
+    completion_seq: int | None = None
+    # 0.9.2 resume_argv of pane.report_agent[_session]: typed into the new shell after a
+    # server restart (src/app/agent_resume.rs start_pending_agent_resume).
+    resume_argv: list | None = None
     name: str | None = None
     name_owner: dict | None = None  # {label, session}: who the name belongs to
     detected: str | None = None  # kind label of the detected agent process
@@ -603,6 +609,28 @@ def clear_authority(a: AgentSlot, source: str | None, seq: int | None) -> Mutati
     a.hook = None
     a.persisted = None
     return Mutation()
+
+
+def self_reported_active(a: AgentSlot, kinds: str = "0.8.2") -> bool:
+    """self_reported_agent_active (0.9.2, #4687): a hook authority whose label names no agent
+    herdr detects by process (in the ``kinds`` table). Only such a pane is watched for a
+    return to its idle shell."""
+    return a.hook is not None and K.parse_kind_in(kinds, a.hook["label"]) is None
+
+
+def clear_self_reported(a: AgentSlot, observed_at: float, kinds: str = "0.8.2") -> Mutation | None:
+    """clear_self_reported_agent: the idle shell seen at ``observed_at`` ends a self-reported
+    agent whose report is not newer; detection and the name go with it (a release)."""
+    h = a.hook
+    if h is None or not self_reported_active(a, kinds) or h["at"] > observed_at:
+        return None
+    a.hook = None
+    a.detected = None
+    a.fallback = "unknown"
+    a.fallback_blocker = False
+    a.fallback_at = None
+    clear_name(a)
+    return Mutation(released=True)
 
 
 def release(a: AgentSlot, source: str, label: str, seq: int | None) -> Mutation | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..facts.profiles import get_profile
 from . import layout as L
 from .status import tab_status, workspace_status
 from .titles import stripped_terminal_title
@@ -93,6 +94,10 @@ def pane_info(s: Session, p: Pane) -> dict:
     }
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
+    if p.restore_error:
+        info["restore_error"] = p.restore_error
     if p.label:
         info["label"] = p.label
     _presentation(p, info)
@@ -103,11 +108,27 @@ def pane_info(s: Session, p: Pane) -> dict:
         info["tokens"] = dict(p.tokens)
     if p.agent.session:
         info["agent_session"] = dict(p.agent.session)
+    scroll = scroll_info(p)
+    if scroll is not None:
+        info["scroll"] = scroll
     info["revision"] = p.revision
     return info
 
 
-def agent_info(s: Session, p: Pane) -> dict:
+def scroll_info(p: Pane) -> dict | None:
+    """PaneScrollInfo, once the pane has scroll metrics (Pane.scroll_offset)."""
+    if p.scroll_offset is None:
+        return None
+    top = p.screen.scroll_max()
+    return {
+        "offset_from_bottom": min(p.scroll_offset, top),
+        "max_offset_from_bottom": top,
+        "viewport_rows": p.screen.rows,
+    }
+
+
+def agent_info(s: Session, p: Pane, completion_seq: bool = False) -> dict:
+    """AgentInfo; ``completion_seq``: the profile knows the field (0.9, profile row)."""
     a = p.agent
     info: dict[str, Any] = {"terminal_id": p.terminal_id}
     if a.name:
@@ -130,19 +151,23 @@ def agent_info(s: Session, p: Pane) -> dict:
     if a.interactive_ready:
         info["interactive_ready"] = True
     info["state_change_seq"] = a.state_change_seq
+    if a.completion_seq is not None and completion_seq:
+        info["completion_seq"] = a.completion_seq
     if p.cwd:
         info["cwd"] = p.cwd
+    if p.foreground_cwd:
+        info["foreground_cwd"] = p.foreground_cwd
     info["revision"] = p.revision
     return info
 
 
 def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
-    panes, splits = L.snapshot(t.root, L.DEFAULT_AREA, w.tabs.index(t))
-    x, y, width, height = L.DEFAULT_AREA
+    panes, splits = L.snapshot(t.root, s.area)
+    x, y, width, height = s.area
     return {
         "workspace_id": w.workspace_id,
         "tab_id": t.tab_id,
-        "zoomed": False,
+        "zoomed": t.zoomed,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
         "panes": [
@@ -170,5 +195,6 @@ def session_snapshot(s: Session, version: str, protocol: int) -> dict:
     snap["tabs"] = [tab_info(s, t) for x in s.workspaces for t in x.tabs]
     snap["panes"] = [pane_info(s, p) for p in s.all_panes()]
     snap["layouts"] = [layout_snapshot(s, x, t) for x in s.workspaces for t in x.tabs]
-    snap["agents"] = [agent_info(s, p) for p in s.all_panes() if p.agent.is_agent_terminal()]
+    seq = get_profile(version).agent_completion_seq
+    snap["agents"] = [agent_info(s, p, seq) for p in s.all_panes() if p.agent.is_agent_terminal()]
     return snap

@@ -47,12 +47,11 @@ CHOICE.
    foreground clears it after 6 misses (``:1002-1026``, ``:290``). While a full-lifecycle
    hook authority is live, screen detection pauses (``:861-864``).
 
-CHOICES: times are the simulator's clock (a ScaledClock makes the 3 s grace short). Manifests
-are transcribed for ``pi`` and ``claude`` (``MANIFESTS``); herdr also bundles manifests for
-18 other kinds (``src/detect/manifest.rs:239-260``) that are not transcribed yet, so those
-kinds (like omp and mastracode, which have none in herdr either) get the idle fallback. The
-"stable visible signal refresh" republish of an unchanged blocker every 800 ms is not
-modelled (it republishes an unchanged state).
+CHOICES: times are the simulator's clock (a ScaledClock makes the 3 s grace short). The
+manifests are herdr v0.8.2's bundled ones as data files, one per kind (simherdr.panes.manifests,
+``src/detect/manifest.rs:239-260``); kinds herdr bundles none for (omp, mastracode) get the
+idle fallback, as in herdr. The "stable visible signal refresh" republish of an unchanged
+blocker every 800 ms is not modelled (it republishes an unchanged state).
 """
 
 from __future__ import annotations
@@ -64,7 +63,7 @@ from typing import Protocol
 
 from ..facts import kinds as K
 from ..model.screen import rust_lines
-from . import procfs
+from . import manifests, procfs
 
 # --- timing (src/pane/agent_detection.rs:5-13, src/pane.rs:290-298,720) ---------------------
 TICK = 0.3
@@ -193,7 +192,7 @@ def agent_from_path_token(token: str) -> str | None:
     trimmed = token.strip("\"'")
     if not trimmed or trimmed.startswith("-"):
         return None
-    found = K.parse_kind(_basename(trimmed))
+    found = K.parse_kind_in(K.ALL_KINDS, _basename(trimmed))
     if found:
         return found
     comps = [_lookup_name(c) for c in re.split(r"[/\\]", trimmed) if c]
@@ -206,7 +205,7 @@ def agent_from_path_token(token: str) -> str | None:
             resolved = os.path.realpath(trimmed, strict=True)
         except (OSError, ValueError):
             return None
-        return K.parse_kind(os.path.basename(resolved))
+        return K.parse_kind_in(K.ALL_KINDS, os.path.basename(resolved))
     return None
 
 
@@ -218,7 +217,7 @@ def normalized_process_name(proc: procfs.Process) -> str:
         wrapped = _wrapped_by_runtime(lower, proc.argv)
         if wrapped:
             return wrapped
-    if K.parse_kind(effective):
+    if K.parse_kind_in(K.ALL_KINDS, effective):
         return effective
     if proc.argv:
         runtime = _lookup_name(_basename(proc.argv[0]))
@@ -241,14 +240,14 @@ def identify_agent_in_job(job: procfs.ForegroundJob) -> tuple[str, str] | None:
     for proc in job.processes:
         if proc.pid == job.process_group_id:
             name = normalized_process_name(proc)
-            kind = K.parse_kind(name)
+            kind = K.parse_kind_in(K.ALL_KINDS, name)
             if kind:
                 return kind, name
             break
     best = None
     for proc in job.processes:
         name = normalized_process_name(proc)
-        kind = K.parse_kind(name)
+        kind = K.parse_kind_in(K.ALL_KINDS, name)
         if kind is None:
             continue
         if name.lower() != proc.name.lower():
@@ -274,7 +273,7 @@ def env_hint(pid: int) -> str | None:
     for record in raw.split(b"\0"):
         if record.startswith(b"HERDR_AGENT="):
             try:
-                return K.parse_kind(record[len(b"HERDR_AGENT=") :].decode())
+                return K.parse_kind_in(K.ALL_KINDS, record[len(b"HERDR_AGENT=") :].decode())
             except UnicodeDecodeError:
                 return None
     return None
@@ -340,205 +339,11 @@ def live_agent(shell_pid: int, tty_fd: int | None = None) -> str | None:
 # =============================================================================================
 
 
-def _rule(id, state, priority=0, region="whole_recent", **gate):
-    flags = {
-        k: gate.pop(k)
-        for k in ("visible_idle", "visible_blocker", "visible_working", "skip_state_update")
-        if k in gate
-    }
-    return {"id": id, "state": state, "priority": priority, "region": region, **flags, **gate}
-
-
-#: herdr's bundled screen manifests, transcribed (Rust regex syntax written as Python's: the
-#: ``\x{NNNN}`` escapes become ``\uNNNN``). Each rule cites its source lines.
-MANIFESTS: dict[str, list[dict]] = {
-    # src/detect/manifests/pi.toml (version 2026.06.10.1)
-    "pi": [
-        # :7-13
-        _rule(
-            "working_literal",
-            "working",
-            100,
-            "whole_recent",
-            visible_working=True,
-            contains=["Working..."],
-        ),
-    ],
-    # src/detect/manifests/claude.toml (version 2026.08.13.1)
-    "claude": [
-        # :7-14 (braille spinner <= 2.1.227, half-circles 2.1.228)
-        _rule(
-            "osc_title_working",
-            "working",
-            1100,
-            "osc_title",
-            visible_working=True,
-            regex=["^[\u2800-\u28ff\u25d0-\u25d3] "],
-        ),
-        # :16-25
-        _rule(
-            "btw_overlay_working",
-            "working",
-            975,
-            "bottom_non_empty_lines(5)",
-            visible_working=True,
-            line_regex=[r"^\s*/btw(?:\s|$)", r"(?i)esc to close\s*$"],
-        ),
-        # :27-40
-        _rule(
-            "transcript_viewer",
-            "unknown",
-            1000,
-            "bottom_non_empty_lines(3)",
-            skip_state_update=True,
-            contains=["showing detailed transcript"],
-            any=[
-                {"contains": ["ctrl+o", "to toggle"]},
-                {"contains": ["ctrl+e", "show all"]},
-                {"contains": ["ctrl+e", "collapse"]},
-                {"contains": ["↑↓ scroll"]},
-                {"contains": ["? for shortcuts"]},
-            ],
-        ),
-        # :42-58
-        _rule(
-            "live_blocked_form",
-            "blocked",
-            980,
-            "after_last_horizontal_rule",
-            visible_blocker=True,
-            contains=["esc to cancel"],
-            any=[
-                {"contains": ["enter to confirm"]},
-                {
-                    "contains": ["enter to select"],
-                    "any": [
-                        {"contains": ["tab/arrow keys to navigate"]},
-                        {"contains": ["arrow keys to navigate"]},
-                        {"contains": ["arrows to navigate"]},
-                        {"contains": ["↑/↓ to navigate"]},
-                        {"contains": ["↑↓ to navigate"]},
-                    ],
-                },
-            ],
-        ),
-        # :60-66
-        _rule(
-            "dynamic_workflow_prompt",
-            "blocked",
-            980,
-            "whole_recent",
-            visible_blocker=True,
-            contains=["run a dynamic workflow?", "esc to cancel"],
-        ),
-        # :68-81
-        _rule(
-            "live_prompt_box",
-            "idle",
-            950,
-            "prompt_box_body",
-            visible_idle=True,
-            line_regex=[r"^\s*❯"],
-            **{
-                "not": [
-                    {"contains": ["enter to select"]},
-                    {"contains": ["esc to cancel"]},
-                    {"contains": ["tab/arrow keys"]},
-                    {"contains": ["arrow keys to navigate"]},
-                    {"contains": ["↑/↓ to navigate"]},
-                ]
-            },
-        ),
-        # :83-93
-        _rule(
-            "model_picker_menu",
-            "unknown",
-            900,
-            "whole_recent",
-            skip_state_update=True,
-            contains=["select model", "enter to set as default", "esc to cancel"],
-            **{
-                "not": [
-                    {"contains": ["do you want to proceed?"]},
-                    {"contains": ["enter to select"]},
-                ]
-            },
-        ),
-        # :95-111
-        _rule(
-            "bash_permission_prompt",
-            "blocked",
-            850,
-            "whole_recent",
-            visible_blocker=True,
-            contains=["do you want to proceed?"],
-            any=[
-                {"contains": ["bash command"]},
-                {"contains": ["bash("]},
-                {"contains": ["contains expansion"]},
-                {"contains": ["tab to amend"]},
-                {"contains": ["ctrl+e to explain"]},
-            ],
-            all=[
-                {
-                    "any": [
-                        {"line_regex": [r"(?i)^\s*❯?\s*yes\b"]},
-                        {"line_regex": [r"(?i)^\s*1\.\s*yes\b"]},
-                        {"line_regex": [r"(?i)^\s*2\.\s*no\b"]},
-                    ]
-                }
-            ],
-        ),
-        # :113-127
-        _rule(
-            "generic_permission_prompt",
-            "blocked",
-            840,
-            "after_last_horizontal_rule",
-            visible_blocker=True,
-            contains=["do you want to proceed?", "esc to cancel"],
-            all=[
-                {
-                    "any": [
-                        {"line_regex": [r"(?i)^\s*❯?\s*1\.\s*yes\b"]},
-                        {"line_regex": [r"(?i)^\s*2\.\s*yes\b"]},
-                        {"line_regex": [r"(?i)^\s*2\.\s*no\b"]},
-                        {"line_regex": [r"(?i)^\s*3\.\s*no\b"]},
-                    ]
-                }
-            ],
-        ),
-        # :129-147
-        _rule(
-            "legacy_no_prompt_blocker",
-            "blocked",
-            300,
-            "whole_recent",
-            any=[
-                {
-                    "contains": ["do you want to"],
-                    "any": [{"contains": ["yes"]}, {"contains": ["❯"]}],
-                },
-                {
-                    "contains": ["would you like to"],
-                    "any": [{"contains": ["yes"]}, {"contains": ["❯"]}],
-                },
-                {"contains": ["waiting for permission"]},
-                {"contains": ["do you want to allow this connection?"]},
-                {"contains": ["tab to amend"]},
-                {"contains": ["ctrl+e to explain"]},
-                {"contains": ["do you want to proceed?", "esc to cancel"]},
-                {"contains": ["review your answers"]},
-                {"contains": ["skip interview and plan immediately"]},
-            ],
-            **{"not": [{"regex": [r"(?m)^\s*❯\s*$"]}]},
-        ),
-        # :149-155
-        _rule("osc_title_idle", "idle", 250, "osc_title", visible_idle=True, regex=["^\u2733 "]),
-        # :157-162
-        _rule("osc_progress_idle", "idle", 250, "osc_progress", regex=["^4;0"]),
-    ],
-}
+def manifest_rules(agent: str) -> tuple[dict, ...]:
+    """The rules of the kind's bundled manifest (simherdr.panes.manifests, herdr's data files);
+    none for a kind herdr bundles no manifest for."""
+    m = manifests.load().get(agent)
+    return m.rules if m is not None else ()
 
 
 def _re(pattern: str) -> re.Pattern:
@@ -699,7 +504,7 @@ def detect(
     if agent is None:
         return Detection("unknown")
     best = None
-    for rule in MANIFESTS.get(agent, ()):
+    for rule in manifest_rules(agent):
         text = region(rule["region"], screen, osc_title, osc_progress)
         if gate_matches(rule, text, text.lower()):
             if best is None or rule["priority"] > best["priority"]:

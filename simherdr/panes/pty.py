@@ -257,9 +257,14 @@ class _Sink:
         pane = self.rt.pane
         return pane if self.sim.session.panes.get(pane.pane_id) is pane else None
 
+    def _known(self, kind):
+        """Process identification knows every version's kinds; a kind this herdr version does
+        not have (0.8.2: letta, muse) is no agent (profile row agent_kinds)."""
+        return kind if kind in K.kind_names_in(self.sim.profile.agent_kinds) else None
+
     def process_detected(self, kind: str) -> None:
         pane = self._pane()
-        if pane is None:
+        if pane is None or self._known(kind) is None:
             return
         self.sim.agents.process_detected(pane, kind)
         self.sim.commit()
@@ -268,6 +273,8 @@ class _Sink:
         pane = self._pane()
         if pane is None:
             return
+        if agent is not None and self._known(agent) is None:
+            agent, state = None, "unknown"
         self.sim.agents.detection_update(pane, agent, state, blocker=blocker, exited=exited)
         self.sim.commit()
 
@@ -310,7 +317,7 @@ class PtyBackend:
 
     def shell_argv(self, env: dict) -> list[str]:
         cfg = self.sim.config
-        configured = cfg.pty_shell
+        configured = cfg.pty_shell or cfg.default_shell  # [terminal] default_shell
         if configured:
             return shlex.split(configured) if isinstance(configured, str) else list(configured)
         shell = (env.get("SHELL") or "").strip()
@@ -318,10 +325,18 @@ class PtyBackend:
 
     def pane_env(self, pane) -> dict:
         cfg = self.sim.config
+        profile = self.sim.profile
         env = dict(os.environ)
-        env.pop("CODEX_THREAD_ID", None)
+        agent = f"{cfg.socket_path}.agent" if cfg.socket_path else None
+        if "server.ssh_agent.register" in profile.methods and agent and os.path.islink(agent):
+            env["SSH_AUTH_SOCK"] = agent  # 0.9 ssh_agent::apply_pane_env (before the caller's env)
+        for key in profile.pane_env_removed:
+            env.pop(key, None)
         env["TERM"] = PANE_TERM
         env["COLORTERM"] = PANE_COLORTERM
+        if profile.term_program_env:
+            env["TERM_PROGRAM"] = "herdr"
+            env["TERM_PROGRAM_VERSION"] = profile.version
         env.update(pane.env or {})
         env["HERDR_ENV"] = "1"
         if cfg.socket_path:
@@ -397,6 +412,10 @@ class PtyBackend:
             return
         rt.hang_up()
 
+    def renamed(self, pane, old_id: str) -> None:
+        """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""
+        self.simulated.renamed(pane, old_id)
+
     def close(self) -> None:
         """Kill and reap every real pane's processes now (server shutdown)."""
         for rt in list(self._real.values()) + list(self._dying):
@@ -463,6 +482,59 @@ class PtyBackend:
             self.simulated.show_prompt(pane)
         # a real shell prints its own prompt
 
+    # --- cwds: read from /proc at request time, as herdr does -----------------------------
+
+    def refresh_cwds(self) -> None:
+        """PaneInfo.cwd is the shell's live cwd and foreground_cwd the foreground job's
+        (src/pane.rs:2952-3010; herdr reads both when it builds the info)."""
+        for rt in list(self._real.values()):
+            if rt.exited or rt.closed:
+                continue
+            shell = _absolute(procfs.cwd(rt.pid))
+            if shell is not None:
+                rt.pane.cwd = shell
+            rt.pane.foreground_cwd = self._foreground_cwd(rt, shell)
+
+    @staticmethod
+    def _foreground_cwd(rt: _RealPane, shell: str | None) -> str | None:
+        pgid = procfs.foreground_pgid(rt.pid, rt.fd)
+        leader = _absolute(procfs.cwd(pgid)) if pgid else None
+
+        def member_elsewhere() -> str | None:
+            job = procfs.foreground_job(rt.pid, rt.fd)
+            for p in job.processes if job else ():
+                if p.pid == rt.pid:
+                    continue
+                c = _absolute(procfs.cwd(p.pid))
+                if c is not None and c != shell:
+                    return c
+            return None
+
+        if leader == shell:
+            return member_elsewhere() or leader
+        return leader or member_elsewhere()
+
+    def follow_cwd(self, pane) -> str | None:
+        """PaneRuntime::follow_cwd: the foreground leader's cwd when it is a directory, else the
+        shell's."""
+        rt = self.real(pane)
+        if rt is None:
+            return self.simulated.follow_cwd(pane)
+        if not (rt.exited or rt.closed):
+            pgid = procfs.foreground_pgid(rt.pid, rt.fd)
+            leader = _absolute(procfs.cwd(pgid)) if pgid else None
+            if leader is not None and os.path.isdir(leader):
+                return leader
+            shell = _absolute(procfs.cwd(rt.pid))
+            if shell is not None:
+                return shell
+        return pane.cwd
+
+    def set_foreground_cwd(self, pane, path: str | None) -> None:
+        if self.real(pane) is not None:
+            raise ValueError("a real pane's foreground cwd is its process's: cd in the pane")
+        self.simulated.set_foreground_cwd(pane, path)
+
     # --- process inspection ------------------------------------------------------------------
 
     def shell_pid(self, pane) -> int:
@@ -526,7 +598,11 @@ class PtyBackend:
         if kind is None:
             return None
         pgid = procfs.foreground_pgid(rt.pid, rt.fd) or rt.pid
-        return RealProcess(kind, pgid, procfs.argv(pgid) or [K.EXECUTABLES[kind]])
+        return RealProcess(kind, pgid, procfs.argv(pgid) or [K.EXECUTABLES_0_9_3[kind]])
+
+
+def _absolute(path: str | None) -> str | None:
+    return path if path and os.path.isabs(path) else None
 
 
 @atexit.register

@@ -2,8 +2,17 @@
 
 CHOICES (named here, listed in the README): the simulated shell shows the prompt ``$ ``; it
 echoes typed input, runs no commands except ``exit`` (which ends the shell, so herdr's
-pane_exited path can be exercised), and hands a typed agent command line to the agent layer.
-Process ids are synthetic and stable per pane.
+pane_exited path can be exercised) and ``cd`` (SIMULATED_CD: moves the shell's cwd, which
+herdr reads from /proc: ``cd``/``cd ~`` go home, ``cd -`` back, a relative path resolves
+against the cwd, a missing directory prints bash's error and stays), and hands a typed agent
+command line to the agent layer. Process ids are synthetic and stable per pane.
+
+SIMULATED_FOREGROUND_CWD: PaneInfo.foreground_cwd is reported only while a scenario has moved
+the foreground process away from the shell's cwd (``set_foreground_cwd``, e.g. an agent that
+changed into a worktree; it lasts until the shell's prompt comes back). herdr's source would
+report the shell's own cwd for a shell-only pane (src/pane.rs:2989-3010), but the replies
+measured on real herdr 0.9.0-0.9.3 (CLIENTS.md §3.7, the tab-create cassette) carry none;
+real panes (simherdr.panes.pty) report what /proc says, by herdr's rule.
 
 A scenario can make the shell run a foreground command (``run_foreground`` /
 ``foreground_done``, used by ``simherdr.scenarios.agents.busy_shell``): the shell is then not
@@ -15,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
 import re
+import shlex
 
 PROMPT = "$ "
 #: what of one write is typed per event-loop turn (see _write_now): at most this many
@@ -42,6 +53,8 @@ class SimulatedBackend:
         self._busy: dict[str, list[str]] = {}  # pane_id -> argv of the foreground command
         self._typeahead: dict[str, bytes] = {}
         self._queued: dict[str, collections.deque[bytes]] = {}  # writes behind a large one
+        self._fg_cwd: dict[str, str] = {}  # pane_id -> the foreground process's own cwd
+        self._oldpwd: dict[str, str] = {}
 
     def _pid(self) -> int:
         self._next_pid += 2
@@ -52,14 +65,23 @@ class SimulatedBackend:
     def attach(self, pane) -> None:
         self._pids[pane.pane_id] = self._pid()
         self._lines[pane.pane_id] = ""
+        self._sync_cwd(pane)
         pane.screen.feed(self.prompt)
 
     def detach(self, pane) -> None:
+        self._fg_cwd.pop(pane.pane_id, None)
+        self._oldpwd.pop(pane.pane_id, None)
         self._lines.pop(pane.pane_id, None)
         self._pids.pop(pane.pane_id, None)
         self._busy.pop(pane.pane_id, None)
         self._typeahead.pop(pane.pane_id, None)
         self._queued.pop(pane.pane_id, None)
+
+    def renamed(self, pane, old_id: str) -> None:
+        """pane.move across workspaces: the shell's state follows the pane's new id."""
+        for table in (self._lines, self._pids, self._busy, self._typeahead):
+            if old_id in table:
+                table[pane.pane_id] = table.pop(old_id)
 
     # --- a foreground command (the scenario seam for a busy shell) ---------------------------
 
@@ -154,7 +176,9 @@ class SimulatedBackend:
             if run in "\r\n":
                 screen.feed("\r\n")
                 self._lines[pane.pane_id] = ""
-                if self.sim.on_command(pane, line):
+                if self._builtin(pane, line):
+                    pass
+                elif self.sim.on_command(pane, line):
                     return True  # the shell ran something (an agent, or exit)
                 screen.feed(self.prompt)
                 line = ""
@@ -173,7 +197,61 @@ class SimulatedBackend:
 
     def show_prompt(self, pane) -> None:
         self._lines[pane.pane_id] = ""
+        if self._fg_cwd.pop(pane.pane_id, None) is not None:
+            self._sync_cwd(pane)  # the shell is the foreground job again
         pane.screen.feed(self.prompt)
+
+    # --- the shell's cwd (SIMULATED_CD) and the foreground job's ----------------------------
+
+    def _builtin(self, pane, line: str) -> bool:
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            return False
+        if not words or words[0] != "cd" or len(words) > 2:
+            return False
+        home = self.sim.config.home
+        arg = words[1] if len(words) == 2 else "~"
+        old = pane.cwd or self.sim.config.server_cwd
+        if arg == "-":
+            target = self._oldpwd.get(pane.pane_id)
+            if target is None:
+                pane.screen.feed(f"{pane.shell}: cd: OLDPWD not set\r\n")
+                return True
+            pane.screen.feed(target + "\r\n")
+        elif arg == "~" or arg.startswith("~/"):
+            target = home + arg[1:]
+        else:
+            target = os.path.join(old, arg)
+        target = os.path.normpath(target)
+        if not os.path.isdir(target):
+            pane.screen.feed(f"{pane.shell}: cd: {arg}: No such file or directory\r\n")
+            return True
+        self._oldpwd[pane.pane_id] = old
+        pane.cwd = target
+        self._sync_cwd(pane)
+        return True
+
+    def set_foreground_cwd(self, pane, path: str | None) -> None:
+        """Scenario seam: the foreground process runs in ``path`` (None: back to the shell's)."""
+        if path is None:
+            self._fg_cwd.pop(pane.pane_id, None)
+        else:
+            self._fg_cwd[pane.pane_id] = path
+        self._sync_cwd(pane)
+
+    def _sync_cwd(self, pane) -> None:
+        fg = self._fg_cwd.get(pane.pane_id)
+        pane.foreground_cwd = fg if fg and fg != pane.cwd else None  # SIMULATED_FOREGROUND_CWD
+
+    def follow_cwd(self, pane) -> str | None:
+        """PaneRuntime::follow_cwd (src/pane.rs:2972-2985): the foreground leader's cwd when it
+        is a directory, else the shell's."""
+        fg = self._fg_cwd.get(pane.pane_id)
+        return fg if fg and os.path.isdir(fg) else pane.cwd
+
+    def refresh_cwds(self) -> None:
+        """Nothing to read: simulated cwds change only through the shell and the seam."""
 
     # --- process inspection (pane.process_info) ----------------------------------------------
 

@@ -383,6 +383,9 @@ class PtyScreen(HerdrReadContract):
     def _read_grid(self):
         return self._grid()
 
+    def _all_rows(self) -> list:
+        return self._history() + self._grid()
+
     def _read_total(self) -> int:
         return len(self._emu.history) + self.rows if not self.alternate_screen else self.rows
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import shlex
 
 from ..model.seams import ForegroundCommands, MixedPanes
+from .steps import step
 
 
 def _pane(sim, pane_id: str):
@@ -38,18 +39,21 @@ def _done(sim) -> None:
 # --- the agent does something --------------------------------------------------------------------
 
 
+@step
 def agent_exits(sim, pane_id: str) -> None:
     """The agent process in ``pane_id`` exits now (the shell comes back)."""
     _occupant(sim, pane_id).exit()
     _done(sim)
 
 
+@step
 def agent_blocks(sim, pane_id: str) -> None:
     """The agent shows a blocking dialog now (detection: blocked)."""
     _occupant(sim, pane_id).force("blocked")
     _done(sim)
 
 
+@step
 def agent_state(sim, pane_id: str, state: str) -> None:
     """Detection now sees the agent ``state`` (idle, working, blocked)."""
     if state not in ("idle", "working", "blocked"):
@@ -58,6 +62,7 @@ def agent_state(sim, pane_id: str, state: str) -> None:
     _done(sim)
 
 
+@step
 def session_reported(
     sim, pane_id: str, value: str | None = None, start_source: str = "startup"
 ) -> None:
@@ -66,6 +71,7 @@ def session_reported(
     _done(sim)
 
 
+@step
 def takeover(sim, pane_id: str, kind: str, **overrides):
     """A different agent process replaces the current foreground job of ``pane_id`` (e.g. the
     user quit one agent and started another without herdr seeing a prompt in between)."""
@@ -78,6 +84,7 @@ def takeover(sim, pane_id: str, kind: str, **overrides):
     return occ
 
 
+@step
 def quiet_next_start(sim, pane_id: str, **overrides) -> None:
     """The next agent started in ``pane_id`` reports no session by itself (so a test can report
     it late with :func:`session_reported`); other behaviour overrides may be added."""
@@ -87,6 +94,7 @@ def quiet_next_start(sim, pane_id: str, **overrides) -> None:
 # --- races ------------------------------------------------------------------------------------------
 
 
+@step
 def pane_reused(sim, pane_id: str, kind: str, *, exit_seen: bool = False, **overrides):
     """The pane's occupant leaves and a new agent of ``kind`` takes the same pane: same pane id,
     same terminal id, a new process (its own session, its own stages). Returns the new occupant.
@@ -121,6 +129,7 @@ def pane_reused(sim, pane_id: str, kind: str, *, exit_seen: bool = False, **over
 VANISH_CLOSE = (None, "exited", "closed")
 
 
+@step
 def agent_vanishes(sim, pane_id: str, close: str | None = None) -> None:
     """The agent goes away under the client's feet.
 
@@ -157,6 +166,7 @@ def _shell(sim, pane):
     return backend
 
 
+@step
 def busy_shell(
     sim, pane_id: str, command: str | list[str] = "sleep 30", duration: float | None = None
 ) -> None:
@@ -188,6 +198,7 @@ def busy_shell(
     _done(sim)
 
 
+@step
 def shell_idle(sim, pane_id: str) -> None:
     """The foreground command started by :func:`busy_shell` ends: the prompt is back."""
     pane = _pane(sim, pane_id)

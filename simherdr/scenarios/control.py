@@ -22,10 +22,11 @@ import os
 import socket
 
 from ..facts import errors as E
-from ..unixsocket import listen_unix
+from ..unixsocket import Listening, listen_unix
 from ..wire import decode_request
 from . import agents as A
 from .faults import fault_from_spec
+from .opspec import check_args
 
 MAX_LINE = 1024 * 1024
 
@@ -94,6 +95,18 @@ def _shell_idle(sim, pane_id: str):
     A.shell_idle(sim, pane_id)
 
 
+def _shell_cd(sim, pane_id: str, path: str):
+    from .cwd import shell_cd
+
+    shell_cd(sim, pane_id, path)
+
+
+def _foreground_cwd(sim, pane_id: str, path: str | None = None):
+    from .cwd import foreground_cwd
+
+    foreground_cwd(sim, pane_id, path)
+
+
 def _behaviour_set(
     sim, kind: str | None = None, pane_id: str | None = None, values: dict | None = None
 ):
@@ -116,6 +129,14 @@ def _server_restart(sim):
     server_restart(sim)
 
 
+def _trace_get(sim, since: int = 0):
+    return {"entries": sim.trace.entries(since), "dropped": sim.trace.dropped}
+
+
+def _trace_clear(sim):
+    return {"cleared": sim.trace.clear()}
+
+
 OPS = {
     "fault.add": _fault_add,  # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
     "fault.remove": _fault_remove,  # {"name"}
@@ -129,9 +150,15 @@ OPS = {
     "agent.vanish": _agent_vanish,  # {"pane_id", "close"?: null | "exited" | "closed"}
     "shell.busy": _shell_busy,  # {"pane_id", "command"?, "duration"?}
     "shell.idle": _shell_idle,  # {"pane_id"}
+    "shell.cd": _shell_cd,  # {"pane_id", "path"}: the shell runs `cd PATH`
+    "foreground.cwd": _foreground_cwd,  # {"pane_id", "path"?}: the foreground job runs there
     "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
+    "trace.get": _trace_get,  # {"since"?}: the trace entries with seq > since (simherdr.trace)
+    "trace.clear": _trace_clear,  # {}
 }
+# "scenario.load" ({"scenario": name or TOML file, "seed"?}) is registered by
+# simherdr.scenarios.data (loaded with the package), which runs its steps through handle().
 
 
 def handle(sim, obj) -> dict:
@@ -151,6 +178,9 @@ def handle(sim, obj) -> dict:
         args = {}
     if not isinstance(args, dict):
         return {"ok": False, "error": "args must be a JSON object"}
+    problem = check_args(op, args)  # the op's own argument table (opspec.OP_ARGS)
+    if problem:
+        return {"ok": False, "error": problem}
     try:
         result = fn(sim, **args)
     except KeyError as e:
@@ -178,7 +208,7 @@ class ControlServer:
     def __init__(self, sim, path: str):
         self.sim = sim
         self.path = os.path.abspath(path)
-        self._server: asyncio.base_events.Server | None = None
+        self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -191,10 +221,8 @@ class ControlServer:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()
+            self._server.close()  # removes the socket only if it is still ours
             self._server = None
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
         for t in list(self._conns):
             t.cancel()
         await asyncio.gather(*self._conns, return_exceptions=True)
@@ -216,6 +244,10 @@ class ControlServer:
                 except ValueError as e:
                     reply = {"ok": False, "error": f"invalid JSON: {e}"}
                 else:
+                    if isinstance(obj, dict) and obj.get("op") not in ("trace.get", "ops"):
+                        self.sim.trace.record(
+                            "step", "control", name=obj.get("op"), args=obj.get("args")
+                        )
                     reply = handle(self.sim, obj)
                 writer.write(_encode(reply))
                 await writer.drain()

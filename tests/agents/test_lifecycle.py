@@ -282,15 +282,17 @@ def test_prompt_wait_until_working(ws):
     assert ws.result(task)["result"]["agent"]["agent_status"] == "working"
 
 
-def test_prompt_stall(ws):
+def test_prompt_stall(ws, version):
+    """0.8.2 names any state change; 0.9 the observed working/blocked state it waits for."""
     start_ready(ws, react=None)
     task = ws.spawn("agent.prompt", target="rev", text="ignored", wait={})
     ws.advance(4.99)
     assert not task.done()
     ws.advance(0.02)
+    seen = "state change" if version == "0.8.2" else "working or blocked state"
     assert ws.result(task)["error"] == {
         "code": "agent_prompt_stalled",
-        "message": "agent prompt produced no observed state change within 5000 ms; status is idle "
+        "message": f"agent prompt produced no observed {seen} within 5000 ms; status is idle "
         "and state_change_seq remained 1",
     }
 

@@ -7,6 +7,7 @@ import pytest
 
 from simherdr.clock import ScaledClock
 from simherdr.testing import ThreadServer
+from tests import herdr_reference as ref
 from tests.core.socketclient import request
 
 NAME_MSG = (
@@ -173,6 +174,7 @@ def test_start_types_the_quoted_command_and_replies_at_once(ws):
 @pytest.fixture
 def fast_server(version, config):
     with ThreadServer(version, config=config, clock=ScaledClock(200)) as srv:
+        ref.bind_socket(srv.path, version)
         yield srv
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from client.runner import RunResult
+from simherdr_client.runner import RunResult
 
 
 def out(obj) -> str:
@@ -138,6 +138,22 @@ class Script:
             return RunResult(1, "", "")
         r = self.replies.pop(0)
         return r(args) if callable(r) else r
+
+
+class OpenerScript(Script):
+    """A Script for the opener: its first call, the name check ``agent get <name>`` (A13), is
+    answered ``agent_not_found`` (the name is free) and kept in ``name_checks``, not ``calls``."""
+
+    def __init__(self, *replies):
+        super().__init__(*replies)
+        self.name_checks: list[list[str]] = []
+
+    async def __call__(self, args):
+        args = list(args)
+        if not self.calls and not self.name_checks and args[:2] == ["agent", "get"]:
+            self.name_checks.append(args)
+            return err("cli:agent:get", "agent_not_found", f"agent target {args[2]} not found")
+        return await super().__call__(args)
 
 
 class NeverRun(Script):

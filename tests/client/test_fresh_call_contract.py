@@ -9,11 +9,17 @@ import json
 import re
 
 import pytest
+from simherdr_client import fresh_call as F
+from simherdr_client._js import has_cc, js_trim
+from simherdr_client.fresh_call import (
+    FreshCallRequest,
+    compose_launch,
+    encode_task,
+    fresh_call,
+    render,
+)
+from simherdr_client.runner import RunResult
 
-from client import fresh_call as F
-from client._js import has_cc, js_trim
-from client.fresh_call import FreshCallRequest, compose_launch, encode_task, fresh_call, render
-from client.runner import RunResult
 from tests.client import scripted as S
 from tests.client.helpers import FakeTime, run
 
@@ -428,7 +434,7 @@ def test_tab_create_envelope_is_recovery_none_with_the_code():
     "stderr",
     [
         "herdr tab create --workspace w7: no exit status (timeout 30000ms or signal null)",
-        "spawn /opt/herdr/bin/herdr ENOENT",
+        "herdr tab create --workspace w7: spawn /opt/herdr/bin/herdr ENOENT",
         '{"error":{"code":"","message":"x"}}',
         '{"error":{"code":"a"}}\n{"error":{"code":"b"}}',
         "",
@@ -561,7 +567,13 @@ def test_start_unparsable(reply):
 
 
 @pytest.mark.parametrize(
-    "drift", [dict(pane_id="w7:p9"), dict(terminal_id="term_other"), dict(tab_id="w7:t9")]
+    "drift",
+    [
+        dict(pane_id="w7:p9"),
+        dict(terminal_id="term_other"),
+        dict(tab_id="w7:t9"),
+        dict(tab_id=""),  # a string, so it is compared (the source's reading): drift
+    ],
 )
 def test_start_pane_drift(drift):
     script = S.Script(S.pane_get(), S.tab_created(), S.started(**drift), *reclaimable())
@@ -605,6 +617,37 @@ def test_start_argv_must_be_a_list_of_strings(argv):
 
 def no_session_start():
     return S.started(agent_session=None)
+
+
+@pytest.mark.parametrize("session", [False, "", 0, {}, []])
+def test_agent_session_present_means_neither_undefined_nor_null(session):
+    script = S.Script(S.pane_get(), S.tab_created(), S.started(agent_session=session))
+    result = call(script)
+    assert result["receipt"]["witness"] == {"state": "reported", "reads": 0, "settleMs": 0}
+
+
+def _with_null_session(reply):
+    def patched(argv):
+        r = reply(argv)
+        obj = json.loads(r.stdout)
+        obj["result"]["agent"]["agent_session"] = None
+        return RunResult(0, S.out(obj), "")
+
+    return patched
+
+
+def test_a_null_agent_session_is_absent_and_the_witness_keeps_reading():
+    t = FakeTime()
+    session = {"agent": "claude", "kind": "id", "source": "herdr:claude", "value": "u"}
+    script = S.Script(
+        S.pane_get(),
+        S.tab_created(),
+        _with_null_session(S.started()),
+        _with_null_session(S.agent_info()),
+        S.agent_info(agent_session=session),
+    )
+    result = call(script, time=t)
+    assert result["receipt"]["witness"] == {"state": "reported", "reads": 2, "settleMs": 200}
 
 
 def test_witness_reported_late():
@@ -655,6 +698,9 @@ def test_witness_unobserved_when_nothing_readable_or_bound():
         dict(tab_id="w7:t9"),
         dict(name="someone-else"),
         dict(kind="pi"),
+        dict(tab_id=""),  # empty strings are kept and compared: they disagree
+        dict(name=""),
+        dict(kind=""),
     ],
 )
 def test_witness_drift_is_vanished_and_reclaims(drift):

@@ -10,10 +10,10 @@ import shutil
 import tempfile
 
 import pytest
+from simherdr_client import fresh_call as F
+from simherdr_client.fresh_call import FreshCallRequest, fresh_call, render
+from simherdr_client.runner import HerdrRunner
 
-from client import fresh_call as F
-from client.fresh_call import FreshCallRequest, fresh_call, render
-from client.runner import HerdrRunner
 from simherdr.scenarios import agents as SC
 from simherdr.testing import spawn_server
 from tests.client.helpers import SCALE, FakeTime, run
@@ -225,7 +225,7 @@ def test_tab_create_killed_by_our_bound_is_unknown(caller):
         "reason": "herdr-tab-create-failed",
         "recovery": {"outcome": "unknown"},
     }
-    assert "no exit status (timeout 300ms or signal SIGKILL)" in rec.results[1].stderr
+    assert "no exit status (timeout 300ms or signal null)" in rec.results[1].stderr
     assert "UNKNOWN outcome" in render(result)
 
 

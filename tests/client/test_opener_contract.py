@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from simherdr_client import opener as O
+from simherdr_client.opener import OpenRequest, checked_argv, open_session
+from simherdr_client.runner import RunResult
 
-from client import opener as O
-from client.opener import OpenRequest, checked_argv, open_session
-from client.runner import RunResult
 from tests.client import scripted as S
 from tests.client.helpers import run, write_exe
 
@@ -258,7 +258,7 @@ sys.stderr.write('fatal: not a git repository (or any of the parent directories)
     )
     link = tmp_path / "link"
     os.symlink(plain, link)
-    script = S.Script(ws_created(cwd=str(plain)), PI_STARTED)
+    script = S.OpenerScript(ws_created(cwd=str(plain)), PI_STARTED)
     result = run(
         open_session(
             OpenRequest(str(link)),
@@ -282,7 +282,7 @@ sys.stderr.write('fatal: not a git repository (or any of the parent directories)
 
 def test_two_workspaces_claiming_the_worktree_fail_closed(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    script = S.Script(
+    script = S.OpenerScript(
         wt_list(entry(plain, "w2"), entry(tmp_path / "other", "w9"), entry(plain, "w3"))
     )
     result = opened(script, plain, tmp_path, git_bin=git)
@@ -296,14 +296,14 @@ def test_same_workspace_claiming_twice_is_one_claim(tmp_path, plain):
         "cli:pane:list",
         {"panes": [S.pane("w2:p1", "t", "w2", "w2:t1", cwd=str(plain))], "type": "pane_list"},
     )
-    script = S.Script(wt_list(entry(plain, "w2"), entry(plain, "w2")), panes, PI_STARTED)
+    script = S.OpenerScript(wt_list(entry(plain, "w2"), entry(plain, "w2")), panes, PI_STARTED)
     result = opened(script, plain, tmp_path, git_bin=git)
     assert result["ok"] is True and dict(result["rows"])["outcome"] == "reused"
 
 
 def test_failed_open_with_a_double_claim_on_the_fresh_list_fails_closed(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    script = S.Script(
+    script = S.OpenerScript(
         wt_list(entry(plain)),
         S.err("cli:worktree:open", "worktree_open_failed"),
         wt_list(entry(plain, "w2"), entry(plain, "w3")),
@@ -319,7 +319,7 @@ def test_failed_open_with_a_double_claim_on_the_fresh_list_fails_closed(tmp_path
 
 def test_failed_open_and_failed_relist_is_herdr_failed_with_the_opens_code(tmp_path, plain):
     git = git_says_worktree(tmp_path, plain)
-    script = S.Script(
+    script = S.OpenerScript(
         wt_list(entry(plain)),
         S.err("cli:worktree:open", "worktree_open_failed"),
         S.err("cli:worktree:list", "worktree_list_failed"),
@@ -334,11 +334,14 @@ def test_failed_open_and_failed_relist_is_herdr_failed_with_the_opens_code(tmp_p
 )
 def test_unparsable_list_is_refused(tmp_path, plain, reply):
     git = git_says_worktree(tmp_path, plain)
-    assert opened(S.Script(reply), plain, tmp_path, git_bin=git)["code"] == "herdr-reply-unparsable"
+    assert (
+        opened(S.OpenerScript(reply), plain, tmp_path, git_bin=git)["code"]
+        == "herdr-reply-unparsable"
+    )
 
 
 def test_unparsable_create_reply(tmp_path, plain):
-    script = S.Script(RunResult(0, "{", ""))
+    script = S.OpenerScript(RunResult(0, "{", ""))
     assert opened(script, plain, tmp_path)["code"] == "herdr-reply-unparsable"
 
 
@@ -375,7 +378,7 @@ def test_pane_verification_refusals_name_the_panel(tmp_path, plain, reply, code)
                 "workspace": {"workspace_id": "w2"},
             },
         )
-    script = S.Script(r)
+    script = S.OpenerScript(r)
     result = opened(script, plain, tmp_path)
     assert result["code"] == code and result["panel"]["workspaceId"] == "w2"
     assert len(script.calls) == 1  # nothing started, never a second panel
@@ -400,7 +403,7 @@ def test_reused_workspace_prefers_a_free_verified_pane(tmp_path, plain):
             ],
         },
     )
-    script = S.Script(wt_list(entry(plain, "w2")), panes, PI_STARTED)
+    script = S.OpenerScript(wt_list(entry(plain, "w2")), panes, PI_STARTED)
     result = opened(script, plain, tmp_path, git_bin=git)
     assert script.calls[2][6] == "w2:p3" and result["details"]["paneId"] == "w2:p3"
 
@@ -411,20 +414,20 @@ def test_reused_workspace_without_a_passing_pane_is_refused(tmp_path, plain):
         "cli:pane:list",
         {"type": "pane_list", "panes": [S.pane("w2:p1", "t1", "w2", "w2:t1", cwd="/elsewhere")]},
     )
-    script = S.Script(wt_list(entry(plain, "w2")), panes)
+    script = S.OpenerScript(wt_list(entry(plain, "w2")), panes)
     result = opened(script, plain, tmp_path, git_bin=git)
     assert result["code"] == "pane-cwd-outside" and result["panel"] == {
         "workspaceId": "w2",
         "paneId": "w2:p1",
     }
-    empty = S.Script(
+    empty = S.OpenerScript(
         wt_list(entry(plain, "w2")), S.ok("cli:pane:list", {"type": "pane_list", "panes": []})
     )
     assert opened(empty, plain, tmp_path, git_bin=git)["code"] == "pane-missing"
 
 
 def test_unparsable_start_reply_names_the_panel(tmp_path, plain):
-    script = S.Script(ws_created(cwd=str(plain)), RunResult(0, "", ""))
+    script = S.OpenerScript(ws_created(cwd=str(plain)), RunResult(0, "", ""))
     result = opened(script, plain, tmp_path)
     assert result["code"] == "herdr-reply-unparsable" and result["panel"] == {
         "workspaceId": "w2",

@@ -7,9 +7,9 @@ import os
 import subprocess
 
 import pytest
+from simherdr_client import opener as O
+from simherdr_client.opener import OpenRequest, open_session
 
-from client import opener as O
-from client.opener import OpenRequest, open_session
 from simherdr.scenarios.faults import Drop, WrongPane
 from tests.client.helpers import run
 
@@ -55,6 +55,7 @@ def opener(herdr_sim, repos):
 
     def go(path, cwd=None, env=None, rec=None, **kw):
         rec = rec or herdr_sim.recorder()
+        rec.split_name_check = True
         result = run(
             open_session(
                 OpenRequest(path, **kw),
@@ -182,8 +183,9 @@ def test_linked_worktree_opens_a_worktree_panel(herdr_sim, opener, repos):
     assert rec.calls == [
         ["worktree", "list", "--cwd", str(repos / "wt")],
         ["worktree", "open", "--path", str(repos / "wt"), "--no-focus"],
-        start_argv("wt", "w2:p1"),
+        start_argv("feat", "w2:p1"),  # a worktree panel's default name is its branch
     ]
+    assert rec.name_checks == [["agent", "get", "feat"]]
     rows = dict(result["rows"])
     assert (rows["outcome"], rows["panel"], rows["branch"], rows["workspace"]) == (
         "opened",
@@ -210,7 +212,7 @@ def test_open_worktree_is_reused_without_an_open_call(herdr_sim, opener, repos):
     assert rec.calls == [
         ["worktree", "list", "--cwd", str(repos / "wt")],
         ["pane", "list", "--workspace", "w2"],
-        start_argv("wtlink", "w2:p1"),
+        start_argv("feat", "w2:p1"),
     ]
     assert dict(result["rows"])["outcome"] == "reused"
     assert result["details"]["workspaceId"] == "w2" and result["details"]["path"] == str(
@@ -357,16 +359,37 @@ def test_directory_gone_before_create_gives_a_pane_outside_the_path(
     assert herdr_sim.ok("pane.get", pane_id="w1:p1")["pane"].get("agent") is None
 
 
+def test_a_repeat_open_is_refused_before_any_panel(herdr_sim, opener, repos):
+    first, _ = opener("plain")
+    assert first["ok"] and first["details"]["paneId"] == "w1:p1"
+    again, rec = opener("plain")
+    assert again["ok"] is False and again["code"] == "agent-name-taken"
+    assert "plain runs in workspace w1, pane w1:p1" in again["message"]
+    assert rec.name_checks == [["agent", "get", "plain"]] and rec.calls == []
+    assert "panel" not in again
+    workspaces = herdr_sim.ok("workspace.list")["workspaces"]
+    assert [w["workspace_id"] for w in workspaces] == ["w1"]  # no second workspace left behind
+    other, _ = opener("plain", name="second")  # another name: a second agent, as asked
+    assert other["ok"] and other["details"]["workspaceId"] == "w2"
+
+
+def test_a_worktree_branch_is_sanitized_into_the_default_name():
+    assert O.default_agent_name("/x/wt", "Feature/Login_Page") == "feature-login_page"
+    assert O.default_agent_name("/x/wt", "123/") == "agent"
+    assert O.default_agent_name("/x/My Dir", None) == "my-dir"
+
+
 def test_agent_start_failure_names_the_panel(herdr_sim, opener, repos):
-    herdr_sim.ok("workspace.create", cwd=str(repos))
-    herdr_sim.ok(
-        "agent.start", name="plain", kind="pi", pane_id="w1:p1"
-    )  # the default name is taken
+    from simherdr.scenarios.faults import ErrorReply
+
+    herdr_sim.run(
+        lambda sim: sim.faults.add(ErrorReply(method="agent.start", code="agent_pane_busy"))
+    )
     result, rec = opener("plain")
     assert result["ok"] is False and result["code"] == "agent-start-failed"
-    assert result["herdrErrorCode"] == "agent_name_taken"
-    assert result["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
-    assert "the panel stays open: workspace w2, pane w2:p1" in result["message"]
+    assert result["herdrErrorCode"] == "agent_pane_busy"
+    assert result["panel"] == {"workspaceId": "w1", "paneId": "w1:p1"}
+    assert "the panel stays open: workspace w1, pane w1:p1" in result["message"]
 
 
 def test_sync_entry_for_threaded_code(herdr_sim, repos):

@@ -8,9 +8,15 @@ import asyncio
 import time
 
 import pytest
+from simherdr_client.opener import (
+    FinishWatcher,
+    OpenRequest,
+    WatchConfig,
+    WatcherRegistry,
+    open_session,
+)
+from simherdr_client.runner import RunResult
 
-from client.opener import FinishWatcher, OpenRequest, WatchConfig, WatcherRegistry, open_session
-from client.runner import RunResult
 from simherdr.scenarios import agents as SC
 from tests.client import scripted as S
 from tests.client.helpers import FakeTime, run

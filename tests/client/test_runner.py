@@ -9,9 +9,9 @@ import os
 import time
 
 import pytest
+from simherdr_client import runner as R
+from simherdr_client.runner import HerdrRunner, RunResult, run_herdr
 
-from client import runner as R
-from client.runner import HerdrRunner, RunResult, run_herdr
 from tests.client.helpers import run, write_exe
 
 ECHO = """import json, os, sys
@@ -98,8 +98,7 @@ def test_timeout_kills_the_child_and_reports_no_exit_status(tmp_path):
     assert time.monotonic() - t < 10
     assert res.status == 1
     assert (
-        res.stderr
-        == "herdr tab create --no-focus: no exit status (timeout 1000ms or signal SIGKILL)"
+        res.stderr == "herdr tab create --no-focus: no exit status (timeout 1000ms or signal null)"
     )
     assert res.stdout == "partial\n"  # CHOICE: stdout kept after a timeout
     pid = int(pidfile.read_text())
@@ -111,7 +110,7 @@ def test_per_verb_bound_applies(tmp_path):
     exe = write_exe(tmp_path / "herdr", "import time; time.sleep(30)\n")
     runner = HerdrRunner(exe, {}, start_timeout_ms=120, cli_timeout_ms=60000)
     res = run(runner(["agent", "start", "n"]))
-    assert res.stderr == "herdr agent start n: no exit status (timeout 120ms or signal SIGKILL)"
+    assert res.stderr == "herdr agent start n: no exit status (timeout 120ms or signal null)"
 
 
 def test_a_child_killed_by_a_signal_settles_with_the_signal_name(tmp_path):
@@ -152,10 +151,12 @@ def test_the_cap_counts_stdout_and_stderr_together(tmp_path):
 
 def test_spawn_failure_is_a_status_1_result_not_an_exception(tmp_path):
     res = run(HerdrRunner(str(tmp_path / "missing-herdr"), {})(["pane", "get", "w1:p1"]))
-    assert res == RunResult(1, "", "spawn %s ENOENT" % (tmp_path / "missing-herdr"))
+    assert res == RunResult(
+        1, "", "herdr pane get w1:p1: spawn %s ENOENT" % (tmp_path / "missing-herdr")
+    )
     plain = tmp_path / "not-exec"
     plain.write_text("x")
-    assert run(HerdrRunner(str(plain), {})(["x"])).stderr == "spawn %s EACCES" % plain
+    assert run(HerdrRunner(str(plain), {})(["x"])).stderr == "herdr x: spawn %s EACCES" % plain
 
 
 def test_bare_name_is_looked_up_on_the_explicit_env_path(tmp_path):

@@ -119,7 +119,7 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
     assert "$.result.protocol: expected 20, got 22" in miss.stdout
     assert "closest recorded reply: step 2" in miss.stdout
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report[0]["misses"][0]["path"] == "$.result.protocol"
+    assert "$.result.protocol" in [m["path"] for m in report[0]["misses"]]
     # simherdr on the recorded profile: pass; on another profile when asked: the same miss
     assert run("contract", "verify", str(tmp_path / "c"), "--target", "inprocess").returncode == 0
     assert run("contract", "verify", str(tmp_path / "c"), "--profile", "0.9.3").returncode == 1

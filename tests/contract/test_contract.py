@@ -44,7 +44,9 @@ def test_cassette(cassette, target, version, config):
         pytest.skip(f"simulator has no {missing} yet")
     t = simherdr_target(target, version, config, time_scale=V.time_scale(cassette))
     try:
-        result = V.run_cassette(cassette, t, validator=ref.validate_reply)
+        result = V.run_cassette(
+            cassette, t, validator=lambda reply: ref.validate_reply(reply, version)
+        )
     finally:
         t.close()
     if result.status == "skip":

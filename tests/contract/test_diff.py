@@ -20,10 +20,11 @@ def test_082_vs_093_lists_the_versions_deltas_and_nothing_unexplained():
     assert not unexplained, json.dumps(unexplained, indent=1)
     rows = {d["explained_by"] for d in r["differences"]}
     # what the corpus exercises today (simherdr's 0.9.3 profile; VERSIONS.md §5)
-    for row in (1, 5, 6, 7, 9, 10):
+    for row in (1, 2, 5, 6, 7, 9, 10, 13, 14, 15, 16):
         assert f"VERSIONS.md §5 row {row}" in rows, row
     cats = {d["category"] for d in r["differences"]}
-    assert {"values", "exit codes", "CLI usage", "event order"} <= cats
+    assert {"fields added", "error codes", "error messages", "exit codes", "CLI usage"} <= cats
+    assert {"event order", "requests", "values", "steps"} <= cats
     every = [d for d in r["differences"] if d["step_a"] is None and d["step_b"] is None]
     assert not every, "each difference names the step that shows it"
 

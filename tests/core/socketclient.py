@@ -1,68 +1,47 @@
-"""A minimal herdr socket client for tests: one request per connection."""
+"""The suite's herdr socket client: :class:`simherdr.testing.SocketClient` with every reply
+validated against the schema of the herdr version serving the socket
+(tests/herdr_reference.py ``socket_version``). One request per connection."""
 
 from __future__ import annotations
 
-import json
-import socket
-
+from simherdr.testing import SocketClient
 from tests import herdr_reference as ref
 
 
 def raw(path: str, data: bytes, timeout: float = 5.0, shut_write: bool = False) -> bytes:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    try:
-        s.sendall(data)
-        if shut_write:
-            s.shutdown(socket.SHUT_WR)
-        chunks = []
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            chunks.append(b)
-        return b"".join(chunks)
-    finally:
-        s.close()
+    return SocketClient(path, timeout).exchange(data, half_close=shut_write)
 
 
 def request(
-    path: str, method: str, params: dict | None = None, rid: str = "t", timeout: float = 5.0
+    path: str,
+    method: str,
+    params: dict | None = None,
+    rid: str = "t",
+    timeout: float = 5.0,
+    version: str | None = None,
 ) -> dict:
-    line = json.dumps({"id": rid, "method": method, "params": params if params is not None else {}})
-    out = raw(path, line.encode() + b"\n", timeout)
-    lines = out.decode().splitlines()
-    assert len(lines) == 1, f"expected exactly one reply line, got {out!r}"
-    reply = json.loads(lines[0])
-    ref.validate_reply(reply)
-    return reply
+    check = ref.validator(version or ref.socket_version(path))
+    return SocketClient(path, timeout, check).request(method, params, rid)
 
 
 class Subscription:
-    def __init__(self, path: str, subscriptions: list, rid: str = "sub", timeout: float = 5.0):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.sock.sendall(
-            json.dumps(
-                {
-                    "id": rid,
-                    "method": "events.subscribe",
-                    "params": {"subscriptions": subscriptions},
-                }
-            ).encode()
-            + b"\n"
-        )
-        self.file = self.sock.makefile("rb")
+    def __init__(
+        self,
+        path: str,
+        subscriptions: list,
+        rid: str = "sub",
+        timeout: float = 5.0,
+        version: str | None = None,
+    ):
+        self.version = version or ref.socket_version(path)
+        client = SocketClient(path, timeout, ref.validator(self.version))
+        self.stream = client.stream("events.subscribe", {"subscriptions": subscriptions}, rid)
+        self.sock, self.file = self.stream.sock, self.stream.file
 
     def next(self) -> dict:
-        line = self.file.readline()
-        assert line, "subscription closed"
-        obj = json.loads(line)
-        ref.validate_reply(obj)
+        obj = next(self.stream, None)
+        assert obj is not None, "subscription closed"
         return obj
 
     def close(self):
-        self.file.close()
-        self.sock.close()
+        self.stream.close()

@@ -21,7 +21,7 @@ def test_serve_stops_cleanly_on_signal_and_removes_socket(tmp_path, sig):
     proc = spawn_server(path, version="0.8.2")
     try:
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-        assert request(path, "ping")["result"]["protocol"] == 20
+        assert request(path, "ping", version="0.8.2")["result"]["protocol"] == 20
         proc.send_signal(sig)
         assert proc.wait(10) == 0
         assert not os.path.exists(path)

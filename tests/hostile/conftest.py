@@ -18,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from simherdr.clock import VirtualClock
+from simherdr.facts.profiles import DEFAULT_VERSION
 from simherdr.handlers.common import read_pane
 from simherdr.model import views as V
 from simherdr.simulator import Config
-from simherdr.testing import ThreadServer
+from simherdr.testing import SocketClient, ThreadServer
 from tests import herdr_reference as ref
 
 # Bounded and reproducible: a fixed derivation of examples per test (derandomize), no example
@@ -56,6 +57,7 @@ def server(version: str, tmp_path) -> ThreadServer:
         version, clock=VirtualClock(), config=Config(home=str(home), server_cwd=str(cwd))
     )
     srv.crashes = []
+    ref.bind_socket(srv.path, version)
 
     def handler(loop, context):
         srv.crashes.append(f"{context.get('message')}: {context.get('exception')!r}")
@@ -88,48 +90,17 @@ def ensure_workspace(srv: ThreadServer, cwd: str) -> None:
 
 
 def connect(path: str, timeout: float = 10.0) -> socket.socket:
-    """Connect like a blocking client: a full listen backlog means wait, not fail (a socket
-    with a timeout is non-blocking underneath, and AF_UNIX answers EAGAIN then)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(timeout)
-        try:
-            s.connect(path)
-            return s
-        except BlockingIOError:
-            s.close()
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.005)
+    """A connected socket (a full listen backlog means wait, not fail)."""
+    return SocketClient(path, timeout).connect()
 
 
 def exchange(path: str, data: bytes, timeout: float = 10.0, half_close: bool = True) -> bytes:
     """Send ``data`` and read to EOF. Half-closing after the request cancels waits and
     subscriptions (SOCKET.md §1.2), so a generated wait never blocks the run."""
-    s = connect(path, timeout)
-    try:
-        try:
-            s.sendall(data)
-            if half_close:
-                s.shutdown(socket.SHUT_WR)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the server dropped an oversized request
-        chunks = []
-        while True:
-            try:
-                b = s.recv(1 << 20)
-            except ConnectionResetError:
-                break
-            if not b:
-                break
-            chunks.append(b)
-        return b"".join(chunks)
-    finally:
-        s.close()
+    return SocketClient(path, timeout).exchange(data, half_close=half_close)
 
 
-def lines(out: bytes) -> list[dict]:
+def lines(out: bytes, version: str = DEFAULT_VERSION) -> list[dict]:
     """Each reply line, parsed and validated as a herdr envelope."""
     import json
 
@@ -137,7 +108,7 @@ def lines(out: bytes) -> list[dict]:
     objs = []
     for raw in out.splitlines():
         obj = json.loads(raw)
-        ref.validate_reply(obj)
+        ref.validate_reply(obj, version)
         objs.append(obj)
     return objs
 

@@ -12,6 +12,7 @@ from simherdr.facts import errors as E
 from simherdr.facts.methods import ALL_METHODS
 from simherdr.handlers.registry import load_all
 from simherdr.server import MAX_REQUEST_BYTES, decode_request
+from simherdr.wire import DuplicateField
 
 METHODS = load_all()
 #: methods with effects outside the simulator (git on disk) or that end the server: never run
@@ -104,7 +105,7 @@ def kind_of(check) -> str | None:
         return KINDS[check]
     if hasattr(check, "variants"):
         return "string"
-    if hasattr(check, "fields"):
+    if hasattr(check, "fields") or hasattr(check, "tagged_variants"):
         return "object"
     if getattr(check, "__qualname__", "").startswith("list_of"):
         return "array"
@@ -133,6 +134,17 @@ def typed(check) -> st.SearchStrategy:
         return st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
     if hasattr(check, "variants"):
         return st.sampled_from(check.variants) | st.text(max_size=8)
+    if hasattr(check, "tagged_variants"):
+        # P.tagged: {"type": <variant>, ...that variant's fields}, or the variant missing/odd.
+        tagged = check.tagged_variants
+        return (
+            st.sampled_from(sorted(tagged)).flatmap(
+                lambda tag: params_for(tagged[tag]).map(
+                    lambda fields, tag=tag: {"type": tag, **fields}
+                )
+            )
+            | JSON
+        )
     if hasattr(check, "fields"):
         return params_for(check.fields)
     if getattr(check, "__qualname__", "").startswith("list_of"):
@@ -201,11 +213,12 @@ def request_objs(draw):
 
 
 class Expect:
-    """What a request line must get: ``none`` (dropped silently), ``invalid`` (invalid_request,
-    id ""), ``not_implemented`` (echoing the id), or ``runs`` (the method runs)."""
+    """What a request line must get: ``none`` (dropped silently), ``invalid`` (``code``:
+    invalid_request, or unknown_method for a retired name; id ``rid``: "" in 0.8.2, the line's
+    own string id in 0.9.2+), ``not_implemented`` (echoing the id), or ``runs``."""
 
-    def __init__(self, outcome: str, rid=None, mdef=None):
-        self.outcome, self.rid, self.mdef = outcome, rid, mdef
+    def __init__(self, outcome: str, rid=None, mdef=None, code: str = "invalid_request"):
+        self.outcome, self.rid, self.mdef, self.code = outcome, rid, mdef, code
 
     def __repr__(self):
         return f"Expect({self.outcome}, {self.rid!r}, {self.mdef.name if self.mdef else None})"
@@ -226,16 +239,34 @@ def expect_line(sim, data: bytes) -> Expect:
         return Expect("none")
     try:
         obj = decode_request(text.strip())
+    except DuplicateField as e:
+        return invalid_for(sim.profile, e.obj, e.names)
     except (ValueError, RecursionError):
-        return Expect("invalid")
+        return Expect("invalid", "")
     return expect_obj(sim, obj)
+
+
+def invalid_for(profile, obj, duplicates: frozenset = frozenset()) -> Expect:
+    """The refusal of a line that does not parse, from the profile's rows alone."""
+    rid = ""
+    if (
+        profile.invalid_request_keeps_id
+        and isinstance(obj, dict)
+        and isinstance(obj.get("id"), str)
+        and "id" not in duplicates
+    ):
+        rid = obj["id"]
+    name = obj.get("method") if isinstance(obj, dict) else None
+    if isinstance(name, str) and name in profile.retired_methods and "method" not in duplicates:
+        return Expect("invalid", rid, code="unknown_method")
+    return Expect("invalid", rid)
 
 
 def expect_obj(sim, obj) -> Expect:
     try:
         rid, mdef, _ = sim.parse(obj)
     except E.HerdrError:
-        return Expect("invalid")
+        return invalid_for(sim.profile, obj)
     if mdef is None:
         return Expect("not_implemented", rid)
     return Expect("runs", rid, mdef)

@@ -22,8 +22,6 @@ import uuid
 
 import pytest
 
-from tests.core.socketclient import request as _shared_request
-
 if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self/task"):
     pytest.skip("real PTY panes need Linux with /proc", allow_module_level=True)
 if shutil.which("bash") is None:
@@ -35,7 +33,8 @@ from simherdr.clock import ScaledClock
 from simherdr.panes import procfs
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
-from simherdr.testing import ThreadServer
+from simherdr.testing import SocketClient, ThreadServer
+from tests import herdr_reference as ref
 
 SCALE = 20.0  # simulated seconds per wall second
 WALL_TIMEOUT = 10.0  # how long a test waits for something real to happen
@@ -62,8 +61,9 @@ done
 
 
 def request(path: str, method: str, params: dict | None = None, timeout: float = 15.0) -> dict:
-    """The suite's one socket client (every reply schema-checked), with a real-pane timeout."""
-    return _shared_request(path, method, params if params is not None else {}, timeout=timeout)
+    """The public socket client, every reply schema-checked, with a real-pane timeout."""
+    check = ref.validator(ref.socket_version(path))
+    return SocketClient(path, timeout, check).request(method, params, "t")
 
 
 class Client:
@@ -237,6 +237,7 @@ def make_client(workdir, monkeypatch):
             clock=ScaledClock(SCALE),
             config=config,
         )
+        ref.bind_socket(srv.path, "0.8.2")
         made.append(srv)
         return Client(srv, env, bindir, stub)
 

@@ -39,7 +39,12 @@ def test_every_documented_op_exists():
             "agent.vanish",
             "shell.busy",
             "shell.idle",
+            "shell.cd",
+            "foreground.cwd",
             "behaviour.set",
+            "trace.get",
+            "trace.clear",
+            "scenario.load",
             "server.restart",
         ]
     )
@@ -67,6 +72,17 @@ def test_fault_ops(ws):
     op(ws, "fault.add", type="latency", ms=5)
     assert op(ws, "fault.clear")["result"] == {"removed": ["drop-1", "latency-2"]}
     assert ws.sim.interceptors == []
+
+
+def test_cwd_ops(ws, tmp_path):
+    (tmp_path / "sub").mkdir()
+    assert op(ws, "shell.cd", pane_id="w1:p1", path=str(tmp_path / "sub"))["ok"]
+    assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["cwd"] == str(tmp_path / "sub")
+    assert op(ws, "foreground.cwd", pane_id="w1:p1", path=str(tmp_path))["ok"]
+    assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["foreground_cwd"] == str(tmp_path)
+    assert op(ws, "foreground.cwd", pane_id="w1:p1")["ok"]
+    assert "foreground_cwd" not in ws.ok("pane.get", pane_id="w1:p1")["pane"]
+    assert not op(ws, "shell.cd", pane_id="w9:p1", path="/")["ok"]
 
 
 def test_scenario_ops(ws):
@@ -115,7 +131,16 @@ def test_behaviour_set_for_a_kind(h):
             {"op": "fault.add", "args": {"type": "error", "code": "made_up"}},
             "not a herdr error code: 'made_up'",
         ),
-        ({"op": "agent.exit", "args": {}}, "bad args for agent.exit"),
+        ({"op": "agent.exit", "args": {}}, "agent.exit: missing argument pane_id (string)"),
+        (
+            {"op": "agent.exit", "args": {"pane": "w1:p1"}},
+            "agent.exit: unknown argument(s) pane (takes: pane_id)",
+        ),
+        ({"op": "agent.exit", "args": {"pane_id": 7}}, "pane_id must be string, not a number"),
+        (
+            {"op": "fault.add", "args": {"type": "latency", "method": "agent.*"}},
+            "fault.add (latency): missing argument ms (number)",
+        ),
         ({"op": "agent.exit", "args": {"pane_id": "w9:p9"}}, "no pane w9:p9"),
         (
             {"op": "agent.state", "args": {"pane_id": "w1:p1", "state": "idle"}},
@@ -241,6 +266,6 @@ def test_control_plane_end_to_end(tmp_path, capsys):
 
 def test_ctl_usage_errors(tmp_path, capsys):
     status, _, err = ctl(capsys, "--control", str(tmp_path / "nothing.sock"), "fault.list")
-    assert status == 2 and "nothing.sock" in err
+    assert status == 3 and "cannot reach the control socket" in err and "nothing.sock" in err
     status, _, err = ctl(capsys, "--control", str(tmp_path / "x"), "fault.add", "{not json")
     assert status == 2 and "not JSON" in err

@@ -837,7 +837,12 @@ def test_server_group(herdr, fake):
         "herdr server commands:\n  herdr server                run as headless server\n"
     )
     assert herdr("server", "help").rc == 0
-    assert herdr("server").stderr == "simherdr: 'herdr server' is not supported by this stand-in\n"
+    # `herdr server` starts a server on the active socket, where the fake already answers.
+    res = herdr("server")
+    assert (res.rc, res.stderr) == (
+        1,
+        "error: herdr server is already running\napi socket: %s\n" % fake.path,
+    )
 
 
 def test_non_utf8_argument(stubs, fake, base_env):

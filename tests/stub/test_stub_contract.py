@@ -123,17 +123,10 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli):
 @pytest.mark.parametrize(
     "argv,command",
     [
-        (["notification", "show", "hi"], "herdr notification show"),
-        (["session", "list"], "herdr session list"),
-        (["plugin", "list"], "herdr plugin list"),
-        (["terminal"], "herdr terminal"),
-        (["pane", "move", "w1:p1", "--new-tab"], "herdr pane move"),
-        (["pane", "zoom"], "herdr pane zoom"),
-        (["pane", "report-metadata", "w1:p1"], "herdr pane report-metadata"),
-        (["workspace", "report-metadata", "w1"], "herdr workspace report-metadata"),
+        (["plugin", "install", "o/r"], "herdr plugin install"),
+        (["terminal", "session", "observe", "t1"], "herdr terminal session observe"),
+        (["channel", "set", "preview"], "herdr channel set"),
         (["agent", "attach", "x"], "herdr agent attach"),
-        (["api", "schema"], "herdr api schema"),
-        (["pane", "--help"], "herdr pane --help"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):
@@ -504,3 +497,38 @@ def test_status_usage(cli):
     res = cli("status", "bogus")
     assert res.rc == 2 and res.stderr.startswith("herdr status commands:\n")
     assert cli("status", "help").rc == 0
+
+
+def test_a_call_loads_core_table_wire_only(fake, stubs):
+    """One `pane get` imports the core, the path rules, the table and the wire (no group module)
+    and none of the pure-Python stdlib packages that make start-up slow."""
+    import subprocess
+    import sys
+
+    fake.on("pane.get", ok())
+    launcher = stubs["0.8.2"]
+    with open(launcher) as handle:
+        root = next(line for line in handle if line.startswith("sys.path.insert")).split(", ", 1)[1]
+    code = (
+        "import sys, io\n"
+        f"sys.path.insert(0, {root.rstrip().rstrip(')')})\n"
+        "from simherdr.stub.cli.core import run\n"
+        "out = io.BytesIO()\n"
+        f"rc = run(['pane', 'get', 'w1:p1'], version='0.8.2', env={{'HERDR_SOCKET_PATH': {fake.path!r}}}, stdout=out, stderr=io.BytesIO())\n"
+        "assert rc == 0, out.getvalue()\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('simherdr'))))\n"
+        "print(' '.join(m for m in ('json', 'socket', 're', 'enum', 'typing', 'os', 'collections') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    ours, heavy = (proc.stdout.splitlines() + [""])[:2]
+    assert ours.split() == [
+        "simherdr",
+        "simherdr.stub",
+        "simherdr.stub.cli",
+        "simherdr.stub.cli.core",
+        "simherdr.stub.cli.paths",  # herdr's socket/session path rules, one place
+        "simherdr.stub.cli.table",
+        "simherdr.stub.cli.wire",
+    ]
+    assert heavy == ""

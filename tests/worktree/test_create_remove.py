@@ -276,7 +276,7 @@ def test_background_remove_keeps_focus_and_tag_profile_moves_it(version, config,
             get_profile(version), worktree_remove_focus_parent_only_if_active=only_if_active
         )
         config.worktrees_dir = str(base / f"trees-{only_if_active}")
-        with Harness(profile, config=config, validator=ref.validate_reply) as h:
+        with Harness(profile, config=config, validator=ref.validator(version)) as h:
             h.ok("workspace.create", cwd=str(repo))
             h.ok("worktree.create", workspace_id="w1", branch=f"bg-{only_if_active}")
             h.ok("workspace.create", cwd=str(base), focus=True)  # w3 active

@@ -86,6 +86,14 @@ class Faults:
                 fault = faults[i]
                 i += 1
                 if self._faults.get(fault.name) is fault and fault.applies(sim, call):
+                    sim.trace.record(
+                        "fault",
+                        call.origin,
+                        fault=fault.name,
+                        type=fault.type,
+                        method=call.method,
+                        id=call.id,
+                    )
                     return await fault.intercept(call, lambda i=i: step(i))
             return await proceed()
 

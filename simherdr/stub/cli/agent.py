@@ -36,10 +36,11 @@ def parse_agent_status(value):
     return value
 
 
-def parse_kind(text):
-    from simherdr.facts.kinds import parse_kind as parse
+def parse_kind(text, v09=False):
+    """The version's agent kinds (facts.kinds KIND_TABLES: 0.9 adds letta and muse)."""
+    from simherdr.facts.kinds import parse_kind_in
 
-    return parse(text)
+    return parse_kind_in("0.9.3" if v09 else "0.8.2", text)
 
 
 def is_shell_name(name):
@@ -160,7 +161,23 @@ def explain(ctx, row, args):
             raise usage("usage: herdr agent explain --file PATH --agent LABEL [--json]")
         if agent is None:
             raise usage("herdr agent explain --file requires --agent LABEL")
-        # CHOICE: explaining a local screen file needs herdr's detection manifests; the
+        try:
+            with open(file, "rb") as handle:
+                handle.read().decode("utf-8")
+        except OSError as exc:
+            failure = core.wire().os_error(exc)
+            if not ctx.v09:
+                raise failure from None  # 0.8.2: the raw `Error: Os {...}` line, exit 1
+            return _explain_file_error(ctx, file, failure.display)
+        except UnicodeDecodeError:
+            if not ctx.v09:
+                raise core.wire().TransportError(
+                    'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
+                    "stream did not contain valid UTF-8",
+                    "InvalidData",
+                ) from None
+            return _explain_file_error(ctx, file, "stream did not contain valid UTF-8")
+        # CHOICE: explaining a readable screen file needs herdr's detection manifests; the
         # argument checks above are reproduced, the command itself is unsupported.
         return unsupported(ctx, "herdr agent explain --file")
     if target is None:
@@ -181,6 +198,20 @@ def explain(ctx, row, args):
     else:
         ctx.write_out(_explain_text(wire, explain, verbose))
     return 0
+
+
+def _explain_file_error(ctx, path, reason):
+    """0.9.0 (#3022, [H093] src/cli/agent.rs agent_explain): an unreadable --file is a JSON
+    error on stderr, exit 1, whatever the output format."""
+    body = {
+        "id": "cli:agent:explain",
+        "error": {
+            "code": "agent_explain_file_read_failed",
+            "message": "failed to read agent explain file %s: %s" % (path, reason),
+        },
+    }
+    ctx.write_err(core.wire().dumps_ordered(body) + "\n")  # ErrorResponse: struct order
+    return 1
 
 
 def _as_str(value):
@@ -262,7 +293,7 @@ def start(ctx, row, args):
         raise usage("missing required --kind")
     if pane_id is None:
         raise usage("missing required --pane")
-    expected_kind = parse_kind(kind)
+    expected_kind = parse_kind(kind, ctx.v09)
     if expected_kind is None:
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []

@@ -13,6 +13,8 @@ module, :mod:`.table`, :mod:`.scan` and :mod:`.wire`, and no pure-Python stdlib 
 import posix
 import sys
 
+from . import paths
+
 #: What every command this stand-in does not implement prints (stderr, exit 2).
 UNSUPPORTED_MESSAGE = "simherdr: '{command}' is not supported by this stand-in"
 UNSUPPORTED_EXIT_CODE = 2
@@ -31,11 +33,12 @@ TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
 MIN_TIME_SCALE = 1e-6
 MAX_TIME_SCALE = 1e6
 
-SESSION_ENV = "HERDR_SESSION"
-SOCKET_PATH_ENV = "HERDR_SOCKET_PATH"
+# herdr's path and session rules live in .paths (one place); these names stay for callers.
+SESSION_ENV = paths.SESSION_ENV
+SOCKET_PATH_ENV = paths.SOCKET_PATH_ENV
 CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
-DEFAULT_SESSION_NAME = "default"
-APP_DIR_NAME = "herdr"  # release builds; debug builds use herdr-dev (CLI.md §2.1)
+DEFAULT_SESSION_NAME = paths.DEFAULT_SESSION_NAME
+APP_DIR_NAME = paths.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
 
 USAGE_FOOTER = "run 'herdr --help' for usage"
 
@@ -173,27 +176,16 @@ class Ctx:
 
     # -- paths (src/config/io.rs, src/session.rs) --------------------------------------------
     def config_dir(self):
-        xdg = self.var("XDG_CONFIG_HOME")
-        if xdg is not None:
-            return join(xdg, APP_DIR_NAME)
-        home = self.var("HOME")
-        if home is not None:
-            return join(home, ".config/" + APP_DIR_NAME)
-        tmp = self.env.get("TMPDIR") or "/tmp"
-        return join(tmp, APP_DIR_NAME)
+        return paths.config_dir(self.env)
 
     def active_name(self):
-        name = self.var(SESSION_ENV)
-        if name is None or name == DEFAULT_SESSION_NAME or validate_session_name(name):
-            return None
-        return name
+        return paths.active_name(self.env)
 
     def data_dir_for(self, name):
-        base = self.config_dir()
-        return join(join(base, "sessions"), name) if name else base
+        return paths.data_dir_for(self.env, name)
 
     def api_socket_path_for(self, name):
-        return join(self.data_dir_for(name), "herdr.sock")
+        return paths.api_socket_path_for(self.env, name)
 
     def socket_path(self):
         if self.explicit_session:
@@ -250,11 +242,7 @@ def _only_escapes(text):
     return all(not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff" for ch in text)
 
 
-def join(base, rest):
-    """``PathBuf::join`` (an absolute ``rest`` replaces ``base``)."""
-    if rest.startswith("/") or not base:
-        return rest
-    return base + rest if base.endswith("/") else base + "/" + rest
+join = paths.join  # ``PathBuf::join`` (an absolute ``rest`` replaces ``base``)
 
 
 def parent_and_stem(path):
@@ -362,6 +350,12 @@ def _run(ctx, argv):
     for index, arg in enumerate(argv, start=1):
         if has_surrogates(arg):
             raise Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
+    if ctx.v09 and _has_machine_prefix(argv):
+        # CHOICE: 0.9.3 checks the `--machine` prefix on the whole argv (its parser rejects a
+        # `--session` beside it), so it runs before the global --session extraction.
+        from .machine import run_machine_prefix
+
+        return run_machine_prefix(ctx, argv)
     args = _configure_session(ctx, argv)
     args, remote = _extract_remote_args(args)
     if (
@@ -374,10 +368,6 @@ def _run(ctx, argv):
         raise Exit(
             2, "error: --remote can only be used with the default launch command\n" + USAGE_FOOTER
         )
-    if ctx.v09 and _has_machine_prefix(args):
-        from .machine import run_machine_prefix
-
-        return run_machine_prefix(ctx, args)
     if args:
         handled = maybe_run(ctx, args)
         if handled is not None:
@@ -389,16 +379,7 @@ def _run(ctx, argv):
 
 def validate_session_name(name):
     """src/session.rs validate_name; returns the error message or None."""
-    if not name:
-        return "session name cannot be empty"
-    if len(name.encode("utf-8", "surrogatepass")) > 64:
-        return "session name cannot be longer than 64 bytes"
-    if name in (".", ".."):
-        return "session name cannot be . or .."
-    for ch in name:
-        if not (ch.isascii() and (ch.isalnum() or ch in "._-")):
-            return "session name may only contain ASCII letters, numbers, '.', '_' and '-'"
-    return None
+    return paths.validate_session_name(name)
 
 
 def _configure_session(ctx, argv):
@@ -507,12 +488,17 @@ def _extract_remote_args(argv):
 
 
 def _has_machine_prefix(args):
-    """0.9.x ``herdr --machine <label> <command>``: a leading ``--machine`` option."""
-    for arg in args:
+    """0.9.x ``herdr --machine <label> <command>``: ``--machine`` among the leading options."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
         if arg == "--machine" or arg.startswith("--machine="):
             return True
         if not arg.startswith("-") or arg == "--":
             return False
+        if arg in ("--session", "--remote", "--remote-keybindings"):
+            index += 1
+        index += 1
     return False
 
 
@@ -539,10 +525,10 @@ def maybe_run(ctx, args):
     builder = table.GROUPS.get(command)
     if builder is not None:
         return run_group(ctx, table, command, rest)
-    special = table.SPECIAL.get(command)
+    special = table.SPECIAL.get(command) or (table.SPECIAL_09.get(command) if ctx.v09 else None)
     if special is not None:
         return call(special, ctx, None, rest)
-    if command in table.OPAQUE or (ctx.v09 and command in table.OPAQUE_09):
+    if command in table.OPAQUE:
         return unsupported(ctx, " ".join(["herdr", command] + rest[:1]))
     return None
 
@@ -580,7 +566,9 @@ def run_group(ctx, table, name, args):
 
 def run_row(ctx, group, row, args):
     if "mod" in row:
-        return run_module(ctx, row["mod"], row["name"], args)
+        return run_module(
+            ctx, row["mod"], row["name"], args, command="herdr %s %s" % (group, row["name"])
+        )
     if "run" in row:
         if row["run"] is None:
             return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
@@ -590,7 +578,15 @@ def run_row(ctx, group, row, args):
     if shape == "flags":
         from .scan import scan
 
-        values = scan(ctx, row, args)
+        if row.get("all_usage"):
+            try:
+                values = scan(ctx, row, args)
+            except Exit as exc:
+                if exc.code != 2:
+                    raise
+                raise usage(row["usage"]) from None
+        else:
+            values = scan(ctx, row, args)
     else:
         values = {}
         if shape == "none":
@@ -679,4 +675,10 @@ def run_module(ctx, module_name, verb, args, command=None):
         err.detach()
 
 
-_MODULE_COMMANDS = {"api_schema": "api schema"}
+_MODULE_COMMANDS = {"api_schema": "api schema", "config_check": "config check"}
+
+
+def usage_only(ctx, row, args):
+    """Verbs whose only headless answer is their usage (``help`` forms exit 0)."""
+    code = 0 if args and args[0] in ("help", "--help", "-h") else 2
+    raise Exit(code, row["usage"])

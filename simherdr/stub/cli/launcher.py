@@ -1,8 +1,8 @@
 """The launcher path: what herdr 0.8.2 ``src/main.rs`` does when ``cli::maybe_run`` says NotCli.
 
-CHOICE: everything that would start a terminal UI (the TUI launch, remote attach, ``client``,
-``update``, ``remote-client-bridge``) prints the unsupported message, exit 2; ``herdr server``
-(the headless server) is handed to the server-free session module when it exists.
+CHOICE: everything that would start a terminal UI (the TUI launch, remote attach, ``update``,
+``remote-client-bridge``) prints the unsupported message, exit 2; ``herdr server`` (the
+headless server) and ``herdr client`` (its nested guard) go to :mod:`.launch`.
 """
 
 from .core import USAGE_FOOTER, Exit, run_module, unsupported
@@ -25,9 +25,10 @@ _LAUNCHER_WORDS = (
 
 def launcher(ctx, args, remote):
     first = args[0] if args else None
-    if first == "server":
-        return run_module(ctx, "sessions", "server", args[1:], command="herdr server")
-    if first in ("remote-client-bridge", "client", "update"):
+    if first in ("server", "client"):
+        # `herdr server`: exec `simherdr serve`; `herdr client`: the nested guard (.launch).
+        return run_module(ctx, "launch", first, args[1:], command="herdr " + first)
+    if first in ("remote-client-bridge", "update"):
         return unsupported(ctx, "herdr " + first)
     if any(a in ("--help", "-h") for a in args):
         from .help import root_help

@@ -17,7 +17,17 @@ kind       effect
 ``current`` ``HERDR_PANE_ID`` (``arg`` true: ``--current requires HERDR_PANE_ID`` when unset)
 ``match``  ``--match``/``--regex``: ``{"type", "value"}``, the two are mutually exclusive
 ``skip``   accepted and ignored (hidden compatibility flags)
+``once``   ``arg`` = (value, message): sets the field; a second flag of the field is an error
+``token``  ``NAME=VALUE`` into a map (``clear_token``: ``NAME`` -> null); ``state_label``
+           ``STATUS=TEXT`` with a known status
 ========== ======================================================================================
+
+Row keys the scanner reads besides ``flags``/``pos``: ``resume`` (field taking the words after
+the first ``--``, as a list), ``selector`` = (field, message) when a second selector of the
+field is an error, ``lead_nodash`` / ``lead_not`` (words the leading positional may not be),
+``envpane`` (field preset from ``HERDR_PANE_ID``), ``strip`` (trim ``source``),
+``format_strips`` (``--format`` also sets ``strip_ansi``), ``check`` = ``module:function`` run
+on the values after the scan.
 
 Value errors are usage errors (exit 2) unless the row says ``errors="io"``: herdr then returns
 ``io::Error::other`` and ``main`` prints ``Error: Custom {...}`` (exit 1).
@@ -117,18 +127,29 @@ def scan(ctx, row, args):
     flags = {}
     for spec in row.get("flags", ()):
         flags[spec[0]] = spec
+    values = {}
+    resume = row.get("resume")
+    if resume and "--" in args:
+        separator = args.index("--")
+        values[resume] = list(args[separator + 1 :])
+        args = args[:separator]
     equals = row.get("equals")
     if equals:
         args = expand_equals(args, equals)
     io_errors = row.get("errors") == "io"
-    values = {}
     if row.get("envpane") and ctx.pane_id() is not None:
         values[row["envpane"]] = ctx.pane_id()
     pos = row.get("pos")
     mode = pos[0] if pos else None
     index = 0
+    seen = set()
+    selector = row.get("selector")
     if mode == "lead":
-        if not args:
+        if (
+            not args
+            or (row.get("lead_nodash") and args[0].startswith("-"))
+            or args[0] in row.get("lead_not", ())
+        ):
             raise usage(row["usage"])
         values[pos[1]] = args[0]
         index = 1
@@ -147,6 +168,8 @@ def scan(ctx, row, args):
                 continue
             raise usage("unknown option: %s" % arg)
         field, kind = spec[1], spec[2]
+        if selector and field == selector[0] and values.get(field) is not None:
+            raise usage(selector[1])
         if kind == "on":
             values[field] = True
         elif kind == "off":
@@ -156,6 +179,11 @@ def scan(ctx, row, args):
                 values[name] = value
         elif kind == "skip":
             pass
+        elif kind == "once":
+            if field in seen:
+                raise usage(spec[3][1])
+            seen.add(field)
+            values[field] = spec[3][0]
         elif kind == "current":
             pane = ctx.pane_id()
             if pane is None and len(spec) > 3 and spec[3]:
@@ -190,6 +218,24 @@ def scan(ctx, row, args):
                 if parsed is None or parsed != parsed or parsed in (float("inf"), float("-inf")):
                     raise usage(spec[3] % value)
                 values[field] = wire().F32(parsed)
+            elif kind == "token":
+                # src/cli.rs parse_token_assignment
+                if "=" not in value:
+                    raise usage("token must use NAME=VALUE")
+                key, item = value.split("=", 1)
+                if not key:
+                    raise usage("token name must not be empty")
+                values.setdefault(field, {})[key] = item
+            elif kind == "clear_token":
+                values.setdefault(field, {})[value] = None
+            elif kind == "state_label":
+                if "=" not in value:
+                    raise usage("expected --state-label STATUS=TEXT")
+                status, label = value.split("=", 1)
+                status = _ascii_lower(status.strip())
+                if status not in ("idle", "working", "blocked", "done", "unknown"):
+                    raise usage("unknown state label: %s" % status)
+                values.setdefault(field, {})[status] = label
             elif kind == "match":
                 if field in values:
                     raise usage("--match and --regex are mutually exclusive")
@@ -209,7 +255,23 @@ def scan(ctx, row, args):
         value = values.get(field)
         if value is None:
             raise usage(message or row["usage"])
+    check = row.get("check")
+    if check:
+        from .core import call
+
+        call(check, ctx, row, values)
     return values
+
+
+def _ascii_lower(text):
+    """``str::to_ascii_lowercase``."""
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+def trim(text):
+    """``str::trim``: Unicode White_Space at both ends (Python's strip is close: it also
+    strips the ASCII separators \x1c-\x1f, which Rust keeps)."""
+    return text.strip()
 
 
 def build(row, values):

@@ -66,3 +66,126 @@ def stop(ctx, row, args):
         "server did not stop within %dms; sockets are still reachable at %s"
         % (int(STOP_WAIT_TIMEOUT * 1000), ", ".join(reachable)),
     )
+
+
+def live_handoff(ctx, row, args):
+    """server_live_handoff: sent without the ping guard (it is the mismatch recovery path)."""
+    params = {}
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if "=" in arg:
+            flag, value = arg.split("=", 1)
+        else:
+            flag = arg
+            index += 1
+            if index >= len(args):
+                raise usage(row["usage"])
+            value = args[index]
+        if flag == "--import-exe":
+            params["import_exe"] = value
+        elif flag == "--expected-protocol":
+            from .scan import parse_unsigned
+
+            protocol = parse_unsigned(value, 32)
+            if protocol is None:
+                raise usage(row["usage"])
+            params["expected_protocol"] = protocol
+        elif flag == "--expected-version":
+            params["expected_version"] = value
+        else:
+            raise usage(row["usage"])
+        index += 1
+    # ServerLiveHandoffParams field order: import_exe, expected_protocol, expected_version.
+    ordered = {
+        k: params[k] for k in ("import_exe", "expected_protocol", "expected_version") if k in params
+    }
+    w = core_wire()
+    loaded = w.send(ctx, "cli:server:live-handoff", "server.live_handoff", ordered, checked=False)
+    if w.has_error(loaded.value):
+        ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
+        return 1
+    from .core import join
+
+    log = join(ctx.data_dir_for(ctx.active_name()), "herdr-server.log")
+    ctx.write_err("live handoff complete; server log: %s\n" % log)
+    return 0
+
+
+def _json_flag(row, args):
+    if not args:
+        return False
+    if args == ["--json"]:
+        return True
+    raise usage(row["usage"])
+
+
+def agent_manifests(ctx, row, args):
+    json_out = _json_flag(row, args)
+    w = core_wire()
+    loaded = w.send(ctx, "cli:server:agent-manifests", "server.agent_manifests", {})
+    if json_out or w.has_error(loaded.value):
+        return w.print_response(ctx, loaded)
+    ctx.write_out(_manifest_status_text(w, loaded.value))
+    return 0
+
+
+def update_agent_manifests(ctx, row, args):
+    """Fetch, reload, then read the status (src/cli/server.rs update_agent_manifest_status).
+
+    CHOICE: the stand-in never downloads manifests: the fetch step succeeds without network,
+    so the command is the reload followed by the status read.
+    """
+    json_out = _json_flag(row, args)
+    w = core_wire()
+    loaded = w.send(ctx, "cli:server:reload-agent-manifests", "server.reload_agent_manifests", {})
+    if not w.has_error(loaded.value):
+        loaded = w.send(ctx, "cli:server:agent-manifests", "server.agent_manifests", {})
+    if json_out or w.has_error(loaded.value):
+        return w.print_response(ctx, loaded)
+    ctx.write_out(_manifest_status_text(w, loaded.value))
+    return 0
+
+
+def _str(value, default):
+    return value if isinstance(value, str) else default
+
+
+def _manifest_status_text(w, response):
+    """print_agent_manifest_status (src/cli/server.rs:152-190)."""
+    result = w.index(response, "result")
+    last_check = w.index(result, "last_check_unix")
+    if isinstance(last_check, int) and not isinstance(last_check, bool) and 0 <= last_check < 2**64:
+        last_check = str(last_check)
+    else:
+        last_check = "never"
+    lines = [
+        "last check: %s" % last_check,
+        "result: %s" % _str(w.index(result, "last_result"), "not checked"),
+        "",
+    ]
+    manifests = w.index(result, "manifests")
+    if isinstance(manifests, list):
+        for manifest in manifests:
+            get = lambda key, manifest=manifest: w.index(manifest, key)  # noqa: E731
+            shadowing = get("local_override_shadowing_remote") is True
+            error = get("remote_update_error")
+            marker = "!" if shadowing else ("x" if isinstance(error, str) else " ")
+            lines.append(
+                "%s %-9s %-14s active %-14s remote %-14s %s"
+                % (
+                    marker,
+                    _str(get("agent"), "-"),
+                    _str(get("source_kind"), "-"),
+                    _str(get("active_version"), "-"),
+                    _str(get("cached_remote_version"), "-"),
+                    _str(get("remote_update_result"), "not checked"),
+                )
+            )
+            if isinstance(error, str):
+                lines.append("  " + error)
+            elif shadowing:
+                lines.append("  local override shadows cached remote rules")
+            elif isinstance(get("warning"), str):
+                lines.append("  " + get("warning"))
+    return "".join(line + "\n" for line in lines)

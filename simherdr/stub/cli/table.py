@@ -81,7 +81,25 @@ def _workspace(v09):
             },
             {
                 "name": "report-metadata",
-                "run": None,
+                "pos": ("lead", "workspace_id"),
+                "flags": (
+                    ("--source", "source", "str"),
+                    ("--token", "tokens", "token"),
+                    ("--clear-token", "tokens", "clear_token"),
+                    ("--seq", "seq", "u64"),
+                    ("--ttl-ms", "ttl_ms", "u64"),
+                ),
+                "errors": "io",
+                "check": "pane:workspace_metadata_check",
+                "params": (
+                    ("workspace_id", "req"),
+                    ("source", "req"),
+                    ("tokens", "req"),
+                    ("seq", "opt"),
+                    ("ttl_ms", "opt"),
+                ),
+                "out": "ok",
+                "usage": "usage: herdr workspace report-metadata <workspace_id> --source ID [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 "lines": (
                     "  herdr workspace report-metadata <workspace_id> --source ID [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 ),
@@ -158,6 +176,27 @@ def _tab(v09):
 
 
 _PANE_TARGET = (("--pane", "pane_id", "str"), ("--current", "pane_id", "current"))
+# neighbor/focus/resize/swap: `--current` means "no pane id" (the server's focused pane).
+_DIRECTIONAL = (
+    ("--pane", "pane_id", "str"),
+    ("--current", "pane_id", "set", (("pane_id", None),)),
+    (
+        "--direction",
+        "direction",
+        "choice",
+        (
+            {"left": "left", "right": "right", "up": "up", "down": "down"},
+            "invalid pane direction: %s (expected left, right, up, or down)",
+        ),
+    ),
+)
+_ZOOM_ONCE = "provide only one of --toggle, --on, or --off"
+_RIGHT_CLICK = (
+    "--right-click",
+    "right_click",
+    "choice",
+    ({"herdr": "herdr", "pane": "pane"}, "invalid right-click target: %s"),
+)
 
 _SPLIT_USAGE = (
     "usage: herdr pane split [<pane_id>|--pane ID|--current] --direction right|down [--ratio FLOAT] "
@@ -227,29 +266,54 @@ def _pane(v09):
             },
             {
                 "name": "neighbor",
-                "run": None,
+                "flags": _DIRECTIONAL,
+                "need": (("direction", None),),
+                "params": (("pane_id", "opt"), ("direction", "req")),
+                "usage": "usage: herdr pane neighbor --direction left|right|up|down [--pane ID|--current]",
                 "lines": (
                     "  herdr pane neighbor --direction left|right|up|down [--pane ID|--current]",
                 ),
             },
-            {"name": "edges", "run": None, "lines": ("  herdr pane edges [--pane ID|--current]",)},
+            {
+                "name": "edges",
+                "flags": _PANE_TARGET,
+                "params": (("pane_id", "opt"),),
+                "lines": ("  herdr pane edges [--pane ID|--current]",),
+            },
             {
                 "name": "focus",
-                "run": None,
+                # parse_pane_focus_args maps every neighbor-parser error to this usage.
+                "method": "pane.focus_direction",
+                "flags": _DIRECTIONAL,
+                "need": (("direction", None),),
+                "all_usage": True,
+                "params": (("pane_id", "opt"), ("direction", "req")),
+                "usage": "usage: herdr pane focus --direction left|right|up|down [--pane ID|--current]",
                 "lines": (
                     "  herdr pane focus --direction left|right|up|down [--pane ID|--current]",
                 ),
             },
             {
                 "name": "resize",
-                "run": None,
+                "flags": _DIRECTIONAL + (("--amount", "amount", "f32", "invalid amount: %s"),),
+                "need": (("direction", None),),
+                "params": (("pane_id", "opt"), ("direction", "req"), ("amount", "opt")),
+                "usage": "usage: herdr pane resize --direction left|right|up|down [--amount FLOAT] [--pane ID|--current]",
                 "lines": (
                     "  herdr pane resize --direction left|right|up|down [--amount FLOAT] [--pane ID|--current]",
                 ),
             },
             {
                 "name": "zoom",
-                "run": None,
+                "pos": ("first", "pane_id"),
+                "flags": (
+                    ("--pane", "pane_id", "str"),
+                    ("--current", "pane_id", "set", (("pane_id", None),)),
+                    ("--toggle", "mode", "once", ("toggle", _ZOOM_ONCE)),
+                    ("--on", "mode", "once", ("on", _ZOOM_ONCE)),
+                    ("--off", "mode", "once", ("off", _ZOOM_ONCE)),
+                ),
+                "params": (("pane_id", "opt"), ("mode", "req", "toggle")),
                 "lines": (
                     "  herdr pane zoom [<pane_id>|--pane ID|--current] [--toggle|--on|--off]",
                 ),
@@ -289,7 +353,19 @@ def _pane(v09):
             },
             {
                 "name": "input",
-                "run": None,
+                "method": "pane.input.set",
+                "rid": "cli:pane:input:set",
+                "pos": ("any", "pane_id"),
+                "equals": ("--pane", "--right-click"),
+                "selector": ("pane_id", "provide only one pane selector"),
+                "flags": (
+                    ("--pane", "pane_id", "str"),
+                    ("--current", "pane_id", "current", True),
+                    _RIGHT_CLICK,
+                ),
+                "need": (("right_click", None),),
+                "params": (("pane_id", "req"), ("right_click", "req")),
+                "usage": "usage: herdr pane input [<pane_id>|--pane ID|--current] --right-click herdr|pane",
                 "lines": (
                     "  herdr pane input [<pane_id>|--pane ID|--current] --right-click herdr|pane",
                 ),
@@ -298,7 +374,7 @@ def _pane(v09):
                 "name": "split",
                 # 0.9.x: no target means the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
                 # target and the server splits the focused pane.
-                "envpane": None,
+                "envpane": "target_pane_id" if v09 else None,
                 "pos": ("first", "target_pane_id"),
                 "equals": ("--right-click",),
                 "flags": (
@@ -338,7 +414,20 @@ def _pane(v09):
             },
             {
                 "name": "swap",
-                "run": None,
+                "flags": _DIRECTIONAL
+                + (
+                    ("--source-pane", "source_pane_id", "str"),
+                    ("--target-pane", "target_pane_id", "str"),
+                ),
+                "check": "pane:swap_check",
+                "params": (
+                    ("pane_id", "opt"),
+                    ("direction", "opt"),
+                    ("source_pane_id", "opt"),
+                    ("target_pane_id", "opt"),
+                ),
+                "usage": "usage: herdr pane swap --direction left|right|up|down [--pane ID|--current]\n"
+                "       herdr pane swap --source-pane ID --target-pane ID",
                 "lines": (
                     "  herdr pane swap --direction left|right|up|down [--pane ID|--current]",
                     "  herdr pane swap --source-pane ID --target-pane ID",
@@ -346,7 +435,34 @@ def _pane(v09):
             },
             {
                 "name": "move",
-                "run": None,
+                "pos": ("lead", "pane_id"),
+                "lead_nodash": True,
+                "flags": (
+                    ("--tab", "tab_id", "str"),
+                    ("--new-tab", "new_tab", "on"),
+                    ("--new-workspace", "new_workspace", "on"),
+                    ("--workspace", "workspace_id", "str"),
+                    ("--target-pane", "target_pane_id", "str"),
+                    (
+                        "--split",
+                        "split",
+                        "choice",
+                        (
+                            {"right": "right", "down": "down"},
+                            "invalid split direction: %s (expected right or down)",
+                        ),
+                    ),
+                    ("--ratio", "ratio", "f32", "invalid ratio: %s"),
+                    ("--label", "label", "str"),
+                    ("--tab-label", "tab_label", "str"),
+                )
+                + _FOCUS,
+                "check": "pane:move_check",
+                # The CLI starts from focus=true (parse_pane_move_args); the struct default is false.
+                "params": (("pane_id", "req"), ("destination", "req"), ("focus", "req", True)),
+                "usage": "usage: herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] [--ratio FLOAT] [--focus|--no-focus]\n"
+                "       herdr pane move <pane_id> --new-tab [--workspace ID] [--label TEXT] [--focus|--no-focus]\n"
+                "       herdr pane move <pane_id> --new-workspace [--label TEXT] [--tab-label TEXT] [--focus|--no-focus]",
                 "lines": (
                     "  herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] [--ratio FLOAT] [--focus|--no-focus]",
                     "  herdr pane move <pane_id> --new-tab [--workspace ID] [--label TEXT] [--focus|--no-focus]",
@@ -406,6 +522,7 @@ def _pane(v09):
             },
             {
                 "name": "report-agent",
+                "resume": "resume_argv" if v09 else None,
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in report_flags) if v09 else None,
                 "flags": report_flags,
@@ -425,16 +542,19 @@ def _pane(v09):
                     ("seq", "opt"),
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
-                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
+                "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
+                + _RESUME_USAGE[v09],
                 "lines": (
                     "  herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown [--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
             },
             {
                 "name": "report-agent-session",
+                "resume": "resume_argv" if v09 else None,
                 "pos": reporter_pos,
                 "equals": tuple(f[0] for f in session_flags) if v09 else None,
                 "flags": session_flags,
@@ -452,10 +572,12 @@ def _pane(v09):
                     ("agent_session_id", "opt"),
                     ("agent_session_path", "opt"),
                     ("session_start_source", "opt"),
+                    ("resume_argv", "opt"),
                 ),
                 "out": "ok",
                 "usage": "usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] "
-                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]",
+                "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
+                + _RESUME_USAGE[v09],
                 "lines": (
                     "  herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
@@ -483,7 +605,41 @@ def _pane(v09):
             },
             {
                 "name": "report-metadata",
-                "run": None,
+                "pos": ("lead", "pane_id"),
+                "flags": (
+                    ("--source", "source", "str"),
+                    ("--agent", "agent", "str"),
+                    ("--applies-to-source", "applies_to_source", "str"),
+                    ("--title", "title", "str"),
+                    ("--clear-title", "clear_title", "on"),
+                    ("--display-agent", "display_agent", "str"),
+                    ("--clear-display-agent", "clear_display_agent", "on"),
+                    ("--state-label", "state_labels", "state_label"),
+                    ("--clear-state-labels", "clear_state_labels", "on"),
+                    ("--token", "tokens", "token"),
+                    ("--clear-token", "tokens", "clear_token"),
+                    ("--seq", "seq", "u64"),
+                    ("--ttl-ms", "ttl_ms", "u64"),
+                ),
+                "errors": "io",  # parse_u64_flag(...)? is an io::Error::other
+                "check": "pane:metadata_check",
+                "params": (
+                    ("pane_id", "req"),
+                    ("source", "req"),
+                    ("agent", "opt"),
+                    ("applies_to_source", "opt"),
+                    ("title", "opt"),
+                    ("display_agent", "opt"),
+                    ("state_labels", "any"),
+                    ("tokens", "any"),
+                    ("clear_title", "req", False),
+                    ("clear_display_agent", "req", False),
+                    ("clear_state_labels", "req", False),
+                    ("seq", "opt"),
+                    ("ttl_ms", "opt"),
+                ),
+                "out": "ok",
+                "usage": "usage: herdr pane report-metadata <pane_id> --source ID [--agent LABEL] [--applies-to-source ID] [--title TEXT|--clear-title] [--display-agent TEXT|--clear-display-agent] [--state-label STATUS=TEXT] [--clear-state-labels] [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 "lines": (
                     "  herdr pane report-metadata <pane_id> --source ID [--agent LABEL] [--applies-to-source ID] [--title TEXT|--clear-title] [--display-agent TEXT|--clear-display-agent] [--state-label STATUS=TEXT] [--clear-state-labels] [--token NAME=VALUE] [--clear-token NAME] [--seq N] [--ttl-ms N]",
                 ),
@@ -504,6 +660,10 @@ def _pane(v09):
         (),
     )
 
+
+# 0.9.x: everything after the first `--` is the resume command (split_resume_argv; VERSIONS.md
+# §5 row 21); sent as `resume_argv` (CHOICE: omitted when there is no `--`, as an Option).
+_RESUME_USAGE = {False: "", True: " [-- <resume-command...>]"}
 
 _STATE_ERROR = "invalid pane agent state: %s (expected idle, working, blocked, or unknown)"
 
@@ -578,7 +738,9 @@ def _agent(v09):
             {
                 # CHOICE: attaches a terminal stream, not a socket call.
                 "name": "attach",
-                "run": None,
+                "run": "terminal:attach",
+                "command": "herdr agent attach",
+                "usage": "usage: herdr agent attach <target> [--takeover]",
                 "lines": ("  herdr agent attach <target> [--takeover]",),
             },
             {
@@ -747,7 +909,8 @@ def _server(v09):
             },
             {
                 "name": "live-handoff",
-                "run": None,
+                "run": "server:live_handoff",
+                "usage": "usage: herdr server live-handoff [--import-exe <path>] [--expected-protocol <n>] [--expected-version <version>]",
                 "lines": (
                     "  herdr server live-handoff   hand off live panes to a new local server",
                 ),
@@ -762,14 +925,16 @@ def _server(v09):
             },
             {
                 "name": "agent-manifests",
-                "run": None,
+                "run": "server:agent_manifests",
+                "usage": "usage: herdr server agent-manifests [--json]",
                 "lines": (
                     "  herdr server agent-manifests [--json]  show agent detection manifest status",
                 ),
             },
             {
                 "name": "update-agent-manifests",
-                "run": None,
+                "run": "server:update_agent_manifests",
+                "usage": "usage: herdr server update-agent-manifests [--json]",
                 "lines": (
                     "  herdr server update-agent-manifests [--json]  fetch and reload agent detection manifests",
                 ),
@@ -787,6 +952,246 @@ def _server(v09):
     )
 
 
+_NOTIFICATION_USAGE = (
+    "usage: herdr notification show <title> [--body TEXT] "
+    "[--position top-left|top-right|bottom-left|bottom-right] [--sound none|done|request]"
+)
+
+
+def _notification(v09):
+    return (
+        "herdr notification commands:",
+        [
+            {
+                "name": "show",
+                "pos": ("lead", "title"),
+                "lead_not": ("help", "--help", "-h"),
+                "flags": (
+                    ("--body", "body", "str"),
+                    (
+                        "--position",
+                        "position",
+                        "choice",
+                        (
+                            {
+                                "top-left": "top-left",
+                                "top-right": "top-right",
+                                "bottom-left": "bottom-left",
+                                "bottom-right": "bottom-right",
+                            },
+                            "invalid position: %s (expected top-left, top-right, bottom-left, or bottom-right)",
+                        ),
+                    ),
+                    (
+                        "--sound",
+                        "sound",
+                        "choice",
+                        (
+                            {"none": None, "done": "done", "request": "request"},
+                            "invalid sound: %s (expected none, done, or request)",
+                        ),
+                    ),
+                ),
+                # `sound` is skipped when none (NotificationShowSound::is_none).
+                "params": (
+                    ("title", "req"),
+                    ("body", "opt"),
+                    ("position", "opt"),
+                    ("sound", "opt"),
+                ),
+                "usage": _NOTIFICATION_USAGE,
+                "lines": ("  " + _NOTIFICATION_USAGE[len("usage: ") :],),
+            }
+        ],
+        (),
+    )
+
+
+def _channel(v09):
+    return (
+        "herdr channel commands:",
+        [
+            {
+                "name": "show",
+                "run": "status:channel_show",
+                "lines": (
+                    "  herdr channel show                  print the configured update channel",
+                ),
+            },
+            {
+                # CHOICE: `channel set` rewrites config.toml and then self-updates the binary
+                # (a download): not emulated.
+                "name": "set",
+                "run": None,
+                "lines": ("  herdr channel set <stable|preview>  choose the update channel",),
+            },
+        ],
+        (),
+    )
+
+
+def _terminal(v09):
+    return (
+        "herdr terminal commands:",
+        [
+            {
+                "name": "attach",
+                "run": "terminal:attach",
+                "usage": "usage: herdr terminal attach <terminal_id> [--takeover]",
+                "lines": ("  herdr terminal attach <terminal_id> [--takeover]",),
+            },
+            {
+                "name": "session",
+                "run": "terminal:session",
+                "lines": (
+                    "  herdr terminal session control <target> [--takeover] [--cols N] [--rows N]",
+                    "  herdr terminal session observe <target> [--cols N] [--rows N]",
+                ),
+            },
+            {
+                "name": "title",
+                "run": "terminal:title",
+                "lines": ("  herdr terminal title set <title>", "  herdr terminal title clear"),
+            },
+        ],
+        ("  detach from direct attach with ctrl+b q; send literal ctrl+b with ctrl+b ctrl+b",),
+    )
+
+
+def _config(v09):
+    return (
+        "herdr config commands:",
+        [
+            {
+                "name": "check",
+                "mod": "config_check",
+                "lines": ("  herdr config check  validate config.toml and print diagnostics",),
+            },
+            {
+                "name": "reset-keys",
+                "run": "reset_keys:run",
+                "lines": (
+                    "  herdr config reset-keys  back up config.toml and remove custom keybindings",
+                ),
+            },
+        ],
+        (),
+    )
+
+
+def _session(v09):
+    """src/cli.rs print_session_help (same in 0.9.3)."""
+    return (
+        "herdr session commands:",
+        [
+            {"name": verb, "mod": "sessions", "lines": (line,)}
+            for verb, line in (
+                ("list", "  herdr session list [--json]"),
+                ("attach", "  herdr session attach <name>"),
+                ("stop", "  herdr session stop <name> [--json]"),
+                ("delete", "  herdr session delete <name> [--json]"),
+            )
+        ],
+        ("  use 'default' as <name> to target the default session for stop",),
+    )
+
+
+def _integration(v09):
+    """src/cli/integration.rs print_integration_help: one line per target (the target list
+    lives in .integration, imported only when this group runs)."""
+    from .integration import help_labels
+
+    labels = help_labels("0.9" if v09 else "0.8")
+    return (
+        "herdr integration commands:",
+        [
+            {
+                "name": "install",
+                "mod": "integration",
+                "lines": tuple("  herdr integration install %s" % t for t in labels),
+            },
+            {
+                "name": "uninstall",
+                "mod": "integration",
+                "lines": tuple("  herdr integration uninstall %s" % t for t in labels),
+            },
+            {
+                "name": "status",
+                "mod": "integration",
+                "lines": ("  herdr integration status [--outdated-only]",),
+            },
+        ],
+        (),
+    )
+
+
+def _plugin(v09):
+    """herdr 0.8.2 src/cli/plugin.rs: hand-written bodies in .plugin; ids ``cli:plugin``."""
+
+    def ids_row(verb, method):
+        line = "  herdr plugin %s <plugin_id>" % verb
+        return {
+            "name": verb,
+            "shape": "ids",
+            "fields": ("plugin_id",),
+            "method": method,
+            "rid": "cli:plugin",
+            "usage": "usage: herdr plugin %s <plugin_id>" % verb,
+            "lines": (line,),
+        }
+
+    return (
+        "herdr plugin commands:",
+        [
+            {
+                "name": "install",
+                "run": None,
+                "lines": ("  herdr plugin install <owner>/<repo>[/subdir...] [--ref REF] [--yes]",),
+            },
+            {
+                "name": "uninstall",
+                "run": None,
+                "lines": ("  herdr plugin uninstall <plugin_id|owner/repo[/subdir...]>",),
+            },
+            {
+                "name": "link",
+                "run": "plugin:link",
+                "lines": ("  herdr plugin link <path> [--disabled]",),
+            },
+            {
+                "name": "list",
+                "run": "plugin:list_",
+                "lines": ("  herdr plugin list [--plugin ID] [--json]",),
+            },
+            {
+                "name": "config-dir",
+                "run": "plugin:config_dir",
+                "lines": ("  herdr plugin config-dir <plugin_id>",),
+            },
+            ids_row("unlink", "plugin.unlink"),
+            ids_row("enable", "plugin.enable"),
+            ids_row("disable", "plugin.disable"),
+            {
+                "name": "action",
+                "run": "plugin:action",
+                "lines": ("  herdr plugin action <list|invoke>",),
+            },
+            {
+                "name": "log",
+                "run": "plugin:log",
+                "lines": ("  herdr plugin log list [--plugin ID] [--limit N]",),
+            },
+            {"name": "logs", "run": "plugin:log"},
+            {
+                "name": "pane",
+                "run": "plugin:pane",
+                "lines": ("  herdr plugin pane <open|focus|close>",),
+            },
+        ],
+        (),
+    )
+
+
 #: Groups whose parser is a row table.  ``status`` has one irregular body (src/cli/status.rs);
 #: the groups in OPAQUE are not emulated yet: any call prints the unsupported message with the
 #: group and its first word.
@@ -798,20 +1203,21 @@ GROUPS = {
     "agent": _agent,
     "api": _api,
     "server": _server,
+    "config": _config,
+    "notification": _notification,
+    "channel": _channel,
+    "terminal": _terminal,
+    "session": _session,
+    "integration": _integration,
+    "plugin": _plugin,
 }
-SPECIAL = {"status": "status:run"}
-OPAQUE = (
-    "completion",
-    "completions",
-    "config",
-    "channel",
-    "notification",
-    "terminal",
-    "plugin",
-    "integration",
-    "session",
-)
-OPAQUE_09 = ("machine",)
+SPECIAL = {
+    "status": "status:run",
+    "completion": "completion:run",
+    "completions": "completion:run",  # visible alias (spec.rs)
+}
+SPECIAL_09 = {"machine": "machine:run_group"}
+OPAQUE = ()
 
 
 def group(name, v09):

@@ -14,8 +14,6 @@ What is reproduced here (CLI.md §1, §2.2, §3, §10; herdr 0.8.2 ``src/api/cli
 * transport failures that are not "server not running" as ``Error: <Rust Debug form>``.
 """
 
-import posix
-
 # The stdlib ``json`` and ``socket`` packages pull in ``re``, ``enum`` and ``collections`` at
 # import time (tens of milliseconds on a busy machine).  Their C cores are used directly
 # instead; the pure-Python packages are only a fallback.
@@ -91,127 +89,29 @@ class TransportError(_Failure):
         return 1
 
 
-# ---------------------------------------------------------------------------------------------
-# Rust formatting helpers
-# ---------------------------------------------------------------------------------------------
+def _rust():
+    from . import rust
 
-# errno -> std::io::ErrorKind name (Rust std `decode_error_kind` on unix).
-_ERRNO_KIND_NAMES = {
-    "E2BIG": "ArgumentListTooLong",
-    "EADDRINUSE": "AddrInUse",
-    "EADDRNOTAVAIL": "AddrNotAvailable",
-    "EBUSY": "ResourceBusy",
-    "ECONNABORTED": "ConnectionAborted",
-    "ECONNREFUSED": "ConnectionRefused",
-    "ECONNRESET": "ConnectionReset",
-    "EDEADLK": "Deadlock",
-    "EDQUOT": "QuotaExceeded",
-    "EEXIST": "AlreadyExists",
-    "EFBIG": "FileTooLarge",
-    "EHOSTUNREACH": "HostUnreachable",
-    "EINTR": "Interrupted",
-    "EINVAL": "InvalidInput",
-    "EISDIR": "IsADirectory",
-    "ELOOP": "FilesystemLoop",
-    "ENOENT": "NotFound",
-    "ENOMEM": "OutOfMemory",
-    "ENOSPC": "StorageFull",
-    "ENOSYS": "Unsupported",
-    "EMLINK": "TooManyLinks",
-    "ENAMETOOLONG": "InvalidFilename",
-    "ENETDOWN": "NetworkDown",
-    "ENETUNREACH": "NetworkUnreachable",
-    "ENOTCONN": "NotConnected",
-    "ENOTDIR": "NotADirectory",
-    "ENOTEMPTY": "DirectoryNotEmpty",
-    "EPIPE": "BrokenPipe",
-    "EROFS": "ReadOnlyFilesystem",
-    "ESPIPE": "NotSeekable",
-    "ESTALE": "StaleNetworkFileHandle",
-    "ETIMEDOUT": "TimedOut",
-    "ETXTBSY": "ExecutableFileBusy",
-    "EXDEV": "CrossesDevices",
-    "EACCES": "PermissionDenied",
-    "EPERM": "PermissionDenied",
-    "EAGAIN": "WouldBlock",
-    "EINPROGRESS": "InProgress",
-}
+    return rust
 
 
-def _errno_kind(code: int) -> str:
-    import errno
-
-    name = errno.errorcode.get(code)
-    return _ERRNO_KIND_NAMES.get(name, "Uncategorized") if name else "Uncategorized"
+def os_error(exc):
+    return _rust().os_error(exc)
 
 
-def rust_debug_str(text: str) -> str:
-    """``format!("{:?}", text)`` for a Rust ``str`` (char::escape_debug rules).
-
-    CHOICE: non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
-    Zl, Zp and non-ASCII spaces); Rust uses its own printable tables.
-    """
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif " " <= ch <= "~":
-            out.append(ch)
-        elif _unprintable(ch):
-            out.append("\\u{%x}" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+def custom_other(message):
+    return _rust().custom_other(message)
 
 
-def _unprintable(ch: str) -> bool:
-    code = ord(ch)
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return True
-    import unicodedata
-
-    cat = unicodedata.category(ch)
-    return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
+def rust_debug_str(text):
+    return _rust().rust_debug_str(text)
 
 
-def os_error(exc: OSError) -> TransportError:
-    """A Rust ``io::Error::Os`` built from a Python OSError."""
-    code = exc.errno
-    if code is None:
-        # Python raises errno-less OSErrors for e.g. an over-long AF_UNIX path; Rust std says
-        # "path must be shorter than SUN_LEN" (InvalidInput).  Approximation.
-        msg = "path must be shorter than SUN_LEN" if "too long" in str(exc) else str(exc)
-        return TransportError(
-            "Error { kind: InvalidInput, message: %s }" % rust_debug_str(msg), msg, "InvalidInput"
-        )
-    message = posix.strerror(code)
-    kind = _errno_kind(code)
-    return TransportError(
-        "Os { code: %d, kind: %s, message: %s }" % (code, kind, rust_debug_str(message)),
-        "%s (os error %d)" % (message, code),
-        kind,
-    )
-
-
-def custom_other(message: str) -> TransportError:
-    """``std::io::Error::other(String)``: ``Custom { kind: Other, error: "M" }``."""
-    return TransportError("Custom { kind: Other, error: %s }" % rust_debug_str(message), message)
-
-
-# ---------------------------------------------------------------------------------------------
-# JSON: parsing like serde_json::Value, printing like serde_json::to_string
-# ---------------------------------------------------------------------------------------------
+def __getattr__(name):
+    # F32, value_debug, syntax_error live in .rust (rare paths).
+    if name in ("F32", "value_debug", "syntax_error"):
+        return getattr(_rust(), name)
+    raise AttributeError(name)
 
 
 class JsonError(Exception):
@@ -242,177 +142,6 @@ class _Loaded:
 
 class _NonFinite(Exception):
     pass
-
-
-_WS = b" \t\n\r"
-_ESCAPES = b'"\\/bfnrtu'
-_HEX = b"0123456789abcdefABCDEF"
-_DIGITS = b"0123456789"
-
-
-class _Syntax(Exception):
-    pass
-
-
-def syntax_error(data):
-    """serde_json's (message, line, column) for the first syntax error in ``data`` (bytes).
-
-    Follows ``serde_json::de`` (``parse_value``, ``MapAccess``/``SeqAccess``, ``parse_str``):
-    EOF inside a container or string names what was being parsed, positions count bytes from
-    the line start, ``peek`` errors include the offending byte, ``next`` errors stop after it.
-    CHOICE: numbers are checked by JSON's grammar only (serde's number-specific paths differ
-    in rare positions).
-    """
-    end = len(data)
-    index = 0
-
-    def position(at):
-        line = data.count(b"\n", 0, at) + 1
-        return line, at - (data.rfind(b"\n", 0, at) + 1)
-
-    def fail(message, at):
-        raise _Syntax(message, *position(at))
-
-    def peek_fail(message, at):
-        fail(message, min(at + 1, end))
-
-    def skip(at):
-        while at < end and data[at] in _WS:
-            at += 1
-        return at
-
-    def string(at):  # at: after the opening quote
-        while True:
-            if at >= end:
-                fail("EOF while parsing a string", end)
-            byte = data[at]
-            at += 1
-            if byte == 0x22:
-                return at
-            if byte == 0x5C:
-                if at >= end:
-                    fail("EOF while parsing a string", end)
-                escape = data[at]
-                at += 1
-                if escape not in _ESCAPES:
-                    fail("invalid escape", at)
-                if escape == 0x75:
-                    for _ in range(4):
-                        if at >= end:
-                            fail("EOF while parsing a string", end)
-                        if data[at] not in _HEX:
-                            fail("invalid escape", at + 1)
-                        at += 1
-            elif byte < 0x20:
-                fail("control character (\\u0000-\\u001F) found while parsing a string", at)
-
-    def number(at):
-        if data[at] == 0x2D:
-            at += 1
-            if at >= end:
-                fail("EOF while parsing a value", end)
-        if data[at] not in _DIGITS:
-            fail("invalid number", at + 1)
-        while at < end and data[at] in _DIGITS:
-            at += 1
-        for marker, signs in ((b".", b""), (b"eE", b"+-")):
-            if at < end and data[at] in marker:
-                at += 1
-                if signs and at < end and data[at] in signs:
-                    at += 1
-                if at >= end:
-                    fail("EOF while parsing a value", end)
-                if data[at] not in _DIGITS:
-                    fail("invalid number", at + 1)
-                while at < end and data[at] in _DIGITS:
-                    at += 1
-        return at
-
-    def ident(at, word):
-        for expected in word:
-            if at >= end:
-                fail("EOF while parsing a value", end)
-            if data[at] != expected:
-                fail("expected ident", at + 1)
-            at += 1
-        return at
-
-    # An explicit stack instead of recursion: (kind, first) with kind b"{" or b"[".
-    stack = []
-    try:
-        index = skip(index)
-        expect_value = True
-        while True:
-            if expect_value:
-                if index >= end:
-                    peek_fail("EOF while parsing a value", index)
-                byte = data[index]
-                if byte == 0x22:
-                    index = string(index + 1)
-                elif byte == 0x7B or byte == 0x5B:
-                    if len(stack) >= 128:
-                        peek_fail("recursion limit exceeded", index)
-                    stack.append([byte, True])
-                    index += 1
-                    expect_value = False
-                    continue
-                elif byte == 0x74:
-                    index = ident(index + 1, b"rue")
-                elif byte == 0x66:
-                    index = ident(index + 1, b"alse")
-                elif byte == 0x6E:
-                    index = ident(index + 1, b"ull")
-                elif byte == 0x2D or byte in _DIGITS:
-                    index = number(index)
-                else:
-                    peek_fail("expected value", index)
-                expect_value = False
-                if not stack:
-                    index = skip(index)
-                    if index < end:
-                        peek_fail("trailing characters", index)
-                    return None
-                continue
-            # inside a container, after `{`/`[` or after a value
-            kind, first = stack[-1]
-            index = skip(index)
-            is_map = kind == 0x7B
-            close = 0x7D if is_map else 0x5D
-            if index >= end:
-                peek_fail("EOF while parsing " + ("an object" if is_map else "a list"), index)
-            byte = data[index]
-            if byte == close:
-                stack.pop()
-                index += 1
-                if not stack:
-                    index = skip(index)
-                    if index < end:
-                        peek_fail("trailing characters", index)
-                    return None
-                continue
-            if first:
-                stack[-1][1] = False
-            elif byte == 0x2C:
-                index = skip(index + 1)
-                if index >= end:
-                    peek_fail("EOF while parsing a value", index)
-                if data[index] == close:
-                    peek_fail("trailing comma", index)
-            else:
-                peek_fail("expected `,` or `%s`" % ("}" if is_map else "]"), index)
-            if is_map:
-                if data[index] != 0x22:
-                    peek_fail("key must be a string", index)
-                index = skip(string(index + 1))
-                if index >= end:
-                    peek_fail("EOF while parsing an object", index)
-                if data[index] != 0x3A:
-                    peek_fail("expected `:`", index)
-                index = skip(index + 1)
-            expect_value = True
-    except _Syntax as found:
-        return found.args
-    return ("expected value", 1, 1)  # pragma: no cover - the scanner failed on valid JSON
 
 
 class _ScanContext:
@@ -481,10 +210,10 @@ def loads(text: str) -> _Loaded:
     except (StopIteration, ValueError, SystemError):
         # A syntax error.  (The C scanner raises SystemError when json.decoder, which holds its
         # error class, was never imported: the stand-in does not import it.)
-        raise JsonError(*syntax_error(text.encode("utf-8", "surrogatepass"))) from None
+        raise JsonError(*_rust().syntax_error(text.encode("utf-8", "surrogatepass"))) from None
     end = _skip_ws(text, end)
     if end != len(text):
-        found = syntax_error(text.encode("utf-8", "surrogatepass"))
+        found = _rust().syntax_error(text.encode("utf-8", "surrogatepass"))
         raise JsonError(*(found or ("trailing characters",) + _position(text, end)))
     return _Loaded(value, state["exact"])
 
@@ -529,27 +258,6 @@ def _ryu(value: float, shortest: str, max_kk: int, min_kk_exclusive: int) -> str
     return sign + digits[0] + "." + digits[1:] + "e" + str(kk - 1)
 
 
-class F32:
-    """An ``f32`` request field (``--ratio``), printed the way serde_json prints an f32."""
-
-    __slots__ = ("text", "value")
-
-    def __init__(self, value: float):
-        import struct
-
-        rounded = struct.unpack("<f", struct.pack("<f", value))[0]
-        shortest = None
-        for precision in range(1, 10):
-            candidate = "%.*e" % (precision - 1, rounded)
-            if struct.unpack("<f", struct.pack("<f", float(candidate)))[0] == rounded:
-                shortest = repr(float(candidate))
-                break
-        if shortest is None:  # pragma: no cover - 9 digits always round-trip an f32
-            shortest = repr(rounded)
-        self.value = rounded
-        self.text = _ryu(rounded, shortest, 13, -6)
-
-
 def _encode(value, out: list) -> None:
     """serde_json compact writer for a generic value (keys sorted when ``sort`` is set)."""
     if value is None:
@@ -564,7 +272,7 @@ def _encode(value, out: list) -> None:
         out.append(str(value))
     elif isinstance(value, float):
         out.append(format_f64(value))
-    elif isinstance(value, F32):
+    elif type(value).__name__ == "F32":
         out.append(value.text)
     elif isinstance(value, dict):
         out.append("{")
@@ -647,34 +355,6 @@ def request_line(request_id: str, method: str, params: dict) -> bytes:
     out: list = []
     _encode_ordered({"id": request_id, "method": method, "params": params}, out)
     return "".join(out).encode("utf-8", "surrogatepass") + b"\n"
-
-
-# ---------------------------------------------------------------------------------------------
-# Rust Debug of serde_json::Value (agent explain's text report prints a few)
-# ---------------------------------------------------------------------------------------------
-
-
-def value_debug(value) -> str:
-    if value is None:
-        return "Null"
-    if value is True:
-        return "Bool(true)"
-    if value is False:
-        return "Bool(false)"
-    if isinstance(value, str):
-        return "String(%s)" % rust_debug_str(value)
-    if isinstance(value, int):
-        return "Number(%d)" % value
-    if isinstance(value, float):
-        return "Number(%s)" % format_f64(value)
-    if isinstance(value, list):
-        return "Array [" + ", ".join(value_debug(v) for v in value) + "]"
-    if isinstance(value, dict):
-        items = ", ".join(
-            "%s: %s" % (rust_debug_str(k), value_debug(value[k])) for k in sorted(value)
-        )
-        return "Object {" + items + "}"
-    return repr(value)  # pragma: no cover
 
 
 # ---------------------------------------------------------------------------------------------
@@ -769,8 +449,29 @@ def _is_u32(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
 
 
+def _caps_ok(caps):
+    """``ServerCapabilities``: ``live_handoff`` required, the other fields optional and typed
+    (0.9.3 adds ``endpoint_protocol_generation``, ``surface_interest``, ``health_check``,
+    ``ssh_agent_registration``; VERSIONS.md §5 row 2)."""
+    if not isinstance(caps, dict) or not isinstance(caps.get("live_handoff"), bool):
+        return False
+    for key in (
+        "detached_server_daemon",
+        "surface_interest",
+        "health_check",
+        "ssh_agent_registration",
+    ):
+        if not isinstance(caps.get(key, False), bool):
+            return False
+    generation = caps.get("endpoint_protocol_generation")
+    return generation is None or _is_u32(generation)
+
+
 def _pong(value):
-    """``ApiClient::status``: the pong's (version, protocol, capabilities) or a TransportError."""
+    """``ApiClient::status``: the pong's (version, protocol, capabilities) or a TransportError.
+
+    ``capabilities`` is the reply's own (validated) object; :mod:`.status` picks the fields
+    of its version's ``ServerCapabilities``."""
     if (
         isinstance(value, dict)
         and isinstance(value.get("id"), str)
@@ -780,21 +481,11 @@ def _pong(value):
         kind = result.get("type")
         if kind == "pong":
             caps = result.get("capabilities")
-            caps_ok = caps is None or (
-                isinstance(caps, dict)
-                and isinstance(caps.get("live_handoff"), bool)
-                and isinstance(caps.get("detached_server_daemon", False), bool)
-            )
             if (
                 isinstance(result.get("version"), str)
                 and _is_u32(result.get("protocol"))
-                and caps_ok
+                and (caps is None or _caps_ok(caps))
             ):
-                if caps is not None:
-                    caps = {
-                        "live_handoff": caps["live_handoff"],
-                        "detached_server_daemon": caps.get("detached_server_daemon", False),
-                    }
                 return result["version"], result["protocol"], caps
         elif kind == "ok":
             # A well-formed success of another type: ApiClientError::UnexpectedResult(Debug).

@@ -1,0 +1,1843 @@
+"""herdr's API types, transcribed from herdr 0.8.2's ``src/api/schema.rs`` and
+``src/api/schema/*.rs`` (commit 1c76079f) by ``tools/transcribe_herdr_types.py``: type names,
+field names, Rust field types and serde attributes (facts, never code). Only the types the five
+schema roots reach. Read only by ``simherdr.apischema``; the stand-in never imports it.
+"""
+
+# fmt: off
+
+TYPES = {
+    'Request': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['method', 'Method', {'flatten': True}],
+        ],
+    },
+    'Method': {
+        'kind': 'enum', 'attrs': {'tag': 'method', 'content': 'params'},
+        'variants': [
+            ['Ping', 'newtype', 'PingParams', {'rename': 'ping'}],
+            ['ServerStop', 'newtype', 'EmptyParams', {'rename': 'server.stop'}],
+            ['ServerLiveHandoff', 'newtype', 'ServerLiveHandoffParams', {'rename': 'server.live_handoff'}],
+            ['ServerReloadConfig', 'newtype', 'EmptyParams', {'rename': 'server.reload_config'}],
+            ['ServerAgentManifests', 'newtype', 'EmptyParams', {'rename': 'server.agent_manifests'}],
+            ['ServerReloadAgentManifests', 'newtype', 'EmptyParams', {'rename': 'server.reload_agent_manifests'}],
+            ['NotificationShow', 'newtype', 'NotificationShowParams', {'rename': 'notification.show'}],
+            ['ClientWindowTitleSet', 'newtype', 'ClientWindowTitleSetParams', {'rename': 'client.window_title.set'}],
+            ['ClientWindowTitleClear', 'newtype', 'EmptyParams', {'rename': 'client.window_title.clear'}],
+            ['SessionSnapshot', 'newtype', 'EmptyParams', {'rename': 'session.snapshot'}],
+            ['WorkspaceCreate', 'newtype', 'WorkspaceCreateParams', {'rename': 'workspace.create'}],
+            ['WorkspaceList', 'newtype', 'EmptyParams', {'rename': 'workspace.list'}],
+            ['WorkspaceGet', 'newtype', 'WorkspaceTarget', {'rename': 'workspace.get'}],
+            ['WorkspaceFocus', 'newtype', 'WorkspaceTarget', {'rename': 'workspace.focus'}],
+            ['WorkspaceRename', 'newtype', 'WorkspaceRenameParams', {'rename': 'workspace.rename'}],
+            ['WorkspaceMove', 'newtype', 'WorkspaceMoveParams', {'rename': 'workspace.move'}],
+            ['WorkspaceMoveBlock', 'newtype', 'WorkspaceMoveBlockParams', {'rename': 'workspace.move_block'}],
+            ['WorkspaceReportMetadata', 'newtype', 'WorkspaceReportMetadataParams', {'rename': 'workspace.report_metadata'}],
+            ['WorkspaceClose', 'newtype', 'WorkspaceTarget', {'rename': 'workspace.close'}],
+            ['WorktreeList', 'newtype', 'WorktreeListParams', {'rename': 'worktree.list'}],
+            ['WorktreeCreate', 'newtype', 'WorktreeCreateParams', {'rename': 'worktree.create'}],
+            ['WorktreeOpen', 'newtype', 'WorktreeOpenParams', {'rename': 'worktree.open'}],
+            ['WorktreeRemove', 'newtype', 'WorktreeRemoveParams', {'rename': 'worktree.remove'}],
+            ['TabCreate', 'newtype', 'TabCreateParams', {'rename': 'tab.create'}],
+            ['TabList', 'newtype', 'TabListParams', {'rename': 'tab.list'}],
+            ['TabGet', 'newtype', 'TabTarget', {'rename': 'tab.get'}],
+            ['TabFocus', 'newtype', 'TabTarget', {'rename': 'tab.focus'}],
+            ['TabRename', 'newtype', 'TabRenameParams', {'rename': 'tab.rename'}],
+            ['TabMove', 'newtype', 'TabMoveParams', {'rename': 'tab.move'}],
+            ['TabClose', 'newtype', 'TabTarget', {'rename': 'tab.close'}],
+            ['AgentList', 'newtype', 'EmptyParams', {'rename': 'agent.list'}],
+            ['AgentGet', 'newtype', 'AgentTarget', {'rename': 'agent.get'}],
+            ['AgentRead', 'newtype', 'AgentReadParams', {'rename': 'agent.read'}],
+            ['AgentExplain', 'newtype', 'AgentTarget', {'rename': 'agent.explain'}],
+            ['AgentSendKeys', 'newtype', 'AgentSendKeysParams', {'rename': 'agent.send_keys'}],
+            ['AgentRename', 'newtype', 'AgentRenameParams', {'rename': 'agent.rename'}],
+            ['AgentViewSet', 'newtype', 'AgentViewSetParams', {'rename': 'agent.view.set'}],
+            ['AgentViewClear', 'newtype', 'AgentViewClearParams', {'rename': 'agent.view.clear'}],
+            ['AgentFocus', 'newtype', 'AgentTarget', {'rename': 'agent.focus'}],
+            ['AgentStart', 'newtype', 'AgentStartParams', {'rename': 'agent.start'}],
+            ['AgentPrompt', 'newtype', 'AgentPromptParams', {'rename': 'agent.prompt'}],
+            ['AgentWait', 'newtype', 'AgentWaitParams', {'rename': 'agent.wait'}],
+            ['PaneSplit', 'newtype', 'PaneSplitParams', {'rename': 'pane.split'}],
+            ['PaneSwap', 'newtype', 'PaneSwapParams', {'rename': 'pane.swap'}],
+            ['PaneMove', 'newtype', 'PaneMoveParams', {'rename': 'pane.move'}],
+            ['PaneZoom', 'newtype', 'PaneZoomParams', {'rename': 'pane.zoom'}],
+            ['PaneLayout', 'newtype', 'PaneLayoutParams', {'rename': 'pane.layout'}],
+            ['PaneProcessInfo', 'newtype', 'PaneProcessInfoParams', {'rename': 'pane.process_info'}],
+            ['LayoutExport', 'newtype', 'LayoutExportParams', {'rename': 'layout.export'}],
+            ['LayoutApply', 'newtype', 'LayoutApplyParams', {'rename': 'layout.apply'}],
+            ['LayoutSetSplitRatio', 'newtype', 'LayoutSetSplitRatioParams', {'rename': 'layout.set_split_ratio'}],
+            ['PaneNeighbor', 'newtype', 'PaneNeighborParams', {'rename': 'pane.neighbor'}],
+            ['PaneEdges', 'newtype', 'PaneEdgesParams', {'rename': 'pane.edges'}],
+            ['PaneFocusDirection', 'newtype', 'PaneFocusDirectionParams', {'rename': 'pane.focus_direction'}],
+            ['PaneResize', 'newtype', 'PaneResizeParams', {'rename': 'pane.resize'}],
+            ['PaneList', 'newtype', 'PaneListParams', {'rename': 'pane.list'}],
+            ['PaneCurrent', 'newtype', 'PaneCurrentParams', {'rename': 'pane.current'}],
+            ['PaneGet', 'newtype', 'PaneTarget', {'rename': 'pane.get'}],
+            ['PaneFocus', 'newtype', 'PaneTarget', {'rename': 'pane.focus'}],
+            ['PaneInputSet', 'newtype', 'PaneInputSetParams', {'rename': 'pane.input.set'}],
+            ['PaneRename', 'newtype', 'PaneRenameParams', {'rename': 'pane.rename'}],
+            ['PaneSendText', 'newtype', 'PaneSendTextParams', {'rename': 'pane.send_text'}],
+            ['PaneSendKeys', 'newtype', 'PaneSendKeysParams', {'rename': 'pane.send_keys'}],
+            ['PaneSendInput', 'newtype', 'PaneSendInputParams', {'rename': 'pane.send_input'}],
+            ['PaneRead', 'newtype', 'PaneReadParams', {'rename': 'pane.read'}],
+            ['PaneGraphicsSet', 'newtype', 'PaneGraphicsSetParams', {'rename': 'pane.graphics.set'}],
+            ['PaneGraphicsClear', 'newtype', 'PaneGraphicsClearParams', {'rename': 'pane.graphics.clear'}],
+            ['PaneGraphicsInfo', 'newtype', 'PaneTarget', {'rename': 'pane.graphics.info'}],
+            ['PaneGraphicsStream', 'newtype', 'PaneGraphicsStreamParams', {'rename': 'pane.graphics.stream', 'schemars.skip': True}],
+            ['PaneGraphicsStreamSet', 'newtype', 'PaneGraphicsSetParams', {'skip': True, 'schemars.skip': True}],
+            ['PaneGraphicsStreamDirect', 'newtype', 'PaneGraphicsDirectParams', {'skip': True, 'schemars.skip': True}],
+            ['PaneGraphicsStreamOpen', 'newtype', 'PaneGraphicsStreamParams', {'skip': True, 'schemars.skip': True}],
+            ['PaneGraphicsStreamClose', 'newtype', 'PaneGraphicsStreamParams', {'skip': True, 'schemars.skip': True}],
+            ['PaneReportAgent', 'newtype', 'PaneReportAgentParams', {'rename': 'pane.report_agent'}],
+            ['PaneReportAgentSession', 'newtype', 'PaneReportAgentSessionParams', {'rename': 'pane.report_agent_session'}],
+            ['PaneReportMetadata', 'newtype', 'PaneReportMetadataParams', {'rename': 'pane.report_metadata'}],
+            ['PaneClearAgentAuthority', 'newtype', 'PaneClearAgentAuthorityParams', {'rename': 'pane.clear_agent_authority'}],
+            ['PaneReleaseAgent', 'newtype', 'PaneReleaseAgentParams', {'rename': 'pane.release_agent'}],
+            ['PaneClose', 'newtype', 'PaneTarget', {'rename': 'pane.close'}],
+            ['PopupClose', 'newtype', 'EmptyParams', {'rename': 'popup.close'}],
+            ['EventsSubscribe', 'newtype', 'EventsSubscribeParams', {'rename': 'events.subscribe'}],
+            ['EventsWait', 'newtype', 'EventsWaitParams', {'rename': 'events.wait'}],
+            ['PaneWaitForOutput', 'newtype', 'PaneWaitForOutputParams', {'rename': 'pane.wait_for_output'}],
+            ['IntegrationInstall', 'newtype', 'IntegrationInstallParams', {'rename': 'integration.install'}],
+            ['IntegrationUninstall', 'newtype', 'IntegrationUninstallParams', {'rename': 'integration.uninstall'}],
+            ['PluginLink', 'newtype', 'PluginLinkParams', {'rename': 'plugin.link'}],
+            ['PluginList', 'newtype', 'PluginListParams', {'rename': 'plugin.list'}],
+            ['PluginUnlink', 'newtype', 'PluginUnlinkParams', {'rename': 'plugin.unlink'}],
+            ['PluginEnable', 'newtype', 'PluginSetEnabledParams', {'rename': 'plugin.enable'}],
+            ['PluginDisable', 'newtype', 'PluginSetEnabledParams', {'rename': 'plugin.disable'}],
+            ['PluginActionList', 'newtype', 'PluginActionListParams', {'rename': 'plugin.action.list'}],
+            ['PluginActionInvoke', 'newtype', 'PluginActionInvokeParams', {'rename': 'plugin.action.invoke'}],
+            ['PluginLogList', 'newtype', 'PluginLogListParams', {'rename': 'plugin.log.list'}],
+            ['PluginPaneOpen', 'newtype', 'PluginPaneOpenParams', {'rename': 'plugin.pane.open'}],
+            ['PluginPaneFocus', 'newtype', 'PluginPaneFocusParams', {'rename': 'plugin.pane.focus'}],
+            ['PluginPaneClose', 'newtype', 'PluginPaneCloseParams', {'rename': 'plugin.pane.close'}],
+        ],
+    },
+    'AgentReadParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'String', {}],
+            ['source', 'ReadSource', {}],
+            ['lines', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['format', 'ReadFormat', {'default': True}],
+            ['strip_ansi', 'bool', {'default': 'super::common::default_true'}],
+        ],
+    },
+    'AgentSendKeysParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'String', {}],
+            ['keys', 'Vec<String>', {}],
+        ],
+    },
+    'AgentWaitParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'String', {}],
+            ['until', 'Vec<AgentStatus>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['timeout_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'AgentPromptWaitOptions': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['until', 'Vec<AgentStatus>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['timeout_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'AgentRenameParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'String', {}],
+            ['name', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'AgentViewSetParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['source', 'String', {}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['filter', 'Option<AgentViewFilter>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['sort', 'Vec<AgentViewSort>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+        ],
+    },
+    'AgentViewClearParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['source', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'AgentViewFilter': {
+        'kind': 'enum', 'attrs': {'tag': 'op', 'rename_all': 'snake_case'},
+        'variants': [
+            ['All', 'struct', [['filters', 'Vec<AgentViewFilter>', {}]], {}],
+            ['Any', 'struct', [['filters', 'Vec<AgentViewFilter>', {}]], {}],
+            ['Not', 'struct', [['filter', 'Box<AgentViewFilter>', {}]], {}],
+            ['Eq', 'struct', [['field', 'AgentViewField', {}], ['value', 'AgentViewValue', {}]], {}],
+            ['In', 'struct', [['field', 'AgentViewField', {}], ['values', 'Vec<AgentViewValue>', {}]], {}],
+            ['Exists', 'struct', [['field', 'AgentViewField', {}]], {}],
+        ],
+    },
+    'AgentViewField': {
+        'kind': 'enum', 'attrs': {'untagged': True},
+        'variants': [
+            ['Builtin', 'newtype', 'AgentViewBuiltinField', {}],
+            ['Token', 'struct', [['token', 'String', {}]], {}],
+        ],
+    },
+    'AgentViewBuiltinField': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Status', 'unit', None, {}],
+            ['WorkspaceId', 'unit', None, {}],
+            ['TabId', 'unit', None, {}],
+            ['PaneId', 'unit', None, {}],
+            ['Agent', 'unit', None, {}],
+            ['Seen', 'unit', None, {}],
+            ['StateChangeSeq', 'unit', None, {}],
+        ],
+    },
+    'AgentViewValue': {
+        'kind': 'enum', 'attrs': {'untagged': True},
+        'variants': [
+            ['String', 'newtype', 'String', {}],
+            ['Bool', 'newtype', 'bool', {}],
+            ['Number', 'newtype', 'u64', {}],
+            ['Context', 'struct', [['context', 'AgentViewContext', {}]], {}],
+        ],
+    },
+    'AgentViewContext': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['CurrentWorkspaceId', 'unit', None, {}],
+            ['CurrentTabId', 'unit', None, {}],
+        ],
+    },
+    'AgentViewSort': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['field', 'AgentViewSortField', {}],
+            ['order', 'AgentViewSortOrder', {'default': True}],
+        ],
+    },
+    'AgentViewSortField': {
+        'kind': 'enum', 'attrs': {'untagged': True},
+        'variants': [
+            ['Builtin', 'newtype', 'AgentViewBuiltinSortField', {}],
+            ['Token', 'struct', [['token', 'String', {}]], {}],
+        ],
+    },
+    'AgentViewBuiltinSortField': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['WorkspaceOrder', 'unit', None, {}],
+            ['TabOrder', 'unit', None, {}],
+            ['PaneOrder', 'unit', None, {}],
+            ['Attention', 'unit', None, {}],
+            ['Status', 'unit', None, {}],
+            ['Agent', 'unit', None, {}],
+            ['Seen', 'unit', None, {}],
+            ['StateChangeSeq', 'unit', None, {}],
+        ],
+    },
+    'AgentViewSortOrder': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Asc', 'unit', None, {}],
+            ['Desc', 'unit', None, {}],
+        ],
+    },
+    'AgentStartParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['name', 'String', {}],
+            ['kind', 'String', {}],
+            ['pane_id', 'String', {}],
+            ['args', 'Vec<String>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['timeout_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'AgentPromptParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'String', {}],
+            ['text', 'String', {}],
+            ['wait', 'Option<AgentPromptWaitOptions>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'AgentInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['terminal_id', 'String', {}],
+            ['name', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['terminal_title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['terminal_title_stripped', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['display_agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent_status', 'AgentStatus', {}],
+            ['screen_detection_skipped', 'bool', {'default': True, 'skip_serializing_if': 'super::is_false'}],
+            ['state_labels', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+            ['tokens', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty', 'schemars.schema_with': 'super::common::metadata_token_values_schema'}],
+            ['agent_session', 'Option<AgentSessionInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['workspace_id', 'String', {}],
+            ['tab_id', 'String', {}],
+            ['pane_id', 'String', {}],
+            ['focused', 'bool', {}],
+            ['launch_pending', 'bool', {'default': True, 'skip_serializing_if': 'super::is_false'}],
+            ['interactive_ready', 'bool', {'default': True, 'skip_serializing_if': 'super::is_false'}],
+            ['state_change_seq', 'u64', {'default': True}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['foreground_cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['revision', 'u64', {}],
+        ],
+    },
+    'AgentSessionInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['source', 'String', {}],
+            ['agent', 'String', {}],
+            ['kind', 'crate::agent_resume::AgentSessionRefKind', {}],
+            ['value', 'String', {}],
+        ],
+    },
+    'EmptyParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+        ],
+    },
+    'WorkspaceTarget': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+        ],
+    },
+    'PaneTarget': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+        ],
+    },
+    'TabTarget': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['tab_id', 'String', {}],
+        ],
+    },
+    'AgentTarget': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'String', {}],
+        ],
+    },
+    'ClientWindowTitleSetParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['title', 'String', {}],
+        ],
+    },
+    'SplitDirection': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Right', 'unit', None, {}],
+            ['Down', 'unit', None, {}],
+        ],
+    },
+    'ReadSource': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Visible', 'unit', None, {}],
+            ['Recent', 'unit', None, {}],
+            ['RecentUnwrapped', 'unit', None, {}],
+            ['Detection', 'unit', None, {}],
+        ],
+    },
+    'ReadFormat': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Text', 'unit', None, {}],
+            ['Ansi', 'unit', None, {}],
+        ],
+    },
+    'NotificationShowParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['title', 'String', {}],
+            ['body', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['position', 'Option<crate::config::ToastHerdrPosition>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['sound', 'NotificationShowSound', {'default': True, 'skip_serializing_if': 'NotificationShowSound::is_none'}],
+        ],
+    },
+    'NotificationShowSound': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['None', 'unit', None, {}],
+            ['Done', 'unit', None, {}],
+            ['Request', 'unit', None, {}],
+        ],
+    },
+    'NotificationShowReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Shown', 'unit', None, {}],
+            ['Disabled', 'unit', None, {}],
+            ['RateLimited', 'unit', None, {}],
+            ['NoForegroundClient', 'unit', None, {}],
+            ['Busy', 'unit', None, {}],
+        ],
+    },
+    'ClientWindowTitleReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Set', 'unit', None, {}],
+            ['Cleared', 'unit', None, {}],
+            ['NoForegroundClient', 'unit', None, {}],
+        ],
+    },
+    'PaneAgentState': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Idle', 'unit', None, {}],
+            ['Working', 'unit', None, {}],
+            ['Blocked', 'unit', None, {}],
+            ['Unknown', 'unit', None, {}],
+        ],
+    },
+    'AgentStatus': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Idle', 'unit', None, {}],
+            ['Working', 'unit', None, {}],
+            ['Blocked', 'unit', None, {}],
+            ['Done', 'unit', None, {}],
+            ['Unknown', 'unit', None, {}],
+        ],
+    },
+    'EventsSubscribeParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['subscriptions', 'Vec<Subscription>', {}],
+        ],
+    },
+    'Subscription': {
+        'kind': 'enum', 'attrs': {'tag': 'type'},
+        'variants': [
+            ['WorkspaceCreated', 'struct', [], {'rename': 'workspace.created'}],
+            ['WorkspaceUpdated', 'struct', [], {'rename': 'workspace.updated'}],
+            ['WorkspaceMetadataUpdated', 'struct', [], {'rename': 'workspace.metadata_updated'}],
+            ['WorkspaceRenamed', 'struct', [], {'rename': 'workspace.renamed'}],
+            ['WorkspaceMoved', 'struct', [], {'rename': 'workspace.moved'}],
+            ['WorkspaceReordered', 'struct', [], {'rename': 'workspace.reordered'}],
+            ['WorkspaceClosed', 'struct', [], {'rename': 'workspace.closed'}],
+            ['WorkspaceFocused', 'struct', [], {'rename': 'workspace.focused'}],
+            ['WorktreeCreated', 'struct', [], {'rename': 'worktree.created'}],
+            ['WorktreeOpened', 'struct', [], {'rename': 'worktree.opened'}],
+            ['WorktreeRemoved', 'struct', [], {'rename': 'worktree.removed'}],
+            ['TabCreated', 'struct', [], {'rename': 'tab.created'}],
+            ['TabClosed', 'struct', [], {'rename': 'tab.closed'}],
+            ['TabFocused', 'struct', [], {'rename': 'tab.focused'}],
+            ['TabRenamed', 'struct', [], {'rename': 'tab.renamed'}],
+            ['TabMoved', 'struct', [], {'rename': 'tab.moved'}],
+            ['PaneCreated', 'struct', [], {'rename': 'pane.created'}],
+            ['PaneClosed', 'struct', [], {'rename': 'pane.closed'}],
+            ['PaneUpdated', 'struct', [], {'rename': 'pane.updated'}],
+            ['PaneFocused', 'struct', [], {'rename': 'pane.focused'}],
+            ['PaneMoved', 'struct', [], {'rename': 'pane.moved'}],
+            ['PaneExited', 'struct', [], {'rename': 'pane.exited'}],
+            ['PaneAgentDetected', 'struct', [], {'rename': 'pane.agent_detected'}],
+            ['PaneOutputMatched', 'struct', [['pane_id', 'String', {}], ['source', 'ReadSource', {}], ['lines', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['match', 'OutputMatch', {}], ['strip_ansi', 'bool', {'default': 'super::common::default_true'}]], {'rename': 'pane.output_matched'}],
+            ['PaneAgentStatusChanged', 'struct', [['pane_id', 'String', {}], ['agent_status', 'Option<AgentStatus>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {'rename': 'pane.agent_status_changed'}],
+            ['PaneScrollChanged', 'struct', [['pane_id', 'String', {}]], {'rename': 'pane.scroll_changed'}],
+            ['LayoutUpdated', 'struct', [], {'rename': 'layout.updated'}],
+        ],
+    },
+    'EventsWaitParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['match_event', 'EventMatch', {}],
+            ['timeout_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneWaitForOutputParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'ReadSource', {}],
+            ['lines', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['match', 'OutputMatch', {}],
+            ['timeout_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['strip_ansi', 'bool', {'default': 'super::common::default_true'}],
+        ],
+    },
+    'OutputMatch': {
+        'kind': 'enum', 'attrs': {'tag': 'type', 'rename_all': 'snake_case'},
+        'variants': [
+            ['Substring', 'struct', [['value', 'String', {}]], {}],
+            ['Regex', 'struct', [['value', 'String', {}]], {}],
+        ],
+    },
+    'EventMatch': {
+        'kind': 'enum', 'attrs': {'tag': 'event', 'rename_all': 'snake_case'},
+        'variants': [
+            ['WorkspaceCreated', 'struct', [['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['WorkspaceUpdated', 'struct', [['workspace_id', 'String', {}]], {}],
+            ['WorkspaceClosed', 'struct', [['workspace_id', 'String', {}]], {}],
+            ['WorkspaceRenamed', 'struct', [['workspace_id', 'String', {}], ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['WorkspaceMoved', 'struct', [['workspace_id', 'String', {}]], {}],
+            ['WorkspaceFocused', 'struct', [['workspace_id', 'String', {}]], {}],
+            ['TabCreated', 'struct', [['tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['TabClosed', 'struct', [['tab_id', 'String', {}]], {}],
+            ['TabRenamed', 'struct', [['tab_id', 'String', {}], ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['TabMoved', 'struct', [['tab_id', 'String', {}]], {}],
+            ['TabFocused', 'struct', [['tab_id', 'String', {}]], {}],
+            ['PaneCreated', 'struct', [['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['PaneClosed', 'struct', [['pane_id', 'String', {}]], {}],
+            ['PaneFocused', 'struct', [['pane_id', 'String', {}]], {}],
+            ['PaneMoved', 'struct', [['pane_id', 'String', {}]], {}],
+            ['PaneOutputChanged', 'struct', [['pane_id', 'String', {}], ['min_revision', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['PaneExited', 'struct', [['pane_id', 'String', {}]], {}],
+            ['PaneAgentDetected', 'struct', [['pane_id', 'String', {}], ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['PaneAgentStatusChanged', 'struct', [['pane_id', 'String', {}], ['agent_status', 'AgentStatus', {}]], {}],
+        ],
+    },
+    'EventKind': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['WorkspaceCreated', 'unit', None, {}],
+            ['WorkspaceUpdated', 'unit', None, {}],
+            ['WorkspaceMetadataUpdated', 'unit', None, {}],
+            ['WorkspaceClosed', 'unit', None, {}],
+            ['WorkspaceRenamed', 'unit', None, {}],
+            ['WorkspaceMoved', 'unit', None, {}],
+            ['WorkspaceReordered', 'unit', None, {}],
+            ['WorkspaceFocused', 'unit', None, {}],
+            ['WorktreeCreated', 'unit', None, {}],
+            ['WorktreeOpened', 'unit', None, {}],
+            ['WorktreeRemoved', 'unit', None, {}],
+            ['TabCreated', 'unit', None, {}],
+            ['TabClosed', 'unit', None, {}],
+            ['TabRenamed', 'unit', None, {}],
+            ['TabMoved', 'unit', None, {}],
+            ['TabFocused', 'unit', None, {}],
+            ['PaneCreated', 'unit', None, {}],
+            ['PaneClosed', 'unit', None, {}],
+            ['PaneUpdated', 'unit', None, {}],
+            ['PaneFocused', 'unit', None, {}],
+            ['PaneMoved', 'unit', None, {}],
+            ['PaneOutputChanged', 'unit', None, {}],
+            ['PaneExited', 'unit', None, {}],
+            ['PaneAgentDetected', 'unit', None, {}],
+            ['PaneAgentStatusChanged', 'unit', None, {}],
+            ['LayoutUpdated', 'unit', None, {}],
+        ],
+    },
+    'EventEnvelope': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['event', 'EventKind', {}],
+            ['data', 'EventData', {}],
+        ],
+    },
+    'SubscriptionEventKind': {
+        'kind': 'enum', 'attrs': {},
+        'variants': [
+            ['PaneOutputMatched', 'unit', None, {'rename': 'pane.output_matched'}],
+            ['PaneAgentStatusChanged', 'unit', None, {'rename': 'pane.agent_status_changed'}],
+            ['ScrollChanged', 'unit', None, {'rename': 'pane.scroll_changed'}],
+        ],
+    },
+    'SubscriptionEventEnvelope': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['event', 'SubscriptionEventKind', {}],
+            ['data', 'SubscriptionEventData', {}],
+        ],
+    },
+    'SubscriptionEventData': {
+        'kind': 'enum', 'attrs': {'untagged': True},
+        'variants': [
+            ['PaneOutputMatched', 'newtype', 'PaneOutputMatchedEvent', {}],
+            ['PaneAgentStatusChanged', 'newtype', 'PaneAgentStatusChangedEvent', {}],
+            ['ScrollChanged', 'newtype', 'PaneScrollChangedEvent', {}],
+        ],
+    },
+    'PaneOutputMatchedEvent': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['matched_line', 'String', {}],
+            ['read', 'PaneReadResult', {}],
+        ],
+    },
+    'PaneAgentStatusChangedEvent': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['workspace_id', 'String', {}],
+            ['agent_status', 'AgentStatus', {}],
+            ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['display_agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['state_labels', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+        ],
+    },
+    'PaneScrollChangedEvent': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['workspace_id', 'String', {}],
+            ['scroll', 'PaneScrollInfo', {}],
+        ],
+    },
+    'EventData': {
+        'kind': 'enum', 'attrs': {'tag': 'type', 'rename_all': 'snake_case'},
+        'variants': [
+            ['WorkspaceCreated', 'struct', [['workspace', 'WorkspaceInfo', {}]], {}],
+            ['WorkspaceUpdated', 'struct', [['workspace', 'WorkspaceInfo', {}]], {}],
+            ['WorkspaceMetadataUpdated', 'struct', [['workspace', 'WorkspaceInfo', {}]], {}],
+            ['WorkspaceClosed', 'struct', [['workspace_id', 'String', {}], ['workspace', 'Option<WorkspaceInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['WorkspaceRenamed', 'struct', [['workspace_id', 'String', {}], ['label', 'String', {}]], {}],
+            ['WorkspaceMoved', 'struct', [['workspace_id', 'String', {}], ['insert_index', 'usize', {}], ['workspaces', 'Vec<WorkspaceInfo>', {}]], {}],
+            ['WorkspaceReordered', 'struct', [['workspace_ids', 'Vec<String>', {}], ['before_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['workspaces', 'Vec<WorkspaceInfo>', {}]], {}],
+            ['WorkspaceFocused', 'struct', [['workspace_id', 'String', {}]], {}],
+            ['WorktreeCreated', 'struct', [['workspace', 'WorkspaceInfo', {}], ['worktree', 'WorktreeInfo', {}]], {}],
+            ['WorktreeOpened', 'struct', [['workspace', 'WorkspaceInfo', {}], ['worktree', 'WorktreeInfo', {}], ['already_open', 'bool', {}]], {}],
+            ['WorktreeRemoved', 'struct', [['workspace_id', 'String', {}], ['workspace', 'Option<WorkspaceInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['worktree', 'WorktreeInfo', {}], ['forced', 'bool', {}]], {}],
+            ['TabCreated', 'struct', [['tab', 'TabInfo', {}]], {}],
+            ['TabClosed', 'struct', [['tab_id', 'String', {}], ['workspace_id', 'String', {}]], {}],
+            ['TabRenamed', 'struct', [['tab_id', 'String', {}], ['workspace_id', 'String', {}], ['label', 'String', {}]], {}],
+            ['TabMoved', 'struct', [['tab_id', 'String', {}], ['workspace_id', 'String', {}], ['insert_index', 'usize', {}], ['tabs', 'Vec<TabInfo>', {}]], {}],
+            ['TabFocused', 'struct', [['tab_id', 'String', {}], ['workspace_id', 'String', {}]], {}],
+            ['PaneCreated', 'struct', [['pane', 'PaneInfo', {}]], {}],
+            ['PaneClosed', 'struct', [['pane_id', 'String', {}], ['workspace_id', 'String', {}]], {}],
+            ['PaneUpdated', 'struct', [['pane', 'PaneInfo', {}]], {}],
+            ['PaneFocused', 'struct', [['pane_id', 'String', {}], ['workspace_id', 'String', {}]], {}],
+            ['PaneMoved', 'struct', [['previous_pane_id', 'String', {}], ['previous_workspace_id', 'String', {}], ['previous_tab_id', 'String', {}], ['pane', 'Box<PaneInfo>', {}], ['created_workspace', 'Option<WorkspaceInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['created_tab', 'Option<TabInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['closed_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['closed_tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['PaneOutputChanged', 'struct', [['pane_id', 'String', {}], ['workspace_id', 'String', {}], ['revision', 'u64', {}]], {}],
+            ['PaneExited', 'struct', [['pane_id', 'String', {}], ['workspace_id', 'String', {}]], {}],
+            ['PaneAgentDetected', 'struct', [['pane_id', 'String', {}], ['workspace_id', 'String', {}], ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['released', 'bool', {'default': True, 'skip_serializing_if': 'std::ops::Not::not'}], ['final_status', 'Option<AgentStatus>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['PaneAgentStatusChanged', 'struct', [['pane_id', 'String', {}], ['workspace_id', 'String', {}], ['agent_status', 'AgentStatus', {}], ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['display_agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['state_labels', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}]], {}],
+            ['LayoutUpdated', 'struct', [['layout', 'super::panes::PaneLayoutSnapshot', {}]], {}],
+        ],
+    },
+    'IntegrationInstallParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'IntegrationTarget', {}],
+        ],
+    },
+    'IntegrationUninstallParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['target', 'IntegrationTarget', {}],
+        ],
+    },
+    'IntegrationTarget': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Pi', 'unit', None, {}],
+            ['Omp', 'unit', None, {}],
+            ['Claude', 'unit', None, {}],
+            ['Codex', 'unit', None, {}],
+            ['Copilot', 'unit', None, {}],
+            ['Devin', 'unit', None, {}],
+            ['Droid', 'unit', None, {}],
+            ['Kimi', 'unit', None, {}],
+            ['Opencode', 'unit', None, {}],
+            ['Kilo', 'unit', None, {}],
+            ['Hermes', 'unit', None, {}],
+            ['Qodercli', 'unit', None, {}],
+            ['Qwen', 'unit', None, {}],
+            ['Cursor', 'unit', None, {}],
+            ['Mastracode', 'unit', None, {}],
+            ['AntigravityCli', 'unit', None, {}],
+            ['Grok', 'unit', None, {}],
+        ],
+    },
+    'IntegrationInstallResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['messages', 'Vec<String>', {}],
+        ],
+    },
+    'IntegrationUninstallResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['messages', 'Vec<String>', {}],
+        ],
+    },
+    'PaneRightClickTarget': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Herdr', 'unit', None, {}],
+            ['Pane', 'unit', None, {}],
+        ],
+    },
+    'PaneSplitParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['target_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['direction', 'SplitDirection', {}],
+            ['ratio', 'Option<f32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+            ['right_click', 'PaneRightClickTarget', {'default': True}],
+            ['env', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+        ],
+    },
+    'PaneInputSetParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['right_click', 'PaneRightClickTarget', {}],
+        ],
+    },
+    'PaneDirection': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Left', 'unit', None, {}],
+            ['Right', 'unit', None, {}],
+            ['Up', 'unit', None, {}],
+            ['Down', 'unit', None, {}],
+        ],
+    },
+    'PaneSwapParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['direction', 'Option<PaneDirection>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['source_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['target_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneMoveParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['destination', 'PaneMoveDestination', {}],
+            ['focus', 'bool', {'default': True}],
+        ],
+    },
+    'PaneMoveDestination': {
+        'kind': 'enum', 'attrs': {'tag': 'type', 'rename_all': 'snake_case'},
+        'variants': [
+            ['Tab', 'struct', [['tab_id', 'String', {}], ['target_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['split', 'SplitDirection', {}], ['ratio', 'Option<f32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['NewTab', 'struct', [['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['NewWorkspace', 'struct', [['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['tab_label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+        ],
+    },
+    'PaneZoomParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['mode', 'PaneZoomMode', {'default': True}],
+        ],
+    },
+    'PaneZoomMode': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Toggle', 'unit', None, {}],
+            ['On', 'unit', None, {}],
+            ['Off', 'unit', None, {}],
+        ],
+    },
+    'PaneLayoutParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneProcessInfoParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'LayoutExportParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'LayoutApplyParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['tab_label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+            ['root', 'LayoutNode', {}],
+        ],
+    },
+    'LayoutSetSplitRatioParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['path', 'Vec<bool>', {}],
+            ['ratio', 'f32', {}],
+        ],
+    },
+    'LayoutDescription': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['tab_id', 'String', {}],
+            ['zoomed', 'bool', {}],
+            ['focused_pane_id', 'String', {}],
+            ['root', 'LayoutNode', {}],
+        ],
+    },
+    'LayoutNode': {
+        'kind': 'enum', 'attrs': {'tag': 'type', 'rename_all': 'snake_case'},
+        'variants': [
+            ['Pane', 'struct', [['pane', 'LayoutPane', {'flatten': True}]], {}],
+            ['Split', 'struct', [['direction', 'SplitDirection', {}], ['ratio', 'f32', {}], ['first', 'Box<LayoutNode>', {}], ['second', 'Box<LayoutNode>', {}]], {}],
+        ],
+    },
+    'LayoutPane': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Option<Vec<String>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['env', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+        ],
+    },
+    'PaneNeighborParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['direction', 'PaneDirection', {}],
+        ],
+    },
+    'PaneEdgesParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneFocusDirectionParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['direction', 'PaneDirection', {}],
+        ],
+    },
+    'PaneResizeParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['direction', 'PaneDirection', {}],
+            ['amount', 'Option<f32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneListParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneCurrentParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['caller_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneRenameParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneSendTextParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['text', 'String', {}],
+        ],
+    },
+    'PaneSendKeysParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['keys', 'Vec<String>', {}],
+        ],
+    },
+    'PaneSendInputParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['text', 'String', {'default': True, 'skip_serializing_if': 'String::is_empty'}],
+            ['keys', 'Vec<String>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+        ],
+    },
+    'PaneReadParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'ReadSource', {}],
+            ['lines', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['format', 'ReadFormat', {'default': True}],
+            ['strip_ansi', 'bool', {'default': 'super::default_true'}],
+            ['intent', 'super::common::ReadIntent', {'skip': True, 'schemars.skip': True}],
+        ],
+    },
+    'PaneGraphicsFormat': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Png', 'unit', None, {}],
+            ['Rgb', 'unit', None, {}],
+            ['Rgba', 'unit', None, {}],
+            ['Bgra', 'unit', None, {}],
+        ],
+    },
+    'PaneGraphicsSetParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['layer_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['z_index', 'i32', {'default': True}],
+            ['owner', 'String', {'skip': True, 'schemars.skip': True}],
+            ['format', 'PaneGraphicsFormat', {}],
+            ['image_width', 'u32', {}],
+            ['image_height', 'u32', {}],
+            ['data', 'Option<Vec<u8>>', {'skip': True}],
+            ['data_base64', 'String', {'default': True}],
+            ['placement', 'PaneGraphicsPlacementParams', {'default': True}],
+        ],
+    },
+    'PaneGraphicsPlacementParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['viewport_col', 'i32', {'default': True}],
+            ['viewport_row', 'i32', {'default': True}],
+            ['grid_cols', 'u32', {'default': True}],
+            ['grid_rows', 'u32', {'default': True}],
+        ],
+    },
+    'PaneGraphicsClearParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['layer_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneGraphicsDirectParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['layer_id', 'Option<String>', {}],
+            ['z_index', 'i32', {}],
+            ['owner', 'String', {}],
+            ['image_width', 'u32', {}],
+            ['image_height', 'u32', {}],
+            ['format', 'PaneGraphicsFormat', {}],
+            ['path', 'String', {}],
+            ['sequence', 'u64', {}],
+            ['revision', 'u64', {}],
+            ['placement', 'PaneGraphicsPlacementParams', {}],
+        ],
+    },
+    'PaneGraphicsStreamParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['layer_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['z_index', 'i32', {'default': True}],
+            ['owner', 'String', {'skip': True, 'schemars.skip': True}],
+        ],
+    },
+    'PaneReportAgentParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'String', {}],
+            ['agent', 'String', {}],
+            ['state', 'PaneAgentState', {}],
+            ['message', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['seq', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent_session_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent_session_path', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneReportAgentSessionParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'String', {}],
+            ['agent', 'String', {}],
+            ['seq', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent_session_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent_session_path', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['session_start_source', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneReportMetadataParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'String', {}],
+            ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['applies_to_source', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['display_agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['state_labels', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+            ['tokens', 'HashMap<String, Option<String>>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty', 'schemars.schema_with': 'super::common::metadata_token_patch_schema'}],
+            ['clear_title', 'bool', {'default': True}],
+            ['clear_display_agent', 'bool', {'default': True}],
+            ['clear_state_labels', 'bool', {'default': True}],
+            ['seq', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['ttl_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none', 'schemars.range': True, 'schemars.min': '1', 'schemars.max': '86_400_000)'}],
+        ],
+    },
+    'PaneClearAgentAuthorityParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['seq', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneReleaseAgentParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['source', 'String', {}],
+            ['agent', 'String', {}],
+            ['seq', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['terminal_id', 'String', {}],
+            ['workspace_id', 'String', {}],
+            ['tab_id', 'String', {}],
+            ['focused', 'bool', {}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['foreground_cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['terminal_title', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['terminal_title_stripped', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['display_agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['agent_status', 'AgentStatus', {}],
+            ['state_labels', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+            ['tokens', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty', 'schemars.schema_with': 'super::common::metadata_token_values_schema'}],
+            ['agent_session', 'Option<AgentSessionInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['scroll', 'Option<PaneScrollInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['revision', 'u64', {}],
+        ],
+    },
+    'PaneScrollInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['offset_from_bottom', 'u64', {}],
+            ['max_offset_from_bottom', 'u64', {}],
+            ['viewport_rows', 'u64', {}],
+        ],
+    },
+    'PaneProcessInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['shell_pid', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['foreground_process_group_id', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['tty', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['foreground_processes', 'Vec<PaneProcessInfoProcess>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+        ],
+    },
+    'PaneProcessInfoProcess': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pid', 'u32', {}],
+            ['name', 'String', {}],
+            ['argv0', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['argv', 'Option<Vec<String>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cmdline', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PaneSwapResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['changed', 'bool', {}],
+            ['reason', 'Option<PaneSwapReason>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['source_pane_id', 'String', {}],
+            ['target_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_id', 'String', {}],
+            ['layout', 'PaneLayoutSnapshot', {}],
+        ],
+    },
+    'PaneSwapReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['NoNeighbor', 'unit', None, {}],
+            ['SamePane', 'unit', None, {}],
+            ['NotFound', 'unit', None, {}],
+            ['CrossTab', 'unit', None, {}],
+        ],
+    },
+    'PaneMoveResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['changed', 'bool', {}],
+            ['reason', 'Option<PaneMoveReason>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['previous_pane_id', 'String', {}],
+            ['previous_workspace_id', 'String', {}],
+            ['previous_tab_id', 'String', {}],
+            ['pane', 'Box<PaneInfo>', {}],
+            ['source_layout', 'Option<Box<PaneLayoutSnapshot>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['target_layout', 'Box<PaneLayoutSnapshot>', {}],
+            ['created_workspace', 'Option<super::WorkspaceInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['created_tab', 'Option<super::TabInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['closed_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['closed_tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_id', 'String', {}],
+        ],
+    },
+    'PaneMoveReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['SameTab', 'unit', None, {}],
+            ['ZoomedTab', 'unit', None, {}],
+        ],
+    },
+    'PaneZoomResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['changed', 'bool', {}],
+            ['zoom_changed', 'bool', {}],
+            ['focus_changed', 'bool', {}],
+            ['reason', 'Option<PaneZoomReason>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['pane_id', 'String', {}],
+            ['focused_pane_id', 'String', {}],
+            ['zoomed', 'bool', {}],
+            ['layout', 'PaneLayoutSnapshot', {}],
+        ],
+    },
+    'PaneZoomReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['SinglePane', 'unit', None, {}],
+            ['AlreadyZoomed', 'unit', None, {}],
+            ['AlreadyUnzoomed', 'unit', None, {}],
+        ],
+    },
+    'PaneLayoutSnapshot': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['tab_id', 'String', {}],
+            ['zoomed', 'bool', {}],
+            ['area', 'PaneLayoutRect', {}],
+            ['focused_pane_id', 'String', {}],
+            ['panes', 'Vec<PaneLayoutPane>', {}],
+            ['splits', 'Vec<PaneLayoutSplit>', {}],
+        ],
+    },
+    'PaneLayoutRect': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['x', 'u16', {}],
+            ['y', 'u16', {}],
+            ['width', 'u16', {}],
+            ['height', 'u16', {}],
+        ],
+    },
+    'PaneLayoutPane': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['focused', 'bool', {}],
+            ['rect', 'PaneLayoutRect', {}],
+        ],
+    },
+    'PaneLayoutSplit': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['direction', 'SplitDirection', {}],
+            ['ratio', 'f32', {}],
+            ['rect', 'PaneLayoutRect', {}],
+        ],
+    },
+    'PaneNeighborResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['direction', 'PaneDirection', {}],
+            ['neighbor_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['layout', 'PaneLayoutSnapshot', {}],
+        ],
+    },
+    'PaneEdgesResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['left', 'bool', {}],
+            ['right', 'bool', {}],
+            ['up', 'bool', {}],
+            ['down', 'bool', {}],
+            ['layout', 'PaneLayoutSnapshot', {}],
+        ],
+    },
+    'PaneFocusDirectionResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['changed', 'bool', {}],
+            ['reason', 'Option<PaneFocusDirectionReason>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['source_pane_id', 'String', {}],
+            ['focused_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['layout', 'PaneLayoutSnapshot', {}],
+        ],
+    },
+    'PaneFocusDirectionReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['NoNeighbor', 'unit', None, {}],
+        ],
+    },
+    'PaneResizeResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['changed', 'bool', {}],
+            ['reason', 'Option<PaneResizeReason>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['pane_id', 'String', {}],
+            ['focused_pane_id', 'String', {}],
+            ['layout', 'PaneLayoutSnapshot', {}],
+        ],
+    },
+    'PaneResizeReason': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Unchanged', 'unit', None, {}],
+        ],
+    },
+    'PaneReadResult': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+            ['workspace_id', 'String', {}],
+            ['tab_id', 'String', {}],
+            ['source', 'ReadSource', {}],
+            ['format', 'ReadFormat', {}],
+            ['text', 'String', {}],
+            ['revision', 'u64', {}],
+            ['truncated', 'bool', {}],
+        ],
+    },
+    'PluginLinkParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['path', 'String', {}],
+            ['enabled', 'bool', {'default': 'super::common::default_true'}],
+            ['source', 'Option<PluginSourceInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginListParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginUnlinkParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'String', {}],
+        ],
+    },
+    'PluginSetEnabledParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'String', {}],
+        ],
+    },
+    'InstalledPluginInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'String', {}],
+            ['name', 'String', {}],
+            ['version', 'String', {}],
+            ['min_herdr_version', 'String', {'default': True}],
+            ['description', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['manifest_path', 'String', {}],
+            ['plugin_root', 'String', {}],
+            ['enabled', 'bool', {}],
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['build', 'Vec<PluginManifestBuild>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['startup', 'Vec<PluginManifestStartup>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['actions', 'Vec<PluginManifestAction>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['events', 'Vec<PluginManifestEventHook>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['panes', 'Vec<PluginManifestPane>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['link_handlers', 'Vec<PluginManifestLinkHandler>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['source', 'PluginSourceInfo', {'default': True}],
+            ['warnings', 'Vec<String>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+        ],
+    },
+    'PluginSourceInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['kind', 'PluginSourceKind', {'default': True}],
+            ['owner', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['repo', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['subdir', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['requested_ref', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['resolved_commit', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['managed_path', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['installed_unix_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginSourceKind': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Local', 'unit', None, {}],
+            ['Github', 'unit', None, {}],
+        ],
+    },
+    'PluginManifestBuild': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Vec<String>', {}],
+        ],
+    },
+    'PluginManifestStartup': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Vec<String>', {}],
+        ],
+    },
+    'PluginManifestAction': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['title', 'String', {}],
+            ['description', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['contexts', 'Vec<PluginActionContext>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Vec<String>', {}],
+        ],
+    },
+    'PluginManifestEventHook': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['on', 'String', {}],
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Vec<String>', {}],
+        ],
+    },
+    'PluginManifestPane': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['title', 'String', {}],
+            ['description', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['placement', 'PluginPanePlacement', {'default': True}],
+            ['width', 'Option<PopupSize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['height', 'Option<PopupSize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Vec<String>', {}],
+        ],
+    },
+    'PluginManifestLinkHandler': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['title', 'String', {}],
+            ['pattern', 'String', {}],
+            ['action', 'String', {}],
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginActionListParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginLogListParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['limit', 'Option<usize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginActionInvokeParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['action_id', 'String', {}],
+            ['plugin_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['context', 'Option<PluginInvocationContext>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginCommandLogInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['log_id', 'String', {}],
+            ['plugin_id', 'String', {}],
+            ['action_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['event', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['command', 'Vec<String>', {}],
+            ['status', 'PluginCommandStatus', {}],
+            ['started_unix_ms', 'u64', {}],
+            ['finished_unix_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['exit_code', 'Option<i32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['stdout', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['stderr', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['error', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginCommandStatus': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Running', 'unit', None, {}],
+            ['Succeeded', 'unit', None, {}],
+            ['Failed', 'unit', None, {}],
+        ],
+    },
+    'PluginPlatform': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Linux', 'unit', None, {}],
+            ['Macos', 'unit', None, {}],
+            ['Windows', 'unit', None, {}],
+        ],
+    },
+    'PluginActionContext': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Global', 'unit', None, {}],
+            ['Workspace', 'unit', None, {}],
+            ['Tab', 'unit', None, {}],
+            ['Pane', 'unit', None, {}],
+            ['Selection', 'unit', None, {}],
+        ],
+    },
+    'PluginInvocationContext': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['workspace_label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['workspace_cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['worktree', 'Option<WorkspaceWorktreeInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['tab_label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_agent', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_status', 'Option<AgentStatus>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['selected_text', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['invocation_source', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['correlation_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['clicked_url', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['link_handler_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginActionInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'String', {}],
+            ['action_id', 'String', {}],
+            ['title', 'String', {}],
+            ['description', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['contexts', 'Vec<PluginActionContext>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}],
+            ['command', 'Vec<String>', {}],
+            ['platforms', 'Option<Vec<PluginPlatform>>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PluginPaneOpenParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'String', {}],
+            ['entrypoint', 'String', {}],
+            ['placement', 'Option<PluginPanePlacement>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['width', 'Option<PopupSize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['height', 'Option<PopupSize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['target_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['direction', 'Option<SplitDirection>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+            ['env', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+        ],
+    },
+    'PluginPanePlacement': {
+        'kind': 'enum', 'attrs': {'rename_all': 'snake_case'},
+        'variants': [
+            ['Overlay', 'unit', None, {}],
+            ['Popup', 'unit', None, {}],
+            ['Split', 'unit', None, {}],
+            ['Tab', 'unit', None, {}],
+            ['Zoomed', 'unit', None, {}],
+        ],
+    },
+    'PluginPaneFocusParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+        ],
+    },
+    'PluginPaneCloseParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['pane_id', 'String', {}],
+        ],
+    },
+    'PluginPaneInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['plugin_id', 'String', {}],
+            ['entrypoint', 'String', {}],
+            ['pane', 'PaneInfo', {}],
+        ],
+    },
+    'SuccessResponse': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['result', 'ResponseResult', {}],
+        ],
+    },
+    'ErrorResponse': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['id', 'String', {}],
+            ['error', 'ErrorBody', {}],
+        ],
+    },
+    'ErrorBody': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['code', 'String', {}],
+            ['message', 'String', {}],
+        ],
+    },
+    'ResponseResult': {
+        'kind': 'enum', 'attrs': {'tag': 'type', 'rename_all': 'snake_case'},
+        'variants': [
+            ['Pong', 'struct', [['version', 'String', {}], ['protocol', 'u32', {}], ['capabilities', 'Option<ServerCapabilities>', {'default': True}]], {}],
+            ['SessionSnapshot', 'struct', [['snapshot', 'Box<SessionSnapshot>', {}]], {}],
+            ['WorkspaceInfo', 'struct', [['workspace', 'WorkspaceInfo', {}]], {}],
+            ['WorkspaceCreated', 'struct', [['workspace', 'WorkspaceInfo', {}], ['tab', 'TabInfo', {}], ['root_pane', 'PaneInfo', {}]], {}],
+            ['WorkspaceList', 'struct', [['workspaces', 'Vec<WorkspaceInfo>', {}]], {}],
+            ['WorktreeList', 'struct', [['source', 'WorktreeSourceInfo', {}], ['worktrees', 'Vec<WorktreeInfo>', {}]], {}],
+            ['WorktreeCreated', 'struct', [['workspace', 'WorkspaceInfo', {}], ['tab', 'TabInfo', {}], ['root_pane', 'PaneInfo', {}], ['worktree', 'WorktreeInfo', {}]], {}],
+            ['WorktreeOpened', 'struct', [['workspace', 'WorkspaceInfo', {}], ['tab', 'TabInfo', {}], ['root_pane', 'PaneInfo', {}], ['worktree', 'WorktreeInfo', {}], ['already_open', 'bool', {}]], {}],
+            ['WorktreeRemoved', 'struct', [['workspace_id', 'String', {}], ['path', 'String', {}], ['forced', 'bool', {}]], {}],
+            ['TabInfo', 'struct', [['tab', 'TabInfo', {}]], {}],
+            ['TabCreated', 'struct', [['tab', 'TabInfo', {}], ['root_pane', 'PaneInfo', {}]], {}],
+            ['TabList', 'struct', [['tabs', 'Vec<TabInfo>', {}]], {}],
+            ['AgentInfo', 'struct', [['agent', 'AgentInfo', {}]], {}],
+            ['AgentStarted', 'struct', [['agent', 'AgentInfo', {}], ['argv', 'Vec<String>', {}]], {}],
+            ['AgentPrompted', 'struct', [['agent', 'AgentInfo', {}]], {}],
+            ['AgentList', 'struct', [['agents', 'Vec<AgentInfo>', {}]], {}],
+            ['AgentView', 'struct', [['active', 'bool', {}], ['source', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['PaneInfo', 'struct', [['pane', 'PaneInfo', {}]], {}],
+            ['PaneList', 'struct', [['panes', 'Vec<PaneInfo>', {}]], {}],
+            ['PaneCurrent', 'struct', [['pane', 'PaneInfo', {}]], {}],
+            ['PaneSwap', 'struct', [['swap', 'PaneSwapResult', {}]], {}],
+            ['PaneMove', 'struct', [['move_result', 'PaneMoveResult', {}]], {}],
+            ['PaneZoom', 'struct', [['zoom', 'PaneZoomResult', {}]], {}],
+            ['PaneLayout', 'struct', [['layout', 'PaneLayoutSnapshot', {}]], {}],
+            ['PaneProcessInfo', 'struct', [['process_info', 'PaneProcessInfo', {}]], {}],
+            ['LayoutExport', 'struct', [['layout', 'LayoutDescription', {}]], {}],
+            ['LayoutApply', 'struct', [['layout', 'LayoutDescription', {}]], {}],
+            ['LayoutSplitRatioSet', 'struct', [['layout', 'LayoutDescription', {}]], {}],
+            ['PaneNeighbor', 'struct', [['neighbor', 'PaneNeighborResult', {}]], {}],
+            ['PaneEdges', 'struct', [['edges', 'PaneEdgesResult', {}]], {}],
+            ['PaneFocusDirection', 'struct', [['focus', 'PaneFocusDirectionResult', {}]], {}],
+            ['PaneResize', 'struct', [['resize', 'PaneResizeResult', {}]], {}],
+            ['PaneRead', 'struct', [['read', 'PaneReadResult', {}]], {}],
+            ['PaneGraphicsFrameAck', 'struct', [['sequence', 'u64', {}], ['revision', 'u64', {}]], {}],
+            ['PaneGraphicsInfo', 'struct', [['cell_width_px', 'u32', {}], ['cell_height_px', 'u32', {}], ['pane_visible', 'bool', {}], ['file_frame_directory', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['file_frame_formats', 'Vec<String>', {'default': True, 'skip_serializing_if': 'Vec::is_empty'}], ['file_frame_max_bytes', 'Option<usize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['file_frame_direct_max_bytes', 'Option<usize>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['file_frame_damage', 'bool', {'default': True}], ['max_layers_per_pane', 'usize', {'default': True}], ['pixel_mouse', 'bool', {'default': True}], ['file_frame_transport', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}]], {}],
+            ['AgentExplain', 'struct', [['explain', 'serde_json::Value', {}]], {}],
+            ['SubscriptionStarted', 'struct', [], {}],
+            ['WaitMatched', 'struct', [['event', 'EventEnvelope', {}]], {}],
+            ['OutputMatched', 'struct', [['pane_id', 'String', {}], ['revision', 'u64', {}], ['matched_line', 'Option<String>', {}], ['read', 'PaneReadResult', {}]], {}],
+            ['NotificationShow', 'struct', [['shown', 'bool', {}], ['reason', 'NotificationShowReason', {}]], {}],
+            ['ClientWindowTitle', 'struct', [['changed', 'bool', {}], ['reason', 'ClientWindowTitleReason', {}]], {}],
+            ['IntegrationInstall', 'struct', [['target', 'IntegrationTarget', {}], ['details', 'IntegrationInstallResult', {}]], {}],
+            ['IntegrationUninstall', 'struct', [['target', 'IntegrationTarget', {}], ['details', 'IntegrationUninstallResult', {}]], {}],
+            ['AgentManifestReload', 'struct', [['manifests', 'Vec<AgentManifestInfo>', {}]], {}],
+            ['AgentManifestStatus', 'struct', [['last_check_unix', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['last_result', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}], ['manifests', 'Vec<AgentManifestInfo>', {}]], {}],
+            ['PluginLinked', 'struct', [['plugin', 'InstalledPluginInfo', {}]], {}],
+            ['PluginList', 'struct', [['plugins', 'Vec<InstalledPluginInfo>', {}]], {}],
+            ['PluginUnlinked', 'struct', [['plugin_id', 'String', {}], ['removed', 'bool', {}]], {}],
+            ['PluginEnabled', 'struct', [['plugin', 'InstalledPluginInfo', {}]], {}],
+            ['PluginDisabled', 'struct', [['plugin', 'InstalledPluginInfo', {}]], {}],
+            ['PluginActionList', 'struct', [['actions', 'Vec<PluginActionInfo>', {}]], {}],
+            ['PluginActionInvoked', 'struct', [['action', 'PluginActionInfo', {}], ['context', 'PluginInvocationContext', {}], ['log', 'PluginCommandLogInfo', {}]], {}],
+            ['PluginLogList', 'struct', [['logs', 'Vec<PluginCommandLogInfo>', {}]], {}],
+            ['PluginPaneOpened', 'struct', [['plugin_pane', 'PluginPaneInfo', {}]], {}],
+            ['PluginPaneFocused', 'struct', [['plugin_pane', 'PluginPaneInfo', {}]], {}],
+            ['PluginPaneClosed', 'struct', [['pane_id', 'String', {}]], {}],
+            ['ConfigReload', 'struct', [['status', 'crate::config::ConfigReloadStatus', {}], ['diagnostics', 'Vec<String>', {}]], {}],
+            ['Ok', 'struct', [], {}],
+        ],
+    },
+    'AgentManifestInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['agent', 'String', {}],
+            ['source', 'String', {}],
+            ['source_kind', 'String', {}],
+            ['active_version', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cached_remote_version', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['local_override_shadowing_remote', 'bool', {}],
+            ['remote_update_result', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['remote_update_error', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['remote_last_checked_unix', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['warning', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'PingParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+        ],
+    },
+    'ServerLiveHandoffParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['import_exe', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['expected_protocol', 'Option<u32>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['expected_version', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'ServerCapabilities': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['live_handoff', 'bool', {}],
+            ['detached_server_daemon', 'bool', {'default': True}],
+        ],
+    },
+    'SessionSnapshot': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['version', 'String', {}],
+            ['protocol', 'u32', {}],
+            ['focused_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_tab_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focused_pane_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['workspaces', 'Vec<WorkspaceInfo>', {}],
+            ['tabs', 'Vec<TabInfo>', {}],
+            ['panes', 'Vec<PaneInfo>', {}],
+            ['layouts', 'Vec<PaneLayoutSnapshot>', {}],
+            ['agents', 'Vec<AgentInfo>', {}],
+        ],
+    },
+    'TabCreateParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['env', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+        ],
+    },
+    'TabListParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'TabRenameParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['tab_id', 'String', {}],
+            ['label', 'String', {}],
+        ],
+    },
+    'TabMoveParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['tab_id', 'String', {}],
+            ['insert_index', 'usize', {}],
+        ],
+    },
+    'TabInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['tab_id', 'String', {}],
+            ['workspace_id', 'String', {}],
+            ['number', 'usize', {}],
+            ['label', 'String', {}],
+            ['focused', 'bool', {}],
+            ['pane_count', 'usize', {}],
+            ['agent_status', 'AgentStatus', {}],
+        ],
+    },
+    'WorkspaceCreateParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['env', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty'}],
+        ],
+    },
+    'WorkspaceRenameParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['label', 'String', {}],
+        ],
+    },
+    'WorkspaceMoveParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['insert_index', 'usize', {}],
+        ],
+    },
+    'WorkspaceMoveBlockParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_ids', 'Vec<String>', {}],
+            ['before_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'WorkspaceReportMetadataParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['source', 'String', {}],
+            ['tokens', 'HashMap<String, Option<String>>', {'schemars.schema_with': 'super::common::metadata_token_patch_schema'}],
+            ['seq', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['ttl_ms', 'Option<u64>', {'default': True, 'skip_serializing_if': 'Option::is_none', 'schemars.range': True, 'schemars.min': '1', 'schemars.max': '86_400_000)'}],
+        ],
+    },
+    'WorkspaceInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['number', 'usize', {}],
+            ['label', 'String', {}],
+            ['focused', 'bool', {}],
+            ['pane_count', 'usize', {}],
+            ['tab_count', 'usize', {}],
+            ['active_tab_id', 'String', {}],
+            ['agent_status', 'AgentStatus', {}],
+            ['tokens', 'HashMap<String, String>', {'default': True, 'skip_serializing_if': 'HashMap::is_empty', 'schemars.schema_with': 'super::common::metadata_token_values_schema'}],
+            ['worktree', 'Option<WorkspaceWorktreeInfo>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'WorkspaceWorktreeInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['repo_key', 'String', {}],
+            ['repo_name', 'String', {}],
+            ['repo_root', 'String', {}],
+            ['checkout_path', 'String', {}],
+            ['is_linked_worktree', 'bool', {}],
+        ],
+    },
+    'WorktreeListParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'WorktreeCreateParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['branch', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['base', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['path', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+        ],
+    },
+    'WorktreeOpenParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['cwd', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['path', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['branch', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['label', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['focus', 'bool', {'default': True}],
+        ],
+    },
+    'WorktreeRemoveParams': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['workspace_id', 'String', {}],
+            ['force', 'bool', {'default': True}],
+        ],
+    },
+    'WorktreeSourceInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['repo_key', 'String', {}],
+            ['repo_name', 'String', {}],
+            ['repo_root', 'String', {}],
+            ['source_checkout_path', 'String', {}],
+            ['source_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+        ],
+    },
+    'WorktreeInfo': {
+        'kind': 'struct', 'attrs': {},
+        'fields': [
+            ['path', 'String', {}],
+            ['branch', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['is_bare', 'bool', {}],
+            ['is_detached', 'bool', {}],
+            ['is_prunable', 'bool', {}],
+            ['is_linked_worktree', 'bool', {}],
+            ['open_workspace_id', 'Option<String>', {'default': True, 'skip_serializing_if': 'Option::is_none'}],
+            ['label', 'String', {}],
+        ],
+    },
+}
+# fmt: on
+
+# Types the API schema reaches from outside src/api/schema (their serde declarations).
+TYPES["ToastHerdrPosition"] = {  # src/config/model.rs:72-81
+    "kind": "enum",
+    "attrs": {"rename_all": "kebab-case"},
+    "variants": [
+        ["TopLeft", "unit", None, {}],
+        ["TopRight", "unit", None, {}],
+        ["BottomLeft", "unit", None, {}],
+        ["BottomRight", "unit", None, {}],
+    ],
+}
+TYPES["PopupSize"] = {  # src/popup_size.rs:148-170 (a hand-written JsonSchema impl)
+    "kind": "schema",
+    "attrs": {},
+    "schema": {
+        "oneOf": [
+            {"type": "integer", "minimum": 0, "maximum": 65535},
+            {"type": "string", "pattern": "^(100|[1-9][0-9]?)%$"},
+        ]
+    },
+}
+TYPES["AgentSessionRefKind"] = {  # src/agent_resume.rs:14-19
+    "kind": "enum",
+    "attrs": {"rename_all": "snake_case"},
+    "variants": [["Id", "unit", None, {}], ["Path", "unit", None, {}]],
+}
+TYPES["ConfigReloadStatus"] = {  # src/config/model.rs:288-294
+    "kind": "enum",
+    "attrs": {"rename_all": "snake_case"},
+    "variants": [
+        ["Applied", "unit", None, {}],
+        ["Partial", "unit", None, {}],
+        ["Failed", "unit", None, {}],
+    ],
+}

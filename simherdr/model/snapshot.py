@@ -1,0 +1,326 @@
+"""herdr's session file as data (src/persist/snapshot.rs, restore.rs): the session to and from
+the dicts of ``session.json`` (format 3) and ``session-history.json``. Pure: the caller does
+the file I/O and passes in what comes from the host (``cwd_exists``, ``home``, labels).
+
+Restore keeps workspace ids, tab and pane numbers, labels, layouts, focus; terminals are new
+(restore.rs:537,630); the workspace counter restarts past the largest restored id, so a closed
+workspace's id above every survivor can come back (restore.rs:302). CHOICE: the new processes
+are fresh shells — no agent, no name, no hook authority, no stored session, revision 0 — and
+the global state_change_seq starts again at 0 (a new process). herdr's raw pane ids are internal: CHOICE simherdr
+writes the public pane number as the raw id (``public_pane_numbers`` maps n -> n), which
+real herdr reads back to the same public ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..facts import ids
+from . import layout as L
+from .state import Pane, Session, Tab, Workspace
+
+SNAPSHOT_VERSION = 3  # snapshot.rs:12
+
+
+class SnapshotError(ValueError):
+    """A session file herdr would ignore (it logs a warning and starts empty)."""
+
+
+# --- capture -------------------------------------------------------------------------------------
+
+
+def _layout(node: L.Node, numbers: dict[str, int]) -> dict:
+    # iterative (simherdr.model.layout): a tab may hold any number of nested splits
+    return L.to_saved(node, numbers.__getitem__)
+
+
+def _membership(wt: dict | None) -> dict | None:
+    """Our WorkspaceWorktreeInfo as herdr's WorktreeSpaceMembership (src/workspace.rs:35-41)."""
+    if not wt:
+        return None
+    return {
+        "key": wt["repo_key"],
+        "label": wt["repo_name"],
+        "repo_root": wt["repo_root"],
+        "checkout_path": wt["checkout_path"],
+        "is_linked_worktree": wt["is_linked_worktree"],
+    }
+
+
+def _pane(p: Pane, w: Workspace) -> dict:
+    """PaneSnapshot (snapshot.rs:98-111, capture_tab :310-360): the agent's name and managed
+    kind once its launch is no longer pending, and its session (the live hook authority's,
+    else the persisted one). CHOICE (restore): they are written as herdr writes them but a
+    restored pane starts a fresh shell with none of them (see the module docstring)."""
+    a = p.agent
+    snap: dict = {"cwd": p.cwd or w.cwd}
+    if p.label:
+        snap["label"] = p.label
+    if not a.launch_pending:
+        if a.name:
+            snap["agent_name"] = a.name
+        if a.managed:
+            snap["managed_agent_kind"] = a.managed["kind"]
+    if a.session:
+        snap["agent_session"] = dict(a.session)
+    return snap
+
+
+def capture(s: Session) -> dict:
+    """SessionSnapshot (snapshot.rs:16-29, capture at :237-266)."""
+    workspaces = []
+    for w in s.workspaces:
+        tabs = []
+        numbers: dict[str, int] = {}
+        for t in w.tabs:
+            panes = {}
+            for pid in t.pane_ids():
+                p = s.panes[pid]
+                numbers[pid] = p.number
+                panes[str(p.number)] = _pane(p, w)
+            tabs.append(
+                {
+                    "custom_name": t.custom_label,
+                    "layout": _layout(t.root, numbers),
+                    "panes": panes,
+                    "zoomed": t.zoomed,
+                    "focused": s.panes[t.focused_pane].number,
+                    "root_pane": s.panes[t.root_pane].number,
+                }
+            )
+        ws = {"id": w.workspace_id, "custom_name": w.custom_label, "identity_cwd": w.cwd}
+        membership = _membership(w.worktree)
+        if membership:
+            ws["worktree_space"] = membership
+        ws.update(
+            public_pane_numbers={str(n): n for n in numbers.values()},
+            next_public_pane_number=w.next_pane_number,
+            public_tab_numbers=[t.number for t in w.tabs],
+            next_public_tab_number=w.next_tab_number,
+            tabs=tabs,
+            active_tab=next((i for i, t in enumerate(w.tabs) if t.tab_id == w.active_tab), 0),
+        )
+        workspaces.append(ws)
+    active = s.active_ws()
+    index = s.ws_index(active) if active is not None else None
+    return {
+        "version": SNAPSHOT_VERSION,
+        "workspaces": workspaces,
+        "active": index,
+        "selected": index or 0,
+        "sidebar_width": None,
+        "sidebar_section_split": None,
+        "collapsed_space_keys": [],
+    }
+
+
+def capture_history(s: Session, read_history: Callable[[Pane], str | None]) -> dict:
+    """SessionHistorySnapshot (snapshot.rs:385-428): each pane's scrollback as ANSI."""
+    out = []
+    for w in s.workspaces:
+        tabs = []
+        for t in w.tabs:
+            panes = {}
+            for pid in t.pane_ids():
+                p = s.panes[pid]
+                ansi = read_history(p)
+                if ansi is not None:
+                    panes[str(p.number)] = {"ansi": ansi, "lines": len(ansi.splitlines())}
+            tabs.append({"panes": panes})
+        out.append({"tabs": tabs})
+    return {"version": SNAPSHOT_VERSION, "workspaces": out}
+
+
+# --- migration (snapshot.rs:181-218) ------------------------------------------------------------
+
+
+def _first_pane(layout: dict) -> int | None:
+    raws = _raw_ids(layout)
+    return raws[0] if raws else None
+
+
+def _migrate_workspace(raw: dict) -> dict:
+    if not isinstance(raw, dict):
+        raise SnapshotError("workspace snapshot is neither current nor legacy format")
+    if "identity_cwd" in raw:
+        return raw
+    if "layout" in raw:
+        # A pre-tabs workspace is one tab; its identity cwd is the root pane's cwd
+        # (legacy_identity_cwd, snapshot.rs:220-243).
+        panes = raw.get("panes") or {}
+        first = _first_pane(raw["layout"])
+        candidates = [raw.get("root_pane"), first]
+        candidates += [min((int(k) for k in panes), default=None)]
+        cwd = next(
+            (panes[str(c)]["cwd"] for c in candidates if c is not None and str(c) in panes), "/"
+        )
+        tab = {
+            "custom_name": None,
+            "layout": raw["layout"],
+            "panes": panes,
+            "zoomed": raw.get("zoomed", False),
+            "focused": raw.get("focused"),
+            "root_pane": raw.get("root_pane"),
+        }
+        return {
+            "id": None,
+            "custom_name": raw.get("custom_name"),
+            "identity_cwd": cwd,
+            "tabs": [tab],
+        }
+    raise SnapshotError("workspace snapshot is neither current nor legacy format")
+
+
+def parse(raw: object) -> dict:
+    """A loaded session.json, migrated to the current shape (legacy workspaces included)."""
+    if not isinstance(raw, dict):
+        raise SnapshotError("session file is not a JSON object")
+    version = raw.get("version", 0)
+    if isinstance(version, int) and version > SNAPSHOT_VERSION:
+        raise SnapshotError(f"session file version {version} is newer than {SNAPSHOT_VERSION}")
+    try:
+        return {
+            "version": version,
+            "workspaces": [_migrate_workspace(w) for w in raw.get("workspaces") or []],
+            "active": raw.get("active"),
+            "selected": raw.get("selected", 0),
+        }
+    except (KeyError, TypeError) as e:
+        raise SnapshotError(f"malformed session file: {e}") from None
+
+
+# --- restore (restore.rs:257-560) ----------------------------------------------------------------
+
+
+def _node(layout: dict, pane_ids: dict[int, str]) -> L.Node:
+    return L.from_saved(layout, pane_ids.__getitem__)
+
+
+def _raw_ids(layout: dict) -> list[int]:
+    """The stored pane keys in layout order, without recursion."""
+    out: list[int] = []
+    stack = [layout]
+    while stack:
+        node = stack.pop()
+        if "Pane" in node:
+            out.append(node["Pane"])
+        else:
+            stack.append(node["Split"]["second"])
+            stack.append(node["Split"]["first"])
+    return out
+
+
+def restore(
+    s: Session,
+    snap: dict,
+    history: dict | None,
+    now_us: int,
+    *,
+    cwd_exists: Callable[[str], bool],
+    home: str,
+    auto_label: Callable[[str], str],
+) -> list[Pane]:
+    """Replace ``s``'s workspaces with the snapshot's; returns the restored panes (each needs a
+    backend attach by the caller). A saved cwd that no longer exists falls back to HOME, else
+    "/" (restore.rs:476-493)."""
+    s.workspaces = []
+    s.panes.clear()
+    s.aliases.clear()
+    s.outbox.clear()
+    s.active = None
+    s.state_change_seq = 0
+    generated = 1  # a fresh process's generate_workspace_id counter (src/workspace.rs:106-112)
+    restored: list[Pane] = []
+    history_ws = (history or {}).get("workspaces") or []
+    for wi, ws in enumerate(snap["workspaces"]):
+        wid = ws.get("id")
+        if not wid:
+            wid = ids.workspace_id(generated)
+            generated += 1
+        saved_numbers = {int(k): v for k, v in (ws.get("public_pane_numbers") or {}).items()}
+        next_pane = max(
+            [v + 1 for v in saved_numbers.values()] + [1, ws.get("next_public_pane_number", 0)]
+        )
+        numbers = dict(saved_numbers)
+        for tab in ws["tabs"]:
+            for raw in _raw_ids(tab["layout"]):
+                if raw not in numbers:
+                    numbers[raw] = next_pane
+                    next_pane += 1
+        tab_numbers = ws.get("public_tab_numbers") or []
+        next_tab = max([n + 1 for n in tab_numbers] + [1, ws.get("next_public_tab_number", 0)])
+        w = Workspace(
+            workspace_id=wid,
+            cwd=ws["identity_cwd"],
+            auto_label=auto_label(ws["identity_cwd"]),
+            custom_label=ws.get("custom_name"),
+        )
+        membership = ws.get("worktree_space")
+        if membership and cwd_exists(membership["checkout_path"]):
+            w.worktree = {
+                "repo_key": membership["key"],
+                "repo_name": membership["label"],
+                "repo_root": membership["repo_root"],
+                "checkout_path": membership["checkout_path"],
+                "is_linked_worktree": membership["is_linked_worktree"],
+            }
+        tab_history = (history_ws[wi].get("tabs") if wi < len(history_ws) else None) or []
+        for ti, tab in enumerate(ws["tabs"]):
+            number = tab_numbers[ti] if ti < len(tab_numbers) else ti + 1
+            next_tab = max(next_tab, number + 1)
+            tid = ids.tab_id(wid, number)
+            raws = _raw_ids(tab["layout"])
+            pane_ids = {raw: ids.pane_id(wid, numbers[raw]) for raw in raws}
+            saved = tab.get("panes") or {}
+            hist = (tab_history[ti].get("panes") if ti < len(tab_history) else None) or {}
+            for raw in raws:
+                entry = saved.get(str(raw)) or {}
+                cwd = entry.get("cwd") or "/"
+                if not cwd_exists(cwd):
+                    cwd = home if cwd_exists(home) else "/"
+                s.terminal_counter += 1
+                p = Pane(
+                    pane_id=pane_ids[raw],
+                    number=numbers[raw],
+                    terminal_id=ids.terminal_id(now_us, s.terminal_counter),
+                    workspace_id=wid,
+                    tab_id=tid,
+                    cwd=cwd,
+                    env={},
+                    screen=s._screen_factory(),
+                    label=entry.get("label"),
+                )
+                saved_history = hist.get(str(raw))
+                if saved_history and saved_history.get("ansi"):
+                    p.screen.feed(saved_history["ansi"])
+                s.panes[p.pane_id] = p
+                restored.append(p)
+            focused = pane_ids.get(tab.get("focused"), pane_ids[raws[0]])
+            root = pane_ids.get(tab.get("root_pane"), pane_ids[raws[0]])
+            w.tabs.append(
+                Tab(
+                    tab_id=tid,
+                    number=number,
+                    workspace_id=wid,
+                    root=_node(tab["layout"], pane_ids),
+                    focused_pane=focused,
+                    root_pane=root,
+                    custom_label=tab.get("custom_name"),
+                    zoomed=bool(tab.get("zoomed", False)),  # restore.rs:726
+                )
+            )
+        if not w.tabs:
+            continue
+        active_tab = min(ws.get("active_tab", 0), len(w.tabs) - 1)
+        w.active_tab = w.tabs[active_tab].tab_id
+        w.next_tab_number = next_tab
+        w.next_pane_number = next_pane
+        s.workspaces.append(w)
+    active = snap.get("active")
+    if isinstance(active, int) and 0 <= active < len(s.workspaces):
+        s.active = s.workspaces[active].workspace_id
+    # reserve_workspace_ids (src/workspace.rs:153-170): new ids continue past the largest
+    s.next_workspace_number = (
+        max([ids.decode(w.workspace_id[1:]) or 0 for w in s.workspaces] + [generated - 1]) + 1
+    )
+    return restored

@@ -1,0 +1,376 @@
+"""Scenarios as data: a TOML file with a timeline of steps and their triggers, in simulated time.
+
+Loaded by ``simherdr serve --scenario FILE|NAME``, the control plane (``scenario.load``), the
+pytest marker (``@pytest.mark.simherdr(scenario=...)``) and ``Harness.load_scenario``. Shipped
+scenarios live in ``simherdr/scenarios/library/`` (:func:`library`). A file::
+
+    name = "agent-vanishes-mid-run"
+    summary = "The agent exits while it works: the pane's shell comes back."
+    seed = 7                        # faults without their own seed use it
+
+    [[step]]                        # a step: what (``do`` + ``args``) and when
+    on = { event = "pane_agent_status_changed", match = { agent_status = "working" } }
+    after = 1.0                     # simulated seconds after the trigger (or after loading)
+    do = "agent.vanish"
+    args = { pane_id = "$pane" }    # "$pane": the pane the trigger was about
+
+When: ``at = S`` (S simulated seconds after the scenario is loaded), or ``on`` a trigger —
+``{ event = TYPE, match = {...} }`` (an event herdr publishes, its fields matched), or
+``{ reply = METHOD, match = {...} }`` (after a successful reply to METHOD; ``match`` against
+the request's params) — plus ``after``. A triggered step fires once unless ``repeat = true``.
+What: ``do`` is any control-plane op (``fault.add``, ``agent.vanish``, ``shell.busy``,
+``behaviour.set``, ``server.restart`` ... see :data:`simherdr.scenarios.control.OPS`), or
+``"call"`` with ``args = { method, params }``: a herdr request made by another client (the
+trace shows it as connection ``stranger``). Steps act through the same seams as the control
+plane and are recorded in the trace. ``[[example]]`` lists the calls a typical client makes
+(``call`` + ``params``; ``expect`` = "ok" or an error code, ``match`` = a partial result,
+``absent`` = dotted paths the result must not have; or ``advance = S``): :func:`run_example`
+runs it, and the suite runs every shipped scenario's example end to end.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .control import OPS, handle
+
+LIBRARY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "library")
+STEP_KEYS = {"at", "on", "after", "do", "args", "repeat", "note"}
+TRIGGER_KEYS = {"event", "reply", "match"}
+EXAMPLE_KEYS = {"call", "params", "expect", "advance", "match", "absent"}
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used (the message says where and why)."""
+
+
+@dataclass
+class Step:
+    do: str
+    args: dict = field(default_factory=dict)
+    at: float | None = None
+    on: dict | None = None
+    after: float = 0.0
+    repeat: bool = False
+    note: str | None = None
+
+
+@dataclass
+class Scenario:
+    name: str
+    summary: str = ""
+    seed: int = 0
+    steps: list[Step] = field(default_factory=list)
+    example: list[dict] = field(default_factory=list)
+    source: str | None = None
+
+    def install(self, sim) -> Running:
+        """Start the scenario on ``sim`` (on its own thread): timed steps are scheduled,
+        triggers watch the trace."""
+        return Running(self, sim)
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "seed": self.seed,
+            "steps": len(self.steps),
+            "source": self.source,
+        }
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def library() -> dict[str, str]:
+    """The shipped scenarios: name -> file."""
+    if not os.path.isdir(LIBRARY_DIR):
+        return {}
+    return {
+        f[: -len(".toml")]: os.path.join(LIBRARY_DIR, f)
+        for f in sorted(os.listdir(LIBRARY_DIR))
+        if f.endswith(".toml")
+    }
+
+
+def find_scenario(name_or_path: str) -> str:
+    """A shipped scenario's name or a path to a TOML file -> the file."""
+    if not isinstance(name_or_path, str) or not name_or_path:
+        raise ScenarioError(f"a scenario is a name or a file, not {name_or_path!r}")
+    lib = library()
+    if name_or_path in lib:
+        return lib[name_or_path]
+    if os.path.isfile(name_or_path):
+        return name_or_path
+    raise ScenarioError(
+        f"no scenario {name_or_path!r}: not a file, and not one of the shipped scenarios "
+        f"({', '.join(lib)})"
+    )
+
+
+def load_scenario(name_or_path: str, seed: int | None = None) -> Scenario:
+    path = find_scenario(name_or_path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise ScenarioError(f"{path}: {e.strerror}") from None
+    sc = parse_scenario(data, path)
+    if seed is not None:
+        sc.seed = seed
+    return sc
+
+
+def _num(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ScenarioError(f"{where}: must be a finite number of seconds, not {value!r}")
+    if value < 0:
+        raise ScenarioError(f"{where}: must not be negative")
+    return float(value)
+
+
+def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
+    known = {"name", "summary", "seed", "step", "example"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ScenarioError(f"{source}: unknown key(s) {', '.join(unknown)}")
+    name = data.get("name") or os.path.splitext(os.path.basename(source))[0]
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(f"{source}: seed must be an integer")
+    steps = []
+    for i, raw in enumerate(data.get("step", []), 1):
+        where = f"{source}: step {i}"
+        if not isinstance(raw, dict):
+            raise ScenarioError(f"{where}: must be a table")
+        bad = sorted(set(raw) - STEP_KEYS)
+        if bad:
+            raise ScenarioError(f"{where}: unknown key(s) {', '.join(bad)}")
+        do = raw.get("do")
+        if do != "call" and do not in OPS:
+            raise ScenarioError(
+                f"{where}: do = {do!r} is not an op (one of: call, {', '.join(sorted(OPS))})"
+            )
+        args = raw.get("args", {})
+        if not isinstance(args, dict):
+            raise ScenarioError(f"{where}: args must be a table")
+        if do == "call" and not isinstance(args.get("method"), str):
+            raise ScenarioError(f"{where}: a call needs args.method")
+        if ("at" in raw) == ("on" in raw):
+            raise ScenarioError(f"{where}: give exactly one of at or on")
+        on = raw.get("on")
+        if on is not None:
+            if not isinstance(on, dict) or (("event" in on) == ("reply" in on)):
+                raise ScenarioError(f"{where}: on = {{ event = TYPE }} or {{ reply = METHOD }}")
+            bad = sorted(set(on) - TRIGGER_KEYS)
+            if bad:
+                raise ScenarioError(f"{where}: unknown trigger key(s) {', '.join(bad)}")
+            if not isinstance(on.get("match", {}), dict):
+                raise ScenarioError(f"{where}: on.match must be a table")
+        steps.append(
+            Step(
+                do=do,
+                args=args,
+                at=_num(raw["at"], f"{where}: at") if "at" in raw else None,
+                on=on,
+                after=_num(raw.get("after", 0), f"{where}: after"),
+                repeat=bool(raw.get("repeat", False)),
+                note=raw.get("note"),
+            )
+        )
+    example = []
+    for i, raw in enumerate(data.get("example", []), 1):
+        where = f"{source}: example {i}"
+        if not isinstance(raw, dict) or not set(raw) <= EXAMPLE_KEYS:
+            raise ScenarioError(f"{where}: keys are {', '.join(sorted(EXAMPLE_KEYS))}")
+        if "advance" in raw:
+            _num(raw["advance"], f"{where}: advance")
+        example.append(raw)
+    return Scenario(
+        name=str(name),
+        summary=str(data.get("summary", "")),
+        seed=seed,
+        steps=steps,
+        example=example,
+        source=source,
+    )
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def _find_pane(obj: Any, depth: int = 0) -> str | None:
+    """The first ``pane_id`` in a payload (breadth first)."""
+    queue = [obj]
+    while queue:
+        v = queue.pop(0)
+        if isinstance(v, dict):
+            if isinstance(v.get("pane_id"), str):
+                return v["pane_id"]
+            queue.extend(v.values())
+        elif isinstance(v, list):
+            queue.extend(v)
+    return None
+
+
+def _resolve(value: Any, ctx: dict) -> Any:
+    if isinstance(value, str) and value.startswith("$") and value[1:] in ctx:
+        return ctx[value[1:]]
+    if isinstance(value, dict):
+        return {k: _resolve(v, ctx) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve(v, ctx) for v in value]
+    return value
+
+
+def _matches(want: dict, got: Any) -> bool:
+    if not isinstance(got, dict):
+        return not want
+    for k, v in want.items():
+        if isinstance(v, dict):
+            if not _matches(v, got.get(k)):
+                return False
+        elif got.get(k) != v:
+            return False
+    return True
+
+
+class Running:
+    """A scenario installed on a simulator."""
+
+    def __init__(self, scenario: Scenario, sim):
+        self.scenario = scenario
+        self.sim = sim
+        self.fired: list[int] = []
+        self._done: set[int] = set()
+        self._pending: dict[tuple, dict] = {}  # (conn, id) -> request params
+        self.t0 = sim.now()
+        sim.trace.record("step", "scenario", name="scenario.load", args=scenario.describe())
+        for i, st in enumerate(scenario.steps):
+            if st.at is not None:
+                self._schedule(i, st.at + st.after, {})
+        if any(st.on is not None for st in scenario.steps):
+            subscribe = getattr(sim.trace, "subscribe", None)
+            if subscribe is None:
+                raise ScenarioError("triggered steps need the trace (Config.trace_size > 0)")
+            subscribe(self._on_entry)
+
+    def _schedule(self, i: int, delay: float, ctx: dict) -> None:
+        sim = self.sim
+        sim.schedule(sim.now() + delay, lambda: self._fire(i, ctx), durable=True)
+
+    def _on_entry(self, entry: dict) -> None:
+        kind = entry.get("kind")
+        if kind == "request":
+            self._pending[(entry.get("conn"), entry.get("id"))] = entry.get("params") or {}
+            return
+        if kind not in ("event", "reply"):
+            return
+        params = None
+        if kind == "reply":
+            params = self._pending.pop((entry.get("conn"), entry.get("id")), {})
+            if not entry.get("ok"):
+                return
+        for i, st in enumerate(self.scenario.steps):
+            on = st.on
+            if on is None or (i in self._done and not st.repeat):
+                continue
+            if kind == "event" and on.get("event") == entry.get("type"):
+                payload = entry.get("data") or {}
+            elif kind == "reply" and on.get("reply") == entry.get("method"):
+                payload = params
+            else:
+                continue
+            if not _matches(on.get("match", {}), payload):
+                continue
+            self._done.add(i)
+            pane = _find_pane(payload) or _find_pane(entry.get("result"))
+            self._schedule(i, st.after, {"pane": pane} if pane else {})
+
+    def _fire(self, i: int, ctx: dict) -> None:
+        st = self.scenario.steps[i]
+        args = _resolve(st.args, ctx)
+        self.fired.append(i)
+        if st.do == "call":
+            self._call(args)
+            return
+        if st.do == "fault.add":
+            args.setdefault("seed", self.scenario.seed)
+        reply = handle(self.sim, {"op": st.do, "args": args})
+        if not reply.get("ok"):
+            self.sim.trace.record(
+                "note", "scenario", step=i + 1, do=st.do, error=reply.get("error")
+            )
+
+    def _call(self, args: dict) -> None:
+        from ..facts import errors as E
+        from ..trace import record_reply, record_request
+
+        sim = self.sim
+        obj = {
+            "id": f"stranger-{len(self.fired)}",
+            "method": args["method"],
+            "params": args.get("params", {}),
+        }
+        record_request(sim.trace, obj, "stranger")
+        try:
+            rid, mdef, p = sim.parse(obj)
+            if mdef is None or mdef.kind != "call":
+                raise E.HerdrError("invalid_request", "a scenario call must be a plain call")
+            reply = {"id": rid, "result": sim.call(mdef, p, rid)}
+        except E.HerdrError as e:
+            reply = {"id": obj["id"], "error": e.body()}
+        record_reply(sim.trace, obj, reply, "stranger")
+
+
+# --- the example client -----------------------------------------------------------------------
+
+
+def _dig(obj: Any, path: str) -> tuple[bool, Any]:
+    for part in path.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return False, None
+        obj = obj[part]
+    return True, obj
+
+
+def run_example(h, scenario: Scenario) -> list[str]:
+    """Run a scenario's ``[[example]]`` against a :class:`simherdr.testing.Harness` (with
+    ``auto_advance``); return the problems found (empty: the scenario did what it says)."""
+    problems = []
+    for i, ex in enumerate(scenario.example, 1):
+        if "advance" in ex:
+            h.advance(float(ex["advance"]))
+            continue
+        reply = h.call(ex["call"], **ex.get("params", {}))
+        got = "ok" if "result" in reply else reply["error"]["code"]
+        want = ex.get("expect")
+        where = f"{scenario.name} example {i} ({ex['call']})"
+        if want is not None and got != want:
+            problems.append(f"{where}: expected {want}, got {got}: {reply}")
+            continue
+        result = reply.get("result")
+        if "match" in ex and not _matches(ex["match"], result):
+            problems.append(f"{where}: result does not match {ex['match']}: {result}")
+        for path in ex.get("absent", []):
+            if _dig(result, path)[0]:
+                problems.append(f"{where}: {path} is present: {result}")
+    return problems
+
+
+# --- the control plane's op -------------------------------------------------------------------
+
+
+def _scenario_load(sim, scenario: str, seed: int | None = None) -> dict:
+    sc = load_scenario(scenario, seed=seed)
+    sc.install(sim)
+    return sc.describe()
+
+
+OPS["scenario.load"] = _scenario_load  # the control plane's table (control.py names it)

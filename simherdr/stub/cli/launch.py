@@ -1,0 +1,140 @@
+"""The two process-starting words of src/main.rs:575-588: `herdr server` and `herdr client`.
+
+`herdr server` (no verb) runs herdr's headless server in the foreground; the stand-in replaces
+itself (exec) with ``simherdr serve`` on the socket herdr would bind, so a lab script's
+``herdr --session lab server &`` and a later ``herdr session stop lab`` work unchanged.
+`herdr client` first applies herdr's nested guard (src/main.rs:477-503); the TUI client itself
+is out of the stand-in's reach.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TextIO
+
+from . import paths
+
+#: CHOICE: how the stand-in finds the simulator. ``SIMHERDR_EXECUTABLE`` names a `simherdr`
+#: command (e.g. an installed console script); otherwise the stand-in's own interpreter (the one
+#: write_stub recorded in the launcher's shebang, i.e. ``sys.executable``) runs ``-m simherdr``
+#: with the project root the launcher put on ``sys.path`` prepended to PYTHONPATH.
+EXECUTABLE_ENV = "SIMHERDR_EXECUTABLE"
+TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
+HERDR_ENV = "HERDR_ENV"  # src/main.rs:11-12: set to "1" inside herdr panes
+UNSUPPORTED = "simherdr: '{command}' is not supported by this stand-in"  # the stand-in's word
+UNSUPPORTED_EXIT = 2
+
+NESTED_MESSAGES = (  # src/main.rs:13-20
+    "inception detected. we need to go deeper... said no one ever.",
+    "recursion is a pathway to many abilities some consider to be... unnatural.",
+    "you were so preoccupied with whether you could, you didn't stop to think if you should."
+    " — dr. malcolm",
+    "recursive herdring is disabled. somewhere, a call stack breathes a sigh of relief.",
+    "recursive descent denied. there is, in fact, such a thing as too much herdr.",
+    "recursion detected. base case not found. aborting.",
+)
+
+
+def _project_root() -> str:
+    # .../<root>/simherdr/stub/cli/launch.py -> <root>
+    here = os.path.abspath(__file__)
+    for _ in range(4):
+        here = os.path.dirname(here)
+    return here
+
+
+def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[str]:
+    """The command line of the simulated headless server."""
+    custom = paths.var(env, EXECUTABLE_ENV)
+    head = [custom] if custom else [sys.executable, "-m", "simherdr"]
+    argv = head + ["serve", "--quiet", "--socket", socket_path, "--herdr-version", version]
+    scale = env.get(TIME_SCALE_ENV)
+    if scale:
+        try:
+            value = float(scale)
+        except ValueError:
+            value = 0.0
+        if value > 0 and value != float("inf"):
+            argv += ["--time-scale", scale]
+    return argv
+
+
+def serve_env(env: Mapping[str, str]) -> dict[str, str]:
+    child = dict(env)
+    if not paths.var(env, EXECUTABLE_ENV):
+        root = _project_root()
+        old = child.get("PYTHONPATH")
+        child["PYTHONPATH"] = root + (os.pathsep + old if old else "")
+    return child
+
+
+def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
+    """`herdr server`: exec ``simherdr serve`` on the active API socket (src/session.rs:173)."""
+    from . import wire as _wire
+
+    socket_path = paths.active_api_socket_path(env)
+    if _wire.is_reachable(socket_path):
+        # src/server/headless.rs:5079-5083 (AddrInUse).
+        err.write("error: herdr server is already running\napi socket: %s\n" % socket_path)
+        return 1
+    argv = serve_argv(env, version, socket_path)
+    err.flush()
+    try:
+        os.execve(argv[0], argv, serve_env(env))
+    except OSError as exc:
+        err.write("simherdr: cannot start %s: %s\n" % (argv[0], paths.os_error_text(exc)))
+        return 1
+    return 1  # pragma: no cover - execve does not return
+
+
+def allow_nested(env: Mapping[str, str], version: str) -> bool:
+    """``config.experimental.allow_nested`` as Config::load reads it (defaults on any error)."""
+    import tomllib
+
+    from simherdr.facts.config_keys import diagnose
+
+    from .config_check import read_config
+
+    text, error = read_config(paths.config_path(env))
+    if text is None or error is not None:
+        return False
+    if any(d.endswith("; using defaults") for d in diagnose(version, text)):
+        return False
+    value = tomllib.loads(text).get("experimental", {}).get("allow_nested", False)
+    return value is True
+
+
+def nested_message(pid: int, nanos: int) -> str:
+    """random_nested_message (src/main.rs:485-494)."""
+    return NESTED_MESSAGES[(nanos ^ pid) % len(NESTED_MESSAGES)]
+
+
+def run_client(env: Mapping[str, str], version: str, err: TextIO) -> int:
+    if env.get(HERDR_ENV) == "1" and not allow_nested(env, version):
+        import time
+
+        message = nested_message(os.getpid(), time.time_ns() % 1_000_000_000)
+        err.write(
+            "\x1b[1merror:\x1b[0m nested herdr is disabled by default.\n"
+            "see configuration if you want to enable it.\n\n"
+            '\x1b[2m"%s"\x1b[0m\n' % message
+        )
+        return 1
+    # CHOICE: the attached TUI client (src/client) is not simulated.
+    err.write(UNSUPPORTED.format(command="herdr client") + "\n")
+    return UNSUPPORTED_EXIT
+
+
+def run(
+    verb: str, args: list[str], env: Mapping[str, str], version: str, out: TextIO, err: TextIO
+) -> int:
+    """``verb`` is "server" (args: the words after it, empty for the launch) or "client"."""
+    if verb == "client":
+        return run_client(env, version, err)
+    if args:
+        # `herdr server --handoff-import SOCKET TOKEN`: the receiving side of a live handoff.
+        err.write(UNSUPPORTED.format(command="herdr server " + args[0]) + "\n")
+        return UNSUPPORTED_EXIT
+    return run_server(env, version, err)

@@ -1,0 +1,346 @@
+"""Rust-shaped text for the stand-in's error paths: ``io::Error`` Debug/Display forms, Rust
+``str`` Debug escaping, serde_json's syntax-error messages and positions, ``f32`` printing and
+``Value`` Debug.  Split from :mod:`.wire` so a successful call never loads it.
+"""
+
+import posix
+
+from .wire import TransportError, _ryu, format_f64
+
+# errno -> std::io::ErrorKind name (Rust std `decode_error_kind` on unix).
+_ERRNO_KIND_NAMES = {
+    "E2BIG": "ArgumentListTooLong",
+    "EADDRINUSE": "AddrInUse",
+    "EADDRNOTAVAIL": "AddrNotAvailable",
+    "EBUSY": "ResourceBusy",
+    "ECONNABORTED": "ConnectionAborted",
+    "ECONNREFUSED": "ConnectionRefused",
+    "ECONNRESET": "ConnectionReset",
+    "EDEADLK": "Deadlock",
+    "EDQUOT": "QuotaExceeded",
+    "EEXIST": "AlreadyExists",
+    "EFBIG": "FileTooLarge",
+    "EHOSTUNREACH": "HostUnreachable",
+    "EINTR": "Interrupted",
+    "EINVAL": "InvalidInput",
+    "EISDIR": "IsADirectory",
+    "ELOOP": "FilesystemLoop",
+    "ENOENT": "NotFound",
+    "ENOMEM": "OutOfMemory",
+    "ENOSPC": "StorageFull",
+    "ENOSYS": "Unsupported",
+    "EMLINK": "TooManyLinks",
+    "ENAMETOOLONG": "InvalidFilename",
+    "ENETDOWN": "NetworkDown",
+    "ENETUNREACH": "NetworkUnreachable",
+    "ENOTCONN": "NotConnected",
+    "ENOTDIR": "NotADirectory",
+    "ENOTEMPTY": "DirectoryNotEmpty",
+    "EPIPE": "BrokenPipe",
+    "EROFS": "ReadOnlyFilesystem",
+    "ESPIPE": "NotSeekable",
+    "ESTALE": "StaleNetworkFileHandle",
+    "ETIMEDOUT": "TimedOut",
+    "ETXTBSY": "ExecutableFileBusy",
+    "EXDEV": "CrossesDevices",
+    "EACCES": "PermissionDenied",
+    "EPERM": "PermissionDenied",
+    "EAGAIN": "WouldBlock",
+    "EINPROGRESS": "InProgress",
+}
+
+
+def _errno_kind(code: int) -> str:
+    import errno
+
+    name = errno.errorcode.get(code)
+    return _ERRNO_KIND_NAMES.get(name, "Uncategorized") if name else "Uncategorized"
+
+
+def rust_debug_str(text: str) -> str:
+    """``format!("{:?}", text)`` for a Rust ``str`` (char::escape_debug rules).
+
+    CHOICE: non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
+    Zl, Zp and non-ASCII spaces); Rust uses its own printable tables.
+    """
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\0":
+            out.append("\\0")
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif _unprintable(ch):
+            out.append("\\u{%x}" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _unprintable(ch: str) -> bool:
+    code = ord(ch)
+    if code < 0x20 or 0x7F <= code < 0xA0:
+        return True
+    import unicodedata
+
+    cat = unicodedata.category(ch)
+    return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
+
+
+def os_error(exc: OSError) -> TransportError:
+    """A Rust ``io::Error::Os`` built from a Python OSError."""
+    code = exc.errno
+    if code is None:
+        # Python raises errno-less OSErrors for e.g. an over-long AF_UNIX path; Rust std says
+        # "path must be shorter than SUN_LEN" (InvalidInput).  Approximation.
+        msg = "path must be shorter than SUN_LEN" if "too long" in str(exc) else str(exc)
+        return TransportError(
+            "Error { kind: InvalidInput, message: %s }" % rust_debug_str(msg), msg, "InvalidInput"
+        )
+    message = posix.strerror(code)
+    kind = _errno_kind(code)
+    return TransportError(
+        "Os { code: %d, kind: %s, message: %s }" % (code, kind, rust_debug_str(message)),
+        "%s (os error %d)" % (message, code),
+        kind,
+    )
+
+
+def custom_other(message: str) -> TransportError:
+    """``std::io::Error::other(String)``: ``Custom { kind: Other, error: "M" }``."""
+    return TransportError("Custom { kind: Other, error: %s }" % rust_debug_str(message), message)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON: parsing like serde_json::Value, printing like serde_json::to_string
+# ---------------------------------------------------------------------------------------------
+
+
+_WS = b" \t\n\r"
+_ESCAPES = b'"\\/bfnrtu'
+_HEX = b"0123456789abcdefABCDEF"
+_DIGITS = b"0123456789"
+
+
+class _Syntax(Exception):
+    pass
+
+
+def syntax_error(data):
+    """serde_json's (message, line, column) for the first syntax error in ``data`` (bytes).
+
+    Follows ``serde_json::de`` (``parse_value``, ``MapAccess``/``SeqAccess``, ``parse_str``):
+    EOF inside a container or string names what was being parsed, positions count bytes from
+    the line start, ``peek`` errors include the offending byte, ``next`` errors stop after it.
+    CHOICE: numbers are checked by JSON's grammar only (serde's number-specific paths differ
+    in rare positions).
+    """
+    end = len(data)
+    index = 0
+
+    def position(at):
+        line = data.count(b"\n", 0, at) + 1
+        return line, at - (data.rfind(b"\n", 0, at) + 1)
+
+    def fail(message, at):
+        raise _Syntax(message, *position(at))
+
+    def peek_fail(message, at):
+        fail(message, min(at + 1, end))
+
+    def skip(at):
+        while at < end and data[at] in _WS:
+            at += 1
+        return at
+
+    def string(at):  # at: after the opening quote
+        while True:
+            if at >= end:
+                fail("EOF while parsing a string", end)
+            byte = data[at]
+            at += 1
+            if byte == 0x22:
+                return at
+            if byte == 0x5C:
+                if at >= end:
+                    fail("EOF while parsing a string", end)
+                escape = data[at]
+                at += 1
+                if escape not in _ESCAPES:
+                    fail("invalid escape", at)
+                if escape == 0x75:
+                    for _ in range(4):
+                        if at >= end:
+                            fail("EOF while parsing a string", end)
+                        if data[at] not in _HEX:
+                            fail("invalid escape", at + 1)
+                        at += 1
+            elif byte < 0x20:
+                fail("control character (\\u0000-\\u001F) found while parsing a string", at)
+
+    def number(at):
+        if data[at] == 0x2D:
+            at += 1
+            if at >= end:
+                fail("EOF while parsing a value", end)
+        if data[at] not in _DIGITS:
+            fail("invalid number", at + 1)
+        while at < end and data[at] in _DIGITS:
+            at += 1
+        for marker, signs in ((b".", b""), (b"eE", b"+-")):
+            if at < end and data[at] in marker:
+                at += 1
+                if signs and at < end and data[at] in signs:
+                    at += 1
+                if at >= end:
+                    fail("EOF while parsing a value", end)
+                if data[at] not in _DIGITS:
+                    fail("invalid number", at + 1)
+                while at < end and data[at] in _DIGITS:
+                    at += 1
+        return at
+
+    def ident(at, word):
+        for expected in word:
+            if at >= end:
+                fail("EOF while parsing a value", end)
+            if data[at] != expected:
+                fail("expected ident", at + 1)
+            at += 1
+        return at
+
+    # An explicit stack instead of recursion: (kind, first) with kind b"{" or b"[".
+    stack = []
+    try:
+        index = skip(index)
+        expect_value = True
+        while True:
+            if expect_value:
+                if index >= end:
+                    peek_fail("EOF while parsing a value", index)
+                byte = data[index]
+                if byte == 0x22:
+                    index = string(index + 1)
+                elif byte == 0x7B or byte == 0x5B:
+                    if len(stack) >= 128:
+                        peek_fail("recursion limit exceeded", index)
+                    stack.append([byte, True])
+                    index += 1
+                    expect_value = False
+                    continue
+                elif byte == 0x74:
+                    index = ident(index + 1, b"rue")
+                elif byte == 0x66:
+                    index = ident(index + 1, b"alse")
+                elif byte == 0x6E:
+                    index = ident(index + 1, b"ull")
+                elif byte == 0x2D or byte in _DIGITS:
+                    index = number(index)
+                else:
+                    peek_fail("expected value", index)
+                expect_value = False
+                if not stack:
+                    index = skip(index)
+                    if index < end:
+                        peek_fail("trailing characters", index)
+                    return None
+                continue
+            # inside a container, after `{`/`[` or after a value
+            kind, first = stack[-1]
+            index = skip(index)
+            is_map = kind == 0x7B
+            close = 0x7D if is_map else 0x5D
+            if index >= end:
+                peek_fail("EOF while parsing " + ("an object" if is_map else "a list"), index)
+            byte = data[index]
+            if byte == close:
+                stack.pop()
+                index += 1
+                if not stack:
+                    index = skip(index)
+                    if index < end:
+                        peek_fail("trailing characters", index)
+                    return None
+                continue
+            if first:
+                stack[-1][1] = False
+            elif byte == 0x2C:
+                index = skip(index + 1)
+                if index >= end:
+                    peek_fail("EOF while parsing a value", index)
+                if data[index] == close:
+                    peek_fail("trailing comma", index)
+            else:
+                peek_fail("expected `,` or `%s`" % ("}" if is_map else "]"), index)
+            if is_map:
+                if data[index] != 0x22:
+                    peek_fail("key must be a string", index)
+                index = skip(string(index + 1))
+                if index >= end:
+                    peek_fail("EOF while parsing an object", index)
+                if data[index] != 0x3A:
+                    peek_fail("expected `:`", index)
+                index = skip(index + 1)
+            expect_value = True
+    except _Syntax as found:
+        return found.args
+    return ("expected value", 1, 1)  # pragma: no cover - the scanner failed on valid JSON
+
+
+class F32:
+    """An ``f32`` request field (``--ratio``), printed the way serde_json prints an f32."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, value: float):
+        import struct
+
+        rounded = struct.unpack("<f", struct.pack("<f", value))[0]
+        shortest = None
+        for precision in range(1, 10):
+            candidate = "%.*e" % (precision - 1, rounded)
+            if struct.unpack("<f", struct.pack("<f", float(candidate)))[0] == rounded:
+                shortest = repr(float(candidate))
+                break
+        if shortest is None:  # pragma: no cover - 9 digits always round-trip an f32
+            shortest = repr(rounded)
+        self.value = rounded
+        self.text = _ryu(rounded, shortest, 13, -6)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rust Debug of serde_json::Value (agent explain's text report prints a few)
+# ---------------------------------------------------------------------------------------------
+
+
+def value_debug(value) -> str:
+    if value is None:
+        return "Null"
+    if value is True:
+        return "Bool(true)"
+    if value is False:
+        return "Bool(false)"
+    if isinstance(value, str):
+        return "String(%s)" % rust_debug_str(value)
+    if isinstance(value, int):
+        return "Number(%d)" % value
+    if isinstance(value, float):
+        return "Number(%s)" % format_f64(value)
+    if isinstance(value, list):
+        return "Array [" + ", ".join(value_debug(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(
+            "%s: %s" % (rust_debug_str(k), value_debug(value[k])) for k in sorted(value)
+        )
+        return "Object {" + items + "}"
+    return repr(value)  # pragma: no cover

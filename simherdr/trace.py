@@ -1,0 +1,216 @@
+"""The trace: what happened in a simulator, step by step, for a failing test to show.
+
+The simulator calls its recorder (``sim.trace``, the :class:`Recorder` seam) for every request it
+answers, every reply, every event it publishes, every fault that acts and every scenario step.
+Each entry carries the simulated time (seconds since the recorder started, on the simulator's
+clock) and the wall time, and the connection it came from (``c<N>`` over the socket, ``pid`` of
+the peer when known; ``harness`` in-process; ``scenario`` / ``control`` for steps).
+
+:class:`Trace` keeps the newest ``size`` entries in a ring (older ones are dropped and counted)
+and can also stream every entry to a JSON-lines file (``simherdr serve --trace FILE``).
+Entries are plain dicts, JSON-ready::
+
+    {"seq": 7, "kind": "request", "t": 3.0, "wall": 1767225603.0, "conn": "c3",
+     "id": "req-2", "method": "agent.start", "params": {...}}
+
+Kinds: ``request`` (id, method, params), ``reply`` (id, ok, code?, result | error), ``event``
+(type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import IO, Any, Protocol
+
+# CHOICE: ring size. 20,000 entries cover a long test (an agent turn is ~20 entries) at a few
+# MB; older entries are dropped and counted in ``dropped``.
+DEFAULT_SIZE = 20_000
+KINDS = ("request", "reply", "event", "fault", "step", "note")
+
+
+class Recorder(Protocol):
+    """The seam the simulator records through."""
+
+    def record(self, kind: str, conn: str | None = None, **fields: Any) -> None: ...
+
+
+class NullRecorder:
+    """Records nothing (``Config(trace_size=0)``)."""
+
+    dropped = 0
+
+    def record(self, kind: str, conn: str | None = None, **fields: Any) -> None:
+        return None
+
+    def entries(self, since: int = 0) -> list[dict]:
+        return []
+
+    def clear(self) -> int:
+        return 0
+
+
+class Trace:
+    """A bounded ring of trace entries, optionally streamed to a JSON-lines file."""
+
+    def __init__(
+        self,
+        now: Callable[[], float],
+        size: int = DEFAULT_SIZE,
+        sink: IO[str] | None = None,
+        wall: Callable[[], float] = time.time,
+    ):
+        self._now = now
+        self._wall = wall
+        self.origin = now()
+        self.size = size
+        self._ring: deque[dict] = deque(maxlen=size)
+        self.seq = 0
+        self.sink = sink
+        self._listeners: list[Callable[[dict], None]] = []
+
+    @property
+    def dropped(self) -> int:
+        return self.seq - len(self._ring)
+
+    def record(self, kind: str, conn: str | None = None, **fields: Any) -> None:
+        self.seq += 1
+        entry = {
+            "seq": self.seq,
+            "kind": kind,
+            "t": round(self._now() - self.origin, 6),
+            "wall": round(self._wall(), 6),
+            "conn": conn,
+            **fields,
+        }
+        self._ring.append(entry)
+        if self.sink is not None:
+            self.sink.write(dumps(entry) + "\n")
+            self.sink.flush()
+        for listener in self._listeners:
+            listener(entry)
+
+    def subscribe(self, listener: Callable[[dict], None]) -> None:
+        """Call ``listener(entry)`` after each entry is recorded (scenario triggers)."""
+        self._listeners.append(listener)
+
+    def entries(self, since: int = 0) -> list[dict]:
+        """Entries with ``seq > since`` still in the ring, oldest first."""
+        return [e for e in self._ring if e["seq"] > since]
+
+    def clear(self) -> int:
+        """Forget every entry (sequence numbers keep counting); returns how many went."""
+        n = len(self._ring)
+        self._ring.clear()
+        return n
+
+    def write(self, path: str) -> str:
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(dumps(e) + "\n" for e in self._ring)
+        return path
+
+
+def dumps(entry: dict) -> str:
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=repr)
+
+
+def load(path: str) -> list[dict]:
+    """Read a JSON-lines trace (``--trace FILE`` or the pytest plugin's artifact)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                raise ValueError(f"{path}:{n}: not a trace line ({e})") from None
+            if not isinstance(obj, dict) or "kind" not in obj:
+                raise ValueError(f"{path}:{n}: not a trace entry")
+            out.append(obj)
+    return out
+
+
+def without_wall(entries: Iterable[dict]) -> list[dict]:
+    """The entries minus their wall times: what must be equal for two runs with one seed."""
+    return [{k: v for k, v in e.items() if k != "wall"} for e in entries]
+
+
+def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
+    if isinstance(obj, dict):
+        extra = {"pid": peer_pid} if peer_pid is not None else {}
+        trace.record(
+            "request",
+            origin,
+            id=obj.get("id"),
+            method=obj.get("method"),
+            params=obj.get("params"),
+            **extra,
+        )
+    else:
+        trace.record("request", origin, id=None, method=None, params=obj)
+
+
+def record_reply(
+    trace: Recorder, obj: Any, reply: dict | None, origin: str, cancelled: bool = False
+) -> None:
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    method = obj.get("method") if isinstance(obj, dict) else None
+    if reply is None:
+        trace.record(
+            "reply", origin, id=rid, method=method, ok=False, code=None, cancelled=cancelled
+        )
+    elif "error" in reply:
+        err = reply["error"]
+        code = err.get("code") if isinstance(err, dict) else None
+        trace.record("reply", origin, id=rid, method=method, ok=False, code=code, error=err)
+    else:
+        trace.record("reply", origin, id=rid, method=method, ok=True, result=reply.get("result"))
+
+
+# --- one line per step (the pytest report section) ------------------------------------------
+
+MAX_PAYLOAD = 160  # characters of params/result shown per line; the artifact keeps everything
+
+
+def _cut(obj: Any, limit: int = MAX_PAYLOAD) -> str:
+    text = obj if isinstance(obj, str) else dumps(obj)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_entry(e: dict) -> str:
+    kind = e.get("kind")
+    head = f"{e.get('t', 0):10.3f}s {e.get('conn') or '-'!s:>9} "
+    if kind == "request":
+        body = f"-> {e.get('method')} id={e.get('id')!r} {_cut(e.get('params', {}))}"
+    elif kind == "reply":
+        if e.get("ok"):
+            body = f"<- ok id={e.get('id')!r} {_cut(e.get('result'))}"
+        elif e.get("code"):
+            err = e.get("error") or {}
+            body = f"<- error {e['code']} id={e.get('id')!r} {_cut(err.get('message', ''))}"
+        else:
+            body = f"<- no reply id={e.get('id')!r}"
+    elif kind == "event":
+        body = f"event {e.get('type')} {_cut(e.get('data', {}))}"
+    elif kind == "fault":
+        body = f"FAULT {e.get('fault')} ({e.get('type')}) on {e.get('method')} id={e.get('id')!r}"
+    elif kind == "step":
+        body = f"STEP {e.get('name')} {_cut(e.get('args', {}))}"
+    else:
+        body = f"{kind} {_cut({k: v for k, v in e.items() if k not in ('seq', 'kind', 't', 'wall', 'conn')})}"
+    return head + body
+
+
+def format_trace(entries: list[dict], dropped: int = 0, limit: int = 400) -> str:
+    """A readable trace: one line per step, ids and error codes visible, payloads cut. Only the
+    last ``limit`` entries are shown (the JSON-lines artifact keeps all)."""
+    lines = []
+    skipped = max(0, len(entries) - limit) + dropped
+    if skipped:
+        lines.append(f"... {skipped} earlier entries not shown")
+    lines.extend(format_entry(e) for e in entries[-limit:])
+    return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""The thin clients as commands (simherdr-open, simherdr-fresh-call), end to end against
+`simherdr serve` and the stand-in binary, as a user runs them from the README."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from simherdr.testing import spawn_server
+
+BIN = os.path.dirname(sys.executable)
+
+
+def command(name: str) -> list[str]:
+    exe = shutil.which(name, path=BIN)
+    if exe is None:  # not installed as a console script (run from a bare checkout)
+        fn = {"simherdr-open": "open_main", "simherdr-fresh-call": "fresh_call_main"}[name]
+        return [
+            sys.executable,
+            "-c",
+            f"import sys; from simherdr_client.commands import {fn}; sys.exit({fn}())",
+        ]
+    return [exe]
+
+
+@pytest.fixture
+def served(tmp_path):
+    sock = str(tmp_path / "h" / "herdr.sock")
+    proc = spawn_server(sock, time_scale=100)
+    try:
+        p = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "simherdr",
+                "install-stub",
+                str(tmp_path / "bin"),
+                "--socket",
+                sock,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        herdr = p.stdout.strip()
+        env = dict(
+            os.environ,
+            HERDR_SOCKET_PATH=sock,
+            HERDR_BIN_PATH=herdr,
+            SIMHERDR_TIME_SCALE="100",
+            PATH=os.path.dirname(herdr) + os.pathsep + os.environ["PATH"],
+        )
+        for k in ("GENTLE_HERDR_SESSION_LIB_DIR", "GENTLE_WORKTREE_LIB_DIR", "HERDR_ENV"):
+            env.pop(k, None)
+        yield env, herdr
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def run(argv, env, cwd=None):
+    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_open_prints_rows_and_refuses_a_repeat(served, tmp_path):
+    env, _ = served
+    project = tmp_path / "My Project"
+    project.mkdir()
+    p = run([*command("simherdr-open"), str(project), "--no-notify"], env)
+    assert p.returncode == 0, p.stderr
+    rows = dict(line.split(": ", 1) for line in p.stdout.splitlines())
+    assert rows["outcome"] == "opened" and rows["panel"] == "normal"
+    assert rows["agent"] == "my-project" and rows["pane"] == "w1:p1"
+    again = run([*command("simherdr-open"), str(project), "--no-notify", "--json"], env)
+    assert again.returncode == 1
+    out = json.loads(again.stdout)
+    assert out["code"] == "agent-name-taken" and "pane w1:p1" in out["message"]
+    listed = json.loads(run(["herdr", "workspace", "list"], env).stdout)
+    assert len(listed["result"]["workspaces"]) == 1  # the repeat left nothing behind
+    named = run(
+        [*command("simherdr-open"), "My Project", "--name", "second", "--no-notify", "--json"],
+        env,
+        cwd=str(tmp_path),
+    )
+    assert named.returncode == 0 and json.loads(named.stdout)["details"]["agentName"] == "second"
+
+
+def test_open_usage_and_refusals(served, tmp_path):
+    env, _ = served
+    p = run([*command("simherdr-open")], env)
+    assert p.returncode == 2 and "PATH" in p.stderr and "Traceback" not in p.stderr
+    p = run([*command("simherdr-open"), str(tmp_path / "missing"), "--no-notify"], env)
+    assert p.returncode == 1 and p.stderr.startswith("refused: path-missing:")
+
+
+def test_fresh_call_prints_a_receipt(served, tmp_path):
+    env, _ = served
+    subprocess.run(
+        ["herdr", "workspace", "create", "--cwd", str(tmp_path)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    ctx = dict(env, HERDR_ENV="1", HERDR_PANE_ID="w1:p1")
+    argv = [
+        *command("simherdr-fresh-call"),
+        "--backend",
+        "pi",
+        "--model",
+        "sonnet",
+        "--task",
+        "line one\nline two",
+        "--caller-id",
+        "garden-1",
+        "--json",
+    ]
+    p = run(argv, ctx)
+    assert p.returncode == 0, p.stdout + p.stderr
+    receipt = json.loads(p.stdout)["receipt"]
+    assert receipt["herdrWorkspaceId"] == "w1" and receipt["herdrTabId"] == "w1:t2"
+    assert receipt["backend"] == "pi" and receipt["witness"]["state"] in ("reported", "unavailable")
+    text = run(argv[:-1], ctx)
+    assert text.returncode == 0 and text.stdout.startswith("[entwurf fresh call → herdr]")
+    refused = run(argv[:-1], dict(env, HERDR_ENV="0"))
+    assert refused.returncode == 1 and "rejected: herdr-context-missing" in refused.stdout
+    bad = run([*command("simherdr-fresh-call"), "--backend", "pi"], ctx)
+    assert bad.returncode == 2 and "--model" in bad.stderr and "Traceback" not in bad.stderr

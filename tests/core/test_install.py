@@ -1,0 +1,53 @@
+"""Installing simherdr into someone else's project: the package list is complete, nothing is
+installed as a top-level ``client``, the typed-package marker and the scenario library ship."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import tomllib
+import zipfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_every_package_directory_is_listed_and_client_is_namespaced():
+    setup = PROJECT["tool"]["setuptools"]
+    listed = set(setup["packages"])
+    on_disk = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "simherdr").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert on_disk <= listed, f"not listed in pyproject: {sorted(on_disk - listed)}"
+    assert not any(name == "client" or name.startswith("client.") for name in listed)
+    assert setup["package-dir"] == {"simherdr_client": "client"}
+    scripts = PROJECT["project"]["scripts"]
+    assert scripts["simherdr-open"] == "simherdr_client.commands:open_main"
+    assert scripts["simherdr-fresh-call"] == "simherdr_client.commands:fresh_call_main"
+
+
+def test_the_wheel_has_no_top_level_client(tmp_path):
+    p = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if p.returncode != 0 and "No matching distribution" in p.stderr + p.stdout:
+        pytest.skip("no package index reachable to build a wheel")
+    assert p.returncode == 0, p.stderr[-2000:]
+    (wheel,) = tmp_path.glob("simherdr-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    assert {"simherdr", "simherdr_client"} <= tops and "client" not in tops
+    assert "simherdr/py.typed" in names and "simherdr_client/py.typed" in names
+    assert "simherdr/scenarios/library/busy-shell.toml" in names
+    assert "simherdr_client/commands.py" in names
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry).decode()
+    assert "simherdr-open = simherdr_client.commands:open_main" in text

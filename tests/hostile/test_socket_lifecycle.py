@@ -1,0 +1,218 @@
+"""Issue 14: the socket lifecycle without races — exactly one of two simultaneous starters
+wins, a replaced socket is never deleted by the older server, another user's live socket is
+refused, and running out of file descriptors is logged once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from simherdr.client_socket import client_socket_path
+from simherdr.unixsocket import SocketBusy, take_path
+
+pytestmark = pytest.mark.hostile
+
+SERVE = [sys.executable, "-m", "simherdr", "serve"]
+
+
+def ping(path: str) -> bool:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(path)
+        s.sendall(b'{"id":"p","method":"ping","params":{}}\n')
+        return b'"pong"' in s.recv(4096)
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def wait_for(pred, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+
+
+def test_two_simultaneous_starts_exactly_one_wins(tmp_path):
+    for round_ in range(8):
+        path = str(tmp_path / f"r{round_}" / "herdr.sock")
+        procs = [
+            subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        try:
+            assert wait_for(lambda p=path: ping(p)), "no server came up"
+            # the loser exits by itself; the winner keeps serving
+            assert wait_for(lambda ps=procs: sum(p.poll() is None for p in ps) == 1), "both running"
+            loser = next(p for p in procs if p.poll() is not None)
+            err = loser.stderr.read()
+            assert loser.returncode == 1, err
+            assert "already running" in err and "Traceback" not in err, err
+            assert ping(path)
+        finally:
+            for p in procs:
+                stop(p)
+        assert not os.path.exists(path), "the winner left its socket behind"
+
+
+def test_simultaneous_binds_in_one_process_exactly_one_wins(tmp_path):
+    """The same race, tighter: four starters released by one barrier, fifty rounds."""
+    import asyncio
+    import threading
+
+    from simherdr.unixsocket import listen_unix
+
+    async def handler(reader, writer):
+        writer.close()
+
+    for round_ in range(50):
+        path = str(tmp_path / f"b{round_}" / "herdr.sock")
+        barrier = threading.Barrier(4)
+        done = threading.Barrier(4)
+        outcomes: list[str] = []
+
+        def attempt(path=path, barrier=barrier, done=done, outcomes=outcomes):
+            async def go():
+                barrier.wait()
+                try:
+                    listening = await listen_unix(path, handler, limit=1024, busy_message="busy")
+                except SocketBusy:
+                    outcomes.append("busy")
+                    await asyncio.to_thread(done.wait)
+                    return
+                except OSError as e:
+                    outcomes.append(f"crash {e!r}")
+                    await asyncio.to_thread(done.wait)
+                    return
+                outcomes.append("won")
+                await asyncio.to_thread(done.wait)  # hold the socket until all have tried
+                listening.close()
+
+            asyncio.run(go())
+
+        threads = [threading.Thread(target=attempt) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert sorted(outcomes) == ["busy", "busy", "busy", "won"], (round_, outcomes)
+        assert not os.path.exists(path)
+
+
+def test_a_replaced_socket_is_not_deleted_by_the_older_server(tmp_path):
+    path = str(tmp_path / "s" / "herdr.sock")
+    old = subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
+    new = None
+    try:
+        assert wait_for(lambda: ping(path))
+        # someone removes both sockets (the API socket and herdr's client socket beside it),
+        # and a newer server takes the path
+        os.unlink(path)
+        os.unlink(client_socket_path(path))
+        new = subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
+        assert wait_for(lambda: ping(path))
+        stop(old)
+        assert os.path.exists(path), "the older server deleted the newer server's socket"
+        assert os.path.exists(client_socket_path(path)), "... or its client socket"
+        assert ping(path)
+    finally:
+        stop(old)
+        if new is not None:
+            stop(new)
+    assert not os.path.exists(path)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user (nobody)")
+def test_another_users_live_socket_is_refused_not_removed():
+    import shutil
+    import tempfile
+
+    base = tempfile.mkdtemp(dir="/tmp")  # pytest's tmp_path is not reachable by nobody
+    os.chmod(base, 0o755)
+    d = os.path.join(base, "shared")
+    os.mkdir(d)
+    os.chmod(d, 0o1777)  # sticky: each user may only remove their own files
+    path = os.path.join(d, "herdr.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    os.chmod(path, 0o600)  # root's live socket: nobody's connect gets EACCES
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child becomes nobody and tries to take the path
+        os.close(r)
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                take_path(path, "busy")
+                out = {"outcome": "taken"}
+            except SocketBusy as e:
+                out = {"outcome": "refused", "message": str(e)}
+            except BaseException as e:
+                out = {"outcome": "crashed", "message": repr(e)}
+            os.write(w, json.dumps(out).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 4096):
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    listener.close()
+    exists = os.path.exists(path)
+    shutil.rmtree(base)
+    out = json.loads(data)
+    assert out["outcome"] == "refused", out
+    assert "permission denied" in out["message"]
+    assert exists, "another user's socket was removed"
+
+
+EMFILE_SCRIPT = r"""
+import resource, socket, sys, time
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+from simherdr.testing import ThreadServer
+with ThreadServer("0.9.3") as srv:
+    socks = []
+    try:
+        for _ in range(200):
+            s = socket.socket(socket.AF_UNIX); s.connect(srv.path); socks.append(s)
+    except OSError:
+        pass
+    time.sleep(2)
+    for s in socks:
+        s.close()
+    time.sleep(1.5)
+    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(srv.path)
+    s.sendall(b'{"id":"p","method":"ping","params":{}}\n')
+    print(s.recv(1000).decode())
+"""
+
+
+def test_out_of_file_descriptors_is_logged_once_and_recovers():
+    p = subprocess.run(
+        [sys.executable, "-c", EMFILE_SCRIPT], capture_output=True, text=True, timeout=60
+    )
+    assert '"pong"' in p.stdout, p.stderr[-2000:]
+    lines = p.stderr.splitlines()
+    assert len(lines) <= 4, lines[:20]  # was ~20,000 lines a second
+    assert any("Too many open files" in x for x in lines), lines
+    assert any("again" in x for x in lines), lines

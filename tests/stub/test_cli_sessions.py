@@ -1,0 +1,348 @@
+"""Sessions over herdr's layout against real `simherdr serve --session` processes, and
+`herdr server` launching the simulator (simherdr.stub.cli.sessions / .launch)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from simherdr.stub.cli import launch, sessions
+
+VERSIONS = ("0.8.2", "0.9.3")
+
+
+@pytest.fixture
+def xdg():
+    # Short: AF_UNIX paths are limited to 107 bytes.
+    path = tempfile.mkdtemp(prefix="shx", dir="/tmp")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def env(xdg):
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": xdg,
+        "XDG_CONFIG_HOME": xdg,
+        "LANG": "C.UTF-8",
+    }
+
+
+def wait_for(predicate, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+@pytest.fixture
+def serve(env):
+    procs = []
+
+    def start(*extra, version="0.9.3"):
+        argv = [sys.executable, "-m", "simherdr", "serve", "--herdr-version", version, *extra]
+        proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        proc.stderr.close()
+
+
+def call(env, verb, *args, version="0.9.3"):
+    out, err = io.StringIO(), io.StringIO()
+    code = sessions.run(verb, list(args), env, version, out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def socket_of(env, name):
+    return os.path.join(env["XDG_CONFIG_HOME"], "herdr", "sessions", name, "herdr.sock")
+
+
+def test_list_with_no_sessions_has_the_default_one(env):
+    code, out, err = call(env, "list", "--json")
+    config = os.path.join(env["XDG_CONFIG_HOME"], "herdr")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "sessions": [
+            {
+                "default": True,
+                "name": "default",
+                "running": False,
+                "session_dir": config,
+                "socket_path": config + "/herdr.sock",
+            }
+        ]
+    }
+    # herdr's serde_json::to_string of a json! value: compact, keys sorted.
+    assert out.startswith('{"sessions":[{"default":true,"name":"default","running":false,')
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_list_stop_delete_against_running_and_stopped_servers(env, serve, version):
+    a, b = serve("--session", "beta", version=version), serve("--session", "alpha", version=version)
+    assert wait_for(lambda: sessions.is_running_at(socket_of(env, "beta")))
+    assert wait_for(lambda: sessions.is_running_at(socket_of(env, "alpha")))
+    # A session directory that is not a valid name, and a plain file, are not sessions.
+    os.makedirs(os.path.join(env["XDG_CONFIG_HOME"], "herdr", "sessions", "bad name"))
+    code, out, _ = call(env, "list", "--json", version=version)
+    listed = json.loads(out)["sessions"]
+    assert code == 0
+    assert [(s["name"], s["default"], s["running"]) for s in listed] == [
+        ("default", True, False),
+        ("alpha", False, True),
+        ("beta", False, True),
+    ]
+    assert listed[1]["socket_path"] == socket_of(env, "alpha")
+
+    code, out, err = call(env, "list", version=version)
+    rows = out.splitlines()
+    assert rows[0] == "%-20s %-8s %-48s socket" % ("name", "status", "directory")
+    assert rows[2].split()[:2] == ["alpha", "running"] and rows[1].split()[1] == "stopped"
+
+    # delete refuses a running session and the default one.
+    code, out, err = call(env, "delete", "alpha", version=version)
+    assert (code, out) == (1, "")
+    assert json.loads(err) == {
+        "error": {
+            "code": "session_delete_failed",
+            "message": "session alpha is running; stop it before deleting",
+        }
+    }
+    assert call(env, "delete", "default")[2] == (
+        '{"error":{"code":"session_delete_failed",'
+        '"message":"deleting the default session is not supported"}}\n'
+    )
+
+    code, out, err = call(env, "stop", "alpha", version=version)
+    assert (code, out, err) == (0, "stopped session alpha\n", "")
+    assert b.wait(timeout=10) == 0
+    assert not os.path.exists(socket_of(env, "alpha"))
+
+    code, out, err = call(env, "stop", "beta", "--json", version=version)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "stopped": True,
+        "session": {
+            "default": False,
+            "name": "beta",
+            "running": False,
+            "session_dir": os.path.dirname(socket_of(env, "beta")),
+            "socket_path": socket_of(env, "beta"),
+        },
+    }
+    assert a.wait(timeout=10) == 0
+
+    # Stopped: listed as stopped, stop fails, delete removes the directory.
+    listed = json.loads(call(env, "list", "--json")[1])["sessions"]
+    assert [(s["name"], s["running"]) for s in listed] == [
+        ("default", False),
+        ("alpha", False),
+        ("beta", False),
+    ]
+    code, out, err = call(env, "stop", "alpha")
+    assert code == 1
+    assert json.loads(err)["error"] == {
+        "code": "session_stop_failed",
+        "message": "session alpha is not running or cannot be reached at %s: "
+        "No such file or directory (os error 2)" % socket_of(env, "alpha"),
+    }
+    code, out, err = call(env, "delete", "alpha", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["deleted"] is True and json.loads(out)["session"]["name"] == "alpha"
+    assert not os.path.exists(os.path.dirname(socket_of(env, "alpha")))
+    assert [s["name"] for s in json.loads(call(env, "list", "--json")[1])["sessions"]] == [
+        "default",
+        "beta",
+    ]
+
+
+def test_stop_the_default_session(env, serve):
+    proc = serve("--session", "default")
+    default_sock = os.path.join(env["XDG_CONFIG_HOME"], "herdr", "herdr.sock")
+    assert wait_for(lambda: sessions.is_running_at(default_sock))
+    assert json.loads(call(env, "list", "--json")[1])["sessions"][0]["running"] is True
+    assert call(env, "stop", "default") == (0, "stopped session default\n", "")
+    assert proc.wait(timeout=10) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "err"),
+    [
+        (("stop",), 2, "usage: herdr session stop <name> [--json]\n"),
+        (("stop", "a", "b"), 2, "usage: herdr session stop <name> [--json]\n"),
+        (("delete",), 2, "usage: herdr session delete <name> [--json]\n"),
+        (("list", "x"), 2, "usage: herdr session list [--json]\n"),
+        (
+            ("attach",),
+            2,
+            "error: usage: herdr session attach <name>\nrun 'herdr --help' for usage\n",
+        ),
+        (("attach", "help"), 0, "usage: herdr session attach <name>\n"),
+        (
+            ("attach", "a/b"),
+            2,
+            "error: session name may only contain ASCII letters, numbers, "
+            "'.', '_' and '-'\nrun 'herdr --help' for usage\n",
+        ),
+        (
+            ("stop", "a/b"),
+            1,
+            '{"error":{"code":"invalid_session_name","message":"session name may only contain '
+            "ASCII letters, numbers, '.', '_' and '-'\"}}\n",
+        ),
+        (
+            ("delete", ".."),
+            1,
+            '{"error":{"code":"session_delete_failed","message":"session name cannot be . or .."}}\n',
+        ),
+        (("nope",), 2, sessions.HELP),
+        (("help",), 0, sessions.HELP),
+    ],
+)
+def test_usage_and_errors(env, args, code, err):
+    assert call(env, *args) == (code, "", err)
+
+
+# --- herdr server -----------------------------------------------------------------------------
+
+
+def run_launcher(env, *args, version="0.9.3"):
+    """`herdr [--session X] server` through the launch module in its own process (it execs)."""
+    script = (
+        "import sys, os\n"
+        "from simherdr.stub.cli import launch, paths\n"
+        "env = dict(os.environ)\n"
+        "sys.exit(launch.run('server', %r, env, %r, sys.stdout, sys.stderr))\n"
+        % (list(args), version)
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    child = dict(env, PYTHONPATH=root)
+    return subprocess.Popen(
+        [sys.executable, "-c", script], env=child, stderr=subprocess.PIPE, text=True
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_herdr_server_with_a_session_starts_and_stops(env, version):
+    proc = run_launcher(dict(env, HERDR_SESSION="lab"), version=version)
+    try:
+        assert wait_for(lambda: sessions.is_running_at(socket_of(env, "lab")))
+        from simherdr.stub.cli import wire as _wire
+
+        pong = _wire.exchange(socket_of(env, "lab"), b'{"id":"p","method":"ping","params":{}}\n')
+        assert pong.value["result"]["version"] == version
+        # A second server on the same session: herdr's AddrInUse answer.
+        second = run_launcher(dict(env, HERDR_SESSION="lab"), version=version)
+        assert second.wait(timeout=20) == 1
+        assert second.stderr.read() == (
+            "error: herdr server is already running\napi socket: %s\n" % socket_of(env, "lab")
+        )
+        second.stderr.close()
+        assert call(env, "stop", "lab") == (0, "stopped session lab\n", "")
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+def test_herdr_server_follows_the_socket_override(env, xdg):
+    sock = os.path.join(xdg, "custom.sock")
+    proc = run_launcher(dict(env, HERDR_SOCKET_PATH=sock, HERDR_SESSION="ignored"))
+    try:
+        assert wait_for(lambda: sessions.is_running_at(sock))
+        assert not os.path.exists(socket_of(env, "ignored"))
+        sessions.stop_socket(sock, [sock], "server")
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+def test_serve_argv_and_env(env):
+    argv = launch.serve_argv(dict(env, SIMHERDR_TIME_SCALE="50"), "0.8.2", "/tmp/s.sock")
+    assert argv == [
+        sys.executable,
+        "-m",
+        "simherdr",
+        "serve",
+        "--quiet",
+        "--socket",
+        "/tmp/s.sock",
+        "--herdr-version",
+        "0.8.2",
+        "--time-scale",
+        "50",
+    ]
+    custom = launch.serve_argv(dict(env, SIMHERDR_EXECUTABLE="/opt/simherdr"), "0.9.3", "/s")
+    assert custom[:2] == ["/opt/simherdr", "serve"]
+    child = launch.serve_env({"PYTHONPATH": "/x"})
+    assert child["PYTHONPATH"].endswith(os.pathsep + "/x")
+
+
+def test_serve_rejects_a_bad_session_name(env):
+    done = subprocess.run(
+        [sys.executable, "-m", "simherdr", "serve", "--session", "a/b"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "simherdr serve: --session: session name may only contain ASCII letters, numbers, "
+        "'.', '_' and '-'\n"
+    )
+
+
+# --- the nested client guard -------------------------------------------------------------------
+
+
+def test_nested_client_is_refused(env):
+    err = io.StringIO()
+    assert launch.run("client", [], dict(env, HERDR_ENV="1"), "0.9.3", io.StringIO(), err) == 1
+    lines = err.getvalue().split("\n")
+    assert lines[:3] == [
+        "\x1b[1merror:\x1b[0m nested herdr is disabled by default.",
+        "see configuration if you want to enable it.",
+        "",
+    ]
+    assert lines[3].startswith('\x1b[2m"') and lines[3].endswith('"\x1b[0m')
+    assert lines[3][5:-5] in launch.NESTED_MESSAGES
+
+
+def test_nested_client_allowed_by_config(env):
+    config = os.path.join(env["XDG_CONFIG_HOME"], "herdr")
+    os.makedirs(config)
+    with open(os.path.join(config, "config.toml"), "w") as handle:
+        handle.write("[experimental]\nallow_nested = true\n")
+    err = io.StringIO()
+    code = launch.run("client", [], dict(env, HERDR_ENV="1"), "0.9.3", io.StringIO(), err)
+    assert (code, err.getvalue()) == (
+        2,
+        "simherdr: 'herdr client' is not supported by this stand-in\n",
+    )
+
+
+def test_nested_message_pick():
+    assert launch.nested_message(0, 5) == launch.NESTED_MESSAGES[5]
+    assert launch.nested_message(3, 5) == launch.NESTED_MESSAGES[6 % 6]
