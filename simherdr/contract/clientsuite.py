@@ -203,6 +203,7 @@ def phren() -> None:
     # the socket start returns at once; wait for the agent like a client that needs it ready
     idle = {"event": "pane_agent_status_changed", "pane_id": pane, "agent_status": "idle"}
     sock_call("events.wait", {"match_event": idle, "timeout_ms": 60000})
+    time.sleep(0.3)  # and for its launch to settle (0.9.x reports launch_pending until then)
     sock_call(
         "agent.start", {"name": "job2", "kind": "pi", "pane_id": pane, "timeout_ms": 45000}
     )  # busy
