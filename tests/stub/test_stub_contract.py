@@ -524,6 +524,8 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
     ours, heavy = (proc.stdout.splitlines() + [""])[:2]
     assert ours.split() == [
         "simherdr",
+        "simherdr.facts",  # empty package: its docstring only
+        "simherdr.facts.paths",  # PathBuf::join, shared with facts.integration (no imports)
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.core",

@@ -5,6 +5,7 @@
 
 import posix
 
+from ...facts.rusttext import rust_debug_str
 from .wire import TransportError, _ryu, format_f64
 
 # errno -> std::io::ErrorKind name (Rust std `decode_error_kind` on unix).
@@ -55,46 +56,6 @@ def _errno_kind(code: int) -> str:
 
     name = errno.errorcode.get(code)
     return _ERRNO_KIND_NAMES.get(name, "Uncategorized") if name else "Uncategorized"
-
-
-def rust_debug_str(text: str) -> str:
-    """``format!("{:?}", text)`` for a Rust ``str`` (char::escape_debug rules).
-
-    CHOICE: non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
-    Zl, Zp and non-ASCII spaces); Rust uses its own printable tables.
-    """
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif " " <= ch <= "~":
-            out.append(ch)
-        elif _unprintable(ch):
-            out.append("\\u{%x}" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _unprintable(ch: str) -> bool:
-    code = ord(ch)
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return True
-    import unicodedata
-
-    cat = unicodedata.category(ch)
-    return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
 
 
 def os_error(exc: OSError) -> TransportError:
