@@ -19,7 +19,8 @@ _MAX_SHEBANG = 255
 
 _LAUNCHER = """\
 # simherdr stand-in for the herdr {version} CLI (written by simherdr.stub.install.write_stub).
-import sys
+import gc, sys
+gc.disable()  # a short-lived process: no collection passes while ~100 KB of code is unmarshalled
 sys.path.insert(0, {root!r})
 from simherdr.stub.cli.core import main
 sys.exit(main(sys.argv[1:], version={version!r}))

@@ -36,8 +36,8 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     from json.encoder import encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
 
+from .core import PING_LINE, fsencode, path_exists
 from .core import Failure as _Failure
-from .core import fsencode, path_exists
 
 # ---------------------------------------------------------------------------------------------
 # Failures that end the process (printed by core.run through Failure.report)
@@ -407,15 +407,25 @@ def read_line(sock) -> bytes:
         buf += chunk
 
 
-def exchange(path: str, line: bytes) -> _Loaded:
+def exchange(path: str, line: bytes, opened=None) -> _Loaded:
     """One request on its own connection; the reply parsed as a generic JSON value.
 
-    Raises ConnectFailed (connect step) or TransportError (everything after it).
+    ``opened``: what :func:`.core.open_ping` returned when it already connected and wrote
+    ``line`` (a socket, or None, and the OSError of that step).  Raises ConnectFailed (connect
+    step) or TransportError (everything after it).
     """
-    sock = connect(path)
+    if opened is None:
+        sock, error = connect(path), None
+    else:
+        sock, error = opened
+        if sock is None:
+            raise ConnectFailed(os_error(error))
     try:
         try:
-            sock.sendall(line)
+            if opened is None:
+                sock.sendall(line)
+            elif error is not None:
+                raise error
             raw = read_line(sock)
         except OSError as exc:
             raise os_error(exc) from None
@@ -517,12 +527,13 @@ def _pong(value):
     )
 
 
-_PING_LINE = b'{"id":"api-client:status","method":"ping","params":{}}\n'
+_PING_LINE = PING_LINE
 
 
-def ping(path: str):
-    """One ping on its own connection. Raises ConnectFailed or TransportError."""
-    return _pong(exchange(path, _PING_LINE).value)
+def ping(path: str, opened=None):
+    """One ping on its own connection (``opened``: already sent, see :func:`exchange`).
+    Raises ConnectFailed or TransportError."""
+    return _pong(exchange(path, _PING_LINE, opened).value)
 
 
 def _not_running(ctx, request_id: str) -> ServerNotRunning:
@@ -534,14 +545,14 @@ def _not_running(ctx, request_id: str) -> ServerNotRunning:
     )
 
 
-def guard(ctx, request_id: str) -> None:
+def guard(ctx, request_id: str, opened=None) -> None:
     """Ping and compare protocols; print the id-first mismatch line and stop on a mismatch.
 
     CHOICE: 0.9.x clients are assumed to keep 0.8.2's exact-equality guard (with protocol 22);
     whether 0.9.x relaxed it is open (VERSIONS.md §1.1).
     """
     try:
-        _version, protocol, _caps = ping(ctx.socket_path())
+        _version, protocol, _caps = ping(ctx.socket_path(), opened)
     except ConnectFailed as failed:
         if failed.not_running:
             raise _not_running(ctx, request_id) from None
@@ -564,10 +575,14 @@ def guard(ctx, request_id: str) -> None:
     raise ProtocolMismatchReported(message)
 
 
-def send(ctx, request_id: str, method: str, params: dict, *, checked: bool = True) -> _Loaded:
-    """``send_request`` (checked: ping + guard first) / ``send_request_unchecked``."""
+def send(
+    ctx, request_id: str, method: str, params: dict, *, checked: bool = True, opened=None
+) -> _Loaded:
+    """``send_request`` (checked: ping + guard first) / ``send_request_unchecked``.
+
+    ``opened``: the ping :func:`.core.open_ping` already wrote (checked sends only)."""
     if checked:
-        guard(ctx, request_id)
+        guard(ctx, request_id, opened)
     try:
         return exchange(ctx.socket_path(), request_line(request_id, method, params))
     except ConnectFailed as failed:
