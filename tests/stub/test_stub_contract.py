@@ -500,8 +500,9 @@ def test_status_usage(cli):
 
 
 def test_a_call_loads_core_table_wire_only(fake, stubs):
-    """One `pane get` imports the core, the path rules, the table and the wire (no group module)
-    and none of the pure-Python stdlib packages that make start-up slow."""
+    """One `pane get` imports the core, the path rules, the table index with the pane rows and
+    the wire (no other group's rows, no group module) and none of the pure-Python stdlib
+    packages that make start-up slow."""
     import subprocess
     import sys
 
@@ -528,6 +529,7 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.stub.cli",
         "simherdr.stub.cli.core",
         "simherdr.stub.cli.paths",  # herdr's socket/session path rules, one place
+        "simherdr.stub.cli.rows_pane",  # only the called group's rows
         "simherdr.stub.cli.table",
         "simherdr.stub.cli.wire",
     ]
