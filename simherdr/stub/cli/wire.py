@@ -37,56 +37,10 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     from json.scanner import make_scanner as _make_scanner
 
 from .core import PING_LINE, fsencode, path_exists
-from .core import Failure as _Failure
 
-# ---------------------------------------------------------------------------------------------
-# Failures that end the process (printed by core.run through Failure.report)
-# ---------------------------------------------------------------------------------------------
-
-
-class ProtocolMismatchReported(_Failure):
-    """The guard already printed the ``protocol_mismatch`` line; exit 1 (src/main.rs:563)."""
-
-    def report(self, ctx) -> int:
-        return 1
-
-
-class ServerNotRunning(_Failure):
-    """Connect failed with NotFound/ConnectionRefused (CLI.md §2.2)."""
-
-    def __init__(self, request_id: str, message: str):
-        super().__init__(message)
-        self.request_id = request_id
-        self.message = message
-
-    def envelope(self) -> dict:
-        # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
-        return {
-            "id": self.request_id,
-            "error": {"code": "server_not_running", "message": self.message},
-        }
-
-    def report(self, ctx) -> int:
-        ctx.write_err(dumps_ordered(self.envelope()) + "\n")
-        return 1
-
-
-class TransportError(_Failure):
-    """Any other I/O or decode failure: ``Error: <debug>`` on stderr, exit 1 (CLI.md §3.7).
-
-    ``display`` is the Rust ``Display`` text (used inside ``agent_start_transport_failed``
-    and ``server stop`` messages), ``debug`` the ``Debug`` text printed by ``main``.
-    """
-
-    def __init__(self, debug: str, display: str, kind: str = "Other"):
-        super().__init__(display)
-        self.debug = debug
-        self.display = display
-        self.kind = kind
-
-    def report(self, ctx) -> int:
-        ctx.write_err("Error: " + self.debug + "\n")
-        return 1
+# The failures that end the process (ServerNotRunning, TransportError,
+# ProtocolMismatchReported: printed by core.run through Failure.report) live in .rust with the
+# rest of the error paths; ``wire.<name>`` still finds them (module __getattr__ below).
 
 
 def _rust():
@@ -107,9 +61,19 @@ def rust_debug_str(text):
     return _rust().rust_debug_str(text)
 
 
+_IN_RUST = (
+    "ProtocolMismatchReported",
+    "ServerNotRunning",
+    "TransportError",
+    "F32",
+    "value_debug",
+    "syntax_error",
+)
+
+
 def __getattr__(name):
-    # F32, value_debug, syntax_error live in .rust (rare paths).
-    if name in ("F32", "value_debug", "syntax_error"):
+    # Rare paths live in .rust: the process-ending failures, F32, value_debug, syntax_error.
+    if name in _IN_RUST:
         return getattr(_rust(), name)
     raise AttributeError(name)
 
@@ -121,9 +85,9 @@ class JsonError(Exception):
         self.line = line
         self.column = column
 
-    def transport_error(self) -> TransportError:
+    def transport_error(self):
         # ApiClientError::Json(serde_json::Error) wrapped by io::Error::other.
-        return TransportError(
+        return _rust().TransportError(
             "Custom { kind: Other, error: Json(Error(%s, line: %d, column: %d)) }"
             % (rust_debug_str(self.message), self.line, self.column),
             "%s at line %d column %d" % (self.message, self.line, self.column),
@@ -365,7 +329,7 @@ def request_line(request_id: str, method: str, params: dict) -> bytes:
 class ConnectFailed(Exception):
     """Connecting to the socket failed; ``not_running`` when NotFound/ConnectionRefused."""
 
-    def __init__(self, error: TransportError):
+    def __init__(self, error):
         super().__init__(error.display)
         self.error = error
         self.not_running = error.kind in ("NotFound", "ConnectionRefused")
@@ -434,13 +398,15 @@ def exchange(path: str, line: bytes, opened=None) -> _Loaded:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise TransportError(
+        raise _rust().TransportError(
             'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
             "stream did not contain valid UTF-8",
             "InvalidData",
         ) from None
     if not text.strip():
-        raise TransportError("Custom { kind: Other, error: EmptyResponse }", "empty api response")
+        raise _rust().TransportError(
+            "Custom { kind: Other, error: EmptyResponse }", "empty api response"
+        )
     try:
         return loads(text)
     except JsonError as exc:
@@ -501,7 +467,7 @@ def _pong(value):
             # A well-formed success of another type: ApiClientError::UnexpectedResult(Debug).
             # Only the unit variant `Ok` is rendered exactly; other result types fall through
             # to the untagged-enum error below (approximation).
-            raise TransportError(
+            raise _rust().TransportError(
                 'Custom { kind: Other, error: UnexpectedResult("Ok") }', "unexpected api result: Ok"
             )
     if (
@@ -511,7 +477,7 @@ def _pong(value):
     ):
         body = value["error"]
         if isinstance(body.get("code"), str) and isinstance(body.get("message"), str):
-            raise TransportError(
+            raise _rust().TransportError(
                 "Custom { kind: Other, error: ErrorResponse(ErrorResponse { id: %s, error: ErrorBody { code: %s, message: %s } }) }"
                 % (
                     rust_debug_str(value["id"]),
@@ -520,7 +486,7 @@ def _pong(value):
                 ),
                 body["message"],
             )
-    raise TransportError(
+    raise _rust().TransportError(
         "Custom { kind: Other, error: Json(Error(%s, line: 0, column: 0)) }"
         % rust_debug_str(_UNTAGGED),
         _UNTAGGED,
@@ -536,9 +502,9 @@ def ping(path: str, opened=None):
     return _pong(exchange(path, _PING_LINE, opened).value)
 
 
-def _not_running(ctx, request_id: str) -> ServerNotRunning:
+def _not_running(ctx, request_id: str):
     path = ctx.socket_path()
-    return ServerNotRunning(
+    return _rust().ServerNotRunning(
         request_id,
         "no herdr server is running at %s; run `%s` to start or attach it"
         % (path, ctx.startup_command(path)),
@@ -572,7 +538,7 @@ def guard(ctx, request_id: str, opened=None) -> None:
         )
     envelope = {"id": request_id, "error": {"code": "protocol_mismatch", "message": message}}
     ctx.write_err(dumps_ordered(envelope) + "\n")
-    raise ProtocolMismatchReported(message)
+    raise _rust().ProtocolMismatchReported(message)
 
 
 def send(
