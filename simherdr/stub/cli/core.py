@@ -347,6 +347,27 @@ def main(argv, version=DEFAULT_VERSION):
             pass
 
 
+def launch(argv, version=DEFAULT_VERSION):
+    """What the launcher written by ``simherdr install-stub`` calls: :func:`main`, then exit.
+
+    A clean exit skips the interpreter's teardown (``posix._exit`` once stdout and stderr are
+    flushed): on the team machine the teardown cost more than both socket round trips of a
+    ``pane get`` (~1.5 ms CPU), and the stand-in holds nothing that needs it (files are written
+    under ``with``, sockets are closed, no threads, no atexit hooks).  When a flush fails or
+    the code is not a plain exit status, the caller's ``sys.exit`` runs the normal exit, so
+    Python reports those cases exactly as before.
+    """
+    code = main(argv, version=version)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # closed or broken streams: let the normal exit report them
+        return code
+    if type(code) is int and 0 <= code <= 255:
+        posix._exit(code)
+    return code  # pragma: no cover - every CLI path returns a status in 0..255
+
+
 def run(argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None):
     """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated."""
     if version not in VERSION_PROTOCOLS:
