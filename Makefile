@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint demo bench fuzz clean env
+.PHONY: test lint demo bench fuzz clean env corpus
 
 $(STAMP): pyproject.toml
 	@echo "make: setting up $(VENV) (python venv, simherdr editable with its test and lint tools; about a minute) ..."
@@ -36,6 +36,11 @@ bench: $(STAMP)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pytest -q -m hostile -n auto
+
+# Re-record the client-suite corpora (tests/contract/corpus/) after an intended behaviour change;
+# `git diff` then shows what changed for clients.
+corpus: $(STAMP)
+	for v in 0.8.2 0.9.3; do $(BIN)/python -m simherdr.contract.clientsuite --build tests/contract/corpus/$$v --herdr-version $$v || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

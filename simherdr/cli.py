@@ -1,4 +1,4 @@
-"""The ``simherdr`` command: serve, ctl, install-stub, trace, scenario, demo.
+"""The ``simherdr`` command: serve, ctl, install-stub, trace, scenario, demo, record, contract.
 
 One section per subcommand: ``_add_<name>(sub)`` declares its arguments, ``_<name>(args)``
 runs it. Only argparse is imported up front; each subcommand imports what it needs, so
@@ -494,7 +494,29 @@ def _demo(args) -> int:
 
 # --- main -----------------------------------------------------------------------------------------
 
-SUBCOMMANDS = (_add_serve, _add_ctl, _add_install_stub, _add_trace, _add_scenario, _add_demo)
+
+def _add_record(sub) -> None:
+    from .contract.cli import add_record_parser  # simherdr.contract: record, verify, diff
+
+    add_record_parser(sub)
+
+
+def _add_contract(sub) -> None:
+    from .contract.cli import add_contract_parser
+
+    add_contract_parser(sub)
+
+
+SUBCOMMANDS = (
+    _add_serve,
+    _add_ctl,
+    _add_install_stub,
+    _add_trace,
+    _add_scenario,
+    _add_demo,
+    _add_record,
+    _add_contract,
+)
 
 
 def parser(only_serve: bool = False) -> argparse.ArgumentParser:

@@ -24,21 +24,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-# src/config/io.rs:7-20
-KNOWN_SECTIONS = (
-    "advanced",
-    "experimental",
-    "keys",
-    "onboarding",
-    "remote",
-    "server",
-    "session",
-    "terminal",
-    "theme",
-    "ui",
-    "update",
-    "worktrees",
-)
 # The order load_live_config reads its sections in (src/config/io.rs:252-340).
 SECTION_ORDER = (
     ("theme", "theme config"),
@@ -187,9 +172,11 @@ def check_section(version: str, section: str, value: Any) -> tuple[str | None, l
 
 
 def _top_level_diagnostics(table: dict) -> list[str]:
+    from .facts import config_keys as CK
+
     out = []
     for key, value in table.items():
-        if key in KNOWN_SECTIONS:
+        if key in CK.KNOWN_TOP_LEVEL:
             continue
         if isinstance(value, dict):
             header = f"[{key}]"
@@ -203,7 +190,7 @@ def _top_level_diagnostics(table: dict) -> list[str]:
     plain = sorted(
         k
         for k, v in table.items()
-        if k not in KNOWN_SECTIONS
+        if k not in CK.KNOWN_TOP_LEVEL
         and not isinstance(v, dict)
         and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))
     )

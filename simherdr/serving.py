@@ -58,6 +58,8 @@ async def run_server(
     for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
         setattr(config, key, value)
     config.persist = persist
+    # herdr's server installs integrations with its own environment (src/integration/env.rs)
+    config.integration_env = {k: v for k, v in os.environ.items() if k != "HOME"}
     if herdr_config_dir:
         config.herdr_config_dir = os.path.abspath(herdr_config_dir)
     if read_herdr_config:  # herdr's config.toml, read as herdr reads it (simherdr.hostconfig)

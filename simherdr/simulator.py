@@ -72,6 +72,11 @@ class Config:
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
+    # The environment herdr's integration install reads besides HOME (always ``home``): the
+    # agents' directory overrides (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, ...) and PATH
+    # (`kimi --version`). Empty by default, so an install lands under ``home`` only;
+    # ``simherdr serve`` passes its own environment, as herdr's server process has it.
+    integration_env: dict[str, str] = field(default_factory=dict)
     # Session persistence (simherdr.persist): False keeps everything in memory (the default of
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False

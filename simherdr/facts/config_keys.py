@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .rusttext import rust_debug_str
+
 # --- leaf kinds ----------------------------------------------------------------------------
 # A leaf is a string tag, an Enum, or a dict (a table with its own known keys). ``ANY`` marks a
 # value herdr deserialises with its own rules (token rows, tagged tab-bar entries): its inner
@@ -386,28 +388,6 @@ class _TypeError(Exception):
         super().__init__(message)
         self.path = path
         self.message = message
-
-
-def rust_debug_str(text: str) -> str:
-    """Rust's ``{:?}`` for a str (quotes, \\n \\t \\r \\\\ \\" escapes, \\u{..} for controls)."""
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append("\\u{%x}" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def _serde_kind(value) -> str:

@@ -160,6 +160,11 @@ SERVER_CODES |= frozenset(
         "no_active_workspace",
     ]
 )
+# Integration install/uninstall (src/app/api/integrations.rs:15,35) and live handoff
+# (src/server/headless.rs:3644), both versions.
+SERVER_CODES |= frozenset(
+    ["integration_install_failed", "integration_uninstall_failed", "handoff_failed"]
+)
 # Graphics codes of a headless 0.8.2 server (src/app/api/panes/graphics*.rs; SOCKET.md §5).
 SERVER_CODES |= frozenset(
     [

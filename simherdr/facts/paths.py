@@ -26,3 +26,10 @@ def rust_path_components(path: str) -> tuple[str, ...]:
 def rust_paths_equal(a: str, b: str) -> bool:
     """``PathBuf::from(a) == PathBuf::from(b)``."""
     return a == b or rust_path_components(a) == rust_path_components(b)
+
+
+def join(base: str, rest: str) -> str:
+    """``PathBuf::join`` (an absolute ``rest`` replaces ``base``)."""
+    if rest.startswith("/") or not base:
+        return rest
+    return base + rest if base.endswith("/") else base + "/" + rest

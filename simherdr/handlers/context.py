@@ -49,6 +49,7 @@ class HandlerConfig(Protocol):
     config_path: str | None  # herdr's config.toml (simherdr.hostconfig), when one is read
     herdr_config_dir: str | None  # herdr's config dir (simherdr.dirs); None: under home
     herdr_state_dir: str | None  # herdr's state dir; None: under home
+    integration_env: dict[str, str]  # what integration.install reads besides HOME
 
 
 class ClientConnection(Protocol):

@@ -1,10 +1,19 @@
-"""0.9.x integration.list ([H093] src/integration/registry.rs integration_recommendations,
-integration_target_label/_command, integration_target_available)."""
+"""Integrations: integration.install / integration.uninstall (both versions,
+src/app/api/integrations.rs) and 0.9.x integration.list ([H093] src/integration/registry.rs
+integration_recommendations, integration_target_label/_command, integration_target_available).
+
+herdr's server runs the same install code as its CLI; so does simherdr: the one core is
+:mod:`simherdr.facts.integration` (also the stand-in's `herdr integration`), run against the
+simulator's host (``Config.home`` as HOME, plus ``Config.integration_env``).
+"""
 
 from __future__ import annotations
 
 import os
 
+from .. import params as P
+from ..facts import errors as E
+from ..facts import integration as core
 from .registry import method
 
 # (target, label, command names), in herdr's integration_specs order (registry.rs).
@@ -38,10 +47,18 @@ def command_available(command: str, path: str | None) -> bool:
     return False
 
 
+def _state(sim, name: str) -> str:
+    """registry.rs integration_status_at, on what integration.install wrote."""
+    try:
+        return core.status(_target(sim, name), install_env(sim), sim.profile.version).state
+    except OSError:
+        return "not_installed"
+
+
 @method("integration.list")
 def integration_list(sim, p):
-    """CHOICE: the simulator installs no integrations (integration.install is not modelled),
-    so every state is not_installed; ``available`` is herdr's own test against the server's
+    """``state`` is the shared core's status of what integration.install wrote under the
+    simulator's home; CHOICE: ``available`` is herdr's own test against the server process's
     PATH (the codex/hermes install-layout probes are left out)."""
     path = os.environ.get("PATH")
     return {
@@ -52,8 +69,47 @@ def integration_list(sim, p):
                 "label": label,
                 "command": commands[0],
                 "available": any(command_available(c, path) for c in commands),
-                "state": "not_installed",
+                "state": _state(sim, target),
             }
             for target, label, commands in TARGETS
         ],
+    }
+
+
+def install_env(sim) -> dict[str, str]:
+    """The environment herdr's install_target would see in the server process."""
+    return {**sim.config.integration_env, "HOME": sim.config.home}
+
+
+def _target(sim, name: str) -> core.Target:
+    target = core.resolve(name, sim.profile.version)
+    assert target is not None, name  # the params' enum admits socket targets only
+    return target
+
+
+@method("integration.install", target=P.req(P.enum(*core.SOCKET_TARGETS)))
+def integration_install(sim, p):
+    """src/app/api/integrations.rs:8-25: the install's messages, or its error's text."""
+    try:
+        messages = core.install(_target(sim, p["target"]), install_env(sim), sim.profile.version)
+    except (core.IntegrationError, OSError) as exc:
+        raise E.HerdrError("integration_install_failed", core.error_text(exc)) from None
+    return {
+        "type": "integration_install",
+        "target": p["target"],
+        "details": {"messages": messages},
+    }
+
+
+@method("integration.uninstall", target=P.req(P.enum(*core.SOCKET_TARGETS)))
+def integration_uninstall(sim, p):
+    """src/app/api/integrations.rs:27-45."""
+    try:
+        messages = core.uninstall(_target(sim, p["target"]), install_env(sim), sim.profile.version)
+    except (core.IntegrationError, OSError) as exc:
+        raise E.HerdrError("integration_uninstall_failed", core.error_text(exc)) from None
+    return {
+        "type": "integration_uninstall",
+        "target": p["target"],
+        "details": {"messages": messages},
     }

@@ -1,9 +1,23 @@
-"""Server-level methods: ping, server.stop, session.snapshot (SOCKET.md §1.5, §4.0)."""
+"""Server-level methods: ping, server.stop, session.snapshot, server.live_handoff (SOCKET.md
+§1.5, §4.0)."""
 
 from __future__ import annotations
 
+from .. import params as P
+from ..facts import errors as E
 from ..model import views as V
 from .registry import method
+
+# src/server/handoff.rs:26, checked at src/server/headless.rs:1266-1275.
+MAX_FDS_PER_HANDOFF = 64
+# CHOICE: herdr hands its pane terminals (PTY fds) to a freshly spawned server process and
+# exits (src/server/headless.rs:1235-1441, 3636-3660). simherdr cannot pass its panes to another
+# process, so after herdr's own checks it answers herdr's failure code with this text and keeps
+# serving, as herdr does after a failed handoff (rolled back, still running).
+HANDOFF_UNSUPPORTED = (
+    "live handoff is not supported by simherdr: its panes cannot be handed to another "
+    "server process; restart herdr normally"
+)
 
 
 @method("ping")
@@ -29,3 +43,22 @@ def session_snapshot(sim, p):
         "type": "session_snapshot",
         "snapshot": V.session_snapshot(sim.session, sim.profile.version, sim.profile.protocol),
     }
+
+
+@method(
+    "server.live_handoff",
+    import_exe=P.opt(P.STR),
+    expected_protocol=P.opt(P.U32),
+    expected_version=P.opt(P.STR),
+)
+def server_live_handoff(sim, p):
+    """src/server/headless.rs:1235-1300: params as serde reads them, then herdr's pane-count
+    limit; simherdr fails where herdr's spawn would, but before herdr disconnects clients."""
+    panes = sum(1 for _ in sim.session.all_panes())
+    if panes > MAX_FDS_PER_HANDOFF:
+        raise E.HerdrError(
+            "handoff_failed",
+            "live handoff supports at most %d panes in one update; close panes or restart "
+            "herdr normally" % MAX_FDS_PER_HANDOFF,
+        )
+    raise E.HerdrError("handoff_failed", HANDOFF_UNSUPPORTED)

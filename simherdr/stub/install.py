@@ -3,8 +3,10 @@
 :func:`write_stub` puts a tiny Python launcher at ``<directory>/herdr``.  Its shebang runs the
 current interpreter in isolated mode without ``site`` (``-IS``, i.e. ``-I -S``: the kernel hands
 everything after the interpreter path over as ONE argument, so the two flags are combined),
-then it puts the project root on ``sys.path``, imports :mod:`simherdr.stub.cli.core` and exits
-with ``main(sys.argv[1:], version=...)``.  Nothing heavy is imported on that path.
+then it turns the cyclic GC off, puts the project root on ``sys.path``, imports
+:mod:`simherdr.stub.cli.core` and exits through ``launch(sys.argv[1:], version=...)``
+(:func:`simherdr.stub.cli.core.launch`: ``main``, then an exit without the interpreter's
+teardown).  Nothing heavy is imported on that path.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ _MAX_SHEBANG = 255
 
 _LAUNCHER = """\
 # simherdr stand-in for the herdr {version} CLI (written by simherdr.stub.install.write_stub).
-import sys
+import gc, sys
+gc.disable()  # a short-lived process: no collection passes while ~100 KB of code is unmarshalled
 sys.path.insert(0, {root!r})
-from simherdr.stub.cli.core import main
-sys.exit(main(sys.argv[1:], version={version!r}))
+from simherdr.stub.cli.core import launch
+sys.exit(launch(sys.argv[1:], version={version!r}))
 """
 
 

@@ -21,6 +21,9 @@ UNSAFE = frozenset(
     {"server.stop", "worktree.create", "worktree.remove", "worktree.open", "worktree.list"}
 )
 UNMODELLED = sorted(ALL_METHODS - set(METHODS))
+# herdr's known-but-unmodelled names (answer not_implemented); none are left today, so the
+# strategy draws nothing rather than failing on an empty sample.
+UNMODELLED_NAMES = st.sampled_from(UNMODELLED) if UNMODELLED else st.nothing()
 
 INTS = (
     st.integers()
@@ -194,9 +197,7 @@ def request_objs(draw):
     obj = {}
     if draw(st.integers(0, 9)):
         obj["id"] = draw(st.text(max_size=12) if draw(st.integers(0, 4)) else JSON)
-    name = draw(
-        st.sampled_from(sorted(METHODS)) | st.sampled_from(UNMODELLED) | st.text(max_size=15)
-    )
+    name = draw(st.sampled_from(sorted(METHODS)) | UNMODELLED_NAMES | st.text(max_size=15))
     if draw(st.integers(0, 9)):
         obj["method"] = name if draw(st.integers(0, 5)) else draw(JSON)
     if draw(st.integers(0, 9)):

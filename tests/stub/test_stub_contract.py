@@ -500,8 +500,9 @@ def test_status_usage(cli):
 
 
 def test_a_call_loads_core_table_wire_only(fake, stubs):
-    """One `pane get` imports the core, the path rules, the table and the wire (no group module)
-    and none of the pure-Python stdlib packages that make start-up slow."""
+    """One `pane get` imports the core, the path rules, the table index with the pane rows and
+    the wire (no other group's rows, no group module) and none of the pure-Python stdlib
+    packages that make start-up slow."""
     import subprocess
     import sys
 
@@ -524,11 +525,48 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
     ours, heavy = (proc.stdout.splitlines() + [""])[:2]
     assert ours.split() == [
         "simherdr",
+        "simherdr.facts",  # empty package: its docstring only
+        "simherdr.facts.paths",  # PathBuf::join, shared with facts.integration (no imports)
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.core",
         "simherdr.stub.cli.paths",  # herdr's socket/session path rules, one place
+        "simherdr.stub.cli.rows_pane",  # only the called group's rows
         "simherdr.stub.cli.table",
         "simherdr.stub.cli.wire",
     ]
     assert heavy == ""
+
+
+def test_launcher_exit_flushes_and_keeps_the_status(fake, stubs):
+    """The launcher leaves without the interpreter's teardown (core.launch): every byte is
+    still out and the status is the CLI's (1 here: an error envelope on stderr)."""
+    import subprocess
+
+    fake.on("pane.get", error("pane_not_found", "x" * 70000))
+    env = {"HERDR_SOCKET_PATH": fake.path, "PATH": os.environ.get("PATH", "")}
+    proc = subprocess.run([stubs["0.8.2"], "pane", "get", "w1:p1"], env=env, capture_output=True)
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    assert proc.stderr.endswith(b'"' + b"x" * 70000 + b'"},"id":"cli:pane:get"}\n'), proc.stderr[
+        -99:
+    ]
+
+
+def test_launcher_broken_stdout_takes_the_normal_exit(fake, stubs):
+    """A failed final flush (reader gone) falls back to Python's normal exit: status 120 and
+    its "Exception ignored" report, byte for byte what the plain ``sys.exit`` launcher gave."""
+    import subprocess
+
+    fake.on("pane.get", result("pane_info", pane=PANE))
+    env = {"HERDR_SOCKET_PATH": fake.path, "PATH": os.environ.get("PATH", "")}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [stubs["0.8.2"], "pane", "get", "w1:p1"], env=env, stdout=write_end, stderr=-1
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 120
+    assert proc.stderr.endswith(b"BrokenPipeError: [Errno 32] Broken pipe\n"), proc.stderr

@@ -5,6 +5,8 @@ delegates here, and the server-free commands (config check, session list, integr
 `herdr server`) and ``simherdr serve --session`` call them directly. Import-light (no ``os``).
 """
 
+from ...facts.paths import join  # PathBuf::join: one place, shared with facts.integration
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the stand-in ~20 ms
 if TYPE_CHECKING:  # annotations only: the stand-in's core imports this module on every call
     from collections.abc import Mapping
@@ -23,13 +25,6 @@ def var(env: "Mapping[str, str]", name: str) -> str | None:
     if value is None or any("\ud800" <= ch <= "\udfff" for ch in value):
         return None
     return value
-
-
-def join(base: str, rest: str) -> str:
-    """``PathBuf::join`` (an absolute ``rest`` replaces ``base``)."""
-    if rest.startswith("/") or not base:
-        return rest
-    return base + rest if base.endswith("/") else base + "/" + rest
 
 
 def config_dir(env: "Mapping[str, str]") -> str:

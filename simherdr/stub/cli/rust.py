@@ -5,7 +5,58 @@
 
 import posix
 
-from .wire import TransportError, _ryu, format_f64
+from ...facts.rusttext import rust_debug_str
+from .core import Failure
+from .wire import _ryu, dumps_ordered, format_f64
+
+# Failures that end the process (printed by core.run through Failure.report); wire.<name>
+# finds them too.
+
+
+class ProtocolMismatchReported(Failure):
+    """The guard already printed the ``protocol_mismatch`` line; exit 1 (src/main.rs:563)."""
+
+    def report(self, ctx) -> int:
+        return 1
+
+
+class ServerNotRunning(Failure):
+    """Connect failed with NotFound/ConnectionRefused (CLI.md §2.2)."""
+
+    def __init__(self, request_id: str, message: str):
+        super().__init__(message)
+        self.request_id = request_id
+        self.message = message
+
+    def envelope(self) -> dict:
+        # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
+        return {
+            "id": self.request_id,
+            "error": {"code": "server_not_running", "message": self.message},
+        }
+
+    def report(self, ctx) -> int:
+        ctx.write_err(dumps_ordered(self.envelope()) + "\n")
+        return 1
+
+
+class TransportError(Failure):
+    """Any other I/O or decode failure: ``Error: <debug>`` on stderr, exit 1 (CLI.md §3.7).
+
+    ``display`` is the Rust ``Display`` text (used inside ``agent_start_transport_failed``
+    and ``server stop`` messages), ``debug`` the ``Debug`` text printed by ``main``.
+    """
+
+    def __init__(self, debug: str, display: str, kind: str = "Other"):
+        super().__init__(display)
+        self.debug = debug
+        self.display = display
+        self.kind = kind
+
+    def report(self, ctx) -> int:
+        ctx.write_err("Error: " + self.debug + "\n")
+        return 1
+
 
 # errno -> std::io::ErrorKind name (Rust std `decode_error_kind` on unix).
 _ERRNO_KIND_NAMES = {
@@ -55,46 +106,6 @@ def _errno_kind(code: int) -> str:
 
     name = errno.errorcode.get(code)
     return _ERRNO_KIND_NAMES.get(name, "Uncategorized") if name else "Uncategorized"
-
-
-def rust_debug_str(text: str) -> str:
-    """``format!("{:?}", text)`` for a Rust ``str`` (char::escape_debug rules).
-
-    CHOICE: non-printable characters are approximated with Unicode categories (Cc, Cf, Cs, Co, Cn,
-    Zl, Zp and non-ASCII spaces); Rust uses its own printable tables.
-    """
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif " " <= ch <= "~":
-            out.append(ch)
-        elif _unprintable(ch):
-            out.append("\\u{%x}" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _unprintable(ch: str) -> bool:
-    code = ord(ch)
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return True
-    import unicodedata
-
-    cat = unicodedata.category(ch)
-    return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
 
 
 def os_error(exc: OSError) -> TransportError:

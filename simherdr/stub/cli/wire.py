@@ -36,57 +36,11 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     from json.encoder import encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
 
-from .core import Failure as _Failure
-from .core import fsencode, path_exists
+from .core import PING_LINE, fsencode, path_exists
 
-# ---------------------------------------------------------------------------------------------
-# Failures that end the process (printed by core.run through Failure.report)
-# ---------------------------------------------------------------------------------------------
-
-
-class ProtocolMismatchReported(_Failure):
-    """The guard already printed the ``protocol_mismatch`` line; exit 1 (src/main.rs:563)."""
-
-    def report(self, ctx) -> int:
-        return 1
-
-
-class ServerNotRunning(_Failure):
-    """Connect failed with NotFound/ConnectionRefused (CLI.md §2.2)."""
-
-    def __init__(self, request_id: str, message: str):
-        super().__init__(message)
-        self.request_id = request_id
-        self.message = message
-
-    def envelope(self) -> dict:
-        # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
-        return {
-            "id": self.request_id,
-            "error": {"code": "server_not_running", "message": self.message},
-        }
-
-    def report(self, ctx) -> int:
-        ctx.write_err(dumps_ordered(self.envelope()) + "\n")
-        return 1
-
-
-class TransportError(_Failure):
-    """Any other I/O or decode failure: ``Error: <debug>`` on stderr, exit 1 (CLI.md §3.7).
-
-    ``display`` is the Rust ``Display`` text (used inside ``agent_start_transport_failed``
-    and ``server stop`` messages), ``debug`` the ``Debug`` text printed by ``main``.
-    """
-
-    def __init__(self, debug: str, display: str, kind: str = "Other"):
-        super().__init__(display)
-        self.debug = debug
-        self.display = display
-        self.kind = kind
-
-    def report(self, ctx) -> int:
-        ctx.write_err("Error: " + self.debug + "\n")
-        return 1
+# The failures that end the process (ServerNotRunning, TransportError,
+# ProtocolMismatchReported: printed by core.run through Failure.report) live in .rust with the
+# rest of the error paths; ``wire.<name>`` still finds them (module __getattr__ below).
 
 
 def _rust():
@@ -107,9 +61,19 @@ def rust_debug_str(text):
     return _rust().rust_debug_str(text)
 
 
+_IN_RUST = (
+    "ProtocolMismatchReported",
+    "ServerNotRunning",
+    "TransportError",
+    "F32",
+    "value_debug",
+    "syntax_error",
+)
+
+
 def __getattr__(name):
-    # F32, value_debug, syntax_error live in .rust (rare paths).
-    if name in ("F32", "value_debug", "syntax_error"):
+    # Rare paths live in .rust: the process-ending failures, F32, value_debug, syntax_error.
+    if name in _IN_RUST:
         return getattr(_rust(), name)
     raise AttributeError(name)
 
@@ -121,9 +85,9 @@ class JsonError(Exception):
         self.line = line
         self.column = column
 
-    def transport_error(self) -> TransportError:
+    def transport_error(self):
         # ApiClientError::Json(serde_json::Error) wrapped by io::Error::other.
-        return TransportError(
+        return _rust().TransportError(
             "Custom { kind: Other, error: Json(Error(%s, line: %d, column: %d)) }"
             % (rust_debug_str(self.message), self.line, self.column),
             "%s at line %d column %d" % (self.message, self.line, self.column),
@@ -365,7 +329,7 @@ def request_line(request_id: str, method: str, params: dict) -> bytes:
 class ConnectFailed(Exception):
     """Connecting to the socket failed; ``not_running`` when NotFound/ConnectionRefused."""
 
-    def __init__(self, error: TransportError):
+    def __init__(self, error):
         super().__init__(error.display)
         self.error = error
         self.not_running = error.kind in ("NotFound", "ConnectionRefused")
@@ -407,15 +371,25 @@ def read_line(sock) -> bytes:
         buf += chunk
 
 
-def exchange(path: str, line: bytes) -> _Loaded:
+def exchange(path: str, line: bytes, opened=None) -> _Loaded:
     """One request on its own connection; the reply parsed as a generic JSON value.
 
-    Raises ConnectFailed (connect step) or TransportError (everything after it).
+    ``opened``: what :func:`.core.open_ping` returned when it already connected and wrote
+    ``line`` (a socket, or None, and the OSError of that step).  Raises ConnectFailed (connect
+    step) or TransportError (everything after it).
     """
-    sock = connect(path)
+    if opened is None:
+        sock, error = connect(path), None
+    else:
+        sock, error = opened
+        if sock is None:
+            raise ConnectFailed(os_error(error))
     try:
         try:
-            sock.sendall(line)
+            if opened is None:
+                sock.sendall(line)
+            elif error is not None:
+                raise error
             raw = read_line(sock)
         except OSError as exc:
             raise os_error(exc) from None
@@ -424,13 +398,15 @@ def exchange(path: str, line: bytes) -> _Loaded:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise TransportError(
+        raise _rust().TransportError(
             'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
             "stream did not contain valid UTF-8",
             "InvalidData",
         ) from None
     if not text.strip():
-        raise TransportError("Custom { kind: Other, error: EmptyResponse }", "empty api response")
+        raise _rust().TransportError(
+            "Custom { kind: Other, error: EmptyResponse }", "empty api response"
+        )
     try:
         return loads(text)
     except JsonError as exc:
@@ -491,7 +467,7 @@ def _pong(value):
             # A well-formed success of another type: ApiClientError::UnexpectedResult(Debug).
             # Only the unit variant `Ok` is rendered exactly; other result types fall through
             # to the untagged-enum error below (approximation).
-            raise TransportError(
+            raise _rust().TransportError(
                 'Custom { kind: Other, error: UnexpectedResult("Ok") }', "unexpected api result: Ok"
             )
     if (
@@ -501,7 +477,7 @@ def _pong(value):
     ):
         body = value["error"]
         if isinstance(body.get("code"), str) and isinstance(body.get("message"), str):
-            raise TransportError(
+            raise _rust().TransportError(
                 "Custom { kind: Other, error: ErrorResponse(ErrorResponse { id: %s, error: ErrorBody { code: %s, message: %s } }) }"
                 % (
                     rust_debug_str(value["id"]),
@@ -510,38 +486,39 @@ def _pong(value):
                 ),
                 body["message"],
             )
-    raise TransportError(
+    raise _rust().TransportError(
         "Custom { kind: Other, error: Json(Error(%s, line: 0, column: 0)) }"
         % rust_debug_str(_UNTAGGED),
         _UNTAGGED,
     )
 
 
-_PING_LINE = b'{"id":"api-client:status","method":"ping","params":{}}\n'
+_PING_LINE = PING_LINE
 
 
-def ping(path: str):
-    """One ping on its own connection. Raises ConnectFailed or TransportError."""
-    return _pong(exchange(path, _PING_LINE).value)
+def ping(path: str, opened=None):
+    """One ping on its own connection (``opened``: already sent, see :func:`exchange`).
+    Raises ConnectFailed or TransportError."""
+    return _pong(exchange(path, _PING_LINE, opened).value)
 
 
-def _not_running(ctx, request_id: str) -> ServerNotRunning:
+def _not_running(ctx, request_id: str):
     path = ctx.socket_path()
-    return ServerNotRunning(
+    return _rust().ServerNotRunning(
         request_id,
         "no herdr server is running at %s; run `%s` to start or attach it"
         % (path, ctx.startup_command(path)),
     )
 
 
-def guard(ctx, request_id: str) -> None:
+def guard(ctx, request_id: str, opened=None) -> None:
     """Ping and compare protocols; print the id-first mismatch line and stop on a mismatch.
 
     CHOICE: 0.9.x clients are assumed to keep 0.8.2's exact-equality guard (with protocol 22);
     whether 0.9.x relaxed it is open (VERSIONS.md §1.1).
     """
     try:
-        _version, protocol, _caps = ping(ctx.socket_path())
+        _version, protocol, _caps = ping(ctx.socket_path(), opened)
     except ConnectFailed as failed:
         if failed.not_running:
             raise _not_running(ctx, request_id) from None
@@ -561,13 +538,17 @@ def guard(ctx, request_id: str) -> None:
         )
     envelope = {"id": request_id, "error": {"code": "protocol_mismatch", "message": message}}
     ctx.write_err(dumps_ordered(envelope) + "\n")
-    raise ProtocolMismatchReported(message)
+    raise _rust().ProtocolMismatchReported(message)
 
 
-def send(ctx, request_id: str, method: str, params: dict, *, checked: bool = True) -> _Loaded:
-    """``send_request`` (checked: ping + guard first) / ``send_request_unchecked``."""
+def send(
+    ctx, request_id: str, method: str, params: dict, *, checked: bool = True, opened=None
+) -> _Loaded:
+    """``send_request`` (checked: ping + guard first) / ``send_request_unchecked``.
+
+    ``opened``: the ping :func:`.core.open_ping` already wrote (checked sends only)."""
     if checked:
-        guard(ctx, request_id)
+        guard(ctx, request_id, opened)
     try:
         return exchange(ctx.socket_path(), request_line(request_id, method, params))
     except ConnectFailed as failed:

@@ -1,19 +1,14 @@
-"""Replay recorded herdr conversations (cassettes) and compare replies.
+"""Comparing what a cassette expects with what a target answered, path by path.
 
-A cassette is a JSON file: ``{"name", "source", "profiles", "steps": [...]}``. Each step has a
-socket form (``method`` + ``params``) and, where the binary has a command for it, a CLI form
-(``cli``: argv after ``herdr``). ``expect`` holds what herdr answered:
+Hand-written expectations may hold patterns (the authored cassettes of tests/contract):
 
-- ``{"result": {...}}`` or ``{"error": {...}}`` for the reply (the CLI form prints the same
-  envelope with its own id: stdout + exit 0, or stderr + exit 1);
-- ``{"usage": "text"}``: a CLI usage error (stderr, exit 2; socket forms skip the step).
-
-Patterns inside expected values:
 - ``"{name=}"`` captures the actual string into ``name``; ``"{name}"`` inside a string
-  substitutes a capture or a context value (``tmp``);
+  substitutes a capture or a context value (``tmp``, ``version``);
 - ``"<any>"`` any value; ``"<term>"`` a terminal id; ``"<absent>"`` the key must be missing;
 - an object containing ``"<more>": true`` may have extra keys; otherwise keys must match
-  exactly — an unexpected field is drift.
+  exactly: an unexpected field is drift.
+
+Recorded expectations are normalized replies (:mod:`.normalize`) and compare exactly.
 """
 
 from __future__ import annotations
@@ -21,24 +16,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
-CASSETTES = Path(__file__).parent / "cassettes"
 _TERM = re.compile(r"^term_[0-9a-f]+$")
 _VAR = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _CAPTURE = re.compile(r"^\{([a-z_][a-z0-9_]*)=\}$")
+MISSING = "<missing>"
+UNEXPECTED = "<not expected>"
 
 
-def load_all() -> list[dict]:
-    out = []
-    for p in sorted(CASSETTES.glob("*.json")):
-        c = json.loads(p.read_text())
-        c["file"] = p.name
-        out.append(c)
-    return out
-
-
-def substitute(value, ctx: dict):
+def substitute(value: Any, ctx: dict) -> Any:
     if isinstance(value, str):
         return _VAR.sub(lambda m: str(ctx[m.group(1)]), value)
     if isinstance(value, list):
@@ -51,20 +38,27 @@ def substitute(value, ctx: dict):
 @dataclass
 class Mismatch:
     path: str
-    expected: object
-    actual: object
+    expected: Any
+    actual: Any
 
     def __str__(self) -> str:
-        return f"{self.path}: expected {json.dumps(self.expected)}, got {json.dumps(self.actual)}"
+        return f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}"
+
+
+def _show(v: Any) -> str:
+    return (
+        json.dumps(v, ensure_ascii=False) if not isinstance(v, str) or not v.startswith("<") else v
+    )
 
 
 @dataclass
 class Matcher:
-    ctx: dict
-    problems: list = field(default_factory=list)
+    ctx: dict = field(default_factory=dict)
+    patterns: bool = True
+    problems: list[Mismatch] = field(default_factory=list)
 
-    def match(self, expected, actual, path: str = "$") -> None:
-        if isinstance(expected, str):
+    def match(self, expected: Any, actual: Any, path: str = "$") -> None:
+        if self.patterns and isinstance(expected, str):
             cap = _CAPTURE.match(expected)
             if cap:
                 if not isinstance(actual, str):
@@ -83,50 +77,59 @@ class Matcher:
             if not isinstance(actual, dict):
                 self.problems.append(Mismatch(path, expected, actual))
                 return
-            more = expected.get("<more>", False)
+            more = self.patterns and expected.get("<more>", False)
             for k, v in expected.items():
-                if k == "<more>":
+                if self.patterns and k == "<more>":
                     continue
-                if v == "<absent>":
+                if self.patterns and v == "<absent>":
                     if k in actual:
                         self.problems.append(Mismatch(f"{path}.{k}", "<absent>", actual[k]))
                     continue
                 if k not in actual:
-                    self.problems.append(Mismatch(f"{path}.{k}", v, "<missing>"))
+                    self.problems.append(Mismatch(f"{path}.{k}", v, MISSING))
                     continue
                 self.match(v, actual[k], f"{path}.{k}")
             if not more:
                 for k in actual:
                     if k not in expected:
-                        self.problems.append(Mismatch(f"{path}.{k}", "<not expected>", actual[k]))
+                        self.problems.append(Mismatch(f"{path}.{k}", UNEXPECTED, actual[k]))
             return
         if isinstance(expected, list):
             if not isinstance(actual, list) or len(actual) != len(expected):
                 self.problems.append(Mismatch(path, expected, actual))
                 return
-            for i, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
                 self.match(e, a, f"{path}[{i}]")
             return
         if expected != actual or type(expected) is not type(actual):
             self.problems.append(Mismatch(path, expected, actual))
 
 
-def check_reply(step: dict, reply: dict, ctx: dict) -> list[Mismatch]:
-    """Compare a socket/in-process reply envelope with the step's expectation."""
-    exp = step["expect"]
-    m = Matcher(ctx)
-    if "result" in exp:
-        if "result" not in reply:
-            return [Mismatch("$", {"result": exp["result"]}, reply)]
-        m.match(exp["result"], reply["result"], "$.result")
-    else:
-        if "error" not in reply:
-            return [Mismatch("$", {"error": exp["error"]}, reply)]
-        m.match(exp["error"], reply["error"], "$.error")
+def compare(
+    expected: Any, actual: Any, ctx: dict | None = None, patterns: bool = True
+) -> list[Mismatch]:
+    m = Matcher(ctx if ctx is not None else {}, patterns)
+    m.match(expected, actual)
     return m.problems
 
 
-def check_cli(step: dict, code: int, out: str, err: str, ctx: dict) -> list[Mismatch]:
+def check_envelope(expect: dict, reply: Any, ctx: dict) -> list[Mismatch]:
+    """An authored step's ``{"result": ...}`` / ``{"error": ...}`` against a reply envelope."""
+    if not isinstance(reply, dict):
+        return [Mismatch("$", expect, reply)]
+    key = "result" if "result" in expect else "error"
+    if key not in reply:
+        return [Mismatch("$", {key: expect[key]}, reply)]
+    m = Matcher(ctx)
+    m.match(expect[key], reply[key], f"$.{key}")
+    problems = m.problems
+    if "id" in expect and reply.get("id") != expect["id"]:
+        problems.append(Mismatch("$.id", expect["id"], reply.get("id")))
+    return problems
+
+
+def check_authored_cli(step: dict, code: int, out: str, err: str, ctx: dict) -> list[Mismatch]:
+    """An authored step's expectation against one run of a ``herdr`` binary."""
     exp = step["expect"]
     if "usage" in exp:
         problems = []
@@ -136,12 +139,12 @@ def check_cli(step: dict, code: int, out: str, err: str, ctx: dict) -> list[Mism
             problems.append(Mismatch("stderr", exp["usage"], err))
         return problems
     want_code = 0 if "result" in exp else 1
-    stream = out if want_code == 0 else err
+    stream, other = (out, err) if want_code == 0 else (err, out)
     problems = []
     if code != want_code:
         problems.append(Mismatch("exit", want_code, code))
-    if out if want_code == 1 else err:
-        problems.append(Mismatch("other stream", "", out if want_code == 1 else err))
+    if other:
+        problems.append(Mismatch("other stream", "", other))
     try:
         env = json.loads(stream)
     except json.JSONDecodeError:
@@ -151,4 +154,5 @@ def check_cli(step: dict, code: int, out: str, err: str, ctx: dict) -> list[Mism
         problems.append(Mismatch("format", "compact sorted JSON + newline", stream))
     if step.get("cli_id") and env.get("id") != step["cli_id"]:
         problems.append(Mismatch("$.id", step["cli_id"], env.get("id")))
-    return problems + check_reply(step, env, ctx)
+    expect = {k: v for k, v in exp.items() if k != "id"}
+    return problems + check_envelope(expect, env, ctx)

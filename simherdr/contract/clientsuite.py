@@ -1,0 +1,363 @@
+"""A client suite: what the clients of CLIENTS.md do to herdr, as a program to record.
+
+Each flow acts like one client (entwurf's fresh-call rail §3.4, the opener §2, phren §4.1) or
+touches one VERSIONS.md delta, talking to ``$HERDR_SOCKET_PATH`` and running ``herdr`` from
+``PATH``, exactly as the clients do. Run under ``simherdr record`` it yields a corpus without
+a hand-written cassette::
+
+    simherdr record --upstream SOCK --socket PROXY --out DIR --name phren \\
+        --herdr-bin "$(command -v herdr)" -- python -m simherdr.contract.clientsuite phren
+
+``python -m simherdr.contract.clientsuite --build DIR --herdr-version V`` records every flow
+against a fresh ``simherdr serve`` (one cassette per flow): ``make corpus`` writes the
+committed corpora in tests/contract/corpus/.
+
+Flows stay deterministic: fixed ids where a client chooses them, no wall-clock reads, reads
+only of panes whose screen does not depend on timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+SESSION_UUID = "0b7e3c1a-5d2f-4e8a-9c61-2f4d8e9a7b10"  # a client-minted session id
+
+
+def sock_call(method: str, params: dict | None = None, rid: str = "phren") -> dict:
+    return json.loads(sock_line(json.dumps({"id": rid, "method": method, "params": params or {}})))
+
+
+def sock_line(line: str) -> bytes:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(os.environ["HERDR_SOCKET_PATH"])
+    try:
+        s.sendall(line.encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data
+    finally:
+        s.close()
+
+
+def herdr(*argv: str, env: dict | None = None) -> tuple[int, dict | str]:
+    e = dict(os.environ, **(env or {}))
+    p = subprocess.run(["herdr", *argv], capture_output=True, text=True, env=e, timeout=300)
+    text = p.stdout if p.returncode == 0 else p.stderr
+    try:
+        return p.returncode, json.loads(text)
+    except json.JSONDecodeError:
+        return p.returncode, text
+
+
+def _workdir(name: str) -> str:
+    d = tempfile.mkdtemp(prefix="clientsuite-")
+    path = os.path.join(d, name)
+    os.makedirs(path)
+    return path
+
+
+def entwurf() -> None:
+    """CLIENTS.md §3.4: the fresh-call rail, its refusals and its reclaim."""
+    cwd = _workdir("entwurf")
+    _, ws = herdr("workspace", "create", "--cwd", cwd, "--no-focus")
+    caller = ws["result"]["root_pane"]["pane_id"]  # the rail runs inside this pane
+    w = herdr("pane", "get", caller)[1]["result"]["pane"]["workspace_id"]
+    herdr("pane", "get", "--pane", caller)  # usage error (§1)
+    herdr("tab", "create", "--workspace", "w99", "--no-focus")  # workspace_not_found
+    _, tab = herdr(
+        "tab",
+        "create",
+        "--workspace",
+        w,
+        "--no-focus",
+        "--cwd",
+        cwd,
+        "--env",
+        "PI_SESSION_ID=",
+        "--env",
+        "PI_AGENT_ID=",
+    )
+    pane = tab["result"]["root_pane"]["pane_id"]
+    herdr(
+        "agent",
+        "start",
+        "rail",
+        "--kind",
+        "pi",
+        "--pane",
+        "w99:p9",
+        "--timeout",
+        "240000",
+        "--",
+        "two\nlines",
+    )
+    herdr(
+        "agent",
+        "start",
+        "rail",
+        "--kind",
+        "pi",
+        "--pane",
+        "w99:p9",
+        "--timeout",
+        "240000",
+        "--",
+        "one",
+    )
+    herdr(
+        "agent", "start", "rail", "--kind", "pi", "--pane", pane, "--timeout", "3000"
+    )  # invalid_agent_timeout
+    herdr(
+        "agent",
+        "start",
+        "rail",
+        "--kind",
+        "pi",
+        "--pane",
+        pane,
+        "--timeout",
+        "240000",
+        "--",
+        "--name",
+        "rail",
+        "--session-id",
+        SESSION_UUID,
+    )
+    herdr("agent", "get", "rail")  # the witness read, by name
+    herdr("agent", "get", "nobody")  # agent_not_found
+    herdr("pane", "get", pane)  # reclaim: agent present -> no close
+    _, t2 = herdr("tab", "create", "--workspace", w, "--no-focus")
+    spare = t2["result"]["root_pane"]["pane_id"]
+    herdr("pane", "get", spare)
+    herdr("pane", "close", spare)  # reclaim: closed
+    herdr("tab", "get", t2["result"]["tab"]["tab_id"])  # the only pane closed: tab_not_found
+    herdr("tab", "close", tab["result"]["tab"]["tab_id"])  # closes with an agent running
+
+
+def opener() -> None:
+    """CLIENTS.md §2.4-2.6: the opener's panel and its Pi start."""
+    path = _workdir("panel")
+    herdr("worktree", "list", "--cwd", path)  # not a repository
+    _, ws = herdr("workspace", "create", "--cwd", path, "--no-focus")
+    w = ws["result"]["workspace"]["workspace_id"]
+    herdr("pane", "list", "--workspace", w)
+    pane = ws["result"]["root_pane"]["pane_id"]
+    herdr("pane", "get", pane)
+    herdr(
+        "agent",
+        "start",
+        "panel",
+        "--kind",
+        "pi",
+        "--pane",
+        pane,
+        "--timeout",
+        "120000",
+        "--",
+        "--name",
+        "panel",
+        "--session-id",
+        SESSION_UUID,
+    )
+    herdr(
+        "agent", "start", "again", "--kind", "pi", "--pane", pane, "--timeout", "120000"
+    )  # agent_pane_busy
+    herdr("agent", "list")
+
+
+def phren() -> None:
+    """CLIENTS.md §4.1: phren's socket calls, in its order of use."""
+    cwd = _workdir("phren")
+    sock_call("ping")
+    ws = sock_call(
+        "workspace.create", {"label": "phren", "cwd": cwd, "focus": False, "env": {"PHREN": "1"}}
+    )
+    w = ws["result"]["workspace"]["workspace_id"]
+    sock_call("session.snapshot")
+    tab = sock_call(
+        "tab.create", {"workspace_id": w, "label": "jobs", "cwd": cwd, "focus": False, "env": {}}
+    )
+    pane = tab["result"]["root_pane"]["pane_id"]
+    sock_call("pane.process_info", {"pane_id": pane})
+    sock_call("pane.read", {"pane_id": pane, "source": "recent", "lines": 20, "strip_ansi": True})
+    sock_call(
+        "agent.start", {"name": "job", "kind": "pi", "pane_id": pane, "timeout_ms": 3000}
+    )  # invalid_agent_timeout
+    sock_call(
+        "agent.start", {"name": "Bad Name", "kind": "pi", "pane_id": pane, "timeout_ms": 45000}
+    )
+    sock_call("agent.start", {"name": "job", "kind": "pi", "pane_id": pane, "timeout_ms": 45000})
+    # the socket start returns at once; wait for the agent like a client that needs it ready
+    idle = {"event": "pane_agent_status_changed", "pane_id": pane, "agent_status": "idle"}
+    sock_call("events.wait", {"match_event": idle, "timeout_ms": 60000})
+    time.sleep(0.3)  # and for its launch to settle (0.9.x reports launch_pending until then)
+    sock_call(
+        "agent.start", {"name": "job2", "kind": "pi", "pane_id": pane, "timeout_ms": 45000}
+    )  # busy
+    sock_call("pane.process_info", {"pane_id": pane})
+    sock_call("agent.get", {"target": "job"})
+    sock_call("agent.rename", {"target": "job", "name": "job-renamed"})
+    sock_call("agent.send_keys", {"target": "job-renamed", "keys": ["Escape"]})
+    sock_call("agent.get", {"target": "nobody"})
+    other = sock_call(
+        "tab.create", {"workspace_id": w, "label": "own", "cwd": cwd, "focus": False, "env": {}}
+    )
+    own = other["result"]["root_pane"]["pane_id"]  # no detected agent to race the report
+    sock_call("pane.send_text", {"pane_id": own, "text": "x"})
+    sock_call("pane.send_keys", {"pane_id": own, "keys": ["Enter"]})
+    sock_call(
+        "pane.report_agent",
+        {"pane_id": own, "source": "phren", "agent": "phren", "state": "working"},
+    )
+    sock_call("pane.get", {"pane_id": own})
+    sock_call("pane.get", {"pane_id": pane})
+    sock_call("pane.focus", {"pane_id": pane})
+    sock_call("pane.rename", {"pane_id": pane, "label": "job pane"})
+    sock_call("tab.rename", {"tab_id": tab["result"]["tab"]["tab_id"], "label": "renamed"})
+    sock_call("pane.get", {"pane_id": "w99:p1"})
+    # last: what pi does with a prompt, and when, is the agent's (no read shows its pane after)
+    sock_call("agent.prompt", {"target": "job-renamed", "text": "hello"})
+    sock_call("workspace.close", {"workspace_id": w})
+    sock_call("workspace.get", {"workspace_id": w})
+
+
+def deltas() -> None:
+    """The VERSIONS.md §5 deltas a client can see without a git repository."""
+    cwd = _workdir("deltas")
+    sock_call("ping")
+    _, ws = herdr("workspace", "create", "--cwd", cwd)
+    root = ws["result"]["root_pane"]["pane_id"]
+    w = ws["result"]["workspace"]["workspace_id"]
+    herdr("pane", "split", "--direction", "down", env={"HERDR_PANE_ID": root})  # row 13
+    herdr("worktree", "list", "--cwd", cwd, "--trust-repository")  # row 6
+    herdr(
+        "pane", "report-agent", "--source", "s", root, "--agent", "a", "--state", "idle"
+    )  # row 10
+    sock_line('{"id":"keep","method":"ping","params":7}')  # row 14
+    sock_call("pane.graphics.info", {"pane_id": root})  # row 15
+    sock_call("integration.list")  # row 16
+    # row 7: a new subscription after history exists; then one live event
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(os.environ["HERDR_SOCKET_PATH"])
+    s.sendall(
+        b'{"id":"sub","method":"events.subscribe","params":{"subscriptions":[{"type":"pane.created"}]}}\n'
+    )
+    f = s.makefile("rb")
+    f.readline()
+    time.sleep(0.5)  # any replayed history arrives now
+    _, tab = herdr("tab", "create", "--workspace", w, "--no-focus")
+    live = tab["result"]["root_pane"]["pane_id"]
+    try:
+        while json.loads(f.readline())["data"]["pane"]["pane_id"] != live:
+            pass
+    finally:
+        f.close()
+        s.close()
+    # row 5, last: in 0.9.3 it closes the workspace
+    herdr("workspace", "close", w, "--group")
+
+
+FLOWS: dict[str, Callable[[], None]] = {
+    "entwurf": entwurf,
+    "opener": opener,
+    "phren": phren,
+    "deltas": deltas,
+}
+
+
+def build(out: str, version: str, time_scale: float, flows: list[str]) -> int:
+    """Record each flow through ``simherdr record`` against a fresh ``simherdr serve``."""
+    from ..stub.install import write_stub
+    from ..testing import spawn_server
+
+    os.makedirs(out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="simherdr-corpus-")
+    # the server's home (pi's session files live under it) is a temp path, normalized
+    os.environ["HOME"] = os.path.join(tmp, "home")
+    os.makedirs(os.environ["HOME"])
+    real = write_stub(os.path.join(tmp, "bin"), herdr_version=version)
+    for name in flows:
+        for stale in (os.path.join(out, f"{name}.json"),):
+            if os.path.exists(stale):
+                os.unlink(stale)
+        up = os.path.join(tmp, f"{name}.sock")
+        srv = spawn_server(up, version, time_scale=time_scale)
+        try:
+            p = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "simherdr",
+                    "record",
+                    "--upstream",
+                    up,
+                    "--socket",
+                    os.path.join(tmp, f"{name}.proxy"),
+                    "--out",
+                    out,
+                    "--name",
+                    name,
+                    "--herdr-bin",
+                    real,
+                    "--time-scale",
+                    str(time_scale),
+                    "--",
+                    sys.executable,
+                    "-m",
+                    "simherdr.contract.clientsuite",
+                    name,
+                ],
+                timeout=600,
+            )
+        finally:
+            srv.terminate()
+            srv.wait(10)
+        if p.returncode != 0:
+            print(f"clientsuite: recording {name} failed ({p.returncode})", file=sys.stderr)
+            return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simherdr.contract.clientsuite")
+    ap.add_argument("flows", nargs="*", help=f"flows to run: {', '.join(FLOWS)} (default: all)")
+    ap.add_argument("--build", metavar="DIR", help="record every flow into DIR (one cassette each)")
+    ap.add_argument("--herdr-version", default="0.9.3")
+    ap.add_argument("--time-scale", type=float, default=50.0)
+    args = ap.parse_args(argv)
+    unknown = [f for f in args.flows if f not in FLOWS]
+    if unknown:
+        print(
+            f"clientsuite: unknown flow {unknown[0]!r} (one of {', '.join(FLOWS)})", file=sys.stderr
+        )
+        return 2
+    flows = args.flows or list(FLOWS)
+    if args.build:
+        return build(args.build, args.herdr_version, args.time_scale, flows)
+    if "HERDR_SOCKET_PATH" not in os.environ:
+        print(
+            "clientsuite: HERDR_SOCKET_PATH is not set (run it under simherdr record)",
+            file=sys.stderr,
+        )
+        return 2
+    for f in flows:
+        FLOWS[f]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

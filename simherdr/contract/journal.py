@@ -1,0 +1,210 @@
+"""The session journal: what the recorders write while recording, and the cassette made of it.
+
+One JSON object a line, appended with one ``write()`` each (``O_APPEND``), wall-clock times:
+a journal cut short by a crash (of the proxy, the client or the upstream) loses at most its
+torn last line. :func:`journal_to_cassette` merges the socket journal with the CLI recorder's
+(:mod:`simherdr.stub.record`), orders the events by time and normalizes them
+(:mod:`.normalize`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from . import normalize
+from .cassette import Cassette, CassetteError, now
+
+JOURNAL = "simherdr-journal/1"
+
+
+class Journal:
+    """Append-only JSON lines; each write is one ``write()`` of one line (O_APPEND)."""
+
+    def __init__(self, path: str | Path, meta: dict | None = None):
+        self.path = Path(path)
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        if meta is not None:
+            self.write({"journal": JOURNAL, "meta": meta})
+
+    def write(self, event: dict) -> None:
+        if self.fd >= 0:
+            os.write(self.fd, (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
+
+    def event(self, **event: Any) -> None:
+        self.write({"t": round(time.time(), 4), **event})
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def read_journal(path: str | Path) -> tuple[dict, list[dict]]:
+    """The meta line and the events; a torn last line (a crash mid-write) is dropped."""
+    meta: dict = {}
+    events: list[dict] = []
+    for raw in Path(path).read_text(encoding="utf-8", errors="surrogateescape").splitlines():
+        try:
+            ev = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(ev, dict) and ev.get("journal") == JOURNAL:
+            meta.update(ev.get("meta") or {})
+        elif isinstance(ev, dict):
+            events.append(ev)
+    return meta, events
+
+
+def parse_line(text: str) -> Any:
+    """A line as JSON when it is plain serde-readable JSON, else ``{"raw": text}`` (CHOICE:
+    the cassette keeps a request's meaning; bytes that JSON cannot hold stay raw)."""
+    from ..wire import decode_request
+
+    try:
+        obj = decode_request(text)
+        json.dumps(obj, allow_nan=False)
+        return obj if isinstance(obj, dict) else {"raw": text}
+    except (ValueError, RecursionError, TypeError):
+        return {"raw": text}
+
+
+def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
+    path = Path(path)
+    meta, events = read_journal(path)
+    if not meta and not events:
+        raise CassetteError(f"{path}: an empty journal")
+    cli_path = meta.get("cli_journal")
+    runs: list[dict] = []
+    if cli_path and Path(cli_path).exists():
+        runs = sorted(read_journal(cli_path)[1], key=lambda e: e.get("t", 0))
+    t0 = min([e["t"] for e in events if "t" in e] + [r["t"] for r in runs if "t" in r] or [0])
+    norm = normalize.Normalizer()
+    timeline: list[tuple[float, int, dict]] = []
+    for k, run in enumerate(runs, 1):
+        timeline.append((run["t"], 0, {"cli_run": run, "k": k}))
+    via: dict[int, str] = {}
+    for i, ev in enumerate(events, 1):
+        if ev.get("open") == "cli":
+            owner = next(
+                (k for k, r in enumerate(runs, 1) if r["t"] <= ev["t"] <= r.get("t_end", r["t"])),
+                None,
+            )
+            via[ev["conn"]] = f"cli:{owner}" if owner else "cli"
+        timeline.append((ev["t"], i, ev))
+    timeline.sort(key=lambda x: (x[0], x[1]))
+    steps: list[dict] = []
+    for t, _, ev in timeline:
+        step: dict[str, Any] = {"t": round(t - t0, 3)}
+        if "cli_run" in ev:
+            run = ev["cli_run"]
+            step["k"] = ev["k"]
+            step["cli_run"] = norm.value(
+                {
+                    "argv": run.get("argv", []),
+                    "env": run.get("env", {}),
+                    "env_keys": run.get("env_keys", []),
+                    "exit": run.get("exit"),
+                    "stdout": cli_stream(run.get("stdout", "")),
+                    "stderr": cli_stream(run.get("stderr", "")),
+                }
+            )
+            steps.append(step)
+            continue
+        cid = ev.get("conn")
+        step["conn"] = cid
+        if cid in via:
+            step["via"] = via[cid]
+        if "unreachable" in ev:
+            step["close"] = "upstream"
+            step["unreachable"] = ev["unreachable"]
+        elif "send" in ev or "recv" in ev:
+            d = "send" if "send" in ev else "recv"
+            step[d] = norm.value(parse_line(ev[d]))
+            if ev.get("partial"):
+                step["partial"] = True
+        elif "close" in ev:
+            step["close"] = ev["close"]
+            if ev.get("upstream_down"):
+                step["upstream_down"] = True
+        else:
+            continue
+        steps.append(step)
+    _mark_polls(steps)
+    version = meta.get("herdr_version")
+    prov = {
+        "source": "recorded",
+        "herdr_version": version,
+        "protocol": meta.get("protocol"),
+        "recorded_from": meta.get("upstream"),
+        "recorded_at": meta.get("started_at"),
+        "recorder": meta.get("recorder"),
+        "time_scale": meta.get("time_scale", 1.0),
+        "last_validated": meta.get("last_validated"),
+    }
+    return Cassette(
+        name=name or meta.get("name") or path.stem,
+        steps=steps,
+        source=meta.get("source")
+        or f"recorded through simherdr record from {meta.get('upstream')}",
+        profiles=[version] if version else [],
+        provenance=prov,
+        normalization={**normalize.describe(), "refs": norm.refs},
+        file=path.name,
+    )
+
+
+def _mark_polls(steps: list[dict]) -> None:
+    """A CLI run that repeats one request (``agent start`` polls until the agent is ready,
+    CLI.md) polls at the speed of its machine: every repeat but the last is marked ``poll``
+    (replay skips it), the last ``until`` (replay repeats it until it answers the same)."""
+    sends: dict[Any, tuple[str, Any]] = {}
+    for s in steps:
+        if "send" in s and isinstance(s.get("via"), str) and s["via"].startswith("cli:"):
+            sends.setdefault(s["conn"], (s["via"], json.dumps(s["send"], sort_keys=True)))
+    conns = list(sends)
+    polls, last = set(), set()
+    for a, b in itertools.pairwise(conns):
+        if sends[a] == sends[b]:
+            polls.add(a)
+            last.discard(a)
+            last.add(b)
+    for s in steps:
+        if s.get("conn") in polls:
+            s["poll"] = True
+        elif s.get("conn") in last and "send" in s:
+            s["until"] = True
+
+
+def cli_stream(text: str) -> Any:
+    """A CLI stream that is one JSON envelope is kept as JSON (compared by value)."""
+    stripped = text.strip()
+    if stripped.startswith("{") and text.count("\n") <= 1:
+        try:
+            return {"json": json.loads(stripped), "newline": text.endswith("\n")}
+        except json.JSONDecodeError:
+            pass
+    return text
+
+
+def start_meta(
+    upstream: str, name: str, info: dict, cli_journal: str | None, time_scale: float = 1.0
+) -> dict:
+    from .. import __version__ as simherdr_version
+
+    return {
+        "name": name,
+        "upstream": upstream,
+        "herdr_version": info.get("version"),
+        "protocol": info.get("protocol"),
+        "started_at": now(),
+        "recorder": f"simherdr {simherdr_version}",
+        "cli_journal": cli_journal,
+        "time_scale": time_scale,
+        # a recording made against a simherdr is not a validation against a real herdr
+        "last_validated": None,
+    }

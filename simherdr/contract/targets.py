@@ -1,0 +1,224 @@
+"""Where a corpus is replayed: ``inprocess`` | ``socket`` | ``stub`` | ``real``.
+
+- ``inprocess``: a :class:`simherdr.testing.Harness` on a virtual clock (no socket; a stream
+  such as ``events.subscribe`` needs a socket target);
+- ``socket``: a simherdr socket server in a thread, or any herdr-compatible socket given;
+- ``stub``: the same server, with the CLI steps run through the stand-in ``herdr`` binary
+  (:mod:`simherdr.stub`);
+- ``real``: a running herdr (its socket, and its binary for CLI steps when given).
+
+Each target opens :class:`Conn` objects that speak lines; herdr answers one request per
+connection and then closes (or streams).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Protocol
+
+TARGETS = ("inprocess", "socket", "stub", "real")
+
+
+class Unsupported(RuntimeError):
+    """This target cannot replay this step (the reason is shown as a skip)."""
+
+
+class Conn(Protocol):
+    def send(self, line: bytes) -> None: ...
+    def recv_line(self, timeout: float) -> bytes | None: ...  # None: closed
+    def shutdown_write(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class SocketConn:
+    def __init__(self, path: str, timeout: float = 10.0):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b""
+        self.eof = False
+
+    def send(self, line: bytes) -> None:
+        self.sock.sendall(line)
+
+    def recv_line(self, timeout: float) -> bytes | None:
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buf and not self.eof:
+            try:
+                chunk = self.sock.recv(65536)
+            except TimeoutError:
+                raise TimeoutError(f"no reply line within {timeout:g}s") from None
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.eof = True
+            self.buf += chunk
+        if b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            return line
+        if self.buf:
+            line, self.buf = self.buf, b""
+            return line
+        return None
+
+    def shutdown_write(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class HarnessConn:
+    """One in-process "connection": the request's reply, then the end of the connection."""
+
+    def __init__(self, harness):
+        self.h = harness
+        self.out: deque[bytes] = deque()
+        self.sent = False
+
+    def send(self, line: bytes) -> None:
+        from ..wire import decode_request
+
+        if self.sent:
+            return  # herdr reads one request per connection
+        self.sent = True
+        text = line.decode("utf-8", errors="replace").strip()
+        try:
+            obj = decode_request(text)
+        except (ValueError, RecursionError) as e:
+            reply = {
+                "id": "",
+                "error": {"code": "invalid_request", "message": f"invalid request: {e}"},
+            }
+        else:
+            method = obj.get("method") if isinstance(obj, dict) else None
+            mdef = self.h.sim.methods.get(method) if isinstance(method, str) else None
+            if mdef is not None and mdef.kind == "stream":
+                raise Unsupported(f"{method} streams: replay it on a socket target")
+            reply = self.h.request(obj)
+        if reply is not None:
+            self.out.append(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode())
+
+    def recv_line(self, timeout: float) -> bytes | None:
+        return self.out.popleft() if self.out else None
+
+    def shutdown_write(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class Target:
+    """One replay target for one cassette run (fresh state: a cassette starts from scratch)."""
+
+    kind: str
+    version: str
+    socket_path: str | None = None
+    herdr_bin: str | None = None
+    harness: object | None = None
+    time_scale: float = 1.0  # simulated seconds per wall second (a simherdr serve --time-scale)
+    workdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="simherdr-verify-"))
+    _stop: list = field(default_factory=list)
+    _start: float | None = None
+
+    def pace_to(self, offset: float) -> None:
+        """Let ``offset`` recorded (wall) seconds pass since the first call: a real sleep on a
+        socket, simulated time (scaled) in process."""
+        import time
+
+        if self.harness is not None:
+            clock = self.harness.clock  # type: ignore[attr-defined]
+            if self._start is None:
+                self._start = clock.now()
+            due = self._start + offset * self.time_scale
+            if clock.now() < due:
+                self.harness.advance(due - clock.now())  # type: ignore[attr-defined]
+            return
+        if self._start is None:
+            self._start = time.monotonic() - offset
+        wait = self._start + offset - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+
+    def connect(self, timeout: float = 10.0) -> Conn:
+        if self.harness is not None:
+            return HarnessConn(self.harness)
+        assert self.socket_path
+        return SocketConn(self.socket_path, timeout)
+
+    @property
+    def runs_cli(self) -> bool:
+        return self.herdr_bin is not None
+
+    def fresh_dir(self, like: str | None = None) -> str:
+        """A new directory; named like the recorded one (herdr labels a workspace after its
+        cwd's basename, so the basename is part of the conversation)."""
+        d = tempfile.mkdtemp(prefix="t", dir=self.workdir)
+        if like:
+            d = os.path.join(d, os.path.basename(like.rstrip("/")) or "d")
+            os.makedirs(d, exist_ok=True)
+        return d
+
+    def close(self) -> None:
+        for fn in reversed(self._stop):
+            fn()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _config(workdir: str):
+    from ..simulator import Config
+
+    home = os.path.join(workdir, "home")
+    cwd = os.path.join(workdir, "server-cwd")
+    os.makedirs(home)
+    os.makedirs(cwd)
+    return Config(home=home, server_cwd=cwd)
+
+
+def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.0) -> Target:
+    """A fresh simherdr answering as ``version`` (inprocess, socket or stub); ``time_scale``:
+    the recording upstream's (``simherdr serve --time-scale``), so paced replay matches it."""
+    t = Target(kind, version, time_scale=time_scale)
+    cfg = config if config is not None else _config(t.workdir)
+    if kind == "inprocess":
+        from ..testing import Harness
+
+        h = Harness(version, config=cfg, auto_advance=True)
+        t.harness = h
+        t._stop.append(h.close)
+        return t
+    from ..clock import ScaledClock
+    from ..testing import ThreadServer
+
+    srv = ThreadServer(
+        version, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
+    )
+    t.socket_path = srv.path
+    t._stop.append(srv.stop)
+    if kind == "stub":
+        from ..stub.install import write_stub
+
+        t.herdr_bin = write_stub(os.path.join(t.workdir, "bin"), herdr_version=version)
+    return t
+
+
+def ping_version(path: str, timeout: float = 5.0) -> str:
+    from .recorder import upstream_version
+
+    return str(upstream_version(path, timeout)["version"])
+
+
+def external_target(kind: str, socket_path: str, herdr_bin: str | None = None) -> Target:
+    """A running herdr (or simherdr) at ``socket_path``; it keeps its state between cassettes."""
+    return Target(kind, ping_version(socket_path), socket_path=socket_path, herdr_bin=herdr_bin)

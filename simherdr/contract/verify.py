@@ -1,0 +1,482 @@
+"""Replay a corpus against a target and report every miss.
+
+The report follows vcrpy's "cannot find a match" report: for each mismatch the step, the JSON
+path, the expected and the actual value, and the recorded reply closest to what came back
+(with how many differences it has), so a reader sees at once whether the target answered
+*something else the cassette knows* or something new.
+
+Version binding: a recorded cassette replays only against the herdr version that answered it
+(``provenance.herdr_version``); an authored one against the versions in its ``profiles``.
+``profile=`` (``--profile``) replays simherdr on a chosen profile instead; ``any_version``
+(``--any-version``) replays on an external target whatever version it answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import normalize
+from .cassette import Cassette, now
+from .journal import cli_stream, parse_line
+from .match import Mismatch, check_authored_cli, check_envelope, compare, substitute
+from .targets import Target, Unsupported
+
+Validator = Callable[[dict], None]
+TargetFactory = Callable[[str], Target]  # version -> a fresh target
+
+
+@dataclass
+class Miss:
+    step: int
+    where: str
+    path: str
+    expected: Any
+    actual: Any
+    closest: tuple[int, int, Any] | None = None  # (step, differences, recorded reply)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"step {self.step} ({self.where}): {Mismatch(self.path, self.expected, self.actual)}"
+        ]
+        if self.closest is not None:
+            s, n, rec = self.closest
+            what = "identical" if n == 0 else f"{n} difference{'s' if n != 1 else ''}"
+            out.append(f"    closest recorded reply: step {s} ({what}): {_short(rec)}")
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "step": self.step,
+            "where": self.where,
+            "path": self.path,
+            "expected": self.expected,
+            "actual": self.actual,
+            "closest": None
+            if self.closest is None
+            else {
+                "step": self.closest[0],
+                "differences": self.closest[1],
+                "reply": self.closest[2],
+            },
+        }
+
+
+def leaves(v: Any, path: str = "$") -> set[tuple[str, str]]:
+    """Every leaf as (path, JSON value): the closest reply is the one sharing the most."""
+    if isinstance(v, dict):
+        return (
+            set().union(*(leaves(x, f"{path}.{k}") for k, x in v.items())) if v else {(path, "{}")}
+        )
+    if isinstance(v, list):
+        return (
+            set().union(*(leaves(x, f"{path}[{i}]") for i, x in enumerate(v)))
+            if v
+            else {(path, "[]")}
+        )
+    return {(path, json.dumps(v, sort_keys=True))}
+
+
+def _short(v: Any, limit: int = 240) -> str:
+    s = json.dumps(v, ensure_ascii=False, sort_keys=True)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+@dataclass
+class Result:
+    cassette: Cassette
+    target: str
+    version: str
+    status: str = "pass"  # pass | fail | skip
+    reason: str = ""
+    misses: list[Miss] = field(default_factory=list)
+    skipped_steps: list[str] = field(default_factory=list)
+    steps_run: int = 0
+
+    def report(self) -> str:
+        head = f"{self.status.upper()} {self.cassette.file or self.cassette.name} [{self.version} on {self.target}]"
+        if self.status == "skip":
+            return f"{head}: {self.reason}"
+        lines = [head + f" ({self.steps_run} steps)"]
+        for m in self.misses:
+            lines += ["  " + line for line in m.lines()]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {
+            "cassette": self.cassette.file or self.cassette.name,
+            "target": self.target,
+            "version": self.version,
+            "status": self.status,
+            "reason": self.reason,
+            "steps_run": self.steps_run,
+            "skipped_steps": self.skipped_steps,
+            "misses": [m.to_json() for m in self.misses],
+        }
+
+
+def _where(step: dict) -> str:
+    if "cli_run" in step:
+        return "herdr " + " ".join(map(str, step["cli_run"].get("argv", [])))
+    if "conn" in step:
+        return f"conn {step['conn']}"
+    return str(step.get("method") or "herdr " + " ".join(step.get("cli", [])))
+
+
+def versions_for(c: Cassette, known: set[str], profile: str | None) -> tuple[list[str], str]:
+    """The simherdr profiles a cassette replays on, or [] and why not."""
+    if profile is not None:
+        return [profile], ""
+    if c.recorded:
+        v = c.version
+        if v in known:
+            return [v], ""
+        return (
+            [],
+            f"recorded on herdr {v}; simherdr has no such profile (--profile to replay anyway)",
+        )
+    return [p for p in c.profiles if p in known], ""
+
+
+def bound_to(c: Cassette, version: str) -> str:
+    """Why an external target answering ``version`` does not replay ``c`` ('' if it does)."""
+    wanted = [c.version] if c.recorded else c.profiles
+    if wanted and version not in wanted:
+        return f"recorded for herdr {', '.join(map(str, wanted))}; the target answers {version} (--any-version to replay anyway)"
+    return ""
+
+
+class Replay:
+    """One cassette against one target."""
+
+    def __init__(
+        self,
+        c: Cassette,
+        target: Target,
+        validator: Validator | None = None,
+        timeout: float = 10.0,
+        pace: bool = True,
+    ):
+        """``pace``: send each recorded request no earlier than its recorded time (what the
+        upstream did in between, timers and agents starting, happens again)."""
+        self.pace = pace
+        self.c = c
+        self.t = target
+        self.validator = validator
+        self.timeout = timeout
+        self.norm = normalize.Normalizer()
+        self.refs = c.refs
+        self.conns: dict[Any, Any] = {}
+        self.methods: dict[Any, str] = {}  # conn -> the method its request named
+        self.client_closed: set[Any] = set()
+        self.until: dict[Any, bytes] = {}  # conns that repeat until they match (CLI polls)
+        self.stalled: set[Any] = set()  # conns that timed out: later lines are not awaited
+        self.recorded_replies = [(i, s["recv"]) for i, s in enumerate(c.steps) if "recv" in s]
+        self.res = Result(c, target.kind, target.version)
+
+    def miss(
+        self, i: int, step: dict, path: str, expected: Any, actual: Any, reply: Any = None
+    ) -> None:
+        """``reply``: the whole (normalized) reply, when the closest recorded one is wanted."""
+        near = self._closest(reply) if reply is not None else None
+        where = _where(step)
+        method = self.methods.get(step.get("conn"))
+        if "conn" in step and method:
+            where += f", {method}"
+        self.res.misses.append(Miss(i + 1, where, path, expected, actual, near))
+
+    def _closest(self, actual: Any) -> tuple[int, int, Any] | None:
+        best = None
+        have = leaves(actual)
+        for i, rec in self.recorded_replies:
+            n = len({path for path, _ in have ^ leaves(rec)})
+            if best is None or n < best[1]:
+                best = (i + 1, n, rec)
+        return best
+
+    def run(self) -> Result:
+        try:
+            for i, step in enumerate(self.c.steps):
+                try:
+                    if "cli_run" in step:
+                        self._cli_run(i, step)
+                    elif "conn" in step:
+                        self._wire(i, step)
+                    else:
+                        self._authored(i, step)
+                except Unsupported as e:
+                    self.res.status = "skip"
+                    self.res.reason = str(e)
+                    return self.res
+                except (TimeoutError, OSError) as e:
+                    self.miss(i, step, "$", "a reply", f"<{type(e).__name__}: {e}>")
+        finally:
+            for conn in self.conns.values():
+                conn.close()
+        if self.res.misses:
+            self.res.status = "fail"
+        return self.res
+
+    # --- recorded socket traffic -----------------------------------------------------------
+
+    def _wire(self, i: int, step: dict) -> None:
+        via = step.get("via")
+        if via and self.t.runs_cli and via != "cli":
+            return  # the CLI step replays this connection itself
+        if step.get("poll"):
+            return  # a repeat of a CLI poll: the last one (``until``) stands for them all
+        if step.get("unreachable") or step.get("upstream_down"):
+            self.res.skipped_steps.append(f"step {i + 1}: the upstream was down when recorded")
+            return
+        cid = step["conn"]
+        self.res.steps_run += 1
+        if "send" in step:
+            if self.pace and isinstance(step.get("t"), int | float):
+                self.t.pace_to(float(step["t"]))
+            conn = self.conns.get(cid)
+            if conn is None:
+                conn = self.conns[cid] = self.t.connect(self.timeout)
+            sent = step["send"]
+            if isinstance(sent.get("method"), str):
+                self.methods[cid] = sent["method"]
+            if set(sent) == {"raw"}:
+                line = self.norm.restore(sent["raw"], self.refs, self._fresh).encode(
+                    "utf-8", "surrogateescape"
+                )
+            else:
+                obj = self.norm.restore(sent, self.refs, self._fresh)
+                line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+            if not step.get("partial"):
+                line += b"\n"
+            conn.send(line)
+            if step.get("until"):
+                self.until[cid] = line
+            return
+        conn = self.conns.get(cid)
+        if "recv" in step and cid in self.client_closed:
+            # the upstream's line raced the client's close: the client never read it, and a
+            # target that notices the close sooner never sends it (CHOICE: not compared)
+            return
+        if "recv" in step:
+            if cid in self.stalled:
+                self.miss(i, step, "$", step["recv"], "<no line: the connection stalled earlier>")
+                return
+            try:
+                got = conn.recv_line(self.timeout) if conn is not None else None
+            except TimeoutError:
+                self.stalled.add(cid)
+                raise
+            if got is None:
+                self.miss(i, step, "$", step["recv"], "<connection closed>")
+                return
+            actual = parse_line(got.decode("utf-8", errors="surrogateescape"))
+            if self.validator is not None and "raw" not in actual:
+                self.validator(actual)
+            normalized = self.norm.value(actual)
+            problems = compare(step["recv"], normalized, patterns=False)
+            if problems and cid in self.until:
+                problems, normalized = self._repeat(cid, step["recv"])
+            for p in problems:
+                self.miss(
+                    i, step, p.path, p.expected, p.actual, normalized if p is problems[0] else None
+                )
+            return
+        if step.get("close") == "client":
+            if conn is None:
+                conn = self.conns[cid] = self.t.connect(self.timeout)
+            conn.shutdown_write()
+            self.client_closed.add(cid)
+        elif step.get("close") == "upstream" and conn is not None and cid not in self.stalled:
+            extra = conn.recv_line(self.timeout)
+            while extra is not None and cid in self.client_closed:
+                extra = conn.recv_line(self.timeout)
+            if extra is not None:
+                actual = self.norm.value(
+                    parse_line(extra.decode("utf-8", errors="surrogateescape"))
+                )
+                self.miss(i, step, "$", "<connection closed>", actual, actual)
+
+    def _repeat(self, cid: Any, expected: Any) -> tuple[list[Mismatch], Any]:
+        """Poll as the CLI did: the same request again, until it answers as recorded."""
+        import time
+
+        deadline = time.monotonic() + self.timeout
+        while True:
+            time.sleep(0.1)
+            self.conns[cid].close()
+            conn = self.conns[cid] = self.t.connect(self.timeout)
+            conn.send(self.until[cid])
+            got = conn.recv_line(self.timeout)
+            actual = (
+                self.norm.value(parse_line(got.decode("utf-8", "surrogateescape"))) if got else None
+            )
+            problems = compare(expected, actual, patterns=False)
+            if not problems or time.monotonic() > deadline:
+                return problems, actual
+
+    def _fresh(self, like: str) -> str:
+        return self.t.fresh_dir(like)
+
+    # --- recorded CLI runs ---------------------------------------------------------------
+
+    def _cli_run(self, i: int, step: dict) -> None:
+        if not self.t.runs_cli:
+            self.res.skipped_steps.append(
+                f"step {i + 1}: a CLI run (its socket calls are replayed)"
+            )
+            return
+        self.res.steps_run += 1
+        run = step["cli_run"]
+        argv = self.norm.restore(run.get("argv", []), self.refs, self._fresh)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+        env.update(
+            {
+                k: str(v)
+                for k, v in self.norm.restore(run.get("env", {}), self.refs, self._fresh).items()
+            }
+        )
+        env["HERDR_SOCKET_PATH"] = str(self.t.socket_path)
+        assert self.t.herdr_bin
+        p = subprocess.run([self.t.herdr_bin, *argv], env=env, capture_output=True, timeout=60)
+        actual = self.norm.value(
+            {
+                "exit": p.returncode,
+                "stdout": cli_stream(p.stdout.decode("utf-8", "surrogateescape")),
+                "stderr": cli_stream(p.stderr.decode("utf-8", "surrogateescape")),
+            }
+        )
+        expected = {k: run.get(k) for k in ("exit", "stdout", "stderr")}
+        for p_ in compare(expected, actual, patterns=False):
+            self.miss(i, step, p_.path, p_.expected, p_.actual)
+
+    # --- hand-written steps ----------------------------------------------------------------
+
+    def _authored(self, i: int, step: dict) -> None:
+        ctx = self._ctx()
+        if self.t.runs_cli:
+            if "cli" not in step:
+                return
+            self.res.steps_run += 1
+            env = {k: v for k, v in os.environ.items() if k != "HERDR_SESSION"}
+            env["HERDR_SOCKET_PATH"] = str(self.t.socket_path)
+            assert self.t.herdr_bin
+            argv = [self.t.herdr_bin, *substitute(step["cli"], ctx)]
+            p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+            for stream in (p.stdout, p.stderr):
+                if stream.startswith("{") and self.validator is not None:
+                    self.validator(json.loads(stream))
+            for m in check_authored_cli(step, p.returncode, p.stdout, p.stderr, ctx):
+                self.miss(i, step, m.path, m.expected, m.actual)
+            return
+        if "usage" in step["expect"]:
+            return
+        self.res.steps_run += 1
+        obj = (
+            substitute(step["request"], ctx)
+            if "request" in step
+            else {
+                "id": "contract",
+                "method": step["method"],
+                "params": substitute(step["params"], ctx),
+            }
+        )
+        conn = self.t.connect(self.timeout)
+        try:
+            conn.send(json.dumps(obj, ensure_ascii=False).encode() + b"\n")
+            got = conn.recv_line(self.timeout)
+        finally:
+            conn.close()
+        if got is None:
+            self.miss(i, step, "$", step["expect"], "<connection closed>")
+            return
+        reply = json.loads(got)
+        if self.validator is not None:
+            self.validator(reply)
+        for m in check_envelope(step["expect"], reply, ctx):
+            self.miss(i, step, m.path, m.expected, m.actual)
+
+    def _ctx(self) -> dict:
+        if not hasattr(self, "_context"):
+            self._context = {"tmp": self.t.fresh_dir("work"), "version": self.t.version}
+        return self._context
+
+
+def run_cassette(
+    c: Cassette,
+    target: Target,
+    validator: Validator | None = None,
+    timeout: float = 10.0,
+    pace: bool = True,
+) -> Result:
+    return Replay(c, target, validator, timeout, pace).run()
+
+
+def time_scale(c: Cassette) -> float:
+    """The recording upstream's time scale (provenance; 1 for a real herdr)."""
+    v = c.provenance.get("time_scale")
+    return float(v) if isinstance(v, int | float) and v > 0 else 1.0
+
+
+def verify(
+    corpus: list[Cassette],
+    kind: str,
+    *,
+    profile: str | None = None,
+    socket_path: str | None = None,
+    herdr_bin: str | None = None,
+    any_version: bool = False,
+    validator: Validator | None = None,
+    timeout: float = 10.0,
+    pace: bool = True,
+) -> list[Result]:
+    """Replay every cassette; simherdr targets start fresh per cassette."""
+    from ..facts.profiles import PROFILES
+    from .targets import external_target, simherdr_target
+
+    results: list[Result] = []
+    if kind == "real" or socket_path is not None:
+        if socket_path is None:
+            raise ValueError("--target real needs --socket (the herdr socket to replay against)")
+        target = external_target(kind, socket_path, herdr_bin)
+        for c in corpus:
+            why = "" if any_version else bound_to(c, target.version)
+            if why:
+                results.append(Result(c, kind, target.version, "skip", why))
+                continue
+            results.append(run_cassette(c, target, validator, timeout, pace))
+        return results
+    for c in corpus:
+        versions, why = versions_for(c, set(PROFILES), profile)
+        if not versions:
+            results.append(
+                Result(c, kind, c.version or "?", "skip", why or "no profile to replay on")
+            )
+        for v in versions:
+            t = simherdr_target(kind, v, time_scale=time_scale(c))
+            try:
+                results.append(run_cassette(c, t, validator, timeout, pace))
+            finally:
+                t.close()
+    return results
+
+
+def stamp(results: list[Result], directory: str) -> int:
+    """LocalStack-style provenance: record in each passing cassette file when it was last
+    validated against a real herdr."""
+    from .cassette import from_json
+
+    n = 0
+    for r in results:
+        path = os.path.join(directory, r.cassette.file)
+        if r.status != "pass" or r.target != "real" or not path.endswith(".json"):
+            continue
+        c = from_json(json.loads(Path(path).read_text(encoding="utf-8")), r.cassette.file)
+        c.provenance["last_validated"] = {"herdr_version": r.version, "at": now(), "target": "real"}
+        c.dump(path)
+        n += 1
+    return n

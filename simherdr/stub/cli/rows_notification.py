@@ -1,0 +1,55 @@
+"""``herdr notification`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli/notification.rs``); loaded only by ``herdr notification ...`` calls."""
+
+_NOTIFICATION_USAGE = (
+    "usage: herdr notification show <title> [--body TEXT] "
+    "[--position top-left|top-right|bottom-left|bottom-right] [--sound none|done|request]"
+)
+
+
+def rows(v09):
+    return (
+        "herdr notification commands:",
+        [
+            {
+                "name": "show",
+                "pos": ("lead", "title"),
+                "lead_not": ("help", "--help", "-h"),
+                "flags": (
+                    ("--body", "body", "str"),
+                    (
+                        "--position",
+                        "position",
+                        "choice",
+                        (
+                            {
+                                "top-left": "top-left",
+                                "top-right": "top-right",
+                                "bottom-left": "bottom-left",
+                                "bottom-right": "bottom-right",
+                            },
+                            "invalid position: %s (expected top-left, top-right, bottom-left, or bottom-right)",
+                        ),
+                    ),
+                    (
+                        "--sound",
+                        "sound",
+                        "choice",
+                        (
+                            {"none": None, "done": "done", "request": "request"},
+                            "invalid sound: %s (expected none, done, or request)",
+                        ),
+                    ),
+                ),
+                # `sound` is skipped when none (NotificationShowSound::is_none).
+                "params": (
+                    ("title", "req"),
+                    ("body", "opt"),
+                    ("position", "opt"),
+                    ("sound", "opt"),
+                ),
+                "usage": _NOTIFICATION_USAGE,
+                "lines": ("  " + _NOTIFICATION_USAGE[len("usage: ") :],),
+            }
+        ],
+        (),
+    )

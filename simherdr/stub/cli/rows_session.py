@@ -1,0 +1,18 @@
+"""``herdr session`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli.rs``); loaded only by ``herdr session ...`` calls."""
+
+
+def rows(v09):
+    """src/cli.rs print_session_help (same in 0.9.3)."""
+    return (
+        "herdr session commands:",
+        [
+            {"name": verb, "mod": "sessions", "lines": (line,)}
+            for verb, line in (
+                ("list", "  herdr session list [--json]"),
+                ("attach", "  herdr session attach <name>"),
+                ("stop", "  herdr session stop <name> [--json]"),
+                ("delete", "  herdr session delete <name> [--json]"),
+            )
+        ],
+        ("  use 'default' as <name> to target the default session for stop",),
+    )

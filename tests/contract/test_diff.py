@@ -1,0 +1,131 @@
+"""``contract diff``: the 0.8.2 and 0.9.3 corpora differ by VERSIONS.md's deltas, nothing else."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from simherdr.contract import diff as D
+from simherdr.contract.cassette import from_json
+from simherdr.contract.corpus import load_corpus
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def test_082_vs_093_lists_the_versions_deltas_and_nothing_unexplained():
+    r = D.diff_corpora(load_corpus(CORPUS / "0.8.2"), load_corpus(CORPUS / "0.9.3"))
+    unexplained = [d for d in r["differences"] if d["explained_by"] is None]
+    assert not unexplained, json.dumps(unexplained, indent=1)
+    rows = {d["explained_by"] for d in r["differences"]}
+    # what the corpus exercises today (simherdr's 0.9.3 profile; VERSIONS.md §5)
+    for row in (1, 2, 5, 6, 7, 9, 10, 13, 14, 15, 16):
+        assert f"VERSIONS.md §5 row {row}" in rows, row
+    cats = {d["category"] for d in r["differences"]}
+    assert {"fields added", "error codes", "error messages", "exit codes", "CLI usage"} <= cats
+    assert {"event order", "requests", "values", "steps"} <= cats
+    every = [d for d in r["differences"] if d["step_a"] is None and d["step_b"] is None]
+    assert not every, "each difference names the step that shows it"
+
+
+def test_the_same_release_recorded_twice_has_no_differences():
+    a = load_corpus(CORPUS / "0.8.2")
+    assert D.diff_corpora(a, a)["differences"] == []
+
+
+def _cassette(steps):
+    return from_json(
+        {"name": "x", "provenance": {"herdr_version": "0.8.2"}, "steps": steps}, "x.json"
+    )
+
+
+def test_categories_and_markdown_json_reports(tmp_path):
+    send = {"id": "1", "method": "pane.get", "params": {"pane_id": "<pane:1>"}}
+    a = _cassette(
+        [
+            {"conn": 1, "send": send},
+            {
+                "conn": 1,
+                "recv": {
+                    "id": "1",
+                    "result": {
+                        "type": "pane_info",
+                        "pane": {"n": 1, "gone": True, "agent_status": "idle"},
+                    },
+                },
+            },
+        ]
+    )
+    b = _cassette(
+        [
+            {"conn": 1, "send": send},
+            {
+                "conn": 1,
+                "recv": {
+                    "id": "1",
+                    "result": {
+                        "type": "pane_info",
+                        "pane": {"n": "1", "new": 2, "agent_status": "busy"},
+                    },
+                },
+            },
+        ]
+    )
+    c = _cassette(
+        [
+            {"conn": 1, "send": send},
+            {"conn": 1, "recv": {"id": "1", "error": {"code": "pane_not_found", "message": "m"}}},
+        ]
+    )
+    got = {(d.category, d.path) for d in D.diff_pair(a, b, "x")}
+    assert got == {
+        ("type changes", "$.result.pane.n"),
+        ("fields removed", "$.result.pane.gone"),
+        ("fields added", "$.result.pane.new"),
+        ("enum values", "$.result.pane.agent_status"),
+    }
+    [swap] = D.diff_pair(a, c, "x")
+    assert (swap.category, swap.a, swap.b, swap.step_a) == (
+        "error codes",
+        "result pane_info",
+        "pane_not_found",
+        2,
+    )
+    for name, cas in (("a", a), ("b", b)):
+        (tmp_path / name).mkdir()
+        cas.dump(tmp_path / name / "x.json")
+    md = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simherdr",
+            "contract",
+            "diff",
+            str(tmp_path / "a"),
+            str(tmp_path / "b"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        md.returncode == 0
+        and "## type changes" in md.stdout
+        and "| x | 2 → 2 | pane.get |" in md.stdout
+    )
+    js = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simherdr",
+            "contract",
+            "diff",
+            str(tmp_path / "a"),
+            str(tmp_path / "b"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert len(json.loads(js.stdout)["differences"]) == 4

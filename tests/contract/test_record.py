@@ -1,0 +1,190 @@
+"""The recording proxy: relays byte for byte, records conversations that replay, survives
+clients and upstreams that go away mid-stream."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+
+from simherdr.contract import verify as V
+from simherdr.contract.corpus import load_corpus
+from simherdr.contract.recorder import ThreadRecorder
+from simherdr.contract.targets import external_target, simherdr_target
+from simherdr.testing import ThreadServer
+from tests import herdr_reference as ref
+from tests.core.socketclient import Subscription, raw
+
+
+def call(path: str, method: str, params: dict, rid: str = "c") -> dict:
+    line = json.dumps({"id": rid, "method": method, "params": params}).encode() + b"\n"
+    return json.loads(raw(path, line))
+
+
+def client_session(path: str, work: str) -> list[bytes]:
+    """A small client: subscribe, create, split, read, fail; returns the raw replies."""
+    sub = Subscription(path, [{"type": "pane.created"}, {"type": "pane.closed"}])
+    assert sub.next()["result"]["type"] == "subscription_started"
+    out = [raw(path, b'{"id":"p","method":"ping","params":{}}\n')]
+    ws = call(path, "workspace.create", {"cwd": work, "focus": False})["result"]
+    p1 = ws["root_pane"]["pane_id"]
+    p2 = call(path, "pane.split", {"target_pane_id": p1, "direction": "right"})["result"]
+    assert sub.next()["event"] in ("pane_created", "pane.created")
+    out.append(
+        raw(
+            path,
+            json.dumps(
+                {"id": "g", "method": "pane.get", "params": {"pane_id": p2["pane"]["pane_id"]}}
+            ).encode()
+            + b"\n",
+        )
+    )
+    call(path, "pane.close", {"pane_id": p2["pane"]["pane_id"]})
+    sub.next()
+    out.append(raw(path, b'{"id":"x","method":"pane.get","params":{"pane_id":"w9:p9"}}\n'))
+    out.append(raw(path, b"not json\n"))
+    sub.close()
+    return out
+
+
+@pytest.fixture
+def upstream(version, config):
+    srv = ThreadServer(version, config=config)
+    yield srv
+    srv.stop()
+
+
+def test_proxy_relays_byte_for_byte_and_replay_reproduces_the_conversation(
+    upstream, version, tmp_path
+):
+    work = tmp_path / "client-work"
+    work.mkdir()
+    rec = ThreadRecorder(upstream.path, str(tmp_path / "proxy.sock"), tmp_path / "corpus", "s")
+    via_proxy = client_session(str(tmp_path / "proxy.sock"), str(work))
+    time.sleep(0.3)  # let the upstream end the subscription the client closed
+    cassette = rec.stop()
+    assert via_proxy[0].startswith(b'{"id":"p","result":{"type":"pong"')
+    assert cassette.version == version and cassette.provenance["source"] == "recorded"
+    refs = cassette.refs
+    assert refs["<pane:1>"] == "w1:p1" and refs["<tmp:1>"] == str(work)
+    sends = [s["send"] for s in cassette.steps if "send" in s]
+    assert {"raw": "not json"} in sends
+    # the stream is recorded: the ack and the events, on the subscription's connection
+    sub_conn = cassette.steps[0]["conn"]
+    recvs = [s["recv"] for s in cassette.steps if s.get("conn") == sub_conn and "recv" in s]
+    assert recvs[0]["result"]["type"] == "subscription_started"
+    assert [r["event"] for r in recvs[1:]] == ["pane_created", "pane_created", "pane_closed"]
+    # identity kept: the pane the split made is the one closed and then reported closed
+    text = json.dumps(cassette.steps)
+    assert "w1:p" not in text and "<pane:2>" in text
+    [loaded] = load_corpus(tmp_path / "corpus")
+    for kind in ("socket", "stub"):
+        check = lambda reply: ref.validate_reply(reply, version)
+        result = V.run_cassette(loaded, simherdr_target(kind, version), check)
+        assert result.status == "pass", (
+            result.report() + "\n" + "\n".join(json.dumps(s)[:160] for s in loaded.steps)
+        )
+    assert V.run_cassette(loaded, simherdr_target("inprocess", version)).status == "skip"
+
+
+def test_a_changed_upstream_is_caught_with_a_clear_miss_report(upstream, version, tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    rec = ThreadRecorder(upstream.path, str(tmp_path / "proxy.sock"), tmp_path / "corpus", "s")
+    client_session(str(tmp_path / "proxy.sock"), str(work))
+    cassette = rec.stop()
+
+    from simherdr.scenarios.faults import fault_from_spec
+
+    changed = ThreadServer(version)
+    try:
+        changed.run(
+            lambda sim: sim.faults.add(
+                fault_from_spec(
+                    {
+                        "type": "error",
+                        "method": "pane.get",
+                        "code": "pane_not_found",
+                        "params": {"pane_id": "w9:*"},
+                        "message": "gone",
+                    }
+                )
+            )
+        )
+        changed.run(
+            lambda sim: sim.faults.add(
+                fault_from_spec(
+                    {"type": "error", "method": "pane.split", "code": "server_unavailable"}
+                )
+            )
+        )
+        result = V.run_cassette(cassette, external_target("socket", changed.path), timeout=1.0)
+    finally:
+        changed.stop()
+    assert result.status == "fail"
+    report = result.report()
+    split = next(m for m in result.misses if m.path == "$.error" or m.path.startswith("$.result"))
+    assert "pane.split" in split.where
+    assert split.closest is not None
+    # the message change: step, path, expected, actual
+    msg = next(m for m in result.misses if m.path == "$.error.message")
+    assert msg.expected == "pane <pane:3> not found" and msg.actual == "gone"
+    assert (
+        f"step {msg.step} (conn" in report
+        and '$.error.message: expected "pane <pane:3> not found", got "gone"' in report
+    )
+    assert "closest recorded reply: step" in report
+
+
+def test_proxy_survives_a_client_that_disconnects_mid_stream(upstream, tmp_path):
+    proxy = str(tmp_path / "proxy.sock")
+    rec = ThreadRecorder(upstream.path, proxy, tmp_path / "corpus", "s")
+    sub = Subscription(proxy, [{"type": "workspace.created"}])
+    sub.next()
+    call(proxy, "workspace.create", {"focus": False})
+    sub.next()
+    sub.close()  # gone mid-stream
+    time.sleep(0.2)
+    assert call(proxy, "ping", {})["result"]["type"] == "pong"  # the proxy still relays
+    cassette = rec.stop()
+    sub_steps = [s for s in cassette.steps if s.get("conn") == 1]
+    assert [k for s in sub_steps for k in s if k in ("send", "recv", "close")] == [
+        "send",
+        "recv",
+        "recv",
+        "close",
+        "close",
+    ]
+    assert sub_steps[3]["close"] == "client"
+    assert V.run_cassette(cassette, simherdr_target("socket", cassette.version)).status == "pass"
+
+
+def test_proxy_survives_an_upstream_that_dies_and_the_recording_stays_readable(version, tmp_path):
+    srv = ThreadServer(version)
+    proxy = str(tmp_path / "proxy.sock")
+    rec = ThreadRecorder(srv.path, proxy, tmp_path / "corpus", "s")
+    sub = Subscription(proxy, [{"type": "workspace.created"}])
+    sub.next()
+    srv.stop()  # the upstream dies while a stream is open
+    assert sub.file.readline() == b""  # the client sees the end, as with herdr itself
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    s.connect(proxy)  # the proxy still accepts; the upstream is gone, so it closes at once
+    try:
+        s.sendall(b'{"id":"1","method":"ping","params":{}}\n')
+        assert s.recv(100) == b""
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # closed before the request was sent or read
+    s.close()
+    # readable before the proxy is stopped (a crash leaves the journal) ...
+    [mid] = load_corpus(tmp_path / "corpus")
+    assert mid.steps[0]["send"]["method"] == "events.subscribe"
+    cassette = rec.stop()
+    assert any(st.get("close") == "upstream" for st in cassette.steps)
+    assert any(st.get("unreachable") for st in cassette.steps)
+    # ... and after; replay skips what met a dead upstream and passes the rest
+    result = V.run_cassette(cassette, simherdr_target("socket", version))
+    assert result.status == "pass", result.report()
+    assert result.skipped_steps
