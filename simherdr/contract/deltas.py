@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Protocol
 
+from ..facts.methods import NEW_0_9
+
 
 @dataclass(frozen=True)
 class Delta:
@@ -30,23 +32,8 @@ class _Diff(Protocol):
 
 
 _V = "VERSIONS.md §5 row "
-# VERSIONS.md §5 row 16: the methods 0.9.3 adds.
-NEW_093_METHODS = (
-    "server.ssh_agent.register",
-    "product_announcement.dismiss",
-    "release_notes.dismiss",
-    "command.invoke",
-    "client_shell.surface.set",
-    "pane.scroll",
-    "pane.clear",
-    "pane.edit_scrollback",
-    "pane.selection.read",
-    "pane.copy_motion",
-    "pane.copy_search",
-    "pane.link.activate",
-    "pane.link.resolve",
-    "integration.list",
-)
+# VERSIONS.md §5 row 16: the methods 0.9.3 adds (the one list: facts/methods.py).
+NEW_093_METHODS = tuple(sorted(NEW_0_9))
 
 V082_V093: tuple[Delta, ...] = (
     Delta(
