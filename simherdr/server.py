@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import os
 import socket
 import struct
@@ -33,6 +34,8 @@ from .unixsocket import (  # noqa: F401  (re-exported: callers import them from 
     take_path,
 )
 from .wire import DuplicateField, decode_request, encode
+
+log = logging.getLogger("simherdr.server")
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
@@ -265,6 +268,11 @@ class Server:
             await mdef.fn(self.sim, p, rid, conn)
         except E.HerdrError as e:
             return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+        except Exception as e:  # a simulator bug: one internal_error line, then the stream ends
+            # CHOICE(stream-internal-error): herdr has no such path; like a set-up error, the
+            # subscriber gets one error line (with its id) instead of a silently dropped stream.
+            log.exception("stream %s failed", mdef.name)
+            return {"id": rid, "error": E.internal_error(type(e).__name__).body()}
         return None
 
     def _undecodable(self, e: Exception) -> dict:

@@ -89,3 +89,31 @@ def test_a_failing_handler_answers_internal_error_and_publishes_nothing(h, tmp_p
     h.validator(reply)
     assert h.ok("session.snapshot") == before
     assert len(list(h.sim.hub.after(0))) == published  # the failed change's event was dropped
+
+
+def test_a_failing_stream_answers_internal_error_with_its_id(config, monkeypatch):
+    """A subscription whose handler fails unexpectedly writes one internal_error line with the
+    request id and ends, instead of dropping the connection silently."""
+    from simherdr.handlers import registry
+
+    async def broken(sim, p, rid, conn):
+        raise KeyError("a simulator bug")
+
+    with ThreadServer("0.9.3", config=config) as srv:
+        real = srv.sim.methods["events.subscribe"]
+        monkeypatch.setitem(
+            registry.REGISTRY, "events.subscribe", MethodDef(real.name, real.spec, broken, "stream")
+        )
+        line = json.dumps(
+            {
+                "id": "sub",
+                "method": "events.subscribe",
+                "params": {"subscriptions": [{"type": "pane.created"}]},
+            }
+        ).encode()
+        out = raw(srv.path, line + b"\n", timeout=10)
+    reply = json.loads(out)
+    assert reply == {
+        "id": "sub",
+        "error": {"code": "internal_error", "message": "internal error: KeyError"},
+    }
