@@ -43,9 +43,6 @@ def normalize_process_name(name: str) -> str:
     return base.translate(_ASCII_LOWER)
 
 
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-
-
 UNSUPPORTED_KIND_MESSAGE = "unsupported interactive agent kind {kind}"
 
 # (canonical label, executable on unix, accepted aliases), in herdr's Agent::ALL order.

@@ -4,8 +4,11 @@ from .table import _FORMAT, _LINES, _SOURCE
 
 
 def rows(v09):
-    from simherdr.facts.kinds import KIND_NAMES
+    from simherdr.facts.kinds import kind_names_in
 
+    # "kinds: {spec::agent_kind_values()}" is Agent::ALL of the version (src/cli/agent.rs
+    # print_agent_help): 0.9 adds letta and muse (facts.kinds KIND_TABLES).
+    kinds = kind_names_in("0.9.3" if v09 else "0.8.2")
     return (
         "herdr agent commands:",
         [
@@ -97,7 +100,7 @@ def rows(v09):
         ],
         (
             "  targets accept unique agent names and pane ids that currently host agents",
-            "  kinds: " + "|".join(KIND_NAMES),
+            "  kinds: " + "|".join(kinds),
         ),
     )
 

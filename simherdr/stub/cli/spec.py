@@ -79,11 +79,11 @@ def _text_ansi():
 
 def tree(v09):
     """The root command of this version's clap tree."""
-    from simherdr.facts.kinds import KIND_NAMES
+    from simherdr.facts.kinds import kind_names_in
 
     from .integration import LETTA, TARGETS
 
-    agent_kinds = list(KIND_NAMES)
+    agent_kinds = list(kind_names_in("0.9.3" if v09 else "0.8.2"))  # spec.rs agent_kind_values
     # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
     targets = [t.label for t in TARGETS] + ([LETTA.label] if v09 else [])
     trust = [flag("trust-repository")] if v09 else []
