@@ -5,11 +5,13 @@ benchmark as ``python -m benchmarks._echo PATH``."""
 import asyncio
 import sys
 
+REPLY: bytes | None = None  # set: answer every line with this instead (benchmarks._floor_serve)
+
 
 async def handle(reader, writer):
     try:
         line = await reader.readuntil(b"\n")
-        writer.write(line)
+        writer.write(line if REPLY is None else REPLY)
         await writer.drain()
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         pass
