@@ -26,7 +26,7 @@ from ..model import shellwords
 from ..model import status as ST
 from ..model import terminal as T
 from ..model import views as V
-from ..model.seams import RealForeground
+from ..model.seams import ForegroundJob, RealForeground
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
 
@@ -118,7 +118,7 @@ class AgentLayer:
         occ = self._occupants.get(pane.terminal_id)
         return occ if occ is not None and occ.alive else None
 
-    def foreground(self, pane) -> Occupant | None:
+    def foreground(self, pane) -> Occupant | ForegroundJob | None:
         occ = self.occupant(pane)
         backend = self.sim.backend
         if occ is None and isinstance(backend, RealForeground):
