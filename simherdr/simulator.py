@@ -28,7 +28,7 @@ from .model.seams import OwnsProcesses
 from .model.state import Session
 from .model.surface import ClientSurface
 from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
-from .trace import NullRecorder, Recorder, Trace, record_reply, record_request
+from .trace import NullRecorder, Observable, Recorder, Trace, record_reply, record_request
 
 if TYPE_CHECKING:
     from .agents import AgentLayer
@@ -544,6 +544,43 @@ class Simulator:
             if argv:  # 0.9.2 resume_argv: typed into the new shell, in the saved directory
                 self.agents.resume_after_restart(pane, argv, saved_cwd)
         self.commit()
+
+    def reset(self) -> None:
+        """A newly started server's state on the same sockets (the control op ``server.reset``,
+        simherdr's own, like moto's reset): every workspace, tab, pane, agent, timer, event,
+        fault, scenario step and agent behaviour override is gone, and ids start again at 1.
+        As on a restart, the old state's waits end without a reply and its connections close.
+        What outlives it: the clock, the configuration (config.toml as read at start), the
+        plugins and the trace (which records the reset as a control step)."""
+        if self._restarted is not None and not self._restarted.done():
+            self._restarted.set_result(None)
+        for listener in list(self.on_restart):
+            listener()
+        for pane in list(self.session.all_panes()):
+            self.before_pane_close(pane)
+        if self._faults is not None:
+            self._faults.clear()
+            self._faults = None
+        self.interceptors.clear()
+        if isinstance(self.trace, Observable):
+            self.trace.forget_listeners()  # running scenarios' triggers
+        self._timers = []
+        self._durable.clear()
+        self.hub = EventHub()
+        self._focus_pair = None
+        self.ssh_agent_leases.clear()
+        self.worktree_ops = WorktreeOperations()
+        diagnostics = self.surface.config_diagnostics
+        self.surface = ClientSurface()
+        self.surface.config_diagnostics = diagnostics
+        self.session = Session(self._make_screen)
+        if self.config.layout_area is not None:
+            self.session.area = tuple(self.config.layout_area)
+        # the agent layer (occupants, behaviour overrides) is made afresh on first use; the
+        # backend has forgotten every pane (before_pane_close above)
+        self.__dict__.pop("agents", None)
+        self.commit()
+        self.notify()
 
     def stop(self) -> None:
         if not self.stopping:

@@ -23,7 +23,7 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, runtime_checkable
 
 # CHOICE: ring size. 20,000 entries cover a long test (an agent turn is ~20 entries) at a few
 # MB; older entries are dropped and counted in ``dropped``.
@@ -35,6 +35,15 @@ class Recorder(Protocol):
     """The seam the simulator records through."""
 
     def record(self, kind: str, conn: str | None = None, **fields: Any) -> None: ...
+
+
+@runtime_checkable
+class Observable(Protocol):
+    """A recorder that tells listeners about each entry (scenario triggers watch it)."""
+
+    def subscribe(self, listener: Callable[[dict], None]) -> None: ...
+
+    def forget_listeners(self) -> None: ...
 
 
 class NullRecorder:
@@ -95,6 +104,10 @@ class Trace:
     def subscribe(self, listener: Callable[[dict], None]) -> None:
         """Call ``listener(entry)`` after each entry is recorded (scenario triggers)."""
         self._listeners.append(listener)
+
+    def forget_listeners(self) -> None:
+        """Drop every listener (``Simulator.reset``: the scenarios watching are gone)."""
+        self._listeners.clear()
 
     def entries(self, since: int = 0) -> list[dict]:
         """Entries with ``seq > since`` still in the ring, oldest first."""

@@ -131,6 +131,10 @@ def _server_restart(sim):
     server_restart(sim)
 
 
+def _server_reset(sim):
+    sim.reset()
+
+
 def _trace_get(sim, since: int = 0):
     return {"entries": sim.trace.entries(since), "dropped": sim.trace.dropped}
 
@@ -156,6 +160,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "foreground.cwd": _foreground_cwd,  # {"pane_id", "path"?}: the foreground job runs there
     "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
+    "server.reset": _server_reset,  # {}: a newly started server's state (ids from 1 again)
     "trace.get": _trace_get,  # {"since"?}: the trace entries with seq > since (simherdr.trace)
     "trace.clear": _trace_clear,  # {}
 }

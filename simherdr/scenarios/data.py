@@ -36,6 +36,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..trace import Observable
 from .control import OPS, handle
 
 LIBRARY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "library")
@@ -256,10 +257,9 @@ class Running:
             if st.at is not None:
                 self._schedule(i, st.at + st.after, {})
         if any(st.on is not None for st in scenario.steps):
-            subscribe = getattr(sim.trace, "subscribe", None)
-            if subscribe is None:
+            if not isinstance(sim.trace, Observable):
                 raise ScenarioError("triggered steps need the trace (Config.trace_size > 0)")
-            subscribe(self._on_entry)
+            sim.trace.subscribe(self._on_entry)
 
     def _schedule(self, i: int, delay: float, ctx: dict) -> None:
         sim = self.sim

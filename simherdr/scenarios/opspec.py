@@ -43,6 +43,7 @@ OP_ARGS: dict[str, dict[str, tuple[str, bool]]] = {
         "values": ("object|null", False),
     },
     "server.restart": {},
+    "server.reset": {},
     "trace.get": {"since": ("integer", False)},
     "trace.clear": {},
     "scenario.load": {"scenario": ("string", True), "seed": ("integer|null", False)},

@@ -46,8 +46,16 @@ def test_every_documented_op_exists():
             "trace.clear",
             "scenario.load",
             "server.restart",
+            "server.reset",
         ]
     )
+
+
+def test_ctl_help_names_every_op(capsys):
+    with pytest.raises(SystemExit):
+        cli_main(["ctl", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(name in text for name in OPS)
 
 
 def test_fault_ops(ws):
