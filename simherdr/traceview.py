@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import json
 from collections import defaultdict
+from typing import Any
 
 STATUS_COLOURS = {
     "unknown": "#c9ccd1",
@@ -77,7 +78,7 @@ def model(entries: list[dict]) -> dict:
         p["segments"].append((p["since"], t, p["status"]))
         p["status"], p["since"] = status, t
 
-    calls: dict[tuple, dict] = {}
+    calls: dict[tuple, dict[str, Any]] = {}
     spans: list[dict] = []
     faults: list[dict] = []
     scenario_marks: list[dict] = []
@@ -122,11 +123,11 @@ def model(entries: list[dict]) -> dict:
             calls[key] = span
             spans.append(span)
         elif kind == "reply":
-            span = calls.pop((e.get("conn"), e.get("id")), None)
-            if span is not None:
-                span["end"] = t
-                span["ok"] = bool(e.get("ok"))
-                span["code"] = e.get("code") or ("" if e.get("ok") else "no reply")
+            answered = calls.pop((e.get("conn"), e.get("id")), None)
+            if answered is not None:
+                answered["end"] = t
+                answered["ok"] = bool(e.get("ok"))
+                answered["code"] = e.get("code") or ("" if e.get("ok") else "no reply")
         elif kind == "fault":
             faults.append(
                 {
@@ -142,7 +143,7 @@ def model(entries: list[dict]) -> dict:
         p["segments"].append((p["since"], end, p["status"]))
     # clients: in-process labels as they are; socket connections by pid when a pid made
     # several calls, else the shared lane
-    per_pid = defaultdict(int)
+    per_pid: defaultdict[int, int] = defaultdict(int)
     for s in spans:
         if s["pid"] is not None:
             per_pid[s["pid"]] += 1
@@ -150,15 +151,15 @@ def model(entries: list[dict]) -> dict:
     for s in spans:
         conn = str(s["conn"])
         if conn.startswith("c") and conn[1:].isdigit():
-            key = (
+            lane = (
                 f"pid {s['pid']}"
                 if s["pid"] is not None and per_pid[s["pid"]] > 1
-                else ("socket clients")
+                else "socket clients"
             )
         else:
-            key = conn
-        s["client"] = key
-        clients.setdefault(key, []).append(s)
+            lane = conn
+        s["client"] = lane
+        clients.setdefault(lane, []).append(s)
     for f in faults:
         for s in spans:
             if s["conn"] == f["conn"] and s["id"] == f["id"]:

@@ -224,7 +224,7 @@ class BehaviourTable:
         return behaviour
 
     def get(self, kind: str, **extra) -> Behaviour:
-        label = K.parse_kind_in(K.ALL_KINDS, kind)
-        b = default_behaviour(label)
+        b = default_behaviour(kind)  # refuses an unknown kind
+        label = b.kind
         merged = {**self.overrides.get(label, {}), **extra}
         return b.with_(**merged) if merged else b

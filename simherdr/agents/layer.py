@@ -19,14 +19,14 @@ CHOICES:
 from __future__ import annotations
 
 import os
-import shlex
 
 from ..facts import kinds as K
 from ..model import metadata as M
+from ..model import shellwords
 from ..model import status as ST
 from ..model import terminal as T
 from ..model import views as V
-from ..model.seams import RealForeground
+from ..model.seams import ForegroundJob, RealForeground
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
 
@@ -54,18 +54,24 @@ OCCUPANT_PID_OFFSET = 1  # CHOICE
 
 def command_kind(line: str, kinds: str = "0.8.2") -> tuple[str, list[str]] | None:
     """(kind, argv) when ``line`` runs an agent of the ``kinds`` table, else None."""
-    try:
-        argv = shlex.split(line)
-    except ValueError:
-        return None
+    first = shellwords.first_word(line)
+    if first is not None and not (first and _program_kind(first, kinds)):
+        return None  # not an agent: no full parse
+    argv = shellwords.split(line)
     if not argv:
         return None
-    name = argv[0].rsplit("/", 1)[-1]
+    kind = _program_kind(argv[0], kinds)
+    return (kind, argv) if kind else None
+
+
+def _program_kind(program: str, kinds: str) -> str | None:
+    """The agent kind a command's program names (its last path component), if any."""
+    name = program.rsplit("/", 1)[-1]
     kind = K.parse_kind_in(kinds, name)
     executables = K.executables_in(kinds)
     if kind is None and name in executables.values():
         kind = next(k for k, exe in executables.items() if exe == name)
-    return (kind, argv) if kind else None
+    return kind
 
 
 class AgentLayer:
@@ -112,7 +118,7 @@ class AgentLayer:
         occ = self._occupants.get(pane.terminal_id)
         return occ if occ is not None and occ.alive else None
 
-    def foreground(self, pane) -> Occupant | None:
+    def foreground(self, pane) -> Occupant | ForegroundJob | None:
         occ = self.occupant(pane)
         backend = self.sim.backend
         if occ is None and isinstance(backend, RealForeground):

@@ -149,6 +149,8 @@ class Occupant:
         b = self.behaviour
         i = len(self.prompts) - self.turns
         line = self.prompts[i] if 0 <= i < len(self.prompts) else ""
+        if b.react is None:  # never reacts (turns are only counted when it does)
+            return
         self.phase = "working"  # the process is busy from here; herdr sees it after `react`
         self._at(b.react, lambda: self._working(line))
 
@@ -172,11 +174,20 @@ class Occupant:
     def _unblock(self) -> None:
         b = self.behaviour
         if self.turns == 0:  # blocked at startup: answering the dialog makes it ready
-            self._at(b.react or 0.0, lambda: (self._set("idle"), self._draw("> ")))
+            self._at(b.react or 0.0, self._dialog_answered)
             self.phase = "starting"
             return
         self.phase = "working"
-        self._at(b.react or 0.0, lambda: (self._set("working"), self._at(b.work, self._turn_done)))
+
+        def resume() -> None:
+            self._set("working")
+            self._at(b.work, self._turn_done)
+
+        self._at(b.react or 0.0, resume)
+
+    def _dialog_answered(self) -> None:
+        self._set("idle")
+        self._draw("> ")
 
     # --- what herdr observes -------------------------------------------------------------
 

@@ -109,12 +109,20 @@ class OwnsProcesses(Protocol):
     def close(self) -> None: ...
 
 
+class ForegroundJob(Protocol):
+    """A real pane's foreground agent job, as RealForeground reports it."""
+
+    kind: str
+    pid: int
+    argv: list
+
+
 @runtime_checkable
 class RealForeground(Protocol):
     """A backend that reads the real foreground job (herdr's live_runtime_agent,
     src/app/agents.rs:432-441): the agent layer asks it when no simulated agent runs."""
 
-    def foreground_process(self, pane: Pane) -> object | None: ...
+    def foreground_process(self, pane: Pane) -> ForegroundJob | None: ...
 
 
 @runtime_checkable

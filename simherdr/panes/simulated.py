@@ -26,7 +26,8 @@ import asyncio
 import collections
 import os
 import re
-import shlex
+
+from ..model import shellwords
 
 PROMPT = "$ "
 #: what of one write is typed per event-loop turn (see _write_now): at most this many
@@ -204,10 +205,10 @@ class SimulatedBackend:
     # --- the shell's cwd (SIMULATED_CD) and the foreground job's ----------------------------
 
     def _builtin(self, pane, line: str) -> bool:
-        try:
-            words = shlex.split(line)
-        except ValueError:
-            return False
+        first = shellwords.first_word(line)
+        if first is not None and first != "cd":
+            return False  # not cd: no full parse
+        words = shellwords.split(line)
         if not words or words[0] != "cd" or len(words) > 2:
             return False
         home = self.sim.config.home

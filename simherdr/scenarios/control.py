@@ -20,6 +20,8 @@ import dataclasses
 import json
 import os
 import socket
+from collections.abc import Callable
+from typing import Any
 
 from ..facts import errors as E
 from ..unixsocket import Listening, listen_unix
@@ -137,7 +139,7 @@ def _trace_clear(sim):
     return {"cleared": sim.trace.clear()}
 
 
-OPS = {
+OPS: dict[str, Callable[..., Any]] = {
     "fault.add": _fault_add,  # args: a fault spec {"type", ...} (simherdr.scenarios.faults)
     "fault.remove": _fault_remove,  # {"name"}
     "fault.list": _fault_list,
@@ -229,6 +231,7 @@ class ControlServer:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
+        assert task is not None  # a connection handler runs as a task
         self._conns.add(task)
         try:
             while True:

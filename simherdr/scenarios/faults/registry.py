@@ -85,7 +85,8 @@ class Faults:
             while i < len(faults):
                 fault = faults[i]
                 i += 1
-                if self._faults.get(fault.name) is fault and fault.applies(sim, call):
+                registered = fault.name is not None and self._faults.get(fault.name) is fault
+                if registered and fault.applies(sim, call):
                     sim.trace.record(
                         "fault",
                         call.origin,
