@@ -219,6 +219,79 @@ def test_usage_and_errors(env, args, code, err):
     assert call(env, *args) == (code, "", err)
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_dash_dash_ends_the_options_from_0_9(env, version):
+    """[H093] src/cli.rs parse_session_name_and_json: 0.9 takes the first `--` as the end of the
+    options (`-- --json` names a session `--json`); 0.8.2 takes `--` for the name."""
+    code, out, err = call(env, "delete", "--", "--json", version=version)
+    assert (code, err) == (0, "")
+    if version == "0.9.3":
+        assert out == "deleted session --json\n"
+    else:
+        assert json.loads(out)["deleted"] is True
+        assert json.loads(out)["session"]["name"] == "--"
+    # Only the first `--` is special: a second one is a second name.
+    code, _, err = call(env, "delete", "--", "a", "--", version=version)
+    assert (code, err) == (2, "usage: herdr session delete <name> [--json]\n")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_unreachable_socket_is_unavailable_from_0_9(xdg, version):
+    """[H093] src/session.rs session_info / src/cli.rs print_session_table: a probe failing for
+    another reason than "nothing listening" is `connection_error` (JSON) and `unavailable` with
+    the error under the row (table); 0.8.2 just says not running."""
+    config = os.path.join(xdg, "c" * 100)  # the socket path outgrows sockaddr_un
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": xdg, "XDG_CONFIG_HOME": config}
+    code, out, err = call(env, "list", "--json", version=version)
+    assert (code, err) == (0, "")
+    (default,) = json.loads(out)["sessions"]
+    assert default["running"] is False
+    if version == "0.8.2":
+        assert "connection_error" not in default
+    else:
+        assert default["connection_error"] == "path must be shorter than SUN_LEN"
+        assert '"connection_error":"path must be shorter than SUN_LEN","default":true' in out
+    code, out, err = call(env, "list", version=version)
+    rows = out.splitlines()
+    assert rows[1].split()[:2] == ["default", "stopped" if version == "0.8.2" else "unavailable"]
+    if version == "0.8.2":
+        assert len(rows) == 2
+    else:
+        assert rows[2:] == ["  path must be shorter than SUN_LEN"]
+
+
+def test_delete_needs_the_exact_spelling_from_0_9(env, monkeypatch):
+    """[H093] src/session.rs exact_session_dir_for_delete: on a case-insensitive filesystem a
+    differently spelled directory is refused, never probed or deleted (simulated: the listing
+    shows `Alpha` while `alpha` resolves)."""
+    folder = os.path.join(env["XDG_CONFIG_HOME"], "herdr", "sessions")
+    os.makedirs(os.path.join(folder, "alpha"))
+    real_scandir = os.scandir
+
+    class Entry:
+        name = "Alpha"
+
+    def scandir(path):
+        if os.path.samefile(path, folder):
+            return iter([Entry()])
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, out, err = call(env, "delete", "alpha", version="0.9.3")
+    assert (code, out) == (1, "")
+    assert json.loads(err) == {
+        "error": {
+            "code": "session_delete_failed",
+            "message": "session alpha does not match an exact session name; use the spelling "
+            "shown by `herdr session list`",
+        }
+    }
+    assert os.path.isdir(os.path.join(folder, "alpha"))
+    # 0.8.2 deletes by path.
+    assert call(env, "delete", "alpha", version="0.8.2")[0] == 0
+    assert not os.path.exists(os.path.join(folder, "alpha"))
+
+
 # --- herdr server -----------------------------------------------------------------------------
 
 

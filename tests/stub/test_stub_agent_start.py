@@ -468,3 +468,30 @@ def test_kind_table():
     assert agent_cli.parse_kind("bash") is None
     assert agent_cli._shows_shell_initialization(SHELL_STARTING["result"]["process_info"])
     assert not agent_cli._shows_shell_initialization(EDITOR["result"]["process_info"])
+
+
+@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+def test_codex_unknown_but_interactive_is_started_from_0_9(herdr, fake, version):
+    """[H093] src/cli/agent.rs wait_for_named_agent: 0.9 accepts a codex agent whose status is
+    still `unknown` once `interactive_ready`; 0.8.2 polls on until idle/done."""
+    if version != "0.8.2":
+        fake.version, fake.protocol = version, 22
+    script(
+        fake,
+        info("unknown", agent="codex", interactive_ready=True),
+        info("idle", agent="codex", interactive_ready=True),
+    )
+    res = herdr(*START[:4], "codex", *START[5:], version=version, env=FAST)
+    assert res.rc == 0, res.err
+    polls = [m for m, _ in fake.calls()].count("agent.get")
+    status = res.json()["result"]["agent"]["agent_status"]
+    assert (polls, status) == ((1, "unknown") if version == "0.9.3" else (2, "idle"))
+
+
+def test_unknown_but_interactive_other_kind_keeps_polling_in_0_9(herdr, fake):
+    fake.version, fake.protocol = "0.9.3", 22
+    script(fake, info("unknown", interactive_ready=True), info("idle", interactive_ready=True))
+    res = herdr(*START, version="0.9.3", env=FAST)
+    assert res.rc == 0, res.err
+    assert res.json()["result"]["agent"]["agent_status"] == "idle"
+    assert [m for m, _ in fake.calls()].count("agent.get") == 2

@@ -197,6 +197,21 @@ def test_machine_is_a_0_9_command(cli):
     )
 
 
+def test_remote_api_bridge_is_a_0_9_launcher_word(cli):
+    """[H093] src/main.rs: 0.9.x runs the hidden `remote-api-bridge` (the --machine SSH side)
+    before the launcher checks; 0.8.2 calls it an unknown command."""
+    res = cli("remote-api-bridge", **V9)
+    assert (res.rc, res.stderr) == (
+        2,
+        "simherdr: 'herdr remote-api-bridge' is not supported by this stand-in\n",
+    )
+    res = cli("remote-api-bridge")
+    assert (res.rc, res.stderr) == (
+        2,
+        "unknown command: remote-api-bridge\nrun 'herdr --help' for usage\n",
+    )
+
+
 def test_0_9_3_pings_expect_protocol_22(herdr, fake9):
     res = herdr("pane", "list", **V9)
     assert res.rc == 0

@@ -13,6 +13,10 @@ AGENT_START_DEFAULT_TIMEOUT_MS = 30_000  # src/cli/agent.rs:341
 AGENT_START_SETTLE_DELAY_MS = 3_000  # src/app/agents.rs:10 (busy retry needs timeout > this)
 MAX_AGENT_START_TIMEOUT_MS = 300_000  # src/app/agents.rs:9
 
+#: 0.9.x ``agent start``: the one kind whose ``unknown`` status ends the wait once
+#: ``interactive_ready`` ([H093] src/cli/agent.rs wait_for_named_agent).
+CODEX_UNKNOWN_READY_KIND = "codex"
+
 _AGENT_STATUSES = ("idle", "working", "blocked", "done", "unknown")
 
 
@@ -425,6 +429,16 @@ def _wait_for_named_agent(
                 "agent_not_ready",
                 "agent %s is blocked during startup and is not ready for prompts" % name,
             )
+        if (
+            ctx.v09
+            and status == "unknown"
+            and expected_kind == CODEX_UNKNOWN_READY_KIND
+            and _as_bool(get("interactive_ready")) is True
+        ):
+            # 0.9.x: a codex agent whose screen state is still `unknown` but whose process is
+            # interactive counts as started ([H093] src/cli/agent.rs wait_for_named_agent);
+            # 0.8.2 keeps polling until idle/done or the deadline.
+            return True, agent
         if status in ("idle", "done"):
             if _as_bool(get("interactive_ready")) is True:
                 return True, agent

@@ -28,7 +28,8 @@ def launcher(ctx, args, remote):
     if first in ("server", "client"):
         # `herdr server`: exec `simherdr serve`; `herdr client`: the nested guard (.launch).
         return run_module(ctx, "launch", first, args[1:], command="herdr " + first)
-    if first in ("remote-client-bridge", "update"):
+    if first in ("remote-client-bridge", "update") or (ctx.v09 and first == "remote-api-bridge"):
+        # 0.9.x adds the hidden `remote-api-bridge` (the --machine SSH side; [H093] src/main.rs).
         return unsupported(ctx, "herdr " + first)
     if any(a in ("--help", "-h") for a in args):
         from .help import root_help
@@ -52,13 +53,18 @@ def launcher(ctx, args, remote):
         "--help",
         "-h",
     ]
-    if not ctx.v09:
-        # CHOICE: 0.9.0 removed --no-session (VERSIONS.md §1.7), so 0.9.x calls it unknown.
+    words = _LAUNCHER_WORDS
+    if ctx.v09:
+        # [H093] src/main.rs: 0.9.x knows `--machine` and the `machine` command here, and no
+        # longer `--no-session` (VERSIONS.md §1.7).
+        known_flags.insert(1, "--machine")
+        words = _LAUNCHER_WORDS + ("machine",)
+    else:
         known_flags.append("--no-session")
     for arg in args:
         name = arg.split("=", 1)[0]
         if arg.startswith("-") and name not in known_flags:
             raise Exit(2, "unknown option: %s\n%s" % (arg, USAGE_FOOTER))
-        if not arg.startswith("-") and arg not in _LAUNCHER_WORDS:
+        if not arg.startswith("-") and arg not in words:
             raise Exit(2, "unknown command: %s\n%s" % (arg, USAGE_FOOTER))
     return unsupported(ctx, "herdr")  # the TUI launcher / remote attach

@@ -3,6 +3,11 @@
 src/cli.rs:418-526 (argv, output) and src/session.rs (layout, probe, stop, delete): the default
 session lives in ``<config>/herdr.sock``, a named one in ``<config>/sessions/<name>/herdr.sock``;
 ``running`` is a connect probe on the socket. Errors are JSON on stderr without an id, exit 1.
+
+0.9.x deltas ([H093] src/session.rs, src/cli.rs): a probe that fails for another reason than
+"nothing listening" is ``connection_error`` (the table says ``unavailable`` and prints the error
+under the row); ``stop``/``delete`` accept ``--`` before the name; ``delete`` removes only an
+exactly spelled session directory.
 """
 
 from __future__ import annotations
@@ -50,23 +55,46 @@ def is_running_at(socket_path: str) -> bool:
     return _wire().is_reachable(socket_path)
 
 
-def session_info(env: Mapping[str, str], name: str | None) -> dict:
-    """SessionInfo (src/session.rs:20-27,214-226), fields in herdr's declaration order."""
+def _v09(version: str) -> bool:
+    from .core import VERSION_PROTOCOLS
+
+    return VERSION_PROTOCOLS[version] >= 22
+
+
+def _probe(socket_path: str) -> tuple[bool, str | None]:
+    """0.9.x session_info's probe: (running, connection_error).  One connect; NotFound and
+    ConnectionRefused mean "not running" (cli::server_not_running_error), any other failure
+    is reported with its io::Error Display."""
+    wire = _wire()
+    try:
+        sock = wire.connect(socket_path)
+    except wire.ConnectFailed as failed:
+        return False, None if failed.not_running else failed.error.display
+    sock.close()
+    return True, None
+
+
+def session_info(env: Mapping[str, str], name: str | None, v09: bool = False) -> dict:
+    """SessionInfo (src/session.rs:20-27,214-226), fields in herdr's declaration order; 0.9.x
+    adds ``connection_error`` after ``running`` (skipped when None)."""
     socket_path = paths.api_socket_path_for(env, name)
-    return {
-        "name": name or paths.DEFAULT_SESSION_NAME,
-        "default": name is None,
-        "running": is_running_at(socket_path),
-        "socket_path": socket_path,
-        "session_dir": paths.data_dir_for(env, name),
-    }
+    info = {"name": name or paths.DEFAULT_SESSION_NAME, "default": name is None}
+    if v09:
+        info["running"], error = _probe(socket_path)
+        if error is not None:
+            info["connection_error"] = error
+    else:
+        info["running"] = is_running_at(socket_path)
+    info["socket_path"] = socket_path
+    info["session_dir"] = paths.data_dir_for(env, name)
+    return info
 
 
-def list_sessions(env: Mapping[str, str]) -> list[dict]:
+def list_sessions(env: Mapping[str, str], v09: bool = False) -> list[dict]:
     """src/session.rs:187-212: default first, then valid named directories sorted."""
     import os
 
-    sessions = [session_info(env, None)]
+    sessions = [session_info(env, None, v09)]
     folder = paths.join(paths.config_dir(env), "sessions")
     try:
         entries = list(os.scandir(folder))
@@ -79,7 +107,7 @@ def list_sessions(env: Mapping[str, str]) -> list[dict]:
         and entry.name != paths.DEFAULT_SESSION_NAME
         and paths.validate_session_name(entry.name) is None
     )
-    return sessions + [session_info(env, name) for name in names]
+    return sessions + [session_info(env, name, v09) for name in names]
 
 
 def normalize_name(name: str) -> str | None:
@@ -139,15 +167,44 @@ def stop_socket(socket_path: str, wait_paths: list[str], label: str) -> None:
         )
 
 
-def stop_session(env: Mapping[str, str], name: str | None) -> dict:
+def stop_session(env: Mapping[str, str], name: str | None, v09: bool = False) -> dict:
     """src/session.rs:247-258."""
     socket_path = paths.api_socket_path_for(env, name)
     label = "session %s" % (name or paths.DEFAULT_SESSION_NAME)
     stop_socket(socket_path, [socket_path, paths.client_socket_path_for(env, name)], label)
-    return session_info(env, name)
+    return session_info(env, name, v09)
 
 
-def delete_session(env: Mapping[str, str], name: str) -> dict:
+def _exact_session_dir(env: Mapping[str, str], name: str) -> str | None:
+    """0.9.x exact_session_dir_for_delete: the entry of ``<config>/sessions`` spelled exactly
+    ``name``; a path that resolves under another spelling (case-insensitive filesystems) is
+    refused rather than probed or deleted."""
+    import os
+
+    failed = "session_delete_failed"
+    folder = paths.join(paths.config_dir(env), "sessions")
+    try:
+        entries = [entry.name for entry in os.scandir(folder)]
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SessionError(failed, paths.os_error_text(exc)) from None
+    if name in entries:
+        return paths.join(folder, name)
+    try:
+        os.lstat(paths.join(folder, name))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SessionError(failed, paths.os_error_text(exc)) from None
+    raise SessionError(
+        failed,
+        "session %s does not match an exact session name; use the spelling shown by "
+        "`herdr session list`" % name,
+    )
+
+
+def delete_session(env: Mapping[str, str], name: str, v09: bool = False) -> dict:
     """src/session.rs:299-317: refuses `default` and a running session."""
     import shutil
 
@@ -157,11 +214,17 @@ def delete_session(env: Mapping[str, str], name: str) -> dict:
     problem = paths.validate_session_name(name)
     if problem:
         raise SessionError(failed, problem)
-    if is_running_at(paths.api_socket_path_for(env, name)):
+    if v09:
+        folder = _exact_session_dir(env, name)
+        if folder is None:
+            return session_info(env, name, v09)  # nothing to delete
+    else:
+        folder = paths.data_dir_for(env, name)
+    if is_running_at(paths.join(folder, "herdr.sock")):
         raise SessionError(failed, "session %s is running; stop it before deleting" % name)
-    info = session_info(env, name)
+    info = session_info(env, name, v09)
     try:
-        shutil.rmtree(paths.data_dir_for(env, name))
+        shutil.rmtree(folder)
     except FileNotFoundError:
         pass
     except OSError as exc:
@@ -178,21 +241,29 @@ def _json(value) -> str:
 
 
 def table(sessions: list[dict]) -> str:
-    """print_session_table (src/cli.rs:985-999)."""
+    """print_session_table (src/cli.rs:985-999); 0.9.x: a session with ``connection_error``
+    is ``unavailable`` and its error follows on an indented line."""
     lines = ["%-20s %-8s %-48s socket" % ("name", "status", "directory")]
     for s in sessions:
-        status = "running" if s["running"] else "stopped"
+        error = s.get("connection_error")
+        status = "unavailable" if error is not None else "running" if s["running"] else "stopped"
         lines.append(
             "%-20s %-8s %-48s %s" % (s["name"], status, s["session_dir"], s["socket_path"])
         )
+        if error is not None:
+            lines.append("  " + error)
     return "\n".join(lines) + "\n"
 
 
-def _name_and_json(args: list[str], usage: str) -> tuple[str, bool] | None:
-    """parse_session_name_and_json (src/cli.rs:964-983)."""
+def _name_and_json(args: list[str], usage: str, v09: bool = False) -> tuple[str, bool] | None:
+    """parse_session_name_and_json (src/cli.rs:964-983); 0.9.x: the first ``--`` ends the
+    options, so ``-- --json`` names a session ``--json``."""
     name, as_json = None, False
+    ended = False
     for arg in args:
-        if arg == "--json":
+        if v09 and not ended and arg == "--":
+            ended = True
+        elif not ended and arg == "--json":
             as_json = True
         elif name is None:
             name = arg
@@ -226,6 +297,7 @@ def run(
     verb: str, args: list[str], env: Mapping[str, str], version: str, out: TextIO, err: TextIO
 ) -> int:
     """One `herdr session <verb>`; the group's own help/unknown-verb answers included."""
+    v09 = _v09(version)
     if verb in ("help", "--help", "-h"):
         err.write(HELP)
         return 0
@@ -235,23 +307,23 @@ def run(
         if args not in ([], ["--json"]):
             err.write(USAGE_LIST + "\n")
             return 2
-        sessions = list_sessions(env)
+        sessions = list_sessions(env, v09)
         out.write(_json({"sessions": sessions}) + "\n" if args else table(sessions))
         return 0
     if verb not in ("stop", "delete"):
         err.write(HELP)
         return 2
     usage = USAGE_STOP if verb == "stop" else USAGE_DELETE
-    parsed = _name_and_json(args, usage)
+    parsed = _name_and_json(args, usage, v09)
     if parsed is None:
         err.write(usage + "\n")
         return 2
     name, as_json = parsed
     try:
         if verb == "stop":
-            info = stop_session(env, normalize_name(name))
+            info = stop_session(env, normalize_name(name), v09)
         else:
-            info = delete_session(env, name)
+            info = delete_session(env, name, v09)
     except SessionError as exc:
         err.write(_json({"error": {"code": exc.code, "message": exc.message}}) + "\n")
         return 1
