@@ -568,8 +568,10 @@ def maybe_run(ctx, args):
     from . import table
 
     command, rest = args[0], args[1:]
-    if command == "server" and (not rest or rest[0].startswith("-")):
-        # `herdr server [--session NAME]`, `--handoff-import`: the headless server (NotCli).
+    if command == "server" and (not rest or rest[0] == "--handoff-import"):
+        # src/cli/server.rs run_server_command: only a bare `herdr server` (its --session is
+        # already stripped) and `--handoff-import` are NotCli; another option word (even the
+        # `--handoff` extract_remote_args re-appends) prints the server commands, exit 2.
         return None
     builder = table.GROUPS.get(command)
     if builder is not None:

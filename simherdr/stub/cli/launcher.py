@@ -1,4 +1,5 @@
-"""The launcher path: what herdr 0.8.2 ``src/main.rs`` does when ``cli::maybe_run`` says NotCli.
+"""The launcher path: what herdr ``src/main.rs`` does when ``cli::maybe_run`` says NotCli
+(0.8.2 ``src/main.rs:575-800``; 0.9.3 adds ``remote-api-bridge``, ``--machine``, ``machine``).
 
 CHOICE: everything that would start a terminal UI (the TUI launch, remote attach, ``update``,
 ``remote-client-bridge``) prints the unsupported message, exit 2; ``herdr server`` (the
@@ -29,7 +30,8 @@ def launcher(ctx, args, remote):
         # `herdr server`: exec `simherdr serve`; `herdr client`: the nested guard (.launch).
         return run_module(ctx, "launch", first, args[1:], command="herdr " + first)
     if first in ("remote-client-bridge", "update") or (ctx.v09 and first == "remote-api-bridge"):
-        # 0.9.x adds the hidden `remote-api-bridge` (the --machine SSH side; [H093] src/main.rs).
+        # 0.9.3 src/main.rs runs the hidden `remote-api-bridge` (the far end of `--machine`)
+        # before its help and unknown-word checks.
         return unsupported(ctx, "herdr " + first)
     if any(a in ("--help", "-h") for a in args):
         from .help import root_help
@@ -53,14 +55,14 @@ def launcher(ctx, args, remote):
         "--help",
         "-h",
     ]
-    words = _LAUNCHER_WORDS
     if ctx.v09:
-        # [H093] src/main.rs: 0.9.x knows `--machine` and the `machine` command here, and no
-        # longer `--no-session` (VERSIONS.md §1.7).
+        # 0.9.3 src/main.rs: `--machine` is a known launch flag and `machine` a known word
+        # (both reach here only in forms the `--machine` prefix parser already refused).
         known_flags.insert(1, "--machine")
-        words = _LAUNCHER_WORDS + ("machine",)
     else:
+        # CHOICE: 0.9.0 removed --no-session (VERSIONS.md §1.7), so 0.9.x calls it unknown.
         known_flags.append("--no-session")
+    words = _LAUNCHER_WORDS + (("machine",) if ctx.v09 else ())
     for arg in args:
         name = arg.split("=", 1)[0]
         if arg.startswith("-") and name not in known_flags:

@@ -3,7 +3,8 @@
 Every request has id ``cli:plugin``; replies print as ``print_response``. CHOICE: herdr's
 offline fallbacks (``plugin link`` / ``plugin list`` writing or reading ``plugins.json`` when
 no server answers) and ``install`` / ``uninstall`` (git checkouts, build commands) are not
-emulated: without a server the usual connection error is printed.
+emulated: without a server the usual connection error is printed; ``install`` and
+``uninstall`` check their arguments as herdr does and then answer "not supported".
 """
 
 from .core import Exit, usage, wire
@@ -36,6 +37,14 @@ PLACEMENTS = {
 }
 
 
+#: ``plugin install`` usage texts: 0.8.2 (src/cli/plugin.rs:154-158, 729-731) and 0.9.3's
+#: ``PLUGIN_INSTALL_USAGE``, which also answers a source without ``owner/repo``.
+INSTALL_USAGE_082 = "usage: herdr plugin install <owner>/<repo>[/subdir...] [--ref REF] [--yes]"
+SOURCE_USAGE_082 = "usage: herdr plugin install <owner>/<repo>[/subdir...]"
+INSTALL_USAGE_093 = "usage: herdr plugin install [--ref REF] [--yes|-y] <owner>/<repo>[/subdir...]"
+UNINSTALL_USAGE = "usage: herdr plugin uninstall <plugin_id|owner/repo[/subdir...]>"
+
+
 def _send(ctx, method, params):
     w = wire()
     return w.print_response(ctx, w.send(ctx, RID, method, params))
@@ -50,6 +59,95 @@ def _value(args, index, flag):
 
 def _unknown(arg):
     return usage("unknown option: %s" % arg)
+
+
+def github_source_error(value, short_usage):
+    """GithubPluginSource::parse (plugin.rs:721-751): the error text, or None when valid."""
+    if value.startswith(("http://", "https://", "git@")) or ":" in value:
+        return "plugin install v1 accepts only owner/repo[/subdir] shorthand"
+    parts = value.split("/")
+    if len(parts) < 2:
+        return short_usage
+    for label, segment in (("owner", parts[0]), ("repo", parts[1])):
+        if not segment:
+            return "GitHub %s must not be empty" % label
+        if segment in (".", ".."):
+            return "GitHub %s is invalid: %s" % (label, segment)
+        if not all((ch.isascii() and ch.isalnum()) or ch in "-_." for ch in segment):
+            return "GitHub %s contains invalid characters: %s" % (label, segment)
+    for segment in parts[2:]:
+        if segment in ("", ".", "..") or "\\" in segment or "\0" in segment:
+            return "invalid plugin subdir segment: %s" % segment
+    return None
+
+
+def _install_args_082(args):
+    """0.8.2 plugin_install: the source first, then ``--ref REF`` / ``--yes`` / ``-y``."""
+    if not args:
+        raise usage(INSTALL_USAGE_082)
+    problem = github_source_error(args[0], SOURCE_USAGE_082)
+    if problem:
+        raise usage(problem)
+    yes, index = False, 1
+    while index < len(args):
+        if args[index] == "--ref":
+            _value(args, index, "--ref")
+            index += 2
+        elif args[index] in ("--yes", "-y"):
+            yes, index = True, index + 1
+        else:
+            raise _unknown(args[index])
+    return yes
+
+
+def _install_args_093(args):
+    """0.9.3 parse_plugin_install_args: options before or after the one source word."""
+    source, yes, index = None, False, 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--ref":
+            _value(args, index, "--ref")
+            index += 2
+        elif arg in ("--yes", "-y"):
+            yes, index = True, index + 1
+        elif arg.startswith("-") or source is not None:
+            raise _unknown(arg)
+        else:
+            source, index = arg, index + 1
+    if source is None:
+        raise usage(INSTALL_USAGE_093)
+    problem = github_source_error(source, INSTALL_USAGE_093)
+    if problem:
+        raise usage(problem)
+    return yes
+
+
+def install(ctx, row, args):
+    """``plugin install``: herdr's argument checks, then "not supported" (git, builds)."""
+    yes = (_install_args_093 if ctx.v09 else _install_args_082)(args)
+    if not yes and not _stdin_is_terminal():
+        raise usage("remote plugin install requires --yes when stdin is not interactive")
+    from .core import unsupported
+
+    return unsupported(ctx, "herdr plugin install")
+
+
+def _stdin_is_terminal():
+    import posix
+
+    try:
+        return posix.isatty(0)
+    except OSError:
+        return False
+
+
+def uninstall(ctx, row, args):
+    """``plugin uninstall``: exactly one target (plugin.rs:263-271), then "not supported"."""
+    if len(args) != 1:
+        raise usage(UNINSTALL_USAGE)
+    from .core import unsupported
+
+    return unsupported(ctx, "herdr plugin uninstall")
 
 
 def link(ctx, row, args):

@@ -21,12 +21,12 @@ def rows(v09):
         [
             {
                 "name": "install",
-                "run": None,
+                "run": "plugin:install",
                 "lines": ("  herdr plugin install <owner>/<repo>[/subdir...] [--ref REF] [--yes]",),
             },
             {
                 "name": "uninstall",
-                "run": None,
+                "run": "plugin:uninstall",
                 "lines": ("  herdr plugin uninstall <plugin_id|owner/repo[/subdir...]>",),
             },
             {
