@@ -564,9 +564,17 @@ def test_launcher_exit_flushes_and_keeps_the_status(fake, stubs):
     ]
 
 
-def test_launcher_broken_stdout_takes_the_normal_exit(fake, stubs):
-    """A failed final flush (reader gone) falls back to Python's normal exit: status 120 and
-    its "Exception ignored" report, byte for byte what the plain ``sys.exit`` launcher gave."""
+@pytest.mark.parametrize(
+    "version,argv",
+    [
+        ("0.8.2", ["pane", "get", "w1:p1"]),  # a short reply: the final flush fails
+        ("0.9.3", ["api", "schema", "--json"]),  # a long one: a write fails on the way
+    ],
+)
+def test_a_reader_that_went_away_ends_the_stand_in_by_sigpipe(fake, stubs, version, argv):
+    """herdr prints with SIGPIPE at its default action (src/platform/unix_common.rs
+    begin_cli_output): killed by the signal, nothing on stderr, no traceback."""
+    import signal
     import subprocess
 
     fake.on("pane.get", result("pane_info", pane=PANE))
@@ -574,10 +582,8 @@ def test_launcher_broken_stdout_takes_the_normal_exit(fake, stubs):
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run(
-            [stubs["0.8.2"], "pane", "get", "w1:p1"], env=env, stdout=write_end, stderr=-1
-        )
+        proc = subprocess.run([stubs[version], *argv], env=env, stdout=write_end, stderr=-1)
     finally:
         os.close(write_end)
-    assert proc.returncode == 120
-    assert proc.stderr.endswith(b"BrokenPipeError: [Errno 32] Broken pipe\n"), proc.stderr
+    assert proc.returncode == -signal.SIGPIPE, proc.stderr
+    assert proc.stderr == b""

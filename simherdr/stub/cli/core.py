@@ -355,17 +355,30 @@ def launch(argv, version=DEFAULT_VERSION):
     ``pane get`` (~1.5 ms CPU), and the stand-in holds nothing that needs it (files are written
     under ``with``, sockets are closed, no threads, no atexit hooks).  When a flush fails or
     the code is not a plain exit status, the caller's ``sys.exit`` runs the normal exit, so
-    Python reports those cases exactly as before.
+    Python reports those cases exactly as before, except a reader that went away (below).
     """
-    code = main(argv, version=version)
     try:
+        code = main(argv, version=version)
         sys.stdout.flush()
         sys.stderr.flush()
-    except Exception:  # closed or broken streams: let the normal exit report them
+    except BrokenPipeError:
+        _reader_gone()
+    except Exception:  # closed streams: let the normal exit report them
         return code
     if type(code) is int and 0 <= code <= 255:
         posix._exit(code)
     return code  # pragma: no cover - every CLI path returns a status in 0..255
+
+
+def _reader_gone():
+    """herdr prints with SIGPIPE at its default action (``begin_cli_output`` before each
+    ``print!``, src/platform/unix_common.rs, 0.8.2 and 0.9.3): when the reader of its output
+    has gone (``herdr api schema --json | head -c1``) the signal ends it, printing nothing.
+    CHOICE(broken-stderr): a broken stderr ends the same way (herdr's eprintln! would panic)."""
+    import signal
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    posix.kill(posix.getpid(), signal.SIGPIPE)
 
 
 def run(argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None):
