@@ -541,6 +541,7 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.core",
+        "simherdr.stub.cli.exits",  # Exit/Failure, split from core (below every helper)
         "simherdr.stub.cli.paths",  # herdr's socket/session path rules, one place
         "simherdr.stub.cli.rows_pane",  # only the called group's rows
         "simherdr.stub.cli.table",

@@ -4,7 +4,8 @@ The regular agent verbs (list, get, read, send-keys, rename, focus) are rows of 
 """
 
 from . import core
-from .core import Exit, Failure, unsupported, usage, wire
+from .core import wire
+from .exits import Exit, Failure, unsupported, usage
 from .scan import parse_unsigned, take_value
 
 AGENT_START_POLL_INTERVAL = 0.100  # s, src/cli/agent.rs:9
@@ -509,6 +510,8 @@ def _explain_text(wire, explain, verbose: bool) -> str:
                 lines.append("%s: %s" % (key, value))
         rules = get("evaluated_rules")
         if isinstance(rules, list) and rules:
+            from .rustvalue import value_debug
+
             lines.append("evaluated_rules:")
             for rule in rules:
                 item = lambda *keys, rule=rule: wire.index(rule, *keys)  # noqa: E731
@@ -525,9 +528,9 @@ def _explain_text(wire, explain, verbose: bool) -> str:
                 lines.append(
                     "    matchers: contains=%s regex=%s line_regex=%s all=%d any=%d not=%d"
                     % (
-                        wire.value_debug(item("evidence", "contains")),
-                        wire.value_debug(item("evidence", "regex")),
-                        wire.value_debug(item("evidence", "line_regex")),
+                        value_debug(item("evidence", "contains")),
+                        value_debug(item("evidence", "regex")),
+                        value_debug(item("evidence", "line_regex")),
                         _or(_as_u64(item("evidence", "all_count")), 0),
                         _or(_as_u64(item("evidence", "any_count")), 0),
                         _or(_as_u64(item("evidence", "not_count")), 0),

@@ -6,8 +6,16 @@ herdr 0.8.2 ``src/main.rs`` (argv checks, the launcher fallback), ``src/session.
 :mod:`.table`; this module interprets rows, help and group lists are printed from the same rows.
 
 Start-up cost matters (every agent harness call spawns this): the fast path imports only this
-module, :mod:`.table`, :mod:`.scan` and :mod:`.wire`, and no pure-Python stdlib package
-(``posix`` instead of ``os``; no ``time``, ``re``, ``json``, ``socket`` packages).
+module, :mod:`.paths` and :mod:`.exits`, :mod:`.table` with the called group's rows,
+:mod:`.scan` and :mod:`.wire`, and no pure-Python stdlib package (``posix`` instead of ``os``;
+no ``time``, ``re``, ``json``, ``socket`` packages).
+
+No import cycles: :mod:`.paths` and :mod:`.exits` (the primitives every module shares) import
+nothing of the package; :mod:`.table`, :mod:`.scan`, :mod:`.rust`, :mod:`.wire`,
+:mod:`.standalone`, :mod:`.help`, :mod:`.launcher` and :mod:`.machine` sit between them and this
+module, which imports them (lazily) and never the reverse; the group modules a row names by
+string (``run`` / ``check`` targets, :func:`.table.call`; ``mod``, :mod:`.standalone`) are
+imported on use and may import this module (its clock hooks).
 """
 
 import posix
@@ -15,9 +23,12 @@ import sys
 
 from . import paths
 
-#: What every command this stand-in does not implement prints (stderr, exit 2).
-UNSUPPORTED_MESSAGE = "simherdr: '{command}' is not supported by this stand-in"
-UNSUPPORTED_EXIT_CODE = 2
+# The failures and exits live in .exits (the helpers raise them without importing this module);
+# UNSUPPORTED_MESSAGE / UNSUPPORTED_EXIT_CODE stay importable from here.
+from .exits import UNSUPPORTED_EXIT_CODE as UNSUPPORTED_EXIT_CODE
+from .exits import UNSUPPORTED_MESSAGE as UNSUPPORTED_MESSAGE
+from .exits import USAGE_FOOTER, Exit, Failure, fail_global, unsupported, usage
+from .paths import fsencode, join, parent_and_stem, path_components
 
 #: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
 VERSION_PROTOCOLS = {"0.8.2": 20, "0.9.0": 22, "0.9.1": 22, "0.9.3": 22}
@@ -39,8 +50,6 @@ SOCKET_PATH_ENV = paths.SOCKET_PATH_ENV
 CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
 DEFAULT_SESSION_NAME = paths.DEFAULT_SESSION_NAME
 APP_DIR_NAME = paths.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
-
-USAGE_FOOTER = "run 'herdr --help' for usage"
 
 # ---------------------------------------------------------------------------------------------
 # Clock hooks (tests replace these; SIMHERDR_TIME_SCALE feeds them)
@@ -81,49 +90,10 @@ def _read_time_scale(env):
     return value
 
 
-# ---------------------------------------------------------------------------------------------
-# Control flow
-# ---------------------------------------------------------------------------------------------
-
-
-class Failure(Exception):
-    """Base for everything that ends the process with its own report (see .wire)."""
-
-    def report(self, ctx):  # pragma: no cover - overridden
-        return 1
-
-
-class Exit(Exception):
-    """Print ``message`` (if any) to stderr (or stdout) and exit with ``code``."""
-
-    def __init__(self, code, message=None, stdout=False):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.stdout = stdout
-
-
-def usage(message, code=2):
-    return Exit(code, message)
-
-
-def fail_global(message):
-    return Exit(2, "error: %s\n%s" % (message, USAGE_FOOTER))
-
-
-def unsupported(ctx, command):
-    ctx.write_err(UNSUPPORTED_MESSAGE.format(command=command) + "\n")
-    return UNSUPPORTED_EXIT_CODE
-
-
 def wire():
     from . import wire as module
 
     return module
-
-
-#: herdr's ping line (src/api/client.rs ``status``: request id ``api-client:status``).
-PING_LINE = b'{"id":"api-client:status","method":"ping","params":{}}\n'
 
 
 def open_ping(ctx):
@@ -136,6 +106,8 @@ def open_ping(ctx):
     error)``; :func:`.wire.exchange` reports those exactly as when it connects itself.
     """
     import _socket
+
+    from .table import PING_LINE
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
@@ -268,49 +240,6 @@ def has_surrogates(text):
 
 def _only_escapes(text):
     return all(not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff" for ch in text)
-
-
-join = paths.join  # ``PathBuf::join`` (an absolute ``rest`` replaces ``base``)
-
-
-def parent_and_stem(path):
-    """``(Path::parent, Path::file_stem)`` for a unix path string (None when absent)."""
-    trimmed = path.rstrip("/")
-    if not trimmed:
-        return "", None
-    if "/" in trimmed:
-        parent, base = trimmed.rsplit("/", 1)
-        parent = parent.rstrip("/") or "/"
-    else:
-        parent, base = "", trimmed
-    if base in (".", ".."):
-        return parent, None
-    if "." not in base or (base.startswith(".") and base.count(".") == 1):
-        return parent, base
-    return parent, base.rsplit(".", 1)[0]
-
-
-def path_components(path):
-    """``Path`` equality compares components (repeated and trailing '/', inner '.', ignored)."""
-    parts = path.split("/")
-    out = ["/"] if path.startswith("/") else []
-    for index, part in enumerate(parts):
-        if part == "" or (part == "." and index > 0):
-            continue
-        out.append(part)
-    return tuple(out)
-
-
-def fsencode(path):
-    return path.encode("utf-8", "surrogateescape")
-
-
-def path_exists(path):
-    try:
-        posix.stat(fsencode(path))
-    except (OSError, ValueError):
-        return False
-    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,17 +520,10 @@ def maybe_run(ctx, args):
         return run_group(ctx, table, command, rest)
     special = table.SPECIAL.get(command) or (table.SPECIAL_09.get(command) if ctx.v09 else None)
     if special is not None:
-        return call(special, ctx, None, rest)
+        return table.call(special, ctx, None, rest)
     if command in table.OPAQUE:
         return unsupported(ctx, " ".join(["herdr", command] + rest[:1]))
     return None
-
-
-def call(target, ctx, row, args):
-    """Call ``module:function`` of this package (imported on use)."""
-    module_name, _, function = target.partition(":")
-    module = __import__(__package__ + "." + module_name, fromlist=[function])
-    return getattr(module, function)(ctx, row, args)
 
 
 def group_list(header, rows, trailer):
@@ -630,12 +552,16 @@ def run_group(ctx, table, name, args):
 
 def run_row(ctx, group, row, args):
     if "mod" in row:
+        from .standalone import run_module
+
         return run_module(
             ctx, row["mod"], row["name"], args, command="herdr %s %s" % (group, row["name"])
         )
     if "run" in row:
         if row["run"] is None:
             return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
+        from .table import call
+
         return call(row["run"], ctx, row, args)
     shape = row.get("shape", "flags")
     fields = row.get("fields", ())
@@ -709,39 +635,6 @@ def send_ok(ctx, method, params, opened=None):
         ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
         return 1
     return 0
-
-
-#: Server-free commands built as standalone modules (``run(verb, args, env, version, out,
-#: err) -> int``, text streams); until a module exists the verb answers "not supported".
-def run_module(ctx, module_name, verb, args, command=None):
-    try:
-        module = __import__(__package__ + "." + module_name, fromlist=["run"])
-    except ImportError as exc:
-        if exc.name != __package__ + "." + module_name:
-            raise
-        return unsupported(ctx, command or "herdr %s" % _MODULE_COMMANDS.get(module_name, verb))
-    import io
-
-    out = io.TextIOWrapper(
-        ctx.stdout, encoding="utf-8", errors="surrogateescape", write_through=True
-    )
-    err = io.TextIOWrapper(
-        ctx.stderr, encoding="utf-8", errors="surrogateescape", write_through=True
-    )
-    env = dict(ctx.env)
-    if ctx.explicit_session:
-        # `--session NAME` wins over HERDR_SOCKET_PATH (src/session.rs).
-        env.pop(SOCKET_PATH_ENV, None)
-    try:
-        return module.run(verb, list(args), env, ctx.version, out, err)
-    finally:
-        out.flush()
-        err.flush()
-        out.detach()
-        err.detach()
-
-
-_MODULE_COMMANDS = {"api_schema": "api schema", "config_check": "config check"}
 
 
 def usage_only(ctx, row, args):

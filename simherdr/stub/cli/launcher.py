@@ -6,7 +6,7 @@ CHOICE: everything that would start a terminal UI (the TUI launch, remote attach
 headless server) and ``herdr client`` (its nested guard) go to :mod:`.launch`.
 """
 
-from .core import USAGE_FOOTER, Exit, run_module, unsupported
+from .exits import USAGE_FOOTER, Exit, unsupported
 
 _LAUNCHER_WORDS = (
     "server",
@@ -28,6 +28,8 @@ def launcher(ctx, args, remote):
     first = args[0] if args else None
     if first in ("server", "client"):
         # `herdr server`: exec `simherdr serve`; `herdr client`: the nested guard (.launch).
+        from .standalone import run_module
+
         return run_module(ctx, "launch", first, args[1:], command="herdr " + first)
     if first in ("remote-client-bridge", "update") or (ctx.v09 and first == "remote-api-bridge"):
         # 0.9.3 src/main.rs runs the hidden `remote-api-bridge` (the far end of `--machine`)

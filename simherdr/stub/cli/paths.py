@@ -2,8 +2,12 @@
 
 Pure functions over ``env``: the one place for these rules. The CLI core's context
 delegates here, and the server-free commands (config check, session list, integration status,
-`herdr server`) and ``simherdr serve --session`` call them directly. Import-light (no ``os``).
+`herdr server`) and ``simherdr serve --session`` call them directly; so do the core's helpers
+(:mod:`.wire`, :mod:`.scan`, ...) for the ``Path`` primitives below.  Import-light (no ``os``)
+and the bottom of the package: it imports nothing of it.
 """
+
+import posix
 
 from ...facts.paths import join  # PathBuf::join: one place, shared with facts.integration
 
@@ -91,8 +95,51 @@ def active_api_socket_path(env: "Mapping[str, str]") -> str:
 
 def os_error_text(exc: OSError) -> str:
     """Rust's io::Error Display for an OS error: "<strerror> (os error N)"."""
-    import posix
-
     if exc.errno is None:
         return str(exc)
     return "%s (os error %d)" % (posix.strerror(exc.errno), exc.errno)
+
+
+# ---------------------------------------------------------------------------------------------
+# ``Path`` primitives on unix path strings (surrogate-escaped like ``os.fsdecode``)
+# ---------------------------------------------------------------------------------------------
+
+
+def fsencode(path: str) -> bytes:
+    return path.encode("utf-8", "surrogateescape")
+
+
+def path_exists(path: str) -> bool:
+    try:
+        posix.stat(fsencode(path))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def parent_and_stem(path: str) -> tuple[str, str | None]:
+    """``(Path::parent, Path::file_stem)`` for a unix path string (None when absent)."""
+    trimmed = path.rstrip("/")
+    if not trimmed:
+        return "", None
+    if "/" in trimmed:
+        parent, base = trimmed.rsplit("/", 1)
+        parent = parent.rstrip("/") or "/"
+    else:
+        parent, base = "", trimmed
+    if base in (".", ".."):
+        return parent, None
+    if "." not in base or (base.startswith(".") and base.count(".") == 1):
+        return parent, base
+    return parent, base.rsplit(".", 1)[0]
+
+
+def path_components(path: str) -> tuple[str, ...]:
+    """``Path`` equality compares components (repeated and trailing '/', inner '.', ignored)."""
+    parts = path.split("/")
+    out = ["/"] if path.startswith("/") else []
+    for index, part in enumerate(parts):
+        if part == "" or (part == "." and index > 0):
+            continue
+        out.append(part)
+    return tuple(out)

@@ -7,7 +7,9 @@ emulated: without a server the usual connection error is printed; ``install`` an
 ``uninstall`` check their arguments as herdr does and then answer "not supported".
 """
 
-from .core import Exit, usage, wire
+from .core import wire
+from .exits import Exit, unsupported, usage
+from .paths import join
 from .scan import absolute_path, parse_env
 
 RID = "cli:plugin"
@@ -127,8 +129,6 @@ def install(ctx, row, args):
     yes = (_install_args_093 if ctx.v09 else _install_args_082)(args)
     if not yes and not _stdin_is_terminal():
         raise usage("remote plugin install requires --yes when stdin is not interactive")
-    from .core import unsupported
-
     return unsupported(ctx, "herdr plugin install")
 
 
@@ -145,8 +145,6 @@ def uninstall(ctx, row, args):
     """``plugin uninstall``: exactly one target (plugin.rs:263-271), then "not supported"."""
     if len(args) != 1:
         raise usage(UNINSTALL_USAGE)
-    from .core import unsupported
-
     return unsupported(ctx, "herdr plugin uninstall")
 
 
@@ -212,8 +210,6 @@ def _source_display(plugin):
 
 def config_dir_for(ctx, plugin_id):
     """plugin_config_dir (src/plugin_paths.rs:15-19, 66-92)."""
-    from .core import join
-
     component = []
     for byte in plugin_id.encode():
         ch = chr(byte)

@@ -6,7 +6,8 @@ CHOICE: TOML errors are reported with Python ``tomllib``'s message where herdr p
 ``toml`` crate's (the surrounding sentence is herdr's).
 """
 
-from .core import Exit, join, usage
+from .exits import Exit, usage
+from .paths import join
 
 
 def _lines(content):

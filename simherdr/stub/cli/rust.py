@@ -1,42 +1,23 @@
 """Rust-shaped text for the stand-in's error paths: ``io::Error`` Debug/Display forms, Rust
-``str`` Debug escaping, serde_json's syntax-error messages and positions, ``f32`` printing and
-``Value`` Debug.  Split from :mod:`.wire` so a successful call never loads it.
+``str`` Debug escaping, serde_json's syntax-error messages and positions.  Split from
+:mod:`.wire` (which loads it on use) so a successful call never loads it; it imports nothing of
+wire (``f32`` printing and ``Value`` Debug, which need wire's number text, are
+:mod:`.rustvalue`).
 """
 
 import posix
 
 from ...facts.rusttext import rust_debug_str
-from .core import Failure
-from .wire import _ryu, dumps_ordered, format_f64
+from .exits import Failure
 
 # Failures that end the process (printed by core.run through Failure.report); wire.<name>
-# finds them too.
+# finds them too.  (ServerNotRunning prints a JSON envelope: it is .wire's.)
 
 
 class ProtocolMismatchReported(Failure):
     """The guard already printed the ``protocol_mismatch`` line; exit 1 (src/main.rs:563)."""
 
     def report(self, ctx) -> int:
-        return 1
-
-
-class ServerNotRunning(Failure):
-    """Connect failed with NotFound/ConnectionRefused (CLI.md §2.2)."""
-
-    def __init__(self, request_id: str, message: str):
-        super().__init__(message)
-        self.request_id = request_id
-        self.message = message
-
-    def envelope(self) -> dict:
-        # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
-        return {
-            "id": self.request_id,
-            "error": {"code": "server_not_running", "message": self.message},
-        }
-
-    def report(self, ctx) -> int:
-        ctx.write_err(dumps_ordered(self.envelope()) + "\n")
         return 1
 
 
@@ -306,52 +287,3 @@ def syntax_error(data):
     except _Syntax as found:
         return found.args
     return ("expected value", 1, 1)  # pragma: no cover - the scanner failed on valid JSON
-
-
-class F32:
-    """An ``f32`` request field (``--ratio``), printed the way serde_json prints an f32."""
-
-    __slots__ = ("text", "value")
-
-    def __init__(self, value: float):
-        import struct
-
-        rounded = struct.unpack("<f", struct.pack("<f", value))[0]
-        shortest = None
-        for precision in range(1, 10):
-            candidate = "%.*e" % (precision - 1, rounded)
-            if struct.unpack("<f", struct.pack("<f", float(candidate)))[0] == rounded:
-                shortest = repr(float(candidate))
-                break
-        if shortest is None:  # pragma: no cover - 9 digits always round-trip an f32
-            shortest = repr(rounded)
-        self.value = rounded
-        self.text = _ryu(rounded, shortest, 13, -6)
-
-
-# ---------------------------------------------------------------------------------------------
-# Rust Debug of serde_json::Value (agent explain's text report prints a few)
-# ---------------------------------------------------------------------------------------------
-
-
-def value_debug(value) -> str:
-    if value is None:
-        return "Null"
-    if value is True:
-        return "Bool(true)"
-    if value is False:
-        return "Bool(false)"
-    if isinstance(value, str):
-        return "String(%s)" % rust_debug_str(value)
-    if isinstance(value, int):
-        return "Number(%d)" % value
-    if isinstance(value, float):
-        return "Number(%s)" % format_f64(value)
-    if isinstance(value, list):
-        return "Array [" + ", ".join(value_debug(v) for v in value) + "]"
-    if isinstance(value, dict):
-        items = ", ".join(
-            "%s: %s" % (rust_debug_str(k), value_debug(value[k])) for k in sorted(value)
-        )
-        return "Object {" + items + "}"
-    return repr(value)  # pragma: no cover

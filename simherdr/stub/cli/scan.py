@@ -33,7 +33,15 @@ Value errors are usage errors (exit 2) unless the row says ``errors="io"``: herd
 ``io::Error::other`` and ``main`` prints ``Error: Custom {...}`` (exit 1).
 """
 
-from .core import usage, wire
+from .exits import usage
+from .paths import join
+
+
+def _wire():
+    """:mod:`.wire`, loaded on use (value errors, cwd failures)."""
+    from . import wire
+
+    return wire
 
 
 def parse_unsigned(text, bits):
@@ -47,7 +55,7 @@ def parse_unsigned(text, bits):
 
 def value_error(message, io_errors):
     if io_errors:
-        raise wire().custom_other(message)
+        raise _wire().custom_other(message)
     raise usage(message)
 
 
@@ -103,8 +111,6 @@ def take_value(args, index, flag, end=None):
 
 def absolute_path(ctx, value):
     """normalize_path_arg: expand `~`/`~/...` with HOME, then make absolute against the cwd."""
-    from .core import join
-
     home = ctx.var("HOME")
     path = value
     if value == "~" and home is not None:
@@ -118,7 +124,7 @@ def absolute_path(ctx, value):
     try:
         cwd = posix.getcwd()
     except OSError as exc:
-        raise wire().os_error(exc) from None
+        raise _wire().os_error(exc) from None
     return join(cwd, path)
 
 
@@ -217,7 +223,9 @@ def scan(ctx, row, args):
                 parsed = parse_f32(value)
                 if parsed is None or parsed != parsed or parsed in (float("inf"), float("-inf")):
                     raise usage(spec[3] % value)
-                values[field] = wire().F32(parsed)
+                from .rustvalue import F32
+
+                values[field] = F32(parsed)
             elif kind == "token":
                 # src/cli.rs parse_token_assignment
                 if "=" not in value:
@@ -257,7 +265,7 @@ def scan(ctx, row, args):
             raise usage(message or row["usage"])
     check = row.get("check")
     if check:
-        from .core import call
+        from .table import call
 
         call(check, ctx, row, values)
     return values

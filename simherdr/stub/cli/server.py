@@ -4,8 +4,9 @@ The other server verbs are rows of :mod:`.table`.
 """
 
 from . import core
-from .core import Exit, usage
 from .core import wire as core_wire
+from .exits import Exit, usage
+from .paths import join
 
 STOP_WAIT_TIMEOUT = 15.0  # s, src/session.rs:14
 STOP_WAIT_POLL = 0.025  # s, src/session.rs:15
@@ -105,8 +106,6 @@ def live_handoff(ctx, row, args):
     if w.has_error(loaded.value):
         ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
         return 1
-    from .core import join
-
     log = join(ctx.data_dir_for(ctx.active_name()), "herdr-server.log")
     ctx.write_err("live handoff complete; server log: %s\n" % log)
     return 0

@@ -24,9 +24,13 @@ per method (``src/api/schema``); a row says in data what those two say in code:
 ``since`` / ``until``  version gate (``"0.9"``: 0.9.x only / before 0.9).
 
 Each group's rows live in ``rows_<group>.py`` (``rows(v09)``), imported and built on use: a call
-unmarshals and constructs only its own group's rows.  This module keeps the index and the
-value tuples several groups share.
+unmarshals and constructs only its own group's rows.  This module keeps the index, the
+value tuples several groups share and the ping every checked row sends first.
 """
+
+#: herdr's ping line (src/api/client.rs ``status``: request id ``api-client:status``), written
+#: by :func:`.core.open_ping` before :mod:`.wire` loads and by :func:`.wire.ping`.
+PING_LINE = b'{"id":"api-client:status","method":"ping","params":{}}\n'
 
 READ_SOURCES = {
     "visible": "visible",
@@ -83,6 +87,14 @@ GROUPS = {
     "integration": "rows_integration",
     "plugin": "rows_plugin",
 }
+
+
+def call(target, ctx, row, args):
+    """Call a ``module:function`` target of this package (a row's ``run`` / ``check``, a
+    :data:`SPECIAL` command), imported on use."""
+    module_name, _, function = target.partition(":")
+    module = __import__(__package__ + "." + module_name, fromlist=[function])
+    return getattr(module, function)(ctx, row, args)
 
 
 def group(name, v09):

@@ -1,4 +1,5 @@
-"""Transport, JSON and Rust-shaped error text for the stand-in ``herdr`` CLI.
+"""Transport and JSON for the stand-in ``herdr`` CLI (the Rust-shaped error text of its rare
+paths is :mod:`.rust`, below it).
 
 Imported lazily by :mod:`.core` only when a command needs the socket or has to print a JSON
 envelope, so ``--version`` and usage errors never pay for ``_json``/``_socket``.
@@ -36,11 +37,14 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     from json.encoder import encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
 
-from .core import PING_LINE, fsencode, path_exists
+from .exits import Failure
+from .paths import fsencode, path_exists
+from .table import PING_LINE
 
-# The failures that end the process (ServerNotRunning, TransportError,
-# ProtocolMismatchReported: printed by core.run through Failure.report) live in .rust with the
-# rest of the error paths; ``wire.<name>`` still finds them (module __getattr__ below).
+# The failures that end the process (TransportError, ProtocolMismatchReported: printed by
+# core.run through Failure.report) live in .rust with the rest of the error paths;
+# ``wire.<name>`` still finds them (module __getattr__ below).  ServerNotRunning prints a JSON
+# envelope, so it lives here.
 
 
 def _rust():
@@ -63,16 +67,13 @@ def rust_debug_str(text):
 
 _IN_RUST = (
     "ProtocolMismatchReported",
-    "ServerNotRunning",
     "TransportError",
-    "F32",
-    "value_debug",
     "syntax_error",
 )
 
 
 def __getattr__(name):
-    # Rare paths live in .rust: the process-ending failures, F32, value_debug, syntax_error.
+    # Rare paths live in .rust: the process-ending failures, syntax_error.
     if name in _IN_RUST:
         return getattr(_rust(), name)
     raise AttributeError(name)
@@ -326,6 +327,26 @@ def request_line(request_id: str, method: str, params: dict) -> bytes:
 # ---------------------------------------------------------------------------------------------
 
 
+class ServerNotRunning(Failure):
+    """Connect failed with NotFound/ConnectionRefused (CLI.md §2.2)."""
+
+    def __init__(self, request_id: str, message: str):
+        super().__init__(message)
+        self.request_id = request_id
+        self.message = message
+
+    def envelope(self) -> dict:
+        # Struct order (id, error{code, message}), not sorted: src/cli/server_not_running.rs.
+        return {
+            "id": self.request_id,
+            "error": {"code": "server_not_running", "message": self.message},
+        }
+
+    def report(self, ctx) -> int:
+        ctx.write_err(dumps_ordered(self.envelope()) + "\n")
+        return 1
+
+
 class ConnectFailed(Exception):
     """Connecting to the socket failed; ``not_running`` when NotFound/ConnectionRefused."""
 
@@ -504,7 +525,7 @@ def ping(path: str, opened=None):
 
 def _not_running(ctx, request_id: str):
     path = ctx.socket_path()
-    return _rust().ServerNotRunning(
+    return ServerNotRunning(
         request_id,
         "no herdr server is running at %s; run `%s` to start or attach it"
         % (path, ctx.startup_command(path)),
