@@ -224,13 +224,13 @@ def _serve_socket(args) -> str:
     (src/session.rs:173-181) applied to --session NAME."""
     if args.socket:
         return args.socket
-    from .stub.cli import paths
+    from .stub.cli import base
 
-    problem = paths.validate_session_name(args.session)
-    if args.session != paths.DEFAULT_SESSION_NAME and problem:
+    problem = base.validate_session_name(args.session)
+    if args.session != base.DEFAULT_SESSION_NAME and problem:
         raise ValueError(f"--session: {problem}")
-    name = None if args.session == paths.DEFAULT_SESSION_NAME else args.session
-    return paths.api_socket_path_for(dict(os.environ), name)
+    name = None if args.session == base.DEFAULT_SESSION_NAME else args.session
+    return base.api_socket_path_for(dict(os.environ), name)
 
 
 # --- ctl ------------------------------------------------------------------------------------------

@@ -299,7 +299,7 @@ def run_launcher(env, *args, version="0.9.3"):
     """`herdr [--session X] server` through the launch module in its own process (it execs)."""
     script = (
         "import sys, os\n"
-        "from simherdr.stub.cli import launch, paths\n"
+        "from simherdr.stub.cli import base, launch\n"
         "env = dict(os.environ)\n"
         "sys.exit(launch.run('server', %r, env, %r, sys.stdout, sys.stderr))\n"
         % (list(args), version)

@@ -540,9 +540,8 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.facts.paths",  # PathBuf::join, shared with facts.integration (no imports)
         "simherdr.stub",
         "simherdr.stub.cli",
+        "simherdr.stub.cli.base",  # path rules and exits (below every helper), one place
         "simherdr.stub.cli.core",
-        "simherdr.stub.cli.exits",  # Exit/Failure, split from core (below every helper)
-        "simherdr.stub.cli.paths",  # herdr's socket/session path rules, one place
         "simherdr.stub.cli.rows_pane",  # only the called group's rows
         "simherdr.stub.cli.table",
         "simherdr.stub.cli.wire",

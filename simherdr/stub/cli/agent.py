@@ -4,8 +4,8 @@ The regular agent verbs (list, get, read, send-keys, rename, focus) are rows of 
 """
 
 from . import core
+from .base import Exit, Failure, unsupported, usage
 from .core import wire
-from .exits import Exit, Failure, unsupported, usage
 from .scan import parse_unsigned, take_value
 
 AGENT_START_POLL_INTERVAL = 0.100  # s, src/cli/agent.rs:9

@@ -7,7 +7,7 @@ herdr 0.8.2 ``src/cli/completion.rs`` calls ``clap_complete::generate(shell, spe
 after clap's ``Command::build`` (bin names, the ``-h/--help`` flag every subcommand gets).
 """
 
-from .exits import Exit
+from .base import Exit
 
 SUPPORTED_SHELLS = ("bash", "elvish", "fish", "powershell", "zsh")
 USAGE = "usage: herdr completion <%s>" % "|".join(SUPPORTED_SHELLS)

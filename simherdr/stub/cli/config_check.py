@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TextIO
 
-from . import paths
+from . import base
 
 USAGE = "usage: herdr config check"
 _HELP_WORDS = ("help", "--help", "-h")
@@ -23,7 +23,7 @@ def read_config(path: str) -> tuple[str | None, str | None]:
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        return None, paths.os_error_text(exc)
+        return None, base.os_error_text(exc)
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError:
@@ -33,7 +33,7 @@ def read_config(path: str) -> tuple[str | None, str | None]:
 def diagnostics(env: Mapping[str, str], version: str) -> list[str]:
     from simherdr.facts.config_keys import diagnose
 
-    text, error = read_config(paths.config_path(env))
+    text, error = read_config(base.config_path(env))
     return diagnose(version, text, error)
 
 

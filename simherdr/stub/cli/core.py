@@ -1,4 +1,4 @@
-"""Core of the stand-in ``herdr`` CLI: context, failures, exits, global arguments, dispatch.
+"""Core of the stand-in ``herdr`` CLI: context, global arguments, dispatch, clock hooks.
 
 herdr 0.8.2 ``src/main.rs`` (argv checks, the launcher fallback), ``src/session.rs``
 (``--session``), ``src/remote/attach.rs`` (``--remote``) and ``src/cli.rs`` ``maybe_run``; the
@@ -6,12 +6,12 @@ herdr 0.8.2 ``src/main.rs`` (argv checks, the launcher fallback), ``src/session.
 :mod:`.table`; this module interprets rows, help and group lists are printed from the same rows.
 
 Start-up cost matters (every agent harness call spawns this): the fast path imports only this
-module, :mod:`.paths` and :mod:`.exits`, :mod:`.table` with the called group's rows,
-:mod:`.scan` and :mod:`.wire`, and no pure-Python stdlib package (``posix`` instead of ``os``;
-no ``time``, ``re``, ``json``, ``socket`` packages).
+module, :mod:`.base`, :mod:`.table` with the called group's rows, :mod:`.scan` and
+:mod:`.wire`, and no pure-Python stdlib package (``posix`` instead of ``os``; no ``time``,
+``re``, ``json``, ``socket`` packages).
 
-No import cycles: :mod:`.paths` and :mod:`.exits` (the primitives every module shares) import
-nothing of the package; :mod:`.table`, :mod:`.scan`, :mod:`.rust`, :mod:`.wire`,
+No import cycles: :mod:`.base` (path rules and exits, the primitives every module shares)
+imports nothing of the package; :mod:`.table`, :mod:`.scan`, :mod:`.rust`, :mod:`.wire`,
 :mod:`.standalone`, :mod:`.help`, :mod:`.launcher` and :mod:`.machine` sit between them and this
 module, which imports them (lazily) and never the reverse; the group modules a row names by
 string (``run`` / ``check`` targets, :func:`.table.call`; ``mod``, :mod:`.standalone`) are
@@ -21,14 +21,24 @@ imported on use and may import this module (its clock hooks).
 import posix
 import sys
 
-from . import paths
+from . import base
 
-# The failures and exits live in .exits (the helpers raise them without importing this module);
+# The failures and exits live in .base (the helpers raise them without importing this module);
 # UNSUPPORTED_MESSAGE / UNSUPPORTED_EXIT_CODE stay importable from here.
-from .exits import UNSUPPORTED_EXIT_CODE as UNSUPPORTED_EXIT_CODE
-from .exits import UNSUPPORTED_MESSAGE as UNSUPPORTED_MESSAGE
-from .exits import USAGE_FOOTER, Exit, Failure, fail_global, unsupported, usage
-from .paths import fsencode, join, parent_and_stem, path_components
+from .base import UNSUPPORTED_EXIT_CODE as UNSUPPORTED_EXIT_CODE
+from .base import UNSUPPORTED_MESSAGE as UNSUPPORTED_MESSAGE
+from .base import (
+    USAGE_FOOTER,
+    Exit,
+    Failure,
+    fail_global,
+    fsencode,
+    join,
+    parent_and_stem,
+    path_components,
+    unsupported,
+    usage,
+)
 
 #: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
 VERSION_PROTOCOLS = {"0.8.2": 20, "0.9.0": 22, "0.9.1": 22, "0.9.3": 22}
@@ -44,12 +54,12 @@ TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
 MIN_TIME_SCALE = 1e-6
 MAX_TIME_SCALE = 1e6
 
-# herdr's path and session rules live in .paths (one place); these names stay for callers.
-SESSION_ENV = paths.SESSION_ENV
-SOCKET_PATH_ENV = paths.SOCKET_PATH_ENV
+# herdr's path and session rules live in .base (one place); these names stay for callers.
+SESSION_ENV = base.SESSION_ENV
+SOCKET_PATH_ENV = base.SOCKET_PATH_ENV
 CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
-DEFAULT_SESSION_NAME = paths.DEFAULT_SESSION_NAME
-APP_DIR_NAME = paths.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
+DEFAULT_SESSION_NAME = base.DEFAULT_SESSION_NAME
+APP_DIR_NAME = base.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
 
 # ---------------------------------------------------------------------------------------------
 # Clock hooks (tests replace these; SIMHERDR_TIME_SCALE feeds them)
@@ -176,16 +186,16 @@ class Ctx:
 
     # -- paths (src/config/io.rs, src/session.rs) --------------------------------------------
     def config_dir(self):
-        return paths.config_dir(self.env)
+        return base.config_dir(self.env)
 
     def active_name(self):
-        return paths.active_name(self.env)
+        return base.active_name(self.env)
 
     def data_dir_for(self, name):
-        return paths.data_dir_for(self.env, name)
+        return base.data_dir_for(self.env, name)
 
     def api_socket_path_for(self, name):
-        return paths.api_socket_path_for(self.env, name)
+        return base.api_socket_path_for(self.env, name)
 
     def socket_path(self):
         if self.explicit_session:
@@ -370,7 +380,7 @@ def _run(ctx, argv):
 
 def validate_session_name(name):
     """src/session.rs validate_name; returns the error message or None."""
-    return paths.validate_session_name(name)
+    return base.validate_session_name(name)
 
 
 def _configure_session(ctx, argv):

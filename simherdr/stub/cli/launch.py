@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
-from . import paths
+from . import base
 
 #: CHOICE: how the stand-in finds the simulator. ``SIMHERDR_EXECUTABLE`` names a `simherdr`
 #: command (e.g. an installed console script); otherwise the stand-in's own interpreter (the one
@@ -47,7 +47,7 @@ def _project_root() -> str:
 
 def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[str]:
     """The command line of the simulated headless server."""
-    custom = paths.var(env, EXECUTABLE_ENV)
+    custom = base.var(env, EXECUTABLE_ENV)
     head = [custom] if custom else [sys.executable, "-m", "simherdr"]
     argv = head + ["serve", "--quiet", "--socket", socket_path, "--herdr-version", version]
     scale = env.get(TIME_SCALE_ENV)
@@ -63,7 +63,7 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
 
 def serve_env(env: Mapping[str, str]) -> dict[str, str]:
     child = dict(env)
-    if not paths.var(env, EXECUTABLE_ENV):
+    if not base.var(env, EXECUTABLE_ENV):
         root = _project_root()
         old = child.get("PYTHONPATH")
         child["PYTHONPATH"] = root + (os.pathsep + old if old else "")
@@ -74,7 +74,7 @@ def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
     """`herdr server`: exec ``simherdr serve`` on the active API socket (src/session.rs:173)."""
     from . import wire as _wire
 
-    socket_path = paths.active_api_socket_path(env)
+    socket_path = base.active_api_socket_path(env)
     if _wire.is_reachable(socket_path):
         # src/server/headless.rs:5079-5083 (AddrInUse).
         err.write("error: herdr server is already running\napi socket: %s\n" % socket_path)
@@ -84,7 +84,7 @@ def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
     try:
         os.execve(argv[0], argv, serve_env(env))
     except OSError as exc:
-        err.write("simherdr: cannot start %s: %s\n" % (argv[0], paths.os_error_text(exc)))
+        err.write("simherdr: cannot start %s: %s\n" % (argv[0], base.os_error_text(exc)))
         return 1
     return 1  # pragma: no cover - execve does not return
 
@@ -97,7 +97,7 @@ def allow_nested(env: Mapping[str, str], version: str) -> bool:
 
     from .config_check import read_config
 
-    text, error = read_config(paths.config_path(env))
+    text, error = read_config(base.config_path(env))
     if text is None or error is not None:
         return False
     if any(d.endswith("; using defaults") for d in diagnose(version, text)):

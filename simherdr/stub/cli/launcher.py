@@ -6,7 +6,7 @@ CHOICE: everything that would start a terminal UI (the TUI launch, remote attach
 headless server) and ``herdr client`` (its nested guard) go to :mod:`.launch`.
 """
 
-from .exits import USAGE_FOOTER, Exit, unsupported
+from .base import USAGE_FOOTER, Exit, unsupported
 
 _LAUNCHER_WORDS = (
     "server",

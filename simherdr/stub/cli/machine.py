@@ -10,7 +10,7 @@ fork's index), so only ids shaped like the ones herdr generates (:data:`PROFILE_
 that answer, any other id "not supported".
 """
 
-from .exits import Exit, unsupported
+from .base import Exit, unsupported
 
 MACHINE_HELP = """Usage:
   herdr machine list [--json]

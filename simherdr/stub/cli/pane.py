@@ -2,7 +2,7 @@
 ``src/cli/workspace.rs``): the rows in :mod:`.table` scan the flags, these check the
 combinations and shape the params the way the Rust parsers build their structs."""
 
-from .exits import usage
+from .base import usage
 
 
 def swap_check(ctx, row, values):

@@ -7,9 +7,8 @@ emulated: without a server the usual connection error is printed; ``install`` an
 ``uninstall`` check their arguments as herdr does and then answer "not supported".
 """
 
+from .base import Exit, join, unsupported, usage
 from .core import wire
-from .exits import Exit, unsupported, usage
-from .paths import join
 from .scan import absolute_path, parse_env
 
 RID = "cli:plugin"

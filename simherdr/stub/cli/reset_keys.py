@@ -6,8 +6,7 @@ CHOICE: TOML errors are reported with Python ``tomllib``'s message where herdr p
 ``toml`` crate's (the surrounding sentence is herdr's).
 """
 
-from .exits import Exit, usage
-from .paths import join
+from .base import Exit, join, usage
 
 
 def _lines(content):

@@ -84,7 +84,7 @@ def _keep(gate, v09):
 
 def root_help(ctx):
     """The root help text (stdout, exit 0), with this invocation's config and log paths."""
-    from .paths import join
+    from .base import join
 
     v09 = ctx.v09
     usage = [u for u, gate in _USAGE if _keep(gate, v09)]

@@ -8,7 +8,7 @@ wire (``f32`` printing and ``Value`` Debug, which need wire's number text, are
 import posix
 
 from ...facts.rusttext import rust_debug_str
-from .exits import Failure
+from .base import Failure
 
 # Failures that end the process (printed by core.run through Failure.report); wire.<name>
 # finds them too.  (ServerNotRunning prints a JSON envelope: it is .wire's.)

@@ -33,8 +33,7 @@ Value errors are usage errors (exit 2) unless the row says ``errors="io"``: herd
 ``io::Error::other`` and ``main`` prints ``Error: Custom {...}`` (exit 1).
 """
 
-from .exits import usage
-from .paths import join
+from .base import join, usage
 
 
 def _wire():

@@ -4,9 +4,8 @@ The other server verbs are rows of :mod:`.table`.
 """
 
 from . import core
+from .base import Exit, join, usage
 from .core import wire as core_wire
-from .exits import Exit, usage
-from .paths import join
 
 STOP_WAIT_TIMEOUT = 15.0  # s, src/session.rs:14
 STOP_WAIT_POLL = 0.025  # s, src/session.rs:15

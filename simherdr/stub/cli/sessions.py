@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import TextIO
 
-from . import paths
+from . import base
 
 STOP_WAIT_TIMEOUT = 15.0  # s, src/session.rs:14
 STOP_WAIT_POLL = 0.025  # s, src/session.rs:15
@@ -77,8 +77,8 @@ def _probe(socket_path: str) -> tuple[bool, str | None]:
 def session_info(env: Mapping[str, str], name: str | None, v09: bool = False) -> dict:
     """SessionInfo (src/session.rs:20-27,214-226), fields in herdr's declaration order; 0.9.x
     adds ``connection_error`` after ``running`` (skipped when None)."""
-    socket_path = paths.api_socket_path_for(env, name)
-    info = {"name": name or paths.DEFAULT_SESSION_NAME, "default": name is None}
+    socket_path = base.api_socket_path_for(env, name)
+    info = {"name": name or base.DEFAULT_SESSION_NAME, "default": name is None}
     if v09:
         info["running"], error = _probe(socket_path)
         if error is not None:
@@ -86,7 +86,7 @@ def session_info(env: Mapping[str, str], name: str | None, v09: bool = False) ->
     else:
         info["running"] = is_running_at(socket_path)
     info["socket_path"] = socket_path
-    info["session_dir"] = paths.data_dir_for(env, name)
+    info["session_dir"] = base.data_dir_for(env, name)
     return info
 
 
@@ -95,7 +95,7 @@ def list_sessions(env: Mapping[str, str], v09: bool = False) -> list[dict]:
     import os
 
     sessions = [session_info(env, None, v09)]
-    folder = paths.join(paths.config_dir(env), "sessions")
+    folder = base.join(base.config_dir(env), "sessions")
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -104,17 +104,17 @@ def list_sessions(env: Mapping[str, str], v09: bool = False) -> list[dict]:
         entry.name
         for entry in entries
         if entry.is_dir(follow_symlinks=False)
-        and entry.name != paths.DEFAULT_SESSION_NAME
-        and paths.validate_session_name(entry.name) is None
+        and entry.name != base.DEFAULT_SESSION_NAME
+        and base.validate_session_name(entry.name) is None
     )
     return sessions + [session_info(env, name, v09) for name in names]
 
 
 def normalize_name(name: str) -> str | None:
     """src/session.rs:459-465: "default" -> None; invalid names raise."""
-    if name == paths.DEFAULT_SESSION_NAME:
+    if name == base.DEFAULT_SESSION_NAME:
         return None
-    problem = paths.validate_session_name(name)
+    problem = base.validate_session_name(name)
     if problem:
         raise SessionError("invalid_session_name", problem)
     return name
@@ -169,9 +169,9 @@ def stop_socket(socket_path: str, wait_paths: list[str], label: str) -> None:
 
 def stop_session(env: Mapping[str, str], name: str | None, v09: bool = False) -> dict:
     """src/session.rs:247-258."""
-    socket_path = paths.api_socket_path_for(env, name)
-    label = "session %s" % (name or paths.DEFAULT_SESSION_NAME)
-    stop_socket(socket_path, [socket_path, paths.client_socket_path_for(env, name)], label)
+    socket_path = base.api_socket_path_for(env, name)
+    label = "session %s" % (name or base.DEFAULT_SESSION_NAME)
+    stop_socket(socket_path, [socket_path, base.client_socket_path_for(env, name)], label)
     return session_info(env, name, v09)
 
 
@@ -182,21 +182,21 @@ def _exact_session_dir(env: Mapping[str, str], name: str) -> str | None:
     import os
 
     failed = "session_delete_failed"
-    folder = paths.join(paths.config_dir(env), "sessions")
+    folder = base.join(base.config_dir(env), "sessions")
     try:
         entries = [entry.name for entry in os.scandir(folder)]
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise SessionError(failed, paths.os_error_text(exc)) from None
+        raise SessionError(failed, base.os_error_text(exc)) from None
     if name in entries:
-        return paths.join(folder, name)
+        return base.join(folder, name)
     try:
-        os.lstat(paths.join(folder, name))
+        os.lstat(base.join(folder, name))
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise SessionError(failed, paths.os_error_text(exc)) from None
+        raise SessionError(failed, base.os_error_text(exc)) from None
     raise SessionError(
         failed,
         "session %s does not match an exact session name; use the spelling shown by "
@@ -209,9 +209,9 @@ def delete_session(env: Mapping[str, str], name: str, v09: bool = False) -> dict
     import shutil
 
     failed = "session_delete_failed"
-    if name == paths.DEFAULT_SESSION_NAME:
+    if name == base.DEFAULT_SESSION_NAME:
         raise SessionError(failed, "deleting the default session is not supported")
-    problem = paths.validate_session_name(name)
+    problem = base.validate_session_name(name)
     if problem:
         raise SessionError(failed, problem)
     if v09:
@@ -219,8 +219,8 @@ def delete_session(env: Mapping[str, str], name: str, v09: bool = False) -> dict
         if folder is None:
             return session_info(env, name, v09)  # nothing to delete
     else:
-        folder = paths.data_dir_for(env, name)
-    if is_running_at(paths.join(folder, "herdr.sock")):
+        folder = base.data_dir_for(env, name)
+    if is_running_at(base.join(folder, "herdr.sock")):
         raise SessionError(failed, "session %s is running; stop it before deleting" % name)
     info = session_info(env, name, v09)
     try:
@@ -228,7 +228,7 @@ def delete_session(env: Mapping[str, str], name: str, v09: bool = False) -> dict
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise SessionError(failed, paths.os_error_text(exc)) from None
+        raise SessionError(failed, base.os_error_text(exc)) from None
     return info
 
 
@@ -282,9 +282,7 @@ def _attach(args: list[str], err: TextIO) -> int:
     if len(args) != 1:
         err.write("error: %s\n%s\n" % (USAGE_ATTACH, footer))
         return 2
-    problem = (
-        None if args[0] == paths.DEFAULT_SESSION_NAME else paths.validate_session_name(args[0])
-    )
+    problem = None if args[0] == base.DEFAULT_SESSION_NAME else base.validate_session_name(args[0])
     if problem:
         err.write("error: %s\n%s\n" % (problem, footer))
         return 2

@@ -6,8 +6,7 @@ Below :mod:`.core` and :mod:`.launcher` (both call :func:`run_module`); the modu
 named by string and imported on use, like a row's ``run`` target (:func:`.table.call`).
 """
 
-from .exits import unsupported
-from .paths import SOCKET_PATH_ENV
+from .base import SOCKET_PATH_ENV, unsupported
 
 #: Module -> its command words, for the "not supported" line while a module does not exist.
 _MODULE_COMMANDS = {"api_schema": "api schema", "config_check": "config check"}

@@ -6,9 +6,8 @@ text gains ``endpoint_protocol_generation``, ``endpoint_compatible``, ``private_
 server's endpoint generation is not the client's (0.8.2: the server version differs).
 """
 
+from .base import Exit, join, usage
 from .core import wire as core_wire
-from .exits import Exit, usage
-from .paths import join
 
 STATUS_HELP = "\n".join(
     (

@@ -5,8 +5,8 @@ terminal (CHOICE: their arguments are checked as herdr checks them, then they an
 supported": the stand-in has no terminal stream client).
 """
 
+from .base import Exit, unsupported, usage
 from .core import wire
-from .exits import Exit, unsupported, usage
 
 _CONTROL_USAGE = "usage: herdr terminal session control <target> [--takeover] [--cols N] [--rows N]"
 _OBSERVE_USAGE = "usage: herdr terminal session observe <target> [--cols N] [--rows N]"

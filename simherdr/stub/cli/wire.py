@@ -37,8 +37,7 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     from json.encoder import encode_basestring as _quote
     from json.scanner import make_scanner as _make_scanner
 
-from .exits import Failure
-from .paths import fsencode, path_exists
+from .base import Failure, fsencode, path_exists
 from .table import PING_LINE
 
 # The failures that end the process (TransportError, ProtocolMismatchReported: printed by
