@@ -102,6 +102,14 @@ class Profile:
     worktree_remove_focus_parent_only_if_active: bool = True
     # workspace.create {source_workspace_id} (0.9.3, VERSIONS.md §5 row 20).
     workspace_create_source: bool = False
+    # Which workspace holds a checkout (worktree.open's already_open, WorktreeInfo's
+    # open_workspace_id, worktree.create's reuse): 0.8.2 also matches a membership workspace by
+    # its shell's git checkout or cwd (src/app/api/worktrees.rs:569-597); 0.9.3 matches a
+    # workspace with a membership by that membership only, "explicit checkout provenance must
+    # not be overridden by shell navigation" ([H093] src/app/api/worktrees.rs
+    # open_workspace_idx_for_checkout). CHOICE: dated 0.9.2 by its release note, "worktree
+    # open no longer takes over the repository's own workspace" ([CH093] 0.9.2, #4293).
+    checkout_holder_membership_only: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -152,10 +160,11 @@ PROFILES: dict[str, Profile] = {
         agent_kinds="0.9.3",
         session_backups=True,
         workspace_create_source=True,
+        checkout_holder_membership_only=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]
-# `## [0.9.2]`: #4561, #4344, #4178/#4225, #4687, #4104) are reverted for them. CHOICE: the
+# `## [0.9.2]`: #4561, #4344, #4178/#4225, #4687, #4104, #4293) are reverted for them. CHOICE: the
 # other 0.9.3 rows (the new methods among them) are taken as present since 0.9.0.
 _BEFORE_0_9_2: dict[str, Any] = dict(
     methods=METHODS_0_9_3 | RETIRED_0_9,
@@ -166,6 +175,7 @@ _BEFORE_0_9_2: dict[str, Any] = dict(
     report_resume_argv=False,
     clear_reported_agent_at_idle_shell=False,
     term_program_env=False,
+    checkout_holder_membership_only=False,
 )
 PROFILES["0.9.0"] = replace(PROFILES["0.9.3"], version="0.9.0", **_BEFORE_0_9_2)
 PROFILES["0.9.1"] = replace(PROFILES["0.9.3"], version="0.9.1", **_BEFORE_0_9_2)
