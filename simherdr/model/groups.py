@@ -34,6 +34,20 @@ def close_set(s: Session, w: Workspace) -> list[Workspace]:
     return [w]
 
 
+def explicit_close_set(s: Session, w: Workspace, close_group: bool) -> list[Workspace]:
+    """0.9.x ``workspace.close`` ([H093] src/app/actions.rs ``workspace_close_indices`` /
+    ``workspace_group_close_indices``, VERSIONS.md §1.2): with ``close_group`` the group
+    (other primaries included) or just ``w``; without it the group only while no other member
+    is a primary (non-linked) workspace: a duplicate parent of the same repository closes by
+    itself (test ``duplicate_repo_parents_close_independently_unless_group_is_explicit``)."""
+    members = close_set(s, w)
+    if close_group or len(members) < 2:
+        return members
+    if any(x is not w and not x.worktree.get("is_linked_worktree") for x in members):
+        return [w]
+    return members
+
+
 def is_group_root(s: Session, w: Workspace) -> bool:
     """A non-linked member of a group of two or more workspaces."""
     return len(close_set(s, w)) >= 2
@@ -53,8 +67,9 @@ def closed_event_per_workspace(profile) -> bool:
     return bool(profile.close_group_required)
 
 
-def close_workspaces(sim, w: Workspace) -> list[Workspace]:
-    """Close ``w`` (and its whole group when it is a group root) without any event.
+def close_workspaces(sim, w: Workspace, targets: list[Workspace] | None = None) -> list[Workspace]:
+    """Close ``w`` (and its whole group when it is a group root; ``targets`` when given,
+    ``w`` among them) without any event.
 
     Focus, as herdr's ``close_selected_workspace`` leaves it (actions.rs:1707-1733): the
     workspace that was active before the close stays active if it survived; otherwise the
@@ -62,7 +77,8 @@ def close_workspaces(sim, w: Workspace) -> list[Workspace]:
     workspace is left. Returns the closed workspaces, in sidebar order.
     """
     s = sim.session
-    targets = close_set(s, w)
+    if targets is None:
+        targets = close_set(s, w)
     index = s.ws_index(w)
     active_before = s.active
     for x in targets:
