@@ -110,6 +110,13 @@ class Profile:
     # open_workspace_idx_for_checkout). CHOICE: dated 0.9.2 by its release note, "worktree
     # open no longer takes over the repository's own workspace" ([CH093] 0.9.2, #4293).
     checkout_holder_membership_only: bool = False
+    # plugin.pane.open of a popup: 0.8.2 refuses with ui_busy "popup panes can only open from
+    # the normal workspace view" outside terminal mode, which a headless simulator never
+    # leaves (src/app/api/plugins/mod.rs:336-400), and keeps no popup here; 0.9.3 refuses a
+    # second popup while one is open, ui_busy "a popup pane is already open", which
+    # popup.close closes ([H093] src/app/api/plugins/mod.rs handle_plugin_pane_open; the
+    # server runs the UI state since #3487). CHOICE: present since 0.9.0.
+    plugin_popup_tracked: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -161,6 +168,7 @@ PROFILES: dict[str, Profile] = {
         session_backups=True,
         workspace_create_source=True,
         checkout_holder_membership_only=True,
+        plugin_popup_tracked=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]
