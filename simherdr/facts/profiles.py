@@ -89,6 +89,13 @@ class Profile:
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
     # group silently; 0.9 refuses with workspace_group_close_required unless close_group.
     close_group_required: bool = False
+    # A repo parent whose worktree group holds another parent (a duplicate primary) closes by
+    # itself, on workspace.close without close_group and on the last tab or pane; 0.8.2
+    # closes the whole group from either (src/app/actions.rs:1673-1697). [H093]
+    # workspace_close_indices, test duplicate_repo_parents_close_independently_unless_group_
+    # is_explicit in src/app/api/workspaces.rs. CHOICE: present since 0.9.0 (VERSIONS.md §1.2
+    # leaves its release open).
+    duplicate_parents_close_alone: bool = False
     # worktree.* accept trust_repository / --trust-repository (0.9, #3044).
     trust_repository: bool = False
     # agent.prompt --wait gate: any state change (0.8.2) or observed working/blocked (0.9).
@@ -148,6 +155,7 @@ PROFILES: dict[str, Profile] = {
         protocol=22,
         subscribe_replays_history=False,
         close_group_required=True,
+        duplicate_parents_close_alone=True,
         trust_repository=True,
         prompt_gate_needs_activity=True,
         recent_includes_viewport=True,

@@ -85,7 +85,9 @@ def close(sim, p):
     close_group = p["close_group"]
     w = s.require_workspace(p["workspace_id"])
     if sim.profile.close_group_required:
-        targets = groups.explicit_close_set(s, w, close_group)
+        targets = groups.explicit_close_set(
+            s, w, close_group, sim.profile.duplicate_parents_close_alone
+        )
     else:
         targets = groups.close_set(s, w)
     if len(targets) >= 2 and sim.profile.close_group_required and not close_group:

@@ -24,33 +24,38 @@ def group_members(s: Session, w: Workspace) -> list[Workspace]:
     return [x for x in s.workspaces if x.worktree and x.worktree.get("repo_key") == key]
 
 
-def close_set(s: Session, w: Workspace) -> list[Workspace]:
+def close_set(s: Session, w: Workspace, duplicates_alone: bool = False) -> list[Workspace]:
     """What closing ``w`` closes, in sidebar order: the whole group when ``w`` is a non-linked
-    member of a group of two or more, else just ``w``."""
+    member of a group of two or more, else just ``w``.
+
+    ``duplicates_alone`` (profile row ``duplicate_parents_close_alone``, 0.9.3
+    ``workspace_close_indices``): a primary whose group holds another primary (a duplicate
+    parent of the same repository) closes by itself, on every implicit closing path
+    (workspace.close without close_group, the last tab or pane: [H093] test
+    ``duplicate_repo_parents_close_independently_unless_group_is_explicit``)."""
     if w.worktree and not w.worktree.get("is_linked_worktree"):
         members = group_members(s, w)
         if len(members) >= 2:
+            if duplicates_alone and any(
+                x is not w and not x.worktree.get("is_linked_worktree") for x in members
+            ):
+                return [w]
             return members
     return [w]
 
 
-def explicit_close_set(s: Session, w: Workspace, close_group: bool) -> list[Workspace]:
-    """0.9.x ``workspace.close`` ([H093] src/app/actions.rs ``workspace_close_indices`` /
-    ``workspace_group_close_indices``, VERSIONS.md §1.2): with ``close_group`` the group
-    (other primaries included) or just ``w``; without it the group only while no other member
-    is a primary (non-linked) workspace: a duplicate parent of the same repository closes by
-    itself (test ``duplicate_repo_parents_close_independently_unless_group_is_explicit``)."""
-    members = close_set(s, w)
-    if close_group or len(members) < 2:
-        return members
-    if any(x is not w and not x.worktree.get("is_linked_worktree") for x in members):
-        return [w]
-    return members
+def explicit_close_set(
+    s: Session, w: Workspace, close_group: bool, duplicates_alone: bool
+) -> list[Workspace]:
+    """0.9.x ``workspace.close`` ([H093] src/app/api/workspaces.rs handle_workspace_close,
+    VERSIONS.md §1.2): with ``close_group`` the whole group (other primaries included; just
+    ``w`` on a linked member or a non-member), else the implicit close set."""
+    return close_set(s, w, duplicates_alone and not close_group)
 
 
-def is_group_root(s: Session, w: Workspace) -> bool:
-    """A non-linked member of a group of two or more workspaces."""
-    return len(close_set(s, w)) >= 2
+def is_group_root(s: Session, w: Workspace, duplicates_alone: bool = False) -> bool:
+    """Closing ``w`` would close two or more workspaces."""
+    return len(close_set(s, w, duplicates_alone)) >= 2
 
 
 def closed_event_per_workspace(profile) -> bool:
@@ -78,7 +83,7 @@ def close_workspaces(sim, w: Workspace, targets: list[Workspace] | None = None) 
     """
     s = sim.session
     if targets is None:
-        targets = close_set(s, w)
+        targets = close_set(s, w, sim.profile.duplicate_parents_close_alone)
     index = s.ws_index(w)
     active_before = s.active
     for x in targets:

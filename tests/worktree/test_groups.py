@@ -213,3 +213,26 @@ def test_explicit_group_close_takes_every_primary(two_parents, version):
         {"type": "workspace_closed", "workspace_id": i, "workspace": before[i]} for i in ids
     ]
     assert _ids(h) == ["w1", "w4"]
+
+
+@pytest.mark.parametrize("method", ["tab.close", "pane.close"])
+def test_last_tab_or_pane_of_a_duplicate_parent(two_parents, version, method):
+    """0.9.3 close_selected_workspace goes through workspace_close_indices too: the last tab or
+    pane of a parent whose group holds another parent closes that workspace alone, with no
+    confirmation ([H093] duplicate_repo_parents_close_independently_unless_group_is_explicit).
+    0.8.2 treats it as a group root: confirmation_required, then the whole group."""
+    h = two_parents
+    target = {"tab_id": "w2:t1"} if method == "tab.close" else {"pane_id": "w2:p1"}
+    if version == "0.8.2":
+        assert h.err(method, **target)["code"] == "confirmation_required"
+        h.sim.config.confirm_close = False
+        h.ok(method, **target)
+        assert _ids(h) == ["w1", "w4"]
+        return
+    mark = h.sim.hub.seq
+    h.ok(method, **target)
+    assert _ids(h) == ["w1", "w3", "w4", "w5"]
+    closed = [d["workspace_id"] for k, d in events(h, mark) if k == "workspace_closed"]
+    assert closed == ["w2"]
+    # w5 is the only parent left: its last pane is a group root's again.
+    assert h.err("pane.close", pane_id="w5:p1")["code"] == "confirmation_required"
