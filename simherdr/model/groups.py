@@ -24,6 +24,11 @@ def group_members(s: Session, w: Workspace) -> list[Workspace]:
     return [x for x in s.workspaces if x.worktree and x.worktree.get("repo_key") == key]
 
 
+def _is_primary(w: Workspace) -> bool:
+    """A group member that is not a linked worktree checkout (a repo parent)."""
+    return w.worktree is not None and not w.worktree.get("is_linked_worktree")
+
+
 def close_set(s: Session, w: Workspace, duplicates_alone: bool = False) -> list[Workspace]:
     """What closing ``w`` closes, in sidebar order: the whole group when ``w`` is a non-linked
     member of a group of two or more, else just ``w``.
@@ -36,9 +41,7 @@ def close_set(s: Session, w: Workspace, duplicates_alone: bool = False) -> list[
     if w.worktree and not w.worktree.get("is_linked_worktree"):
         members = group_members(s, w)
         if len(members) >= 2:
-            if duplicates_alone and any(
-                x is not w and not x.worktree.get("is_linked_worktree") for x in members
-            ):
+            if duplicates_alone and any(x is not w and _is_primary(x) for x in members):
                 return [w]
             return members
     return [w]
