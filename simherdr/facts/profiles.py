@@ -119,7 +119,7 @@ class Profile:
     checkout_holder_membership_only: bool = False
     # plugin.pane.open of a popup: 0.8.2 refuses with ui_busy "popup panes can only open from
     # the normal workspace view" outside terminal mode, which a headless simulator never
-    # leaves (src/app/api/plugins/mod.rs:336-400), and keeps no popup here; 0.9.3 refuses a
+    # leaves (src/app/api/plugins/mod.rs:395-401), and keeps no popup here; 0.9.3 refuses a
     # second popup while one is open, ui_busy "a popup pane is already open", which
     # popup.close closes ([H093] src/app/api/plugins/mod.rs handle_plugin_pane_open; the
     # server runs the UI state since #3487). CHOICE: present since 0.9.0.
