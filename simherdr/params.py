@@ -109,6 +109,8 @@ def OBJ(v):
 class Enum:
     """A unit-variant enum: one of ``variants`` (serde's text for anything else)."""
 
+    __slots__ = ("variants",)
+
     def __init__(self, variants: tuple[str, ...]):
         self.variants = variants
 
@@ -123,6 +125,8 @@ class Enum:
 
 class ListOf:
     """A sequence whose items ``inner`` checks."""
+
+    __slots__ = ("inner",)
 
     def __init__(self, inner: Callable):
         self.inner = inner
@@ -175,6 +179,8 @@ def versioned(f: F, known: Callable) -> F:
 class Struct:
     """A nested struct checker (e.g. ``wait``, ``match``): ``fields`` like a method's spec."""
 
+    __slots__ = ("fields",)
+
     def __init__(self, fields: dict[str, F]):
         self.fields = fields
 
@@ -187,6 +193,8 @@ class Struct:
 class Tagged:
     """serde's internally tagged enum (``#[serde(tag = "type")]``): the ``type`` field picks
     the variant, whose fields are checked like a struct; the result keeps ``type``."""
+
+    __slots__ = ("name", "tagged_variants", "_names")
 
     def __init__(self, name: str, variants: dict[str, dict[str, F]]):
         self.name = name
