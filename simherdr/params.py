@@ -194,7 +194,7 @@ class Tagged:
     """serde's internally tagged enum (``#[serde(tag = "type")]``): the ``type`` field picks
     the variant, whose fields are checked like a struct; the result keeps ``type``."""
 
-    __slots__ = ("name", "tagged_variants", "_names")
+    __slots__ = ("_names", "name", "tagged_variants")
 
     def __init__(self, name: str, variants: dict[str, dict[str, F]]):
         self.name = name
