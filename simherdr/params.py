@@ -102,27 +102,48 @@ def OBJ(v):
     return v
 
 
-def enum(*variants: str) -> Callable:
-    def check(v):
+# The composite checkers are small callable classes, so what they check can be read back
+# (the API schema generator: simherdr.apischema) by type, not by probing attributes.
+
+
+class Enum:
+    """A unit-variant enum: one of ``variants`` (serde's text for anything else)."""
+
+    __slots__ = ("variants",)
+
+    def __init__(self, variants: tuple[str, ...]):
+        self.variants = variants
+
+    def __call__(self, v):
         if not isinstance(v, str):
             raise _type_error(v, "a string")
-        if v not in variants:
-            names = ", ".join(f"`{x}`" for x in variants)
+        if v not in self.variants:
+            names = ", ".join(f"`{x}`" for x in self.variants)
             raise ParamError(f"unknown variant `{v}`, expected one of {names}")
         return v
 
-    check.variants = variants
-    return check
 
+class ListOf:
+    """A sequence whose items ``inner`` checks."""
 
-def list_of(inner: Callable) -> Callable:
-    def check(v):
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Callable):
+        self.inner = inner
+
+    def __call__(self, v):
         if not isinstance(v, list):
             raise _type_error(v, "a sequence")
+        inner = self.inner
         return [inner(x) for x in v]
 
-    check.inner = inner  # for introspection (the API schema generator)
-    return check
+
+def enum(*variants: str) -> Enum:
+    return Enum(variants)
+
+
+def list_of(inner: Callable) -> ListOf:
+    return ListOf(inner)
 
 
 @dataclass(frozen=True)
@@ -155,37 +176,50 @@ def versioned(f: F, known: Callable) -> F:
     return F(f.check, f.opt, f.default, known)
 
 
-def struct(**fields: F) -> Callable:
-    """A nested struct checker (e.g. ``wait``, ``match``)."""
+class Struct:
+    """A nested struct checker (e.g. ``wait``, ``match``): ``fields`` like a method's spec."""
 
-    def check(v):
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: dict[str, F]):
+        self.fields = fields
+
+    def __call__(self, v):
         if not isinstance(v, dict):
             raise _type_error(v, "a map")
-        return parse(fields, v)
-
-    check.fields = fields
-    return check
+        return parse(self.fields, v)
 
 
-def tagged(name: str, **variants: dict[str, F]) -> Callable:
+class Tagged:
     """serde's internally tagged enum (``#[serde(tag = "type")]``): the ``type`` field picks
     the variant, whose fields are checked like a struct; the result keeps ``type``."""
-    names = ", ".join(f"`{v}`" for v in variants)
 
-    def check(v):
+    __slots__ = ("_names", "name", "tagged_variants")
+
+    def __init__(self, name: str, variants: dict[str, dict[str, F]]):
+        self.name = name
+        self.tagged_variants = variants  # tag -> fields (an Enum's ``variants`` are plain names)
+        self._names = ", ".join(f"`{v}`" for v in variants)
+
+    def __call__(self, v):
         if not isinstance(v, dict):
-            raise _type_error(v, f"internally tagged enum {name}")
+            raise _type_error(v, f"internally tagged enum {self.name}")
         tag = v.get("type", _MISSING)
         if tag is _MISSING:
             raise ParamError("missing field `type`")
         if not isinstance(tag, str):
             raise _type_error(tag, "variant identifier")
-        if tag not in variants:
-            raise ParamError(f"unknown variant `{tag}`, expected one of {names}")
-        return {"type": tag, **parse(variants[tag], v)}
+        if tag not in self.tagged_variants:
+            raise ParamError(f"unknown variant `{tag}`, expected one of {self._names}")
+        return {"type": tag, **parse(self.tagged_variants[tag], v)}
 
-    check.tagged_variants = variants  # tag -> fields (an enum's ``variants`` are plain names)
-    return check
+
+def struct(**fields: F) -> Struct:
+    return Struct(fields)
+
+
+def tagged(name: str, **variants: dict[str, F]) -> Tagged:
+    return Tagged(name, variants)
 
 
 def parse(spec: dict[str, F], raw: Any, profile: Any = None) -> dict:

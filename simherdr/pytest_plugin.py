@@ -228,7 +228,6 @@ def simherdr_server(request: pytest.FixtureRequest, tmp_path) -> Iterator[Thread
     s = settings(request)
     clock = RealClock() if s.time_scale == 1 else ScaledClock(s.time_scale)
     with ThreadServer(s.version, clock=clock, config=_config(tmp_path)) as srv:
-        srv.time_scale = s.time_scale
         if s.scenario is not None:
             srv.load_scenario(s.scenario, seed=s.seed)
         _track(request, "simherdr_server", lambda: (srv.trace(), srv.sim.trace.dropped))
@@ -271,7 +270,7 @@ def simherdr_herdr(
 
     version = simherdr_server.sim.profile.version
     path = write_stub(str(tmp_path_factory.mktemp("simherdr-bin")), herdr_version=version)
-    return StandIn(path, simherdr_server.path, getattr(simherdr_server, "time_scale", 1.0))
+    return StandIn(path, simherdr_server.path, simherdr_server.time_scale)
 
 
 # --- a failing test's trace ----------------------------------------------------------------------

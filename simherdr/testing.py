@@ -207,6 +207,11 @@ class ThreadServer:
         if self._error:
             raise self._error
 
+    @property
+    def time_scale(self) -> float:
+        """How many times faster than wall time the server's clock runs (1.0: real time)."""
+        return 1.0 / self.sim.clock.wall_seconds(1.0)
+
     def run(self, fn):
         """Run ``fn(sim)`` on the server's loop (state is owned by that thread)."""
         fut = asyncio.run_coroutine_threadsafe(_call(fn, self.sim), self.loop)

@@ -274,7 +274,7 @@ def _checker_schema(check, herdr_expr: str | None, r: Renderer, profile) -> Any:
         return r.expr(named)  # a map the simulator does not check field by field: herdr's type
     if check in simple:
         return simple[check]
-    variants = getattr(check, "variants", None)
+    variants = check.variants if isinstance(check, P.Enum) else None
     herdr_type = r.types.get(named or "", {})
     plain = herdr_type.get("kind") == "enum" and all(
         v[1] == "unit" for v in herdr_type.get("variants", [])
@@ -283,13 +283,13 @@ def _checker_schema(check, herdr_expr: str | None, r: Renderer, profile) -> Any:
         if named not in r.defs:
             r.defs[named] = {"type": "string", "enum": list(variants), "title": named}
         return {"$ref": "#/schemas/%s/$defs/%s" % (r.root, named)}
-    fields = getattr(check, "fields", None)
+    fields = check.fields if isinstance(check, P.Struct) else None
     if fields is not None and named and named in r.types:
         if named not in r.defs:
             r.defs[named] = None
             r.defs[named] = _spec_object(named, fields, r, profile)
         return {"$ref": "#/schemas/%s/$defs/%s" % (r.root, named)}
-    inner = getattr(check, "inner", None)
+    inner = check.inner if isinstance(check, P.ListOf) else None
     if inner is not None and named and named.startswith("Vec<"):
         return {
             "type": "array",

@@ -110,6 +110,10 @@ SERVER_CODES = frozenset(
         "query_too_large",
         "stale_target",
         "command_not_found",
+        # pane.report_agent[_session] resume_argv ([H093] src/app/api/panes.rs
+        # handle_pane_report_agent, report_agent_resume; src/agent_resume.rs).
+        "invalid_resume_argv",
+        "resume_not_accepted",
     ]
 )
 

@@ -89,6 +89,13 @@ class Profile:
     # workspace.close on a group root with linked worktree workspaces open: 0.8.2 closes the
     # group silently; 0.9 refuses with workspace_group_close_required unless close_group.
     close_group_required: bool = False
+    # A repo parent whose worktree group holds another parent (a duplicate primary) closes by
+    # itself, on workspace.close without close_group and on the last tab or pane; 0.8.2
+    # closes the whole group from either (src/app/actions.rs:1673-1697). [H093]
+    # workspace_close_indices, test duplicate_repo_parents_close_independently_unless_group_
+    # is_explicit in src/app/api/workspaces.rs. CHOICE: present since 0.9.0 (VERSIONS.md §1.2
+    # leaves its release open).
+    duplicate_parents_close_alone: bool = False
     # worktree.* accept trust_repository / --trust-repository (0.9, #3044).
     trust_repository: bool = False
     # agent.prompt --wait gate: any state change (0.8.2) or observed working/blocked (0.9).
@@ -102,6 +109,21 @@ class Profile:
     worktree_remove_focus_parent_only_if_active: bool = True
     # workspace.create {source_workspace_id} (0.9.3, VERSIONS.md §5 row 20).
     workspace_create_source: bool = False
+    # Which workspace holds a checkout (worktree.open's already_open, WorktreeInfo's
+    # open_workspace_id, worktree.create's reuse): 0.8.2 also matches a membership workspace by
+    # its shell's git checkout or cwd (src/app/api/worktrees.rs:569-597); 0.9.3 matches a
+    # workspace with a membership by that membership only, "explicit checkout provenance must
+    # not be overridden by shell navigation" ([H093] src/app/api/worktrees.rs
+    # open_workspace_idx_for_checkout). CHOICE: dated 0.9.2 by its release note, "worktree
+    # open no longer takes over the repository's own workspace" ([CH093] 0.9.2, #4293).
+    checkout_holder_membership_only: bool = False
+    # plugin.pane.open of a popup: 0.8.2 refuses with ui_busy "popup panes can only open from
+    # the normal workspace view" outside terminal mode, which a headless simulator never
+    # leaves (src/app/api/plugins/mod.rs:395-401), and keeps no popup here; 0.9.3 refuses a
+    # second popup while one is open, ui_busy "a popup pane is already open", which
+    # popup.close closes ([H093] src/app/api/plugins/mod.rs handle_plugin_pane_open; the
+    # server runs the UI state since #3487). CHOICE: present since 0.9.0.
+    plugin_popup_tracked: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -133,6 +155,7 @@ PROFILES: dict[str, Profile] = {
         protocol=22,
         subscribe_replays_history=False,
         close_group_required=True,
+        duplicate_parents_close_alone=True,
         trust_repository=True,
         prompt_gate_needs_activity=True,
         recent_includes_viewport=True,
@@ -152,10 +175,12 @@ PROFILES: dict[str, Profile] = {
         agent_kinds="0.9.3",
         session_backups=True,
         workspace_create_source=True,
+        checkout_holder_membership_only=True,
+        plugin_popup_tracked=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]
-# `## [0.9.2]`: #4561, #4344, #4178/#4225, #4687, #4104) are reverted for them. CHOICE: the
+# `## [0.9.2]`: #4561, #4344, #4178/#4225, #4687, #4104, #4293) are reverted for them. CHOICE: the
 # other 0.9.3 rows (the new methods among them) are taken as present since 0.9.0.
 _BEFORE_0_9_2: dict[str, Any] = dict(
     methods=METHODS_0_9_3 | RETIRED_0_9,
@@ -166,6 +191,7 @@ _BEFORE_0_9_2: dict[str, Any] = dict(
     report_resume_argv=False,
     clear_reported_agent_at_idle_shell=False,
     term_program_env=False,
+    checkout_holder_membership_only=False,
 )
 PROFILES["0.9.0"] = replace(PROFILES["0.9.3"], version="0.9.0", **_BEFORE_0_9_2)
 PROFILES["0.9.1"] = replace(PROFILES["0.9.3"], version="0.9.1", **_BEFORE_0_9_2)

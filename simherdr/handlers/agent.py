@@ -28,6 +28,7 @@ from ..facts import errors as E
 from ..facts import kinds as K
 from ..facts.keys import encode_keys
 from ..facts.shellquote import compose_command, has_control_char
+from ..model import terminal as T
 from ..model import views as V
 from ..model.status import RUST_VARIANT, WIRE_STATUSES
 from .common import READ_FORMATS, READ_SOURCES, read_pane
@@ -531,12 +532,64 @@ def _hook_pane(sim, ref: str):
 # 0.9.2 (#4687, profile row report_resume_argv; [H093] PaneReportAgentParams.resume_argv).
 RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
 
+# validate_resume_argv's limits ([H093] src/agent_resume.rs MAX_RESUME_ARGS,
+# MAX_RESUME_ARGV_BYTES): restore types the command into a shell, so it must be a bare name.
+MAX_RESUME_ARGS = 64
+MAX_RESUME_ARGV_BYTES = 8192
+_PLAIN_COMMAND = re.compile(r"[A-Za-z0-9_.-]+")
+RESUME_NOT_ACCEPTED = (
+    "resume_argv requires the reporter to hold the pane; report its state with "
+    "pane.report_agent first"
+)
 
-def _remember_resume(pane, argv: list | None) -> None:
-    """CHOICE: an argv whose first element is not a plain command name (empty, or with a path
-    separator or blank) is ignored rather than refused: no error code for it is readable."""
-    if argv and argv[0] and not any(c in argv[0] for c in "/\\ \t\n"):
-        pane.agent.resume_argv = list(argv)
+
+def resume_argv_problem(argv: list[str]) -> str | None:
+    """herdr's validate_resume_argv: the message of the first rule ``argv`` breaks, in herdr's
+    order, or None when it is a valid resume command."""
+    if not argv:
+        return "resume_argv must not be empty"
+    if len(argv) > MAX_RESUME_ARGS:
+        return f"resume_argv allows at most {MAX_RESUME_ARGS} arguments"
+    if sum(len(a.encode()) for a in argv) > MAX_RESUME_ARGV_BYTES:
+        return f"resume_argv allows at most {MAX_RESUME_ARGV_BYTES} bytes"
+    if any(has_control_char(a) for a in argv):
+        return "resume_argv must not contain control characters"
+    if any("'" in a for a in argv):
+        return "resume_argv must not contain apostrophes"
+    command = argv[0]
+    if command.startswith("-") or not _PLAIN_COMMAND.fullmatch(command):
+        return "resume_argv must start with a plain command name, not a path"
+    return None
+
+
+def _check_resume(argv: list | None) -> None:
+    if argv is not None:
+        problem = resume_argv_problem(argv)
+        if problem is not None:
+            raise E.HerdrError("invalid_resume_argv", problem)
+
+
+def _resume_report(pane, p: dict, label: str, report) -> None:
+    """Apply a hook report, then report_agent_resume ([H093] src/app/api/panes.rs): a resume
+    command belongs to the report it came with, so it is kept only when that report was
+    applied (newer than the source's last sequence and, with a session ref, leaving that
+    session current); an ignored report drops it without an error. A kept command needs the
+    reporter to hold the pane, else resume_not_accepted (after the report itself applied).
+
+    CHOICE (resume-holder): herdr's ``can_record_reported_resume`` is not readable here; the
+    reporter "holds the pane" when its hook authority is this source and agent label, as the
+    message's advice (report the state with pane.report_agent first) implies."""
+    a, source, argv = pane.agent, p["source"], p["resume_argv"]
+    stored = K.canonical_label(label)
+    session = T.session_ref(source, stored, p["agent_session_id"], p["agent_session_path"])
+    newer = T.seq_is_newer(a, source, p["seq"])
+    report()
+    if argv is None or not (newer and T.session_is_current(a, source, stored, session)):
+        return
+    hook = a.hook
+    if hook is None or hook["source"] != source or hook["label"] != stored:
+        raise E.HerdrError("resume_not_accepted", RESUME_NOT_ACCEPTED)
+    a.resume_argv = list(argv)
 
 
 def _label(agent: str, kinds: str = "0.8.2") -> str:
@@ -561,16 +614,21 @@ def _label(agent: str, kinds: str = "0.8.2") -> str:
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"], sim.profile.agent_kinds)
-    _remember_resume(pane, p["resume_argv"])
-    sim.agents.report_agent(
+    _check_resume(p["resume_argv"])
+    _resume_report(
         pane,
-        p["source"],
+        p,
         label,
-        p["state"],
-        p["message"],
-        p["seq"],
-        p["agent_session_id"],
-        p["agent_session_path"],
+        lambda: sim.agents.report_agent(
+            pane,
+            p["source"],
+            label,
+            p["state"],
+            p["message"],
+            p["seq"],
+            p["agent_session_id"],
+            p["agent_session_path"],
+        ),
     )
     return {"type": "ok"}
 
@@ -589,15 +647,20 @@ def report_agent(sim, p):
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
     label = _label(p["agent"], sim.profile.agent_kinds)
-    _remember_resume(pane, p["resume_argv"])
-    sim.agents.report_session(
+    _check_resume(p["resume_argv"])
+    _resume_report(
         pane,
-        p["source"],
+        p,
         label,
-        p["seq"],
-        p["agent_session_id"],
-        p["agent_session_path"],
-        p["session_start_source"],
+        lambda: sim.agents.report_session(
+            pane,
+            p["source"],
+            label,
+            p["seq"],
+            p["agent_session_id"],
+            p["agent_session_path"],
+            p["session_start_source"],
+        ),
     )
     return {"type": "ok"}
 

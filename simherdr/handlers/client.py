@@ -78,8 +78,12 @@ def pane_input_set(sim, p):
 
 @method("popup.close")
 def popup_close(sim, p):
-    # close_popup_pane: simherdr opens no popups (plugin panes are another area).
-    raise E.HerdrError("popup_not_open", "no popup is open")
+    # close_popup_pane. 0.8.2: simherdr opens no popups; 0.9.x: the plugin popup that
+    # plugin.pane.open recorded (Profile.plugin_popup_tracked).
+    if sim.surface.popup is None:
+        raise E.HerdrError("popup_not_open", "no popup is open")
+    sim.surface.popup = None
+    return {"type": "ok"}
 
 
 # --- agent.view (src/app/agent_view.rs) ------------------------------------------------------

@@ -374,9 +374,14 @@ def pane_open(sim, p):
             "invalid_params",
             "tab plugin panes support workspace_id but not target_pane_id or direction",
         )
+    if placement == "popup" and sim.profile.plugin_popup_tracked and sim.surface.popup:
+        raise E.HerdrError("ui_busy", "a popup pane is already open")
     if placement == "popup":
         # CHOICE: a headless server's popup is not a pane of the session (nothing to list);
-        # herdr answers ok (panes.rs:11-42). Its process is not started.
+        # herdr answers ok (panes.rs:11-42). Its process is not started. 0.9.x keeps it open
+        # until popup.close (Profile.plugin_popup_tracked).
+        if sim.profile.plugin_popup_tracked:
+            sim.surface.popup = {"plugin_id": pid, "entrypoint": entrypoint}
         return {"type": "ok"}
     s = sim.session
     cwd = p["cwd"] if p["cwd"] is not None else plugin["plugin_root"]

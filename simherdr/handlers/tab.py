@@ -80,11 +80,11 @@ def close(sim, p):
     s = sim.session
     t = s.require_tab(p["tab_id"])
     w = s.ws(t.workspace_id)
-    if len(w.tabs) == 1 and groups.is_group_root(s, w):
+    if len(w.tabs) == 1 and groups.is_group_root(s, w, sim.profile.duplicate_parents_close_alone):
         # The last tab of a worktree-group root (src/app/api/tabs.rs:246-273): refused while
         # ui.confirm_close is on; otherwise the whole group closes through
         # close_selected_workspace, with tab_closed + one workspace_closed for the target (also
-        # in 0.9, whose #2874 change touched only workspace.close).
+        # in 0.9.3, where a duplicate parent is no group root: duplicate_parents_close_alone).
         if sim.config.confirm_close:
             raise E.confirmation_required("tab")
         snapshot = V.workspace_info(s, w)

@@ -84,18 +84,23 @@ def close(sim, p):
     s = sim.session
     close_group = p["close_group"]
     w = s.require_workspace(p["workspace_id"])
-    targets = groups.close_set(s, w)
+    if sim.profile.close_group_required:
+        targets = groups.explicit_close_set(
+            s, w, close_group, sim.profile.duplicate_parents_close_alone
+        )
+    else:
+        targets = groups.close_set(s, w)
     if len(targets) >= 2 and sim.profile.close_group_required and not close_group:
         # 0.9: explicit group intent required; nothing is closed, no event, focus kept
-        # (VERSIONS.md §1.2; #2874 branch commit 549d58b6: refused whenever the close would
-        # take the group, i.e. a non-linked member of a group of >= 2).
+        # ([H093] src/app/api/workspaces.rs handle_workspace_close: refused when the close
+        # set without close_group has two or more workspaces; VERSIONS.md §1.2).
         raise E.workspace_group_close_required()
     if groups.closed_event_per_workspace(sim.profile):
         closed = [(x.workspace_id, V.workspace_info(s, x)) for x in targets]
     else:
         # 0.8.2: the whole group closes silently, one workspace_closed for the target.
         closed = [(w.workspace_id, V.workspace_info(s, w))]
-    groups.close_workspaces(sim, w)
+    groups.close_workspaces(sim, w, targets)
     for workspace_id, info in closed:
         s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": info})
     return {"type": "ok"}

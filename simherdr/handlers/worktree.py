@@ -93,15 +93,23 @@ def _git_space(s: Session, w: Workspace) -> FoundCheckout | None:
     return find_checkout(cwd) if cwd else None
 
 
-def holder_of_checkout(s: Session, checkout_path: str) -> Workspace | None:
+def holder_of_checkout(
+    s: Session, checkout_path: str, membership_only: bool = False
+) -> Workspace | None:
     """SOCKET.md §9.1 "which workspace holds a checkout" (api:569-597): the first workspace in
     sidebar order whose membership checkout_path canonically equals the path, or whose git
-    checkout key equals it, or whose identity cwd canonically equals it."""
+    checkout key equals it, or whose identity cwd canonically equals it.
+
+    ``membership_only`` (profile row ``checkout_holder_membership_only``, 0.9.x): a workspace
+    with a membership holds only its membership's checkout, whatever its shell's cwd ([H093]
+    src/app/api/worktrees.rs open_workspace_idx_for_checkout)."""
     canonical = canonical_or_original(checkout_path)
     for w in s.workspaces:
         m = w.worktree
         if m and canonical_or_original(m["checkout_path"]) == canonical:
             return w
+        if m and membership_only:
+            continue
         cwd = _identity_cwd(s, w)
         space = find_checkout(cwd) if cwd else None
         if space is not None and canonical_or_original(space.checkout_root) == canonical:
@@ -109,6 +117,10 @@ def holder_of_checkout(s: Session, checkout_path: str) -> Workspace | None:
         if cwd and canonical_or_original(cwd) == canonical:
             return w
     return None
+
+
+def _by_membership(sim) -> bool:
+    return sim.profile.checkout_holder_membership_only
 
 
 def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
@@ -251,7 +263,9 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
             raise _fail("not_git_worktree", NOT_GIT_PATH)
         if found.is_linked_worktree:
             raise _fail("linked_worktree_source", LINKED_SOURCE)
-        holder = _parent_by_key(s, found.common_dir) or holder_of_checkout(s, found.checkout_root)
+        holder = _parent_by_key(s, found.common_dir) or holder_of_checkout(
+            s, found.checkout_root, _by_membership(sim)
+        )
         return Source(
             holder, found.checkout_root, found.checkout_root, found.common_dir, repo_name_for(found)
         )
@@ -281,10 +295,10 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
         if checkout is None:
             raise _fail("not_git_worktree", NOT_GIT_PATH)
         if checkout.is_linked_worktree:
-            holder = holder_of_checkout(s, checkout.repo_root)
+            holder = holder_of_checkout(s, checkout.repo_root, _by_membership(sim))
         else:
             holder = _parent_by_key(s, checkout.repo_key) or holder_of_checkout(
-                s, checkout.checkout_root
+                s, checkout.checkout_root, _by_membership(sim)
             )
         return Source(
             holder, checkout.repo_root, checkout.repo_root, checkout.repo_key, checkout.repo_name
@@ -293,7 +307,7 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
     if m:
         if m["is_linked_worktree"]:
             return Source(
-                holder_of_checkout(s, m["repo_root"]),
+                holder_of_checkout(s, m["repo_root"], _by_membership(sim)),
                 m["repo_root"],
                 m["repo_root"],
                 m["repo_key"],
@@ -304,7 +318,11 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
     checkout = git.discover(cwd_of, trust=trust) if cwd_of else None
     if checkout is None:
         raise _fail("not_git_worktree", NOT_GIT_WORKSPACE)
-    holder = holder_of_checkout(s, checkout.repo_root) if checkout.is_linked_worktree else w
+    holder = (
+        holder_of_checkout(s, checkout.repo_root, _by_membership(sim))
+        if checkout.is_linked_worktree
+        else w
+    )
     return Source(
         holder, checkout.repo_root, checkout.repo_root, checkout.repo_key, checkout.repo_name
     )
@@ -330,7 +348,9 @@ def ensure_parent(sim, src: Source, emit_created: bool) -> bool:
 # --- WorktreeInfo ----------------------------------------------------------------------------
 
 
-def _worktree_info(s: Session, src: Source, entry: git.WorktreeEntry) -> dict:
+def _worktree_info(
+    s: Session, src: Source, entry: git.WorktreeEntry, membership_only: bool = False
+) -> dict:
     """``worktree_info_for_entry`` (api:529-548)."""
     canonical = canonical_or_original(entry.path)
     info: dict = {"path": entry.path}
@@ -342,7 +362,7 @@ def _worktree_info(s: Session, src: Source, entry: git.WorktreeEntry) -> dict:
         is_prunable=entry.is_prunable,
         is_linked_worktree=canonical != canonical_or_original(src.repo_root),
     )
-    holder = holder_of_checkout(s, canonical)
+    holder = holder_of_checkout(s, canonical, membership_only)
     if holder is not None:
         info["open_workspace_id"] = holder.workspace_id
     info["label"] = src.repo_name
@@ -410,7 +430,7 @@ def list_(sim, p):
     return {
         "type": "worktree_list",
         "source": source,
-        "worktrees": [_worktree_info(s, src, e) for e in entries],
+        "worktrees": [_worktree_info(s, src, e, _by_membership(sim)) for e in entries],
     }
 
 
@@ -456,7 +476,7 @@ def open_(sim, p):
 
     canonical = canonical_or_original(entry.path)
     target_is_source = canonical == canonical_or_original(src.checkout_path)
-    already_open = holder_of_checkout(s, canonical)
+    already_open = holder_of_checkout(s, canonical, _by_membership(sim))
     # A parent created for the target itself sends its open events at the end, once.
     created_parent = ensure_parent(
         sim, src, emit_created=not (target_is_source and already_open is None)
@@ -480,7 +500,7 @@ def open_(sim, p):
             s.rename_workspace(w, p["label"])  # emits workspace_renamed
     if created:
         _emit_open_events(s, w)
-    worktree = _worktree_info(s, src, entry)
+    worktree = _worktree_info(s, src, entry, _by_membership(sim))
     s.emit(
         "worktree_opened",
         {
@@ -585,7 +605,7 @@ async def create(sim, p, rid, conn):
     try:
         src.workspace = _create_source_workspace(s, src, source_id, source_membership)
         ensure_parent(sim, src, emit_created=True)
-        w = holder_of_checkout(s, path)
+        w = holder_of_checkout(s, path, _by_membership(sim))
         created = w is None
         if w is None:
             w = _create_workspace(sim, path, p["focus"])

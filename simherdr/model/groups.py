@@ -24,19 +24,41 @@ def group_members(s: Session, w: Workspace) -> list[Workspace]:
     return [x for x in s.workspaces if x.worktree and x.worktree.get("repo_key") == key]
 
 
-def close_set(s: Session, w: Workspace) -> list[Workspace]:
+def _is_primary(w: Workspace) -> bool:
+    """A group member that is not a linked worktree checkout (a repo parent)."""
+    return w.worktree is not None and not w.worktree.get("is_linked_worktree")
+
+
+def close_set(s: Session, w: Workspace, duplicates_alone: bool = False) -> list[Workspace]:
     """What closing ``w`` closes, in sidebar order: the whole group when ``w`` is a non-linked
-    member of a group of two or more, else just ``w``."""
+    member of a group of two or more, else just ``w``.
+
+    ``duplicates_alone`` (profile row ``duplicate_parents_close_alone``, 0.9.3
+    ``workspace_close_indices``): a primary whose group holds another primary (a duplicate
+    parent of the same repository) closes by itself, on every implicit closing path
+    (workspace.close without close_group, the last tab or pane: [H093] test
+    ``duplicate_repo_parents_close_independently_unless_group_is_explicit``)."""
     if w.worktree and not w.worktree.get("is_linked_worktree"):
         members = group_members(s, w)
         if len(members) >= 2:
+            if duplicates_alone and any(x is not w and _is_primary(x) for x in members):
+                return [w]
             return members
     return [w]
 
 
-def is_group_root(s: Session, w: Workspace) -> bool:
-    """A non-linked member of a group of two or more workspaces."""
-    return len(close_set(s, w)) >= 2
+def explicit_close_set(
+    s: Session, w: Workspace, close_group: bool, duplicates_alone: bool
+) -> list[Workspace]:
+    """0.9.x ``workspace.close`` ([H093] src/app/api/workspaces.rs handle_workspace_close,
+    VERSIONS.md §1.2): with ``close_group`` the whole group (other primaries included; just
+    ``w`` on a linked member or a non-member), else the implicit close set."""
+    return close_set(s, w, duplicates_alone and not close_group)
+
+
+def is_group_root(s: Session, w: Workspace, duplicates_alone: bool = False) -> bool:
+    """Closing ``w`` would close two or more workspaces."""
+    return len(close_set(s, w, duplicates_alone)) >= 2
 
 
 def closed_event_per_workspace(profile) -> bool:
@@ -53,8 +75,9 @@ def closed_event_per_workspace(profile) -> bool:
     return bool(profile.close_group_required)
 
 
-def close_workspaces(sim, w: Workspace) -> list[Workspace]:
-    """Close ``w`` (and its whole group when it is a group root) without any event.
+def close_workspaces(sim, w: Workspace, targets: list[Workspace] | None = None) -> list[Workspace]:
+    """Close ``w`` (and its whole group when it is a group root; ``targets`` when given,
+    ``w`` among them) without any event.
 
     Focus, as herdr's ``close_selected_workspace`` leaves it (actions.rs:1707-1733): the
     workspace that was active before the close stays active if it survived; otherwise the
@@ -62,7 +85,8 @@ def close_workspaces(sim, w: Workspace) -> list[Workspace]:
     workspace is left. Returns the closed workspaces, in sidebar order.
     """
     s = sim.session
-    targets = close_set(s, w)
+    if targets is None:
+        targets = close_set(s, w, sim.profile.duplicate_parents_close_alone)
     index = s.ws_index(w)
     active_before = s.active
     for x in targets:

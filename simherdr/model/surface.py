@@ -21,6 +21,9 @@ class ClientSurface:
     right_click: dict[str, str] = field(default_factory=dict)  # terminal_id -> herdr|pane
     manifests: list[dict] | None = None  # summaries as last loaded (None: not loaded yet)
     config_diagnostics: list[str] = field(default_factory=list)
+    # The plugin popup open now ({plugin_id, entrypoint}), on profiles that keep one
+    # (Profile.plugin_popup_tracked); its process is not run.
+    popup: dict | None = None
 
     def toast_active(self, now: float) -> bool:
         return self.toast_until is not None and now < self.toast_until

@@ -444,6 +444,23 @@ def accept_seq(a: AgentSlot, source: str, seq: int | None) -> bool:
     return True
 
 
+def seq_is_newer(a: AgentSlot, source: str, seq: int | None) -> bool:
+    """Would :func:`accept_seq` take this report? Read before the report is applied (0.9's
+    ``hook_report_is_newer``; CHOICE: the same per-source rule, as its source is not read)."""
+    if seq is None:
+        return source not in a.hook_seqs
+    last = a.hook_seqs.get(source)
+    return last is None or seq > last
+
+
+def session_is_current(a: AgentSlot, source: str, label: str, session: dict | None) -> bool:
+    """0.9's ``session_report_applied``: a report without a session ref counts as applied; one
+    with a ref only when that ref is the pane's current session after the report."""
+    if session is None:
+        return True
+    return current_session(a) == {"source": source, "agent": label, **session}
+
+
 def _process_present(a: AgentSlot, label: str) -> bool:
     k = kind_of(label)
     return k is not None and a.detected == k and a.recent_exit is None

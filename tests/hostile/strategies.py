@@ -106,11 +106,11 @@ ACCEPTS = {
 def kind_of(check) -> str | None:
     if check in KINDS:
         return KINDS[check]
-    if hasattr(check, "variants"):
+    if isinstance(check, P.Enum):
         return "string"
-    if hasattr(check, "fields") or hasattr(check, "tagged_variants"):
+    if isinstance(check, (P.Struct, P.Tagged)):
         return "object"
-    if getattr(check, "__qualname__", "").startswith("list_of"):
+    if isinstance(check, P.ListOf):
         return "array"
     return None
 
@@ -135,9 +135,9 @@ def typed(check) -> st.SearchStrategy:
         )
     if check in (P.MAP_STR,):
         return st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
-    if hasattr(check, "variants"):
+    if isinstance(check, P.Enum):
         return st.sampled_from(check.variants) | st.text(max_size=8)
-    if hasattr(check, "tagged_variants"):
+    if isinstance(check, P.Tagged):
         # P.tagged: {"type": <variant>, ...that variant's fields}, or the variant missing/odd.
         tagged = check.tagged_variants
         return (
@@ -148,9 +148,9 @@ def typed(check) -> st.SearchStrategy:
             )
             | JSON
         )
-    if hasattr(check, "fields"):
+    if isinstance(check, P.Struct):
         return params_for(check.fields)
-    if getattr(check, "__qualname__", "").startswith("list_of"):
+    if isinstance(check, P.ListOf):
         return st.lists(
             JSON
             | st.fixed_dictionaries(

@@ -396,3 +396,29 @@ def test_a_relative_link_path_is_the_servers_cwd(h, config, tmp_path):
     write_plugin(Path(config.server_cwd) / "rel", ACTIONS)
     plugin = h.ok("plugin.link", path="rel")["plugin"]
     assert plugin["plugin_root"] == str((Path(config.server_cwd) / "rel").resolve())
+
+
+def test_one_popup_at_a_time(server, plugin_root, version):
+    """0.9.3 handle_plugin_pane_open: a second popup while one is open is ui_busy "a popup pane
+    is already open" until popup.close closes it (Profile.plugin_popup_tracked). 0.8.2 keeps
+    no popup here: every popup open answers ok and popup.close finds none."""
+    sock = server.path
+    ok(sock, "workspace.create", cwd=str(plugin_root))
+    ok(sock, "plugin.link", path=str(plugin_root))
+    popup = dict(plugin_id="test.plug", entrypoint="board", placement="popup")
+    assert ok(sock, "plugin.pane.open", **popup) == {"type": "ok"}
+    if version == "0.8.2":
+        assert ok(sock, "plugin.pane.open", **popup) == {"type": "ok"}
+        assert err(sock, "popup.close")["code"] == "popup_not_open"
+        return
+    assert err(sock, "plugin.pane.open", **popup) == {
+        "code": "ui_busy",
+        "message": "a popup pane is already open",
+    }
+    # Other placements are not affected by the open popup.
+    assert ok(sock, "plugin.pane.open", plugin_id="test.plug", entrypoint="board")["type"] == (
+        "plugin_pane_opened"
+    )
+    assert ok(sock, "popup.close") == {"type": "ok"}
+    assert err(sock, "popup.close") == {"code": "popup_not_open", "message": "no popup is open"}
+    assert ok(sock, "plugin.pane.open", **popup) == {"type": "ok"}

@@ -66,10 +66,11 @@ def test_resume_needs_its_directory(ws, version, tmp_path):
     ws.ok("tab.create", workspace_id="w1", cwd=str(d))
     pane = ws.ok("pane.list", workspace_id="w1")["panes"][-1]["pane_id"]
     ws.ok(
-        "pane.report_agent_session",
+        "pane.report_agent",
         pane_id=pane,
         source="custom:bot",
         agent="bot",
+        state="idle",
         resume_argv=["bot"],
     )
     os.rmdir(d)
@@ -91,6 +92,102 @@ def test_resume_argv_type_checked_only_where_known(ws, version):
         assert r["result"] == {"type": "ok"}
     else:
         assert r["error"]["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "resume_argv must not be empty"),
+        (["bot"] * 65, "resume_argv allows at most 64 arguments"),
+        (["bot", "x" * 8190], "resume_argv allows at most 8192 bytes"),
+        (["bot", "bad\nline"], "resume_argv must not contain control characters"),
+        (["bot", "--name", "can's session"], "resume_argv must not contain apostrophes"),
+        (["/usr/bin/bot"], "resume_argv must start with a plain command name, not a path"),
+        (["-bot"], "resume_argv must start with a plain command name, not a path"),
+        (["bot agent"], "resume_argv must start with a plain command name, not a path"),
+        (["bötta"], "resume_argv must start with a plain command name, not a path"),
+    ],
+)
+@pytest.mark.parametrize("method", ["pane.report_agent", "pane.report_agent_session"])
+def test_resume_argv_validated(ws, version, method, argv, message):
+    """0.9.3 validate_resume_argv ([H093] src/agent_resume.rs) before the report is applied:
+    nothing changes on a refusal. 0.8.2 ignores the unknown key."""
+    extra = {"state": "working"} if method == "pane.report_agent" else {}
+    r = ws.call(
+        method, pane_id="w1:p1", source="custom:bot", agent="bot", resume_argv=argv, **extra
+    )
+    if version == "0.8.2":
+        assert r["result"] == {"type": "ok"}
+        return
+    assert r["error"] == {"code": "invalid_resume_argv", "message": message}
+    assert "agent" not in ws.ok("pane.get", pane_id="w1:p1")["pane"]
+    assert ws.sim.session.find_pane("w1:p1").agent.resume_argv is None
+
+
+def test_resume_argv_plain_names_accepted(ws, version):
+    for argv in (["cursor-agent.cmd", "--resume", "id"], ["prime_agent.v2", "--model", "gpt 6"]):
+        r = ws.call(
+            "pane.report_agent",
+            pane_id="w1:p1",
+            source="custom:bot",
+            agent="bot",
+            state="working",
+            resume_argv=argv,
+        )
+        assert r["result"] == {"type": "ok"}
+        if version != "0.8.2":
+            assert ws.sim.session.find_pane("w1:p1").agent.resume_argv == argv
+
+
+def test_resume_argv_needs_the_reporter_to_hold_the_pane(ws, version):
+    """report_agent_resume: a session report from a source without the pane's authority is
+    applied, then its resume command is refused (resume_not_accepted)."""
+    r = ws.call(
+        "pane.report_agent_session",
+        pane_id="w1:p1",
+        source="custom:bot",
+        agent="bot",
+        resume_argv=["bot", "--resume"],
+    )
+    if version == "0.8.2":
+        assert r["result"] == {"type": "ok"}
+        return
+    assert r["error"] == {
+        "code": "resume_not_accepted",
+        "message": "resume_argv requires the reporter to hold the pane; report its state with "
+        "pane.report_agent first",
+    }
+    ws.ok("pane.report_agent", pane_id="w1:p1", source="custom:bot", agent="bot", state="idle")
+    r = ws.call(
+        "pane.report_agent_session",
+        pane_id="w1:p1",
+        source="custom:bot",
+        agent="bot",
+        resume_argv=["bot", "--resume"],
+    )
+    assert r["result"] == {"type": "ok"}
+    assert ws.sim.session.find_pane("w1:p1").agent.resume_argv == ["bot", "--resume"]
+    # Another reporter's command is refused while custom:bot holds the pane.
+    r = ws.call(
+        "pane.report_agent_session",
+        pane_id="w1:p1",
+        source="custom:other",
+        agent="bot",
+        resume_argv=["other"],
+    )
+    assert r["error"]["code"] == "resume_not_accepted"
+    assert ws.sim.session.find_pane("w1:p1").agent.resume_argv == ["bot", "--resume"]
+
+
+def test_resume_argv_of_a_stale_report_is_dropped(ws, version):
+    """A report older than its source's last sequence is ignored, and its resume command with
+    it, without an error."""
+    base = dict(pane_id="w1:p1", source="custom:bot", agent="bot", state="working")
+    ws.ok("pane.report_agent", seq=5, resume_argv=["bot", "one"], **base)
+    r = ws.call("pane.report_agent", seq=4, resume_argv=["bot", "two"], **base)
+    assert r["result"] == {"type": "ok"}
+    kept = ws.sim.session.find_pane("w1:p1").agent.resume_argv
+    assert kept == (None if version == "0.8.2" else ["bot", "one"])
 
 
 def test_self_reported_agent_cleared_at_idle_shell(ws, version):

@@ -166,3 +166,73 @@ def test_workspace_close_focus_follows_the_closed_index(h, base):
     assert _focused(h) == ["w2"]
     h.ok("workspace.close", workspace_id="w1")  # a background close keeps focus
     assert _focused(h) == ["w2"]
+
+
+@pytest.fixture
+def two_parents(group, repo):
+    """The group fixture plus w5: a second workspace at the repository, given the group's
+    non-linked membership by worktree.open (ensure_source_parent_membership): two primaries."""
+    h = group
+    h.ok("workspace.create", cwd=str(repo))
+    h.ok("worktree.open", workspace_id="w5", path=str(repo))
+    m = h.ok("workspace.get", workspace_id="w5")["workspace"]["worktree"]
+    assert m["is_linked_worktree"] is False
+    assert (
+        m["repo_key"]
+        == h.ok("workspace.get", workspace_id="w2")["workspace"]["worktree"]["repo_key"]
+    )
+    return h
+
+
+def test_duplicate_parents_close_independently(two_parents, version):
+    """0.9.3 workspace_close_indices: without close_group, a primary whose group holds another
+    primary closes alone (no refusal); 0.8.2 closes the whole group from either parent."""
+    h = two_parents
+    mark = h.sim.hub.seq
+    h.ok("workspace.close", workspace_id="w2")
+    closed = [d["workspace_id"] for k, d in events(h, mark) if k == "workspace_closed"]
+    assert closed == ["w2"]
+    if version == "0.8.2":
+        assert _ids(h) == ["w1", "w4"]
+        return
+    assert _ids(h) == ["w1", "w3", "w4", "w5"]
+    # w5 is now the only primary of the group: it needs the explicit intent.
+    assert h.err("workspace.close", workspace_id="w5")["code"] == "workspace_group_close_required"
+    assert _ids(h) == ["w1", "w3", "w4", "w5"]
+
+
+def test_explicit_group_close_takes_every_primary(two_parents, version):
+    h = two_parents
+    before = {w["workspace_id"]: w for w in h.ok("workspace.list")["workspaces"]}
+    mark = h.sim.hub.seq
+    h.ok("workspace.close", workspace_id="w5", close_group=True)  # 0.8.2: an unknown key
+    closed = [d for k, d in events(h, mark) if k == "workspace_closed"]
+    # 0.8.2 closes the group silently: one event, for the target.
+    ids = ["w5"] if version == "0.8.2" else ["w2", "w3", "w5"]
+    assert closed == [
+        {"type": "workspace_closed", "workspace_id": i, "workspace": before[i]} for i in ids
+    ]
+    assert _ids(h) == ["w1", "w4"]
+
+
+@pytest.mark.parametrize("method", ["tab.close", "pane.close"])
+def test_last_tab_or_pane_of_a_duplicate_parent(two_parents, version, method):
+    """0.9.3 close_selected_workspace goes through workspace_close_indices too: the last tab or
+    pane of a parent whose group holds another parent closes that workspace alone, with no
+    confirmation ([H093] duplicate_repo_parents_close_independently_unless_group_is_explicit).
+    0.8.2 treats it as a group root: confirmation_required, then the whole group."""
+    h = two_parents
+    target = {"tab_id": "w2:t1"} if method == "tab.close" else {"pane_id": "w2:p1"}
+    if version == "0.8.2":
+        assert h.err(method, **target)["code"] == "confirmation_required"
+        h.sim.config.confirm_close = False
+        h.ok(method, **target)
+        assert _ids(h) == ["w1", "w4"]
+        return
+    mark = h.sim.hub.seq
+    h.ok(method, **target)
+    assert _ids(h) == ["w1", "w3", "w4", "w5"]
+    closed = [d["workspace_id"] for k, d in events(h, mark) if k == "workspace_closed"]
+    assert closed == ["w2"]
+    # w5 is the only parent left: its last pane is a group root's again.
+    assert h.err("pane.close", pane_id="w5:p1")["code"] == "confirmation_required"
