@@ -139,17 +139,6 @@ def parent_and_stem(path: str) -> tuple[str, str | None]:
     return parent, base.rsplit(".", 1)[0]
 
 
-def path_components(path: str) -> tuple[str, ...]:
-    """``Path`` equality compares components (repeated and trailing '/', inner '.', ignored)."""
-    parts = path.split("/")
-    out = ["/"] if path.startswith("/") else []
-    for index, part in enumerate(parts):
-        if part == "" or (part == "." and index > 0):
-            continue
-        out.append(part)
-    return tuple(out)
-
-
 # ---------------------------------------------------------------------------------------------
 # Exits: what ends a call early (core.run prints and returns them)
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ imported on use and may import this module (its clock hooks).
 import posix
 import sys
 
+from ...facts.paths import rust_paths_equal  # PathBuf equality, one place
 from . import base
 
 # The failures and exits live in .base (the helpers raise them without importing this module);
@@ -35,7 +36,6 @@ from .base import (
     fsencode,
     join,
     parent_and_stem,
-    path_components,
     unsupported,
     usage,
 )
@@ -225,7 +225,7 @@ class Ctx:
     def startup_command(self, socket_path):
         """src/cli/server_not_running.rs startup_command."""
         session_socket = self.api_socket_path_for(self.active_name())
-        if path_components(socket_path) == path_components(session_socket):
+        if rust_paths_equal(socket_path, session_socket):
             return self.local_attach_command()
         return "herdr"
 
