@@ -334,3 +334,27 @@ def test_slow_reader_still_gets_its_whole_reply(srv, monkeypatch):
     s.close()
     assert time.monotonic() - t0 > 0.15
     assert json.loads(out)["result"]["type"] == "pong"
+
+
+def test_a_request_line_not_complete_in_time_is_dropped_without_a_reply(srv, monkeypatch):
+    """herdr's 5 s limit on the first request line (src/api/server.rs:503-553): a client that
+    sends part of a line and stalls gets no reply and its connection closes; one that finishes
+    its line in time is answered."""
+    monkeypatch.setattr(server_mod, "REQUEST_TIMEOUT", 0.3)  # herdr's is 5 s; same code path
+    fds, tasks = baseline(srv)
+    stalled = connect(srv.path)
+    stalled.settimeout(5)
+    stalled.sendall(b'{"id":"slow","method":"pi')
+    slow_but_in_time = connect(srv.path)
+    slow_but_in_time.settimeout(5)
+    slow_but_in_time.sendall(b'{"id":"ok","method":"pi')
+    time.sleep(0.1)
+    slow_but_in_time.sendall(b'ng","params":{}}\n')
+    assert json.loads(slow_but_in_time.recv(4096))["result"]["type"] == "pong"
+    t0 = time.monotonic()
+    assert stalled.recv(4096) == b""  # closed by the server, no reply
+    assert time.monotonic() - t0 < 2
+    stalled.close()
+    slow_but_in_time.close()
+    assert json.loads(exchange(srv.path, PING))["result"]["type"] == "pong"
+    assert_no_leaks(srv, fds, tasks, "a stalled request line")
