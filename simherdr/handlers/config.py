@@ -42,19 +42,15 @@ SCREEN_MANIFEST_AGENTS = (
     "qwen",
     "maki",
 )
-# CHOICE (MANIFESTS_093_UNREAD): of herdr 0.9.3's manifests only pi.toml and muse.toml were read
-# ([H093] src/detect/manifests/); the others are taken as 0.8.2's (simherdr.panes.manifests),
-# and muse (0.9.0, VERSIONS.md §5 row 25) is listed last.
-MANIFEST_VERSIONS_093 = {"pi": "2026.09.14.1", "muse": "2026.08.26.1"}
 
 
-def _bundled(version: str) -> list[tuple[str, str | None]]:
-    bundled = {a: m.version for a, m in MF.load().items()}
-    out = [(a, bundled.get(a)) for a in SCREEN_MANIFEST_AGENTS]
-    if version.startswith("0.8"):
-        return out
-    out = [(a, MANIFEST_VERSIONS_093.get(a, v)) for a, v in out]
-    return out + [("muse", MANIFEST_VERSIONS_093["muse"])]
+def _bundled(kinds: str) -> list[tuple[str, str | None]]:
+    """(agent, bundled manifest version) of the version's manifests (simherdr.panes.manifests:
+    0.9.3's own where read, CHOICE MANIFESTS_093_UNREAD there), in SCREEN_MANIFEST_AGENTS
+    order; 0.9's muse (VERSIONS.md §5 row 25) last."""
+    bundled = {a: m.version for a, m in MF.load(kinds).items()}
+    order = SCREEN_MANIFEST_AGENTS + tuple(a for a in bundled if a not in SCREEN_MANIFEST_AGENTS)
+    return [(a, bundled.get(a)) for a in order if a in bundled or a in SCREEN_MANIFEST_AGENTS]
 
 
 @method("server.reload_config")
@@ -83,7 +79,7 @@ def _matches(table: dict, agent: str) -> bool:
 def _summaries(sim) -> list[dict]:
     out = []
     base = dirs.config_dir(sim.config)
-    for agent, version in _bundled(sim.profile.version):
+    for agent, version in _bundled(sim.profile.agent_kinds):
         info: dict = {"agent": agent, "source": "bundled", "source_kind": "bundled"}
         active, warning = version, None
         path = os.path.join(base, "agent-detection", f"{agent}.toml")  # override_path

@@ -339,10 +339,11 @@ def live_agent(shell_pid: int, tty_fd: int | None = None) -> str | None:
 # =============================================================================================
 
 
-def manifest_rules(agent: str) -> tuple[dict, ...]:
-    """The rules of the kind's bundled manifest (simherdr.panes.manifests, herdr's data files);
-    none for a kind herdr bundles no manifest for."""
-    m = manifests.load().get(agent)
+def manifest_rules(agent: str, kinds: str = "0.8.2") -> tuple[dict, ...]:
+    """The rules of the kind's manifest as the herdr version whose kinds table is ``kinds``
+    bundles it (simherdr.panes.manifests, herdr's data files); none for a kind herdr bundles
+    no manifest for."""
+    m = manifests.load(kinds).get(agent)
     return m.rules if m is not None else ()
 
 
@@ -498,13 +499,18 @@ class Detection:
 
 
 def detect(
-    agent: str | None, screen: str, osc_title: str = "", osc_progress: str = ""
+    agent: str | None,
+    screen: str,
+    osc_title: str = "",
+    osc_progress: str = "",
+    kinds: str = "0.8.2",
 ) -> Detection:
-    """detect_agent_with_osc (src/detect/mod.rs:266-289, src/detect/manifest.rs:415-553)."""
+    """detect_agent_with_osc (src/detect/mod.rs:266-289, src/detect/manifest.rs:415-553), with
+    the manifests of the herdr version whose kinds table is ``kinds``."""
     if agent is None:
         return Detection("unknown")
     best = None
-    for rule in manifest_rules(agent):
+    for rule in manifest_rules(agent, kinds):
         text = region(rule["region"], screen, osc_title, osc_progress)
         if gate_matches(rule, text, text.lower()):
             if best is None or rule["priority"] > best["priority"]:
@@ -603,6 +609,7 @@ class Detector:
     screen: DetectionScreen
     sink: DetectionSink
     tty_fd: int | None = None
+    kinds: str = "0.8.2"  # the herdr version's kinds table: whose screen manifests apply
     current: str | None = None
     misses: int = 0
     state: str = "unknown"
@@ -748,6 +755,7 @@ class Detector:
                 content,
                 self.screen.osc_title,
                 self.screen.osc_progress,
+                self.kinds,
             )
             if d.skip_state_update:
                 self.pending_idle.clear()

@@ -42,6 +42,10 @@ BUNDLED = (
 # 0.9.x: kinds whose manifest only 0.9's herdr bundles ([H093] src/detect/manifests/).
 # CHOICE: appended after the 0.8.2 order (0.9.3's BUNDLED_MANIFESTS list is not read).
 BUNDLED_0_9 = ("muse",)
+# 0.9.3's own versions of manifests 0.8.2 also bundles, in ``manifests/0.9.3/`` (read in
+# [H093] src/detect/manifests/: pi, grok). CHOICE (MANIFESTS_093_UNREAD): the fork's other
+# manifests are not in the index; 0.9.3 gets 0.8.2's for them.
+CHANGED_0_9_3 = ("pi", "grok")
 ENGINE_VERSION = 3  # src/detect/manifest_update.rs:15 MANIFEST_ENGINE_VERSION
 TOP_NON_EMPTY_LINES_ENGINE_VERSION = 3  # manifest.rs:1302
 STATES = ("idle", "working", "blocked", "unknown")
@@ -197,18 +201,21 @@ def parse(text: str, agent: str, path: str = "") -> Manifest:
 
 
 @functools.cache
-def load() -> dict[str, Manifest]:
-    """Every bundled manifest, by kind label (read once)."""
+def load(table: str = "0.8.2") -> dict[str, Manifest]:
+    """Every manifest the herdr version whose kinds table is ``table`` bundles (profile row
+    agent_kinds), by kind label (read once per table)."""
     base = resources.files(__package__) / "manifests"
+    agents = BUNDLED if table == "0.8.2" else BUNDLED + BUNDLED_0_9
     out = {}
-    for agent in BUNDLED + BUNDLED_0_9:
-        f = base / f"{agent}.toml"
+    for agent in agents:
+        own = table != "0.8.2" and agent in CHANGED_0_9_3
+        f = (base / "0.9.3" if own else base) / f"{agent}.toml"
         out[agent] = parse(f.read_text(encoding="utf-8"), agent, str(f))
     return out
 
 
-def rules_by_kind() -> dict[str, list[dict]]:
-    return {agent: list(m.rules) for agent, m in load().items()}
+def rules_by_kind(table: str = "0.8.2") -> dict[str, list[dict]]:
+    return {agent: list(m.rules) for agent, m in load(table).items()}
 
 
 def agent_manifest_infos(kinds: str = "0.8.2") -> list[dict]:
@@ -216,7 +223,6 @@ def agent_manifest_infos(kinds: str = "0.8.2") -> list[dict]:
     ``kinds`` (profile row agent_kinds), as ``server.agent_manifests`` reports them
     (src/app/api.rs:1339-1356; optional fields omitted when None). CHOICE: no remote updates
     and no local overrides exist in a simulator, so every source is herdr's bundled one."""
-    bundled = BUNDLED if kinds == "0.8.2" else BUNDLED + BUNDLED_0_9
     return [
         {
             "agent": m.agent,
@@ -225,6 +231,5 @@ def agent_manifest_infos(kinds: str = "0.8.2") -> list[dict]:
             **({"active_version": m.version} if m.version else {}),
             "local_override_shadowing_remote": False,
         }
-        for agent, m in load().items()
-        if agent in bundled
+        for m in load(kinds).values()
     ]

@@ -137,7 +137,13 @@ class _RealPane:
         self.exited = False
         self.closed = False
         self.error_reported = False  # a detection error is reported once
-        self.detector = D.Detector(proc.pid, screen, _Sink(backend.sim, self), tty_fd=fd)
+        self.detector = D.Detector(
+            proc.pid,
+            screen,
+            _Sink(backend.sim, self),
+            tty_fd=fd,
+            kinds=backend.sim.profile.agent_kinds,
+        )
 
     # --- output ----------------------------------------------------------------------------
 

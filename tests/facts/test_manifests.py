@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from simherdr.panes import detection as D
 from simherdr.panes import manifests as M
 from simherdr.panes.detection import detect
 
@@ -98,15 +99,70 @@ def test_no_rule_means_the_idle_fallback_and_no_agent_unknown():
     assert detect(None, "Working...\n").state == "unknown"
 
 
-def test_each_file_pins_herdrs_manifest_version():
-    loaded = M.load()
-    assert set(loaded) == set(M.BUNDLED) | set(M.BUNDLED_0_9)  # muse: 0.9.x only
+@pytest.mark.parametrize("table", ["0.8.2", "0.9.3"])
+def test_each_file_pins_herdrs_manifest_version(table):
+    loaded = M.load(table)
+    # muse: 0.9.x only
+    assert set(loaded) == set(M.BUNDLED) | (set(M.BUNDLED_0_9) if table == "0.9.3" else set())
     for m in loaded.values():
         assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}\.\d+", m.version), m.agent
         assert m.min_engine_version <= M.ENGINE_VERSION and m.rules
     assert loaded["claude"].version == "2026.08.13.1"  # v0.8.2's, not HEAD's 2026.08.21.1
     assert all(m.id == m.agent for m in loaded.values())  # each file's id is its kind
     assert "antigravity" in loaded["agy"].aliases and "ghcs" in loaded["copilot"].aliases
+    # 0.9.3's own pi and grok ([H093] src/detect/manifests/), 0.8.2's elsewhere
+    versions = {
+        "0.8.2": ("2026.06.10.1", "2026.07.16.2"),
+        "0.9.3": ("2026.09.14.1", "2026.09.18.2"),
+    }
+    assert (loaded["pi"].version, loaded["grok"].version) == versions[table]
+
+
+@pytest.mark.parametrize(
+    "table,screen,state,rule",
+    [
+        # 0.9.3's pi draws its working line as a border; 0.8.2's manifest does not know it
+        ("0.9.3", "hello\n── ⠙ Working ──────────\n> ", "working", "working_border"),
+        (
+            "0.8.2",
+            "hello\n── ⠙ Working ──────────\n> ",
+            "idle",
+            "default_known_agent_idle_fallback",
+        ),
+        ("0.9.3", "Working...\n", "working", "working_literal"),
+    ],
+)
+def test_pi_by_version(table, screen, state, rule):
+    found = D.detect("pi", screen, kinds=table)
+    assert (found.state, found.rule) == (state, rule)
+
+
+@pytest.mark.parametrize(
+    "title,progress,screen,state,rule",
+    [
+        ("⚠ Action Required - grok", "", "", "blocked", "osc_title_blocked"),
+        ("", "4;1;-1", "", "working", "osc_progress_working"),
+        ("demo - grok", "4;0;0", "", "idle", "osc_title_idle"),
+        (
+            "",
+            "",
+            "  ⠧ Waiting on subagent… 2.8s   13s ⇣29.7k [stop]\n",
+            "working",
+            "spinner_status_working",
+        ),
+        ("", "", "┃  2 (○) Yes, proceed\n", "blocked", "option_dialog_blocked"),
+        (
+            "",
+            "",
+            "  ◎ 2 commands still running\n> \nctrl+.:shortcuts\n",
+            "working",
+            "background_status_working",
+        ),
+    ],
+)
+def test_grok_093(title, progress, screen, state, rule):
+    found = D.detect("grok", screen, title, progress, kinds="0.9.3")
+    assert (found.state, found.rule) == (state, rule)
 
 
 def test_rust_regex_syntax_is_translated():
