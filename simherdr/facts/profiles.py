@@ -124,6 +124,12 @@ class Profile:
     # popup.close closes ([H093] src/app/api/plugins/mod.rs handle_plugin_pane_open; the
     # server runs the UI state since #3487). CHOICE: present since 0.9.0.
     plugin_popup_tracked: bool = False
+    # notification.show on the headless server goes to attached client shells only: with none,
+    # `off` answers disabled and every other delivery no_foreground_client (no in-app toast, no
+    # rate limit; [H093] src/server/headless/notifications.rs handle_notification_show_api).
+    # 0.8.2 shows `herdr` delivery as the app's toast and rate-limits terminal/system
+    # (src/server/headless.rs:2097-2160). CHOICE: present since 0.9.0.
+    notification_needs_client_shell: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -177,6 +183,7 @@ PROFILES: dict[str, Profile] = {
         workspace_create_source=True,
         checkout_holder_membership_only=True,
         plugin_popup_tracked=True,
+        notification_needs_client_shell=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -41,6 +41,9 @@ def test_notification_bad_position_is_a_parse_error(h):
 def test_in_app_toast_busy_then_rate_limit(version, tmp_path):
     with _harness(version, tmp_path, toast_delivery="herdr") as h:
         reason = lambda: h.ok("notification.show", title="t", sound="done")["reason"]
+        if version != "0.8.2":  # 0.9: only a client shell shows it, and none is attached
+            assert [reason(), reason()] == ["no_foreground_client"] * 2
+            return
         assert reason() == "shown"
         assert reason() == "busy"  # the toast is on screen for 3 s
         h.advance(3.0)
@@ -54,6 +57,14 @@ def test_forwarded_delivery_has_no_client(version, tmp_path, delivery):
     with _harness(version, tmp_path, toast_delivery=delivery) as h:
         r = h.ok("notification.show", title="t", body="b")
         assert r == {"type": "notification_show", "shown": False, "reason": "no_foreground_client"}
+        # nothing was shown, so nothing is rate-limited
+        assert h.ok("notification.show", title="t")["reason"] == "no_foreground_client"
+
+
+def test_off_is_disabled(version, tmp_path):
+    with _harness(version, tmp_path, toast_delivery="off") as h:
+        r = h.ok("notification.show", title="t")
+        assert r == {"type": "notification_show", "shown": False, "reason": "disabled"}
 
 
 def test_window_title(h):
