@@ -194,16 +194,20 @@ class AgentLayer:
         """One publish of herdr's detection loop for a real (PTY) pane (StateChanged,
         src/pane.rs:252-288): the detected agent kind (None: none any more), its screen
         state, a visible blocker, and whether this reports the process's exit."""
-        now = self.sim.now()
-        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, exited, now))
+        now, hooks = self.sim.now(), self.sim.profile.hook_sources
+        return self._update(
+            pane, lambda a: T.detection(a, agent, state, blocker, exited, now, hooks)
+        )
 
     def process_exited(self, pane, occupant: Occupant | None = None) -> bool:
         occ = occupant or self.occupant(pane)
         if occ is not None and not occ.detected:
             return False  # herdr never saw this process
         agent = pane.agent.detected or (occ.kind if occ else None)
-        now = self.sim.now()
-        changed = self._update(pane, lambda a: T.detection(a, agent, "idle", False, True, now))
+        now, hooks = self.sim.now(), self.sim.profile.hook_sources
+        changed = self._update(
+            pane, lambda a: T.detection(a, agent, "idle", False, True, now, hooks)
+        )
         terminal_id = pane.terminal_id
 
         def redetect():
@@ -285,14 +289,16 @@ class AgentLayer:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
-        session = T.session_ref(source, label, session_id, session_path)
-        if (source, label) in K.RESERVED_NATIVE:
+        hooks = self.sim.profile.hook_sources
+        session = T.session_ref(source, label, session_id, session_path, hooks)
+        if (source, label) in K.reserved_native_in(hooks):
             return self._update(
                 pane, lambda a: T.session_report(a, source, label, session, seq, None)
             )
         now = self.sim.now()
         changed = self._update(
-            pane, lambda a: T.hook_report(a, source, label, state, message, session, seq, now)
+            pane,
+            lambda a: T.hook_report(a, source, label, state, message, session, seq, now, hooks),
         )
         self.watch_self_reported(pane)
         return changed
@@ -310,7 +316,8 @@ class AgentLayer:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
-        session = T.session_ref(source, label, session_id, session_path)
+        hooks = self.sim.profile.hook_sources
+        session = T.session_ref(source, label, session_id, session_path, hooks)
         start = session_start_source.strip() if session_start_source else None
         start = start if start in T.RECOGNIZED_START_SOURCES + ("branch",) else None
         return self._update(pane, lambda a: T.session_report(a, source, label, session, seq, start))
@@ -319,7 +326,7 @@ class AgentLayer:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
-        if T.is_official(source, label):
+        if T.is_official(source, label, self.sim.profile.hook_sources):
             return False  # official herdr:* sources are ignored (src/app/actions.rs:2898-2914)
         return self._update(pane, lambda a: T.release(a, source, label, seq))
 
@@ -352,6 +359,8 @@ class AgentLayer:
     def begin_managed(self, pane, name: str, kind: str, timeout: float) -> None:
         now = self.sim.now()
         T.begin_managed(pane.agent, name, kind, now, AGENT_START_SETTLE_DELAY, timeout)
+        if self.sim.profile.managed_start_acquires:
+            pane.agent.acquisition_pending = True  # [H093] begin_managed_agent
         self.sim.schedule(now + AGENT_START_SETTLE_DELAY, self.reconcile_due)
         self.sim.schedule(now + timeout, self.reconcile_due)
 
@@ -387,7 +396,12 @@ class AgentLayer:
         prev_label, prev_state, prev_pres = a.label, a.internal, T.presentation(a)
         prev_seen = pane.seen
         prev_name = a.name
-        launch_pending = a.launch_pending
+        prev_session = T.current_session(a)
+        had_completion = a.completion_seq is not None or not prev_seen
+        profile = self.sim.profile
+        # 0.8.2 suppresses every idle while the start is pending; 0.9.3 makes the start an
+        # acquisition instead (profile row managed_start_acquires).
+        launch_pending = a.launch_pending and not profile.managed_start_acquires
         mutation = mutate(a)
         if mutation is None:
             return False
@@ -396,23 +410,41 @@ class AgentLayer:
         effective = (prev_label, prev_state, prev_pres) != (label, state, pres)
         if effective:
             a.internal = state
+        # completion_reset (profile row completion_reset_on_identity_change): a new session
+        # reference or agent label is not the work that completed.
+        reset = profile.completion_reset_on_identity_change and (
+            T.current_session(a) != prev_session or (effective and prev_label != label)
+        )
+        if reset:
+            a.completion_seq = None
+            pane.seen = True
         T.reconcile_managed(a, now)
         suppress_acquisition = T.finish_acquisition(a)
         name_changed = a.name != prev_name
         if not effective:
-            if not (mutation.released or name_changed):
+            if not (mutation.released or name_changed or (reset and had_completion)):
                 return True
             prev_label, prev_state, prev_pres = a.label, a.internal, T.presentation(a)
             label, state, pres = prev_label, prev_state, prev_pres
         suppress = state == "idle" and (launch_pending or suppress_acquisition)
+        from_unknown = profile.completion_from_unknown
         if prev_state != state:
             a.state_change_seq = s.bump_state_seq()
             if state != "idle":
                 a.completion_seq = None
-            elif not suppress and ST.is_completion_change(prev_state, state, prev_label, label):
+            elif not suppress and ST.is_completion_change(
+                prev_state, state, prev_label, label, from_unknown
+            ):
                 a.completion_seq = a.state_change_seq
         pane.seen = ST.seen_after_change(
-            pane.seen, prev_state, state, prev_label, label, suppress, s.in_active_tab(pane)
+            pane.seen,
+            prev_state,
+            state,
+            prev_label,
+            label,
+            suppress,
+            s.in_active_tab(pane),
+            from_unknown,
         )
         released = mutation.released
         shown_label = prev_label if released else label

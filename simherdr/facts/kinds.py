@@ -223,6 +223,36 @@ OFFICIAL_SESSION_SOURCES: frozenset[Pair] = frozenset(
     }
 )
 
+# herdr 0.9.3's hook-source tables differ ([H093] src/agent_resume.rs
+# is_reserved_native_state_source, is_official_agent_source; src/detect/mod.rs
+# session_identity_only_integration): herdr:codex is no longer reserved native (its state
+# reports are hook authority), and herdr:letta is an official session source whose state
+# reports are dropped (session identity only).
+RESERVED_NATIVE_0_9_3: frozenset[Pair] = RESERVED_NATIVE - {("herdr:codex", "codex")}
+SESSION_IDENTITY_ONLY_0_9_3: frozenset[Pair] = SESSION_IDENTITY_ONLY | {("herdr:letta", "letta")}
+OFFICIAL_SESSION_SOURCES_0_9_3: frozenset[Pair] = OFFICIAL_SESSION_SOURCES | {
+    ("herdr:letta", "letta")
+}
+# Which hook-source tables a herdr version uses (facts/profiles.py row ``hook_sources``):
+# table -> (reserved native, session identity only, official session sources).
+HOOK_SOURCE_TABLES: dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[Pair]]] = {
+    "0.8.2": (RESERVED_NATIVE, SESSION_IDENTITY_ONLY, OFFICIAL_SESSION_SOURCES),
+    "0.9.3": (RESERVED_NATIVE_0_9_3, SESSION_IDENTITY_ONLY_0_9_3, OFFICIAL_SESSION_SOURCES_0_9_3),
+}
+
+
+def reserved_native_in(table: str) -> frozenset[Pair]:
+    return HOOK_SOURCE_TABLES[table][0]
+
+
+def session_identity_only_in(table: str) -> frozenset[Pair]:
+    return HOOK_SOURCE_TABLES[table][1]
+
+
+def official_sources_in(table: str) -> frozenset[Pair]:
+    return HOOK_SOURCE_TABLES[table][2]
+
+
 # one of "session_identity_only", "reserved_native", "full_lifecycle", "custom"
 SourceClass = str
 

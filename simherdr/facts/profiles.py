@@ -130,6 +130,28 @@ class Profile:
     # 0.8.2 shows `herdr` delivery as the app's toast and rate-limits terminal/system
     # (src/server/headless.rs:2097-2160). CHOICE: present since 0.9.0.
     notification_needs_client_shell: bool = False
+    # Which idle transitions complete work (the pane's seen flag, so `done`, and
+    # AgentInfo.completion_seq): 0.8.2 also Unknown -> Idle with an unchanged label
+    # (src/app/actions.rs:30-56 is_completion_transition_parts); 0.9.3 only Working/Blocked ->
+    # Idle ([H093] src/app/actions.rs is_completion_transition). CHOICE: since 0.9.0.
+    completion_from_unknown: bool = True
+    # What keeps a started agent's first idle from completing work: 0.8.2 every idle while its
+    # start is pending or blocked (src/app/actions.rs:2999-3000); 0.9.3 agent.start begins a
+    # process acquisition, so only the first idle counts as the start's ([H093]
+    # src/terminal/state.rs begin_managed_agent, src/app/actions.rs
+    # update_terminal_state_with_completion_policy). CHOICE: since 0.9.0.
+    managed_start_acquires: bool = False
+    # An update that changes the pane's session reference or its agent label drops a completion
+    # (completion_seq cleared, the pane marked seen: `done` reads `idle`) and publishes that
+    # even when nothing else changed ([H093] src/app/actions.rs
+    # update_terminal_state_with_completion_policy, completion_reset). 0.8.2 keeps it.
+    # CHOICE: since 0.9.0.
+    completion_reset_on_identity_change: bool = False
+    # Hook-source tables (facts/kinds.py HOOK_SOURCE_TABLES): 0.9.3 herdr:codex state reports
+    # are hook authority (no longer reserved native) and herdr:letta is an official,
+    # session-identity-only source ([H093] src/agent_resume.rs, src/detect/mod.rs).
+    # CHOICE: since 0.9.0.
+    hook_sources: str = "0.8.2"
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -184,6 +206,10 @@ PROFILES: dict[str, Profile] = {
         checkout_holder_membership_only=True,
         plugin_popup_tracked=True,
         notification_needs_client_shell=True,
+        completion_from_unknown=False,
+        managed_start_acquires=True,
+        completion_reset_on_identity_change=True,
+        hook_sources="0.9.3",
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -569,7 +569,7 @@ def _check_resume(argv: list | None) -> None:
             raise E.HerdrError("invalid_resume_argv", problem)
 
 
-def _resume_report(pane, p: dict, label: str, report) -> None:
+def _resume_report(sim, pane, p: dict, label: str, report) -> None:
     """Apply a hook report, then report_agent_resume ([H093] src/app/api/panes.rs): a resume
     command belongs to the report it came with, so it is kept only when that report was
     applied (newer than the source's last sequence and, with a session ref, leaving that
@@ -581,7 +581,9 @@ def _resume_report(pane, p: dict, label: str, report) -> None:
     message's advice (report the state with pane.report_agent first) implies."""
     a, source, argv = pane.agent, p["source"], p["resume_argv"]
     stored = K.canonical_label(label)
-    session = T.session_ref(source, stored, p["agent_session_id"], p["agent_session_path"])
+    session = T.session_ref(
+        source, stored, p["agent_session_id"], p["agent_session_path"], sim.profile.hook_sources
+    )
     newer = T.seq_is_newer(a, source, p["seq"])
     report()
     if argv is None or not (newer and T.session_is_current(a, source, stored, session)):
@@ -616,6 +618,7 @@ def report_agent(sim, p):
     label = _label(p["agent"], sim.profile.agent_kinds)
     _check_resume(p["resume_argv"])
     _resume_report(
+        sim,
         pane,
         p,
         label,
@@ -649,6 +652,7 @@ def report_agent_session(sim, p):
     label = _label(p["agent"], sim.profile.agent_kinds)
     _check_resume(p["resume_argv"])
     _resume_report(
+        sim,
         pane,
         p,
         label,

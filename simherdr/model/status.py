@@ -55,19 +55,26 @@ def workspace_status(session: Session, w: Workspace) -> str:
     return rollup(session.panes[p].status for t in w.tabs for p in t.pane_ids())
 
 
-def is_completion(before: str, after: str, same_label: bool) -> bool:
-    """Working/Blocked -> Idle, or Unknown -> Idle with the same label (src/app/actions.rs:25-64)."""
+def is_completion(before: str, after: str, same_label: bool, from_unknown: bool = True) -> bool:
+    """Working/Blocked -> Idle, or (``from_unknown``: 0.8.2) Unknown -> Idle with the same label
+    (src/app/actions.rs:25-64; profile row completion_from_unknown)."""
     if after != "idle":
         return False
-    return before in ("working", "blocked") or (before == "unknown" and same_label)
+    return before in ("working", "blocked") or (from_unknown and before == "unknown" and same_label)
 
 
 def is_completion_change(
-    before: str, after: str, label_before: str | None, label_after: str | None
+    before: str,
+    after: str,
+    label_before: str | None,
+    label_after: str | None,
+    from_unknown: bool = True,
 ) -> bool:
     """herdr's is_completion_transition_parts: Unknown -> Idle counts only when a label existed
-    before and is unchanged (src/app/actions.rs:44-55)."""
-    return is_completion(before, after, label_before is not None and label_before == label_after)
+    before and is unchanged (src/app/actions.rs:44-55). 0.9.3's is_completion_transition has
+    only Working/Blocked -> Idle ([H093] src/app/actions.rs): ``from_unknown`` False."""
+    same = label_before is not None and label_before == label_after
+    return is_completion(before, after, same, from_unknown)
 
 
 def seen_after_change(
@@ -78,6 +85,7 @@ def seen_after_change(
     label_after: str | None,
     suppress_completion: bool,
     in_active_tab: bool,
+    from_unknown: bool = True,
 ) -> bool:
     """The pane's ``seen`` flag after an internal state change (SOCKET.md §6.2,
     src/app/actions.rs:3095-3115).
@@ -89,6 +97,8 @@ def seen_after_change(
     """
     if after != "idle":
         return True
-    if not suppress_completion and is_completion_change(before, after, label_before, label_after):
+    if not suppress_completion and is_completion_change(
+        before, after, label_before, label_after, from_unknown
+    ):
         return in_active_tab
     return seen

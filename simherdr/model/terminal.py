@@ -124,8 +124,9 @@ def is_full_lifecycle(source: str, label: str) -> bool:
     return (source, label) in K.FULL_LIFECYCLE
 
 
-def is_official(source: str, label: str) -> bool:
-    return (source, label) in K.OFFICIAL_SESSION_SOURCES
+def is_official(source: str, label: str, hooks: str = "0.8.2") -> bool:
+    """An official session source of the ``hooks`` table (facts/kinds.py HOOK_SOURCE_TABLES)."""
+    return (source, label) in K.official_sources_in(hooks)
 
 
 def hook_effective(a: AgentSlot, hook: dict) -> bool:
@@ -194,11 +195,16 @@ def exposed_session(a: AgentSlot) -> dict | None:
 
 
 def session_ref(
-    source: str, label: str, session_id: str | None, session_path: str | None
+    source: str,
+    label: str,
+    session_id: str | None,
+    session_path: str | None,
+    hooks: str = "0.8.2",
 ) -> dict | None:
     """session_ref_from_report (src/agent_resume.rs:53-70): official pairs only; pi/omp prefer
-    the path; ids <= 512 bytes, paths <= 4096 bytes, no control characters."""
-    if not is_official(source, label):
+    the path; ids <= 512 bytes, paths <= 4096 bytes and absolute (valid_session_path,
+    :254-259), no control characters."""
+    if not is_official(source, label, hooks):
         return None
 
     def valid(v, limit):
@@ -212,6 +218,7 @@ def session_ref(
         label in ("pi", "omp")
         and session_path is not None
         and valid(session_path, MAX_SESSION_PATH_BYTES)
+        and session_path.startswith("/")  # Path::is_absolute on a unix server
     ):
         return {"kind": "path", "value": session_path}
     if session_id is not None and valid(session_id, MAX_SESSION_ID_BYTES):
@@ -366,7 +373,13 @@ def process_detected(a: AgentSlot, agent: str, now: float) -> Mutation:
 
 
 def detection(
-    a: AgentSlot, agent: str | None, state: str, blocker: bool, exited: bool, now: float
+    a: AgentSlot,
+    agent: str | None,
+    state: str,
+    blocker: bool,
+    exited: bool,
+    now: float,
+    hooks: str = "0.8.2",
 ) -> Mutation:
     """set_detected_state_with_screen_signals_at (src/terminal/state.rs:312-590)."""
     prev_label = effective_label(a)
@@ -395,7 +408,7 @@ def detection(
         a.recent_exit = None
     if exited:
         # Sources of the exited process start a fresh sequence with the next process.
-        for source, label in K.OFFICIAL_SESSION_SOURCES:
+        for source, label in K.official_sources_in(hooks):
             if label == agent:
                 a.hook_seqs.pop(source, None)
                 _suppress_full_lifecycle(a, source, label, None, "process_exit")
@@ -495,9 +508,10 @@ def hook_report(
     session: dict | None,
     seq: int | None,
     now: float,
+    hooks: str = "0.8.2",
 ) -> Mutation | None:
     """set_hook_authority_at for custom and full-lifecycle sources (state.rs:633-747)."""
-    if (source, label) in K.SESSION_IDENTITY_ONLY:
+    if (source, label) in K.session_identity_only_in(hooks):
         return None
     full = is_full_lifecycle(source, label)
     if not full and a.recent_exit is not None and kind_of(label) == a.recent_exit:
@@ -522,7 +536,9 @@ def hook_report(
         return None
     if _owner_conflicts(a, source, label):
         takeover = (
-            session is not None and kind_of(label) == a.detected and is_official(source, label)
+            session is not None
+            and kind_of(label) == a.detected
+            and is_official(source, label, hooks)
         )
         if not takeover:
             return None

@@ -178,6 +178,7 @@ def subscribe(h, conn, subscriptions):
 
 
 def test_events_wait_for_done_and_idle_by_focus(ws, tmp_path):
+    ws.sim.agents.configure_pane("w1:p1", session_after=1.0)  # its session before the prompt
     ws.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
     ws.advance(3.1)
     ws.ok("workspace.create", cwd=str(tmp_path), focus=True)

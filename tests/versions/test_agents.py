@@ -24,7 +24,7 @@ def _agent(h, target="rev"):
 
 
 def test_completion_seq_side_by_side(ws, version):
-    start_ready(ws)
+    start_ready(ws, session_after=1.0)  # claude's session before the prompt (see below)
     assert "completion_seq" not in _agent(ws)  # the first idle after a start is no completion
     ws.sim.agents.configure_pane("w1:p1", work=2.0)
     task = ws.spawn("agent.prompt", target="rev", text="go", wait={})
