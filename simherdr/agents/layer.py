@@ -83,7 +83,7 @@ class AgentLayer:
                    foreground(pane)
     observations   process_detected(pane, kind), detected_state(pane, state, blocker=False),
                    detection_update(pane, agent, state, blocker, exited) (real panes),
-                   process_exited(pane)
+                   process_exited(pane), shell_returned(pane)
     hooks          report_agent(...), report_session(...), release_agent(...),
                    clear_authority(...)
     managed starts begin_managed(pane, name, kind, timeout), reconcile_target(pane),
@@ -184,9 +184,11 @@ class AgentLayer:
 
     def detected_state(self, pane, state: str, blocker: bool = False) -> bool:
         """Detection's state for the current detected process (screen manifests, §6.3)."""
-        now = self.sim.now()
+        now, hooks, keep = self._detection_rules()
         agent = pane.agent.detected
-        return self._update(pane, lambda a: T.detection(a, agent, state, blocker, False, now))
+        return self._update(
+            pane, lambda a: T.detection(a, agent, state, blocker, False, now, hooks, keep)
+        )
 
     def detection_update(
         self, pane, agent: str | None, state: str, blocker: bool = False, exited: bool = False
@@ -194,9 +196,9 @@ class AgentLayer:
         """One publish of herdr's detection loop for a real (PTY) pane (StateChanged,
         src/pane.rs:252-288): the detected agent kind (None: none any more), its screen
         state, a visible blocker, and whether this reports the process's exit."""
-        now, hooks = self.sim.now(), self.sim.profile.hook_sources
+        now, hooks, keep = self._detection_rules()
         return self._update(
-            pane, lambda a: T.detection(a, agent, state, blocker, exited, now, hooks)
+            pane, lambda a: T.detection(a, agent, state, blocker, exited, now, hooks, keep)
         )
 
     def process_exited(self, pane, occupant: Occupant | None = None) -> bool:
@@ -204,21 +206,35 @@ class AgentLayer:
         if occ is not None and not occ.detected:
             return False  # herdr never saw this process
         agent = pane.agent.detected or (occ.kind if occ else None)
-        now, hooks = self.sim.now(), self.sim.profile.hook_sources
+        now, hooks, keep = self._detection_rules()
         changed = self._update(
-            pane, lambda a: T.detection(a, agent, "idle", False, True, now, hooks)
+            pane, lambda a: T.detection(a, agent, "idle", False, True, now, hooks, keep)
         )
         terminal_id = pane.terminal_id
 
         def redetect():
             p = self.sim.session.live_pane(pane.pane_id, terminal_id)
-            if p is None or self.occupant(p) is not None:
-                return
-            t = self.sim.now()
-            self._update(p, lambda a: T.detection(a, None, "unknown", False, False, t))
+            if p is not None:
+                self.shell_returned(p)
 
         self.sim.schedule(now + SHELL_REDETECT_DELAY, redetect)
         return changed
+
+    def shell_returned(self, pane) -> bool:
+        """Detection sees the pane's shell in the foreground again: no agent, unknown (done by
+        itself SHELL_REDETECT_DELAY after an exit; 0.9.3 frees the exited agent's name here).
+        False when an agent process holds the pane."""
+        if self.occupant(pane) is not None:
+            return False
+        t, hooks, keep = self._detection_rules()
+        return self._update(
+            pane, lambda a: T.detection(a, None, "unknown", False, False, t, hooks, keep)
+        )
+
+    def _detection_rules(self) -> tuple[float, str, bool]:
+        """(now, hook-source table, exit_keeps_name_until_shell) for T.detection."""
+        profile = self.sim.profile
+        return self.sim.now(), profile.hook_sources, profile.exit_keeps_name_until_shell
 
     def watch_self_reported(self, pane) -> None:
         """0.9.2 (#4687, profile row clear_reported_agent_at_idle_shell): herdr cannot see a
@@ -248,7 +264,7 @@ class AgentLayer:
             if self.shell_idle(p):
                 self._shell_watch.discard(pane.pane_id)
                 now = self.sim.now()
-                p.agent.resume_argv = None
+                p.agent.resume_argv = p.agent.resume_agent = None
                 kinds = self.sim.profile.agent_kinds
                 self._update(p, lambda a: T.clear_self_reported(a, now, kinds))
                 return
@@ -410,6 +426,8 @@ class AgentLayer:
         effective = (prev_label, prev_state, prev_pres) != (label, state, pres)
         if effective:
             a.internal = state
+        if profile.working_ends_acquisition and mutation.working and state == "working":
+            a.acquisition_pending = False  # the agent worked: its next idle is a completion
         # completion_reset (profile row completion_reset_on_identity_change): a new session
         # reference or agent label is not the work that completed.
         reset = profile.completion_reset_on_identity_change and (

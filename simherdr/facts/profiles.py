@@ -152,6 +152,17 @@ class Profile:
     # session-identity-only source ([H093] src/agent_resume.rs, src/detect/mod.rs).
     # CHOICE: since 0.9.0.
     hook_sources: str = "0.8.2"
+    # A process exit releases the agent (pane_agent_detected released) but 0.9.3 keeps its name
+    # until detection, with the exit recorded, sees no agent any more (the shell back in the
+    # foreground); 0.8.2 clears the name with the release (src/terminal/state.rs:575-577;
+    # [H093] src/terminal/state.rs set_detected_state_with_screen_signals_at). CHOICE: since
+    # 0.9.0.
+    exit_keeps_name_until_shell: bool = False
+    # A detection or hook report of `working` that leaves the pane working ends a process
+    # acquisition, so the next idle is a completion (0.9.3 [H093] src/terminal/state.rs
+    # set_detected_state_with_screen_signals_at, set_hook_authority_at); 0.8.2 ends it only at
+    # the first idle (src/terminal/state.rs:210-217). CHOICE: since 0.9.0.
+    working_ends_acquisition: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -210,6 +221,8 @@ PROFILES: dict[str, Profile] = {
         managed_start_acquires=True,
         completion_reset_on_identity_change=True,
         hook_sources="0.9.3",
+        exit_keeps_name_until_shell=True,
+        working_ends_acquisition=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -591,7 +591,7 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
     hook = a.hook
     if hook is None or hook["source"] != source or hook["label"] != stored:
         raise E.HerdrError("resume_not_accepted", RESUME_NOT_ACCEPTED)
-    a.resume_argv = list(argv)
+    a.resume_argv, a.resume_agent = list(argv), stored
 
 
 def _label(agent: str, kinds: str = "0.8.2") -> str:

@@ -45,6 +45,11 @@ MAX_SESSION_PATH_BYTES = 4096
 @dataclass
 class Mutation:
     released: bool = False
+    # The input reported `working` (detection's screen state or a hook's state): 0.9.3 ends a
+    # process acquisition when the effective state is then working too (profile row
+    # working_ends_acquisition; [H093] src/terminal/state.rs
+    # set_detected_state_with_screen_signals_at, set_hook_authority_at).
+    working: bool = False
 
 
 @dataclass
@@ -64,6 +69,7 @@ class AgentSlot:
     # 0.9.2 resume_argv of pane.report_agent[_session]: typed into the new shell after a
     # server restart (src/app/agent_resume.rs start_pending_agent_resume).
     resume_argv: list | None = None
+    resume_agent: str | None = None  # the label that reported resume_argv
     name: str | None = None
     name_owner: dict | None = None  # {label, session}: who the name belongs to
     detected: str | None = None  # kind label of the detected agent process
@@ -380,8 +386,14 @@ def detection(
     exited: bool,
     now: float,
     hooks: str = "0.8.2",
+    keep_name: bool = False,
 ) -> Mutation:
-    """set_detected_state_with_screen_signals_at (src/terminal/state.rs:312-590)."""
+    """set_detected_state_with_screen_signals_at (src/terminal/state.rs:312-590).
+
+    ``keep_name`` (profile row exit_keeps_name_until_shell): 0.9.3 keeps the agent's name at
+    the exit and frees it once detection, with the exit recorded, sees no agent any more
+    ([H093] src/terminal/state.rs: "observing a process exit is not the same as the agent
+    being gone"); 0.8.2 clears it with the release (src/terminal/state.rs:575-577)."""
     prev_label = effective_label(a)
     released = exited and (prev_label is not None or a.name is not None)
     if _ignore_detection_under_full_lifecycle(a, agent, exited):
@@ -417,6 +429,8 @@ def detection(
             a.hook = None
         if a.persisted is not None and kind_of(a.persisted["agent"]) == agent:
             a.persisted = None
+        if agent is not None and a.resume_argv is not None and kind_of(a.resume_agent) == agent:
+            a.resume_argv = a.resume_agent = None  # the exited agent's resume command
     if (
         a.hook is not None
         and a.hook["at"] <= now
@@ -438,9 +452,12 @@ def detection(
         _suppress_full_lifecycle(a, h["source"], h["label"], h.get("session"), "hook_clear")
         a.hook = None
         a.persisted = durable
-    if released:
+    if keep_name:
+        if agent is None and a.recent_exit is not None:
+            clear_name(a)
+    elif released:
         clear_name(a)
-    return Mutation(released=released)
+    return Mutation(released=released, working=state == "working")
 
 
 # --- hook reports (SOCKET.md §6.4) -----------------------------------------------------------
@@ -534,6 +551,12 @@ def hook_report(
             session = anchored
     if _label_conflicts_with_detected(a, label):
         return None
+    if (source, label) == ("herdr:codex", "codex") and session is not None:
+        # 0.9.3 (herdr:codex is hook authority there): a report naming another session than
+        # the pane's current one is dropped ([H093] src/terminal/state.rs set_hook_authority_at).
+        cur = current_session(a)
+        if cur is not None and (cur["kind"], cur["value"]) != (session["kind"], session["value"]):
+            return None
     if _owner_conflicts(a, source, label):
         takeover = (
             session is not None
@@ -555,7 +578,7 @@ def hook_report(
         "session": session,
         "at": now,
     }
-    return Mutation()
+    return Mutation(working=state == "working")
 
 
 def session_report(

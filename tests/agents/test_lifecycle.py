@@ -155,7 +155,9 @@ def test_different_kind_taking_over_releases_the_name(ws):
     assert ws.ok("agent.get", target="w1:p1")["agent"]["agent"] == "codex"
 
 
-def test_exit_releases_name_and_label(ws):
+def test_exit_releases_name_and_label(ws, version):
+    """0.8.2 frees the name with the release; 0.9.3 keeps it until detection sees the shell
+    again (profile row exit_keeps_name_until_shell)."""
     start_ready(ws)
     mark = ws.sim.hub.seq
     ws.ok("agent.prompt", target="rev", text="/exit")
@@ -164,12 +166,20 @@ def test_exit_releases_name_and_label(ws):
         (k, d.get("agent"), d.get("released"), d.get("final_status"), d.get("agent_status"))
         for k, d in events(ws, mark)
     ]
-    assert got == [
-        ("pane_updated", None, None, None, None),
-        ("pane_agent_detected", "claude", True, "idle", None),
-    ]
-    assert ws.ok("agent.list")["agents"] == []
+    released = ("pane_agent_detected", "claude", True, "idle", None)
+    if version == "0.8.2":
+        assert got == [("pane_updated", None, None, None, None), released]
+        assert ws.ok("agent.list")["agents"] == []
+    else:
+        assert got == [released]
+        (agent,) = ws.ok("agent.list")["agents"]
+        assert agent["name"] == "rev" and "agent" not in agent
+    mark = ws.sim.hub.seq
     ws.advance(0.5)  # detection sees the shell again
+    assert ws.ok("agent.list")["agents"] == []
+    if version != "0.8.2":
+        # the name went (pane_updated first, as emit_pane_state_update orders them)
+        assert [k for k, _ in events(ws, mark)] == ["pane_updated", "pane_agent_status_changed"]
     assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["agent_status"] == "unknown"
     assert (
         ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"].rstrip().endswith("$")

@@ -296,6 +296,7 @@ def test_name_moving_to_another_terminal_during_the_witness_is_vanished(caller):
 
     def move_the_name(s):
         SC.agent_exits(s, "w1:p2")
+        s.agents.shell_returned(s.session.panes["w1:p2"])  # 0.9.3 frees the name only then
 
     async def start_elsewhere(s):
         pane = (await s.invoke("tab.create", {"workspace_id": "w1", "focus": False}))["result"][

@@ -170,3 +170,44 @@ def test_a_relative_session_path_is_no_session_path(bg, version):
     )
     session = bg.ok("agent.get", target="p")["agent"]["agent_session"]
     assert session["kind"] == "id" and session["value"] == "pi-id"
+
+
+def test_work_before_the_first_idle_ends_the_acquisition_on_0_9_3(bg, version):
+    """0.9.3: a `working` report that leaves the pane working ends the process acquisition,
+    so the idle after it completes work; 0.8.2 suppresses the first idle whatever came
+    before it."""
+    bg.ok("pane.send_text", pane_id="w1:p1", text="claude")
+    bg.ok("pane.send_keys", pane_id="w1:p1", keys=["enter"])
+    bg.advance(0.5)  # detected, still starting up
+    assert bg.ok("pane.get", pane_id="w1:p1")["pane"]["agent"] == "claude"
+    _report(bg, "working", agent="claude", source="custom:x")
+    _report(bg, "idle", agent="claude", source="custom:x")
+    assert _pane_status(bg) == ("idle" if version == "0.8.2" else "done")
+
+
+def test_codex_report_for_another_session_is_dropped(bg, version):
+    _report(bg, "working", agent="codex", source="herdr:codex", agent_session_id="c-1")
+    _report(bg, "idle", agent="codex", source="herdr:codex", agent_session_id="c-2")
+    pane = bg.ok("pane.get", pane_id="w1:p1")["pane"]
+    assert pane["agent_status"] == ("unknown" if version == "0.8.2" else "working")
+    if version != "0.8.2":
+        _report(bg, "idle", agent="codex", source="herdr:codex", agent_session_id="c-1")
+        assert _pane_status(bg) == "done"
+
+
+def test_an_exited_agent_takes_its_resume_command_along(h, tmp_path, version):
+    """[H093] set_detected_state_with_screen_signals_at: the exit of the agent kind that
+    reported resume_argv drops it, so a restart types nothing."""
+    if version == "0.8.2":
+        pytest.skip("resume_argv is 0.9.2")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
+    h.advance(3.1)
+    _report(h, "idle", agent="claude", source="custom:x", resume_argv=["claude", "--resume", "r1"])
+    assert h.sim.session.panes["w1:p1"].agent.resume_argv == ["claude", "--resume", "r1"]
+    h.ok("agent.prompt", target="rev", text="/exit")
+    h.advance(1)
+    h.sim.restart()
+    h.settle()
+    text = h.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
+    assert "--resume" not in text
