@@ -264,7 +264,6 @@ class AgentLayer:
             if self.shell_idle(p):
                 self._shell_watch.discard(pane.pane_id)
                 now = self.sim.now()
-                p.agent.resume_argv = p.agent.resume_agent = None
                 kinds = self.sim.profile.agent_kinds
                 self._update(p, lambda a: T.clear_self_reported(a, now, kinds))
                 return
@@ -308,8 +307,10 @@ class AgentLayer:
         hooks = self.sim.profile.hook_sources
         session = T.session_ref(source, label, session_id, session_path, hooks)
         if (source, label) in K.reserved_native_in(hooks):
+            rebind = self.sim.profile.session_rebind_restarts_acquisition
             return self._update(
-                pane, lambda a: T.session_report(a, source, label, session, seq, None)
+                pane,
+                lambda a: T.session_report(a, source, label, session, seq, None, hooks, rebind),
             )
         now = self.sim.now()
         changed = self._update(
@@ -336,7 +337,10 @@ class AgentLayer:
         session = T.session_ref(source, label, session_id, session_path, hooks)
         start = session_start_source.strip() if session_start_source else None
         start = start if start in T.RECOGNIZED_START_SOURCES + ("branch",) else None
-        return self._update(pane, lambda a: T.session_report(a, source, label, session, seq, start))
+        rebind = self.sim.profile.session_rebind_restarts_acquisition
+        return self._update(
+            pane, lambda a: T.session_report(a, source, label, session, seq, start, hooks, rebind)
+        )
 
     def release_agent(self, pane, source: str, agent: str, seq: int | None = None) -> bool:
         label = K.canonical_label(agent)
@@ -419,6 +423,7 @@ class AgentLayer:
         # acquisition instead (profile row managed_start_acquires).
         launch_pending = a.launch_pending and not profile.managed_start_acquires
         mutation = mutate(a)
+        T.reconcile_resume(a)  # herdr runs it whether or not the input applied
         if mutation is None:
             return False
         refresh_presentation(pane, now)  # the overlay's guards follow label and authority

@@ -163,6 +163,11 @@ class Profile:
     # set_detected_state_with_screen_signals_at, set_hook_authority_at); 0.8.2 ends it only at
     # the first idle (src/terminal/state.rs:210-217). CHOICE: since 0.9.0.
     working_ends_acquisition: bool = False
+    # A session report that changes the pane's current session restarts the process
+    # acquisition: "rebinding can expose a cached Working screen; only a fresh report ends
+    # acquisition" ([H093] src/terminal/state.rs set_agent_session_ref_for_session_start).
+    # 0.8.2 does not (src/terminal/state.rs:1590-1607). CHOICE: since 0.9.0.
+    session_rebind_restarts_acquisition: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -223,6 +228,7 @@ PROFILES: dict[str, Profile] = {
         hook_sources="0.9.3",
         exit_keeps_name_until_shell=True,
         working_ends_acquisition=True,
+        session_rebind_restarts_acquisition=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

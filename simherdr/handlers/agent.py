@@ -574,11 +574,9 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
     command belongs to the report it came with, so it is kept only when that report was
     applied (newer than the source's last sequence and, with a session ref, leaving that
     session current); an ignored report drops it without an error. A kept command needs the
-    reporter to hold the pane, else resume_not_accepted (after the report itself applied).
-
-    CHOICE (resume-holder): herdr's ``can_record_reported_resume`` is not readable here; the
-    reporter "holds the pane" when its hook authority is this source and agent label, as the
-    message's advice (report the state with pane.report_agent first) implies."""
+    reporter to hold the pane, else resume_not_accepted (after the report itself applied):
+    its hook authority, or, with none, the agent detected there ([H093] src/terminal/state.rs
+    can_record_reported_resume)."""
     a, source, argv = pane.agent, p["source"], p["resume_argv"]
     stored = K.canonical_label(label)
     session = T.session_ref(
@@ -588,10 +586,10 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
     report()
     if argv is None or not (newer and T.session_is_current(a, source, stored, session)):
         return
-    hook = a.hook
-    if hook is None or hook["source"] != source or hook["label"] != stored:
+    if not T.can_record_resume(a, source, stored, sim.profile.agent_kinds):
         raise E.HerdrError("resume_not_accepted", RESUME_NOT_ACCEPTED)
-    a.resume_argv, a.resume_agent = list(argv), stored
+    T.record_resume(a, source, stored, argv)
+    T.reconcile_resume(a)
 
 
 def _label(agent: str, kinds: str = "0.8.2") -> str:

@@ -38,6 +38,14 @@ _SESSION_REPLACEMENT = {
     ("herdr:qwen", "qwen"): ("startup", "clear", "resume", "compact", "branch"),
 }
 
+# 0.9.3 (the hook-source table "0.9.3", profile row hook_sources; [H093] src/terminal/state.rs
+# session_report_allows_session_replacement, foreground_agent_confirms_different_owner_takeover):
+# grok's "new" session replaces its current one, and grok never takes a pane over from another
+# session owner.
+_SESSION_REPLACEMENT_0_9_3 = {**_SESSION_REPLACEMENT, ("herdr:grok", "grok"): ("new",)}
+_REPLACEMENT_TABLES = {"0.8.2": _SESSION_REPLACEMENT, "0.9.3": _SESSION_REPLACEMENT_0_9_3}
+_NO_SESSION_TAKEOVER = {"0.8.2": frozenset(), "0.9.3": frozenset({("herdr:grok", "grok")})}
+
 MAX_SESSION_ID_BYTES = 512
 MAX_SESSION_PATH_BYTES = 4096
 
@@ -70,6 +78,7 @@ class AgentSlot:
     # server restart (src/app/agent_resume.rs start_pending_agent_resume).
     resume_argv: list | None = None
     resume_agent: str | None = None  # the label that reported resume_argv
+    resume_source: str | None = None  # and its source
     name: str | None = None
     name_owner: dict | None = None  # {label, session}: who the name belongs to
     detected: str | None = None  # kind label of the detected agent process
@@ -430,7 +439,7 @@ def detection(
         if a.persisted is not None and kind_of(a.persisted["agent"]) == agent:
             a.persisted = None
         if agent is not None and a.resume_argv is not None and kind_of(a.resume_agent) == agent:
-            a.resume_argv = a.resume_agent = None  # the exited agent's resume command
+            forget_resume(a)  # the exited agent's resume command
     if (
         a.hook is not None
         and a.hook["at"] <= now
@@ -588,9 +597,13 @@ def session_report(
     session: dict | None,
     seq: int | None,
     start_source: str | None,
+    hooks: str = "0.8.2",
+    rebind_acquires: bool = False,
 ) -> Mutation | None:
     """set_agent_session_ref_for_session_start (state.rs:1380-1607), simplified: no queued
-    replacement reports (FULL_LIFECYCLE_NO_BUFFERING)."""
+    replacement reports (FULL_LIFECYCLE_NO_BUFFERING). ``rebind_acquires`` (profile row
+    session_rebind_restarts_acquisition): a changed session restarts the process acquisition,
+    as the new session's screen may still show the old one's work."""
     if session is None:
         return None
     present = _process_present(a, label)
@@ -614,11 +627,15 @@ def session_report(
         return None
     if _label_conflicts_with_detected(a, label):
         return None
-    replacement_ok = start_source in _SESSION_REPLACEMENT.get((source, label), ()) or (
+    replacement_ok = start_source in _REPLACEMENT_TABLES[hooks].get((source, label), ()) or (
         (source, label) == ("herdr:antigravity_cli", "agy") and start_source is None
     )
     if _owner_conflicts(a, source, label):
-        takeover = start_source in RECOGNIZED_START_SOURCES and kind_of(label) == a.detected
+        takeover = (
+            (source, label) not in _NO_SESSION_TAKEOVER[hooks]
+            and start_source in RECOGNIZED_START_SOURCES
+            and kind_of(label) == a.detected
+        )
         if not takeover:
             return None
         if a.hook is not None:
@@ -649,8 +666,19 @@ def session_report(
         if not replacement_ok:
             return None
         a.hook = None
+    if (
+        (source, label) == ("herdr:codex", "codex")
+        and replacement_ok
+        and h is not None
+        and (h["source"], h["label"]) == (source, label)
+        and h.get("session") != session
+    ):
+        a.hook = None  # 0.9.3: herdr:codex's authority ends with the session it named
+    prev_session = current_session(a)
     reconcile_name_owner(a, label, session)
     a.persisted = {"source": source, "agent": label, **session}
+    if rebind_acquires and prev_session is not None and prev_session != current_session(a):
+        a.acquisition_pending = True
     return Mutation()
 
 
@@ -663,6 +691,7 @@ def clear_authority(a: AgentSlot, source: str | None, seq: int | None) -> Mutati
         return None
     _suppress_full_lifecycle(a, h["source"], h["label"], h.get("session"), "hook_clear")
     a.hook = None
+    forget_resume(a, h["source"], h["label"])
     a.persisted = None
     return Mutation()
 
@@ -681,6 +710,7 @@ def clear_self_reported(a: AgentSlot, observed_at: float, kinds: str = "0.8.2") 
     if h is None or not self_reported_active(a, kinds) or h["at"] > observed_at:
         return None
     a.hook = None
+    forget_resume(a)
     a.detected = None
     a.fallback = "unknown"
     a.fallback_blocker = False
@@ -712,6 +742,48 @@ def release(a: AgentSlot, source: str, label: str, seq: int | None) -> Mutation 
         a.fallback_at = None
         clear_name(a)
     a.hook = None
+    forget_resume(a, source, label)
     if not preserve_foreign:
         a.persisted = None
     return Mutation(released=not process_owns)
+
+
+# --- reported resume commands (0.9.2 resume_argv; [H093] src/terminal/state.rs) ----------------
+
+
+def can_record_resume(a: AgentSlot, source: str, label: str, kinds: str = "0.8.2") -> bool:
+    """can_record_reported_resume: the reporter holds the pane (its hook authority), or, with
+    no authority, is the agent detection sees running there (no exit recorded)."""
+    h = a.hook
+    if h is not None:
+        return h["source"] == source and h["label"] == label
+    return (
+        a.recent_exit is None
+        and a.detected is not None
+        and K.parse_kind_in(kinds, label) == a.detected
+    )
+
+
+def record_resume(a: AgentSlot, source: str, label: str, argv: list) -> None:
+    a.resume_argv, a.resume_agent, a.resume_source = list(argv), label, source
+
+
+def forget_resume(a: AgentSlot, source: str | None = None, label: str | None = None) -> None:
+    """Drop the stored resume command (only ``source``/``label``'s when given)."""
+    if source is not None and (a.resume_source, a.resume_agent) != (source, label):
+        return
+    a.resume_argv = a.resume_agent = a.resume_source = None
+
+
+def reconcile_resume(a: AgentSlot) -> None:
+    """reconcile_reported_resume, after every input: the command goes once another reporter
+    holds the pane or another agent's process is detected there."""
+    if a.resume_argv is None:
+        return
+    h = a.hook
+    other_authority = h is not None and (h["source"], h["label"]) != (
+        a.resume_source,
+        a.resume_agent,
+    )
+    if other_authority or (a.detected is not None and a.detected != a.resume_agent):
+        forget_resume(a)

@@ -1,0 +1,156 @@
+"""0.8.2 -> 0.9.3 deltas of hook and session reports, side by side: who may record a resume
+command and what drops it, grok's session rules, herdr:codex's authority ending with its
+session, and a session rebind restarting the process acquisition ([H093]
+src/terminal/state.rs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from simherdr.scenarios import agents as SC
+
+
+@pytest.fixture
+def bg(h, tmp_path):
+    """Workspace w1 (pane w1:p1) in the background behind a focused w2."""
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.ok("workspace.create", cwd=str(tmp_path), focus=True)
+    return h
+
+
+def _slot(h):
+    return h.sim.session.panes["w1:p1"].agent
+
+
+def _session(h, source, agent, value, start="startup", **kw):
+    h.ok(
+        "pane.report_agent_session",
+        pane_id="w1:p1",
+        source=source,
+        agent=agent,
+        agent_session_id=value,
+        session_start_source=start,
+        **kw,
+    )
+
+
+def _agent(h):
+    return h.ok("pane.get", pane_id="w1:p1")["pane"]
+
+
+@pytest.fixture
+def v09(version):
+    if version == "0.8.2":
+        pytest.skip("resume_argv is 0.9.2")
+
+
+def test_the_detected_agent_records_a_resume_without_authority(bg, v09):
+    """can_record_reported_resume: with no hook authority, the agent detection sees running
+    in the pane may record its command (a herdr:claude session report holds no authority)."""
+    bg.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
+    bg.advance(3.1)
+    assert _slot(bg).hook is None
+    _session(bg, "herdr:claude", "claude", "s1", resume_argv=["claude", "--resume", "s1"])
+    assert _slot(bg).resume_argv == ["claude", "--resume", "s1"]
+
+
+def test_no_authority_and_no_such_process_is_not_accepted(bg, v09):
+    r = bg.call(
+        "pane.report_agent_session",
+        pane_id="w1:p1",
+        source="herdr:claude",
+        agent="claude",
+        agent_session_id="s1",
+        resume_argv=["claude"],
+    )
+    assert r["error"]["code"] == "resume_not_accepted"
+
+
+@pytest.mark.parametrize(
+    "drop",
+    [
+        ("pane.clear_agent_authority", {}),
+        ("pane.release_agent", {"source": "custom:bot", "agent": "bot"}),
+        ("pane.report_agent", {"source": "custom:other", "agent": "bot2", "state": "idle"}),
+    ],
+    ids=["clear-authority", "release", "another-reporter"],
+)
+def test_the_resume_command_goes_with_its_reporter(bg, v09, drop):
+    bg.ok(
+        "pane.report_agent",
+        pane_id="w1:p1",
+        source="custom:bot",
+        agent="bot",
+        state="idle",
+        resume_argv=["bot", "--resume"],
+    )
+    assert _slot(bg).resume_argv == ["bot", "--resume"]
+    method, params = drop
+    bg.ok(method, pane_id="w1:p1", **params)
+    assert _slot(bg).resume_argv is None
+
+
+def test_grok_new_session_replaces_only_on_0_9_3(bg, version):
+    _session(bg, "herdr:grok", "grok", "g1")
+    _session(bg, "herdr:grok", "grok", "g2", start="new")
+    expected = "g1" if version == "0.8.2" else "g2"
+    assert _agent(bg)["agent_session"]["value"] == expected
+
+
+def test_grok_never_takes_over_another_owner_on_0_9_3(bg, version):
+    _session(bg, "herdr:claude", "claude", "c1")  # a shell pane: the session is kept
+    bg.sim.agents.configure_pane("w1:p1", session_at="never")
+    bg.ok("agent.start", name="g", kind="grok", pane_id="w1:p1")
+    bg.advance(3.1)
+    _session(bg, "herdr:grok", "grok", "g1")
+    owner = bg.ok("agent.get", target="g")["agent"]["agent_session"]["source"]
+    assert owner == ("herdr:grok" if version == "0.8.2" else "herdr:claude")
+
+
+def test_codex_authority_ends_with_its_session_on_0_9_3(bg, version):
+    bg.ok(
+        "pane.report_agent",
+        pane_id="w1:p1",
+        source="herdr:codex",
+        agent="codex",
+        state="working",
+        agent_session_id="c1",
+    )
+    _session(bg, "herdr:codex", "codex", "c2", start="clear")
+    pane = _agent(bg)
+    assert pane["agent_session"]["value"] == "c2"
+    assert pane["agent_status"] == "unknown"  # 0.8.2: never working (session only)
+    assert _slot(bg).hook is None
+
+
+def test_a_session_rebind_restarts_the_acquisition_on_0_9_3(bg, version):
+    """A new session while the agent works: on 0.9.3 the idle that follows without a fresh
+    working report is the new session's first (no completion: "rebinding can expose a cached
+    Working screen"); on 0.8.2 it completes the work."""
+    bg.sim.agents.configure_pane("w1:p1", work=1.0, session_after=0.5)
+    bg.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
+    bg.advance(3.1)
+    first = bg.ok("agent.get", target="rev")["agent"]["agent_session"]["value"]
+    bg.ok("agent.prompt", target="rev", text="go")
+    bg.advance(0.6)
+    assert bg.ok("agent.get", target="rev")["agent"]["agent_status"] == "working"
+    _session(bg, "herdr:claude", "claude", first + "-2", start="clear", seq=100)
+    bg.advance(2)
+    agent = bg.ok("agent.get", target="rev")["agent"]
+    assert agent["agent_session"]["value"] == first + "-2"
+    assert agent["agent_status"] == ("done" if version == "0.8.2" else "idle")
+
+
+def test_a_rebind_while_idle_changes_nothing_later(bg, version):
+    """The acquisition a rebind starts while idle ends at once (finish_agent_process_
+    acquisition runs after every input), so later work completes as usual."""
+    bg.sim.agents.configure_pane("w1:p1", work=1.0, session_after=0.5)
+    bg.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
+    bg.advance(3.1)
+    first = bg.ok("agent.get", target="rev")["agent"]["agent_session"]["value"]
+    _session(bg, "herdr:claude", "claude", first + "-2", start="clear", seq=100)
+    SC.agent_state(bg.sim, "w1:p1", "blocked")
+    SC.agent_state(bg.sim, "w1:p1", "idle")
+    agent = bg.ok("agent.get", target="rev")["agent"]
+    assert agent["agent_session"]["value"] == first + "-2"
+    assert agent["agent_status"] == "done"
