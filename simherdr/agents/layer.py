@@ -83,7 +83,8 @@ class AgentLayer:
                    foreground(pane)
     observations   process_detected(pane, kind), detected_state(pane, state, blocker=False),
                    detection_update(pane, agent, state, blocker, exited) (real panes),
-                   process_exited(pane), shell_returned(pane)
+                   process_exited(pane), shell_returned(pane),
+                   codex_prompt_observed(pane, ready)
     hooks          report_agent(...), report_session(...), release_agent(...),
                    clear_authority(...)
     managed starts begin_managed(pane, name, kind, timeout), reconcile_target(pane),
@@ -230,6 +231,16 @@ class AgentLayer:
         return self._update(
             pane, lambda a: T.detection(a, None, "unknown", False, False, t, hooks, keep)
         )
+
+    def codex_prompt_observed(self, pane, ready: bool = True) -> bool:
+        """0.9.3 CodexPromptObserved (profile row codex_prompt_readiness): detection sees (or
+        no longer sees) a starting codex's prompt; a codex start may then complete while its
+        state is `unknown` (interactive_ready). False on 0.8.2 and when nothing changed.
+        CHOICE: simulated codex processes reach `idle`, so nothing calls this by itself; it is
+        the seam scenarios use for a codex whose screen stays unknown."""
+        if not self.sim.profile.codex_prompt_readiness:
+            return False
+        return self._update(pane, lambda a: T.observe_codex_prompt(a, ready))
 
     def _detection_rules(self) -> tuple[float, str, bool]:
         """(now, hook-source table, exit_keeps_name_until_shell) for T.detection."""

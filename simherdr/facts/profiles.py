@@ -168,6 +168,11 @@ class Profile:
     # acquisition" ([H093] src/terminal/state.rs set_agent_session_ref_for_session_start).
     # 0.8.2 does not (src/terminal/state.rs:1590-1607). CHOICE: since 0.9.0.
     session_rebind_restarts_acquisition: bool = False
+    # A codex start completes (interactive_ready) once detection has seen its prompt, even while
+    # its state is still unknown ([H093] src/terminal/state.rs observe_codex_prompt_ready,
+    # reconcile_managed_agent_at; src/app/actions.rs CodexPromptObserved). 0.8.2 needs idle.
+    # CHOICE: since 0.9.0.
+    codex_prompt_readiness: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -229,6 +234,7 @@ PROFILES: dict[str, Profile] = {
         exit_keeps_name_until_shell=True,
         working_ends_acquisition=True,
         session_rebind_restarts_acquisition=True,
+        codex_prompt_readiness=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

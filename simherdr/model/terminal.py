@@ -87,6 +87,9 @@ class AgentSlot:
     fallback_at: float | None = None  # when detection last published
     recent_exit: str | None = None  # kind whose process just exited (hides detection)
     acquisition_pending: bool = False  # first idle after a fresh process is no completion
+    # 0.9.3: detection saw a starting codex's prompt, so its start may complete while its
+    # state is still unknown ([H093] src/terminal/state.rs observe_codex_prompt_ready).
+    codex_prompt_ready: bool = False
     hook: dict | None = None  # hook authority {source,label,state,message,session,at}
     managed: dict | None = (
         None  # managed start {kind, phase, ready_after, deadline, observed_expected}
@@ -245,6 +248,7 @@ def session_ref(
 
 
 def clear_name(a: AgentSlot) -> None:
+    a.codex_prompt_ready = False
     a.name = None
     a.name_owner = None
     a.managed = None
@@ -325,7 +329,7 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
         clear_name(a)
         return True
     if m["phase"] == "blocked":
-        if known == kind and a.internal == "idle":
+        if known == kind and _start_ready(a, kind):
             a.managed = {**m, "phase": "active"}
             return True
         return False
@@ -338,7 +342,7 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
             return True
         ra = m["ready_after"]
         if ra is None or now >= ra:
-            if known == kind and a.internal == "idle":
+            if known == kind and _start_ready(a, kind):
                 a.managed = {**m, "phase": "active"}
                 return True
             if ra is not None:
@@ -348,6 +352,29 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
             a.managed = {**m, "observed_expected": observed}
             return True
     return False
+
+
+def _start_ready(a: AgentSlot, kind: str) -> bool:
+    """The started agent is at its prompt: idle, or a codex still `unknown` whose prompt
+    detection saw (0.9.3; ``codex_prompt_ready`` is only ever set there)."""
+    return a.internal == "idle" or (
+        kind == "codex" and a.internal == "unknown" and a.codex_prompt_ready
+    )
+
+
+def observe_codex_prompt(a: AgentSlot, ready: bool) -> Mutation | None:
+    """observe_codex_prompt_ready: only for a detected codex (no exit recorded) whose codex
+    start is not yet active, and only when the observation changes."""
+    m = a.managed
+    if (
+        a.detected != "codex"
+        or a.recent_exit is not None
+        or not (m and m["kind"] == "codex" and m["phase"] != "active")
+        or a.codex_prompt_ready == ready
+    ):
+        return None
+    a.codex_prompt_ready = ready
+    return Mutation()
 
 
 def finish_acquisition(a: AgentSlot) -> bool:
@@ -383,6 +410,7 @@ def process_detected(a: AgentSlot, agent: str, now: float) -> Mutation:
     starts = not _ignore_detection_under_full_lifecycle(a, agent, False)
     m = detection(a, agent, "unknown", False, False, now)
     if starts:
+        a.codex_prompt_ready = False
         a.acquisition_pending = True
     return m
 
@@ -411,6 +439,8 @@ def detection(
         return Mutation()
     prev_detected = a.detected
     a.detected = agent
+    if exited or agent != "codex" or state == "blocked":
+        a.codex_prompt_ready = False
     if agent is not None:
         reconcile_name_owner(a, agent, None)
     if not exited and agent is not None and prev_detected != agent:

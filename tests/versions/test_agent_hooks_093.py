@@ -154,3 +154,36 @@ def test_a_rebind_while_idle_changes_nothing_later(bg, version):
     agent = bg.ok("agent.get", target="rev")["agent"]
     assert agent["agent_session"]["value"] == first + "-2"
     assert agent["agent_status"] == "done"
+
+
+def test_a_codex_start_completes_at_its_prompt_on_0_9_3(h, tmp_path, version):
+    """0.9.3 CodexPromptObserved: a codex still `unknown` after the settle, whose prompt
+    detection saw, is interactive_ready; on 0.8.2 the start waits for idle."""
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.sim.agents.configure_pane("w1:p1", startup=60.0)
+    h.ok("agent.start", name="cx", kind="codex", pane_id="w1:p1")
+    h.advance(3.1)
+    pane = h.sim.session.panes["w1:p1"]
+    assert h.ok("agent.get", target="cx")["agent"]["launch_pending"] is True
+    changed = h.sim.agents.codex_prompt_observed(pane, True)
+    agent = h.ok("agent.get", target="cx")["agent"]
+    assert agent["agent_status"] == "unknown"
+    if version == "0.8.2":
+        assert changed is False and agent["launch_pending"] is True
+    else:
+        assert changed is True and agent["interactive_ready"] is True
+        assert "launch_pending" not in agent
+        assert h.sim.agents.codex_prompt_observed(pane, True) is False  # active: ignored
+
+
+def test_a_codex_prompt_seen_before_the_settle_waits_for_it(h, tmp_path, version):
+    if version == "0.8.2":
+        pytest.skip("0.9.3 rule")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.sim.agents.configure_pane("w1:p1", startup=60.0)
+    h.ok("agent.start", name="cx", kind="codex", pane_id="w1:p1")
+    h.advance(0.5)
+    h.sim.agents.codex_prompt_observed(h.sim.session.panes["w1:p1"], True)
+    assert h.ok("agent.get", target="cx")["agent"]["launch_pending"] is True
+    h.advance(3)  # the settle deadline reconciles it
+    assert h.ok("agent.get", target="cx")["agent"]["interactive_ready"] is True
