@@ -157,7 +157,8 @@ KIND_DEFAULTS: dict[str, dict] = {
         "session_flags": ("--session-id", "--resume"),
         "terminal_title": "\u2733 Claude Code",
     },
-    "codex": {"startup": 2.0, "alt_screen": True},
+    # `codex resume <id>` resumes that session (herdr's own resume plan, src/agent_resume.rs)
+    "codex": {"startup": 2.0, "alt_screen": True, "session_flags": ("resume",)},
     "gemini": {"startup": 2.5},
     "cursor": {"startup": 2.0},
     "devin": {},

@@ -387,9 +387,11 @@ class AgentLayer:
 
     # --- managed starts ----------------------------------------------------------------------
 
-    def begin_managed(self, pane, name: str, kind: str, timeout: float) -> None:
+    def begin_managed(
+        self, pane, name: str, kind: str, timeout: float, session: dict | None = None
+    ) -> None:
         now = self.sim.now()
-        T.begin_managed(pane.agent, name, kind, now, AGENT_START_SETTLE_DELAY, timeout)
+        T.begin_managed(pane.agent, name, kind, now, AGENT_START_SETTLE_DELAY, timeout, session)
         if self.sim.profile.managed_start_acquires:
             pane.agent.acquisition_pending = True  # [H093] begin_managed_agent
         self.sim.schedule(now + AGENT_START_SETTLE_DELAY, self.reconcile_due)

@@ -173,6 +173,12 @@ class Profile:
     # reconcile_managed_agent_at; src/app/actions.rs CodexPromptObserved). 0.8.2 needs idle.
     # CHOICE: since 0.9.0.
     codex_prompt_readiness: bool = False
+    # agent.start of codex with the arguments `resume <id>` persists that session at once (the
+    # start's AgentInfo carries it); it goes with the start's name unless the agent confirmed it
+    # ([H093] src/agent_resume.rs persisted_session_from_launch_args, src/terminal/state.rs
+    # set_managed_agent_launch_session). CHOICE: the call site (src/app/agents.rs) is not in the
+    # fork's index; 0.9-era herdr copies call it in start_agent. Since 0.9.0.
+    start_args_session: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -235,6 +241,7 @@ PROFILES: dict[str, Profile] = {
         working_ends_acquisition=True,
         session_rebind_restarts_acquisition=True,
         codex_prompt_readiness=True,
+        start_args_session=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -306,7 +306,9 @@ def start(sim, p):
     timeout = p["timeout_ms"] if p["timeout_ms"] is not None else DEFAULT_START_TIMEOUT_MS
     if timeout <= SETTLE_DELAY_MS or timeout > MAX_START_TIMEOUT_MS:
         raise E.HerdrError("invalid_agent_timeout", INVALID_TIMEOUT)
-    sim.agents.begin_managed(pane, name, kind, timeout / 1000)
+    # 0.9.3: `codex resume <id>` names its session at once (profile row start_args_session)
+    session = T.launch_session(kind, p["args"]) if sim.profile.start_args_session else None
+    sim.agents.begin_managed(pane, name, kind, timeout / 1000, session)
     sim.write_input(pane, paste_bytes(pane, command) + encode_keys(["enter"]))
     return {"type": "agent_started", "agent": info(sim, pane), "argv": argv}
 

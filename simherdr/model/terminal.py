@@ -95,6 +95,10 @@ class AgentSlot:
         None  # managed start {kind, phase, ready_after, deadline, observed_expected}
     )
     persisted: dict | None = None  # persisted agent session {source, agent, kind, value}
+    # 0.9.3: the session agent.start's own arguments named (launch_session below); it goes
+    # with the start's name unless the agent confirmed it ([H093] src/terminal/state.rs
+    # set_managed_agent_launch_session, clear_agent_name).
+    launch_session: dict | None = None
     suppressed: dict = field(
         default_factory=dict
     )  # full-lifecycle sources suppressed: source -> {label, session, reason}
@@ -249,6 +253,9 @@ def session_ref(
 
 def clear_name(a: AgentSlot) -> None:
     a.codex_prompt_ready = False
+    if a.launch_session is not None and a.persisted == a.launch_session:
+        a.persisted = None
+    a.launch_session = None
     a.name = None
     a.name_owner = None
     a.managed = None
@@ -273,10 +280,28 @@ def set_name(a: AgentSlot, name: str | None) -> None:
         a.name_owner = None
 
 
+def launch_session(kind: str, args: list) -> dict | None:
+    """persisted_session_from_launch_args ([H093] src/agent_resume.rs): ``codex resume <id>``
+    (exactly those two arguments, an id not starting with '-') names codex's session."""
+    if kind != "codex" or len(args) != 2 or args[0] != "resume" or args[1].startswith("-"):
+        return None
+    ref = session_ref("herdr:codex", "codex", args[1], None)
+    return {"source": "herdr:codex", "agent": "codex", **ref} if ref else None
+
+
 def begin_managed(
-    a: AgentSlot, name: str, kind: str, now: float, settle: float, timeout: float
+    a: AgentSlot,
+    name: str,
+    kind: str,
+    now: float,
+    settle: float,
+    timeout: float,
+    session: dict | None = None,
 ) -> None:
+    """begin_managed_agent; ``session``: launch_session's, persisted until confirmed."""
     set_name(a, name)
+    if session is not None:
+        a.persisted, a.launch_session = dict(session), dict(session)
     a.name_owner = {"label": kind, "session": None}
     a.managed = {
         "kind": kind,
@@ -331,6 +356,7 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
     if m["phase"] == "blocked":
         if known == kind and _start_ready(a, kind):
             a.managed = {**m, "phase": "active"}
+            a.launch_session = None
             return True
         return False
     if pending:
@@ -344,6 +370,7 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
         if ra is None or now >= ra:
             if known == kind and _start_ready(a, kind):
                 a.managed = {**m, "phase": "active"}
+                a.launch_session = None
                 return True
             if ra is not None:
                 a.managed = {**m, "ready_after": None, "observed_expected": observed}
@@ -707,6 +734,8 @@ def session_report(
     prev_session = current_session(a)
     reconcile_name_owner(a, label, session)
     a.persisted = {"source": source, "agent": label, **session}
+    if a.launch_session == a.persisted:
+        a.launch_session = None  # the agent confirmed the session its start named
     if rebind_acquires and prev_session is not None and prev_session != current_session(a):
         a.acquisition_pending = True
     return Mutation()

@@ -187,3 +187,50 @@ def test_a_codex_prompt_seen_before_the_settle_waits_for_it(h, tmp_path, version
     assert h.ok("agent.get", target="cx")["agent"]["launch_pending"] is True
     h.advance(3)  # the settle deadline reconciles it
     assert h.ok("agent.get", target="cx")["agent"]["interactive_ready"] is True
+
+
+def _codex_start(h, tmp_path, args, **behaviour):
+    h.ok("workspace.create", cwd=str(tmp_path))
+    if behaviour:
+        h.sim.agents.configure_pane("w1:p1", **behaviour)
+    return h.ok("agent.start", name="cx", kind="codex", pane_id="w1:p1", args=args)
+
+
+def test_codex_resume_start_names_its_session_on_0_9_3(h, tmp_path, version):
+    r = _codex_start(h, tmp_path, ["resume", "sess-1"])
+    assert r["argv"] == ["codex", "resume", "sess-1"]
+    if version == "0.8.2":
+        assert "agent_session" not in r["agent"]
+        return
+    expected = {"source": "herdr:codex", "agent": "codex", "kind": "id", "value": "sess-1"}
+    assert r["agent"]["agent_session"] == expected
+    h.advance(5)  # the resumed codex reports the same session; the start completes
+    agent = h.ok("agent.get", target="cx")["agent"]
+    assert agent["interactive_ready"] is True and agent["agent_session"] == expected
+
+
+def test_a_failed_codex_resume_start_forgets_its_session(h, tmp_path, version):
+    if version == "0.8.2":
+        pytest.skip("0.9.3 rule")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.sim.agents.configure_pane("w1:p1", detect_after=20.0, session_at="never")  # never runs
+    h.ok(
+        "agent.start",
+        name="cx",
+        kind="codex",
+        pane_id="w1:p1",
+        args=["resume", "s"],
+        timeout_ms=4000,
+    )
+    assert h.ok("pane.get", pane_id="w1:p1")["pane"]["agent_session"]["value"] == "s"
+    h.advance(4.1)  # the start's deadline: the name goes, and the unconfirmed session with it
+    assert h.err("agent.get", target="cx")["code"] == "agent_not_found"
+    assert "agent_session" not in h.ok("pane.get", pane_id="w1:p1")["pane"]
+
+
+@pytest.mark.parametrize(
+    "args", [["resume", "--last"], ["resume"], ["resume", "a", "b"], ["x", "y"]]
+)
+def test_other_codex_arguments_name_no_session(h, tmp_path, version, args):
+    r = _codex_start(h, tmp_path, args)
+    assert "agent_session" not in r["agent"]
