@@ -61,6 +61,8 @@ def command_kind(line: str, kinds: str = "0.8.2") -> tuple[str, list[str]] | Non
     if not argv:
         return None
     kind = _program_kind(argv[0], kinds)
+    if kind == "letta" and not K.letta_interactive(argv[1:]):
+        return None  # a headless letta run is no agent (0.9.3; letta is no 0.8.2 kind)
     return (kind, argv) if kind else None
 
 

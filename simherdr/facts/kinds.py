@@ -104,6 +104,56 @@ def _is_muse_release_binary(name: str) -> bool:
     return rest[:1].isdigit() and rest[:1].isascii()
 
 
+# 0.9.3 names a letta process an agent only when it runs interactively ([H093]
+# src/detect/mod.rs identify_agent_in_job, is_interactive_letta_process): none of these options
+# (the part before '='), and no positional argument first once `--backend <x>` is skipped.
+LETTA_NON_INTERACTIVE_OPTIONS = frozenset(
+    {
+        "-p",
+        "--print",
+        "--prompt",
+        "--json",
+        "--stream-json",
+        "--run",
+        "--disable-memory-guard",
+        "--output-format",
+        "--input-format",
+        "--include-partial-messages",
+        "--from-agent",
+        "--environment",
+        "--env",
+        "--pre-load-skills",
+        "--tags",
+        "--ephemeral",
+        "--stateless",
+        "--max-turns",
+        "--memfs-startup",
+        "-h",
+        "--help",
+        "-v",
+        "--version",
+        "--info",
+        "--update",
+        "--upgrade",
+    }
+)
+
+
+def letta_interactive(args: list[str]) -> bool:
+    """Whether ``letta <args>`` is the interactive agent herdr 0.9.3 detects."""
+    if any(a.split("=", 1)[0] in LETTA_NON_INTERACTIVE_OPTIONS for a in args):
+        return False
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--backend":
+            next(rest, None)
+            continue
+        if arg.startswith("--backend="):
+            continue
+        return arg.startswith("-")
+    return True
+
+
 def parse_kind_in(table: str, text: str) -> str | None:
     """``parse_kind`` with the kinds of one herdr version (``KIND_TABLES``)."""
     if table == "0.8.2":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from simherdr.agents.layer import command_kind
 from simherdr.scenarios import agents as SC
 
 
@@ -234,3 +235,26 @@ def test_a_failed_codex_resume_start_forgets_its_session(h, tmp_path, version):
 def test_other_codex_arguments_name_no_session(h, tmp_path, version, args):
     r = _codex_start(h, tmp_path, args)
     assert "agent_session" not in r["agent"]
+
+
+@pytest.mark.parametrize(
+    "line,agent",
+    [
+        ("letta", True),
+        ("letta --backend local", True),
+        ("letta --backend=x --agent a1", True),
+        ("letta -p hi", False),
+        ("letta --output-format=json", False),
+        ("letta --backend local run", False),
+        ("letta --version", False),
+    ],
+)
+def test_only_an_interactive_letta_is_an_agent(h, tmp_path, version, line, agent):
+    """[H093] src/detect/mod.rs is_interactive_letta_process; letta is no 0.8.2 kind."""
+    found = command_kind(line, h.sim.profile.agent_kinds)
+    if version == "0.8.2":
+        assert found is None
+    else:
+        assert (found is not None) == agent
+        if agent:
+            assert found[0] == "letta"
