@@ -393,6 +393,7 @@ class AgentLayer:
         self, pane, name: str, kind: str, timeout: float, session: dict | None = None
     ) -> None:
         now = self.sim.now()
+        pane.agent.kinds = self.sim.profile.agent_kinds
         T.begin_managed(pane.agent, name, kind, now, AGENT_START_SETTLE_DELAY, timeout, session)
         if self.sim.profile.managed_start_acquires:
             pane.agent.acquisition_pending = True  # [H093] begin_managed_agent
@@ -401,6 +402,7 @@ class AgentLayer:
 
     def reconcile_target(self, pane) -> bool:
         """agent.get's reconcile (src/app/agents.rs:39-62): pane_updated when it changed."""
+        pane.agent.kinds = self.sim.profile.agent_kinds
         if T.reconcile_managed(pane.agent, self.sim.now()):
             self._emit_pane_updated(pane)
             return True
@@ -410,6 +412,7 @@ class AgentLayer:
         """The runtime's deadline reconcile (src/app/runtime.rs:330-343)."""
         now = self.sim.now()
         for pane in list(self.sim.session.all_panes()):
+            pane.agent.kinds = self.sim.profile.agent_kinds
             d = T.next_managed_deadline(pane.agent)
             if d is not None and now >= d and T.reconcile_managed(pane.agent, now):
                 self._emit_pane_updated(pane)
@@ -427,6 +430,7 @@ class AgentLayer:
         if pane.pane_id not in s.panes:
             return False
         a = pane.agent
+        a.kinds = self.sim.profile.agent_kinds
         now = self.sim.now()
         prev_label, prev_state, prev_pres = a.label, a.internal, T.presentation(a)
         prev_seen = pane.seen

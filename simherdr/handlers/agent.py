@@ -183,17 +183,17 @@ def rename(sim, p):
 )
 def read(sim, p):
     pane = resolve(sim, p["target"])
-    _refuse_alt_screen_history(pane, p)
+    _refuse_alt_screen_history(sim, pane, p)
     return {"type": "pane_read", "read": read_pane(sim, pane, p["source"], p["lines"], p["format"])}
 
 
-def _refuse_alt_screen_history(pane, p) -> None:
+def _refuse_alt_screen_history(sim, pane, p) -> None:
     """agent_not_idle (src/server/headless.rs:3353-3398)."""
     lines = p["lines"]
     if lines is None or p["format"] != "text" or p["source"] not in ("recent", "recent_unwrapped"):
         return
     a = pane.agent
-    if K.parse_kind(a.label or "") is None or a.internal == "idle":
+    if K.parse_kind_in(sim.profile.agent_kinds, a.label or "") is None or a.internal == "idle":
         return
     screen = pane.screen
     if not screen.alternate_screen or screen.rows >= min(lines, 1000):
@@ -210,7 +210,9 @@ def explain(sim, p):
     pane = resolve(sim, p["target"])
     a = pane.agent
     full = a.screen_detection_skipped
-    agent = a.label if full else (K.parse_kind(a.label or "") or a.detected)
+    agent = (
+        a.label if full else (K.parse_kind_in(sim.profile.agent_kinds, a.label or "") or a.detected)
+    )
     if agent is None:
         raise E.HerdrError(
             "agent_explain_unavailable",
@@ -248,7 +250,7 @@ def _hosts(sim, pane, kind: str) -> bool:
 @method("agent.send_keys", target=P.req(P.STR), keys=P.req(P.LIST_STR))
 def send_keys(sim, p):
     pane = resolve(sim, p["target"])
-    kind = K.parse_kind(pane.agent.label or "")
+    kind = K.parse_kind_in(sim.profile.agent_kinds, pane.agent.label or "")
     if kind is None or not _hosts(sim, pane, kind):
         raise E.HerdrError("agent_not_ready", f"agent {p['target']} is not an active named agent")
     data = _keys(p["keys"])
@@ -327,7 +329,7 @@ def submit_prompt(sim, target: str, text: str) -> dict:
         raise E.HerdrError(
             "agent_blocked", f"agent {target} is blocked and requires interactive input"
         )
-    kind = K.parse_kind(a.label or "")
+    kind = K.parse_kind_in(sim.profile.agent_kinds, a.label or "")
     if kind is None or a.launch_pending:
         raise E.HerdrError("agent_not_ready", f"agent {target} is not an active named agent")
     if not _hosts(sim, pane, kind):

@@ -70,6 +70,9 @@ class AgentSlot:
     """
 
     internal: str = "unknown"  # effective state: idle|working|blocked|unknown
+    # The herdr version's kind table labels are read with (facts/kinds.py KIND_TABLES; 0.9.3
+    # knows letta and muse): set by the agent layer from the profile row agent_kinds.
+    kinds: str = "0.8.2"
     state_change_seq: int = 0
     # 0.9 AgentInfo.completion_seq: the state_change_seq of the idle transition that completed
     # work (herdr's completion rule), kept while idle whoever has seen it; None otherwise.
@@ -138,8 +141,9 @@ class AgentSlot:
 # --- reading -------------------------------------------------------------------------------
 
 
-def kind_of(label: str | None) -> str | None:
-    return K.parse_kind(label) if label else None
+def kind_of(label: str | None, kinds: str = "0.8.2") -> str | None:
+    """The agent kind ``label`` names in the ``kinds`` table (facts/kinds.py KIND_TABLES)."""
+    return K.parse_kind_in(kinds, label) if label else None
 
 
 def is_full_lifecycle(source: str, label: str) -> bool:
@@ -154,7 +158,7 @@ def is_official(source: str, label: str, hooks: str = "0.8.2") -> bool:
 def hook_effective(a: AgentSlot, hook: dict) -> bool:
     if not is_full_lifecycle(hook["source"], hook["label"]):
         return True
-    k = kind_of(hook["label"])
+    k = kind_of(hook["label"], a.kinds)
     return k is None or (a.detected == k and a.recent_exit is None)
 
 
@@ -167,7 +171,7 @@ def effective_label(a: AgentSlot) -> str | None:
 
 
 def effective_known(a: AgentSlot) -> str | None:
-    return kind_of(effective_label(a))
+    return kind_of(effective_label(a), a.kinds)
 
 
 def live_full_lifecycle(a: AgentSlot) -> bool:
@@ -185,7 +189,7 @@ def _visible_blocker_overrides_hook(a: AgentSlot) -> bool:
         and a.fallback_at is not None
         and h["at"] <= a.fallback_at
         and h["state"] != "blocked"
-        and kind_of(h["label"]) == a.detected
+        and kind_of(h["label"], a.kinds) == a.detected
     )
 
 
@@ -315,7 +319,7 @@ def begin_managed(
 def reconcile_name_owner(a: AgentSlot, label: str, session: dict | None) -> None:
     if a.name is None:
         return
-    if a.managed is not None and kind_of(label) == a.managed["kind"]:
+    if a.managed is not None and kind_of(label, a.kinds) == a.managed["kind"]:
         return
     owner = a.name_owner
     if owner is None:
@@ -423,7 +427,7 @@ def _ignore_detection_under_full_lifecycle(a: AgentSlot, agent: str | None, exit
 def _hook_conflicts_with(a: AgentSlot, agent: str | None) -> bool:
     if agent is None or a.hook is None:
         return False
-    k = kind_of(a.hook["label"])
+    k = kind_of(a.hook["label"], a.kinds)
     return k is not None and k != agent
 
 
@@ -461,7 +465,7 @@ def detection(
     prev_label = effective_label(a)
     released = exited and (prev_label is not None or a.name is not None)
     if _ignore_detection_under_full_lifecycle(a, agent, exited):
-        if a.hook is not None and kind_of(a.hook["label"]) == agent:
+        if a.hook is not None and kind_of(a.hook["label"], a.kinds) == agent:
             a.detected = agent
         return Mutation()
     prev_detected = a.detected
@@ -473,7 +477,7 @@ def detection(
     if not exited and agent is not None and prev_detected != agent:
         # A fresh process of this kind lifts the suppression of its full-lifecycle sources
         # (NO_STALE_SESSION_MEMORY) and restarts their sequences.
-        for source in [s for s, v in a.suppressed.items() if kind_of(v["label"]) == agent]:
+        for source in [s for s, v in a.suppressed.items() if kind_of(v["label"], a.kinds) == agent]:
             del a.suppressed[source]
             a.hook_seqs.pop(source, None)
     a.fallback = state
@@ -490,12 +494,16 @@ def detection(
             if label == agent:
                 a.hook_seqs.pop(source, None)
                 _suppress_full_lifecycle(a, source, label, None, "process_exit")
-        if a.hook is not None and kind_of(a.hook["label"]) == agent:
+        if a.hook is not None and kind_of(a.hook["label"], a.kinds) == agent:
             a.hook_seqs.pop(a.hook["source"], None)
             a.hook = None
-        if a.persisted is not None and kind_of(a.persisted["agent"]) == agent:
+        if a.persisted is not None and kind_of(a.persisted["agent"], a.kinds) == agent:
             a.persisted = None
-        if agent is not None and a.resume_argv is not None and kind_of(a.resume_agent) == agent:
+        if (
+            agent is not None
+            and a.resume_argv is not None
+            and kind_of(a.resume_agent, a.kinds) == agent
+        ):
             forget_resume(a)  # the exited agent's resume command
     if (
         a.hook is not None
@@ -505,7 +513,7 @@ def detection(
             or (
                 prev_detected is not None
                 and agent != prev_detected
-                and kind_of(a.hook["label"]) == prev_detected
+                and kind_of(a.hook["label"], a.kinds) == prev_detected
             )
         )
     ):
@@ -558,7 +566,7 @@ def session_is_current(a: AgentSlot, source: str, label: str, session: dict | No
 
 
 def _process_present(a: AgentSlot, label: str) -> bool:
-    k = kind_of(label)
+    k = kind_of(label, a.kinds)
     return k is not None and a.detected == k and a.recent_exit is None
 
 
@@ -578,7 +586,7 @@ def _owner_conflicts(a: AgentSlot, source: str, label: str) -> bool:
 
 
 def _label_conflicts_with_detected(a: AgentSlot, label: str) -> bool:
-    k = kind_of(label)
+    k = kind_of(label, a.kinds)
     return a.detected is not None and k is not None and k != a.detected
 
 
@@ -597,7 +605,7 @@ def hook_report(
     if (source, label) in K.session_identity_only_in(hooks):
         return None
     full = is_full_lifecycle(source, label)
-    if not full and a.recent_exit is not None and kind_of(label) == a.recent_exit:
+    if not full and a.recent_exit is not None and kind_of(label, a.kinds) == a.recent_exit:
         return None
     if full:
         anchored = _anchored_session(a, source, label)
@@ -626,7 +634,7 @@ def hook_report(
     if _owner_conflicts(a, source, label):
         takeover = (
             session is not None
-            and kind_of(label) == a.detected
+            and kind_of(label, a.kinds) == a.detected
             and is_official(source, label, hooks)
         )
         if not takeover:
@@ -691,7 +699,7 @@ def session_report(
         takeover = (
             (source, label) not in _NO_SESSION_TAKEOVER[hooks]
             and start_source in RECOGNIZED_START_SOURCES
-            and kind_of(label) == a.detected
+            and kind_of(label, a.kinds) == a.detected
         )
         if not takeover:
             return None
@@ -791,7 +799,7 @@ def release(a: AgentSlot, source: str, label: str, seq: int | None) -> Mutation 
     if not accept_seq(a, source, seq):
         return None
     preserve_foreign = p is not None and (p["source"] != source or p["agent"] != label)
-    k = kind_of(label)
+    k = kind_of(label, a.kinds)
     process_owns = k is not None and a.detected == k and a.recent_exit is None
     _suppress_full_lifecycle(a, source, label, h.get("session") if h else None, "hook_clear")
     if not process_owns:

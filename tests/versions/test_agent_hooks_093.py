@@ -258,3 +258,18 @@ def test_only_an_interactive_letta_is_an_agent(h, tmp_path, version, line, agent
         assert (found is not None) == agent
         if agent:
             assert found[0] == "letta"
+
+
+@pytest.mark.parametrize("kind", ["letta", "muse"])
+def test_a_0_9_3_kind_starts_and_takes_prompts(h, tmp_path, version, kind):
+    """letta and muse are kinds of 0.9.3's table: their start completes and agent.prompt
+    reaches them (the status machine reads labels with the version's kinds)."""
+    if version == "0.8.2":
+        pytest.skip("0.9.x kinds")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.ok("agent.start", name="a", kind=kind, pane_id="w1:p1")
+    h.advance(5)
+    assert h.ok("agent.get", target="a")["agent"]["interactive_ready"] is True
+    h.ok("agent.prompt", target="a", text="go")
+    h.advance(0.6)
+    assert h.ok("agent.get", target="a")["agent"]["agent_status"] == "working"
