@@ -186,7 +186,8 @@ assert tuple(KIND_DEFAULTS) == K.KIND_NAMES_0_9_3  # every version's kinds (0.9.
 
 
 def official_session_source(kind: str) -> str | None:
-    for source, label in sorted(K.OFFICIAL_SESSION_SOURCES):
+    # every version's sources (0.9.3's add herdr:letta; letta runs on 0.9.x only)
+    for source, label in sorted(K.OFFICIAL_SESSION_SOURCES_0_9_3):
         if label == kind:
             return source
     return None

@@ -273,3 +273,13 @@ def test_a_0_9_3_kind_starts_and_takes_prompts(h, tmp_path, version, kind):
     h.ok("agent.prompt", target="a", text="go")
     h.advance(0.6)
     assert h.ok("agent.get", target="a")["agent"]["agent_status"] == "working"
+
+
+def test_a_simulated_letta_reports_its_session(h, tmp_path, version):
+    if version == "0.8.2":
+        pytest.skip("0.9.x kind")
+    h.ok("workspace.create", cwd=str(tmp_path))
+    h.ok("agent.start", name="a", kind="letta", pane_id="w1:p1")
+    h.advance(5)
+    session = h.ok("agent.get", target="a")["agent"]["agent_session"]
+    assert (session["source"], session["agent"], session["kind"]) == ("herdr:letta", "letta", "id")
