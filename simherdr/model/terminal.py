@@ -550,7 +550,7 @@ def accept_seq(a: AgentSlot, source: str, seq: int | None) -> bool:
 
 def seq_is_newer(a: AgentSlot, source: str, seq: int | None) -> bool:
     """Would :func:`accept_seq` take this report? Read before the report is applied (0.9's
-    ``hook_report_is_newer``; CHOICE: the same per-source rule, as its source is not read)."""
+    ``hook_report_is_newer``, the same per-source rule: [H093] src/terminal/state.rs)."""
     if seq is None:
         return source not in a.hook_seqs
     last = a.hook_seqs.get(source)
