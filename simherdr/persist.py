@@ -40,15 +40,27 @@ def history_path(config) -> str:
 
 # sim -> {path: text}: what each server last wrote (an unchanged session is not rewritten)
 _last_written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # sim -> True: a save is due
+_pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # sim -> when the save is due
 
 
 def schedule_save(sim) -> None:
-    """A change happened: save once the debounce passes, on the simulator's clock."""
-    if sim in _pending:
+    """A change happened: save once SAVE_DEBOUNCE passes without another change, on the
+    simulator's clock. Each change moves the deadline (schedule_session_save sets it to now +
+    SESSION_SAVE_DEBOUNCE on every dirty loop: src/app/session.rs:14-25; [H093] the same)."""
+    first = sim not in _pending
+    _pending[sim] = sim.now() + SAVE_DEBOUNCE
+    if first:
+        sim.schedule(_pending[sim], lambda: _save_when_due(sim))
+
+
+def _save_when_due(sim) -> None:
+    due = _pending.get(sim)
+    if due is None:
+        return  # saved at once meanwhile
+    if sim.now() < due:
+        sim.schedule(due, lambda: _save_when_due(sim))  # a later change moved the deadline
         return
-    _pending[sim] = True
-    sim.schedule(sim.now() + SAVE_DEBOUNCE, lambda: _pending.pop(sim, None) and save(sim))
+    save(sim)
 
 
 # sim -> True while a session file this server did not load must be preserved before its first
@@ -190,7 +202,10 @@ def read_history(pane) -> str | None:
 
 def capture(sim) -> tuple[dict, dict | None]:
     snap = S.capture(sim.session)
-    history = S.capture_history(sim.session, read_history) if sim.config.pane_history else None
+    history = None
+    if sim.config.pane_history:
+        fingerprint = S.layout_fingerprint(snap) if sim.profile.history_layout_fingerprint else None
+        history = S.capture_history(sim.session, read_history, fingerprint)
     return snap, history
 
 
@@ -238,6 +253,20 @@ def restore(sim, snap: dict, history: dict | None) -> None:
     """Rebuild the session from ``snap`` (the file's, or an in-process restart's) on new
     terminals with fresh shells."""
     home = sim.config.home
+    if (
+        history is not None
+        and sim.profile.history_layout_fingerprint
+        and (
+            history.get("layout_fingerprint") is None
+            or history.get("layout_fingerprint") != S.layout_fingerprint(snap)
+        )
+    ):
+        # [H093] src/persist/restore.rs restore_with_imports_and_failures
+        _warn("Ignoring pane history without a matching session layout")
+        history = None
+    unavailable = None
+    if sim.profile.restore_keeps_unavailable_panes:
+        from .agents.layer import RESTORE_ERROR_NO_DIRECTORY as unavailable
     panes = S.restore(
         sim.session,
         snap,
@@ -246,6 +275,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         cwd_exists=os.path.isdir,
         home=home,
         auto_label=lambda cwd: auto_label(sim, cwd),
+        unavailable_error=unavailable,
     )
     for pane in panes:
         sim.on_pane_created(pane)

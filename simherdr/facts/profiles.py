@@ -130,6 +130,17 @@ class Profile:
     # 0.8.2 shows `herdr` delivery as the app's toast and rate-limits terminal/system
     # (src/server/headless.rs:2097-2160). CHOICE: present since 0.9.0.
     notification_needs_client_shell: bool = False
+    # A restored pane whose saved directory is gone: 0.8.2 starts its shell in $HOME, else "/"
+    # (src/persist/restore.rs:476-493); 0.9.3 keeps the pane at its saved cwd, without a shell,
+    # with PaneInfo.restore_error ([H093] src/persist/restore.rs restore_tab,
+    # unavailable_restored_terminal). CHOICE: present since 0.9.0 (restore_error is a 0.9 field).
+    restore_keeps_unavailable_panes: bool = False
+    # session-history.json carries layout_fingerprint, the SHA-256 of the session snapshot it
+    # belongs to, and restore ignores a history without a matching one ([H093]
+    # src/persist/snapshot.rs layout_fingerprint, capture_history; src/persist/restore.rs
+    # restore_with_imports_and_failures). 0.8.2: no fingerprint, the history always applies
+    # (src/persist/snapshot.rs:32-37). CHOICE: present since 0.9.0.
+    history_layout_fingerprint: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -184,6 +195,8 @@ PROFILES: dict[str, Profile] = {
         checkout_holder_membership_only=True,
         plugin_popup_tracked=True,
         notification_needs_client_shell=True,
+        restore_keeps_unavailable_panes=True,
+        history_layout_fingerprint=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

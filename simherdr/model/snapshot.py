@@ -2,17 +2,21 @@
 the dicts of ``session.json`` (format 3) and ``session-history.json``. Pure: the caller does
 the file I/O and passes in what comes from the host (``cwd_exists``, ``home``, labels).
 
-Restore keeps workspace ids, tab and pane numbers, labels, layouts, focus; terminals are new
-(restore.rs:537,630); the workspace counter restarts past the largest restored id, so a closed
-workspace's id above every survivor can come back (restore.rs:302). CHOICE: the new processes
-are fresh shells — no agent, no name, no hook authority, no stored session, revision 0 — and
-the global state_change_seq starts again at 0 (a new process). herdr's raw pane ids are internal: CHOICE simherdr
-writes the public pane number as the raw id (``public_pane_numbers`` maps n -> n), which
-real herdr reads back to the same public ids.
+Restore keeps workspace ids, tab and pane numbers, labels, layouts, focus and each pane's
+persisted agent session (restore.rs:541-545,640-642, test restore_carries_persisted_agent_
+session_metadata); terminals are new (restore.rs:537,630); the workspace counter restarts past
+the largest restored id, so a closed workspace's id above every survivor can come back
+(restore.rs:302). CHOICE: the new processes are fresh shells — no agent, no name, no hook
+authority, revision 0; herdr's native agent resume (``session.resume_agents_on_restore``) is
+not simulated — and the global state_change_seq starts again at 0 (a new process). herdr's raw
+pane ids are internal: CHOICE simherdr writes the public pane number as the raw id
+(``public_pane_numbers`` maps n -> n), which real herdr reads back to the same public ids.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 
 from ..facts import ids
@@ -63,7 +67,17 @@ def _pane(p: Pane, w: Workspace) -> dict:
             snap["managed_agent_kind"] = a.managed["kind"]
     if a.session:
         snap["agent_session"] = dict(a.session)
+    if p.launch_argv:  # a layout pane's command (snapshot.rs:340; both versions)
+        snap["launch_argv"] = list(p.launch_argv)
     return snap
+
+
+def _identity_cwd(s: Session, w: Workspace) -> str:
+    """The saved identity cwd: the first tab's root pane's cwd, else the workspace's own
+    (0.8.2 capture_workspace -> resolved_identity_cwd_from, snapshot.rs:290-292 and
+    src/workspace.rs:1101-1110; [H093] capture_workspace)."""
+    root = s.panes.get(w.tabs[0].root_pane) if w.tabs else None
+    return (root.cwd if root is not None else None) or w.cwd
 
 
 def capture(s: Session) -> dict:
@@ -88,7 +102,11 @@ def capture(s: Session) -> dict:
                     "root_pane": s.panes[t.root_pane].number,
                 }
             )
-        ws = {"id": w.workspace_id, "custom_name": w.custom_label, "identity_cwd": w.cwd}
+        ws = {
+            "id": w.workspace_id,
+            "custom_name": w.custom_label,
+            "identity_cwd": _identity_cwd(s, w),
+        }
         membership = _membership(w.worktree)
         if membership:
             ws["worktree_space"] = membership
@@ -114,8 +132,11 @@ def capture(s: Session) -> dict:
     }
 
 
-def capture_history(s: Session, read_history: Callable[[Pane], str | None]) -> dict:
-    """SessionHistorySnapshot (snapshot.rs:385-428): each pane's scrollback as ANSI."""
+def capture_history(
+    s: Session, read_history: Callable[[Pane], str | None], fingerprint: str | None = None
+) -> dict:
+    """SessionHistorySnapshot (snapshot.rs:385-428): each pane's scrollback as ANSI; with
+    ``fingerprint`` (0.9.3, profile row history_layout_fingerprint) its layout_fingerprint."""
     out = []
     for w in s.workspaces:
         tabs = []
@@ -128,7 +149,88 @@ def capture_history(s: Session, read_history: Callable[[Pane], str | None]) -> d
                     panes[str(p.number)] = {"ansi": ansi, "lines": len(ansi.splitlines())}
             tabs.append({"panes": panes})
         out.append({"tabs": tabs})
-    return {"version": SNAPSHOT_VERSION, "workspaces": out}
+    history: dict = {"version": SNAPSHOT_VERSION}
+    if fingerprint is not None:
+        history["layout_fingerprint"] = fingerprint
+    history["workspaces"] = out
+    return history
+
+
+# --- layout_fingerprint (0.9.3) --------------------------------------------------------------
+
+_PANE_OPTIONAL = ("label", "agent_name", "managed_agent_kind", "agent_session", "agent_resume")
+
+
+def _canonical_layout(node: object) -> object:
+    """LayoutSnapshot as serde writes it back: the ratio an f32 (depth <= 128: parse's limit)."""
+    if isinstance(node, dict) and isinstance(node.get("Split"), dict):
+        sp = node["Split"]
+        ratio = sp.get("ratio")
+        return {
+            "Split": {
+                "direction": sp.get("direction"),
+                "ratio": L.f32_value(ratio) if isinstance(ratio, (int, float)) else ratio,
+                "first": _canonical_layout(sp.get("first")),
+                "second": _canonical_layout(sp.get("second")),
+            }
+        }
+    return node
+
+
+def _canonical_pane(raw: dict) -> dict:
+    out = {"cwd": raw.get("cwd")}
+    for key in (*_PANE_OPTIONAL, "launch_argv"):
+        if raw.get(key) is not None:
+            out[key] = raw[key]
+    return out
+
+
+def _canonical_workspace(ws: dict) -> dict:
+    out = {"id": ws.get("id"), "custom_name": ws.get("custom_name")}
+    out["identity_cwd"] = ws.get("identity_cwd")
+    if ws.get("worktree_space") is not None:
+        out["worktree_space"] = ws["worktree_space"]
+    out.update(
+        public_pane_numbers={str(k): v for k, v in (ws.get("public_pane_numbers") or {}).items()},
+        next_public_pane_number=ws.get("next_public_pane_number", 0),
+        public_tab_numbers=list(ws.get("public_tab_numbers") or []),
+        next_public_tab_number=ws.get("next_public_tab_number", 0),
+        tabs=[
+            {
+                "custom_name": t.get("custom_name"),
+                "layout": _canonical_layout(t.get("layout")),
+                "panes": {str(k): _canonical_pane(v) for k, v in (t.get("panes") or {}).items()},
+                "zoomed": t.get("zoomed"),
+                "focused": t.get("focused"),
+                "root_pane": t.get("root_pane"),
+            }
+            for t in ws.get("tabs") or []
+        ],
+        active_tab=ws.get("active_tab", 0),
+    )
+    return out
+
+
+def layout_fingerprint(snap: dict) -> str | None:
+    """[H093] src/persist/snapshot.rs layout_fingerprint: the SHA-256 (lower-case hex) of the
+    session snapshot as herdr serialises its parsed struct (every field, defaults filled in,
+    unknown keys dropped) through a JSON value: object keys sorted, compact, the set
+    collapsed_space_keys sorted. Works on a capture or on :func:`parse`'s result."""
+    split = snap.get("sidebar_section_split")
+    value = {
+        "version": snap.get("version", 0),
+        "workspaces": [_canonical_workspace(w) for w in snap.get("workspaces") or []],
+        "active": snap.get("active"),
+        "selected": snap.get("selected", 0),
+        "sidebar_width": snap.get("sidebar_width"),
+        "sidebar_section_split": L.f32_value(split) if isinstance(split, float) else split,
+        "collapsed_space_keys": sorted(snap.get("collapsed_space_keys") or []),
+    }
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (RecursionError, TypeError, ValueError):
+        return None  # a file herdr could not have parsed back
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # --- migration (snapshot.rs:181-218) ------------------------------------------------------------
@@ -184,6 +286,9 @@ def parse(raw: object) -> dict:
             "workspaces": [_migrate_workspace(w) for w in raw.get("workspaces") or []],
             "active": raw.get("active"),
             "selected": raw.get("selected", 0),
+            "sidebar_width": raw.get("sidebar_width"),
+            "sidebar_section_split": raw.get("sidebar_section_split"),
+            "collapsed_space_keys": raw.get("collapsed_space_keys") or [],
         }
     except (KeyError, TypeError) as e:
         raise SnapshotError(f"malformed session file: {e}") from None
@@ -210,6 +315,22 @@ def _raw_ids(layout: dict) -> list[int]:
     return out
 
 
+def _persisted_session(raw: object) -> dict | None:
+    """persisted_agent_session_from_snapshot (restore.rs:795-804, src/agent_resume.rs:97-116):
+    an official source's ``path`` ref (pi, omp only) or ``id`` ref, valid as a report's."""
+    from .terminal import session_ref  # the agent model, imported with the first restore
+
+    if not isinstance(raw, dict) or not all(
+        isinstance(raw.get(k), str) for k in ("source", "agent", "kind", "value")
+    ):
+        return None
+    source, agent, kind, value = raw["source"], raw["agent"], raw["kind"], raw["value"]
+    ref = session_ref(
+        source, agent, value if kind == "id" else None, value if kind == "path" else None
+    )
+    return {"source": source, "agent": agent, **ref} if ref is not None else None
+
+
 def restore(
     s: Session,
     snap: dict,
@@ -219,10 +340,14 @@ def restore(
     cwd_exists: Callable[[str], bool],
     home: str,
     auto_label: Callable[[str], str],
+    unavailable_error: str | None = None,
 ) -> list[Pane]:
     """Replace ``s``'s workspaces with the snapshot's; returns the restored panes (each needs a
     backend attach by the caller). A saved cwd that no longer exists falls back to HOME, else
-    "/" (restore.rs:476-493)."""
+    "/" (0.8.2, restore.rs:476-493); with ``unavailable_error`` (0.9.3, profile row
+    restore_keeps_unavailable_panes) the pane keeps its saved cwd and reports that error as
+    PaneInfo.restore_error. CHOICE: the simulator still attaches its shell to such a pane
+    (herdr has no runtime for it; input to it is not modelled)."""
     s.workspaces = []
     s.panes.clear()
     s.aliases.clear()
@@ -231,6 +356,10 @@ def restore(
     s.state_change_seq = 0
     generated = 1  # a fresh process's generate_workspace_id counter (src/workspace.rs:106-112)
     restored: list[Pane] = []
+    # CHOICE: a session already restored to a pane is not restored to a later one; herdr drops
+    # such a duplicate when it resumes the session natively (restore.rs:739-782, with
+    # session.resume_agents_on_restore on, its default).
+    sessions_seen: set[tuple] = set()
     history_ws = (history or {}).get("workspaces") or []
     for wi, ws in enumerate(snap["workspaces"]):
         wid = ws.get("id")
@@ -276,8 +405,12 @@ def restore(
             for raw in raws:
                 entry = saved.get(str(raw)) or {}
                 cwd = entry.get("cwd") or "/"
+                restore_error = None
                 if not cwd_exists(cwd):
-                    cwd = home if cwd_exists(home) else "/"
+                    if unavailable_error is not None:
+                        restore_error = unavailable_error
+                    else:
+                        cwd = home if cwd_exists(home) else "/"
                 s.terminal_counter += 1
                 p = Pane(
                     pane_id=pane_ids[raw],
@@ -289,9 +422,17 @@ def restore(
                     env={},
                     screen=s._screen_factory(),
                     label=entry.get("label"),
+                    restore_error=restore_error,
                 )
+                persisted = _persisted_session(entry.get("agent_session"))
+                key = tuple(persisted.values()) if persisted else None
+                if restore_error is not None:  # unavailable: kept as saved, reserves nothing
+                    p.agent.persisted = persisted
+                elif persisted is not None and key not in sessions_seen:
+                    sessions_seen.add(key)
+                    p.agent.persisted = persisted
                 saved_history = hist.get(str(raw))
-                if saved_history and saved_history.get("ansi"):
+                if restore_error is None and saved_history and saved_history.get("ansi"):
                     p.screen.feed(saved_history["ansi"])
                 s.panes[p.pane_id] = p
                 restored.append(p)

@@ -1,0 +1,164 @@
+"""What a restored session contains, against herdr's capture/restore (src/persist/): the saved
+identity cwd, persisted agent sessions, panes whose directory is gone, the history's layout
+fingerprint (0.9.3) and the save debounce. Both profiles; replies schema-validated."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simherdr import persist
+from simherdr.facts.profiles import get_profile
+from simherdr.model import snapshot as S
+from simherdr.scenarios import server_restart
+from simherdr.testing import Harness
+from tests import herdr_reference as ref
+
+UNAVAILABLE = "Saved directory is unavailable. Restore the directory and restart this session."
+
+
+@pytest.fixture
+def persisted(config):
+    return dataclasses.replace(config, persist=True)
+
+
+def _harness(version, config):
+    return Harness(version, config=config, validator=ref.validator(version))
+
+
+def _saved(config) -> dict:
+    return json.loads(Path(persist.session_path(config)).read_text())
+
+
+def test_the_identity_cwd_saved_is_the_root_panes_cwd(version, persisted, tmp_path):
+    """capture_workspace: the first tab's root pane's cwd (resolved_identity_cwd_from), not the
+    cwd the workspace was created in."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(a))
+        h.ok("pane.send_input", pane_id="w1:p1", text=f"cd {b}", keys=["Enter"])
+        assert h.ok("pane.get", pane_id="w1:p1")["pane"]["cwd"] == str(b)
+        persist.save(h.sim)
+        assert _saved(persisted)["workspaces"][0]["identity_cwd"] == str(b)
+
+
+def test_a_persisted_agent_session_comes_back_once(version, persisted, tmp_path):
+    """restore_carries_persisted_agent_session_metadata; a duplicate is not restored twice and
+    an invalid reference (a path ref for claude) not at all."""
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right")
+        h.ok("pane.split", direction="down")
+        persist.save(h.sim)
+        data = _saved(persisted)
+        panes = data["workspaces"][0]["tabs"][0]["panes"]
+        session = {"source": "herdr:claude", "agent": "claude", "kind": "id", "value": "s-1"}
+        panes["1"]["agent_session"] = session
+        panes["2"]["agent_session"] = dict(session)  # the same session again
+        panes["3"]["agent_session"] = {**session, "kind": "path", "value": "/x"}
+        Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
+        got = {p["pane_id"]: p.get("agent_session") for p in h.ok("pane.list")["panes"]}
+        assert got == {"w1:p1": session, "w1:p2": None, "w1:p3": None}
+        assert h.ok("agent.list")["agents"] == []  # a stored session is no agent
+        # and it is saved again as it was read
+        persist.save(h.sim)
+        again = _saved(persisted)["workspaces"][0]["tabs"][0]["panes"]
+        assert again["1"]["agent_session"] == session and "agent_session" not in again["2"]
+
+
+def test_a_pane_whose_directory_is_gone(version, persisted, tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    config = dataclasses.replace(persisted, pane_history=True)
+    with _harness(version, config) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right", cwd=str(gone))
+        h.ok("pane.send_input", pane_id="w1:p2", text="echo remembered", keys=["Enter"])
+        persist.save(h.sim)
+        shutil.rmtree(gone)
+        server_restart(h.sim)
+        pane = h.ok("pane.get", pane_id="w1:p2")["pane"]
+        assert "restore_error" not in h.ok("pane.get", pane_id="w1:p1")["pane"]
+        if get_profile(version).restore_keeps_unavailable_panes:
+            assert (pane["cwd"], pane["restore_error"]) == (str(gone), UNAVAILABLE)
+            read = h.ok("pane.read", pane_id="w1:p2", source="recent", lines=50)["read"]
+            assert "remembered" not in read["text"]  # no terminal: no history replayed
+        else:
+            assert pane["cwd"] == config.home and "restore_error" not in pane
+
+
+def test_the_history_carries_the_sessions_layout_fingerprint(version, persisted, tmp_path):
+    config = dataclasses.replace(persisted, pane_history=True)
+    with _harness(version, config) as h:
+        h.ok("workspace.create", cwd=str(tmp_path), label="alpha")
+        h.ok("pane.split", direction="right", ratio=0.3)
+        h.ok("pane.send_input", pane_id="w1:p1", text="echo remembered", keys=["Enter"])
+        persist.save(h.sim)
+        session_text = Path(persist.session_path(config)).read_text()
+        history = json.loads(Path(persist.history_path(config)).read_text())
+        fingerprinted = get_profile(version).history_layout_fingerprint
+        if fingerprinted:
+            # the file is herdr's full struct already: its canonical JSON is what is hashed
+            canonical = json.dumps(
+                json.loads(session_text), sort_keys=True, separators=(",", ":")
+            ).encode()
+            assert history["layout_fingerprint"] == hashlib.sha256(canonical).hexdigest()
+            assert history["layout_fingerprint"] == S.layout_fingerprint(
+                S.parse(json.loads(session_text))
+            )
+        else:
+            assert "layout_fingerprint" not in history
+        server_restart(h.sim)  # a matching history is replayed
+        read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=50)["read"]
+        assert "echo remembered" in read["text"]
+        # the layout changes behind the history's back
+        changed = json.loads(session_text)
+        changed["workspaces"][0]["custom_name"] = "renamed"
+        Path(persist.session_path(config)).write_text(json.dumps(changed))
+        Path(persist.history_path(config)).write_text(json.dumps(history))
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
+        assert h.ok("workspace.get", workspace_id="w1")["workspace"]["label"] == "renamed"
+        read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=50)["read"]
+        assert ("echo remembered" in read["text"]) is not fingerprinted
+
+
+def test_a_history_without_fingerprint_is_ignored_by_0_9_3(version, persisted, tmp_path):
+    config = dataclasses.replace(persisted, pane_history=True)
+    with _harness(version, config) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.send_input", pane_id="w1:p1", text="echo remembered", keys=["Enter"])
+        persist.save(h.sim)
+        path = Path(persist.history_path(config))
+        history = json.loads(path.read_text())
+        history.pop("layout_fingerprint", None)  # as 0.8.2 writes it
+        path.write_text(json.dumps(history))
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
+        read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=50)["read"]
+        replayed = "echo remembered" in read["text"]
+        assert replayed is not get_profile(version).history_layout_fingerprint
+
+
+def test_each_change_moves_the_save_deadline(version, persisted, tmp_path):
+    """schedule_session_save: now + 5 s on every change, so a save follows the last change."""
+    path = Path(persist.session_path(persisted))
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path), label="one")
+        h.advance(4)
+        h.ok("workspace.rename", workspace_id="w1", label="two")
+        h.advance(4)
+        assert not path.exists()  # 8 s after the first change, 4 s after the last
+        h.advance(1.5)
+        assert _saved(persisted)["workspaces"][0]["custom_name"] == "two"
