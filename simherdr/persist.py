@@ -85,14 +85,13 @@ def _preserve_unloaded(sim, path: str) -> None:
 
 def _preserve_snapshot_history(sim, path: str) -> None:
     """session-snapshots/ ([H093] src/persist/writer.rs preserve_snapshot_history): at most one
-    copy per SNAPSHOTS_INTERVAL (the newest copy's mtime against the wall clock, as herdr),
-    only of a session with workspaces whose layout differs from the newest copy's, the newest
-    SNAPSHOTS_KEPT kept. CHOICE: "layout differs" is "the parsed JSON differs" (herdr's
-    layout_fingerprint is not read)."""
+    copy per SNAPSHOTS_INTERVAL (the newest copy's mtime against the wall clock, as herdr; an
+    mtime in the future does not hold a copy back), only of a session with workspaces whose
+    layout_fingerprint differs from the newest copy's, the newest SNAPSHOTS_KEPT kept."""
     directory = os.path.join(os.path.dirname(path), SNAPSHOT_DIR)
     names = _recovery_files(directory)
     latest = os.path.join(directory, names[-1]) if names else None
-    if latest is not None and time.time() - os.path.getmtime(latest) < SNAPSHOTS_INTERVAL:
+    if latest is not None and 0 <= time.time() - os.path.getmtime(latest) < SNAPSHOTS_INTERVAL:
         return
     current = _read_json(path) if os.path.isfile(path) else None
     if not isinstance(current, dict) or not current.get("workspaces"):
@@ -100,9 +99,22 @@ def _preserve_snapshot_history(sim, path: str) -> None:
     version = current.get("version")
     if isinstance(version, int) and version > S.SNAPSHOT_VERSION:
         return
-    if latest is not None and _read_json(latest) == current:
+    if latest is not None and _same_layout(current, _read_json(latest)):
         return
     _copy_into(sim, path, SNAPSHOT_DIR, SNAPSHOTS_KEPT)
+
+
+def _same_layout(current: dict, previous: object) -> bool:
+    """Both parse and their layout_fingerprints are equal (writer.rs preserve_snapshot_history:
+    key order and formatting do not count)."""
+    try:
+        ours, theirs = (
+            S.layout_fingerprint(S.parse(current)),
+            S.layout_fingerprint(S.parse(previous)),
+        )
+    except S.SnapshotError:
+        return False
+    return ours is not None and ours == theirs
 
 
 def _recovery_files(directory: str) -> list[str]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -162,3 +164,38 @@ def test_each_change_moves_the_save_deadline(version, persisted, tmp_path):
         assert not path.exists()  # 8 s after the first change, 4 s after the last
         h.advance(1.5)
         assert _saved(persisted)["workspaces"][0]["custom_name"] == "two"
+
+
+def _snapshot_copies(config) -> list[str]:
+    directory = Path(persist.session_path(config)).parent / persist.SNAPSHOT_DIR
+    return sorted(p.name for p in directory.iterdir()) if directory.exists() else []
+
+
+def test_session_snapshots_compare_layout_fingerprints(version, persisted, tmp_path):
+    """writer.rs preserve_snapshot_history: a copy whose mtime is in the future does not hold
+    the next one back; a copy with the same layout written differently (key order, spacing)
+    counts as the same layout."""
+    if not get_profile(version).session_backups:
+        pytest.skip("0.9.x session-snapshots/")
+    directory = Path(persist.session_path(persisted)).parent / persist.SNAPSHOT_DIR
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        persist.save(h.sim)
+        h.ok("workspace.rename", workspace_id="w1", label="a")
+        persist.save(h.sim)  # the first copy is of the first save's file
+        [first] = _snapshot_copies(persisted)
+        # the same layout written differently (defaults left out, key order), and old: no
+        # new copy of an unchanged layout
+        current = json.loads(Path(persist.session_path(persisted)).read_text())
+        del current["sidebar_width"], current["collapsed_space_keys"]
+        (directory / first).write_text(json.dumps(current, sort_keys=True))
+        os.utime(directory / first, (0, 0))
+        h.ok("workspace.focus", workspace_id="w1")  # no layout change; a save all the same
+        persist.save(h.sim)
+        assert _snapshot_copies(persisted) == [first]
+        # the wall clock went back: the newest copy is "from the future"
+        future = time.time() + 86400
+        os.utime(directory / first, (future, future))
+        h.ok("workspace.rename", workspace_id="w1", label="b")
+        persist.save(h.sim)
+        assert len(_snapshot_copies(persisted)) == 2
