@@ -425,11 +425,10 @@ def restore(
                     restore_error=restore_error,
                 )
                 persisted = _persisted_session(entry.get("agent_session"))
-                key = tuple(persisted.values()) if persisted else None
                 if restore_error is not None:  # unavailable: kept as saved, reserves nothing
                     p.agent.persisted = persisted
-                elif persisted is not None and key not in sessions_seen:
-                    sessions_seen.add(key)
+                elif persisted is not None and tuple(persisted.values()) not in sessions_seen:
+                    sessions_seen.add(tuple(persisted.values()))
                     p.agent.persisted = persisted
                 saved_history = hist.get(str(raw))
                 if restore_error is None and saved_history and saved_history.get("ansi"):
