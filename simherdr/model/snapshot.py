@@ -72,14 +72,6 @@ def _pane(p: Pane, w: Workspace) -> dict:
     return snap
 
 
-def _identity_cwd(s: Session, w: Workspace) -> str:
-    """The saved identity cwd: the first tab's root pane's cwd, else the workspace's own
-    (0.8.2 capture_workspace -> resolved_identity_cwd_from, snapshot.rs:290-292 and
-    src/workspace.rs:1101-1110; [H093] capture_workspace)."""
-    root = s.panes.get(w.tabs[0].root_pane) if w.tabs else None
-    return (root.cwd if root is not None else None) or w.cwd
-
-
 def capture(s: Session) -> dict:
     """SessionSnapshot (snapshot.rs:16-29, capture at :237-266)."""
     workspaces = []
@@ -105,7 +97,8 @@ def capture(s: Session) -> dict:
         ws = {
             "id": w.workspace_id,
             "custom_name": w.custom_label,
-            "identity_cwd": _identity_cwd(s, w),
+            # resolved_identity_cwd_from (0.8.2 snapshot.rs:290-292; [H093] capture_workspace)
+            "identity_cwd": s.identity_cwd(w),
         }
         membership = _membership(w.worktree)
         if membership:
