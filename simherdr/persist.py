@@ -279,6 +279,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
     unavailable = None
     if sim.profile.restore_keeps_unavailable_panes:
         from .agents.layer import RESTORE_ERROR_NO_DIRECTORY as unavailable
+    kept = _membership_kept_093 if sim.profile.restore_membership_unless_other_repo else None
     panes = S.restore(
         sim.session,
         snap,
@@ -288,9 +289,37 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         home=home,
         auto_label=lambda cwd: auto_label(sim, cwd),
         unavailable_error=unavailable,
+        membership_kept=kept or _membership_kept_082,
     )
     for pane in panes:
         sim.on_pane_created(pane)
+
+
+def _membership_kept_082(m: dict) -> bool:
+    """restored_worktree_space_membership (src/persist/restore.rs:436-444): the checkout exists
+    and is a checkout of the saved repository (its key, the canonical common dir)."""
+    from .git.discovery import discover
+
+    if not os.path.exists(m["checkout_path"]):
+        return False
+    found = discover(m["checkout_path"])
+    return found is not None and found.repo_key == m["key"]
+
+
+def _membership_kept_093(m: dict) -> bool:
+    """[H093] restored_worktree_space_membership: dropped only when the checkout path is the
+    root of a checkout of another repository whose common dir has objects (a per-worktree
+    git dir whose common directory is unreadable does not count)."""
+    from .git.discovery import discover
+
+    found = discover(m["checkout_path"])
+    if found is None:
+        return True
+    return (
+        found.checkout_key != os.path.realpath(m["checkout_path"])
+        or found.repo_key == m["key"]
+        or not os.path.isdir(os.path.join(found.repo_key, "objects"))
+    )
 
 
 def restore_from_disk(sim) -> bool:

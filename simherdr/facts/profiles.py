@@ -141,6 +141,12 @@ class Profile:
     # restore_with_imports_and_failures). 0.8.2: no fingerprint, the history always applies
     # (src/persist/snapshot.rs:32-37). CHOICE: present since 0.9.0.
     history_layout_fingerprint: bool = False
+    # A saved worktree membership comes back when its checkout still exists and is a checkout
+    # of the same repository (0.8.2, src/persist/restore.rs:436-444); 0.9.3 keeps it unless
+    # the checkout path is now the root of a checkout of another repository that has an
+    # objects directory: a gone or non-git checkout keeps it ([H093] src/persist/restore.rs
+    # restored_worktree_space_membership). CHOICE: present since 0.9.0.
+    restore_membership_unless_other_repo: bool = False
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -197,6 +203,7 @@ PROFILES: dict[str, Profile] = {
         notification_needs_client_shell=True,
         restore_keeps_unavailable_panes=True,
         history_layout_fingerprint=True,
+        restore_membership_unless_other_repo=True,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -334,13 +334,21 @@ def restore(
     home: str,
     auto_label: Callable[[str], str],
     unavailable_error: str | None = None,
+    membership_kept: Callable[[dict], bool] | None = None,
 ) -> list[Pane]:
     """Replace ``s``'s workspaces with the snapshot's; returns the restored panes (each needs a
     backend attach by the caller). A saved cwd that no longer exists falls back to HOME, else
     "/" (0.8.2, restore.rs:476-493); with ``unavailable_error`` (0.9.3, profile row
     restore_keeps_unavailable_panes) the pane keeps its saved cwd and reports that error as
     PaneInfo.restore_error. CHOICE: the simulator still attaches its shell to such a pane
-    (herdr has no runtime for it; input to it is not modelled)."""
+    (herdr has no runtime for it; input to it is not modelled). ``membership_kept`` decides
+    whether a saved worktree membership (herdr's WorktreeSpaceMembership) comes back; by
+    default, when its checkout path still exists."""
+    if membership_kept is None:
+
+        def membership_kept(m: dict) -> bool:
+            return cwd_exists(m["checkout_path"])
+
     s.workspaces = []
     s.panes.clear()
     s.aliases.clear()
@@ -378,7 +386,7 @@ def restore(
             custom_label=ws.get("custom_name"),
         )
         membership = ws.get("worktree_space")
-        if membership and cwd_exists(membership["checkout_path"]):
+        if membership and membership_kept(membership):
             w.worktree = {
                 "repo_key": membership["key"],
                 "repo_name": membership["label"],

@@ -199,3 +199,50 @@ def test_session_snapshots_compare_layout_fingerprints(version, persisted, tmp_p
         h.ok("workspace.rename", workspace_id="w1", label="b")
         persist.save(h.sim)
         assert len(_snapshot_copies(persisted)) == 2
+
+
+def test_which_worktree_memberships_come_back(version, persisted, tmp_path):
+    """restored_worktree_space_membership: 0.8.2 wants the checkout to exist and belong to the
+    saved repository; 0.9.3 drops a membership only when its checkout path is now the root of
+    another repository."""
+    from tests.gitrepos import make_base, make_repo
+
+    base = make_base(tmp_path)
+    repo = make_repo(base)
+    other = base / "other"
+    other.mkdir()
+    make_repo(other)  # other/proj: another repository
+    plain = base / "plain"
+    plain.mkdir()
+    key = os.path.realpath(repo / ".git")
+    checkouts = {
+        "same": repo,
+        "gone": base / "gone",
+        "plain": plain,
+        "other": other / "proj",
+    }
+    with _harness(version, persisted) as h:
+        for _ in checkouts:
+            h.ok("workspace.create", cwd=str(base))
+        persist.save(h.sim)
+        data = _saved(persisted)
+        for ws, path in zip(data["workspaces"], checkouts.values(), strict=True):
+            ws["worktree_space"] = {
+                "key": key,
+                "label": "proj",
+                "repo_root": str(repo),
+                "checkout_path": str(path),
+                "is_linked_worktree": False,
+            }
+        Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
+        kept = {
+            name: "worktree" in w
+            for name, w in zip(checkouts, h.ok("workspace.list")["workspaces"], strict=True)
+        }
+    if get_profile(version).restore_membership_unless_other_repo:
+        assert kept == {"same": True, "gone": True, "plain": True, "other": False}
+    else:
+        assert kept == {"same": True, "gone": False, "plain": False, "other": False}
