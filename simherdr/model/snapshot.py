@@ -266,6 +266,18 @@ def _migrate_workspace(raw: dict) -> dict:
     raise SnapshotError("workspace snapshot is neither current nor legacy format")
 
 
+def _check_layout(layout: object) -> None:
+    """serde's LayoutSnapshot: a u32 pane key or a split with a direction and a numeric ratio;
+    anything else fails parse_snapshot, and herdr ignores the whole file."""
+
+    def key(raw: object) -> str:
+        if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= 0xFFFFFFFF:
+            raise ValueError(f"bad pane key: {raw!r}")
+        return str(raw)
+
+    L.from_saved(layout, key)
+
+
 def parse(raw: object) -> dict:
     """A loaded session.json, migrated to the current shape (legacy workspaces included)."""
     if not isinstance(raw, dict):
@@ -274,17 +286,23 @@ def parse(raw: object) -> dict:
     if isinstance(version, int) and version > SNAPSHOT_VERSION:
         raise SnapshotError(f"session file version {version} is newer than {SNAPSHOT_VERSION}")
     try:
-        return {
-            "version": version,
-            "workspaces": [_migrate_workspace(w) for w in raw.get("workspaces") or []],
-            "active": raw.get("active"),
-            "selected": raw.get("selected", 0),
-            "sidebar_width": raw.get("sidebar_width"),
-            "sidebar_section_split": raw.get("sidebar_section_split"),
-            "collapsed_space_keys": raw.get("collapsed_space_keys") or [],
-        }
-    except (KeyError, TypeError) as e:
+        workspaces = [_migrate_workspace(w) for w in raw.get("workspaces") or []]
+        for w in workspaces:
+            for tab in w["tabs"]:
+                _check_layout(tab["layout"])
+    except SnapshotError:
+        raise
+    except (KeyError, TypeError, ValueError) as e:
         raise SnapshotError(f"malformed session file: {e}") from None
+    return {
+        "version": version,
+        "workspaces": workspaces,
+        "active": raw.get("active"),
+        "selected": raw.get("selected", 0),
+        "sidebar_width": raw.get("sidebar_width"),
+        "sidebar_section_split": raw.get("sidebar_section_split"),
+        "collapsed_space_keys": raw.get("collapsed_space_keys") or [],
+    }
 
 
 # --- restore (restore.rs:257-560) ----------------------------------------------------------------

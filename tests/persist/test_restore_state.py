@@ -246,3 +246,35 @@ def test_which_worktree_memberships_come_back(version, persisted, tmp_path):
         assert kept == {"same": True, "gone": True, "plain": True, "other": False}
     else:
         assert kept == {"same": True, "gone": False, "plain": False, "other": False}
+
+
+def test_a_saved_ratio_comes_back_unclamped(version, persisted, tmp_path):
+    """restore.rs remap_inner keeps the saved ratio (no valid_split_ratio clamp on restore)."""
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right", ratio=0.3)
+        persist.save(h.sim)
+        data = _saved(persisted)
+        data["workspaces"][0]["tabs"][0]["layout"]["Split"]["ratio"] = 0.05
+        Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        server_restart(h.sim)
+        (layout,) = h.ok("session.snapshot")["snapshot"]["layouts"]
+        assert [s["ratio"] for s in layout["splits"]] == [0.05]
+        persist.save(h.sim)
+        assert _saved(persisted)["workspaces"][0]["tabs"][0]["layout"]["Split"]["ratio"] == 0.05
+
+
+def test_a_file_with_a_malformed_layout_is_ignored(version, persisted, tmp_path, capsys):
+    """serde rejects the whole file (parse_snapshot): the server starts with no workspaces."""
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right")
+        persist.save(h.sim)
+        data = _saved(persisted)
+        data["workspaces"][0]["tabs"][0]["layout"]["Split"]["ratio"] = "half"
+        Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        h.sim.session.workspaces = []
+        assert persist.restore_from_disk(h.sim) is False
+        h.sim.commit()
+        assert h.ok("workspace.list")["workspaces"] == []
+    assert "ignoring" in capsys.readouterr().err
