@@ -258,7 +258,13 @@ def load(config) -> tuple[dict | None, dict | None]:
         _warn(f"{e}, ignoring")
         return None, None
     history = _read_json(history_path(config)) if config.pane_history else None
-    return snap, history if isinstance(history, dict) else None
+    if history is not None:
+        try:
+            history = S.parse_history(history)
+        except S.SnapshotError as e:
+            _warn(f"{e}, ignoring")
+            history = None
+    return snap, history
 
 
 def restore(sim, snap: dict, history: dict | None) -> None:

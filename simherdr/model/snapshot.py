@@ -305,6 +305,38 @@ def parse(raw: object) -> dict:
     }
 
 
+def parse_history(raw: object) -> dict:
+    """A loaded session-history.json (parse_history_snapshot, snapshot.rs:461-471): herdr's
+    SessionHistorySnapshot shape, a version no newer than SNAPSHOT_VERSION; else the whole
+    history is ignored."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("workspaces"), list):
+        raise SnapshotError("history file is not a session history")
+    version = raw.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise SnapshotError(f"malformed history file: version {version!r}")
+    if version > SNAPSHOT_VERSION:
+        raise SnapshotError(f"history file version {version} is newer than {SNAPSHOT_VERSION}")
+    fingerprint = raw.get("layout_fingerprint")
+    if fingerprint is not None and not isinstance(fingerprint, str):
+        raise SnapshotError("malformed history file: layout_fingerprint")
+    for ws in raw["workspaces"]:
+        tabs = ws.get("tabs") if isinstance(ws, dict) else None
+        if not isinstance(tabs, list):
+            raise SnapshotError("malformed history file: a workspace without tabs")
+        for tab in tabs:
+            panes = tab.get("panes") if isinstance(tab, dict) else None
+            if not isinstance(panes, dict) or not all(
+                k.isascii()
+                and k.isdigit()
+                and isinstance(v, dict)
+                and isinstance(v.get("ansi"), str)
+                and isinstance(v.get("lines"), int)
+                for k, v in panes.items()
+            ):
+                raise SnapshotError("malformed history file: a tab's panes")
+    return raw
+
+
 # --- restore (restore.rs:257-560) ----------------------------------------------------------------
 
 

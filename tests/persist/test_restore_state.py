@@ -278,3 +278,31 @@ def test_a_file_with_a_malformed_layout_is_ignored(version, persisted, tmp_path,
         h.sim.commit()
         assert h.ok("workspace.list")["workspaces"] == []
     assert "ignoring" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda hist: hist.update(version=99),
+        lambda hist: hist["workspaces"][0].update(tabs="none"),
+        lambda hist: hist["workspaces"][0]["tabs"][0]["panes"]["1"].pop("ansi"),
+    ],
+    ids=["newer", "tabs", "ansi"],
+)
+def test_a_newer_or_malformed_history_is_ignored(version, persisted, tmp_path, capsys, edit):
+    """parse_history_snapshot: the session comes back, its history does not."""
+    config = dataclasses.replace(persisted, pane_history=True)
+    with _harness(version, config) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.send_input", pane_id="w1:p1", text="echo remembered", keys=["Enter"])
+        persist.save(h.sim)
+        path = Path(persist.history_path(config))
+        history = json.loads(path.read_text())
+        edit(history)
+        path.write_text(json.dumps(history))
+        h.sim.session.workspaces = []
+        assert persist.restore_from_disk(h.sim) is True
+        h.sim.commit()
+        read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=50)["read"]
+        assert "echo remembered" not in read["text"]
+    assert "ignoring" in capsys.readouterr().err
