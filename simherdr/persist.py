@@ -169,14 +169,22 @@ def _write_json(sim, path: str, value: dict) -> None:
         text = wire.dumps(value)
     target = os.path.realpath(path)
     written = _last_written.setdefault(sim, {})
-    if written.get(target) == text and os.path.exists(target):
-        return
+    if written.get(target) == text and _file_text(target) == text:
+        return  # herdr rewrites it; the same bytes are left in place (a file edited since is not)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     tmp = target.removesuffix(".json") + ".json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, target)
     written[target] = text
+
+
+def _file_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, ValueError):
+        return None
 
 
 def _remove(sim, path: str) -> None:
@@ -213,7 +221,7 @@ def read_history(pane) -> str | None:
 
 
 def capture(sim) -> tuple[dict, dict | None]:
-    snap = S.capture(sim.session)
+    snap = S.capture(sim.session, agent_resume=sim.profile.report_resume_argv)
     history = None
     if sim.config.pane_history:
         fingerprint = S.layout_fingerprint(snap) if sim.profile.history_layout_fingerprint else None
@@ -286,6 +294,13 @@ def restore(sim, snap: dict, history: dict | None) -> None:
     if sim.profile.restore_keeps_unavailable_panes:
         from .agents.layer import RESTORE_ERROR_NO_DIRECTORY as unavailable
     kept = _membership_kept_093 if sim.profile.restore_membership_unless_other_repo else None
+    resume_valid = None
+    if sim.profile.report_resume_argv:  # the saved agent_resume came with resume_argv (#4687)
+        from .handlers.agent import resume_argv_problem
+
+        def resume_valid(argv: list) -> bool:
+            return resume_argv_problem(argv) is None
+
     panes = S.restore(
         sim.session,
         snap,
@@ -296,6 +311,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         auto_label=lambda cwd: auto_label(sim, cwd),
         unavailable_error=unavailable,
         membership_kept=kept or _membership_kept_082,
+        resume_valid=resume_valid,
     )
     for pane in panes:
         sim.on_pane_created(pane)
@@ -334,4 +350,11 @@ def restore_from_disk(sim) -> bool:
     if snap is None:
         return False
     restore(sim, snap, history)
+    for pane in list(sim.session.all_panes()):
+        # A server started on a session file resumes its saved resume commands as the
+        # in-process restart does (Simulator.restart). CHOICE: not for a pane restored
+        # unavailable, which herdr gives no terminal to type into.
+        argv = pane.agent.resume_argv
+        if argv and pane.restore_error is None:
+            sim.agents.resume_after_restart(pane, list(argv), pane.cwd)
     return True

@@ -51,7 +51,19 @@ def _membership(wt: dict | None) -> dict | None:
     }
 
 
-def _pane(p: Pane, w: Workspace) -> dict:
+def _agent_resume(p: Pane) -> dict | None:
+    """PaneAgentResumeSnapshot ([H093] capture_tab, terminal.reported_resume()): the reported
+    resume command with the source and agent of the hook that reported it (after a restore,
+    those the file gave)."""
+    argv = p.agent.resume_argv
+    hook = p.agent.hook
+    owner = (hook["source"], hook["label"]) if hook is not None else p.resume_owner
+    if not argv or owner is None:
+        return None
+    return {"source": owner[0], "agent": owner[1], "argv": list(argv)}
+
+
+def _pane(p: Pane, w: Workspace, agent_resume: bool = False) -> dict:
     """PaneSnapshot (snapshot.rs:98-111, capture_tab :310-360): the agent's name and managed
     kind once its launch is no longer pending, and its session (the live hook authority's,
     else the persisted one). CHOICE (restore): they are written as herdr writes them but a
@@ -67,13 +79,17 @@ def _pane(p: Pane, w: Workspace) -> dict:
             snap["managed_agent_kind"] = a.managed["kind"]
     if a.session:
         snap["agent_session"] = dict(a.session)
+    resume = _agent_resume(p) if agent_resume else None
+    if resume is not None:
+        snap["agent_resume"] = resume
     if p.launch_argv:  # a layout pane's command (snapshot.rs:340; both versions)
         snap["launch_argv"] = list(p.launch_argv)
     return snap
 
 
-def capture(s: Session) -> dict:
-    """SessionSnapshot (snapshot.rs:16-29, capture at :237-266)."""
+def capture(s: Session, agent_resume: bool = False) -> dict:
+    """SessionSnapshot (snapshot.rs:16-29, capture at :237-266); ``agent_resume``: panes save
+    their reported resume command (0.9.2, #4687, with profile row report_resume_argv)."""
     workspaces = []
     for w in s.workspaces:
         tabs = []
@@ -83,7 +99,7 @@ def capture(s: Session) -> dict:
             for pid in t.pane_ids():
                 p = s.panes[pid]
                 numbers[pid] = p.number
-                panes[str(p.number)] = _pane(p, w)
+                panes[str(p.number)] = _pane(p, w, agent_resume)
             tabs.append(
                 {
                     "custom_name": t.custom_label,
@@ -374,6 +390,21 @@ def _persisted_session(raw: object) -> dict | None:
     return {"source": source, "agent": agent, **ref} if ref is not None else None
 
 
+def _saved_resume(raw: object, valid: Callable[[list], bool] | None) -> dict | None:
+    if valid is None or not isinstance(raw, dict):
+        return None
+    argv = raw.get("argv")
+    if not (
+        isinstance(raw.get("source"), str)
+        and isinstance(raw.get("agent"), str)
+        and isinstance(argv, list)
+        and all(isinstance(a, str) for a in argv)
+        and valid(argv)
+    ):
+        return None
+    return {"source": raw["source"], "agent": raw["agent"], "argv": list(argv)}
+
+
 def restore(
     s: Session,
     snap: dict,
@@ -385,6 +416,7 @@ def restore(
     auto_label: Callable[[str], str],
     unavailable_error: str | None = None,
     membership_kept: Callable[[dict], bool] | None = None,
+    resume_valid: Callable[[list], bool] | None = None,
 ) -> list[Pane]:
     """Replace ``s``'s workspaces with the snapshot's; returns the restored panes (each needs a
     backend attach by the caller). A saved cwd that no longer exists falls back to HOME, else
@@ -393,7 +425,9 @@ def restore(
     PaneInfo.restore_error. CHOICE: the simulator still attaches its shell to such a pane
     (herdr has no runtime for it; input to it is not modelled). ``membership_kept`` decides
     whether a saved worktree membership (herdr's WorktreeSpaceMembership) comes back; by
-    default, when its checkout path still exists."""
+    default, when its checkout path still exists. With ``resume_valid`` (0.9.2's saved
+    agent_resume), a pane gets back a saved resume command that passes it (restore.rs
+    saved_reported_resume), unless its agent session was a duplicate."""
     if membership_kept is None:
 
         def membership_kept(m: dict) -> bool:
@@ -476,11 +510,18 @@ def restore(
                     restore_error=restore_error,
                 )
                 persisted = _persisted_session(entry.get("agent_session"))
+                duplicate = False
                 if restore_error is not None:  # unavailable: kept as saved, reserves nothing
                     p.agent.persisted = persisted
                 elif persisted is not None and tuple(persisted.values()) not in sessions_seen:
                     sessions_seen.add(tuple(persisted.values()))
                     p.agent.persisted = persisted
+                else:
+                    duplicate = persisted is not None
+                resume = _saved_resume(entry.get("agent_resume"), resume_valid)
+                if resume is not None and not duplicate:
+                    p.resume_owner = (resume["source"], resume["agent"])
+                    p.agent.resume_argv = resume["argv"]
                 saved_history = hist.get(str(raw))
                 if restore_error is None and saved_history and saved_history.get("ansi"):
                     p.screen.feed(saved_history["ansi"])

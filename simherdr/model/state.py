@@ -69,6 +69,9 @@ class Pane:
     meta: M.PaneMetadata = field(default_factory=_pane_metadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
+    # (source, agent) of a reported resume command restored from the session file, which the
+    # file keeps writing while the resume command stands (AgentSlot.resume_argv)
+    resume_owner: tuple[str, str] | None = None
 
     @property
     def status(self) -> str:

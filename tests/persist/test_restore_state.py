@@ -257,7 +257,9 @@ def test_a_saved_ratio_comes_back_unclamped(version, persisted, tmp_path):
         data = _saved(persisted)
         data["workspaces"][0]["tabs"][0]["layout"]["Split"]["ratio"] = 0.05
         Path(persist.session_path(persisted)).write_text(json.dumps(data))
-        server_restart(h.sim)
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
         (layout,) = h.ok("session.snapshot")["snapshot"]["layouts"]
         assert [s["ratio"] for s in layout["splits"]] == [0.05]
         persist.save(h.sim)
@@ -306,3 +308,39 @@ def test_a_newer_or_malformed_history_is_ignored(version, persisted, tmp_path, c
         read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=50)["read"]
         assert "echo remembered" not in read["text"]
     assert "ignoring" in capsys.readouterr().err
+
+
+def test_a_reported_resume_command_is_saved_and_restored(version, persisted, tmp_path):
+    """0.9.2+ PaneSnapshot.agent_resume ([H093] capture_tab; restore.rs
+    saved_reported_resume): a server started on the file types it into the new shell and keeps
+    saving it; an invalid saved command is dropped. 0.8.2 has no such field."""
+    if not get_profile(version).report_resume_argv:
+        pytest.skip("0.9.2 resume_argv")
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        h.ok("pane.split", direction="right")
+        h.ok(
+            "pane.report_agent",
+            pane_id="w1:p1",
+            source="custom:bot",
+            agent="bot",
+            state="working",
+            resume_argv=["bot", "--resume", "s 1"],
+        )
+        persist.save(h.sim)
+        data = _saved(persisted)
+        panes = data["workspaces"][0]["tabs"][0]["panes"]
+        resume = {"source": "custom:bot", "agent": "bot", "argv": ["bot", "--resume", "s 1"]}
+        assert panes["1"]["agent_resume"] == resume and "agent_resume" not in panes["2"]
+        panes["2"]["agent_resume"] = {**resume, "argv": ["/usr/bin/bot"]}  # a path: invalid
+        Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
+        h.advance(1)
+        text = h.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
+        assert "$ bot --resume 's 1'" in text
+        assert "bot" not in h.ok("pane.read", pane_id="w1:p2", source="visible")["read"]["text"]
+        persist.save(h.sim)
+        again = _saved(persisted)["workspaces"][0]["tabs"][0]["panes"]
+        assert again["1"]["agent_resume"] == resume and "agent_resume" not in again["2"]
