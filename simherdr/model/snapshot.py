@@ -513,6 +513,9 @@ def restore(
                 duplicate = False
                 if restore_error is not None:  # unavailable: kept as saved, reserves nothing
                     p.agent.persisted = persisted
+                    argv = entry.get("launch_argv")  # unavailable_restored_terminal keeps it
+                    if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+                        p.launch_argv = list(argv)
                 elif persisted is not None and tuple(persisted.values()) not in sessions_seen:
                     sessions_seen.add(tuple(persisted.values()))
                     p.agent.persisted = persisted

@@ -87,15 +87,23 @@ def test_a_pane_whose_directory_is_gone(version, persisted, tmp_path):
         h.ok("pane.send_input", pane_id="w1:p2", text="echo remembered", keys=["Enter"])
         persist.save(h.sim)
         shutil.rmtree(gone)
-        server_restart(h.sim)
+        data = _saved(config)
+        data["workspaces"][0]["tabs"][0]["panes"]["2"]["launch_argv"] = ["htop"]
+        Path(persist.session_path(config)).write_text(json.dumps(data))
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
         pane = h.ok("pane.get", pane_id="w1:p2")["pane"]
+        command = h.ok("layout.export", tab_id="w1:t1")["layout"]["root"]["second"]
         assert "restore_error" not in h.ok("pane.get", pane_id="w1:p1")["pane"]
         if get_profile(version).restore_keeps_unavailable_panes:
             assert (pane["cwd"], pane["restore_error"]) == (str(gone), UNAVAILABLE)
+            assert command.get("command") == ["htop"]  # kept by the unavailable terminal
             read = h.ok("pane.read", pane_id="w1:p2", source="recent", lines=50)["read"]
             assert "remembered" not in read["text"]  # no terminal: no history replayed
         else:
             assert pane["cwd"] == config.home and "restore_error" not in pane
+            assert "command" not in command  # a fresh shell
 
 
 def test_the_history_carries_the_sessions_layout_fingerprint(version, persisted, tmp_path):
