@@ -221,7 +221,11 @@ def read_history(pane) -> str | None:
 
 
 def capture(sim) -> tuple[dict, dict | None]:
-    snap = S.capture(sim.session, agent_resume=sim.profile.report_resume_argv)
+    snap = S.capture(
+        sim.session,
+        agent_resume=sim.profile.report_resume_argv,
+        sidebar=sim.profile.session_saves_sidebar,
+    )
     history = None
     if sim.config.pane_history:
         fingerprint = S.layout_fingerprint(snap) if sim.profile.history_layout_fingerprint else None

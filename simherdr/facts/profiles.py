@@ -147,6 +147,12 @@ class Profile:
     # objects directory: a gone or non-git checkout keeps it ([H093] src/persist/restore.rs
     # restored_worktree_space_membership). CHOICE: present since 0.9.0.
     restore_membership_unless_other_repo: bool = False
+    # session.json's sidebar fields: 0.8.2 writes the server's sidebar_width (the restored one,
+    # else [ui].sidebar_width), sidebar_section_split (restored, else 0.5) and
+    # collapsed_space_keys (src/app/session.rs:39-52, src/persist/snapshot.rs:252-277,
+    # src/app/mod.rs:453-466); 0.9.3 writes null, null, [] ([H093] snapshot.rs capture,
+    # session.rs capture_session_save_job: the sidebar belongs to each client since #3487).
+    session_saves_sidebar: bool = True
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -204,6 +210,7 @@ PROFILES: dict[str, Profile] = {
         restore_keeps_unavailable_panes=True,
         history_layout_fingerprint=True,
         restore_membership_unless_other_repo=True,
+        session_saves_sidebar=False,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

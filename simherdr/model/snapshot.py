@@ -24,6 +24,9 @@ from . import layout as L
 from .state import Pane, Session, Tab, Workspace
 
 SNAPSHOT_VERSION = 3  # snapshot.rs:12
+# 0.8.2's sidebar defaults when no file gave them: [ui].sidebar_width's default (CHOICE: the
+# config key is not read) and the section split (src/app/mod.rs:448).
+DEFAULT_SIDEBAR_WIDTH, DEFAULT_SIDEBAR_SECTION_SPLIT = 26, 0.5
 
 
 class SnapshotError(ValueError):
@@ -87,9 +90,10 @@ def _pane(p: Pane, w: Workspace, agent_resume: bool = False) -> dict:
     return snap
 
 
-def capture(s: Session, agent_resume: bool = False) -> dict:
+def capture(s: Session, agent_resume: bool = False, sidebar: bool = False) -> dict:
     """SessionSnapshot (snapshot.rs:16-29, capture at :237-266); ``agent_resume``: panes save
-    their reported resume command (0.9.2, #4687, with profile row report_resume_argv)."""
+    their reported resume command (0.9.2, #4687, with profile row report_resume_argv);
+    ``sidebar``: the sidebar fields are the server's (0.8.2, row session_saves_sidebar)."""
     workspaces = []
     for w in s.workspaces:
         tabs = []
@@ -135,9 +139,15 @@ def capture(s: Session, agent_resume: bool = False) -> dict:
         "workspaces": workspaces,
         "active": index,
         "selected": index or 0,
-        "sidebar_width": None,
-        "sidebar_section_split": None,
-        "collapsed_space_keys": [],
+        "sidebar_width": s.sidebar.get("sidebar_width", DEFAULT_SIDEBAR_WIDTH) if sidebar else None,
+        "sidebar_section_split": (
+            s.sidebar.get("sidebar_section_split", DEFAULT_SIDEBAR_SECTION_SPLIT)
+            if sidebar
+            else None
+        ),
+        "collapsed_space_keys": sorted(s.sidebar.get("collapsed_space_keys", ()))
+        if sidebar
+        else [],
     }
 
 
@@ -390,6 +400,22 @@ def _persisted_session(raw: object) -> dict | None:
     return {"source": source, "agent": agent, **ref} if ref is not None else None
 
 
+def _restored_sidebar(snap: dict) -> dict:
+    """The file's sidebar fields as the 0.8.2 server keeps them (src/app/mod.rs:453-466):
+    width (u16) and split (f32) when set, the collapsed keys (a set of strings)."""
+    out: dict = {}
+    width = snap.get("sidebar_width")
+    if isinstance(width, int) and not isinstance(width, bool) and 0 <= width <= 0xFFFF:
+        out["sidebar_width"] = width
+    split = snap.get("sidebar_section_split")
+    if isinstance(split, (int, float)) and not isinstance(split, bool):
+        out["sidebar_section_split"] = L.f32_value(split)
+    keys = snap.get("collapsed_space_keys") or []
+    if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
+        out["collapsed_space_keys"] = set(keys)
+    return out
+
+
 def _saved_resume(raw: object, valid: Callable[[list], bool] | None) -> dict | None:
     if valid is None or not isinstance(raw, dict):
         return None
@@ -434,6 +460,7 @@ def restore(
             return cwd_exists(m["checkout_path"])
 
     s.workspaces = []
+    s.sidebar = _restored_sidebar(snap)
     s.panes.clear()
     s.aliases.clear()
     s.outbox.clear()

@@ -214,6 +214,8 @@ class Session:
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
         # None: a workspace keeps the label of the cwd it was created in.
         self._labeler = labeler
+        # The sidebar fields a restored session file gave (0.8.2 saves them back).
+        self.sidebar: dict = {}
 
     @property
     def workspaces(self) -> WorkspaceList:

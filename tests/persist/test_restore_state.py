@@ -352,3 +352,24 @@ def test_a_reported_resume_command_is_saved_and_restored(version, persisted, tmp
         persist.save(h.sim)
         again = _saved(persisted)["workspaces"][0]["tabs"][0]["panes"]
         assert again["1"]["agent_resume"] == resume and "agent_resume" not in again["2"]
+
+
+def test_the_sidebar_fields_saved(version, persisted, tmp_path):
+    """0.8.2 saves the server's sidebar state (its defaults, or what the file gave); 0.9.3
+    writes null, null, [] (the sidebar is each client's)."""
+    saves = get_profile(version).session_saves_sidebar
+    with _harness(version, persisted) as h:
+        h.ok("workspace.create", cwd=str(tmp_path))
+        persist.save(h.sim)
+        data = _saved(persisted)
+        fields = ("sidebar_width", "sidebar_section_split", "collapsed_space_keys")
+        assert [data[k] for k in fields] == ([26, 0.5, []] if saves else [None, None, []])
+        data.update(sidebar_width=30, sidebar_section_split=0.25, collapsed_space_keys=["k"])
+        Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        h.sim.session.workspaces = []
+        persist.restore_from_disk(h.sim)
+        h.sim.commit()
+        h.ok("workspace.rename", workspace_id="w1", label="again")
+        persist.save(h.sim)
+        again = _saved(persisted)
+        assert [again[k] for k in fields] == ([30, 0.25, ["k"]] if saves else [None, None, []])
