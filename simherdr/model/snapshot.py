@@ -553,6 +553,11 @@ def restore(
                     p.resume_owner = (resume["source"], resume["agent"])
                     p.agent.resume_argv = resume["argv"]
                 saved_history = hist.get(str(raw))
+                # A pane that resumes its agent gets no replayed history, the agent owns it
+                # (restore.rs pane_restore_startup, duplicates included). CHOICE: only the
+                # reported resume counts; native session resume is not simulated.
+                if resume is not None:
+                    saved_history = None
                 if restore_error is None and saved_history and saved_history.get("ansi"):
                     p.screen.feed(saved_history["ansi"])
                 s.panes[p.pane_id] = p

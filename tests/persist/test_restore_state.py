@@ -324,9 +324,12 @@ def test_a_reported_resume_command_is_saved_and_restored(version, persisted, tmp
     saving it; an invalid saved command is dropped. 0.8.2 has no such field."""
     if not get_profile(version).report_resume_argv:
         pytest.skip("0.9.2 resume_argv")
+    persisted = dataclasses.replace(persisted, pane_history=True)
     with _harness(version, persisted) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
         h.ok("pane.split", direction="right")
+        h.ok("pane.send_input", pane_id="w1:p1", text="echo remembered", keys=["Enter"])
+        h.ok("pane.send_input", pane_id="w1:p2", text="echo second", keys=["Enter"])
         h.ok(
             "pane.report_agent",
             pane_id="w1:p1",
@@ -342,12 +345,19 @@ def test_a_reported_resume_command_is_saved_and_restored(version, persisted, tmp
         assert panes["1"]["agent_resume"] == resume and "agent_resume" not in panes["2"]
         panes["2"]["agent_resume"] = {**resume, "argv": ["/usr/bin/bot"]}  # a path: invalid
         Path(persist.session_path(persisted)).write_text(json.dumps(data))
+        history_path = Path(persist.history_path(persisted))
+        history = json.loads(history_path.read_text())
+        history["layout_fingerprint"] = S.layout_fingerprint(S.parse(data))  # still matching
+        history_path.write_text(json.dumps(history))
         h.sim.session.workspaces = []
         persist.restore_from_disk(h.sim)
         h.sim.commit()
         h.advance(1)
         text = h.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
         assert "$ bot --resume 's 1'" in text
+        assert "remembered" not in text  # a resuming pane replays no history
+        other = h.ok("pane.read", pane_id="w1:p2", source="recent", lines=50)["read"]["text"]
+        assert "echo second" in other  # ...while the other pane's history came back
         assert "bot" not in h.ok("pane.read", pane_id="w1:p2", source="visible")["read"]["text"]
         persist.save(h.sim)
         again = _saved(persisted)["workspaces"][0]["tabs"][0]["panes"]
