@@ -40,15 +40,27 @@ def history_path(config) -> str:
 
 # sim -> {path: text}: what each server last wrote (an unchanged session is not rewritten)
 _last_written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # sim -> True: a save is due
+_pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # sim -> when the save is due
 
 
 def schedule_save(sim) -> None:
-    """A change happened: save once the debounce passes, on the simulator's clock."""
-    if sim in _pending:
+    """A change happened: save once SAVE_DEBOUNCE passes without another change, on the
+    simulator's clock. Each change moves the deadline (schedule_session_save sets it to now +
+    SESSION_SAVE_DEBOUNCE on every dirty loop: src/app/session.rs:14-25; [H093] the same)."""
+    first = sim not in _pending
+    _pending[sim] = sim.now() + SAVE_DEBOUNCE
+    if first:
+        sim.schedule(_pending[sim], lambda: _save_when_due(sim))
+
+
+def _save_when_due(sim) -> None:
+    due = _pending.get(sim)
+    if due is None:
+        return  # saved at once meanwhile
+    if sim.now() < due:
+        sim.schedule(due, lambda: _save_when_due(sim))  # a later change moved the deadline
         return
-    _pending[sim] = True
-    sim.schedule(sim.now() + SAVE_DEBOUNCE, lambda: _pending.pop(sim, None) and save(sim))
+    save(sim)
 
 
 # sim -> True while a session file this server did not load must be preserved before its first
@@ -73,14 +85,13 @@ def _preserve_unloaded(sim, path: str) -> None:
 
 def _preserve_snapshot_history(sim, path: str) -> None:
     """session-snapshots/ ([H093] src/persist/writer.rs preserve_snapshot_history): at most one
-    copy per SNAPSHOTS_INTERVAL (the newest copy's mtime against the wall clock, as herdr),
-    only of a session with workspaces whose layout differs from the newest copy's, the newest
-    SNAPSHOTS_KEPT kept. CHOICE: "layout differs" is "the parsed JSON differs" (herdr's
-    layout_fingerprint is not read)."""
+    copy per SNAPSHOTS_INTERVAL (the newest copy's mtime against the wall clock, as herdr; an
+    mtime in the future does not hold a copy back), only of a session with workspaces whose
+    layout_fingerprint differs from the newest copy's, the newest SNAPSHOTS_KEPT kept."""
     directory = os.path.join(os.path.dirname(path), SNAPSHOT_DIR)
     names = _recovery_files(directory)
     latest = os.path.join(directory, names[-1]) if names else None
-    if latest is not None and time.time() - os.path.getmtime(latest) < SNAPSHOTS_INTERVAL:
+    if latest is not None and 0 <= time.time() - os.path.getmtime(latest) < SNAPSHOTS_INTERVAL:
         return
     current = _read_json(path) if os.path.isfile(path) else None
     if not isinstance(current, dict) or not current.get("workspaces"):
@@ -88,9 +99,22 @@ def _preserve_snapshot_history(sim, path: str) -> None:
     version = current.get("version")
     if isinstance(version, int) and version > S.SNAPSHOT_VERSION:
         return
-    if latest is not None and _read_json(latest) == current:
+    if latest is not None and _same_layout(current, _read_json(latest)):
         return
     _copy_into(sim, path, SNAPSHOT_DIR, SNAPSHOTS_KEPT)
+
+
+def _same_layout(current: dict, previous: object) -> bool:
+    """Both parse and their layout_fingerprints are equal (writer.rs preserve_snapshot_history:
+    key order and formatting do not count)."""
+    try:
+        ours, theirs = (
+            S.layout_fingerprint(S.parse(current)),
+            S.layout_fingerprint(S.parse(previous)),
+        )
+    except S.SnapshotError:
+        return False
+    return ours is not None and ours == theirs
 
 
 def _recovery_files(directory: str) -> list[str]:
@@ -145,14 +169,22 @@ def _write_json(sim, path: str, value: dict) -> None:
         text = wire.dumps(value)
     target = os.path.realpath(path)
     written = _last_written.setdefault(sim, {})
-    if written.get(target) == text and os.path.exists(target):
-        return
+    if written.get(target) == text and _file_text(target) == text:
+        return  # herdr rewrites it; the same bytes are left in place (a file edited since is not)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     tmp = target.removesuffix(".json") + ".json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, target)
     written[target] = text
+
+
+def _file_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, ValueError):
+        return None
 
 
 def _remove(sim, path: str) -> None:
@@ -189,8 +221,15 @@ def read_history(pane) -> str | None:
 
 
 def capture(sim) -> tuple[dict, dict | None]:
-    snap = S.capture(sim.session)
-    history = S.capture_history(sim.session, read_history) if sim.config.pane_history else None
+    snap = S.capture(
+        sim.session,
+        agent_resume=sim.profile.report_resume_argv,
+        sidebar=sim.profile.session_saves_sidebar,
+    )
+    history = None
+    if sim.config.pane_history:
+        fingerprint = S.layout_fingerprint(snap) if sim.profile.history_layout_fingerprint else None
+        history = S.capture_history(sim.session, read_history, fingerprint)
     return snap, history
 
 
@@ -231,13 +270,41 @@ def load(config) -> tuple[dict | None, dict | None]:
         _warn(f"{e}, ignoring")
         return None, None
     history = _read_json(history_path(config)) if config.pane_history else None
-    return snap, history if isinstance(history, dict) else None
+    if history is not None:
+        try:
+            history = S.parse_history(history)
+        except S.SnapshotError as e:
+            _warn(f"{e}, ignoring")
+            history = None
+    return snap, history
 
 
 def restore(sim, snap: dict, history: dict | None) -> None:
     """Rebuild the session from ``snap`` (the file's, or an in-process restart's) on new
     terminals with fresh shells."""
     home = sim.config.home
+    if (
+        history is not None
+        and sim.profile.history_layout_fingerprint
+        and (
+            history.get("layout_fingerprint") is None
+            or history.get("layout_fingerprint") != S.layout_fingerprint(snap)
+        )
+    ):
+        # [H093] src/persist/restore.rs restore_with_imports_and_failures
+        _warn("Ignoring pane history without a matching session layout")
+        history = None
+    unavailable = None
+    if sim.profile.restore_keeps_unavailable_panes:
+        from .agents.layer import RESTORE_ERROR_NO_DIRECTORY as unavailable
+    kept = _membership_kept_093 if sim.profile.restore_membership_unless_other_repo else None
+    resume_valid = None
+    if sim.profile.report_resume_argv:  # the saved agent_resume came with resume_argv (#4687)
+        from .handlers.agent import resume_argv_problem
+
+        def resume_valid(argv: list) -> bool:
+            return resume_argv_problem(argv) is None
+
     panes = S.restore(
         sim.session,
         snap,
@@ -246,9 +313,39 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         cwd_exists=os.path.isdir,
         home=home,
         auto_label=lambda cwd: auto_label(sim, cwd),
+        unavailable_error=unavailable,
+        membership_kept=kept or _membership_kept_082,
+        resume_valid=resume_valid,
     )
     for pane in panes:
         sim.on_pane_created(pane)
+
+
+def _membership_kept_082(m: dict) -> bool:
+    """restored_worktree_space_membership (src/persist/restore.rs:436-444): the checkout exists
+    and is a checkout of the saved repository (its key, the canonical common dir)."""
+    from .git.discovery import discover
+
+    if not os.path.exists(m["checkout_path"]):
+        return False
+    found = discover(m["checkout_path"])
+    return found is not None and found.repo_key == m["key"]
+
+
+def _membership_kept_093(m: dict) -> bool:
+    """[H093] restored_worktree_space_membership: dropped only when the checkout path is the
+    root of a checkout of another repository whose common dir has objects (a per-worktree
+    git dir whose common directory is unreadable does not count)."""
+    from .git.discovery import discover
+
+    found = discover(m["checkout_path"])
+    if found is None:
+        return True
+    return (
+        found.checkout_key != os.path.realpath(m["checkout_path"])
+        or found.repo_key == m["key"]
+        or not os.path.isdir(os.path.join(found.repo_key, "objects"))
+    )
 
 
 def restore_from_disk(sim) -> bool:
@@ -257,4 +354,11 @@ def restore_from_disk(sim) -> bool:
     if snap is None:
         return False
     restore(sim, snap, history)
+    for pane in list(sim.session.all_panes()):
+        # A server started on a session file resumes its saved resume commands as the
+        # in-process restart does (Simulator.restart). CHOICE: not for a pane restored
+        # unavailable, which herdr gives no terminal to type into.
+        argv = pane.agent.resume_argv
+        if argv and pane.restore_error is None:
+            sim.agents.resume_after_restart(pane, list(argv), pane.cwd)
     return True

@@ -106,7 +106,7 @@ class Simulator:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.clock = clock or RealClock()
         self.config = config or Config()
-        self.session = Session(self._make_screen)
+        self.session = Session(self._make_screen, self._label_for_cwd)
         if self.config.layout_area is not None:
             self.session.area = tuple(self.config.layout_area)
         self.hub = EventHub()
@@ -573,7 +573,7 @@ class Simulator:
         diagnostics = self.surface.config_diagnostics
         self.surface = ClientSurface()
         self.surface.config_diagnostics = diagnostics
-        self.session = Session(self._make_screen)
+        self.session = Session(self._make_screen, self._label_for_cwd)
         if self.config.layout_area is not None:
             self.session.area = tuple(self.config.layout_area)
         # the agent layer (occupants, behaviour overrides) is made afresh on first use; the
@@ -655,3 +655,9 @@ class Simulator:
         from .model.screen import Screen
 
         return Screen(cols=self.config.cols, rows=self.config.rows)
+
+    def _label_for_cwd(self, cwd: str) -> str:
+        """The session's labeler: a cwd's automatic workspace label (git discovery)."""
+        from .handlers.common import auto_label
+
+        return auto_label(self, cwd)

@@ -179,6 +179,29 @@ class Profile:
     # set_managed_agent_launch_session). CHOICE: the call site (src/app/agents.rs) is not in the
     # fork's index; 0.9-era herdr copies call it in start_agent. Since 0.9.0.
     start_args_session: bool = False
+    # A restored pane whose saved directory is gone: 0.8.2 starts its shell in $HOME, else "/"
+    # (src/persist/restore.rs:476-493); 0.9.3 keeps the pane at its saved cwd, without a shell,
+    # with PaneInfo.restore_error ([H093] src/persist/restore.rs restore_tab,
+    # unavailable_restored_terminal). CHOICE: present since 0.9.0 (restore_error is a 0.9 field).
+    restore_keeps_unavailable_panes: bool = False
+    # session-history.json carries layout_fingerprint, the SHA-256 of the session snapshot it
+    # belongs to, and restore ignores a history without a matching one ([H093]
+    # src/persist/snapshot.rs layout_fingerprint, capture_history; src/persist/restore.rs
+    # restore_with_imports_and_failures). 0.8.2: no fingerprint, the history always applies
+    # (src/persist/snapshot.rs:32-37). CHOICE: present since 0.9.0.
+    history_layout_fingerprint: bool = False
+    # A saved worktree membership comes back when its checkout still exists and is a checkout
+    # of the same repository (0.8.2, src/persist/restore.rs:436-444); 0.9.3 keeps it unless
+    # the checkout path is now the root of a checkout of another repository that has an
+    # objects directory: a gone or non-git checkout keeps it ([H093] src/persist/restore.rs
+    # restored_worktree_space_membership). CHOICE: present since 0.9.0.
+    restore_membership_unless_other_repo: bool = False
+    # session.json's sidebar fields: 0.8.2 writes the server's sidebar_width (the restored one,
+    # else [ui].sidebar_width), sidebar_section_split (restored, else 0.5) and
+    # collapsed_space_keys (src/app/session.rs:39-52, src/persist/snapshot.rs:252-277,
+    # src/app/mod.rs:453-466); 0.9.3 writes null, null, [] ([H093] snapshot.rs capture,
+    # session.rs capture_session_save_job: the sidebar belongs to each client since #3487).
+    session_saves_sidebar: bool = True
 
 
 # [H093] src/pane.rs: the outer terminal's handles and a parent agent's session markers.
@@ -242,6 +265,10 @@ PROFILES: dict[str, Profile] = {
         session_rebind_restarts_acquisition=True,
         codex_prompt_readiness=True,
         start_args_session=True,
+        restore_keeps_unavailable_panes=True,
+        history_layout_fingerprint=True,
+        restore_membership_unless_other_repo=True,
+        session_saves_sidebar=False,
     ),
 }
 # 0.9.0 and 0.9.1 share protocol 22; the rows the changelog dates to 0.9.2 ([CH093]

@@ -77,19 +77,9 @@ def _trust(sim, p: dict) -> bool:
 # --- what the git layer says about a workspace or a path -----------------------------------------
 
 
-def _identity_cwd(s: Session, w: Workspace) -> str | None:
-    """herdr's ``resolved_identity_cwd_from``: the cwd of the first tab's root pane, else the
-    workspace's own cwd (src/workspace.rs:1101-1110)."""
-    if w.tabs:
-        root = s.panes.get(w.tabs[0].root_pane)
-        if root is not None and root.cwd:
-            return root.cwd
-    return w.cwd
-
-
 def _git_space(s: Session, w: Workspace) -> FoundCheckout | None:
     """The checkout around the workspace's identity cwd. CHOICE(git-space): always fresh."""
-    cwd = _identity_cwd(s, w)
+    cwd = s.identity_cwd(w)
     return find_checkout(cwd) if cwd else None
 
 
@@ -110,7 +100,7 @@ def holder_of_checkout(
             return w
         if m and membership_only:
             continue
-        cwd = _identity_cwd(s, w)
+        cwd = s.identity_cwd(w)
         space = find_checkout(cwd) if cwd else None
         if space is not None and canonical_or_original(space.checkout_root) == canonical:
             return w
@@ -314,7 +304,7 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
                 m["repo_name"],
             )
         return Source(w, m["checkout_path"], m["repo_root"], m["repo_key"], m["repo_name"])
-    cwd_of = _identity_cwd(s, w)
+    cwd_of = s.identity_cwd(w)
     checkout = git.discover(cwd_of, trust=trust) if cwd_of else None
     if checkout is None:
         raise _fail("not_git_worktree", NOT_GIT_WORKSPACE)

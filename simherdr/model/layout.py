@@ -443,7 +443,11 @@ def from_saved(data: Any, pane_of: Callable[[Any], str]) -> Node:
         direction = {"Horizontal": "right", "Vertical": "down"}.get(sp.get("direction"))
         if direction is None:
             raise ValueError(f"bad split direction: {sp.get('direction')!r}")
-        return Split(direction, valid_split_ratio(sp.get("ratio")), a, b)
+        ratio = sp.get("ratio")
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
+            raise ValueError(f"bad split ratio: {ratio!r}")
+        # restored as saved, not clamped (restore.rs remap_inner, src/layout.rs from_saved)
+        return Split(direction, f32_value(ratio), a, b)
 
     return build(data, kids, make)
 

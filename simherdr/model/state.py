@@ -7,6 +7,7 @@ the runtime drains it into the event hub.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,9 @@ class Pane:
     meta: M.PaneMetadata = field(default_factory=_pane_metadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
+    # (source, agent) of a reported resume command restored from the session file, which the
+    # file keeps writing while the resume command stands (AgentSlot.resume_argv)
+    resume_owner: tuple[str, str] | None = None
 
     @property
     def status(self) -> str:
@@ -103,9 +107,13 @@ class Workspace:
     worktree: dict | None = None
     tokens: dict = field(default_factory=dict)
     meta: M.WorkspaceMetadata = field(default_factory=_workspace_metadata)  # tokens (TTL), seqs
+    # (cwd, automatic label) once the identity cwd moved away from ``cwd`` (Session.label_of)
+    moved_label: tuple[str, str] | None = None
 
     @property
     def label(self) -> str:
+        """The label of the cwd the workspace was made in (Session.label_of follows its root
+        pane)."""
         return self.custom_label if self.custom_label is not None else self.auto_label
 
     def tab(self, tab_id: str) -> Tab | None:
@@ -192,7 +200,7 @@ for _name in (
 class Session:
     """All server state of one herdr server generation."""
 
-    def __init__(self, screen_factory):
+    def __init__(self, screen_factory, labeler: Callable[[str], str] | None = None):
         self.workspaces: list[Workspace] = []
         self.active: str | None = None
         self.next_workspace_number = 1
@@ -203,6 +211,11 @@ class Session:
         self.outbox: list[tuple[str, dict]] = []
         self.area: tuple[int, int, int, int] = L.DEFAULT_AREA  # the view area rects use
         self._screen_factory = screen_factory
+        # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
+        # None: a workspace keeps the label of the cwd it was created in.
+        self._labeler = labeler
+        # The sidebar fields a restored session file gave (0.8.2 saves them back).
+        self.sidebar: dict = {}
 
     @property
     def workspaces(self) -> WorkspaceList:
@@ -254,6 +267,28 @@ class Session:
     def in_active_tab(self, pane: Pane) -> bool:
         w = self.ws_of(pane)
         return self.active == w.workspace_id and w.active_tab == pane.tab_id
+
+    def identity_cwd(self, w: Workspace) -> str:
+        """resolved_identity_cwd_from (src/workspace.rs:1101-1110): the first tab's root pane's
+        cwd, else the workspace's own."""
+        root = self.panes.get(w.tabs[0].root_pane) if w.tabs else None
+        return (root.cwd if root is not None else None) or w.cwd
+
+    def label_of(self, w: Workspace) -> str:
+        """WorkspaceInfo.label, display_name_from (src/workspace.rs:1139-1159; [H093] the same):
+        the custom name, else the automatic label of the identity cwd, which follows the root
+        pane. herdr re-derives its cached label once a terminal reports a new cwd
+        (request_git_identity_refresh, src/app/api.rs:328-330, src/app/git_refresh.rs).
+        CHOICE: that refresh is immediate here (herdr shows the cwd's basename until its
+        background git refresh lands); each new cwd is derived once."""
+        if w.custom_label is not None:
+            return w.custom_label
+        cwd = self.identity_cwd(w)
+        if cwd == w.cwd or self._labeler is None:
+            return w.auto_label
+        if w.moved_label is None or w.moved_label[0] != cwd:
+            w.moved_label = (cwd, self._labeler(cwd))
+        return w.moved_label[1]
 
     def all_panes(self):
         """Workspace -> tab -> layout order."""

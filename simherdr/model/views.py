@@ -19,7 +19,7 @@ def workspace_info(s: Session, w: Workspace) -> dict:
     info = {
         "workspace_id": w.workspace_id,
         "number": s.ws_index(w) + 1 if w in s.workspaces else 0,
-        "label": w.label,
+        "label": s.label_of(w),
         "focused": s.active == w.workspace_id,
         "pane_count": sum(len(t.pane_ids()) for t in w.tabs),
         "tab_count": len(w.tabs),

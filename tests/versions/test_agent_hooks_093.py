@@ -283,3 +283,18 @@ def test_a_simulated_letta_reports_its_session(h, tmp_path, version):
     h.advance(5)
     session = h.ok("agent.get", target="a")["agent"]["agent_session"]
     assert (session["source"], session["agent"], session["kind"]) == ("herdr:letta", "letta", "id")
+
+
+def test_a_restored_resume_command_survives_its_agent_coming_back(bg, v09):
+    """restore_reported_resume keeps the reporter: the resumed agent's process is the same
+    agent, so reconcile_reported_resume keeps the command (and the file keeps saving it)."""
+    bg.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")
+    bg.advance(3.1)
+    _session(bg, "herdr:claude", "claude", "s1", seq=100, resume_argv=["claude", "--resume", "s1"])
+    bg.sim.restart()
+    bg.settle()
+    bg.advance(3)  # the typed command runs claude again
+    assert bg.ok("pane.get", pane_id="w1:p1")["pane"]["agent"] == "claude"
+    slot = _slot(bg)
+    assert (slot.resume_source, slot.resume_agent) == ("herdr:claude", "claude")
+    assert slot.resume_argv == ["claude", "--resume", "s1"]
