@@ -29,16 +29,18 @@ def _err(e: M.MetadataError) -> E.HerdrError:
     return E.HerdrError(e.code, str(e))
 
 
-def _blocked_by_process_exit(a, source: str, label: str | None, applies: str | None) -> bool:
+def _blocked_by_process_exit(sim, a, source: str, label: str | None, applies: str | None) -> bool:
     """metadata_report_blocked_by_process_exit (src/terminal/metadata.rs:79-94): a report
-    about the agent whose process just exited is dropped (answered ok)."""
+    about the agent whose process just exited is dropped (answered ok). Kinds and official
+    sources are the version's (profile rows agent_kinds, hook_sources)."""
     exited = a.recent_exit
     if exited is None:
         return False
+    hooks = sim.profile.hook_sources
     return (
-        (label is not None and K.parse_kind(label) == exited)
-        or T.is_official(source, exited)
-        or (applies is not None and T.is_official(applies, exited))
+        (label is not None and K.parse_kind_in(sim.profile.agent_kinds, label) == exited)
+        or T.is_official(source, exited, hooks)
+        or (applies is not None and T.is_official(applies, exited, hooks))
     )
 
 
@@ -64,7 +66,7 @@ def pane_report_metadata(sim, p):
         raise E.pane_not_found(p["pane_id"])
     label = None
     if p["agent"] is not None:
-        label = K.canonical_label(p["agent"])
+        label = K.canonical_label_in(sim.profile.agent_kinds, p["agent"])
         if not label:
             raise E.invalid_agent_label()
     try:
@@ -90,7 +92,7 @@ def pane_report_metadata(sim, p):
     if not presentation and tokens is None:
         raise E.HerdrError("invalid_metadata_request", "missing metadata field to set or clear")
     m = pane.meta
-    if _blocked_by_process_exit(pane.agent, source, label, applies):
+    if _blocked_by_process_exit(sim, pane.agent, source, label, applies):
         return {"type": "ok"}
     if not M.seq_is_fresh(m.report_seqs, source, p["seq"]):
         return {"type": "ok"}

@@ -339,3 +339,19 @@ def test_report_about_an_agent_that_just_exited_is_dropped(ws):
     # another source/agent is not blocked
     ws.ok("pane.report_metadata", pane_id="w1:p1", source="x", tokens={"k": "v"})
     assert _pane(ws)["tokens"] == {"k": "v"}
+
+
+def test_the_exited_agent_is_named_with_the_version_kinds(ws):
+    """0.9's kinds (letta and its aliases) decide which reports the exit drops: the label is
+    read with the version's kind table (profile row agent_kinds)."""
+    from simherdr.scenarios import agents as sc
+
+    if ws.sim.profile.agent_kinds == "0.8.2":
+        pytest.skip("letta is a 0.9.x kind")
+    ws.ok("agent.start", name="rev", kind="letta", pane_id="w1:p1")
+    ws.advance(5)
+    sc.agent_exits(ws.sim, "w1:p1")
+    r = ws.ok(
+        "pane.report_metadata", pane_id="w1:p1", source="x", agent="letta-code", tokens={"k": "v"}
+    )
+    assert r == {"type": "ok"} and "tokens" not in _pane(ws)
