@@ -50,7 +50,7 @@ def _bundled(kinds: str) -> list[tuple[str, str | None]]:
     order; 0.9's muse (VERSIONS.md §5 row 25) last."""
     bundled = {a: m.version for a, m in MF.load(kinds).items()}
     order = SCREEN_MANIFEST_AGENTS + tuple(a for a in bundled if a not in SCREEN_MANIFEST_AGENTS)
-    return [(a, bundled.get(a)) for a in order if a in bundled or a in SCREEN_MANIFEST_AGENTS]
+    return [(a, bundled.get(a)) for a in order]
 
 
 @method("server.reload_config")
