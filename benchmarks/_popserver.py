@@ -46,7 +46,7 @@ async def main(args) -> int:
                 "first": ids[0],
                 "build_s": built,
                 "statuses": statuses,
-                "pending_timers": len(sim._timers),
+                "pending_timers": len(sim.timers),
             }
         ),
         flush=True,

@@ -64,6 +64,21 @@ def _tab(s: Session, workspace_id: str, tab_id: str):
     return t
 
 
+def focus_events(s: Session) -> list[WireEvent]:
+    """The focus trio for the session's focus now (SOCKET.md §8.4: after the batch, all three,
+    even when only the pane changed)."""
+    w = s.active_ws()
+    if w is None:
+        return []
+    wid = w.workspace_id
+    out: list[WireEvent] = [("workspace_focused", {"workspace_id": wid})]
+    t = w.active()
+    if t is not None:
+        out.append(("tab_focused", {"tab_id": t.tab_id, "workspace_id": wid}))
+        out.append(("pane_focused", {"pane_id": t.focused_pane, "workspace_id": wid}))
+    return out
+
+
 class Outbox:
     """The events of the batch in progress, in herdr's order, until the commit drains them."""
 

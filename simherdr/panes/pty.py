@@ -21,7 +21,7 @@ HOW A REAL PANE RUNS (herdr 0.8.2 facts)
   send_input/agent.start/agent.prompt with bracketed paste when the app enabled DECSET 2004 —
   all done by the handlers through ``sim.write_input``).
 * ``pane.process_info`` and agent.start's "available shell" check read /proc (procfs.py).
-* When the shell exits the pane emits herdr's ``pane_exited`` path (``sim.pane_exited``,
+* When the shell exits the pane emits herdr's ``pane_exited`` path (``sim.hooks.pane_exited``,
   SOCKET.md §8.3); closing a pane, tab, workspace or the server hangs up and kills every
   process of the pane's session and tree.
 * Agent detection (which agent, what state) is herdr's own, see detection.py; its results go
@@ -453,7 +453,7 @@ class PtyBackend:
             self.sim.session.panes.get(pane.pane_id) is pane
             and self._real.get(rt.terminal_id) is rt
         ):
-            self.sim.pane_exited(pane)  # -> before_pane_close -> detach -> hang_up
+            self.sim.hooks.pane_exited(pane)  # -> before_pane_close -> detach -> hang_up
         else:
             self._real.pop(rt.terminal_id, None)
             rt.hang_up()

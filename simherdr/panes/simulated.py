@@ -115,7 +115,7 @@ class SimulatedBackend:
         self._write_now(pane, data)
 
     def _write_now(self, pane, data: bytes) -> None:
-        occupant = self.sim.foreground_agent(pane)
+        occupant = self.sim.hooks.foreground_agent(pane)
         if occupant is not None:
             occupant.on_input(data)
             return
@@ -179,7 +179,7 @@ class SimulatedBackend:
                 self._lines[pane.pane_id] = ""
                 if self._builtin(pane, line):
                     pass
-                elif self.sim.on_command(pane, line):
+                elif self.sim.hooks.on_command(pane, line):
                     return True  # the shell ran something (an agent, or exit)
                 screen.feed(self.prompt)
                 line = ""
@@ -191,7 +191,7 @@ class SimulatedBackend:
                 screen.feed("^C\r\n" + self.prompt)
                 line = ""
             elif run == "\x04" and not line:
-                self.sim.on_command(pane, "exit")
+                self.sim.hooks.on_command(pane, "exit")
                 return True
         self._lines[pane.pane_id] = line
         return False
@@ -262,7 +262,7 @@ class SimulatedBackend:
     def process_info(self, pane) -> dict:
         shell_pid = self.shell_pid(pane)
         info = {"pane_id": pane.pane_id, "shell_pid": shell_pid}
-        occupant = self.sim.foreground_agent(pane)
+        occupant = self.sim.hooks.foreground_agent(pane)
         busy = self._busy.get(pane.pane_id)
         if occupant is not None:
             pid = occupant.pid
@@ -282,7 +282,7 @@ class SimulatedBackend:
 
     def shell_in_foreground(self, pane) -> bool:
         return (
-            self.sim.foreground_agent(pane) is None
+            self.sim.hooks.foreground_agent(pane) is None
             and pane.pane_id not in self._busy
             and self._lines.get(pane.pane_id, "") == ""
         )

@@ -146,10 +146,10 @@ def agent_vanishes(sim, pane_id: str, close: str | None = None) -> None:
         _occupant(sim, pane_id).exit()
         _done(sim)
     elif close == "exited":
-        sim.pane_exited(pane)
+        sim.hooks.pane_exited(pane)
     else:
         mdef = sim.methods["pane.close"]
-        sim.call(mdef, {"pane_id": pane.pane_id}, "scenario")
+        sim.dispatcher.call(mdef, {"pane_id": pane.pane_id}, "scenario")
 
 
 def _shell(sim, pane):

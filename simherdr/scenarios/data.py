@@ -323,7 +323,7 @@ class Running:
             rid, mdef, p = sim.parse(obj)
             if mdef is None or mdef.kind != "call":
                 raise E.HerdrError("invalid_request", "a scenario call must be a plain call")
-            reply = {"id": rid, "result": sim.call(mdef, p, rid)}
+            reply = {"id": rid, "result": sim.dispatcher.call(mdef, p, rid)}
         except E.HerdrError as e:
             reply = {"id": obj["id"], "error": e.body()}
         record_reply(sim.trace, obj, reply, "stranger")

@@ -49,11 +49,11 @@ def assert_no_leaks(srv, fds, tasks, what):
     after = settle(srv, fds, tasks)
     print(
         f"\n{what}: fds {fds} -> {after[0]}, server tasks {tasks} -> {after[1]}, "
-        f"open connections {conn_count(srv)}, change waiters {len(srv.sim._change_waiters)}"
+        f"open connections {conn_count(srv)}, change waiters {len(srv.sim.changes)}"
     )
     assert after == (fds, tasks), f"{what}: leaked (fds, tasks) {(fds, tasks)} -> {after}"
     assert conn_count(srv) == 0
-    assert not srv.sim._change_waiters
+    assert len(srv.sim.changes) == 0
 
 
 def rst_close(s: socket.socket) -> None:

@@ -81,7 +81,9 @@ def test_a_failing_handler_answers_internal_error_and_publishes_nothing(h, tmp_p
         sim.outbox.emit("pane_closed", {"pane_id": "w1:p1", "workspace_id": "w1"})
         raise RecursionError("maximum recursion depth exceeded")
 
-    reply = h.loop.run_until_complete(h.sim.dispatch("r1", MethodDef("pane.list", {}, broken), {}))
+    reply = h.loop.run_until_complete(
+        h.sim.dispatcher.dispatch("r1", MethodDef("pane.list", {}, broken), {})
+    )
     assert reply == {
         "id": "r1",
         "error": {"code": "internal_error", "message": "internal error: RecursionError"},

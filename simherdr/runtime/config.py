@@ -1,0 +1,62 @@
+"""Everything that comes from the host in real herdr, made explicit (:class:`Config`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ..trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
+
+
+@dataclass
+class Config:
+    """Everything that comes from the host in real herdr, made explicit."""
+
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    server_cwd: str = field(default_factory=os.getcwd)
+    shell: str = "bash"
+    cols: int = 80
+    rows: int = 24
+    worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
+    confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
+    new_cwd: str = "follow"  # [terminal] new_cwd (src/config/model.rs:229-270)
+    socket_path: str | None = None
+    # Real panes (simherdr.panes.pty): "simulated" (default), "pty" (every pane real) or
+    # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
+    pane_mode: str = "simulated"
+    pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
+    herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
+    # herdr's config.toml (simherdr.hostconfig): None = none read (the test default).
+    config_path: str | None = None  # server.reload_config re-reads it
+    default_shell: str = ""  # [terminal] default_shell (real panes; "" = $SHELL)
+    shell_mode: str = "auto"  # [terminal] shell_mode (read and reported, not applied)
+    toast_delivery: str = "off"  # [ui.toast] delivery: notification.show's path
+    # The trace (simherdr.trace): entries kept in the ring; 0 records nothing.
+    trace_size: int = DEFAULT_TRACE_SIZE
+    # The view area pane rects are laid out on (x, y, width, height): simherdr.model.layout
+    # DEFAULT_AREA names the choice.
+    layout_area: tuple[int, int, int, int] | None = None
+    # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
+    herdr_config_dir: str | None = None
+    herdr_state_dir: str | None = None
+    # The environment herdr's integration install reads besides HOME (always ``home``): the
+    # agents' directory overrides (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, ...) and PATH
+    # (`kimi --version`). Empty by default, so an install lands under ``home`` only;
+    # ``simherdr serve`` passes its own environment, as herdr's server process has it.
+    integration_env: dict[str, str] = field(default_factory=dict)
+    # Session persistence (simherdr.persist): False keeps everything in memory (the default of
+    # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
+    persist: bool = False
+    pane_history: bool = False  # [experimental] pane_history: also session-history.json
+
+
+def load_host_config(config: Config, version: str) -> list:
+    """Apply herdr's config.toml (``config.config_path``) to ``config``, as herdr reads it at
+    start; returns its diagnostics (the client surface reports them)."""
+    if not config.config_path:
+        return []
+    from .. import hostconfig
+
+    loaded = hostconfig.load_at_start(config.config_path, version)
+    hostconfig.apply(config, loaded)
+    return loaded.diagnostics

@@ -1,0 +1,132 @@
+"""The pane hooks: what the backends, the agent layer and the handlers call when a pane is
+made, typed into, renamed, exited or closed (the backend seam and the agent layer's inputs)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from .. import views as V
+
+if TYPE_CHECKING:
+    from ..agents import AgentLayer
+    from ..model.screen import Screen
+    from ..model.seams import PaneBackend
+    from ..model.state import Pane, Session, Workspace
+    from ..outbox import Outbox
+
+
+class ScreenSize(Protocol):
+    cols: int
+    rows: int
+
+
+class HookHost(Protocol):
+    """What the hooks need of the runtime."""
+
+    session: Session
+    outbox: Outbox
+    config: ScreenSize
+
+    @property
+    def backend(self) -> PaneBackend: ...
+
+    @property
+    def agents(self) -> AgentLayer: ...
+
+    def notify(self) -> None: ...
+
+    def commit(self) -> None: ...
+
+
+class PaneHooks:
+    def __init__(self, host: HookHost) -> None:
+        self._host = host
+
+    # --- the session's factories (imported with the first pane, not at start) -----------------
+
+    def make_screen(self) -> Screen:
+        from ..model.screen import Screen
+
+        return Screen(cols=self._host.config.cols, rows=self._host.config.rows)
+
+    def label_for_cwd(self, cwd: str) -> str:
+        """The session's labeler: a cwd's automatic workspace label (git discovery)."""
+        from ..handlers.common import auto_label
+
+        return auto_label(self._host, cwd)
+
+    # --- a pane's life --------------------------------------------------------------------------
+
+    def on_pane_created(self, pane: Pane) -> None:
+        self._host.backend.attach(pane)
+        pane.screen.on_title = lambda: self._title_changed(pane)
+
+    def _title_changed(self, pane: Pane) -> None:
+        """herdr's set_terminal_title (src/terminal/state.rs:225-240): a change of the stripped
+        title bumps revision and publishes pane_updated (src/app/terminal_titles.rs)."""
+        from ..model.titles import stripped_terminal_title
+
+        host = self._host
+        stripped = stripped_terminal_title(pane.screen.title)
+        if stripped == pane.title_stripped or pane.pane_id not in host.session.panes:
+            return
+        pane.title_stripped = stripped
+        pane.revision += 1
+        host.outbox.emit("pane_updated", {"pane": V.pane_info(host.session, pane)})
+        host.notify()
+
+    def write_input(self, pane: Pane, data: bytes) -> None:
+        self._host.backend.write(pane, data)
+        self._host.notify()
+
+    def foreground_agent(self, pane: Pane):
+        """The simulated agent process in the pane's foreground, if any (agent layer)."""
+        return self._host.agents.foreground(pane)
+
+    def on_command(self, pane: Pane, line: str) -> bool:
+        """A command line submitted to a simulated shell. True when something took over."""
+        if self._host.agents.on_command(pane, line):
+            return True
+        if line.strip() == "exit":
+            self.pane_exited(pane)
+            return True
+        return False
+
+    def pane_exited(self, pane: Pane) -> None:
+        """The pane's shell exited: pane_exited, and an emptied tab/workspace goes silently."""
+        if pane.pane_id not in self._host.session.panes:
+            return
+        self.before_pane_close(pane)
+        self._host.session.close_pane(pane, reason="exited")
+        self._host.commit()
+
+    def before_pane_close(self, pane: Pane) -> None:
+        self._host.agents.on_pane_gone(pane)
+        self._host.backend.detach(pane)
+
+    def on_pane_renamed(self, pane: Pane, old_id: str) -> None:
+        """A cross-workspace pane.move gave the pane a new public id: what is keyed by the
+        old one follows (its terminal, processes and pending agent start stay the same)."""
+        self._host.backend.renamed(pane, old_id)
+        self._host.agents.pane_renamed(pane, old_id)
+
+    def close_all(self) -> None:
+        """The server process ends: every pane's agent and process go."""
+        for pane in list(self._host.session.all_panes()):
+            self.before_pane_close(pane)
+
+    def resume_plans(self) -> dict[str, tuple[list | None, str | None]]:
+        """Before a restart: each pane's reported resume command and cwd."""
+        return {p.pane_id: (p.agent.resume_argv, p.cwd) for p in self._host.session.all_panes()}
+
+    def resume(self, plans: dict[str, tuple[list | None, str | None]]) -> None:
+        """After a restart: 0.9.2's resume_argv typed into the new shell, in the saved cwd."""
+        for pane in list(self._host.session.all_panes()):
+            argv, saved_cwd = plans.get(pane.pane_id, (None, None))
+            if argv:
+                self._host.agents.resume_after_restart(pane, argv, saved_cwd)
+
+    def before_workspace_close(self, w: Workspace) -> None:
+        for t in w.tabs:
+            for pid in t.pane_ids():
+                self.before_pane_close(self._host.session.panes[pid])
