@@ -30,7 +30,7 @@ async def main(args) -> int:
     built = time.perf_counter() - t0
     if args.agents:  # let every agent reach idle (no timers left before the measurements)
         deadline = time.monotonic() + 120
-        while sim.next_timer() is not None and time.monotonic() < deadline:
+        while sim.timers.next_timer() is not None and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -24,7 +24,6 @@ from .outbox import Outbox, focus_events
 from .runtime.changes import Changes
 from .runtime.config import Config as Config
 from .runtime.config import load_host_config
-from .runtime.dispatch import Call as Call
 from .runtime.dispatch import Dispatcher, Interceptor
 from .runtime.hooks import PaneHooks
 from .runtime.timers import Timers
@@ -67,8 +66,7 @@ class Simulator:
         self.timers = Timers(self.clock, self.commit, self.changes.notify)
         self.dispatcher = Dispatcher(self)
         self.hooks = PaneHooks(self)
-        # Made on first use, not here: `simherdr serve` answers its first ping without
-        # importing them (a pane's creation is the first use of both).
+        # Made on first use (a pane's creation): `simherdr serve` pings without importing them.
         self._backend: PaneBackend | None = None
         self._agents: AgentLayer | None = None
         if self.config.pane_mode != "simulated":
@@ -137,9 +135,6 @@ class Simulator:
 
     def run_due(self) -> None:
         self.timers.run_due()
-
-    def next_timer(self) -> float | None:
-        return self.timers.next_timer()
 
     def notify(self) -> None:
         self.changes.notify()
@@ -218,10 +213,9 @@ class Simulator:
     def reset(self) -> None:
         """A newly started server's state on the same sockets (the control op ``server.reset``,
         simherdr's own, like moto's reset): every workspace, tab, pane, agent, timer, event,
-        fault, scenario step and agent behaviour override is gone, and ids start again at 1.
-        As on a restart, the old state's waits end without a reply and its connections close.
-        What outlives it: the clock, the configuration (config.toml as read at start), the
-        plugins and the trace (which records the reset as a control step)."""
+        fault, scenario step and behaviour override is gone, ids start again at 1, waits end
+        and connections close as on a restart. The clock, the configuration (config.toml as
+        read at start), the plugins and the trace (it records the reset) outlive it."""
         self._end_generation()
         self.hooks.close_all()  # the backend forgets every pane
         if self._faults is not None:
@@ -262,6 +256,12 @@ class Simulator:
 
     async def request(self, obj: Any, conn=None, *, origin=None, peer_pid=None) -> dict | None:
         return await self.dispatcher.request(obj, conn, origin=origin, peer_pid=peer_pid)
+
+    def answers_now(self, mdef) -> bool:
+        return self.dispatcher.answers_now(mdef)
+
+    def request_now(self, obj: Any, *, origin: str, peer_pid: int | None = None) -> dict:
+        return self.dispatcher.request_now(obj, origin=origin, peer_pid=peer_pid)
 
     def parse(self, obj: Any):
         return self.dispatcher.parse(obj)

@@ -137,7 +137,7 @@ def transport_count(srv: ThreadServer) -> int:
 
 
 def conn_count(srv: ThreadServer) -> int:
-    return srv.run(lambda sim: len(srv.server._conns))
+    return srv.run(lambda sim: srv.server.connections)
 
 
 def baseline(srv: ThreadServer) -> tuple[int, int]:

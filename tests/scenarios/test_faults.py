@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from simherdr.runtime.dispatch import Call
 from simherdr.scenarios.faults import (
     Drop,
     ErrorReply,
@@ -14,7 +15,6 @@ from simherdr.scenarios.faults import (
     WrongPane,
     fault_from_spec,
 )
-from simherdr.simulator import Call
 from tests.scenarios.conftest import start_ready
 
 

@@ -36,7 +36,7 @@ def test_reset_forgets_everything_and_ids_start_again(ws, tmp_path):
     assert op(ws, "fault.list")["result"] == []
     assert ws.sim.interceptors == []
     assert ws.sim.agents.behaviour_for("claude").startup != 9.0
-    assert ws.sim.next_timer() is None  # the scenario's steps and the agent's timers
+    assert ws.sim.timers.next_timer() is None  # the scenario's steps and the agent's timers
     # a fresh server's ids
     created = ws.ok("workspace.create", cwd=str(tmp_path))
     assert created["workspace"]["workspace_id"] == "w1"
