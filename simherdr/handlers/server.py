@@ -41,7 +41,12 @@ def server_stop(sim, p):
 def session_snapshot(sim, p):
     return {
         "type": "session_snapshot",
-        "snapshot": V.session_snapshot(sim.session, sim.profile.version, sim.profile.protocol),
+        "snapshot": V.session_snapshot(
+            sim.session,
+            sim.version.name,
+            sim.version.protocol,
+            sim.version.rows.agent_completion_seq,
+        ),
     }
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..facts.profiles import get_profile
 from . import layout as L
 from .status import tab_status, workspace_status
 from .titles import stripped_terminal_title
@@ -182,7 +181,7 @@ def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
     }
 
 
-def session_snapshot(s: Session, version: str, protocol: int) -> dict:
+def session_snapshot(s: Session, version: str, protocol: int, completion_seq: bool) -> dict:
     snap: dict = {"version": version, "protocol": protocol}
     w = s.active_ws()
     if w is not None:
@@ -195,6 +194,7 @@ def session_snapshot(s: Session, version: str, protocol: int) -> dict:
     snap["tabs"] = [tab_info(s, t) for x in s.workspaces for t in x.tabs]
     snap["panes"] = [pane_info(s, p) for p in s.all_panes()]
     snap["layouts"] = [layout_snapshot(s, x, t) for x in s.workspaces for t in x.tabs]
-    seq = get_profile(version).agent_completion_seq
-    snap["agents"] = [agent_info(s, p, seq) for p in s.all_panes() if p.agent.is_agent_terminal()]
+    snap["agents"] = [
+        agent_info(s, p, completion_seq) for p in s.all_panes() if p.agent.is_agent_terminal()
+    ]
     return snap
