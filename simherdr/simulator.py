@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.profiles import Profile, profile_of
+from .facts.profiles import Profile, profile_of, version_of
 from .facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
@@ -106,7 +106,9 @@ class Simulator:
     ):
         # The herdr release this simulator is (resolved once; readers take version.rows).
         self.version: HerdrVersion = (
-            profile.herdr if isinstance(profile, Profile) else resolve(profile or DEFAULT_VERSION)
+            version_of(profile)
+            if isinstance(profile, Profile)
+            else resolve(profile or DEFAULT_VERSION)
         )
         self.profile: Profile = profile_of(self.version)  # TRANSITIONAL flat view (issue 20)
         self.clock = clock or RealClock()
