@@ -105,14 +105,26 @@ def _identity(path: str) -> tuple[int, int] | None:
 def take_path(path: str, busy_message: str) -> None:
     """Make ``path`` free to bind: its directory checked, a stale socket file removed. Raises
     :class:`SocketBusy` with ``busy_message`` when something still answers there, and never
-    removes what is not a socket."""
-    check_socket_dir(os.path.dirname(path) or ".")
-    if os.path.exists(path) or os.path.islink(path):
-        if not stat.S_ISSOCK(os.lstat(path).st_mode):
-            raise SocketBusy(f"refusing to replace {path}: it is not a socket")
-        if socket_answers(path):
-            raise SocketBusy(busy_message)
-        os.unlink(path)  # stale socket file
+    removes what is not a socket. Under the directory lock, so a starter beside us never
+    removes the file we just bound, nor we the one it did (issue 25: the loser of two starts
+    on a stale socket saw its lstat fail with ENOENT)."""
+    directory = os.path.dirname(path) or "."
+    check_socket_dir(directory)
+    with _directory_lock(directory):
+        _take_path(path, busy_message)
+
+
+def _take_path(path: str, busy_message: str) -> None:
+    """:func:`take_path`'s check and removal; the caller holds the directory lock."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise SocketBusy(f"refusing to replace {path}: it is not a socket")
+    if socket_answers(path):
+        raise SocketBusy(busy_message)
+    os.unlink(path)  # stale socket file
 
 
 # accept(2) failing for lack of resources: asyncio's own accept loop (3.11) logs a traceback
@@ -214,7 +226,7 @@ async def listen_unix(
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         with _directory_lock(os.path.dirname(path) or "."):
-            take_path(path, busy_message)
+            _take_path(path, busy_message)
             old = os.umask(0o177)
             try:
                 sock.bind(path)

@@ -296,8 +296,8 @@ def launch(argv, version=DEFAULT_VERSION):
     the code is not a plain exit status, the caller's ``sys.exit`` runs the normal exit, so
     Python reports those cases exactly as before, except a reader that went away (below).
     """
+    code = main(argv, version=version)  # a bug raising here reports itself, as before
     try:
-        code = main(argv, version=version)
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
