@@ -205,16 +205,39 @@ class Listening:
         except OSError:
             conn.close()
 
-    def close(self) -> None:
-        """Stop accepting; remove the socket file if it is still the one bound here."""
+    def close(self) -> str:
+        """Stop accepting; remove the socket file if it is still the one bound here. Returns
+        what became of the file: "removed", "gone" (someone else removed it before us) or
+        "replaced" (another file, e.g. a newer server's socket, is there now: left alone)."""
         if self._retry is not None:
             self._retry.cancel()
         if self.sock.fileno() >= 0:
             self._loop.remove_reader(self.sock.fileno())
         self.sock.close()
-        if self.identity is not None and _identity(self.path) == self.identity:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+        now = _identity(self.path)
+        if now is None:
+            return "gone"
+        if self.identity is None or now != self.identity:
+            return "replaced"
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            return "gone"
+        return "removed"
+
+
+def fate_text(fates: "list[tuple[str, str]]") -> str:
+    """What a stopping server says of its socket files: ``[(path, fate), ...]`` from
+    :meth:`Listening.close` -> "removed A and B", or each file's own fate when not all were
+    removed here (issue 25: a socket removed by someone else is not "removed" by us)."""
+    if all(fate == "removed" for _, fate in fates):
+        return "removed " + " and ".join(path for path, _ in fates)
+    words = {
+        "removed": "removed {}",
+        "gone": "{} was already gone (removed by someone else)",
+        "replaced": "{} is another socket now (left in place)",
+    }
+    return "; ".join(words[fate].format(path) for path, fate in fates)
 
 
 async def listen_unix(
