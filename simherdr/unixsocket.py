@@ -226,7 +226,7 @@ class Listening:
         return "removed"
 
 
-def fate_text(fates: "list[tuple[str, str]]") -> str:
+def fate_text(fates: list[tuple[str, str]]) -> str:
     """What a stopping server says of its socket files: ``[(path, fate), ...]`` from
     :meth:`Listening.close` -> "removed A and B", or each file's own fate when not all were
     removed here (issue 25: a socket removed by someone else is not "removed" by us)."""
