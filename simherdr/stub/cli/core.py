@@ -296,7 +296,13 @@ def launch(argv, version=DEFAULT_VERSION):
     the code is not a plain exit status, the caller's ``sys.exit`` runs the normal exit, so
     Python reports those cases exactly as before, except a reader that went away (below).
     """
-    code = main(argv, version=version)  # a bug raising here reports itself, as before
+    try:
+        code = main(argv, version=version)
+    except BrokenPipeError:  # a write on the way failed: the reader went away
+        _reader_gone()
+        raise  # pragma: no cover - the signal ends the process
+    # (any other exception from main reports itself: issue 25 found one hidden behind an
+    # UnboundLocalError here)
     try:
         sys.stdout.flush()
         sys.stderr.flush()
