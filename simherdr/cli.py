@@ -251,8 +251,8 @@ def _add_ctl(sub) -> None:
     c.add_argument(
         "op",
         help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
-        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, "
-        "foreground.cwd, "
+        "agent.state, session.report, pane.reuse, agent.vanish, detection.misread, agent.suspend, "
+        "agent.fg, shell.busy, shell.idle, shell.cd, foreground.cwd, "
         "behaviour.set, server.restart, server.reset, trace.get, trace.clear, scenario.load, ops",
     )
     c.add_argument(
