@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from simherdr.facts.profiles import PROFILES
 from simherdr.scenarios.data import (
     ScenarioError,
     library,
@@ -12,7 +13,6 @@ from simherdr.scenarios.data import (
     parse_scenario,
     run_example,
 )
-from simherdr.facts.profiles import PROFILES
 from simherdr.testing import Harness
 from simherdr.trace import without_wall
 
