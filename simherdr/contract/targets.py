@@ -129,8 +129,70 @@ class Target:
     harness: object | None = None
     time_scale: float = 1.0  # simulated seconds per wall second (a simherdr serve --time-scale)
     workdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="simherdr-verify-"))
+    home: str | None = None  # the target's HOME (what ``<home>`` is bound to)
+    cwd: str | None = None  # where CLI runs run (``<cwd>``: the server's cwd on simherdr)
+    server: object | None = None  # a ThreadServer (control ops run on its loop)
+    control_path: str | None = None  # an external simherdr's control socket
     _stop: list = field(default_factory=list)
     _start: float | None = None
+
+    def context(self) -> dict[str, str]:
+        """The target's own values of the recording's named references (normalize.NAMES)."""
+        import getpass
+        import socket as _socket
+
+        ctx = {
+            "home": self.home or os.path.expanduser("~"),
+            "cwd": self.cwd or os.getcwd(),
+            "recorder": os.path.dirname(self.herdr_bin)
+            if self.herdr_bin
+            else self.fresh_dir("bin"),
+            "proxy": self.socket_path or os.path.join(self.workdir, "proxy.sock"),
+            "host": _socket.gethostname(),
+        }
+        try:
+            ctx["user"] = getpass.getuser()
+        except (KeyError, OSError):
+            pass
+        return ctx
+
+    def wait(self, seconds: float) -> None:
+        """Let ``seconds`` recorded (wall) seconds pass on the target's clock."""
+        import time
+
+        if self.harness is not None:
+            self.harness.advance(seconds * self.time_scale)  # type: ignore[attr-defined]
+        else:
+            time.sleep(seconds)
+
+    def control(self, op: dict) -> dict:
+        """One control-plane op (simherdr's own; ``scenarios.control``) on this target."""
+        from ..scenarios.control import control_request, handle
+
+        if self.harness is not None:
+            reply = handle(self.harness.sim, op)  # type: ignore[attr-defined]
+            self.harness.settle()  # type: ignore[attr-defined]
+            return reply
+        if self.server is not None:
+            return self.server.run(lambda sim: handle(sim, op))  # type: ignore[attr-defined]
+        if self.control_path:
+            return control_request(self.control_path, op.get("op", ""), op.get("args") or {})
+        raise Unsupported(
+            f"control op {op.get('op')}: this target has no control socket (--control PATH)"
+        )
+
+    def reset(self) -> None:
+        """A newly started server's state (a recorded ``server.reset`` boundary)."""
+        reply = self.control({"op": "server.reset", "args": {}})
+        if not reply.get("ok"):
+            raise Unsupported(f"server.reset refused: {reply.get('error')}")
+
+    def seed(self, snapshot: dict) -> dict:
+        """Give a fresh simherdr the recording's starting state; returns the target's
+        ``session.snapshot`` after seeding (the replay binds the snapshot's references)."""
+        from .seed import seed_target
+
+        return seed_target(self, snapshot)
 
     def pace_to(self, offset: float) -> None:
         """Let ``offset`` recorded (wall) seconds pass since the first call: a real sleep on a
@@ -139,6 +201,8 @@ class Target:
 
         if self.harness is not None:
             clock = self.harness.clock  # type: ignore[attr-defined]
+            # the in-process clock moves only here: a recorded gap is wall time of an upstream
+            # running time_scale times faster
             if self._start is None:
                 self._start = clock.now()
             due = self._start + offset * self.time_scale
@@ -191,6 +255,7 @@ def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.
     the recording upstream's (``simherdr serve --time-scale``), so paced replay matches it."""
     t = Target(kind, version, time_scale=time_scale)
     cfg = config if config is not None else _config(t.workdir)
+    t.home, t.cwd = cfg.home, cfg.server_cwd
     if kind == "inprocess":
         from ..testing import Harness
 
@@ -205,6 +270,7 @@ def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.
         version, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
     )
     t.socket_path = srv.path
+    t.server = srv
     t._stop.append(srv.stop)
     if kind == "stub":
         from ..stub.install import write_stub
@@ -219,6 +285,15 @@ def ping_version(path: str, timeout: float = 5.0) -> str:
     return str(upstream_version(path, timeout)["version"])
 
 
-def external_target(kind: str, socket_path: str, herdr_bin: str | None = None) -> Target:
-    """A running herdr (or simherdr) at ``socket_path``; it keeps its state between cassettes."""
-    return Target(kind, ping_version(socket_path), socket_path=socket_path, herdr_bin=herdr_bin)
+def external_target(
+    kind: str, socket_path: str, herdr_bin: str | None = None, control: str | None = None
+) -> Target:
+    """A running herdr (or simherdr) at ``socket_path``; it keeps its state between cassettes.
+    ``control``: a simherdr's control socket (recorded resets and control ops replay there)."""
+    return Target(
+        kind,
+        ping_version(socket_path),
+        socket_path=socket_path,
+        herdr_bin=herdr_bin,
+        control_path=control,
+    )

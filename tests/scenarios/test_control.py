@@ -47,6 +47,7 @@ def test_every_documented_op_exists():
             "scenario.load",
             "server.restart",
             "server.reset",
+            "server.info",
         ]
     )
 
