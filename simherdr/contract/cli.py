@@ -73,6 +73,11 @@ def add_contract_parser(sub) -> None:
     v.add_argument("--target", choices=TARGETS, default="socket")
     v.add_argument("--socket", metavar="PATH", help="an external herdr socket (required by real)")
     v.add_argument("--herdr-bin", metavar="PATH", help="real: its herdr binary, for CLI steps")
+    v.add_argument(
+        "--control",
+        metavar="PATH",
+        help="an external simherdr's control socket (recorded resets and control ops replay there)",
+    )
     v.add_argument("--profile", help="simherdr targets: replay every cassette on this profile")
     v.add_argument(
         "--any-version", action="store_true", help="ignore the cassettes' version binding"
@@ -90,6 +95,9 @@ def add_contract_parser(sub) -> None:
     d.add_argument("--format", choices=("markdown", "json"), default="markdown")
     d.add_argument("--out", metavar="FILE", help="write the report here instead of stdout")
     d.set_defaults(fn=diff_cmd)
+    from .selftest import add_parser as add_selftest
+
+    add_selftest(cs)
 
 
 def _err(msg: str) -> int:
@@ -190,6 +198,7 @@ def verify_cmd(args) -> int:
             profile=args.profile,
             socket_path=args.socket,
             herdr_bin=args.herdr_bin,
+            control=args.control,
             any_version=args.any_version,
             timeout=args.timeout,
             pace=not args.no_pace,

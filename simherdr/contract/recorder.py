@@ -432,6 +432,7 @@ class ThreadRecorder:
         cassette = journal_to_cassette(self.path, self.name)
         if write:
             cassette.dump(self.out / f"{self.name}.json")
+            cassette.file = f"{self.name}.json"
             self.path.unlink()
             if self.cli_journal and os.path.exists(self.cli_journal):
                 os.unlink(self.cli_journal)

@@ -80,10 +80,13 @@ class SocketConn:
 class HarnessConn:
     """One in-process "connection": the request's reply, then the end of the connection."""
 
-    def __init__(self, harness):
+    def __init__(self, harness, scale: float = 1.0):
         self.h = harness
+        self.scale = scale
         self.out: deque[bytes] = deque()
         self.sent = False
+        self.task = None
+        self.closed = None
 
     def send(self, line: bytes) -> None:
         from ..wire import decode_request
@@ -102,20 +105,79 @@ class HarnessConn:
         else:
             method = obj.get("method") if isinstance(obj, dict) else None
             mdef = self.h.sim.methods.get(method) if isinstance(method, str) else None
-            if mdef is not None and mdef.kind == "stream":
-                raise Unsupported(f"{method} streams: replay it on a socket target")
+            if mdef is not None and mdef.kind == "stream" and not self.h.sim.stopping:
+                self._stream(obj)
+                return
             reply = self.h.request(obj)
         if reply is not None:
             self.out.append(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode())
 
+    def _stream(self, obj: dict) -> None:
+        """A stream in process: the handler pushes its lines here, as the server's would."""
+        from ..facts import errors as E
+
+        h = self.h
+        self.closed = h.loop.create_future()
+        client = _StreamClient(self)
+
+        async def run() -> None:
+            try:
+                rid, mdef, p = h.sim.parse(obj)
+            except E.HerdrError as e:
+                await client.send({"id": e.reply_id or "", "error": e.body()})
+                return
+            try:
+                await mdef.fn(h.sim, p, rid, client)
+            except E.HerdrError as e:
+                await client.send(
+                    {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+                )
+
+        self.task = h.loop.create_task(run())
+        h.settle()
+
+    def cancelled(self) -> bool:
+        return self.closed is not None and self.closed.done()
+
     def recv_line(self, timeout: float) -> bytes | None:
+        if self.task is None:
+            return self.out.popleft() if self.out else None
+        h = self.h
+        h.settle()
+        # nothing pending: simulated time moves to the next timer (a wait's deadline, an agent's
+        # step), at most ``timeout`` recorded seconds
+        budget = h.clock.now() + timeout * self.scale
+        while not self.out and not self.task.done():
+            nxt = h.clock.next_wakeup()
+            if nxt is None or nxt > budget:
+                raise TimeoutError(f"no stream line within {timeout:g}s (in process)")
+            h.loop.run_until_complete(h.clock.advance_to(nxt))
+            h.settle()
         return self.out.popleft() if self.out else None
 
     def shutdown_write(self) -> None:
-        pass
+        self.close()
 
     def close(self) -> None:
-        pass
+        if self.closed is not None and not self.closed.done():
+            self.closed.set_result(None)
+            self.h.settle()
+
+
+class _StreamClient:
+    """The ClientConnection (handlers/context.py) a stream's handler pushes to, in process."""
+
+    def __init__(self, conn: HarnessConn):
+        self.conn = conn
+        self.closed = conn.closed
+
+    def cancelled(self) -> bool:
+        return self.conn.cancelled()
+
+    async def send(self, obj: dict) -> None:
+        if not self.cancelled():
+            line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+            self.conn.out.append(line)
 
 
 @dataclass
@@ -217,7 +279,7 @@ class Target:
 
     def connect(self, timeout: float = 10.0) -> Conn:
         if self.harness is not None:
-            return HarnessConn(self.harness)
+            return HarnessConn(self.harness, self.time_scale)
         assert self.socket_path
         return SocketConn(self.socket_path, timeout)
 

@@ -568,6 +568,7 @@ def verify(
     validator: Validator | None = None,
     timeout: float = 10.0,
     pace: bool = True,
+    control: str | None = None,
 ) -> list[Result]:
     """Replay every cassette; simherdr targets start fresh per cassette."""
     from ..facts.profiles import PROFILES
@@ -577,7 +578,7 @@ def verify(
     if kind == "real" or socket_path is not None:
         if socket_path is None:
             raise ValueError("--target real needs --socket (the herdr socket to replay against)")
-        target = external_target(kind, socket_path, herdr_bin)
+        target = external_target(kind, socket_path, herdr_bin, control)
         for c in corpus:
             why = "" if any_version else bound_to(c, target.version)
             if why:
