@@ -106,7 +106,7 @@ def _err(msg: str) -> int:
 
 
 def record(args) -> int:
-    from .recorder import RecordingError, ThreadRecorder, record_command
+    from .recorder import RecordingError, ThreadRecorder, record_command, summary
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     out = Path(args.out)
@@ -159,21 +159,6 @@ def record(args) -> int:
         cassette = rec.stop()
     print(summary(out / f"{name}.json", cassette), file=sys.stderr)
     return code
-
-
-def summary(path, cassette) -> str:
-    conns = len({s["conn"] for s in cassette.steps if "conn" in s})
-    runs = sum(1 for s in cassette.steps if "cli_run" in s)
-    bounds = sum(1 for s in cassette.steps if "boundary" in s)
-    line = (
-        f"simherdr record: {path}: {conns} connections, {runs} CLI runs, "
-        f"{len(cassette.normalization.get('refs', {}))} references"
-    )
-    if bounds:
-        line += f", {bounds} resets"
-    if cassette.provenance.get("non_empty_start"):
-        line += f"; {cassette.provenance['non_empty_start']}"
-    return line
 
 
 def verify_cmd(args) -> int:

@@ -139,7 +139,10 @@ def describe(context: dict[str, str] | None = None) -> dict:
 
 
 def recording_context(
-    cwd: str | None = None, recorder: str | None = None, proxy: str | None = None
+    cwd: str | None = None,
+    recorder: str | None = None,
+    proxy: str | None = None,
+    home: str | None = None,
 ) -> dict[str, str]:
     """The context of a recording made here and now: what :data:`NAMED_RULES` replace."""
     import getpass
@@ -151,7 +154,7 @@ def recording_context(
         ("recorder", recorder),
         ("proxy", proxy),
         ("cwd", cwd or os.getcwd()),
-        ("home", os.path.expanduser("~")),
+        ("home", home or os.path.expanduser("~")),
     ):
         if value and value not in ("/", ""):
             ctx[name] = os.path.abspath(value)
@@ -162,6 +165,8 @@ def recording_context(
     host = socket.gethostname()
     if host:
         ctx["host"] = host
+    if ctx.get("cwd") == ctx.get("home"):
+        del ctx["cwd"]  # one value, one name: the home (replay targets serve from their home)
     return {k: v for k, v in ctx.items() if k in NAMES and v and len(v) >= 2}
 
 

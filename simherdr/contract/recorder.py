@@ -303,7 +303,8 @@ class ThreadRecorder:
       ``server.reset`` through it is a boundary of the cassette (one recording per suite);
     - ``snapshot_first``: capture ``session.snapshot`` before the first request (a simherdr
       target is seeded from it);
-    - ``cwd``: the recorded command's working directory (normalized as ``<cwd>``).
+    - ``cwd``: the recorded command's working directory (normalized as ``<cwd>``); ``home``:
+      the upstream's HOME (``<home>``; default: this process's, as when both run in one shell).
 
     :attr:`warnings`: what the recording should say at once (a non-empty upstream).
     """
@@ -323,6 +324,7 @@ class ThreadRecorder:
         control_listen: str | None = None,
         snapshot_first: bool = False,
         cwd: str | None = None,
+        home: str | None = None,
     ):
         import tempfile
         import threading
@@ -342,10 +344,13 @@ class ThreadRecorder:
         except (OSError, ValueError) as e:
             raise RecordingError(f"upstream {upstream} does not answer ping: {e}") from None
         scale_from = "--time-scale"
-        if time_scale is None and control_upstream:
+        if control_upstream:
             try:
-                time_scale = float(control_info(control_upstream)["time_scale"])
-                scale_from = f"server.info on {control_upstream}"
+                sinfo = control_info(control_upstream)
+                if time_scale is None:
+                    time_scale = float(sinfo["time_scale"])
+                    scale_from = f"server.info on {control_upstream}"
+                home = home or sinfo.get("home")
             except (OSError, ValueError, KeyError, TypeError) as e:
                 raise RecordingError(
                     f"control socket {control_upstream} does not answer server.info: {e} "
@@ -366,7 +371,9 @@ class ThreadRecorder:
         self.cli_journal = cli_journal
         meta = start_meta(upstream, name, info, cli_journal, time_scale)
         meta["time_scale_from"] = scale_from
-        meta["context"] = normalize.recording_context(cwd=cwd, recorder=self.bindir, proxy=listen)
+        meta["context"] = normalize.recording_context(
+            cwd=cwd, recorder=self.bindir, proxy=listen, home=home
+        )
         count = upstream_state(upstream)
         if count:
             why = f"{NON_EMPTY} ({count} workspaces when recording began)"
@@ -466,3 +473,19 @@ def record_command(rec: ThreadRecorder, command: list[str], cwd: str | None = No
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
+
+
+def summary(path, cassette) -> str:
+    """The one line a recording ends with: what it holds, and a non-empty start."""
+    conns = len({s["conn"] for s in cassette.steps if "conn" in s})
+    runs = sum(1 for s in cassette.steps if "cli_run" in s)
+    bounds = sum(1 for s in cassette.steps if "boundary" in s)
+    line = (
+        f"simherdr record: {path}: {conns} connections, {runs} CLI runs, "
+        f"{len(cassette.normalization.get('refs', {}))} references"
+    )
+    if bounds:
+        line += f", {bounds} resets"
+    if cassette.provenance.get("non_empty_start"):
+        line += f"; {cassette.provenance['non_empty_start']}"
+    return line

@@ -50,7 +50,7 @@ def selftest_cmd(args) -> int:
     from ..facts.profiles import PROFILES
     from ..stub.install import write_stub
     from ..testing import spawn_server
-    from .recorder import RecordingError, ThreadRecorder, record_command
+    from .recorder import RecordingError, ThreadRecorder, record_command, summary
     from .verify import verify
 
     def err(msg: str) -> int:
@@ -107,8 +107,6 @@ def selftest_cmd(args) -> int:
         finally:
             srv.terminate()
             srv.wait(10)
-        from .cli import summary
-
         print(summary(out / f"{args.name}.json", cassette))
         if code != 0:
             print(f"note: the recorded command exited {code}")

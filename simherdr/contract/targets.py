@@ -303,13 +303,13 @@ class Target:
 
 
 def _config(workdir: str):
+    """A fresh server's home, which is also its cwd (CHOICE: a recording's ``<home>`` and
+    ``<cwd>`` both bind to it, whether the upstream served from its home or elsewhere)."""
     from ..simulator import Config
 
     home = os.path.join(workdir, "home")
-    cwd = os.path.join(workdir, "server-cwd")
     os.makedirs(home)
-    os.makedirs(cwd)
-    return Config(home=home, server_cwd=cwd)
+    return Config(home=home, server_cwd=home)
 
 
 def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.0) -> Target:
