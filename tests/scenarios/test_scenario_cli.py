@@ -86,3 +86,26 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert err.count("\n") == 1 and message in err and err.startswith("simherdr scenario: ")
+
+
+def test_serve_with_a_scenario_for_other_releases_says_so_first(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "h.sock")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--herdr-version", "0.9.3",
+         "--scenario", "session-lost-after-suspend"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = proc.stderr.readline()
+        assert first == (
+            "simherdr serve: note: scenario session-lost-after-suspend describes herdr <0.9.0; "
+            "on 0.9.3 herdr behaves otherwise, so the run shows this release's own behaviour\n"
+        )
+        assert proc.stderr.readline().startswith("simherdr: herdr 0.9.3 (protocol 22) listening")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=10)
