@@ -1,4 +1,4 @@
-"""Core of the stand-in ``herdr`` CLI: context, global arguments, dispatch, clock hooks.
+"""Core of the stand-in ``herdr`` CLI: context, global arguments, dispatch.
 
 herdr 0.8.2 ``src/main.rs`` (argv checks, the launcher fallback), ``src/session.rs``
 (``--session``), ``src/remote/attach.rs`` (``--remote``) and ``src/cli.rs`` ``maybe_run``; the
@@ -10,12 +10,10 @@ module, :mod:`.base`, :mod:`.table` with the called group's rows, :mod:`.scan` a
 :mod:`.wire`, and no pure-Python stdlib package (``posix`` instead of ``os``; no ``time``,
 ``re``, ``json``, ``socket`` packages).
 
-No import cycles: :mod:`.base` (path rules and exits, the primitives every module shares)
-imports nothing of the package; :mod:`.table`, :mod:`.scan`, :mod:`.rust`, :mod:`.wire`,
-:mod:`.standalone`, :mod:`.help`, :mod:`.launcher` and :mod:`.machine` sit between them and this
-module, which imports them (lazily) and never the reverse; the group modules a row names by
-string (``run`` / ``check`` targets, :func:`.table.call`; ``mod``, :mod:`.standalone`) are
-imported on use and may import this module (its clock hooks).
+No import cycles: :mod:`.base` (path rules, exits and the clock, the primitives every module
+shares) imports nothing of the package; every other module sits between it and this one, which
+imports them (lazily) and is imported by none of them.  The context carries what a verb body
+needs from the call (environment, streams, version, clock).
 """
 
 import posix
@@ -23,6 +21,7 @@ import sys
 
 from ...facts.paths import rust_paths_equal  # PathBuf equality, one place
 from . import base
+from .base import DEFAULT_VERSION as DEFAULT_VERSION
 
 # The failures and exits live in .base (the helpers raise them without importing this module);
 # UNSUPPORTED_MESSAGE / UNSUPPORTED_EXIT_CODE stay importable from here.
@@ -32,6 +31,7 @@ from .base import (
     USAGE_FOOTER,
     Exit,
     Failure,
+    ListGroup,
     fail_global,
     fsencode,
     join,
@@ -39,20 +39,7 @@ from .base import (
     unsupported,
     usage,
 )
-
-#: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
-VERSION_PROTOCOLS = {"0.8.2": 20, "0.9.0": 22, "0.9.1": 22, "0.9.3": 22}
-DEFAULT_VERSION = "0.9.3"
-
-#: simherdr extension (not a herdr variable): the simulator may run on a scaled clock.  Every
-#: wait the CLI itself performs (agent start's 100 ms poll, 2 s busy-shell window and start
-#: deadline; server stop's 25 ms poll and 15 s limit) is divided by this factor.  Messages keep
-#: herdr's nominal numbers.  CHOICE: not-a-number, infinite, non-positive and out-of-range
-#: values (outside [MIN_TIME_SCALE, MAX_TIME_SCALE]) mean 1.0, so no wait overflows
-#: ``settimeout``/``sleep`` (issue 14: ``1e-300`` raised OverflowError).
-TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
-MIN_TIME_SCALE = 1e-6
-MAX_TIME_SCALE = 1e6
+from .base import VERSION_PROTOCOLS as VERSION_PROTOCOLS
 
 # herdr's path and session rules live in .base (one place); these names stay for callers.
 SESSION_ENV = base.SESSION_ENV
@@ -60,44 +47,6 @@ SOCKET_PATH_ENV = base.SOCKET_PATH_ENV
 CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
 DEFAULT_SESSION_NAME = base.DEFAULT_SESSION_NAME
 APP_DIR_NAME = base.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
-
-# ---------------------------------------------------------------------------------------------
-# Clock hooks (tests replace these; SIMHERDR_TIME_SCALE feeds them)
-# ---------------------------------------------------------------------------------------------
-
-_TIME_SCALE = 1.0
-
-
-def _monotonic():
-    """Nominal seconds: the real monotonic clock multiplied by the time scale."""
-    import time
-
-    return time.monotonic() * _TIME_SCALE
-
-
-def _sleep(seconds):
-    """Sleep for ``seconds`` nominal seconds (real time divided by the time scale)."""
-    if seconds > 0:
-        import time
-
-        time.sleep(seconds / _TIME_SCALE)
-
-
-def time_scale():
-    return _TIME_SCALE
-
-
-def _read_time_scale(env):
-    raw = env.get(TIME_SCALE_ENV)
-    if not raw:
-        return 1.0
-    try:
-        value = float(raw)
-    except ValueError:
-        return 1.0
-    if not MIN_TIME_SCALE <= value <= MAX_TIME_SCALE:  # also false for nan
-        return 1.0
-    return value
 
 
 def wire():
@@ -140,7 +89,7 @@ def open_ping(ctx):
 class Ctx:
     """Per-invocation state: environment (mutated like herdr mutates its own), streams, version."""
 
-    def __init__(self, version, env, stdout, stderr, argv0):
+    def __init__(self, version, env, stdout, stderr, argv0, clock):
         self.version = version
         self.protocol = VERSION_PROTOCOLS[version]
         self.v09 = self.protocol >= 22
@@ -148,6 +97,7 @@ class Ctx:
         self.stdout = stdout
         self.stderr = stderr
         self.argv0 = argv0
+        self.clock = clock  # base.Clock: every wait of the call (SIMHERDR_TIME_SCALE)
         self.explicit_session = False
 
     # -- output -----------------------------------------------------------------------------
@@ -320,21 +270,23 @@ def _reader_gone():
     posix.kill(posix.getpid(), signal.SIGPIPE)
 
 
-def run(argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None):
-    """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated."""
+def run(
+    argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None, clock=None
+):
+    """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated;
+    ``clock`` (a :class:`.base.Clock` look-alike) defaults to ``SIMHERDR_TIME_SCALE``'s."""
     if version not in VERSION_PROTOCOLS:
         raise ValueError(
             "unsupported herdr version %r (known: %s)" % (version, ", ".join(VERSION_PROTOCOLS))
         )
-    global _TIME_SCALE
     env = dict(_process_env() if env is None else env)
-    _TIME_SCALE = _read_time_scale(env)
     ctx = Ctx(
         version,
         env,
         stdout if stdout is not None else sys.stdout.buffer,
         stderr if stderr is not None else sys.stderr.buffer,
         argv0,
+        base.Clock(base.read_time_scale(env)) if clock is None else clock,
     )
     try:
         return _run(ctx, list(argv))
@@ -536,14 +488,6 @@ def maybe_run(ctx, args):
     return None
 
 
-def group_list(header, rows, trailer):
-    lines = [header]
-    for row in rows:
-        lines.extend(row.get("lines", ()))
-    lines.extend(trailer)
-    return "\n".join(lines)
-
-
 def run_group(ctx, table, name, args):
     """Group dispatch: no verb / unknown verb -> list + exit 2; `help` -> list + exit 0."""
     header, rows, trailer = table.group(name, ctx.v09)
@@ -556,8 +500,11 @@ def run_group(ctx, table, name, args):
                 break
     if row is None:
         code = 0 if verb in ("help", "--help", "-h") else 2
-        raise Exit(code, group_list(header, rows, trailer))
-    return run_row(ctx, name, row, args[1:])
+        raise Exit(code, table.group_list(header, rows, trailer))
+    try:
+        return run_row(ctx, name, row, args[1:])
+    except ListGroup as listing:
+        raise Exit(listing.code, table.group_list(header, rows, trailer)) from None
 
 
 def run_row(ctx, group, row, args):
@@ -645,9 +592,3 @@ def send_ok(ctx, method, params, opened=None):
         ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
         return 1
     return 0
-
-
-def usage_only(ctx, row, args):
-    """Verbs whose only headless answer is their usage (``help`` forms exit 0)."""
-    code = 0 if args and args[0] in ("help", "--help", "-h") else 2
-    raise Exit(code, row["usage"])

@@ -97,6 +97,15 @@ def call(target, ctx, row, args):
     return getattr(module, function)(ctx, row, args)
 
 
+def group_list(header, rows, trailer):
+    """A group's hand-written command list (its header, each row's lines, its trailer)."""
+    lines = [header]
+    for row in rows:
+        lines.extend(row.get("lines", ()))
+    lines.extend(trailer)
+    return "\n".join(lines)
+
+
 def group(name, v09):
     """(header, rows for this version, trailer) of a row-table group."""
     module = __import__("%s.rows_%s" % (__package__, name), fromlist=["rows"])

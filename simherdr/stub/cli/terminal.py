@@ -5,8 +5,8 @@ terminal (CHOICE: their arguments are checked as herdr checks them, then they an
 supported": the stand-in has no terminal stream client).
 """
 
+from . import wire
 from .base import Exit, unsupported, usage
-from .core import wire
 
 _CONTROL_USAGE = "usage: herdr terminal session control <target> [--takeover] [--cols N] [--rows N]"
 _OBSERVE_USAGE = "usage: herdr terminal session observe <target> [--cols N] [--rows N]"
@@ -36,17 +36,16 @@ def session(ctx, row, args):
 
 def title(ctx, row, args):
     verb = args[0] if args else None
-    w = wire()
     if verb == "set":
         if len(args) != 2:
             raise usage("usage: herdr terminal title set <title>")
-        loaded = w.send(
+        loaded = wire.send(
             ctx, "cli:terminal:title:set", "client.window_title.set", {"title": args[1]}
         )
-        return w.print_response(ctx, loaded)
+        return wire.print_response(ctx, loaded)
     if verb == "clear":
         if len(args) != 1:
             raise usage("usage: herdr terminal title clear")
-        loaded = w.send(ctx, "cli:terminal:title:clear", "client.window_title.clear", {})
-        return w.print_response(ctx, loaded)
+        loaded = wire.send(ctx, "cli:terminal:title:clear", "client.window_title.clear", {})
+        return wire.print_response(ctx, loaded)
     raise Exit(0 if verb in ("help", "--help", "-h") else 2, _TITLE_USAGE)
