@@ -54,7 +54,7 @@ def is_shell_name(name):
 
 def wait(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     until = []
     timeout_ms = None
     index = 1
@@ -69,7 +69,7 @@ def wait(ctx, row, args):
             timeout_ms = parse_timeout(take_value(args, index, "--timeout"))
             index += 2
         elif arg in ("help", "--help", "-h"):
-            raise Exit(0, row["usage"])
+            raise Exit(0, row.usage)
         else:
             raise usage("unknown option: %s" % arg)
     params = {"target": args[0]}
@@ -82,7 +82,7 @@ def wait(ctx, row, args):
 
 def prompt(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     if len(args) < 2:
         raise usage("agent prompt requires text")
     wait = False
@@ -272,7 +272,7 @@ def _print_value(ctx, value) -> int:
 
 def start(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     name = args[0]
     separator = args.index("--") if "--" in args else len(args)
     kind = pane_id = timeout_ms = None

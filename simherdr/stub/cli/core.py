@@ -460,6 +460,139 @@ def _has_machine_prefix(args):
 # ---------------------------------------------------------------------------------------------
 
 
+# The group index: each group's rows module, imported (and its rows built) only when a call
+# names the group.  The specials are commands with a body of their own and no row table.
+
+
+def _workspace(v09):
+    from .rows_workspace import rows
+
+    return rows(v09)
+
+
+def _worktree(v09):
+    from .rows_worktree import rows
+
+    return rows(v09)
+
+
+def _tab(v09):
+    from .rows_tab import rows
+
+    return rows(v09)
+
+
+def _pane(v09):
+    from .rows_pane import rows
+
+    return rows(v09)
+
+
+def _agent(v09):
+    from .rows_agent import rows
+
+    return rows(v09)
+
+
+def _api(v09):
+    from .rows_api import rows
+
+    return rows(v09)
+
+
+def _server(v09):
+    from .rows_server import rows
+
+    return rows(v09)
+
+
+def _config(v09):
+    from .rows_config import rows
+
+    return rows(v09)
+
+
+def _notification(v09):
+    from .rows_notification import rows
+
+    return rows(v09)
+
+
+def _channel(v09):
+    from .rows_channel import rows
+
+    return rows(v09)
+
+
+def _terminal(v09):
+    from .rows_terminal import rows
+
+    return rows(v09)
+
+
+def _session(v09):
+    from .rows_session import rows
+
+    return rows(v09)
+
+
+def _integration(v09):
+    from .rows_integration import rows
+
+    return rows(v09)
+
+
+def _plugin(v09):
+    from .rows_plugin import rows
+
+    return rows(v09)
+
+
+#: Group name -> its rows for a version (``rows_<group>.rows(v09)``: header, verbs, trailer).
+GROUPS = {
+    "workspace": _workspace,
+    "worktree": _worktree,
+    "tab": _tab,
+    "pane": _pane,
+    "agent": _agent,
+    "api": _api,
+    "server": _server,
+    "config": _config,
+    "notification": _notification,
+    "channel": _channel,
+    "terminal": _terminal,
+    "session": _session,
+    "integration": _integration,
+    "plugin": _plugin,
+}
+
+
+def _status(ctx, args):
+    from .status import run
+
+    return run(ctx, None, args)
+
+
+def _completion(ctx, args):
+    from .completion import run
+
+    return run(ctx, None, args)
+
+
+def _machine(ctx, args):
+    from .machine import run_group
+
+    return run_group(ctx, None, args)
+
+
+SPECIAL = {
+    "status": _status,
+    "completion": _completion,
+    "completions": _completion,  # visible alias (spec.rs)
+}
+SPECIAL_09 = {"machine": _machine}
+
+
 def maybe_run(ctx, args):
     """Run a CLI command; None means NotCli (the launcher path in src/main.rs)."""
     if "--help" in args or "-h" in args:
@@ -469,115 +602,107 @@ def maybe_run(ctx, args):
         if text is not None:
             ctx.write_out(text)
             return 0
-    from . import table
-
     command, rest = args[0], args[1:]
     if command == "server" and (not rest or rest[0] == "--handoff-import"):
         # src/cli/server.rs run_server_command: only a bare `herdr server` (its --session is
         # already stripped) and `--handoff-import` are NotCli; another option word (even the
         # `--handoff` extract_remote_args re-appends) prints the server commands, exit 2.
         return None
-    builder = table.GROUPS.get(command)
-    if builder is not None:
-        return run_group(ctx, table, command, rest)
-    special = table.SPECIAL.get(command) or (table.SPECIAL_09.get(command) if ctx.v09 else None)
+    rows = GROUPS.get(command)
+    if rows is not None:
+        return run_group(ctx, command, rows(ctx.v09), rest)
+    special = SPECIAL.get(command) or (SPECIAL_09.get(command) if ctx.v09 else None)
     if special is not None:
-        return table.call(special, ctx, None, rest)
-    if command in table.OPAQUE:
-        return unsupported(ctx, " ".join(["herdr", command] + rest[:1]))
+        return special(ctx, rest)
     return None
 
 
-def run_group(ctx, table, name, args):
+def run_group(ctx, name, group, args):
     """Group dispatch: no verb / unknown verb -> list + exit 2; `help` -> list + exit 0."""
-    header, rows, trailer = table.group(name, ctx.v09)
+    from .table import group_list
+
     verb = args[0] if args else None
     row = None
     if verb:
-        for candidate in rows:
-            if candidate["name"] == verb:
+        for candidate in group[1]:
+            if candidate.name == verb:
                 row = candidate
                 break
     if row is None:
         code = 0 if verb in ("help", "--help", "-h") else 2
-        raise Exit(code, table.group_list(header, rows, trailer))
+        raise Exit(code, group_list(group))
     try:
         return run_row(ctx, name, row, args[1:])
     except ListGroup as listing:
-        raise Exit(listing.code, table.group_list(header, rows, trailer)) from None
+        raise Exit(listing.code, group_list(group)) from None
 
 
 def run_row(ctx, group, row, args):
-    if "mod" in row:
+    if row.standalone is not None:
         from .standalone import run_module
 
-        return run_module(
-            ctx, row["mod"], row["name"], args, command="herdr %s %s" % (group, row["name"])
-        )
-    if "run" in row:
-        if row["run"] is None:
-            return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
-        from .table import call
-
-        return call(row["run"], ctx, row, args)
-    shape = row.get("shape", "flags")
-    fields = row.get("fields", ())
+        return run_module(ctx, row.standalone(), row.name, args)
+    if row.run is not None:
+        return row.run(ctx, row, args)
+    if row.unsupported:
+        return unsupported(ctx, "herdr %s %s" % (group, row.name))
+    shape = row.shape
+    fields = row.fields
     if shape == "flags":
         from .scan import scan
 
-        if row.get("all_usage"):
+        if row.all_usage:
             try:
                 values = scan(ctx, row, args)
             except Exit as exc:
                 if exc.code != 2:
                     raise
-                raise usage(row["usage"]) from None
+                raise usage(row.usage) from None
         else:
             values = scan(ctx, row, args)
     else:
         values = {}
         if shape == "none":
             if args:
-                raise usage(row["usage"])
+                raise usage(row.usage)
         elif shape == "ids":
-            flag = row.get("flag")
-            if flag and len(args) == len(fields) + 1 and args[-1] == flag[0]:
-                values[flag[1]] = True
+            flag = row.flag
+            if flag and len(args) == len(fields) + 1 and args[-1] == flag.name:
+                values[flag.field] = True
                 args = args[:-1]
             if len(args) != len(fields):
-                raise usage(row["usage"])
+                raise usage(row.usage)
             values.update(zip(fields, args, strict=True))
         elif shape == "pair":
             if len(args) != 2:
-                raise usage(row["usage"])
+                raise usage(row.usage)
             values[fields[0]] = args[0]
             if args[1] != "--clear":
                 values[fields[1]] = args[1]
         else:  # text / keys: an id and at least one more word
             if len(args) < 2:
-                raise usage(row["usage"])
+                raise usage(row.usage)
             values[fields[0]] = args[0]
             rest = args[1:]
             if shape == "keys":
                 values[fields[1]] = list(rest)
-            elif not (row.get("clear") and rest == ["--clear"]):
+            elif not (row.clear and rest == ["--clear"]):
                 values[fields[1]] = " ".join(rest)
-    const = row.get("const")
-    if const:
-        values.update(const)
-    if "params" in row:
+    if row.const:
+        values.update(row.const)
+    if row.params is not None:
         from .scan import build
 
         params = build(row, values)
     else:
         params = {field: values[field] for field in fields if field in values}
-    method = row.get("method") or "%s.%s" % (group, row["name"].replace("-", "_"))
-    out = row.get("out", "envelope")
+    method = row.method or "%s.%s" % (group, row.name.replace("-", "_"))
+    out = row.out
     opened = open_ping(ctx)
     w = wire()
     if out == "ok":
         return send_ok(ctx, method, params, opened)
-    rid = row.get("rid") or "cli:%s:%s" % (group, row["name"])
+    rid = row.rid or "cli:%s:%s" % (group, row.name)
     loaded = w.send(ctx, rid, method, params, opened=opened)
     if out == "read":
         return w.print_read_response(ctx, loaded)

@@ -13,7 +13,7 @@ STOP_WAIT_POLL = 0.025  # s, src/session.rs:15
 def stop(ctx, row, args):
     """stop_active_server: raw server.stop (no ping), then wait until both sockets are gone."""
     if args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     socket_path = ctx.socket_path()
     paths = [socket_path, ctx.client_socket_path()]
     deadline = ctx.clock.monotonic() + STOP_WAIT_TIMEOUT
@@ -78,7 +78,7 @@ def live_handoff(ctx, row, args):
             flag = arg
             index += 1
             if index >= len(args):
-                raise usage(row["usage"])
+                raise usage(row.usage)
             value = args[index]
         if flag == "--import-exe":
             params["import_exe"] = value
@@ -87,12 +87,12 @@ def live_handoff(ctx, row, args):
 
             protocol = parse_unsigned(value, 32)
             if protocol is None:
-                raise usage(row["usage"])
+                raise usage(row.usage)
             params["expected_protocol"] = protocol
         elif flag == "--expected-version":
             params["expected_version"] = value
         else:
-            raise usage(row["usage"])
+            raise usage(row.usage)
         index += 1
     # ServerLiveHandoffParams field order: import_exe, expected_protocol, expected_version.
     ordered = {
@@ -114,7 +114,7 @@ def _json_flag(row, args):
         return False
     if args == ["--json"]:
         return True
-    raise usage(row["usage"])
+    raise usage(row.usage)
 
 
 def agent_manifests(ctx, row, args):

@@ -16,14 +16,14 @@ _TITLE_USAGE = "usage: herdr terminal title set <title>\n       herdr terminal t
 def attach(ctx, row, args):
     """parse_attach_target (src/cli.rs; also ``agent attach``), then the unsupported attach."""
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     for arg in args[1:]:
         if arg == "--takeover":
             continue
         if arg in ("help", "--help", "-h"):
-            raise Exit(0, row["usage"])
+            raise Exit(0, row.usage)
         raise usage("unknown option: %s" % arg)
-    return unsupported(ctx, row.get("command", "herdr terminal attach"))
+    return unsupported(ctx, row.command or "herdr terminal attach")
 
 
 def session(ctx, row, args):
