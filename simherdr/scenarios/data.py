@@ -27,7 +27,9 @@ plane and are recorded in the trace. ``[[example]]`` lists the calls a typical c
 ``absent`` = dotted paths the result must not have; or ``advance = S``): :func:`run_example`
 runs it, and the suite runs every shipped scenario's example end to end. An example entry may
 also check ``present`` (dotted paths the result must have) and ``message`` (the error's exact
-message), and be limited to ``releases`` (a release spec, below).
+message), and be limited to ``releases`` (a release spec, below) or to the releases whose
+behaviour rows have given values (``when = { exit_keeps_name_until_shell = true }``: a branch on
+a row, the way the code branches, rather than on version strings).
 
 Field scenarios (what real herdr does to clients, from its issue tracker and the clients' own
 notes) carry their provenance: ``source`` (URL or a list of them), ``releases`` (where what the
@@ -62,6 +64,7 @@ EXAMPLE_KEYS = {
     "present",
     "message",
     "releases",
+    "when",
     "note",
 }
 # A field scenario's provenance (ours, not herdr's): where it was reported, the releases where
@@ -239,6 +242,8 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
             _num(raw["advance"], f"{where}: advance")
         if "releases" in raw:
             raw = {**raw, "releases": parse_releases(raw["releases"], f"{where}: releases")}
+        if "when" in raw:
+            _check_rows(raw["when"], f"{where}: when")
         example.append(raw)
     origin = data.get("source", [])
     if isinstance(origin, str):
@@ -264,6 +269,31 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
 
 
 # --- releases ---------------------------------------------------------------------------------
+
+
+def _row_names() -> frozenset[str]:
+    import dataclasses
+
+    from ..facts.profiles import Profile
+
+    return frozenset(f.name for f in dataclasses.fields(Profile))
+
+
+def _check_rows(when: Any, where: str) -> None:
+    """``when = { row = value }``: an example entry that runs only on releases whose behaviour
+    rows have those values (rows, never version strings, decide a branch)."""
+    if not isinstance(when, dict) or not when:
+        raise ScenarioError(f"{where}: a table of release rows and values")
+    unknown = sorted(set(when) - _row_names())
+    if unknown:
+        raise ScenarioError(f"{where}: not a release row: {', '.join(unknown)}")
+
+
+def rows_hold(sim, when: dict) -> bool:
+    """Whether ``sim``'s release has every row of ``when`` at its value (names checked when the
+    file was read)."""
+    return all(getattr(sim.profile, row) == value for row, value in when.items())
+
 
 _CLAUSE = re.compile(r"^(>=|<=|==|>|<)?\s*(\d+)\.(\d+)\.(\d+)$")
 
@@ -465,6 +495,8 @@ def run_example(h, scenario: Scenario) -> list[str]:
     version = h.sim.profile.version
     for i, ex in enumerate(scenario.example, 1):
         if "releases" in ex and not ex["releases"].contains(version):
+            continue
+        if "when" in ex and not rows_hold(h.sim, ex["when"]):
             continue
         if "advance" in ex:
             h.advance(float(ex["advance"]))

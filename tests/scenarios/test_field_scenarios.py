@@ -39,7 +39,7 @@ def test_the_library_holds_twenty_field_scenarios_each_with_its_provenance():
 @pytest.mark.parametrize("name, version", CASES)
 def test_a_field_scenario_shows_its_effect_on_each_release_it_describes(name, version):
     sc = load_scenario(name)
-    guarded = any("releases" in ex for ex in sc.example)
+    guarded = any("releases" in ex or "when" in ex for ex in sc.example)
     if not sc.applies_to(version) and not guarded:
         pytest.skip(f"{name} describes herdr {sc.releases}, not {version}")
     _, entries, problems = play(name, version)
@@ -62,14 +62,45 @@ def test_a_field_scenario_gives_the_same_trace_twice_and_fires_every_step(name):
         assert sorted(set(running.fired)) == list(range(len(sc.steps))), "every step fired"
 
 
-def test_loaded_on_a_release_it_does_not_describe_the_scenario_says_so():
-    sc = load_scenario("session-lost-after-suspend")
+OTHER_RELEASES = """
+name = "old-only"
+source = "https://example.invalid/issue"
+releases = "<0.8.0"
+observes = "x"
+client_should = "y"
+"""
+
+
+def test_loaded_on_a_release_it_does_not_describe_the_scenario_says_so(tmp_path):
+    f = tmp_path / "old-only.toml"
+    f.write_text(OTHER_RELEASES)
+    sc = load_scenario(str(f))
     with Harness(version="0.9.3", auto_advance=True) as h:
         running = sc.install(h.sim)
         h.settle()
-        assert running.elsewhere and "describes herdr <0.9.0" in running.elsewhere
+        assert running.elsewhere == (
+            "scenario old-only describes herdr <0.8.0; on 0.9.3 herdr behaves otherwise, so the "
+            "run shows this release's own behaviour"
+        )
         notes = [e for e in h.trace() if e["kind"] == "note"]
-        assert notes and "on 0.9.3 herdr behaves otherwise" in notes[0]["releases"]
+        assert [n["releases"] for n in notes] == [running.elsewhere]
+
+
+def test_an_example_branch_runs_where_its_rows_hold_and_names_are_checked(tmp_path):
+    sc = parse_scenario(
+        {
+            "example": [
+                {"call": "ping", "expect": "ok", "when": {"agent_completion_seq": True}},
+                {"call": "ping", "expect": "no_such_code", "when": {"agent_completion_seq": False}},
+            ]
+        }
+    )
+    for version in RELEASES:
+        with Harness(version=version, auto_advance=True) as h:
+            problems = run_example(h, sc)
+            assert (problems == []) == h.sim.profile.agent_completion_seq
+    with pytest.raises(ScenarioError, match="not a release row: completion_row"):
+        parse_scenario({"example": [{"call": "ping", "when": {"completion_row": True}}]}, "f")
 
 
 def test_release_specs_are_checked_and_compared_as_versions():
