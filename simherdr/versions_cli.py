@@ -66,7 +66,7 @@ def run(args) -> int:
     ]
     widths = [max(len(line[i]) for line in table) for i in range(len(head))]
     for line in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
     print(
         "* the default. source/changelog/choice: how each row (with the tables, the protocol "
         "and the method set) is known: read in the release's tree, inferred from its "
