@@ -336,7 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simherdr.contract.clientsuite")
     ap.add_argument("flows", nargs="*", help=f"flows to run: {', '.join(FLOWS)} (default: all)")
     ap.add_argument("--build", metavar="DIR", help="record every flow into DIR (one cassette each)")
-    ap.add_argument("--herdr-version", default="0.9.3")
+    from ..facts.versions import DEFAULT_VERSION, RELEASES
+
+    ap.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=RELEASES)
     ap.add_argument("--time-scale", type=float, default=50.0)
     args = ap.parse_args(argv)
     unknown = [f for f in args.flows if f not in FLOWS]
