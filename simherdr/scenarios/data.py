@@ -522,8 +522,11 @@ def run_example(h, scenario: Scenario) -> list[str]:
 
 def _scenario_load(sim, scenario: str, seed: int | None = None) -> dict:
     sc = load_scenario(scenario, seed=seed)
-    sc.install(sim)
-    return sc.describe()
+    running = sc.install(sim)
+    out = sc.describe()
+    if running.elsewhere:  # a field scenario loaded on a release it does not describe
+        out["note"] = running.elsewhere
+    return out
 
 
 OPS["scenario.load"] = _scenario_load  # the control plane's table (control.py names it)

@@ -86,6 +86,20 @@ def test_loaded_on_a_release_it_does_not_describe_the_scenario_says_so(tmp_path)
         assert [n["releases"] for n in notes] == [running.elsewhere]
 
 
+def test_the_control_plane_load_reply_carries_the_releases_and_the_note(tmp_path):
+    from simherdr.scenarios.control import handle
+
+    f = tmp_path / "old-only.toml"
+    f.write_text(OTHER_RELEASES)
+    with Harness(version="0.9.3") as h:
+        reply = handle(h.sim, {"op": "scenario.load", "args": {"scenario": str(f)}})
+        assert reply["ok"] and reply["result"]["releases"] == "<0.8.0"
+        assert reply["result"]["origin"] == ["https://example.invalid/issue"]
+        assert reply["result"]["note"].startswith("scenario old-only describes herdr <0.8.0")
+        reply = handle(h.sim, {"op": "scenario.load", "args": {"scenario": "done-or-idle"}})
+        assert reply["ok"] and "note" not in reply["result"]
+
+
 def test_an_example_branch_runs_where_its_rows_hold_and_names_are_checked(tmp_path):
     sc = parse_scenario(
         {
