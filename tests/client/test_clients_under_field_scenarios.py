@@ -243,10 +243,14 @@ def test_rail_server_restart_during_agent_start_fails_and_closes_nothing(rail):
     sim, env = rail
     sim.srv.load_scenario("restart-between-start-and-witness")
     result, rec = go(sim, env)
+    # which of the CLI's own polls meets the restart is wall-clock timing: the dropped
+    # connection (agent_start_transport_failed) or the new server's pane (timeout)
+    code = json.loads(rec.results[2].stderr)["error"]["code"]
+    assert code in ("timeout", "agent_start_transport_failed")
     assert result == {
         "ok": False,
         "reason": "herdr-agent-start-failed",
-        "herdrErrorCode": "timeout",
+        "herdrErrorCode": code,
         "recovery": {
             "outcome": "orphan-unreclaimed",
             "paneId": "w1:p2",
@@ -254,10 +258,10 @@ def test_rail_server_restart_during_agent_start_fails_and_closes_nothing(rail):
         },
     }
     assert rec.verbs() == ["pane get", "tab create", "agent start", "pane get"]
-    assert json.loads(rec.results[2].stderr)["error"] == {
-        "code": "timeout",
-        "message": "timed out waiting for agent startup",
-    }
+    if code == "timeout":
+        assert json.loads(rec.results[2].stderr)["error"]["message"] == (
+            "timed out waiting for agent startup"
+        )
     assert "agent" not in pane_info(sim, "w1:p2")
 
 

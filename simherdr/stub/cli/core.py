@@ -298,6 +298,12 @@ def launch(argv, version=DEFAULT_VERSION):
     """
     try:
         code = main(argv, version=version)
+    except BrokenPipeError:  # a write on the way failed: the reader went away
+        _reader_gone()
+        raise  # pragma: no cover - the signal ends the process
+    # (any other exception from main reports itself: issue 25 found one hidden behind an
+    # UnboundLocalError here)
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
