@@ -61,10 +61,11 @@ def test_a_suite_that_resets_between_tests_records_and_replays_as_one(tmp_path, 
     c.steps = [s for s in c.steps if "boundary" not in s]
     t = simherdr_target("socket", version, time_scale=50)
     try:
-        r = V.run_cassette(c, t)
+        r = V.run_cassette(c, t, timeout=2)
     finally:
         t.close()
     assert r.status == "fail"
+    assert "agent_name_taken" in r.report() or "agent_pane_busy" in r.report(), r.report()
 
 
 def test_a_recording_that_met_existing_state_is_flagged_at_record_time_and_in_verify(
