@@ -26,6 +26,7 @@ import weakref
 from collections.abc import Callable, Iterator
 
 from .clock import Clock, RealClock, VirtualClock
+from .facts.versions import HerdrVersion
 from .simulator import Config, Simulator
 
 Validator = Callable[[dict], None]
@@ -69,7 +70,7 @@ def _shutdown(loop: asyncio.AbstractEventLoop, sim: Simulator, unclosed: bool) -
 class Harness:
     def __init__(
         self,
-        version: str | None = None,
+        version: HerdrVersion | str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
         validator: Validator | None = None,
@@ -205,7 +206,7 @@ class ThreadServer:
 
     def __init__(
         self,
-        version: str | None = None,
+        version: HerdrVersion | str | None = None,
         path: str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,

@@ -56,7 +56,7 @@ def is_running_at(socket_path: str) -> bool:
 
 
 def _v09(version: str) -> bool:
-    from .core import VERSION_PROTOCOLS
+    from .base import VERSION_PROTOCOLS
 
     return VERSION_PROTOCOLS[version] >= 22
 
