@@ -251,7 +251,7 @@ def test_other_codex_arguments_name_no_session(h, tmp_path, version, args):
 )
 def test_only_an_interactive_letta_is_an_agent(h, tmp_path, version, line, agent):
     """[H093] src/detect/mod.rs is_interactive_letta_process; letta is no 0.8.2 kind."""
-    found = command_kind(line, h.sim.profile.agent_kinds)
+    found = command_kind(line, h.sim.version.tables.agent_kinds)
     if version == "0.8.2":
         assert found is None
     else:
