@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
@@ -57,7 +56,7 @@ def gone(root: str, timeout: float = 5.0) -> list[str]:
     return leftovers(root) + ([root] if os.path.exists(root) else [])
 
 
-PY_SUITE = '''
+PY_SUITE = """
 import json, os, socket, subprocess, unittest
 
 def call(method, **params):
@@ -96,7 +95,7 @@ class Suite(unittest.TestCase):
             self.assertTrue(os.environ[name].startswith(root + "/"), name)
         self.assertEqual(os.environ["PATH"].split(os.pathsep)[0], os.path.dirname(
             os.environ["HERDR_BIN"]))
-'''
+"""
 
 
 def test_a_python_suite_passes_and_leaves_nothing(tmp_path):
@@ -242,7 +241,10 @@ def test_a_signal_stops_everything(tmp_path, sig):
 def test_a_crash_of_the_command_stops_everything(tmp_path):
     marker = tmp_path / "root"
     p = simherdr_run(
-        "--", "sh", "-c", f'echo "$SIMHERDR_RUN_ROOT" > {marker}; herdr workspace list; kill -SEGV $$'
+        "--",
+        "sh",
+        "-c",
+        f'echo "$SIMHERDR_RUN_ROOT" > {marker}; herdr workspace list; kill -SEGV $$',
     )
     assert p.returncode == 128 + signal.SIGSEGV, p.stderr
     assert "the command failed (exit status 139)" in p.stderr
@@ -289,4 +291,4 @@ def test_record_writes_a_cassette(tmp_path):
     cassette = json.loads((out / "suite.json").read_text())
     sent = json.dumps(cassette)
     assert "workspace.create" in sent and "workspace.list" in sent
-    assert f"recorded" in p.stderr
+    assert "simherdr run: recorded" in p.stderr
