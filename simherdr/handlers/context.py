@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
     from ..model.surface import ClientSurface
+    from ..outbox import Outbox
     from ..plugins import PluginHost
 
 T = TypeVar("T")
@@ -69,6 +70,7 @@ class HandlerContext(Protocol):
     # --- state ------------------------------------------------------------------------------
     session: Session  # workspaces, tabs, panes (pure state, simherdr.model)
     hub: EventHub  # herdr's event ring: ``seq``, ``after(cursor, kinds)``
+    outbox: Outbox  # the batch's events until commit: ``emit``, ``suppressed``, ``deferred``
     profile: Profile  # the herdr version's facts and behaviour switches
     config: HandlerConfig
     agents: AgentLayer  # the agent layer: every agent-state input goes through it

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
-from ..model import views as V
 from .registry import method
 
 # src/server/handoff.rs:26, checked at src/server/headless.rs:1266-1275.
@@ -41,7 +41,12 @@ def server_stop(sim, p):
 def session_snapshot(sim, p):
     return {
         "type": "session_snapshot",
-        "snapshot": V.session_snapshot(sim.session, sim.profile.version, sim.profile.protocol),
+        "snapshot": V.session_snapshot(
+            sim.session,
+            sim.profile.version,
+            sim.profile.protocol,
+            sim.profile.agent_completion_seq,
+        ),
     }
 
 

@@ -160,7 +160,9 @@ def test_wrong_types_for_every_method_in_process():
         def snap():
             s = h.sim.session
             return (
-                V.session_snapshot(s, VERSION, h.sim.profile.protocol),
+                V.session_snapshot(
+                    s, VERSION, h.sim.profile.protocol, h.sim.profile.agent_completion_seq
+                ),
                 h.sim.hub.seq,
                 {
                     p.pane_id: read_pane(h.sim, p, "recent", 1000, "text")["text"]
