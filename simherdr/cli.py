@@ -376,7 +376,7 @@ def _install_stub(args) -> int:
 def _add_trace(sub) -> None:
     t = sub.add_parser("trace", help="look at a trace (`serve --trace FILE`, the pytest plugin)")
     tsub = t.add_subparsers(
-        dest="trace_cmd", metavar="view|show", required=True, parser_class=_Parser
+        dest="trace_cmd", metavar="view|show|export", required=True, parser_class=_Parser
     )
     v = tsub.add_parser("view", help="draw a trace as a self-contained HTML timeline")
     v.add_argument("file", help="a JSON-lines trace")
@@ -386,6 +386,36 @@ def _add_trace(sub) -> None:
     s.add_argument("file", help="a JSON-lines trace")
     s.add_argument("--limit", type=int, default=400, help="show the last N entries")
     s.set_defaults(fn=_trace_show)
+    _add_trace_export(tsub)
+
+
+def _add_trace_export(tsub) -> None:  # simherdr.traceexport: Trace Event Format (Perfetto)
+    x = tsub.add_parser("export", help="write a trace for chrome://tracing / the Perfetto UI")
+    x.add_argument("file", help="a JSON-lines trace")
+    x.add_argument("--format", choices=("chrome", "perfetto", "jsonl"), default="chrome")
+    x.add_argument(
+        "-o", "--output", help="default: FILE with .trace.json (jsonl: stdout); -: stdout"
+    )
+    x.set_defaults(fn=_trace_export)
+
+
+def _trace_export(args) -> int:
+    from .traceexport import export
+
+    text = export(_load_trace(args.file), args.format)
+    out = args.output or (
+        "-" if args.format == "jsonl" else os.path.splitext(args.file)[0] + ".trace.json"
+    )
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror}") from None
+    print(out)
+    return 0
 
 
 def _load_trace(path: str) -> list[dict]:
