@@ -359,7 +359,7 @@ class Axis:
         durations = [b - a for a, b in self.clusters]
         widths = [0.0] * n
         free = set(range(n))
-        budget = avail
+        budget = float(avail)
         while free:  # clusters too short for min_px get it; the rest share what is left
             total = sum(durations[i] for i in free)
             if total <= 0:
