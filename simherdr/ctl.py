@@ -22,7 +22,8 @@ OK, REFUSED, USAGE, UNREACHABLE = 0, 1, 2, 3
 OPS_HELP = (
     "fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, agent.state, "
     "session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, foreground.cwd, "
-    "behaviour.set, server.restart, server.reset, trace.get, trace.clear, scenario.load, ops"
+    "behaviour.set, detection.misread, agent.suspend, agent.fg, server.restart, server.reset, "
+    "server.info, trace.get, trace.clear, scenario.load, ops"
 )
 USAGE_LINE = "usage: simherdr ctl [--control PATH] [--timeout SECONDS] OP [JSON-ARGS]"
 HELP = f"""{USAGE_LINE}
