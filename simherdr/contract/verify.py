@@ -586,7 +586,7 @@ def verify(
 
 def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
             validator, timeout, pace, control) -> None:  # fmt: skip
-    from ..facts.profiles import PROFILES
+    from ..facts.versions import RELEASES
     from .targets import external_target, simherdr_target
 
     if kind == "real" or socket_path is not None:
@@ -603,7 +603,7 @@ def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_ver
         return
     for c in corpus:
         bar.step(c.name)
-        versions, why = versions_for(c, set(PROFILES), profile)
+        versions, why = versions_for(c, set(RELEASES), profile)
         if not versions:
             results.append(
                 Result(c, kind, c.version or "?", "skip", why or "no profile to replay on")
