@@ -19,16 +19,17 @@ from simherdr.trace import load
 from simherdr.traceview import Axis, model, render_html
 from tests.traceview.test_timeline import CHROMIUM, NEEDS_CHROMIUM
 
-# wall seconds at --time-scale 10: 3 s, 2 s and 4 s of simulated idle time between commands
+# wall seconds at --time-scale 2: 3 s, 2 s and 4 s of simulated idle time between commands
+# (a slow clock: on a loaded machine a stand-in call's own wall time stays small beside them)
 STORY = """#!/bin/sh
 herdr workspace create --cwd /tmp >/dev/null
-sleep 0.3
+sleep 1.5
 herdr pane split w1:p1 --direction right >/dev/null
-sleep 0.2
+sleep 1
 herdr agent start a1 --kind pi --pane w1:p1 >/dev/null
-sleep 0.4
+sleep 2
 herdr agent prompt a1 "fix the bug" --wait --until idle --until done --timeout 60000 >/dev/null
-sleep 0.2
+sleep 1
 herdr agent list >/dev/null
 """
 
@@ -42,7 +43,7 @@ def story_trace(tmp: str) -> list[dict]:
     (d / "story.sh").chmod(0o755)
     trace = d / "story.jsonl"
     p = subprocess.run(
-        [sys.executable, "-m", "simherdr", "run", "--time-scale", "10", "--scenario",
+        [sys.executable, "-m", "simherdr", "run", "--time-scale", "2", "--scenario",
          "agent-vanishes-mid-run", "--trace", str(trace), "--", str(d / "story.sh")],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
