@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.profiles import Profile, get_profile
+from .facts.profiles import Profile, profile_of, version_of
+from .facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
 from .model.hub import EventHub
@@ -100,11 +101,17 @@ class Call:
 class Simulator:
     def __init__(
         self,
-        profile: Profile | str | None = None,
+        profile: HerdrVersion | Profile | str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
     ):
-        self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
+        # The herdr release this simulator is (resolved once; readers take version.rows).
+        self.version: HerdrVersion = (
+            version_of(profile)
+            if isinstance(profile, Profile)
+            else resolve(profile or DEFAULT_VERSION)
+        )
+        self.profile: Profile = profile_of(self.version)  # TRANSITIONAL flat view (issue 20)
         self.clock = clock or RealClock()
         self.config = config or Config()
         self.outbox = Outbox()

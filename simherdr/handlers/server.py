@@ -43,9 +43,9 @@ def session_snapshot(sim, p):
         "type": "session_snapshot",
         "snapshot": V.session_snapshot(
             sim.session,
-            sim.profile.version,
-            sim.profile.protocol,
-            sim.profile.agent_completion_seq,
+            sim.version.name,
+            sim.version.protocol,
+            sim.version.rows.agent_completion_seq,
         ),
     }
 

@@ -161,7 +161,7 @@ def test_wrong_types_for_every_method_in_process():
             s = h.sim.session
             return (
                 V.session_snapshot(
-                    s, VERSION, h.sim.profile.protocol, h.sim.profile.agent_completion_seq
+                    s, VERSION, h.sim.profile.protocol, h.sim.version.rows.agent_completion_seq
                 ),
                 h.sim.hub.seq,
                 {
