@@ -48,6 +48,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..facts.versions import parse_key
 from ..trace import Observable
 from .control import OPS, handle
 
@@ -274,9 +275,9 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
 def _row_names() -> frozenset[str]:
     import dataclasses
 
-    from ..facts.profiles import Profile
+    from ..facts.versions import Rows
 
-    return frozenset(f.name for f in dataclasses.fields(Profile))
+    return frozenset(f.name for f in dataclasses.fields(Rows))
 
 
 def _check_rows(when: Any, where: str) -> None:
@@ -292,17 +293,11 @@ def _check_rows(when: Any, where: str) -> None:
 def rows_hold(sim, when: dict) -> bool:
     """Whether ``sim``'s release has every row of ``when`` at its value (names checked when the
     file was read)."""
-    return all(getattr(sim.profile, row) == value for row, value in when.items())
+    rows = sim.version.rows
+    return all(getattr(rows, row) == value for row, value in when.items())
 
 
 _CLAUSE = re.compile(r"^(>=|<=|==|>|<)?\s*(\d+)\.(\d+)\.(\d+)$")
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    m = _CLAUSE.match(version.strip())
-    if m is None or m.group(1):
-        raise ValueError(f"not a herdr version: {version!r}")
-    return tuple(int(x) for x in m.group(2, 3, 4))
 
 
 @dataclass(frozen=True)
@@ -314,7 +309,7 @@ class Releases:
     clauses: tuple = ()
 
     def contains(self, version: str) -> bool:
-        key = _version_key(version)
+        key = parse_key(version)
         for op, want in self.clauses:
             ok = {
                 ">=": key >= want,
@@ -398,7 +393,7 @@ class Running:
         self._pending: dict[tuple, dict] = {}  # (conn, id) -> request params
         self.t0 = sim.now()
         sim.trace.record("step", "scenario", name="scenario.load", args=scenario.describe())
-        self.elsewhere = scenario.elsewhere(sim.profile.version)
+        self.elsewhere = scenario.elsewhere(sim.version.name)
         if self.elsewhere:
             sim.trace.record("note", "scenario", releases=self.elsewhere)
         for i, st in enumerate(scenario.steps):
@@ -492,7 +487,7 @@ def run_example(h, scenario: Scenario) -> list[str]:
     """Run a scenario's ``[[example]]`` against a :class:`simherdr.testing.Harness` (with
     ``auto_advance``); return the problems found (empty: the scenario did what it says)."""
     problems = []
-    version = h.sim.profile.version
+    version = h.sim.version.name
     for i, ex in enumerate(scenario.example, 1):
         if "releases" in ex and not ex["releases"].contains(version):
             continue
@@ -527,8 +522,11 @@ def run_example(h, scenario: Scenario) -> list[str]:
 
 def _scenario_load(sim, scenario: str, seed: int | None = None) -> dict:
     sc = load_scenario(scenario, seed=seed)
-    sc.install(sim)
-    return sc.describe()
+    running = sc.install(sim)
+    out = sc.describe()
+    if running.elsewhere:  # a field scenario loaded on a release it does not describe
+        out["note"] = running.elsewhere
+    return out
 
 
 OPS["scenario.load"] = _scenario_load  # the control plane's table (control.py names it)

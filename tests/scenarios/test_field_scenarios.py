@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.facts.profiles import PROFILES
+from simherdr.facts.versions import RELEASES as ALL_RELEASES
 from simherdr.scenario_cli import play
 from simherdr.scenarios.data import (
     ScenarioError,
@@ -19,7 +19,7 @@ from simherdr.scenarios.data import (
 )
 from simherdr.testing import Harness
 
-RELEASES = sorted(PROFILES)  # every modelled herdr release: field scenarios are cheap to run
+RELEASES = list(ALL_RELEASES)  # every modelled herdr release, oldest first: they are cheap
 FIELD = sorted(n for n in library() if load_scenario(n).origin)
 CASES = [(n, v) for n in FIELD for v in RELEASES]
 
@@ -86,6 +86,20 @@ def test_loaded_on_a_release_it_does_not_describe_the_scenario_says_so(tmp_path)
         assert [n["releases"] for n in notes] == [running.elsewhere]
 
 
+def test_the_control_plane_load_reply_carries_the_releases_and_the_note(tmp_path):
+    from simherdr.scenarios.control import handle
+
+    f = tmp_path / "old-only.toml"
+    f.write_text(OTHER_RELEASES)
+    with Harness(version="0.9.3") as h:
+        reply = handle(h.sim, {"op": "scenario.load", "args": {"scenario": str(f)}})
+        assert reply["ok"] and reply["result"]["releases"] == "<0.8.0"
+        assert reply["result"]["origin"] == ["https://example.invalid/issue"]
+        assert reply["result"]["note"].startswith("scenario old-only describes herdr <0.8.0")
+        reply = handle(h.sim, {"op": "scenario.load", "args": {"scenario": "done-or-idle"}})
+        assert reply["ok"] and "note" not in reply["result"]
+
+
 def test_an_example_branch_runs_where_its_rows_hold_and_names_are_checked(tmp_path):
     sc = parse_scenario(
         {
@@ -98,7 +112,7 @@ def test_an_example_branch_runs_where_its_rows_hold_and_names_are_checked(tmp_pa
     for version in RELEASES:
         with Harness(version=version, auto_advance=True) as h:
             problems = run_example(h, sc)
-            assert (problems == []) == h.sim.profile.agent_completion_seq
+            assert (problems == []) == h.sim.version.rows.agent_completion_seq
     with pytest.raises(ScenarioError, match="not a release row: completion_row"):
         parse_scenario({"example": [{"call": "ping", "when": {"completion_row": True}}]}, "f")
 
@@ -133,7 +147,9 @@ def _finished_in_a_hidden_tab(h):
     assert h.ok("agent.get", target="worker")["agent"]["agent_status"] == "done"
 
 
-@pytest.mark.parametrize("version", [v for v in RELEASES if v >= "0.8.2"])
+@pytest.mark.parametrize(
+    "version", [v for v in RELEASES if load_scenario("wait-misses-focus-idle").applies_to(v)]
+)
 def test_4473_a_running_idle_wait_does_not_wake_when_a_focus_turns_done_into_idle(version):
     with Harness(version=version) as h:
         _finished_in_a_hidden_tab(h)
