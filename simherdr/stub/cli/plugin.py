@@ -124,7 +124,9 @@ def _install_args_093(args):
 
 def install(ctx, row, args):
     """``plugin install``: herdr's argument checks, then "not supported" (git, builds)."""
-    yes = (_install_args_093 if ctx.v09 else _install_args_082)(args)
+    yes = (_install_args_093 if ctx.cli.plugin_install_options_anywhere else _install_args_082)(
+        args
+    )
     if not yes and not _stdin_is_terminal():
         raise usage("remote plugin install requires --yes when stdin is not interactive")
     return unsupported(ctx, "herdr plugin install")

@@ -3,7 +3,7 @@
 herdr keeps a hand-written parser per verb (``src/cli/<group>.rs``) and a typed params struct
 per method (``src/api/schema``); a :class:`Verb` says in data what those two say in code, its
 options are :class:`Flag` s and its floating positional a :class:`Pos` (:mod:`.scan` reads
-them).  Each group's rows live in ``rows_<group>.py`` (``rows(v09)`` -> :data:`Group`),
+them).  Each group's rows live in ``rows_<group>.py`` (``rows(release)`` -> :data:`Group`),
 imported and built on use: a call unmarshals and constructs only its own group's rows.  This
 module keeps the row types, the value tuples several groups share and the ping every checked
 row sends first.  Clap's ``--help`` tree lives in :mod:`.spec` (herdr's ``src/cli/spec.rs`` is
