@@ -142,7 +142,7 @@ class _RealPane:
             screen,
             _Sink(backend.sim, self),
             tty_fd=fd,
-            kinds=backend.sim.profile.agent_kinds,
+            manifests=backend.sim.version.tables.manifests,
         )
 
     # --- output ----------------------------------------------------------------------------
