@@ -15,9 +15,9 @@ import os
 import sys
 
 from . import __version__
-from .facts.profiles import DEFAULT_VERSION, PROFILES
+from .facts.versions import DEFAULT_VERSION, RELEASES, resolve
 
-VERSIONS = tuple(sorted(PROFILES))
+VERSIONS = RELEASES  # every release simherdr simulates, oldest first (facts/releases/*.toml)
 # Linux: sun_path is 108 bytes including the terminating NUL.
 MAX_SOCKET_PATH = 107
 USAGE = 2
@@ -207,7 +207,7 @@ def _serve(args) -> int:
         run_server(
             socket_path=socket_path,
             control_path=control_path,
-            version=args.herdr_version,
+            version=resolve(args.herdr_version),  # resolved once, passed down
             time_scale=args.time_scale,
             cwd=args.cwd,
             pane_mode=args.pane_mode,
@@ -485,6 +485,12 @@ def _add_contract(sub) -> None:
     add_contract_parser(sub)
 
 
+def _add_versions(sub) -> None:
+    from .versions_cli import add_parser  # simherdr/versions_cli.py
+
+    add_parser(sub)
+
+
 SUBCOMMANDS = (
     _add_serve,
     _add_ctl,
@@ -494,6 +500,7 @@ SUBCOMMANDS = (
     _add_demo,
     _add_record,
     _add_contract,
+    _add_versions,
 )
 
 

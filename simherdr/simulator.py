@@ -692,7 +692,12 @@ class Simulator:
     # --- helpers for handlers ----------------------------------------------------------------
 
     def _new_session(self) -> Session:
-        s = Session(self._make_screen, self._label_for_cwd, self.outbox.record)
+        s = Session(
+            self._make_screen,
+            self._label_for_cwd,
+            self.outbox.record,
+            agent_kinds=self.version.tables.agent_kinds,
+        )
         self.outbox.session = s
         if self.config.layout_area is not None:
             s.area = tuple(self.config.layout_area)
