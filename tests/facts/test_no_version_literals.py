@@ -30,7 +30,6 @@ ALLOWED: set[tuple[str, str]] = {
     # the stand-in (standin: converted on its branch to the version object)
     ("stub/cli/api_schema.py", "0.8"),
     ("stub/cli/roothelp.py", "0.9"),
-    ("stub/install.py", "0.9.3"),
 }
 
 
