@@ -21,6 +21,7 @@ __all__ = [
     "releases_where",
     "resolve",
     "rows",
+    "tables",
 ]
 
 #: The release every other inherits from (facts/releases: the one without ``inherits``).
@@ -67,3 +68,8 @@ def distinguishing(*names: str) -> tuple[str, ...]:
 def releases_where(predicate) -> tuple[str, ...]:
     """The releases whose version object satisfies ``predicate``."""
     return tuple(v.name for v in releases() if predicate(v))
+
+
+def tables(version: str):
+    """The release's table keys (``tables(version).agent_kinds``)."""
+    return resolve(version).tables
