@@ -74,6 +74,9 @@ class Config:
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
+    # herdr's named session whose data dir (<config>/sessions/NAME) holds the session file;
+    # None: the default session (the config dir itself). simherdr.dirs.data_dir.
+    herdr_session: str | None = None
     # The environment herdr's integration install reads besides HOME (always ``home``): the
     # agents' directory overrides (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, ...) and PATH
     # (`kimi --version`). Empty by default, so an install lands under ``home`` only;
@@ -692,7 +695,12 @@ class Simulator:
     # --- helpers for handlers ----------------------------------------------------------------
 
     def _new_session(self) -> Session:
-        s = Session(self._make_screen, self._label_for_cwd, self.outbox.record)
+        s = Session(
+            self._make_screen,
+            self._label_for_cwd,
+            self.outbox.record,
+            agent_kinds=self.version.tables.agent_kinds,
+        )
         self.outbox.session = s
         if self.config.layout_area is not None:
             s.area = tuple(self.config.layout_area)

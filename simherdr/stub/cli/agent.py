@@ -39,11 +39,11 @@ def parse_agent_status(value):
     return value
 
 
-def parse_kind(text, v09=False):
+def parse_kind(text, kinds):
     """The version's agent kinds (facts.kinds KIND_TABLES: 0.9 adds letta and muse)."""
     from simherdr.facts.kinds import parse_kind_in
 
-    return parse_kind_in("0.9.3" if v09 else "0.8.2", text)
+    return parse_kind_in(kinds, text)
 
 
 def is_shell_name(name):
@@ -169,11 +169,11 @@ def explain(ctx, row, args):
                 handle.read().decode("utf-8")
         except OSError as exc:
             failure = wire.os_error(exc)
-            if not ctx.v09:
+            if not ctx.cli.explain_file_errors_as_envelope:
                 raise failure from None  # 0.8.2: the raw `Error: Os {...}` line, exit 1
             return _explain_file_error(ctx, file, failure.display)
         except UnicodeDecodeError:
-            if not ctx.v09:
+            if not ctx.cli.explain_file_errors_as_envelope:
                 from .rust import TransportError
 
                 raise TransportError(
@@ -296,7 +296,7 @@ def start(ctx, row, args):
         raise usage("missing required --kind")
     if pane_id is None:
         raise usage("missing required --pane")
-    expected_kind = parse_kind(kind, ctx.v09)
+    expected_kind = parse_kind(kind, ctx.release.agent_kinds)
     if expected_kind is None:
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []
@@ -432,7 +432,7 @@ def _wait_for_named_agent(
                 "agent %s is blocked during startup and is not ready for prompts" % name,
             )
         if (
-            ctx.v09
+            ctx.cli.start_codex_unknown_ready
             and status == "unknown"
             and expected_kind == CODEX_UNKNOWN_READY_KIND
             and _as_bool(get("interactive_ready")) is True

@@ -4,6 +4,7 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
@@ -13,12 +14,12 @@ def _integration():
     return run
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     """src/cli/integration.rs print_integration_help: one line per target (the target list
     lives in .integration, imported only when this group runs)."""
     from .integration import help_labels
 
-    labels = help_labels("0.9" if v09 else "0.8")
+    labels = help_labels(release.name)
     return (
         "herdr integration commands:",
         [

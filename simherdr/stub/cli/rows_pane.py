@@ -5,6 +5,7 @@ from .table import _FOCUS, _FORMAT, _LINES, _SOURCE, PANE_AGENT_STATES, Flag, Po
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 _PANE_TARGET = (Flag("--pane", "pane_id", "str"), Flag("--current", "pane_id", "current"))
@@ -36,7 +37,10 @@ _SPLIT_USAGE = (
 )
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
+    cli, version_rows = release.grammar, release.rows
+    anywhere = version_rows["report_agent_options_anywhere"]
+    resume = "resume_argv" if version_rows["report_resume_argv"] else None
     report_flags = (
         Flag("--source", "source", "str"),
         Flag("--agent", "agent", "str"),
@@ -56,7 +60,7 @@ def rows(v09: bool) -> "Group":
     )
     # 0.8.2: the pane id is the first word, options follow as separate words.  0.9.x: options
     # may precede the pane id and `--opt=value` is accepted (VERSIONS.md §1.7).
-    reporter_pos = Pos("any", "pane_id") if v09 else Pos("lead", "pane_id")
+    reporter_pos = Pos("any", "pane_id") if anywhere else Pos("lead", "pane_id")
     return (
         "herdr pane commands:",
         [
@@ -190,7 +194,7 @@ def rows(v09: bool) -> "Group":
                 name="split",
                 # 0.9.x: no target means the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
                 # target and the server splits the focused pane.
-                envpane="target_pane_id" if v09 else None,
+                envpane="target_pane_id" if cli.split_targets_caller else None,
                 pos=Pos("first", "target_pane_id"),
                 equals=("--right-click",),
                 flags=(
@@ -320,9 +324,9 @@ def rows(v09: bool) -> "Group":
             ),
             Verb(
                 name="report-agent",
-                resume="resume_argv" if v09 else None,
+                resume=resume,
                 pos=reporter_pos,
-                equals=tuple(f.name for f in report_flags) if v09 else (),
+                equals=tuple(f.name for f in report_flags) if anywhere else (),
                 flags=report_flags,
                 io_errors=True,
                 strip=True,
@@ -345,16 +349,16 @@ def rows(v09: bool) -> "Group":
                 out="ok",
                 usage="usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
                 "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
-                + _RESUME_USAGE[v09],
+                + _RESUME_USAGE[resume is not None],
                 listed=(
                     "  herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown [--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
             ),
             Verb(
                 name="report-agent-session",
-                resume="resume_argv" if v09 else None,
+                resume=resume,
                 pos=reporter_pos,
-                equals=tuple(f.name for f in session_flags) if v09 else (),
+                equals=tuple(f.name for f in session_flags) if anywhere else (),
                 flags=session_flags,
                 io_errors=True,
                 strip=True,
@@ -375,7 +379,7 @@ def rows(v09: bool) -> "Group":
                 out="ok",
                 usage="usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] "
                 "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
-                + _RESUME_USAGE[v09],
+                + _RESUME_USAGE[resume is not None],
                 listed=(
                     "  herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                 ),
