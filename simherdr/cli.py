@@ -125,7 +125,14 @@ def _add_serve(sub) -> None:
         "--persist",
         action="store_true",
         help="save and restore herdr's session.json in herdr's data dir "
-        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr; a --session NAME's sessions/NAME); "
+        "default: in memory only (the stand-in's `herdr server` passes it: herdr persists)",
+    )
+    s.add_argument(
+        "--herdr-session",
+        metavar="NAME",
+        help="with --socket: the herdr session whose data dir --persist uses (default: the "
+        "default session; --session NAME sets it)",
     )
     s.add_argument(
         "--pane-history",
@@ -216,10 +223,24 @@ def _serve(args) -> int:
             persist=args.persist,
             pane_history=args.pane_history,
             herdr_config_dir=args.herdr_config_dir,
+            herdr_session=_serve_data_session(args),
             read_herdr_config=not args.no_herdr_config,
             quiet=args.quiet,
         )
     )
+
+
+def _serve_data_session(args) -> str | None:
+    """The named herdr session whose data dir holds the session file (None: the default)."""
+    from .stub.cli import base
+
+    name = args.herdr_session if args.socket else args.session
+    if name is None or name == base.DEFAULT_SESSION_NAME:
+        return None
+    problem = base.validate_session_name(name)
+    if problem:
+        raise UsageError(f"--herdr-session: {problem}")
+    return name
 
 
 def _serve_socket(args) -> str:

@@ -41,6 +41,7 @@ async def run_server(
     persist: bool = False,
     pane_history: bool = False,
     herdr_config_dir: str | None = None,
+    herdr_session: str | None = None,
     read_herdr_config: bool = True,
     quiet: bool = False,
 ) -> int:
@@ -61,6 +62,7 @@ async def run_server(
     for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
         setattr(config, key, value)
     config.persist = persist
+    config.herdr_session = herdr_session
     # herdr's server installs integrations with its own environment (src/integration/env.rs)
     config.integration_env = {k: v for k, v in os.environ.items() if k != "HOME"}
     if herdr_config_dir:

@@ -12,7 +12,7 @@ import pytest
 
 from simherdr.facts.versions import RELEASES
 from simherdr.stub.cli import core
-from simherdr.stub.cli.base import release_of
+from simherdr.stub.cli.base import GRAMMAR_ROWS, Grammar, release_of
 from simherdr.stub.cli.spec import tree
 from simherdr.stub.cli.table import Flag, Pos, Verb
 
@@ -142,3 +142,15 @@ def test_positionals_match_the_clap_tree(version):
         if verb.resume:
             rows.append(verb.resume)  # the words after `--`
         assert len(clap) == len(rows), (group, verb.name, [a["id"] for a in clap], rows)
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_each_release_reads_a_complete_grammar_table(version):
+    """Every CLI difference is a named row with a source and a value for the release's
+    ``tables.cli`` key; the typed attribute list (for mypy) names exactly the table's rows."""
+    assert set(Grammar.__annotations__) == set(GRAMMAR_ROWS)
+    release = release_of(version)
+    for row, (source, values) in GRAMMAR_ROWS.items():
+        assert source and release.cli in values, (row, release.cli)
+        assert getattr(release.grammar, row) is values[release.cli]
+    assert release.key == tuple(int(p) for p in version.split("."))

@@ -234,7 +234,17 @@ GRAMMAR_ROWS = {
 
 
 class Grammar:
-    """One ``tables.cli`` key's values of :data:`GRAMMAR_ROWS`, as attributes."""
+    """One ``tables.cli`` key's values of :data:`GRAMMAR_ROWS`, as attributes (declared here
+    for the type checker; tests/stub/test_stub_rows_spec.py checks both lists agree)."""
+
+    machine: bool
+    no_session_flag: bool
+    split_targets_caller: bool
+    workspace_close_group: bool
+    explain_file_errors_as_envelope: bool
+    start_codex_unknown_ready: bool
+    plugin_install_options_anywhere: bool
+    texts_093: bool
 
     def __init__(self, key):
         self.key = key

@@ -308,7 +308,7 @@ def _fish(root):
         "\tcontains -- $cmd[1] $argv\n"
         "end\n\n" % (using, needs),
     ]
-    buffer = []
+    buffer: list[str] = []
     _fish_inner(root.bin, [], root, buffer, needs, using)
     return "".join(out) + "".join(buffer)
 

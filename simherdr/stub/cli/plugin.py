@@ -11,6 +11,10 @@ from . import wire
 from .base import Exit, join, unsupported, usage
 from .scan import absolute_path, parse_env
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 RID = "cli:plugin"
 
 ACTION_HELP = "\n".join(
@@ -330,7 +334,7 @@ def pane(ctx, row, args):
         return _send(ctx, "plugin.pane." + sub, {"pane_id": args[1]})
     if sub != "open":
         raise Exit(0 if sub in ("help", "--help", "-h") else 2, PANE_HELP)
-    values = {"focus": True, "env": {}}
+    values: dict[str, Any] = {"focus": True, "env": {}}
     simple = {
         "--plugin": "plugin_id",
         "--entrypoint": "entrypoint",

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 def rows(release: "Release") -> "Group":
     trusts = release.rows["trust_repository"]  # worktree.* take trust_repository
     trust = " [--trust-repository]" if trusts else ""
-    extra = (Flag("--json", None, "skip"),)  # hidden compatibility no-op
+    extra: tuple[Flag, ...] = (Flag("--json", None, "skip"),)  # hidden compatibility no-op
     if trusts:
         extra += (Flag("--trust-repository", "trust_repository", "on"),)
     scope = (Flag("--workspace", "workspace_id", "str"), Flag("--cwd", "cwd", "path"))

@@ -84,14 +84,14 @@ def run(ctx, row, args):
         return 0
     client = ["  version: %s" % ctx.version, "  channel: %s" % _config_channel(ctx)]
     client.append("  protocol: %d" % ctx.protocol)
-    update = ["  restart_needed: %s" % _label(_restart_needed(ctx, server))]
+    update_lines = ["  restart_needed: %s" % _label(_restart_needed(ctx, server))]
     if ctx.cli.texts_093:
         client.append("  endpoint_protocol_generation: %d" % ENDPOINT_PROTOCOL_GENERATION)
-        update.append("  server_binary_stale: %s" % _label(_binary_stale(ctx, server)))
+        update_lines.append("  server_binary_stale: %s" % _label(_binary_stale(ctx, server)))
     text = "client:\n%s\n\nserver:\n%s\nupdate:\n%s\n" % (
         "\n".join(client),
         _server_status_body(ctx, server, "  "),
-        "\n".join(update),
+        "\n".join(update_lines),
     )
     ctx.write_out(text)
     return 0
@@ -123,7 +123,7 @@ def _server_status_body(ctx, server, indent):
     compatible = "yes" if server["protocol"] == ctx.protocol else "no"
     if ctx.cli.texts_093:
         generation = _generation(server)
-        lines = (
+        lines: tuple[str, ...] = (
             "status: running",
             "version: %s" % server["version"],
             "endpoint_compatible: %s"

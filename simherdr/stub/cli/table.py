@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     Group: TypeAlias = tuple[str, list["Verb"], tuple[str, ...]]
 
 
-class Flag(tuple):  # type: ignore[type-arg]  # (name, field, kind, arg): immutable, cheap to build
+class Flag(tuple):  # (name, field, kind, arg): immutable, cheap to build
     """One option of herdr's hand-written loop (:mod:`.scan` lists the kinds): ``name`` sets
     ``field`` the way ``kind`` says; ``arg`` is the kind's extra (choice table and error
     template, ``set`` pairs, ``once`` value and message, ``match`` type, f32 error template,
@@ -56,22 +56,22 @@ class Flag(tuple):  # type: ignore[type-arg]  # (name, field, kind, arg): immuta
 
     @property
     def name(self) -> str:
-        return self[0]  # type: ignore[no-any-return]
+        return self[0]
 
     @property
     def field(self) -> "str | None":
-        return self[1]  # type: ignore[no-any-return]
+        return self[1]
 
     @property
     def kind(self) -> "FlagKind":
-        return self[2]  # type: ignore[no-any-return]
+        return self[2]
 
     @property
     def arg(self) -> object:
         return self[3]
 
 
-class Pos(tuple):  # type: ignore[type-arg]
+class Pos(tuple):
     """The verb's positional: ``lead`` (the first word, required), ``first`` (the first word
     unless it is an option) or ``any`` (one word anywhere, required)."""
 
@@ -82,11 +82,11 @@ class Pos(tuple):  # type: ignore[type-arg]
 
     @property
     def mode(self) -> "PosMode":
-        return self[0]  # type: ignore[no-any-return]
+        return self[0]
 
     @property
     def field(self) -> str:
-        return self[1]  # type: ignore[no-any-return]
+        return self[1]
 
 
 class Verb:
