@@ -397,6 +397,9 @@ class PtyBackend:
             os.close(slave)
         os.set_blocking(master, False)
         screen = PtyScreen(cfg.cols, cfg.rows)
+        if pane.replay:  # restored history, seeded before the shell writes (seed_history_ansi)
+            screen.feed(pane.replay)
+            pane.replay = None
         pane.screen = screen
         pane.shell = os.path.basename(argv[0]) or cfg.shell
         rt = _RealPane(self, pane, proc, master, screen)
