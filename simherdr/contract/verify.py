@@ -266,6 +266,8 @@ class Replay:
                         self._control(i, step)
                     elif "seed" in step:
                         self._seed(i, step)
+                    elif "fixture" in step:
+                        self._fixture(i, step)
                     else:
                         self._authored(i, step)
                 except Unsupported as e:
@@ -311,6 +313,15 @@ class Replay:
         got = self.t.seed(values)
         for p in self.bind.unify(shape(step["seed"]), got):
             self.miss(i, step, "seed" + p.path[1:], p.expected, p.actual)
+
+    def _fixture(self, i: int, step: dict) -> None:
+        """What the recorded client built outside herdr (clientsuite FIXTURES), built again at
+        the path its reference binds to here."""
+        from .fixtures import build_fixture
+
+        path = self.bind.restore(step["path"])
+        if not build_fixture(step["fixture"], str(path)):
+            raise Unsupported(f"unknown fixture {step['fixture']!r}")
 
     # --- recorded socket traffic -----------------------------------------------------------
 

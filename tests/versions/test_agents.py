@@ -14,12 +14,6 @@ from tests.agents.conftest import start_ready
 from tests.releases import distinguishing, rows
 
 
-@pytest.fixture
-def ws(h, tmp_path):
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
-
-
 def _agent(h, target="rev"):
     return h.ok("agent.get", target=target)["agent"]
 
