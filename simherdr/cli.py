@@ -15,9 +15,9 @@ import os
 import sys
 
 from . import __version__
-from .facts.profiles import DEFAULT_VERSION, PROFILES
+from .facts.versions import DEFAULT_VERSION, RELEASES, resolve
 
-VERSIONS = tuple(sorted(PROFILES))
+VERSIONS = RELEASES  # every release simherdr simulates, oldest first (facts/releases/*.toml)
 # Linux: sun_path is 108 bytes including the terminating NUL.
 MAX_SOCKET_PATH = 107
 USAGE = 2
@@ -125,7 +125,14 @@ def _add_serve(sub) -> None:
         "--persist",
         action="store_true",
         help="save and restore herdr's session.json in herdr's data dir "
-        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr; a --session NAME's sessions/NAME); "
+        "default: in memory only (the stand-in's `herdr server` passes it: herdr persists)",
+    )
+    s.add_argument(
+        "--herdr-session",
+        metavar="NAME",
+        help="with --socket: the herdr session whose data dir --persist uses (default: the "
+        "default session; --session NAME sets it)",
     )
     s.add_argument(
         "--pane-history",
@@ -185,6 +192,9 @@ def _serve(args) -> int:
             scenario = load_scenario(args.scenario, seed=args.seed)
         except ScenarioError as e:
             raise UsageError(f"--scenario: {e}") from None
+        elsewhere = scenario.elsewhere(args.herdr_version)  # a field scenario's releases
+        if elsewhere and not args.quiet:
+            print(f"simherdr serve: note: {elsewhere}", file=sys.stderr)
     elif args.seed is not None:
         raise UsageError("--seed needs --scenario")
     trace_file = None
@@ -204,7 +214,7 @@ def _serve(args) -> int:
         run_server(
             socket_path=socket_path,
             control_path=control_path,
-            version=args.herdr_version,
+            version=resolve(args.herdr_version),  # resolved once, passed down
             time_scale=args.time_scale,
             cwd=args.cwd,
             pane_mode=args.pane_mode,
@@ -213,10 +223,26 @@ def _serve(args) -> int:
             persist=args.persist,
             pane_history=args.pane_history,
             herdr_config_dir=args.herdr_config_dir,
+            herdr_session=_serve_data_session(args),
             read_herdr_config=not args.no_herdr_config,
             quiet=args.quiet,
         )
     )
+
+
+def _serve_data_session(args) -> str | None:
+    """The named herdr session whose data dir holds the session file (None: the default)."""
+    name = args.herdr_session if args.socket else args.session
+    if name is None:
+        return None
+    from .stub.cli import base  # not on the plain `serve --socket` path: the stand-in's CLI core
+
+    if name == base.DEFAULT_SESSION_NAME:
+        return None
+    problem = base.validate_session_name(name)
+    if problem:
+        raise UsageError(f"--herdr-session: {problem}")
+    return name
 
 
 def _serve_socket(args) -> str:
@@ -246,14 +272,17 @@ def _add_ctl(sub) -> None:
         description="Exit status: 0 done, 1 the op refused (its message on stderr), 2 bad "
         "usage, 3 the control socket could not be reached or did not answer.",
     )
-    c.add_argument("--control", metavar="PATH", required=True, help="the control socket")
+    c.add_argument(
+        "--control", metavar="PATH", help="the control socket ($SIMHERDR_CONTROL_SOCKET)"
+    )
     c.add_argument("--timeout", type=_seconds, default=10.0, help="seconds to wait for the reply")
     c.add_argument(
         "op",
         help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
-        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, "
-        "foreground.cwd, "
-        "behaviour.set, server.restart, server.reset, trace.get, trace.clear, scenario.load, ops",
+        "agent.state, session.report, pane.reuse, agent.vanish, detection.misread, agent.suspend, "
+        "agent.fg, shell.busy, shell.idle, shell.cd, foreground.cwd, "
+        "behaviour.set, server.restart, server.reset, server.info, trace.get, trace.clear, "
+        "scenario.load, ops",
     )
     c.add_argument(
         "args",
@@ -263,35 +292,13 @@ def _add_ctl(sub) -> None:
     c.set_defaults(fn=_ctl)
 
 
-def _ctl(args) -> int:
-    import json
+def _ctl(args) -> int:  # `simherdr ctl` is dispatched to simherdr.ctl by main() (fast path)
+    from . import ctl
 
-    from .scenarios.control import control_request
-
-    try:
-        op_args = json.loads(args.args) if args.args else {}
-    except ValueError as e:
-        raise UsageError(f"ARGS is not JSON ({e}): give one JSON object, e.g. '{{}}'") from None
-    if not isinstance(op_args, dict):
-        raise UsageError('ARGS must be a JSON object, e.g. \'{"pane_id": "w1:p1"}\'')
-    try:
-        reply = control_request(args.control, args.op, op_args, timeout=args.timeout)
-    except (OSError, ValueError) as e:
-        why = getattr(e, "strerror", None) or str(e) or type(e).__name__
-        if isinstance(e, TimeoutError):
-            why = f"no reply within {args.timeout:g} s"
-        print(
-            f"simherdr ctl: cannot reach the control socket {args.control}: {why} "
-            f"(is `simherdr serve --control {args.control}` running?)",
-            file=sys.stderr,
-        )
-        return CTL_UNREACHABLE
-    if not isinstance(reply, dict) or not reply.get("ok"):
-        error = reply.get("error") if isinstance(reply, dict) else reply
-        print(f"simherdr ctl: {args.op}: {error}", file=sys.stderr)
-        return CTL_REFUSED
-    print(json.dumps(reply.get("result"), ensure_ascii=False))
-    return CTL_OK
+    control = ["--control", args.control] if args.control else []
+    return ctl.main(
+        [*control, "--timeout", repr(args.timeout), args.op, *filter(None, [args.args])]
+    )
 
 
 # --- install-stub ---------------------------------------------------------------------------------
@@ -396,7 +403,7 @@ def _install_stub(args) -> int:
 def _add_trace(sub) -> None:
     t = sub.add_parser("trace", help="look at a trace (`serve --trace FILE`, the pytest plugin)")
     tsub = t.add_subparsers(
-        dest="trace_cmd", metavar="view|show", required=True, parser_class=_Parser
+        dest="trace_cmd", metavar="view|show|export", required=True, parser_class=_Parser
     )
     v = tsub.add_parser("view", help="draw a trace as a self-contained HTML timeline")
     v.add_argument("file", help="a JSON-lines trace")
@@ -406,6 +413,36 @@ def _add_trace(sub) -> None:
     s.add_argument("file", help="a JSON-lines trace")
     s.add_argument("--limit", type=int, default=400, help="show the last N entries")
     s.set_defaults(fn=_trace_show)
+    _add_trace_export(tsub)
+
+
+def _add_trace_export(tsub) -> None:  # simherdr.traceexport: Trace Event Format (Perfetto)
+    x = tsub.add_parser("export", help="write a trace for chrome://tracing / the Perfetto UI")
+    x.add_argument("file", help="a JSON-lines trace")
+    x.add_argument("--format", choices=("chrome", "perfetto", "jsonl"), default="chrome")
+    x.add_argument(
+        "-o", "--output", help="default: FILE with .trace.json (jsonl: stdout); -: stdout"
+    )
+    x.set_defaults(fn=_trace_export)
+
+
+def _trace_export(args) -> int:
+    from .traceexport import export
+
+    text = export(_load_trace(args.file), args.format)
+    out = args.output or (
+        "-" if args.format == "jsonl" else os.path.splitext(args.file)[0] + ".trace.json"
+    )
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror}") from None
+    print(out)
+    return 0
 
 
 def _load_trace(path: str) -> list[dict]:
@@ -444,35 +481,9 @@ def _trace_show(args) -> int:
 
 
 def _add_scenario(sub) -> None:
-    s = sub.add_parser("scenario", help="the shipped scenarios (`serve --scenario NAME`)")
-    ssub = s.add_subparsers(
-        dest="scenario_cmd", metavar="list|show", required=True, parser_class=_Parser
-    )
-    ls = ssub.add_parser("list", help="name and summary of each shipped scenario")
-    ls.set_defaults(fn=_scenario_list)
-    show = ssub.add_parser("show", help="print a scenario's TOML")
-    show.add_argument("name", help="a shipped name or a file")
-    show.set_defaults(fn=_scenario_show)
+    from .scenario_cli import add_parser  # list | show | run (simherdr/scenario_cli.py)
 
-
-def _scenario_list(args) -> int:
-    from .scenarios.data import library, load_scenario
-
-    for name in library():
-        print(f"{name}: {load_scenario(name).summary}")
-    return 0
-
-
-def _scenario_show(args) -> int:
-    from .scenarios.data import ScenarioError, find_scenario
-
-    try:
-        path = find_scenario(args.name)
-    except ScenarioError as e:
-        raise UsageError(str(e)) from None
-    with open(path, encoding="utf-8") as f:
-        sys.stdout.write(f.read())
-    return 0
+    add_parser(sub, _Parser, UsageError, VERSIONS, DEFAULT_VERSION)
 
 
 # --- demo -----------------------------------------------------------------------------------------
@@ -507,6 +518,26 @@ def _add_contract(sub) -> None:
     add_contract_parser(sub)
 
 
+def _add_run(sub) -> None:  # simherdr.run: a client's suite against a private simulator
+    from . import run
+
+    run.add_parser(sub, _time_scale, VERSIONS)
+    sub.choices["run"].set_defaults(fn=lambda args: _usage_from(run.BadUsage, run.main, args))
+
+
+def _usage_from(error: type[Exception], fn, args) -> int:
+    try:
+        return fn(args)
+    except error as e:
+        raise UsageError(str(e)) from None
+
+
+def _add_versions(sub) -> None:
+    from .versions_cli import add_parser  # simherdr/versions_cli.py
+
+    add_parser(sub)
+
+
 SUBCOMMANDS = (
     _add_serve,
     _add_ctl,
@@ -516,6 +547,8 @@ SUBCOMMANDS = (
     _add_demo,
     _add_record,
     _add_contract,
+    _add_run,
+    _add_versions,
 )
 
 
@@ -532,6 +565,10 @@ def parser(only_serve: bool = False) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["ctl"]:  # stdlib only, no parser built: a per-test reset costs milliseconds
+        from .ctl import main as ctl_main
+
+        return ctl_main(words[1:])
     args = parser(only_serve=words[:1] == ["serve"]).parse_args(argv)
     prog = "simherdr " + args.cmd
     try:

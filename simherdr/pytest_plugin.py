@@ -20,7 +20,8 @@ per test (keywords only; checked when tests are collected, a mistake stops pytes
 
 A failing test that used a simherdr fixture shows the simulator's trace (every request, reply,
 event, fault and scenario step) as a report section "simherdr trace", and keeps it as a JSON-lines
-file plus an HTML timeline under ``--simherdr-trace-dir`` (default: pytest's cache directory,
+file, an HTML timeline and a Trace Event Format file (``.trace.json``: chrome://tracing, the
+Perfetto UI) under ``--simherdr-trace-dir`` (default: pytest's cache directory,
 ``.pytest_cache/d/simherdr-traces``).
 """
 
@@ -104,11 +105,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _version_problem(version: Any) -> str | None:
-    from .facts.profiles import PROFILES
+    from .facts.versions import RELEASES, UnknownVersion, resolve
 
-    if isinstance(version, str) and version in PROFILES:
-        return None
-    return f"unknown herdr version {version!r} (known: {', '.join(sorted(PROFILES))})"
+    try:
+        resolve(version)
+    except UnknownVersion:
+        return f"unknown herdr version {version!r} (known: {', '.join(RELEASES)})"
+    return None
 
 
 def _scale_problem(value: Any) -> str | None:
@@ -268,7 +271,7 @@ def simherdr_herdr(
     ``simherdr_server``, for the same herdr version and time scale."""
     from .stub.install import write_stub
 
-    version = simherdr_server.sim.profile.version
+    version = simherdr_server.sim.version.name
     path = write_stub(str(tmp_path_factory.mktemp("simherdr-bin")), herdr_version=version)
     return StandIn(path, simherdr_server.path, simherdr_server.time_scale)
 
@@ -299,6 +302,7 @@ def pytest_runtest_makereport(item, call):
     if not tracked:
         return
     from . import trace as T
+    from .traceexport import export
     from .traceview import render_html
 
     base = re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid).strip("_")[:150]
@@ -316,7 +320,13 @@ def pytest_runtest_makereport(item, call):
         html = jsonl[: -len(".jsonl")] + ".html"
         with open(html, "w", encoding="utf-8") as f:
             f.write(render_html(entries, title=item.nodeid))
+        chrome = jsonl[: -len(".jsonl")] + ".trace.json"  # chrome://tracing, Perfetto UI
+        with open(chrome, "w", encoding="utf-8") as f:
+            f.write(export(entries, "chrome"))
         text = T.format_trace(entries, dropped)
         report.sections.append(
-            (f"simherdr trace ({name})", f"{text}\n(full trace: {jsonl}; timeline: {html})")
+            (
+                f"simherdr trace ({name})",
+                f"{text}\n(full trace: {jsonl}; timeline: {html}; Perfetto/chrome: {chrome})",
+            )
         )

@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.profiles import Profile, get_profile
+from .facts.profiles import Profile, profile_of
+from .facts.versions import HerdrVersion
 from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
 from .model.hub import EventHub
 from .model.seams import OwnsProcesses
-from .model.state import Session
 from .model.surface import ClientSurface
 from .outbox import Outbox, focus_events
 from .runtime.changes import Changes
 from .runtime.config import Config as Config
-from .runtime.config import load_host_config
+from .runtime.config import load_host_config, release_of
 from .runtime.dispatch import Dispatcher, Interceptor
 from .runtime.hooks import PaneHooks
 from .runtime.timers import Timers
@@ -38,11 +38,12 @@ if TYPE_CHECKING:
 class Simulator:
     def __init__(
         self,
-        profile: Profile | str | None = None,
+        profile: HerdrVersion | Profile | str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
     ):
-        self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
+        self.version: HerdrVersion = release_of(profile)  # readers take version.rows
+        self.profile: Profile = profile_of(self.version)  # TRANSITIONAL flat view (issue 20)
         self.clock = clock or RealClock()
         self.config = config or Config()
         self.methods = Methods()  # an area is imported on first use of one of its methods
@@ -76,16 +77,14 @@ class Simulator:
         from .plugins import PluginHost
 
         self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
-        diagnostics = load_host_config(self.config, self.profile.version)
+        diagnostics = load_host_config(self.config, self.version.name)
         self._fresh_state(diagnostics)
 
     def _fresh_state(self, config_diagnostics: list) -> None:
         """One server generation's state, as a new server starts it (``reset`` rebuilds it)."""
         self.outbox = Outbox()
-        self.session = Session(self.hooks.make_screen, self.hooks.label_for_cwd, self.outbox.record)
+        self.session = self.hooks.new_session(self.outbox.record)
         self.outbox.session = self.session
-        if self.config.layout_area is not None:
-            self.session.area = tuple(self.config.layout_area)
         self.hub = EventHub()
         self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
         self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)

@@ -22,9 +22,11 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 
 from .clock import Clock, RealClock, VirtualClock
+from .facts.versions import HerdrVersion
 from .simulator import Config, Simulator
 
 Validator = Callable[[dict], None]
@@ -34,10 +36,49 @@ class StillWaiting(RuntimeError):
     """A request on a virtual clock cannot finish without time moving."""
 
 
+_unclosed_warned = False
+
+
+def _shutdown(loop: asyncio.AbstractEventLoop, sim: Simulator, unclosed: bool) -> None:
+    """A Harness's teardown: the simulator closed, every task cancelled and awaited, the loop
+    closed. ``unclosed``: reached by the finalizer (never closed by its user): warn once."""
+    global _unclosed_warned
+    if loop.is_closed() or loop.is_running():
+        return
+    if unclosed and not _unclosed_warned:
+        _unclosed_warned = True
+        import warnings
+
+        warnings.warn(
+            "a simherdr Harness was never closed; it is closed now. Call h.close() or use "
+            "`with Harness(...) as h:` (the pytest fixtures do it for you)",
+            ResourceWarning,
+            stacklevel=2,
+        )
+    try:
+        loop.run_until_complete(sim.close())
+    finally:
+        tasks = asyncio.all_tasks(loop)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
 class Harness:
+    """An in-process simulator on a virtual clock (time moves only when the test moves it).
+
+    ``call(method, **params)`` -> the whole reply (``{"id", "result"}`` or ``{"id", "error"}``);
+    ``ok(...)`` -> the reply's ``result`` (herdr's ``type``-tagged payload), failing with the
+    whole reply on an error; ``err(...)`` -> the ``error`` object (``{"code", "message"}``);
+    ``spawn`` + ``advance(seconds)`` for waits; ``sim`` for scenarios and faults; ``trace()``.
+    """
+
     def __init__(
         self,
-        version: str | None = None,
+        version: HerdrVersion | str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
         validator: Validator | None = None,
@@ -54,6 +95,10 @@ class Harness:
         self.auto_advance = auto_advance
         self._ids = itertools.count(1)
         self.loop.run_until_complete(self.sim.start())
+        # Not closed by its user: closed when collected or at interpreter exit, with one
+        # ResourceWarning (issue 25: the loop used to die with "Task was destroyed but it is
+        # pending" and "Event loop is closed").
+        self._finalizer = weakref.finalize(self, _shutdown, self.loop, self.sim, True)
 
     # --- requests ----------------------------------------------------------------------------
 
@@ -88,14 +133,18 @@ class Harness:
         return reply
 
     def call(self, method: str, **params) -> dict:
+        """Send one request; the whole reply (``result`` or ``error``)."""
         return self.request({"id": f"req-{next(self._ids)}", "method": method, "params": params})
 
     def ok(self, method: str, **params) -> dict:
+        """The reply's ``result`` (e.g. ``{"type": "workspace_created", "workspace": ...}``);
+        an error reply fails (AssertionError with the whole reply)."""
         reply = self.call(method, **params)
         assert "result" in reply, f"{method} failed: {reply}"
         return reply["result"]
 
     def err(self, method: str, **params) -> dict:
+        """The reply's ``error`` object (``{"code", "message"}``); a success fails."""
         reply = self.call(method, **params)
         assert "error" in reply, f"{method} unexpectedly succeeded: {reply}"
         return reply["error"]
@@ -143,11 +192,9 @@ class Harness:
         self.loop.run_until_complete(self.clock.sync())
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.sim.close())
-        for t in asyncio.all_tasks(self.loop):
-            t.cancel()
-        self.loop.run_until_complete(asyncio.sleep(0))
-        self.loop.close()
+        """Close the simulator and the loop (idempotent; ``with Harness() as h:`` does it)."""
+        if self._finalizer.detach() is not None:
+            _shutdown(self.loop, self.sim, False)
 
     def __enter__(self):
         return self
@@ -171,7 +218,7 @@ class ThreadServer:
 
     def __init__(
         self,
-        version: str | None = None,
+        version: HerdrVersion | str | None = None,
         path: str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
@@ -254,7 +301,7 @@ async def _call(fn, sim):
 
 def spawn_server(
     path: str,
-    version: str | None = None,
+    version: HerdrVersion | str | None = None,
     time_scale: float = 1.0,
     extra: list[str] | None = None,
     timeout: float = 10.0,
@@ -273,7 +320,7 @@ def spawn_server(
         str(time_scale),
     ]
     if version:
-        cmd += ["--herdr-version", version]
+        cmd += ["--herdr-version", str(version)]
     proc = subprocess.Popen(cmd + (extra or []), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

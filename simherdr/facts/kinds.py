@@ -94,9 +94,14 @@ _LOOKUP_0_9_3: dict[str, str] = {
     **{alias: label for label, _, aliases in KINDS_0_9_3 for alias in aliases},
 }
 EXECUTABLES_0_9_3: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_3}
-# Which kind table each herdr version uses (facts/profiles.py row ``agent_kinds``).
-KIND_TABLES = ("0.8.2", "0.9.3")
-ALL_KINDS = "0.9.3"  # the table holding every version's kinds (process identification)
+# The kind tables by key (a release's ``tables.agent_kinds``, facts/releases/*.toml): key ->
+# (labels, lookup by name or alias, executables, whether a "muse-bin-<digit>" binary names muse).
+_KIND_TABLES: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], bool]] = {
+    "0.8.2": (KIND_NAMES, _LOOKUP, EXECUTABLES, False),
+    "0.9.3": (KIND_NAMES_0_9_3, _LOOKUP_0_9_3, EXECUTABLES_0_9_3, True),
+}
+KIND_TABLES = tuple(_KIND_TABLES)
+ALL_KINDS = KIND_TABLES[-1]  # the table holding every version's kinds (process identification)
 
 
 def _is_muse_release_binary(name: str) -> bool:
@@ -156,12 +161,12 @@ def letta_interactive(args: list[str]) -> bool:
 
 def parse_kind_in(table: str, text: str) -> str | None:
     """``parse_kind`` with the kinds of one herdr version (``KIND_TABLES``)."""
-    if table == "0.8.2":
-        return parse_kind(text)
+    _, lookup, _, muse_binaries = _KIND_TABLES[table]
     name = _lookup_name(text)
-    found = _LOOKUP_0_9_3.get(name)
-    if found is None and _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
-        return "muse"
+    found = lookup.get(name)
+    if found is None and muse_binaries:
+        if _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
+            return "muse"
     return found
 
 
@@ -174,11 +179,11 @@ def canonical_label_in(table: str, label: str) -> str:
 
 
 def executables_in(table: str) -> dict[str, str]:
-    return EXECUTABLES if table == "0.8.2" else EXECUTABLES_0_9_3
+    return _KIND_TABLES[table][2]
 
 
 def kind_names_in(table: str) -> tuple[str, ...]:
-    return KIND_NAMES if table == "0.8.2" else KIND_NAMES_0_9_3
+    return _KIND_TABLES[table][0]
 
 
 _WINDOWS_EXECUTABLES = {"cursor": "cursor-agent.cmd"}
@@ -283,7 +288,7 @@ SESSION_IDENTITY_ONLY_0_9_3: frozenset[Pair] = SESSION_IDENTITY_ONLY | {("herdr:
 OFFICIAL_SESSION_SOURCES_0_9_3: frozenset[Pair] = OFFICIAL_SESSION_SOURCES | {
     ("herdr:letta", "letta")
 }
-# Which hook-source tables a herdr version uses (facts/profiles.py row ``hook_sources``):
+# The hook-source tables by key (a release's ``tables.hook_sources``):
 # table -> (reserved native, session identity only, official session sources).
 HOOK_SOURCE_TABLES: dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[Pair]]] = {
     "0.8.2": (RESERVED_NATIVE, SESSION_IDENTITY_ONLY, OFFICIAL_SESSION_SOURCES),

@@ -24,9 +24,9 @@ HANDOFF_UNSUPPORTED = (
 def ping(sim, p):
     return {
         "type": "pong",
-        "version": sim.profile.version,
-        "protocol": sim.profile.protocol,
-        "capabilities": dict(sim.profile.capabilities),
+        "version": sim.version.name,
+        "protocol": sim.version.protocol,
+        "capabilities": dict(sim.version.rows.capabilities),
     }
 
 
@@ -43,9 +43,9 @@ def session_snapshot(sim, p):
         "type": "session_snapshot",
         "snapshot": V.session_snapshot(
             sim.session,
-            sim.profile.version,
-            sim.profile.protocol,
-            sim.profile.agent_completion_seq,
+            sim.version.name,
+            sim.version.protocol,
+            sim.version.rows.agent_completion_seq,
         ),
     }
 

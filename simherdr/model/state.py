@@ -26,10 +26,10 @@ if TYPE_CHECKING:  # annotations only
 
 # A pane's agent slot and metadata, a workspace's metadata: their modules are imported with the
 # first pane or workspace, not with this one (`simherdr serve` starts without them).
-def _agent_slot() -> AgentSlot:
+def _agent_slot(kinds: str) -> AgentSlot:
     from .terminal import AgentSlot
 
-    return AgentSlot()
+    return AgentSlot(kinds=kinds)
 
 
 def _pane_metadata() -> M.PaneMetadata:
@@ -57,7 +57,7 @@ class Pane:
     label: str | None = None
     revision: int = 0
     seen: bool = True
-    agent: AgentSlot = field(default_factory=_agent_slot)
+    agent: AgentSlot = field(kw_only=True)  # Session.new_agent_slot()
     shell: str = "bash"  # the simulated shell's process name
     foreground: list | None = None  # None: the shell itself is the foreground job
     tokens: dict = field(default_factory=dict)
@@ -67,6 +67,9 @@ class Pane:
     # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
     scroll_offset: int | None = None
     restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
+    # restored history (ANSI) a backend that brings its own screen seeds into it before the
+    # shell's first output (src/pane.rs spawn_with_initial_history -> seed_history_ansi)
+    replay: str | None = None
     meta: M.PaneMetadata = field(default_factory=_pane_metadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)
@@ -206,6 +209,8 @@ class Session:
         screen_factory,
         labeler: Callable[[str], str] | None = None,
         record: ev.EventSink | None = None,
+        *,
+        agent_kinds: str,
     ):
         self.workspaces: list[Workspace] = []
         self.active: str | None = None
@@ -223,8 +228,14 @@ class Session:
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
         # None: a workspace keeps the label of the cwd it was created in.
         self._labeler = labeler
+        # The release's agent kinds table key (tables.agent_kinds): every pane's agent slot
+        # reads its labels with it.
+        self.agent_kinds = agent_kinds
         # The sidebar fields a restored session file gave (0.8.2 saves them back).
         self.sidebar: dict = {}
+
+    def new_agent_slot(self) -> AgentSlot:
+        return _agent_slot(self.agent_kinds)
 
     @property
     def workspaces(self) -> WorkspaceList:
@@ -402,6 +413,7 @@ class Session:
             cwd=cwd,
             env=dict(env or {}),
             screen=self._screen_factory(),
+            agent=self.new_agent_slot(),
         )
         self.panes[p.pane_id] = p
         return p

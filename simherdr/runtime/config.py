@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from ..facts.profiles import Profile, version_of
+from ..facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from ..trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 
 
@@ -39,6 +41,9 @@ class Config:
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
+    # herdr's named session whose data dir (<config>/sessions/NAME) holds the session file;
+    # None: the default session (the config dir itself). simherdr.dirs.data_dir.
+    herdr_session: str | None = None
     # The environment herdr's integration install reads besides HOME (always ``home``): the
     # agents' directory overrides (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, ...) and PATH
     # (`kimi --version`). Empty by default, so an install lands under ``home`` only;
@@ -48,6 +53,15 @@ class Config:
     # ``simherdr serve``); True saves/restores herdr's session.json in the data dir.
     persist: bool = False
     pane_history: bool = False  # [experimental] pane_history: also session-history.json
+
+
+def release_of(given: HerdrVersion | Profile | str | None) -> HerdrVersion:
+    """The herdr release a simulator is, resolved once (a name, a version, a profile)."""
+    if isinstance(given, Profile):
+        return version_of(given)
+    if isinstance(given, HerdrVersion):
+        return given
+    return resolve(given or DEFAULT_VERSION)
 
 
 def load_host_config(config: Config, version: str) -> list:

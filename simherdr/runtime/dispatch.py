@@ -14,7 +14,7 @@ from ..facts import errors as E
 from ..trace import Recorder, record_reply, record_request
 
 if TYPE_CHECKING:
-    from ..facts.profiles import Profile
+    from ..facts.versions import HerdrVersion
     from ..handlers.registry import MethodDef, Methods
     from ..outbox import Outbox
 
@@ -49,7 +49,7 @@ class Interceptor(Protocol):
 class DispatchHost(Protocol):
     """What dispatch needs of the runtime; the host is also the handlers' context."""
 
-    profile: Profile
+    version: HerdrVersion
     methods: Methods
     interceptors: list
     trace: Recorder
@@ -74,7 +74,7 @@ class Dispatcher:
         """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
         id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
         if (
-            self._host.profile.invalid_request_keeps_id
+            self._host.version.rows.invalid_request_keeps_id
             and isinstance(obj, dict)
             and isinstance(obj.get("id"), str)
             and "id" not in duplicates
@@ -88,7 +88,7 @@ class Dispatcher:
         name = obj.get("method") if isinstance(obj, dict) else None
         if (
             isinstance(name, str)
-            and name in self._host.profile.retired_methods
+            and name in self._host.version.retired_methods
             and "method" not in duplicates
         ):
             return E.unknown_method(name, self.unparsable_id(obj, duplicates))
@@ -122,8 +122,8 @@ class Dispatcher:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        profile = self._host.profile
-        if name not in profile.methods:
+        version = self._host.version
+        if name not in version.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -135,7 +135,7 @@ class Dispatcher:
                 )
             return rid, None, name
         try:
-            p = P.parse(mdef.spec, obj["params"], profile)
+            p = P.parse(mdef.spec, obj["params"], version.rows)
         except P.ParamError as e:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p

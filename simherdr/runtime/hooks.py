@@ -9,15 +9,18 @@ from .. import views as V
 
 if TYPE_CHECKING:
     from ..agents import AgentLayer
+    from ..facts.versions import HerdrVersion
+    from ..model.events import EventSink
     from ..model.screen import Screen
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
     from ..outbox import Outbox
 
 
-class ScreenSize(Protocol):
+class SessionConfig(Protocol):
     cols: int
     rows: int
+    layout_area: tuple[int, int, int, int] | None
 
 
 class HookHost(Protocol):
@@ -25,7 +28,8 @@ class HookHost(Protocol):
 
     session: Session
     outbox: Outbox
-    config: ScreenSize
+    config: SessionConfig
+    version: HerdrVersion
 
     @property
     def backend(self) -> PaneBackend: ...
@@ -43,6 +47,19 @@ class PaneHooks:
         self._host = host
 
     # --- the session's factories (imported with the first pane, not at start) -----------------
+
+    def new_session(self, record: EventSink) -> Session:
+        from ..model.state import Session
+
+        s = Session(
+            self.make_screen,
+            self.label_for_cwd,
+            record,
+            agent_kinds=self._host.version.tables.agent_kinds,
+        )
+        if self._host.config.layout_area is not None:
+            s.area = tuple(self._host.config.layout_area)
+        return s
 
     def make_screen(self) -> Screen:
         from ..model.screen import Screen

@@ -89,6 +89,18 @@ def _agent_vanish(sim, pane_id: str, close: str | None = None):
     A.agent_vanishes(sim, pane_id, close=close)
 
 
+def _detection_misread(sim, pane_id: str, state: str, agent: str | None = None):
+    A.detection_misreads(sim, pane_id, state, agent)
+
+
+def _agent_suspend(sim, pane_id: str):
+    A.agent_suspended(sim, pane_id)
+
+
+def _agent_fg(sim, pane_id: str):
+    A.agent_resumed(sim, pane_id)
+
+
 def _shell_busy(sim, pane_id: str, command="sleep 30", duration: float | None = None):
     A.busy_shell(sim, pane_id, command, duration)
 
@@ -135,6 +147,17 @@ def _server_reset(sim):
     sim.reset()
 
 
+def _server_info(sim):
+    """What a recorder needs to know of this simulator: the herdr version it answers as and
+    how much faster than wall time its clock runs (simherdr record writes both)."""
+    return {
+        "herdr_version": sim.version.name,
+        "time_scale": 1.0 / sim.clock.wall_seconds(1.0),
+        "home": sim.config.home,
+        "server_cwd": sim.config.server_cwd,
+    }
+
+
 def _trace_get(sim, since: int = 0):
     return {"entries": sim.trace.entries(since), "dropped": sim.trace.dropped}
 
@@ -154,6 +177,9 @@ OPS: dict[str, Callable[..., Any]] = {
     "session.report": _session_report,  # {"pane_id", "value"?, "start_source"?}
     "pane.reuse": _pane_reuse,  # {"pane_id", "kind", "exit_seen"?, "overrides"?}
     "agent.vanish": _agent_vanish,  # {"pane_id", "close"?: null | "exited" | "closed"}
+    "detection.misread": _detection_misread,  # {"pane_id", "state", "agent"?}
+    "agent.suspend": _agent_suspend,  # {"pane_id"}: Ctrl+Z, the shell is the foreground
+    "agent.fg": _agent_fg,  # {"pane_id"}: fg, the same process is detected again
     "shell.busy": _shell_busy,  # {"pane_id", "command"?, "duration"?}
     "shell.idle": _shell_idle,  # {"pane_id"}
     "shell.cd": _shell_cd,  # {"pane_id", "path"}: the shell runs `cd PATH`
@@ -161,6 +187,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
     "server.reset": _server_reset,  # {}: a newly started server's state (ids from 1 again)
+    "server.info": _server_info,  # {}: {"herdr_version", "time_scale", "home", "server_cwd"}
     "trace.get": _trace_get,  # {"since"?}: the trace entries with seq > since (simherdr.trace)
     "trace.clear": _trace_clear,  # {}
 }
@@ -217,6 +244,7 @@ class ControlServer:
         self.path = os.path.abspath(path)
         self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
+        self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
 
     async def start(self) -> None:
         self._server = await listen_unix(
@@ -228,7 +256,7 @@ class ControlServer:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()  # removes the socket only if it is still ours
+            self.fate = self._server.close()  # removes the socket only if it is still ours
             self._server = None
         for t in list(self._conns):
             t.cancel()

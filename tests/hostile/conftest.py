@@ -73,7 +73,7 @@ def state(srv: ThreadServer):
     def take(sim):
         s = sim.session
         snap = V.session_snapshot(
-            s, sim.profile.version, sim.profile.protocol, sim.profile.agent_completion_seq
+            s, sim.version.name, sim.version.protocol, sim.version.rows.agent_completion_seq
         )
         screens = {
             p.pane_id: read_pane(sim, p, "recent", 1000, "text")["text"] for p in s.all_panes()

@@ -37,6 +37,9 @@ def test_every_documented_op_exists():
             "session.report",
             "pane.reuse",
             "agent.vanish",
+            "detection.misread",
+            "agent.suspend",
+            "agent.fg",
             "shell.busy",
             "shell.idle",
             "shell.cd",
@@ -47,6 +50,7 @@ def test_every_documented_op_exists():
             "scenario.load",
             "server.restart",
             "server.reset",
+            "server.info",
         ]
     )
 

@@ -3,9 +3,8 @@
 The regular agent verbs (list, get, read, send-keys, rename, focus) are rows of :mod:`.table`.
 """
 
-from . import core
+from . import wire
 from .base import Exit, Failure, unsupported, usage
-from .core import wire
 from .scan import parse_unsigned, take_value
 
 AGENT_START_POLL_INTERVAL = 0.100  # s, src/cli/agent.rs:9
@@ -22,8 +21,7 @@ _AGENT_STATUSES = ("idle", "working", "blocked", "done", "unknown")
 
 
 def print_method(ctx, request_id, method, params):
-    w = wire()
-    return w.print_response(ctx, w.send(ctx, request_id, method, params))
+    return wire.print_response(ctx, wire.send(ctx, request_id, method, params))
 
 
 def parse_timeout(value):
@@ -41,11 +39,11 @@ def parse_agent_status(value):
     return value
 
 
-def parse_kind(text, v09=False):
+def parse_kind(text, kinds):
     """The version's agent kinds (facts.kinds KIND_TABLES: 0.9 adds letta and muse)."""
     from simherdr.facts.kinds import parse_kind_in
 
-    return parse_kind_in("0.9.3" if v09 else "0.8.2", text)
+    return parse_kind_in(kinds, text)
 
 
 def is_shell_name(name):
@@ -56,7 +54,7 @@ def is_shell_name(name):
 
 def wait(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     until = []
     timeout_ms = None
     index = 1
@@ -71,7 +69,7 @@ def wait(ctx, row, args):
             timeout_ms = parse_timeout(take_value(args, index, "--timeout"))
             index += 2
         elif arg in ("help", "--help", "-h"):
-            raise Exit(0, row["usage"])
+            raise Exit(0, row.usage)
         else:
             raise usage("unknown option: %s" % arg)
     params = {"target": args[0]}
@@ -84,7 +82,7 @@ def wait(ctx, row, args):
 
 def prompt(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     if len(args) < 2:
         raise usage("agent prompt requires text")
     wait = False
@@ -170,13 +168,15 @@ def explain(ctx, row, args):
             with open(file, "rb") as handle:
                 handle.read().decode("utf-8")
         except OSError as exc:
-            failure = core.wire().os_error(exc)
-            if not ctx.v09:
+            failure = wire.os_error(exc)
+            if not ctx.cli.explain_file_errors_as_envelope:
                 raise failure from None  # 0.8.2: the raw `Error: Os {...}` line, exit 1
             return _explain_file_error(ctx, file, failure.display)
         except UnicodeDecodeError:
-            if not ctx.v09:
-                raise core.wire().TransportError(
+            if not ctx.cli.explain_file_errors_as_envelope:
+                from .rust import TransportError
+
+                raise TransportError(
                     'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
                     "stream did not contain valid UTF-8",
                     "InvalidData",
@@ -192,7 +192,6 @@ def explain(ctx, row, args):
         )
     if agent is not None:
         raise usage("--agent is only valid with --file")
-    wire = core.wire()
     loaded = wire.send(ctx, "cli:agent:explain", "agent.explain", {"target": target})
     if wire.has_error(loaded.value):
         ctx.write_err(wire.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
@@ -215,7 +214,7 @@ def _explain_file_error(ctx, path, reason):
             "message": "failed to read agent explain file %s: %s" % (path, reason),
         },
     }
-    ctx.write_err(core.wire().dumps_ordered(body) + "\n")  # ErrorResponse: struct order
+    ctx.write_err(wire.dumps_ordered(body) + "\n")  # ErrorResponse: struct order
     return 1
 
 
@@ -268,13 +267,12 @@ def _cli_error(code: str, message: str) -> dict:
 
 
 def _print_value(ctx, value) -> int:
-    wire = core.wire()
     return wire.print_response(ctx, wire._Loaded(value, True))
 
 
 def start(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     name = args[0]
     separator = args.index("--") if "--" in args else len(args)
     kind = pane_id = timeout_ms = None
@@ -298,12 +296,11 @@ def start(ctx, row, args):
         raise usage("missing required --kind")
     if pane_id is None:
         raise usage("missing required --pane")
-    expected_kind = parse_kind(kind, ctx.v09)
+    expected_kind = parse_kind(kind, ctx.release.agent_kinds)
     if expected_kind is None:
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []
 
-    wire = core.wire()
     timeout_nominal_ms = AGENT_START_DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms
     retryable = AGENT_START_SETTLE_DELAY_MS < timeout_nominal_ms <= MAX_AGENT_START_TIMEOUT_MS
 
@@ -328,7 +325,7 @@ def start(ctx, row, args):
     previous_busy = None
     while True:
         if previous_busy is not None:
-            expired = retry_deadline is not None and core._monotonic() >= retry_deadline
+            expired = retry_deadline is not None and ctx.clock.monotonic() >= retry_deadline
             if expired or pane_terminal_id() != pinned or not shell_initializing():
                 return wire.print_response(ctx, previous_busy)
         response = wire.send(ctx, "cli:agent:start", "agent.start", start_params)
@@ -343,12 +340,12 @@ def start(ctx, row, args):
         ):
             return wire.print_response(ctx, response)
         if retry_deadline is None:
-            retry_deadline = core._monotonic() + PANE_SHELL_READINESS_RETRY_TIMEOUT
+            retry_deadline = ctx.clock.monotonic() + PANE_SHELL_READINESS_RETRY_TIMEOUT
         previous_busy = response
-        remaining = max(0.0, retry_deadline - core._monotonic())
+        remaining = max(0.0, retry_deadline - ctx.clock.monotonic())
         if remaining <= 0:
             return wire.print_response(ctx, previous_busy)
-        core._sleep(min(AGENT_START_POLL_INTERVAL, remaining))
+        ctx.clock.sleep(min(AGENT_START_POLL_INTERVAL, remaining))
 
     expected_terminal = _as_str(wire.index(response.value, "result", "agent", "terminal_id"))
     if expected_terminal is None:
@@ -365,13 +362,17 @@ def start(ctx, row, args):
         outcome = _wait_for_named_agent(
             ctx, wire, name, pane_id, timeout_nominal_ms, expected_kind, expected_terminal, lost
         )
-    except wire.ProtocolMismatchReported:
-        return 1
     except wire.ServerNotRunning as failure:
         # Printed through print_response, i.e. sorted (error before id), unlike main's print.
         return _print_value(ctx, failure.envelope())
-    except wire.TransportError as failure:
-        return _print_value(ctx, _cli_error("agent_start_transport_failed", failure.display))
+    except Failure as failure:
+        from .rust import ProtocolMismatchReported, TransportError  # the rare paths
+
+        if isinstance(failure, ProtocolMismatchReported):
+            return 1
+        if isinstance(failure, TransportError):
+            return _print_value(ctx, _cli_error("agent_start_transport_failed", failure.display))
+        raise
     ok, value = outcome
     if not ok:
         return _print_value(ctx, value)
@@ -391,10 +392,10 @@ def _wait_for_named_agent(
     timeout_s = timeout_ms / 1000.0
     # Instant::checked_add overflows for absurd timeouts: no deadline at all.  CHOICE: "absurd"
     # is taken as >= 10^12 s (Rust's exact overflow point depends on the platform clock).
-    deadline = core._monotonic() + timeout_s if timeout_s < 1e12 else None
+    deadline = ctx.clock.monotonic() + timeout_s if timeout_s < 1e12 else None
     first_poll = True
     while True:
-        if deadline is not None and core._monotonic() >= deadline:
+        if deadline is not None and ctx.clock.monotonic() >= deadline:
             try:  # let the server reconcile the pending name; any failure is ignored
                 wire.send(
                     ctx, "cli:agent:start:timeout", "agent.get", {"target": name}, checked=False
@@ -411,7 +412,7 @@ def _wait_for_named_agent(
                 ctx, "cli:agent:start", "agent.get", {"target": pane_id}, checked=False
             )
             if wire.has_error(loaded.value):
-                core._sleep(AGENT_START_POLL_INTERVAL)
+                ctx.clock.sleep(AGENT_START_POLL_INTERVAL)
                 continue
         agent = wire.index(loaded.value, "result", "agent")
         get = lambda key, agent=agent: agent.get(key) if isinstance(agent, dict) else None  # noqa: E731
@@ -431,7 +432,7 @@ def _wait_for_named_agent(
                 "agent %s is blocked during startup and is not ready for prompts" % name,
             )
         if (
-            ctx.v09
+            ctx.cli.start_codex_unknown_ready
             and status == "unknown"
             and expected_kind == CODEX_UNKNOWN_READY_KIND
             and _as_bool(get("interactive_ready")) is True
@@ -447,7 +448,7 @@ def _wait_for_named_agent(
                 return False, _cli_error(
                     "agent_start_failed", "agent process exited before becoming interactive"
                 )
-        core._sleep(AGENT_START_POLL_INTERVAL)
+        ctx.clock.sleep(AGENT_START_POLL_INTERVAL)
 
 
 def _explain_text(wire, explain, verbose: bool) -> str:

@@ -14,8 +14,6 @@ the stand-in ~0.1 ms (measured: a 35-line module, ~95 us).  Import-light (no ``o
 
 import posix
 
-from ...facts.paths import join  # PathBuf::join: one place, shared with facts.integration
-
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the stand-in ~20 ms
 if TYPE_CHECKING:  # annotations only: the stand-in's core imports this module on every call
     from collections.abc import Mapping
@@ -26,6 +24,15 @@ CONFIG_PATH_ENV = "HERDR_CONFIG_PATH"  # src/config.rs:53
 DEFAULT_SESSION_NAME = "default"  # src/session.rs:11
 MAX_SESSION_NAME_LEN = 64  # src/session.rs:13
 APP_DIR_NAME = "herdr"  # release builds (src/config/io.rs:22-28)
+
+
+def join(base: str, rest: str) -> str:
+    """``PathBuf::join``: :func:`simherdr.facts.paths.join` (one place, shared with
+    facts.integration), imported on first use: a call with HERDR_SOCKET_PATH set joins no
+    path, and the two modules it would load cost ~0.3 ms of every call."""
+    from ...facts.paths import join as path_join
+
+    return path_join(base, rest)
 
 
 def var(env: "Mapping[str, str]", name: str) -> str | None:
@@ -140,6 +147,175 @@ def parent_and_stem(path: str) -> tuple[str, str | None]:
 
 
 # ---------------------------------------------------------------------------------------------
+# The release the stand-in emulates (from simherdr.facts.versions) and its CLI grammar rows
+# ---------------------------------------------------------------------------------------------
+
+#: The rows of simherdr.facts.versions' ``Rows`` the stand-in reads (each a CLI difference too).
+VERSION_ROWS = ("report_agent_options_anywhere", "report_resume_argv", "trust_repository")
+
+
+class Release:
+    """The slice of :class:`simherdr.facts.versions.HerdrVersion` a call reads: name, parsed
+    key, protocol, the table keys of its CLI grammar (``tables.cli``, :data:`GRAMMARS`) and
+    agent kinds, and :data:`VERSION_ROWS`.  ``install-stub`` writes :meth:`compact` into the
+    launcher, so a call parses no release file; in-process callers pass a name
+    (:func:`release_of`)."""
+
+    __slots__ = ("agent_kinds", "cli", "grammar", "key", "name", "protocol", "rows")
+
+    def __init__(self, name, key, protocol, cli, agent_kinds, rows):
+        self.name = name
+        self.key = tuple(key)
+        self.protocol = protocol
+        self.cli = cli
+        self.agent_kinds = agent_kinds
+        self.rows = dict(rows)
+        self.grammar = Grammar(cli)
+
+    def compact(self):
+        """A literal of plain values (the launcher's argument)."""
+        return (self.name, self.key, self.protocol, self.cli, self.agent_kinds, self.rows)
+
+
+def release_of(version):
+    """A :class:`Release` from a Release, its :meth:`~Release.compact` tuple, a release name or
+    a ``HerdrVersion`` (names resolve through simherdr.facts.versions: in-process callers and
+    ``install-stub``, never the launcher's path).  An unknown name raises its ``UnknownVersion``
+    (a ValueError naming the known releases)."""
+    if isinstance(version, Release):
+        return version
+    if isinstance(version, tuple):
+        return Release(*version)
+    from ...facts.versions import resolve
+
+    v = resolve(version)
+    rows = {name: getattr(v.rows, name) for name in VERSION_ROWS}
+    return Release(v.name, v.key, v.protocol, v.tables.cli, v.tables.agent_kinds, rows)
+
+
+#: The stand-in's CLI grammar delta table: row -> (source, value per ``tables.cli`` key).
+#: A key is the release whose ``src/cli`` was read; a version's ``tables.cli`` names its key
+#: (simherdr/facts/releases/*.toml).  Readers name the row (``ctx.cli.<row>``), never a version.
+GRAMMAR_ROWS = {
+    # `herdr --machine <label> <command>`, the `machine` group and launcher word, the hidden
+    # `remote-api-bridge` (the far end of --machine)
+    "machine": (
+        "[H093] src/cli/target.rs, src/cli/machine.rs, src/main.rs (VERSIONS.md §5 row 12)",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # the launcher still knows `--no-session` (CHOICE: 0.9.0 removed it, VERSIONS.md §1.7)
+    "no_session_flag": ("1c76079f:src/main.rs known launch flags", {"0.8.2": True, "0.9.3": False}),
+    # `pane split` without a target splits the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
+    # target and the server splits the focused pane
+    "split_targets_caller": (
+        "[H093] src/cli/pane.rs parse_pane_split_args",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `workspace close <id> [--group]` (close_group, omitted when false)
+    "workspace_close_group": (
+        "[H093] src/cli/workspace.rs parse_workspace_close_args",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `agent explain --file` failures print an explain error envelope (0.8.2: `Error: Os {..}`)
+    "explain_file_errors_as_envelope": (
+        "[H093] src/cli/agent.rs run_agent_explain_file",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `agent start`: a codex still `unknown` but interactive_ready ends the wait
+    "start_codex_unknown_ready": (
+        "[H093] src/cli/agent.rs wait_for_named_agent",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `plugin install`: options before or after the one source word
+    "plugin_install_options_anywhere": (
+        "[H093] src/cli/plugin.rs parse_plugin_install_args",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # help, completion, status and session texts are 0.9.3's (spec.rs tree, status.rs fields,
+    # session.rs probes).  TRANSITIONAL: one coarse row for the text modules, to be split
+    "texts_093": (
+        "[H093] src/cli/spec.rs, src/cli/status.rs, src/session.rs (VERSIONS.md §5)",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+}
+
+
+class Grammar:
+    """One ``tables.cli`` key's values of :data:`GRAMMAR_ROWS`, as attributes (declared here
+    for the type checker; tests/stub/test_stub_rows_spec.py checks both lists agree)."""
+
+    machine: bool
+    no_session_flag: bool
+    split_targets_caller: bool
+    workspace_close_group: bool
+    explain_file_errors_as_envelope: bool
+    start_codex_unknown_ready: bool
+    plugin_install_options_anywhere: bool
+    texts_093: bool
+
+    def __init__(self, key):
+        self.key = key
+        for row, (_, values) in GRAMMAR_ROWS.items():
+            setattr(self, row, values[key])
+
+
+# ---------------------------------------------------------------------------------------------
+# The clock the CLI's own waits run on (passed in the context, never a global)
+# ---------------------------------------------------------------------------------------------
+
+#: simherdr extension (not a herdr variable): the simulator may run on a scaled clock.  Every
+#: wait the CLI itself performs (agent start's 100 ms poll, 2 s busy-shell window and start
+#: deadline; server stop's 25 ms poll and 15 s limit) is divided by this factor.  Messages keep
+#: herdr's nominal numbers.  CHOICE: not-a-number, infinite, non-positive and out-of-range
+#: values (outside [MIN_TIME_SCALE, MAX_TIME_SCALE]) mean 1.0, so no wait overflows
+#: ``settimeout``/``sleep`` (issue 14: ``1e-300`` raised OverflowError).
+TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
+MIN_TIME_SCALE = 1e-6
+MAX_TIME_SCALE = 1e6
+
+
+def read_time_scale(env: "Mapping[str, str]") -> float:
+    raw = env.get(TIME_SCALE_ENV)
+    if not raw:
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        return 1.0
+    if not MIN_TIME_SCALE <= value <= MAX_TIME_SCALE:  # also false for nan
+        return 1.0
+    return value
+
+
+class Clock:
+    """Nominal seconds on a clock running ``scale`` times real time (``SIMHERDR_TIME_SCALE``).
+
+    Every wait of a call goes through ``ctx.clock``; in-process tests pass their own (any
+    object with ``scale``, ``monotonic()`` and ``sleep()``) to :func:`.core.run`."""
+
+    __slots__ = ("scale",)
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+
+    def monotonic(self) -> float:
+        import time
+
+        return time.monotonic() * self.scale
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` nominal seconds (real time divided by the scale)."""
+        if seconds > 0:
+            import time
+
+            time.sleep(seconds / self.scale)
+
+    def real_seconds(self, seconds: float) -> float:
+        """The real duration of ``seconds`` nominal seconds (a socket timeout)."""
+        return seconds / self.scale
+
+
+# ---------------------------------------------------------------------------------------------
 # Exits: what ends a call early (core.run prints and returns them)
 # ---------------------------------------------------------------------------------------------
 
@@ -165,6 +341,16 @@ class Exit(Exception):
         self.code = code
         self.message = message
         self.stdout = stdout
+
+
+class ListGroup(Exception):
+    """Print the running group's command list and exit with ``code`` (a verb body that
+    answers like a bare group, e.g. ``herdr channel show extra``); :func:`.core.run_group`
+    renders the list from the group's rows."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 def usage(message, code=2):

@@ -34,7 +34,7 @@ def help_path(ctx, args):
         return None
     from .spec import tree
 
-    node = tree(ctx.v09)
+    node = tree(ctx.release)
     path = []
     for segment in args[:help_index]:
         found = _find(node, segment)

@@ -7,9 +7,13 @@ emulated: without a server the usual connection error is printed; ``install`` an
 ``uninstall`` check their arguments as herdr does and then answer "not supported".
 """
 
+from . import wire
 from .base import Exit, join, unsupported, usage
-from .core import wire
 from .scan import absolute_path, parse_env
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 RID = "cli:plugin"
 
@@ -47,8 +51,7 @@ UNINSTALL_USAGE = "usage: herdr plugin uninstall <plugin_id|owner/repo[/subdir..
 
 
 def _send(ctx, method, params):
-    w = wire()
-    return w.print_response(ctx, w.send(ctx, RID, method, params))
+    return wire.print_response(ctx, wire.send(ctx, RID, method, params))
 
 
 def _value(args, index, flag):
@@ -125,7 +128,9 @@ def _install_args_093(args):
 
 def install(ctx, row, args):
     """``plugin install``: herdr's argument checks, then "not supported" (git, builds)."""
-    yes = (_install_args_093 if ctx.v09 else _install_args_082)(args)
+    yes = (_install_args_093 if ctx.cli.plugin_install_options_anywhere else _install_args_082)(
+        args
+    )
     if not yes and not _stdin_is_terminal():
         raise usage("remote plugin install requires --yes when stdin is not interactive")
     return unsupported(ctx, "herdr plugin install")
@@ -184,11 +189,10 @@ def list_(ctx, row, args):
         else:
             raise _unknown(args[index])
     params = {"plugin_id": plugin_id} if plugin_id is not None else {}
-    w = wire()
-    loaded = w.send(ctx, RID, "plugin.list", params)
+    loaded = wire.send(ctx, RID, "plugin.list", params)
     result = loaded.value.get("result") if isinstance(loaded.value, dict) else None
     if json_out or not isinstance(result, dict) or result.get("type") != "plugin_list":
-        return w.print_response(ctx, loaded)
+        return wire.print_response(ctx, loaded)
     return _print_list_human(ctx, result["plugins"])
 
 
@@ -330,7 +334,7 @@ def pane(ctx, row, args):
         return _send(ctx, "plugin.pane." + sub, {"pane_id": args[1]})
     if sub != "open":
         raise Exit(0 if sub in ("help", "--help", "-h") else 2, PANE_HELP)
-    values = {"focus": True, "env": {}}
+    values: dict[str, Any] = {"focus": True, "env": {}}
     simple = {
         "--plugin": "plugin_id",
         "--entrypoint": "entrypoint",

@@ -86,7 +86,7 @@ def root_help(ctx):
     """The root help text (stdout, exit 0), with this invocation's config and log paths."""
     from .base import join
 
-    v09 = ctx.v09
+    v09 = ctx.cli.texts_093
     usage = [u for u, gate in _USAGE if _keep(gate, v09)]
     lines = ["herdr \u2014 terminal workspace manager for AI coding agents", ""]
     lines.append("Usage: " + usage[0])

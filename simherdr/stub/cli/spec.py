@@ -77,13 +77,15 @@ def _text_ansi():
     return option("format", "FORMAT", pv=["text", "ansi"])
 
 
-def tree(v09):
-    """The root command of this version's clap tree."""
+def tree(release):
+    """The root command of a :class:`.base.Release`'s clap tree (the grammar row
+    ``texts_093``, its agent-kinds table, the version row ``report_resume_argv``)."""
+    v09 = release.grammar.texts_093
     from simherdr.facts.kinds import kind_names_in
 
     from .integration import LETTA, TARGETS
 
-    agent_kinds = list(kind_names_in("0.9.3" if v09 else "0.8.2"))  # spec.rs agent_kind_values
+    agent_kinds = list(kind_names_in(release.agent_kinds))  # spec.rs agent_kind_values
     # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
     targets = [t.label for t in TARGETS] + ([LETTA.label] if v09 else [])
     trust = [flag("trust-repository")] if v09 else []
@@ -451,7 +453,7 @@ def tree(v09):
                 ),
             ],
         ),
-        _pane_command(v09),
+        _pane_command(release.rows["report_resume_argv"]),
         cmd(
             "terminal",
             "Attach to or observe raw terminal streams",
@@ -602,9 +604,10 @@ def _machine_command():
     )
 
 
-def _resume_argv(v09):
-    """0.9.3 ``resume_argv_arg`` (VERSIONS.md §5 row 21)."""
-    if not v09:
+def _resume_argv(resume):
+    """0.9.3 ``resume_argv_arg`` (VERSIONS.md §5 row 21), with the version row
+    ``report_resume_argv``."""
+    if not resume:
         return []
     return [
         {
@@ -620,7 +623,7 @@ def _resume_argv(v09):
     ]
 
 
-def _pane_command(v09):
+def _pane_command(resume):
     return cmd(
         "pane",
         "Control terminal panes",
@@ -767,7 +770,7 @@ def _pane_command(v09):
                     option("agent-session-id", "ID"),
                     path_option("agent-session-path", "PATH"),
                 ]
-                + _resume_argv(v09),
+                + _resume_argv(resume),
             ),
             cmd(
                 "report-agent-session",
@@ -781,7 +784,7 @@ def _pane_command(v09):
                     path_option("agent-session-path", "PATH"),
                     option("session-start-source", "SOURCE"),
                 ]
-                + _resume_argv(v09),
+                + _resume_argv(resume),
             ),
             cmd(
                 "release-agent",

@@ -40,6 +40,10 @@ def test_a_failing_test_shows_its_trace_and_keeps_it(pytester):
     assert reply["code"] == "pane_not_found" and reply["conn"].startswith("c")
     html = jsonl[0].with_suffix(".html")
     assert 'class="lane pane" data-pane="w1:p1"' in html.read_text()
+    chrome = jsonl[0].with_suffix(".trace.json")  # the Trace Event Format export beside it
+    assert str(chrome) in out
+    events = json.loads(chrome.read_text())["traceEvents"]
+    assert any(e["ph"] == "X" and e["name"] == "pane.get" for e in events)
 
 
 def test_a_passing_test_keeps_no_trace(pytester):
@@ -75,7 +79,7 @@ def test_marker_mistakes_stop_pytest_at_collection(pytester, marker, message):
         def test_two():
             pass
     """)
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     err = result.stderr.str()
     assert message in err and "test_one" in err
@@ -92,7 +96,7 @@ def test_marker_mistakes_stop_pytest_at_collection(pytester, marker, message):
 )
 def test_bad_options_stop_pytest_at_start(pytester, option, message):
     pytester.makepyfile("def test_x(simherdr_harness): pass")
-    result = pytester.runpytest_subprocess("-p", "no:xdist", option)
+    result = pytester.runpytest_inprocess("-p", "no:xdist", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
@@ -100,7 +104,7 @@ def test_bad_options_stop_pytest_at_start(pytester, option, message):
 
 def test_fixtures_are_documented(pytester):
     pytester.makepyfile("def test_x(): pass")
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "--fixtures")
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "--fixtures")
     out = result.stdout.str()
     for name in ("simherdr_harness", "simherdr_server", "simherdr_herdr"):
         assert name in out
@@ -142,7 +146,7 @@ def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server
     # the best of three turns: what the clock costs, not how busy the machine happens to be
     wall = min(turn(n) for n in range(3))
     for reply in replies:
-        ref.validate_reply(reply, simherdr_server.sim.profile.version)
+        ref.validate_reply(reply, simherdr_server.sim.version.name)
     assert wall < 0.1, f"an agent turn took {wall * 1000:.0f} ms of wall time"
 
 
