@@ -40,6 +40,10 @@ def test_a_failing_test_shows_its_trace_and_keeps_it(pytester):
     assert reply["code"] == "pane_not_found" and reply["conn"].startswith("c")
     html = jsonl[0].with_suffix(".html")
     assert 'class="lane pane" data-pane="w1:p1"' in html.read_text()
+    chrome = jsonl[0].with_suffix(".trace.json")  # the Trace Event Format export beside it
+    assert str(chrome) in out
+    events = json.loads(chrome.read_text())["traceEvents"]
+    assert any(e["ph"] == "X" and e["name"] == "pane.get" for e in events)
 
 
 def test_a_passing_test_keeps_no_trace(pytester):
