@@ -64,6 +64,13 @@ def h(version, config):
 
 
 @pytest.fixture
+def ws(h, tmp_path):
+    """``h`` with one focused workspace w1 (pane w1:p1) in ``tmp_path``."""
+    h.ok("workspace.create", cwd=str(tmp_path))
+    return h
+
+
+@pytest.fixture
 def server(version, config):
     """The real socket transport on a private per-test socket; always stopped and removed."""
     with ThreadServer(version, config=config) as srv:

@@ -6,12 +6,6 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture
-def ws(h, tmp_path):
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
-
-
 def _events(h, since, kinds):
     return [(k, d) for _, k, d in h.sim.hub.after(since, kinds)]
 

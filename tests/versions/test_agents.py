@@ -13,12 +13,6 @@ from simherdr.simulator import Config, Simulator
 from tests.agents.conftest import start_ready
 
 
-@pytest.fixture
-def ws(h, tmp_path):
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
-
-
 def _agent(h, target="rev"):
     return h.ok("agent.get", target=target)["agent"]
 

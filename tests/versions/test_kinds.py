@@ -26,12 +26,6 @@ def test_kind_tables():
         assert K.parse_kind_in("0.9.3", name) == v093, name
 
 
-@pytest.fixture
-def ws(h, tmp_path):
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
-
-
 def test_agent_start_muse_side_by_side(ws, version):
     reply = ws.call("agent.start", name="m", kind="muse", pane_id="w1:p1")
     if version == "0.8.2":
