@@ -157,10 +157,29 @@ def without_wall(entries: Iterable[dict]) -> list[dict]:
 MAX_CMD = 160
 
 
+# CHOICE(peer-command-cache): a peer's command line is read once per pid (a client's
+# connections share it; the stand-in opens two per call) among the newest PEER_CACHE pids: a
+# read of /proc costs five system calls, a fifth of a ping's. A recycled pid within that
+# window would keep the old label (a label only, never a reply).
+PEER_CACHE = 64
+_peer_commands: dict[int, str | None] = {}
+
+
 def peer_command(pid: int) -> str | None:
     """The peer's command line (Linux /proc), shortened for a lane or span label: a script run
     by an interpreter (``python -IS .../bin/herdr agent start a1``) is named by the script
     (``herdr agent start a1``). None when it cannot be read (gone, not Linux)."""
+    try:
+        return _peer_commands[pid]
+    except KeyError:
+        pass
+    if len(_peer_commands) >= PEER_CACHE:
+        del _peer_commands[next(iter(_peer_commands))]  # the oldest
+    cmd = _peer_commands[pid] = _read_peer_command(pid)
+    return cmd
+
+
+def _read_peer_command(pid: int) -> str | None:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             raw = f.read(4096)

@@ -27,6 +27,7 @@ resource. What a reader sees:
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
 from collections import defaultdict
@@ -353,6 +354,7 @@ class Axis:
         if not merged:
             merged = [[0.0, max(end, 0.0)]]
         self.clusters = [(a, b) for a, b in merged]
+        self._ends = [b for _, b in self.clusters]
         n = len(self.clusters)
         avail = WIDTH - (n - 1) * GAP_PX
         min_px = min(MIN_CLUSTER_PX, avail / n)
@@ -392,17 +394,16 @@ class Axis:
         ]
 
     def __call__(self, t: float) -> float:
-        for i, (a, b) in enumerate(self.clusters):
-            if t <= b or i == len(self.clusters) - 1:
-                if t < a and i > 0:  # in the gap before cluster i
-                    pa = self.clusters[i - 1][1]
-                    gx = self.x0[i - 1] + self.widths[i - 1]
-                    return round(gx + (t - pa) / (a - pa) * GAP_PX, 2)
-                if b <= a:
-                    return round(self.x0[i] + self.widths[i] / 2, 2)
-                frac = min(max((t - a) / (b - a), 0.0), 1.0)
-                return round(self.x0[i] + frac * self.widths[i], 2)
-        return round(self.right, 2)  # pragma: no cover - the loop returns
+        i = min(bisect.bisect_left(self._ends, t), len(self.clusters) - 1)  # first end >= t
+        a, b = self.clusters[i]
+        if t < a and i > 0:  # in the gap before cluster i
+            pa = self.clusters[i - 1][1]
+            gx = self.x0[i - 1] + self.widths[i - 1]
+            return round(gx + (t - pa) / (a - pa) * GAP_PX, 2)
+        if b <= a:
+            return round(self.x0[i] + self.widths[i] / 2, 2)
+        frac = min(max((t - a) / (b - a), 0.0), 1.0)
+        return round(self.x0[i] + frac * self.widths[i], 2)
 
     def ticks(self) -> list[tuple[float, float]]:
         """(t, x) of the labelled ticks: each cluster's start, then round steps inside it."""
@@ -547,8 +548,9 @@ def render_html(entries: list[dict], title: str = "simherdr trace", gap: float =
             cls = "call ok" if ok else ("call open" if ok is None else "call error")
             if s.run:
                 cls += " run"
-            later = [sx for sx in starts_by_row[r] if sx > x1 + 0.5]
-            room = (min(later) if later else x.right + TAIL_PX) - x1 - 8
+            row_starts = starts_by_row[r]  # ascending: spans come in start order
+            k = bisect.bisect_right(row_starts, x1 + 0.5)
+            room = (row_starts[k] if k < len(row_starts) else x.right + TAIL_PX) - x1 - 8
             row_next[r] = x2
             folded = sum(len(c.folded) for c in s.calls) + (
                 sum(1 for c in s.calls if c.is_ping) if s.run else 0

@@ -7,10 +7,9 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
+from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
-
-VERSIONS = ("0.8.2", "0.9.3")
 
 
 def _schema_line() -> str:

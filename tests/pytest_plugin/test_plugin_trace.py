@@ -146,7 +146,7 @@ def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server
     # the best of three turns: what the clock costs, not how busy the machine happens to be
     wall = min(turn(n) for n in range(3))
     for reply in replies:
-        ref.validate_reply(reply, simherdr_server.sim.profile.version)
+        ref.validate_reply(reply, simherdr_server.sim.version.name)
     assert wall < 0.1, f"an agent turn took {wall * 1000:.0f} ms of wall time"
 
 

@@ -12,8 +12,7 @@ from schema_shape import diff
 from simherdr.apischema import generate as schema_gen
 from simherdr.stub.cli import api_schema
 from tests import herdr_reference as ref
-
-VERSIONS = ("0.8.2", "0.9.3")
+from tests.releases import VERSIONS
 
 #: Where the generated schema and herdr's published one still differ, and why. Empty for
 #: 0.8.2. A fixed gap fails this test until it is removed here.

@@ -186,3 +186,14 @@ def test_the_story_in_headless_chromium(story, tmp_path, request):
         timeout=120,
     )
     assert p.returncode == 0 and shot.stat().st_size > 5000
+
+
+def test_the_axis_is_monotonic_and_compresses_only_long_gaps():
+    x = Axis([(0.0, 0.5), (0.6, 1.0), (100.0, 101.0), (5000.0, 5000.0)], 5000.0)
+    assert x.clusters == [(0.0, 1.0), (100.0, 101.0), (5000.0, 5000.0)]  # 0.1 s is no gap
+    ts = [0, 0.3, 1.0, 50, 100, 100.5, 101, 3000, 5000]
+    xs = [x(t) for t in ts]
+    assert xs == sorted(xs) and len(set(xs)) == len(xs)
+    assert [round(b - a) for _, a, b in x.gaps] == [99, 4899]
+    assert all(x.x0[i + 1] - (x.x0[i] + x.widths[i]) < 40 for i in range(2))  # gaps: narrow
+    assert abs(sum(x.widths) + 2 * (x.x0[1] - x.x0[0] - x.widths[0]) - 1040) < 1
