@@ -111,9 +111,7 @@ class Simulator:
         self.profile: Profile = profile_of(self.version)  # TRANSITIONAL flat view (issue 20)
         self.clock = clock or RealClock()
         self.config = config or Config()
-        self.session = Session(self._make_screen, self._label_for_cwd)
-        if self.config.layout_area is not None:
-            self.session.area = tuple(self.config.layout_area)
+        self.session = self._new_session()
         self.hub = EventHub()
         self.methods = Methods()  # an area is imported on first use of one of its methods
         self.stopping = False
@@ -578,9 +576,7 @@ class Simulator:
         diagnostics = self.surface.config_diagnostics
         self.surface = ClientSurface()
         self.surface.config_diagnostics = diagnostics
-        self.session = Session(self._make_screen, self._label_for_cwd)
-        if self.config.layout_area is not None:
-            self.session.area = tuple(self.config.layout_area)
+        self.session = self._new_session()
         # the agent layer (occupants, behaviour overrides) is made afresh on first use; the
         # backend has forgotten every pane (before_pane_close above)
         self.__dict__.pop("agents", None)
@@ -655,6 +651,19 @@ class Simulator:
                 self.before_pane_close(self.session.panes[pid])
 
     # --- helpers for handlers ----------------------------------------------------------------
+
+    def _new_session(self) -> Session:
+        rows = self.version.rows
+        session = Session(
+            self._make_screen,
+            self._label_for_cwd,
+            close_focus_to_opener=rows.close_focus_returns_to_opener,
+        )
+        # Pane rects use the headless view size (rows headless_cols/headless_rows: 0.8.2's
+        # configurable 120x40, 0.8.0's fixed 80x24) unless the host names an area.
+        area = self.config.layout_area or (0, 0, rows.headless_cols, rows.headless_rows)
+        session.area = (area[0], area[1], area[2], area[3])
+        return session
 
     def _make_screen(self):
         from .model.screen import Screen

@@ -1,11 +1,13 @@
 """Where the suite finds herdr's own published facts: ONE setting per herdr version.
 
-``SIMHERDR_HERDR_SCHEMA_0_8_2`` and ``SIMHERDR_HERDR_SCHEMA_0_9_3`` each name a herdr API schema
-file of that version (for example the output of ``herdr api schema --output FILE`` of that
-herdr). Without them, the suite looks beside the project at ``../shared/herdr/`` (0.8.2:
+``SIMHERDR_HERDR_SCHEMA_0_8_0``, ``SIMHERDR_HERDR_SCHEMA_0_8_2`` and
+``SIMHERDR_HERDR_SCHEMA_0_9_3`` each name a herdr API schema file of that version (for example
+the output of ``herdr api schema --output FILE`` of that herdr). Without them, the suite looks
+beside the project at ``../shared/herdr/`` (0.8.0: ``herdr-api-0.8.0.schema.json``, 0.8.2:
 ``herdr-api.schema.json``, 0.9.3: ``herdr-api-0.9.3.schema.json``). A reply is checked against
-its own version's schema; the other 0.9.x profiles (protocol 22) use the 0.9.3 schema. Tests
-that need a schema skip, with :func:`skip_reason`, when neither exists.
+the schema its release names (facts/versions.py ``HerdrVersion.schema``: its own where herdr
+published one, else the nearest: 0.8.1 -> 0.8.2's, byte-identical at 09b2554d; 0.9.0-0.9.2 ->
+0.9.3's). Tests that need a schema skip, with :func:`skip_reason`, when neither exists.
 """
 
 from __future__ import annotations
@@ -16,25 +18,23 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from simherdr.facts.profiles import DEFAULT_VERSION, get_profile
+from simherdr.facts.versions import DEFAULT_VERSION, resolve
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "herdr"
 # schema version -> (setting, fallback file)
 SCHEMAS: dict[str, tuple[str, Path]] = {
+    "0.8.0": ("SIMHERDR_HERDR_SCHEMA_0_8_0", SHARED / "herdr-api-0.8.0.schema.json"),
     "0.8.2": ("SIMHERDR_HERDR_SCHEMA_0_8_2", SHARED / "herdr-api.schema.json"),
     "0.9.3": ("SIMHERDR_HERDR_SCHEMA_0_9_3", SHARED / "herdr-api-0.9.3.schema.json"),
 }
 
 
 def schema_version(version: str) -> str:
-    """The published schema a profile's replies are checked against (same protocol)."""
-    if version in SCHEMAS:
-        return version
-    protocol = get_profile(version).protocol
-    for v in SCHEMAS:
-        if get_profile(v).protocol == protocol:
-            return v
-    raise KeyError(f"no herdr schema known for version {version!r}")
+    """The published schema a release's replies are checked against (its ``schema``)."""
+    schema = resolve(version).schema
+    if schema not in SCHEMAS:
+        raise KeyError(f"no herdr schema file known for release {schema!r} ({version})")
+    return schema
 
 
 def schema_path(version: str) -> Path | None:

@@ -94,8 +94,15 @@ _LOOKUP_0_9_3: dict[str, str] = {
     **{alias: label for label, _, aliases in KINDS_0_9_3 for alias in aliases},
 }
 EXECUTABLES_0_9_3: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_3}
-# Which kind table each herdr version uses (facts/profiles.py row ``agent_kinds``).
-KIND_TABLES = ("0.8.2", "0.9.3")
+# herdr 0.8.0's Agent::ALL (346411fa:src/detect/mod.rs): 0.8.2's without qwen (a4d52ab6, #2743).
+KINDS_0_8_0: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    k for k in KINDS if k[0] != "qwen"
+)
+KIND_NAMES_0_8_0: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_8_0)
+_LOOKUP_0_8_0: dict[str, str] = {k: v for k, v in _LOOKUP.items() if v != "qwen"}
+EXECUTABLES_0_8_0: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_8_0}
+# Which kind table each herdr version uses (facts/versions.py table ``agent_kinds``).
+KIND_TABLES = ("0.8.0", "0.8.2", "0.9.3")
 ALL_KINDS = "0.9.3"  # the table holding every version's kinds (process identification)
 
 
@@ -158,6 +165,8 @@ def parse_kind_in(table: str, text: str) -> str | None:
     """``parse_kind`` with the kinds of one herdr version (``KIND_TABLES``)."""
     if table == "0.8.2":
         return parse_kind(text)
+    if table == "0.8.0":
+        return _LOOKUP_0_8_0.get(_lookup_name(text))
     name = _lookup_name(text)
     found = _LOOKUP_0_9_3.get(name)
     if found is None and _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
@@ -174,11 +183,11 @@ def canonical_label_in(table: str, label: str) -> str:
 
 
 def executables_in(table: str) -> dict[str, str]:
-    return EXECUTABLES if table == "0.8.2" else EXECUTABLES_0_9_3
+    return {"0.8.0": EXECUTABLES_0_8_0, "0.8.2": EXECUTABLES}.get(table, EXECUTABLES_0_9_3)
 
 
 def kind_names_in(table: str) -> tuple[str, ...]:
-    return KIND_NAMES if table == "0.8.2" else KIND_NAMES_0_9_3
+    return {"0.8.0": KIND_NAMES_0_8_0, "0.8.2": KIND_NAMES}.get(table, KIND_NAMES_0_9_3)
 
 
 _WINDOWS_EXECUTABLES = {"cursor": "cursor-agent.cmd"}
@@ -285,7 +294,13 @@ OFFICIAL_SESSION_SOURCES_0_9_3: frozenset[Pair] = OFFICIAL_SESSION_SOURCES | {
 }
 # Which hook-source tables a herdr version uses (facts/profiles.py row ``hook_sources``):
 # table -> (reserved native, session identity only, official session sources).
+_QWEN: frozenset[Pair] = frozenset({("herdr:qwen", "qwen")})  # absent from 0.8.0 (a4d52ab6)
 HOOK_SOURCE_TABLES: dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[Pair]]] = {
+    "0.8.0": (
+        RESERVED_NATIVE - _QWEN,
+        SESSION_IDENTITY_ONLY - _QWEN,
+        OFFICIAL_SESSION_SOURCES - _QWEN,
+    ),
     "0.8.2": (RESERVED_NATIVE, SESSION_IDENTITY_ONLY, OFFICIAL_SESSION_SOURCES),
     "0.9.3": (RESERVED_NATIVE_0_9_3, SESSION_IDENTITY_ONLY_0_9_3, OFFICIAL_SESSION_SOURCES_0_9_3),
 }

@@ -137,11 +137,15 @@ def send_text(sim, p):
     return {"type": "ok"}
 
 
-def _keys(keys: list[str], pane=None) -> bytes:
+def _keys(sim, keys: list[str], pane=None) -> bytes:
     app_cursor = pane.screen.application_cursor if pane is not None else False
     try:
         # all keys validated before any byte is written
-        return encode_keys(keys, application_cursor=app_cursor)
+        return encode_keys(
+            keys,
+            application_cursor=app_cursor,
+            backtab_shift=sim.version.rows.backtab_keeps_shift,
+        )
     except InvalidKey as e:
         raise E.invalid_key(e.key) from None
 
@@ -149,7 +153,7 @@ def _keys(keys: list[str], pane=None) -> bytes:
 @method("pane.send_keys", pane_id=P.req(P.STR), keys=P.req(P.LIST_STR))
 def send_keys(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = _keys(p["keys"], pane)
+    data = _keys(sim, p["keys"], pane)
     sim.write_input(pane, data)
     return {"type": "ok"}
 
@@ -166,7 +170,7 @@ def paste_bytes(pane, text: str) -> bytes:
 )
 def send_input(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = paste_bytes(pane, p["text"]) + _keys(p["keys"], pane)
+    data = paste_bytes(pane, p["text"]) + _keys(sim, p["keys"], pane)
     sim.write_input(pane, data)  # one write
     return {"type": "ok"}
 

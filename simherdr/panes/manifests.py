@@ -205,10 +205,13 @@ def load(table: str = "0.8.2") -> dict[str, Manifest]:
     """Every manifest the herdr version whose kinds table is ``table`` bundles (profile row
     agent_kinds), by kind label (read once per table)."""
     base = resources.files(__package__) / "manifests"
-    agents = BUNDLED if table == "0.8.2" else BUNDLED + BUNDLED_0_9
+    # CHOICE (0.8.0): 0.8.2's manifests without qwen's (346411fa bundles no qwen.toml; its
+    # other manifests' 0.8.0 versions are not transcribed).
+    older = {"0.8.0": tuple(a for a in BUNDLED if a != "qwen"), "0.8.2": BUNDLED}
+    agents = older.get(table, BUNDLED + BUNDLED_0_9)
     out = {}
     for agent in agents:
-        own = table != "0.8.2" and agent in CHANGED_0_9_3
+        own = table not in older and agent in CHANGED_0_9_3
         f = (base / "0.9.3" if own else base) / f"{agent}.toml"
         out[agent] = parse(f.read_text(encoding="utf-8"), agent, str(f))
     return out

@@ -41,11 +41,12 @@ def parse_agent_status(value):
     return value
 
 
-def parse_kind(text, v09=False):
-    """The version's agent kinds (facts.kinds KIND_TABLES: 0.9 adds letta and muse)."""
+def parse_kind(text, table):
+    """The release's agent kinds (facts.kinds KIND_TABLES: 0.8.0 lacks qwen, 0.9 adds letta
+    and muse); ``table``: the release's table key ``agent_kinds``."""
     from simherdr.facts.kinds import parse_kind_in
 
-    return parse_kind_in("0.9.3" if v09 else "0.8.2", text)
+    return parse_kind_in(table, text)
 
 
 def is_shell_name(name):
@@ -298,7 +299,7 @@ def start(ctx, row, args):
         raise usage("missing required --kind")
     if pane_id is None:
         raise usage("missing required --pane")
-    expected_kind = parse_kind(kind, ctx.v09)
+    expected_kind = parse_kind(kind, ctx.table("agent_kinds"))
     if expected_kind is None:
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []
@@ -323,7 +324,10 @@ def start(ctx, row, args):
     if timeout_ms is not None:
         start_params["timeout_ms"] = timeout_ms
 
-    pinned = pane_terminal_id()
+    # Row cli_agent_start_pins_pane (37644cab, #2774): 0.8.2 pins the pane's terminal first and
+    # retries a new pane's busy shell; 0.8.0 sends agent.start at once (346411fa:src/cli/
+    # agent.rs:333-349): no pin, so no retry and no lost-terminal check.
+    pinned = pane_terminal_id() if ctx.row("cli_agent_start_pins_pane") else None
     retry_deadline = None
     previous_busy = None
     while True:
@@ -363,7 +367,15 @@ def start(ctx, row, args):
         return _print_value(ctx, lost)
     try:
         outcome = _wait_for_named_agent(
-            ctx, wire, name, pane_id, timeout_nominal_ms, expected_kind, expected_terminal, lost
+            ctx,
+            wire,
+            name,
+            pane_id,
+            timeout_nominal_ms,
+            expected_kind,
+            expected_terminal,
+            lost,
+            ctx.row("cli_agent_start_follows_status"),
         )
     except wire.ProtocolMismatchReported:
         return 1
@@ -385,9 +397,14 @@ def start(ctx, row, args):
 
 
 def _wait_for_named_agent(
-    ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost
+    ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost, follows_status
 ):
-    """wait_for_named_agent: (True, agent) or (False, error envelope)."""
+    """wait_for_named_agent: (True, agent) or (False, error envelope).
+
+    ``follows_status`` (row cli_agent_start_follows_status, 7ae4b056 #2537): 0.8.2 reads
+    ``agent_status`` (blocked fails, working/unknown wait, idle/done settle); 0.8.0 takes
+    ``interactive_ready`` at once, else fails once ``launch_pending`` is false
+    (346411fa:src/cli/agent.rs:501-560)."""
     timeout_s = timeout_ms / 1000.0
     # Instant::checked_add overflows for absurd timeouts: no deadline at all.  CHOICE: "absurd"
     # is taken as >= 10^12 s (Rust's exact overflow point depends on the platform clock).
@@ -425,6 +442,15 @@ def _wait_for_named_agent(
             )
         if _as_str(get("name")) != name:
             return False, lost
+        if not follows_status:
+            if _as_bool(get("interactive_ready")) is True:
+                return True, agent
+            if not _or(_as_bool(get("launch_pending")), False):
+                return False, _cli_error(
+                    "agent_start_failed", "agent process exited before becoming interactive"
+                )
+            core._sleep(AGENT_START_POLL_INTERVAL)
+            continue
         if status == "blocked":
             return False, _cli_error(
                 "agent_not_ready",

@@ -26,14 +26,14 @@ def run(ctx, row, args):
         raise Exit(2, USAGE)
     if shell not in SUPPORTED_SHELLS:
         raise Exit(2, "unknown shell: %s\n%s" % (shell, USAGE))
-    ctx.write_out(script(shell, ctx.v09))
+    ctx.write_out(script(shell, ctx))
     return 0
 
 
-def script(shell, v09):
+def script(shell, ctx):
     from .spec import tree
 
-    root = _build(tree(v09), None)
+    root = _build(tree(ctx), None)
     if shell == "bash":
         return _bash(root)
     if shell == "fish":

@@ -41,7 +41,15 @@ from .base import (
 )
 
 #: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
-VERSION_PROTOCOLS = {"0.8.2": 20, "0.9.0": 22, "0.9.1": 22, "0.9.3": 22}
+VERSION_PROTOCOLS = {
+    "0.8.0": 19,
+    "0.8.1": 20,
+    "0.8.2": 20,
+    "0.9.0": 22,
+    "0.9.1": 22,
+    "0.9.2": 22,
+    "0.9.3": 22,
+}
 DEFAULT_VERSION = "0.9.3"
 
 #: simherdr extension (not a herdr variable): the simulator may run on a scaled clock.  Every
@@ -149,6 +157,25 @@ class Ctx:
         self.stderr = stderr
         self.argv0 = argv0
         self.explicit_session = False
+        self._rows = None
+
+    def release(self):
+        """This release's ``HerdrVersion`` (facts/versions.py), resolved on first use so a
+        call that needs none of its rows pays nothing for it."""
+        release = self._rows
+        if release is None:
+            from ...facts.versions import resolve
+
+            release = self._rows = resolve(self.version)
+        return release
+
+    def row(self, name):
+        """A behaviour row of this release (facts/versions.py ``Rows``)."""
+        return getattr(self.release().rows, name)
+
+    def table(self, name):
+        """A table key of this release (facts/versions.py ``Tables``)."""
+        return getattr(self.release().tables, name)
 
     # -- output -----------------------------------------------------------------------------
     @staticmethod
@@ -301,7 +328,7 @@ def launch(argv, version=DEFAULT_VERSION):
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        _reader_gone()
+        _reader_gone(version)
     except Exception:  # closed streams: let the normal exit report them
         return code
     if type(code) is int and 0 <= code <= 255:
@@ -309,7 +336,29 @@ def launch(argv, version=DEFAULT_VERSION):
     return code  # pragma: no cover - every CLI path returns a status in 0..255
 
 
-def _reader_gone():
+#: herdr 0.8.0/0.8.1's panic when a print! meets a closed stdout (Rust's std print_to; row
+#: cli_quiet_broken_pipe false). CHOICE: the location is the stdio.rs line of this machine's
+#: rustc (herdr's release toolchain is not recorded); exit 101 is Rust's panic status.
+PIPE_PANIC = (
+    "\nthread 'main' panicked at library/std/src/io/stdio.rs:1165:9:\n"
+    "failed printing to stdout: Broken pipe (os error 32)\n"
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+)
+
+
+def _reader_gone(version):
+    from ...facts.versions import resolve
+
+    if not resolve(version).rows.cli_quiet_broken_pipe:
+        try:
+            posix.write(2, PIPE_PANIC.encode())
+        except OSError:
+            pass
+        posix._exit(101)
+    _reader_quiet()
+
+
+def _reader_quiet():
     """herdr prints with SIGPIPE at its default action (``begin_cli_output`` before each
     ``print!``, src/platform/unix_common.rs, 0.8.2 and 0.9.3): when the reader of its output
     has gone (``herdr api schema --json | head -c1``) the signal ends it, printing nothing.
@@ -546,7 +595,9 @@ def group_list(header, rows, trailer):
 
 def run_group(ctx, table, name, args):
     """Group dispatch: no verb / unknown verb -> list + exit 2; `help` -> list + exit 0."""
-    header, rows, trailer = table.group(name, ctx.v09)
+    header, rows, trailer = table.group(
+        name, ctx.v09, ctx.row, ctx.table("agent_kinds") if name == "agent" else None
+    )
     verb = args[0] if args else None
     row = None
     if verb:

@@ -77,13 +77,14 @@ def _text_ansi():
     return option("format", "FORMAT", pv=["text", "ansi"])
 
 
-def tree(v09):
-    """The root command of this version's clap tree."""
+def tree(ctx):
+    """The root command of this release's clap tree (``ctx``: the invocation's release)."""
     from simherdr.facts.kinds import kind_names_in
 
     from .integration import LETTA, TARGETS
 
-    agent_kinds = list(kind_names_in("0.9.3" if v09 else "0.8.2"))  # spec.rs agent_kind_values
+    v09 = ctx.v09
+    agent_kinds = list(kind_names_in(ctx.table("agent_kinds")))  # spec.rs agent_kind_values
     # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
     targets = [t.label for t in TARGETS] + ([LETTA.label] if v09 else [])
     trust = [flag("trust-repository")] if v09 else []
@@ -96,6 +97,16 @@ def tree(v09):
             "then matches idle, done, or blocked by default, or any exact --until state. It does "
             "not track turns: if the agent is already working, that active turn's completion may "
             "match."
+        )
+    elif not ctx.row("prompt_refuses_blocked"):
+        # herdr 0.8.0 (346411fa:src/cli/spec.rs:357): before agent_blocked (9351b058, #2790).
+        prompt_after = (
+            "When submission starts from a non-working state, --wait first requires an observed "
+            "state change within 5000ms; otherwise it returns agent_prompt_stalled. A shorter "
+            "--timeout returns timeout instead. It then matches idle, done, or blocked by "
+            "default, or any exact --until state. It does not track turns: if the agent is "
+            "already working, that active turn's completion may match. Without --timeout, the "
+            "settled-state wait is indefinite."
         )
     else:
         prompt_after = (
@@ -451,7 +462,7 @@ def tree(v09):
                 ),
             ],
         ),
-        _pane_command(v09),
+        _pane_command(v09, ctx.row("cli_pane_input")),
         cmd(
             "terminal",
             "Attach to or observe raw terminal streams",
@@ -620,7 +631,10 @@ def _resume_argv(v09):
     ]
 
 
-def _pane_command(v09):
+def _pane_command(v09, pane_input):
+    """``pane_input`` (row cli_pane_input): 0.8.0 has no `pane input` and no split
+    `--right-click` (10974c82)."""
+    right_click = [option("right-click", "TARGET", pv=["herdr", "pane"])] if pane_input else []
     return cmd(
         "pane",
         "Control terminal panes",
@@ -666,12 +680,18 @@ def _pane_command(v09):
                     flag("clear"),
                 ],
             ),
-            cmd(
-                "input",
-                "Set pane input routing",
-                [positional("pane_id", "PANE_ID")]
-                + _current_pane()
-                + [option("right-click", "TARGET", pv=["herdr", "pane"], req=True)],
+            *(
+                [
+                    cmd(
+                        "input",
+                        "Set pane input routing",
+                        [positional("pane_id", "PANE_ID")]
+                        + _current_pane()
+                        + [option("right-click", "TARGET", pv=["herdr", "pane"], req=True)],
+                    )
+                ]
+                if pane_input
+                else []
             ),
             cmd(
                 "split",
@@ -683,7 +703,7 @@ def _pane_command(v09):
                     option("ratio", "FLOAT"),
                     path_option("cwd", "PATH"),
                     _env(),
-                    option("right-click", "TARGET", pv=["herdr", "pane"]),
+                    *right_click,
                     flag("focus"),
                     flag("no-focus"),
                 ],

@@ -22,6 +22,8 @@ per method (``src/api/schema``); a row says in data what those two say in code:
               group's hand-written command list.  Clap's ``--help`` texts live in
               :mod:`.spec` (herdr's ``src/cli/spec.rs`` is separate from the parsers too).
 ``since`` / ``until``  version gate (``"0.9"``: 0.9.x only / before 0.9).
+``row`` / ``unless``  a behaviour row (facts/versions.py ``Rows``) the verb needs true / false:
+              a release that differs by a row keeps both variants, each gated by it.
 
 Each group's rows live in ``rows_<group>.py`` (``rows(v09)``), imported and built on use: a call
 unmarshals and constructs only its own group's rows.  This module keeps the index, the
@@ -97,15 +99,24 @@ def call(target, ctx, row, args):
     return getattr(module, function)(ctx, row, args)
 
 
-def group(name, v09):
-    """(header, rows for this version, trailer) of a row-table group."""
+def group(name, v09, flag=None, kinds=None):
+    """(header, rows for this version, trailer) of a row-table group; ``flag(row_name)`` reads
+    the release's behaviour rows (rows gated by ``row`` / ``unless``); ``kinds``: the release's
+    agent-kinds table key (the agent group lists the kinds)."""
     module = __import__("%s.rows_%s" % (__package__, name), fromlist=["rows"])
-    header, rows, trailer = module.rows(v09)
+    if name == "agent" and kinds is not None:
+        header, rows, trailer = module.rows(v09, kinds)
+    else:
+        header, rows, trailer = module.rows(v09)
     want = "0.9" if v09 else "0.8"
     kept = []
     for row in rows:
         since, until = row.get("since"), row.get("until")
         if (since and want < since) or (until and want >= until):
+            continue
+        if "row" in row and not flag(row["row"]):
+            continue
+        if "unless" in row and flag(row["unless"]):
             continue
         kept.append(row)
     return header, kept, trailer
