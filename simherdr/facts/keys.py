@@ -333,7 +333,10 @@ def _encode_special(combo: KeyCombo, application_cursor: bool, backtab_shift: bo
         if not backtab_shift:
             # herdr 0.8.0 (row backtab_keeps_shift false, 346411fa:src/pane/input.rs): the
             # back-tab reaches libghostty as its Tab key with the other modifiers only.
-            return _encode_special(KeyCombo("tab", combo.mods & ~SHIFT), application_cursor, True)
+            # (Not herdr's own ctrl+tab path: that one takes KeyCode::Tab only.)
+            if gm == 0:
+                return b"\t"
+            return b"\x1b\t" if gm == ALT else _csi27(gm, 9)
         gm |= SHIFT  # libghostty sees back-tab as shift+tab
         return b"\x1b[Z" if gm == SHIFT else _csi27(gm, 9)
     if code == "backspace":

@@ -43,8 +43,20 @@ _SESSION_REPLACEMENT = {
 # grok's "new" session replaces its current one, and grok never takes a pane over from another
 # session owner.
 _SESSION_REPLACEMENT_0_9_3 = {**_SESSION_REPLACEMENT, ("herdr:grok", "grok"): ("new",)}
-_REPLACEMENT_TABLES = {"0.8.2": _SESSION_REPLACEMENT, "0.9.3": _SESSION_REPLACEMENT_0_9_3}
-_NO_SESSION_TAKEOVER = {"0.8.2": frozenset(), "0.9.3": frozenset({("herdr:grok", "grok")})}
+# 0.8.0 (the hook-source table "0.8.0"): 0.8.2's without qwen (a4d52ab6, #2743).
+_SESSION_REPLACEMENT_0_8_0 = {
+    k: v for k, v in _SESSION_REPLACEMENT.items() if k != ("herdr:qwen", "qwen")
+}
+_REPLACEMENT_TABLES = {
+    "0.8.0": _SESSION_REPLACEMENT_0_8_0,
+    "0.8.2": _SESSION_REPLACEMENT,
+    "0.9.3": _SESSION_REPLACEMENT_0_9_3,
+}
+_NO_SESSION_TAKEOVER = {
+    "0.8.0": frozenset(),
+    "0.8.2": frozenset(),
+    "0.9.3": frozenset({("herdr:grok", "grok")}),
+}
 
 MAX_SESSION_ID_BYTES = 512
 MAX_SESSION_PATH_BYTES = 4096

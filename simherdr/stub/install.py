@@ -25,8 +25,17 @@ import gc, sys
 gc.disable()  # a short-lived process: no collection passes while ~100 KB of code is unmarshalled
 sys.path.insert(0, {root!r})
 from simherdr.stub.cli.core import launch
-sys.exit(launch(sys.argv[1:], version={version!r}))
+sys.exit(launch(sys.argv[1:], version={version!r}, release={release!r}))
 """
+
+
+def release_data(herdr_version: str) -> dict:
+    """The release's rows and tables as plain literals (facts/versions.py ``compact``): the
+    launcher carries them, so a call reads its rows without parsing the release files."""
+    from ..facts.versions import compact, resolve
+
+    data = compact(resolve(herdr_version))
+    return {"rows": data["rows"], "tables": data["tables"]}
 
 
 def _project_root() -> str:
@@ -55,7 +64,9 @@ def write_stub(directory: str, herdr_version: str = "0.9.3") -> str:
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "herdr")
     python = os.path.abspath(sys.executable)
-    text = _header(python) + _LAUNCHER.format(version=herdr_version, root=_project_root())
+    text = _header(python) + _LAUNCHER.format(
+        version=herdr_version, root=_project_root(), release=release_data(herdr_version)
+    )
     tmp = path + ".tmp-%d" % os.getpid()
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)

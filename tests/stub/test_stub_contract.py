@@ -521,12 +521,15 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
     launcher = stubs["0.8.2"]
     with open(launcher) as handle:
         root = next(line for line in handle if line.startswith("sys.path.insert")).split(", ", 1)[1]
+    from simherdr.stub.install import release_data
+
     code = (
         "import sys, io\n"
         f"sys.path.insert(0, {root.rstrip().rstrip(')')})\n"
         "from simherdr.stub.cli.core import run\n"
         "out = io.BytesIO()\n"
-        f"rc = run(['pane', 'get', 'w1:p1'], version='0.8.2', env={{'HERDR_SOCKET_PATH': {fake.path!r}}}, stdout=out, stderr=io.BytesIO())\n"
+        # the release's rows as the launcher carries them (install-stub)
+        f"rc = run(['pane', 'get', 'w1:p1'], version='0.8.2', release={release_data('0.8.2')!r}, env={{'HERDR_SOCKET_PATH': {fake.path!r}}}, stdout=out, stderr=io.BytesIO())\n"
         "assert rc == 0, out.getvalue()\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('simherdr'))))\n"
         "print(' '.join(m for m in ('json', 'socket', 're', 'enum', 'typing', 'os', 'collections') if m in sys.modules))\n"

@@ -148,8 +148,11 @@ def open_ping(ctx):
 class Ctx:
     """Per-invocation state: environment (mutated like herdr mutates its own), streams, version."""
 
-    def __init__(self, version, env, stdout, stderr, argv0):
+    def __init__(self, version, env, stdout, stderr, argv0, release=None):
         self.version = version
+        # The release's rows and tables as plain dicts (facts/versions.py compact(), written
+        # into the launcher by install-stub); None: resolved from the release files on use.
+        self._release_data = release
         self.protocol = VERSION_PROTOCOLS[version]
         self.v09 = self.protocol >= 22
         self.env = env
@@ -171,10 +174,14 @@ class Ctx:
 
     def row(self, name):
         """A behaviour row of this release (facts/versions.py ``Rows``)."""
+        if self._release_data is not None:
+            return self._release_data["rows"][name]
         return getattr(self.release().rows, name)
 
     def table(self, name):
         """A table key of this release (facts/versions.py ``Tables``)."""
+        if self._release_data is not None:
+            return self._release_data["tables"][name]
         return getattr(self.release().tables, name)
 
     # -- output -----------------------------------------------------------------------------
@@ -292,7 +299,7 @@ def _process_env():
     }
 
 
-def main(argv, version=DEFAULT_VERSION):
+def main(argv, version=DEFAULT_VERSION, release=None):
     """Run the stand-in with the process environment and standard streams."""
     out = getattr(sys.stdout, "buffer", sys.stdout)
     err = getattr(sys.stderr, "buffer", sys.stderr)
@@ -300,6 +307,7 @@ def main(argv, version=DEFAULT_VERSION):
         return run(
             list(argv),
             version=version,
+            release=release,
             env=_process_env(),
             stdout=out,
             stderr=err,
@@ -313,7 +321,7 @@ def main(argv, version=DEFAULT_VERSION):
             pass
 
 
-def launch(argv, version=DEFAULT_VERSION):
+def launch(argv, version=DEFAULT_VERSION, release=None):
     """What the launcher written by ``simherdr install-stub`` calls: :func:`main`, then exit.
 
     A clean exit skips the interpreter's teardown (``posix._exit`` once stdout and stderr are
@@ -324,11 +332,11 @@ def launch(argv, version=DEFAULT_VERSION):
     Python reports those cases exactly as before, except a reader that went away (below).
     """
     try:
-        code = main(argv, version=version)
+        code = main(argv, version=version, release=release)
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        _reader_gone(version)
+        _reader_gone(version, release)
     except Exception:  # closed streams: let the normal exit report them
         return code
     if type(code) is int and 0 <= code <= 255:
@@ -346,10 +354,14 @@ PIPE_PANIC = (
 )
 
 
-def _reader_gone(version):
-    from ...facts.versions import resolve
+def _reader_gone(version, release):
+    if release is not None:
+        quiet = release["rows"]["cli_quiet_broken_pipe"]
+    else:
+        from ...facts.versions import resolve
 
-    if not resolve(version).rows.cli_quiet_broken_pipe:
+        quiet = resolve(version).rows.cli_quiet_broken_pipe
+    if not quiet:
         try:
             posix.write(2, PIPE_PANIC.encode())
         except OSError:
@@ -369,7 +381,9 @@ def _reader_quiet():
     posix.kill(posix.getpid(), signal.SIGPIPE)
 
 
-def run(argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None):
+def run(
+    argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None, release=None
+):
     """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated."""
     if version not in VERSION_PROTOCOLS:
         raise ValueError(
@@ -384,6 +398,7 @@ def run(argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, ar
         stdout if stdout is not None else sys.stdout.buffer,
         stderr if stderr is not None else sys.stderr.buffer,
         argv0,
+        release,
     )
     try:
         return _run(ctx, list(argv))
