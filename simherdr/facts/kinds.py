@@ -101,8 +101,16 @@ KINDS_0_8_0: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
 KIND_NAMES_0_8_0: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_8_0)
 _LOOKUP_0_8_0: dict[str, str] = {k: v for k, v in _LOOKUP.items() if v != "qwen"}
 EXECUTABLES_0_8_0: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_8_0}
+# herdr 0.9.0: 0.9.3's table without letta (Letta Code detection came with 0.9.1, #3106;
+# CHANGELOG `## [0.9.1]`), muse since 0.9.0 (#2489). Changelog, not source: no 0.9.0 tree here.
+KINDS_0_9_0: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    k for k in KINDS_0_9_3 if k[0] != "letta"
+)
+KIND_NAMES_0_9_0: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_9_0)
+_LOOKUP_0_9_0: dict[str, str] = {k: v for k, v in _LOOKUP_0_9_3.items() if v != "letta"}
+EXECUTABLES_0_9_0: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_0}
 # Which kind table each herdr version uses (facts/versions.py table ``agent_kinds``).
-KIND_TABLES = ("0.8.0", "0.8.2", "0.9.3")
+KIND_TABLES = ("0.8.0", "0.8.2", "0.9.0", "0.9.3")
 ALL_KINDS = "0.9.3"  # the table holding every version's kinds (process identification)
 
 
@@ -168,7 +176,7 @@ def parse_kind_in(table: str, text: str) -> str | None:
     if table == "0.8.0":
         return _LOOKUP_0_8_0.get(_lookup_name(text))
     name = _lookup_name(text)
-    found = _LOOKUP_0_9_3.get(name)
+    found = (_LOOKUP_0_9_0 if table == "0.9.0" else _LOOKUP_0_9_3).get(name)
     if found is None and _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
         return "muse"
     return found
@@ -183,11 +191,15 @@ def canonical_label_in(table: str, label: str) -> str:
 
 
 def executables_in(table: str) -> dict[str, str]:
-    return {"0.8.0": EXECUTABLES_0_8_0, "0.8.2": EXECUTABLES}.get(table, EXECUTABLES_0_9_3)
+    return {"0.8.0": EXECUTABLES_0_8_0, "0.8.2": EXECUTABLES, "0.9.0": EXECUTABLES_0_9_0}.get(
+        table, EXECUTABLES_0_9_3
+    )
 
 
 def kind_names_in(table: str) -> tuple[str, ...]:
-    return {"0.8.0": KIND_NAMES_0_8_0, "0.8.2": KIND_NAMES}.get(table, KIND_NAMES_0_9_3)
+    return {"0.8.0": KIND_NAMES_0_8_0, "0.8.2": KIND_NAMES, "0.9.0": KIND_NAMES_0_9_0}.get(
+        table, KIND_NAMES_0_9_3
+    )
 
 
 _WINDOWS_EXECUTABLES = {"cursor": "cursor-agent.cmd"}
@@ -295,6 +307,7 @@ OFFICIAL_SESSION_SOURCES_0_9_3: frozenset[Pair] = OFFICIAL_SESSION_SOURCES | {
 # Which hook-source tables a herdr version uses (facts/profiles.py row ``hook_sources``):
 # table -> (reserved native, session identity only, official session sources).
 _QWEN: frozenset[Pair] = frozenset({("herdr:qwen", "qwen")})  # absent from 0.8.0 (a4d52ab6)
+_LETTA: frozenset[Pair] = frozenset({("herdr:letta", "letta")})  # absent from 0.9.0
 HOOK_SOURCE_TABLES: dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[Pair]]] = {
     "0.8.0": (
         RESERVED_NATIVE - _QWEN,
@@ -302,6 +315,12 @@ HOOK_SOURCE_TABLES: dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[
         OFFICIAL_SESSION_SOURCES - _QWEN,
     ),
     "0.8.2": (RESERVED_NATIVE, SESSION_IDENTITY_ONLY, OFFICIAL_SESSION_SOURCES),
+    # 0.9.0: 0.9.3's without herdr:letta (letta came with 0.9.1); herdr:codex as 0.9.3 (CHOICE).
+    "0.9.0": (
+        RESERVED_NATIVE_0_9_3,
+        SESSION_IDENTITY_ONLY_0_9_3 - _LETTA,
+        OFFICIAL_SESSION_SOURCES_0_9_3 - _LETTA,
+    ),
     "0.9.3": (RESERVED_NATIVE_0_9_3, SESSION_IDENTITY_ONLY_0_9_3, OFFICIAL_SESSION_SOURCES_0_9_3),
 }
 

@@ -50,11 +50,13 @@ _SESSION_REPLACEMENT_0_8_0 = {
 _REPLACEMENT_TABLES = {
     "0.8.0": _SESSION_REPLACEMENT_0_8_0,
     "0.8.2": _SESSION_REPLACEMENT,
+    "0.9.0": _SESSION_REPLACEMENT_0_9_3,  # CHOICE: 0.9.3's, read in [H093] only
     "0.9.3": _SESSION_REPLACEMENT_0_9_3,
 }
 _NO_SESSION_TAKEOVER = {
     "0.8.0": frozenset(),
     "0.8.2": frozenset(),
+    "0.9.0": frozenset({("herdr:grok", "grok")}),  # CHOICE: 0.9.3's
     "0.9.3": frozenset({("herdr:grok", "grok")}),
 }
 

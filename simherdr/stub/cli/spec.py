@@ -85,8 +85,10 @@ def tree(ctx):
 
     v09 = ctx.v09
     agent_kinds = list(kind_names_in(ctx.table("agent_kinds")))  # spec.rs agent_kind_values
-    # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
-    targets = [t.label for t in TARGETS] + ([LETTA.label] if v09 else [])
+    # IntegrationTarget::ALL, then (0.9.1+) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs); a
+    # target comes with its kind (0.8.0 has no qwen, 0.9.0 no letta).
+    targets = [t.label for t in TARGETS if t.label != "qwen" or "qwen" in agent_kinds]
+    targets += [LETTA.label] if "letta" in agent_kinds else []
     trust = [flag("trust-repository")] if v09 else []
     if v09:
         prompt_after = (
