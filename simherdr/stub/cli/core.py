@@ -610,9 +610,7 @@ def group_list(header, rows, trailer):
 
 def run_group(ctx, table, name, args):
     """Group dispatch: no verb / unknown verb -> list + exit 2; `help` -> list + exit 0."""
-    header, rows, trailer = table.group(
-        name, ctx.v09, ctx.row, ctx.table("agent_kinds") if name == "agent" else None
-    )
+    header, rows, trailer = table.group(name, ctx.v09, ctx.row, ctx)
     verb = args[0] if args else None
     row = None
     if verb:

@@ -3,12 +3,15 @@
 from .table import _FORMAT, _LINES, _SOURCE
 
 
-def rows(v09, kinds_table=None):
+RELEASE_ROWS = True  # the group help lists the release's kinds (table.group)
+
+
+def rows(v09, release):
     from simherdr.facts.kinds import kind_names_in
 
     # "kinds: {spec::agent_kind_values()}" is Agent::ALL of the release (src/cli/agent.rs
-    # print_agent_help): 0.8.0 lacks qwen, 0.9 adds letta and muse (facts.kinds KIND_TABLES).
-    kinds = kind_names_in(kinds_table or ("0.9.3" if v09 else "0.8.2"))
+    # print_agent_help): 0.8.0 lacks qwen, 0.9 adds muse, 0.9.1 letta (facts.kinds KIND_TABLES).
+    kinds = kind_names_in(release.table("agent_kinds"))
     return (
         "herdr agent commands:",
         [

@@ -99,13 +99,14 @@ def call(target, ctx, row, args):
     return getattr(module, function)(ctx, row, args)
 
 
-def group(name, v09, flag=None, kinds=None):
+def group(name, v09, flag=None, release=None):
     """(header, rows for this version, trailer) of a row-table group; ``flag(row_name)`` reads
-    the release's behaviour rows (rows gated by ``row`` / ``unless``); ``kinds``: the release's
-    agent-kinds table key (the agent group lists the kinds)."""
+    the release's behaviour rows (rows gated by ``row`` / ``unless``). A group whose lines
+    list the release's kinds or targets (``RELEASE_ROWS``) gets ``release`` (the invocation's
+    context: ``.version``, ``.table(name)``) too."""
     module = __import__("%s.rows_%s" % (__package__, name), fromlist=["rows"])
-    if name == "agent" and kinds is not None:
-        header, rows, trailer = module.rows(v09, kinds)
+    if getattr(module, "RELEASE_ROWS", False) and release is not None:
+        header, rows, trailer = module.rows(v09, release)
     else:
         header, rows, trailer = module.rows(v09)
     want = "0.9" if v09 else "0.8"
