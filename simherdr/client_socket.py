@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from .unixsocket import Listening, listen_unix
+from .unixsocket import Listening, listen_protocol
 
 
 def client_socket_path(api_socket_path: str) -> str:
@@ -24,37 +24,43 @@ def client_socket_path(api_socket_path: str) -> str:
     return os.path.join(parent, f"{stem or 'herdr'}-client.sock")
 
 
+class _Held(asyncio.Protocol):
+    """One client connection, held open: what it sends is read and dropped."""
+
+    def __init__(self, owner: ClientSocket) -> None:
+        self.owner = owner
+        self.transport: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        self.owner._held.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        pass
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.owner._held.discard(self)
+
+
 class ClientSocket:
     def __init__(self, path: str):
         self.path = path
         self._server: Listening | None = None
-        self._held: set[asyncio.Task] = set()
+        self._held: set[_Held] = set()
 
     async def start(self) -> None:
         """prepare_socket_path (src/ipc.rs:81-108), then listen ``0600``."""
-        self._server = await listen_unix(
+        self._server = await listen_protocol(
             self.path,
-            self._hold,
-            limit=65536,
+            lambda: _Held(self),
             busy_message=f"herdr server is already running (socket busy at {self.path})",
         )
-
-    async def _hold(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        self._held.add(task)
-        try:
-            while await reader.read(65536):
-                pass
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            self._held.discard(task)
-            writer.close()
 
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()  # removes the socket only if it is still ours
             self._server = None
-        for t in list(self._held):
-            t.cancel()
-        await asyncio.gather(*self._held, return_exceptions=True)
+        for held in list(self._held):
+            if held.transport is not None:
+                held.transport.close()
+        self._held.clear()

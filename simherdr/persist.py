@@ -305,6 +305,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         def resume_valid(argv: list) -> bool:
             return resume_argv_problem(argv) is None
 
+    sim.outbox.discard()  # the old process's unannounced changes die with it
     panes = S.restore(
         sim.session,
         snap,

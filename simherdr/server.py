@@ -14,7 +14,6 @@ directory (see :func:`check_socket_dir`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import os
@@ -29,6 +28,7 @@ from .unixsocket import (  # noqa: F401  (re-exported: callers import them from 
     SocketBusy,
     UnsafeSocketDirectory,
     check_socket_dir,
+    listen_protocol,
     listen_unix,
     socket_answers,
     take_path,
@@ -45,29 +45,22 @@ WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
 LISTEN_BACKLOG = 1024
 
 
-def _abort(writer: asyncio.StreamWriter) -> None:
-    """Drop a connection now, discarding unsent bytes (close() would wait for the client to
-    read them, forever for a client that never reads)."""
-    with contextlib.suppress(Exception):
-        writer.transport.abort()
-
-
-async def flush(writer: asyncio.StreamWriter) -> bool:
+async def flush(proto: _Request) -> bool:
     """Wait until everything written has reached the socket. herdr's 5 s write timeout
     (src/api/server.rs:31) is a per-write(2) limit: a client that takes no bytes for
     WRITE_TIMEOUT is dropped (aborted) and False returned; a slow but reading client is not."""
-    transport = writer.transport
+    transport = proto.transport
     size = transport.get_write_buffer_size()
     while size:
         try:
             async with asyncio.timeout(WRITE_TIMEOUT):
-                await writer.drain()  # write limits are 0: returns when the buffer is empty
+                await proto.drained()  # write limits are 0: done when the buffer is empty
         except (TimeoutError, ConnectionError):
             now = transport.get_write_buffer_size()
             if now and now < size and not transport.is_closing():
                 size = now  # progress: the client is reading, keep going
                 continue
-            _abort(writer)
+            transport.abort()  # discard unsent bytes: never wait for a client that never reads
             return False
         size = transport.get_write_buffer_size()
     return True
@@ -76,9 +69,9 @@ async def flush(writer: asyncio.StreamWriter) -> bool:
 _PEERCRED = struct.Struct("3i")
 
 
-def _peer_pid(writer: asyncio.StreamWriter) -> int | None:
+def _peer_pid(transport: asyncio.BaseTransport) -> int | None:
     """The client's process id (SO_PEERCRED, Linux), for the trace."""
-    sock = writer.get_extra_info("socket")
+    sock = transport.get_extra_info("socket")
     if sock is None or not hasattr(socket, "SO_PEERCRED"):
         return None
     try:
@@ -90,25 +83,16 @@ def _peer_pid(writer: asyncio.StreamWriter) -> int | None:
     return pid or None
 
 
+# The phases of one connection (herdr: one request per connection).
+READING, ANSWERING, WATCHING, DONE = range(4)
+
+
 class Connection:
-    """What a wait or a stream sees of its client."""
+    """What a wait or a stream sees of its client (handlers/context.py ClientConnection)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
-        self.reader = reader
-        self.writer = writer
-        self.closed: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._watch: asyncio.Task | None = None
-
-    def watch(self) -> None:
-        """Any readable byte or EOF cancels (src/ipc.rs:216-236)."""
-
-        async def probe():
-            with contextlib.suppress(Exception):
-                await self.reader.read(1)
-            if not self.closed.done():
-                self.closed.set_result(None)
-
-        self._watch = asyncio.get_running_loop().create_task(probe())
+    def __init__(self, proto: _Request):
+        self._proto = proto
+        self.closed: asyncio.Future = proto.closed
 
     def cancelled(self) -> bool:
         return self.closed.done()
@@ -118,13 +102,147 @@ class Connection:
         one line per connection is ever buffered here)."""
         if self.cancelled():
             return
-        self.writer.write(encode(obj))
-        if not await flush(self.writer) and not self.closed.done():
+        self._proto.transport.write(encode(obj))
+        if not await flush(self._proto) and not self.closed.done():
             self.closed.set_result(None)
 
+
+class _Request(asyncio.Protocol):
+    """One connection: read one line, answer it, close. A request that answers at once (a
+    call, no interceptor) is answered from ``data_received``, with no task; a wait, a stream
+    or an intercepted call runs as a task that watches the connection: EOF or any further byte
+    cancels it (src/ipc.rs:216-236)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.loop = server.loop
+        self.phase = READING
+        self.buf = b""
+        self.task: asyncio.Task | None = None
+        self._closed: asyncio.Future | None = None
+        self._drained: asyncio.Future | None = None
+        self._lost = False
+
+    @property
+    def closed(self) -> asyncio.Future:
+        """Done when the client goes away (EOF, a further byte, the connection lost)."""
+        if self._closed is None:
+            self._closed = self.loop.create_future()
+            if self._lost:
+                self._closed.set_result(None)
+        return self._closed
+
+    def _gone(self) -> None:
+        if self._closed is not None and not self._closed.done():
+            self._closed.set_result(None)
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        self.transport: asyncio.WriteTransport = transport
+        # Pause at any unsent byte: flush() then waits for the client to take everything.
+        transport.set_write_buffer_limits(high=0)
+        # herdr drops a connection whose request line is not complete after 5 s (it polls
+        # every 100 ms past the deadline, src/api/server.rs:503-553): here the transport is
+        # aborted when the deadline passes.
+        self.expire = self.loop.call_later(REQUEST_TIMEOUT, transport.abort)
+        self.label = self.server.next_label()
+        self.server._protos.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.phase == WATCHING:
+            self._gone()
+            return
+        if self.phase != READING:
+            return
+        start = len(self.buf)
+        buf = self.buf + data if start else data
+        i = buf.find(b"\n", start)
+        if i < 0:
+            if len(buf) > MAX_REQUEST_BYTES:
+                self._drop()  # over-size: dropped without a reply
+            else:
+                self.buf = buf
+            return
+        self.buf = b""
+        self.expire.cancel()
+        if i > MAX_REQUEST_BYTES:
+            self._drop()
+            return
+        self.phase = ANSWERING
+        self.server._line(self, buf[:i], pending=i + 1 < len(buf))
+
+    def eof_received(self) -> bool:
+        if self.phase == WATCHING:
+            self._gone()
+            return True  # the task may still write its last line; it closes the transport
+        if self.phase == READING:
+            self._drop()  # EOF before the newline: no reply
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
+        self.expire.cancel()
+        self.server._protos.discard(self)
+        self._gone()
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_exception(ConnectionResetError("connection lost"))
+
+    def resume_writing(self) -> None:
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)
+
+    def drained(self) -> asyncio.Future:
+        """Done when the write buffer is empty again (resume_writing at limit 0)."""
+        fut = self._drained = self.loop.create_future()
+        if self._lost:
+            fut.set_exception(ConnectionResetError("connection lost"))
+        elif not self.transport.get_write_buffer_size():
+            fut.set_result(None)
+        return fut
+
+    def _drop(self) -> None:
+        self.phase = DONE
+        self.expire.cancel()
+        self.transport.close()
+
+    def answer(self, reply: dict | None) -> None:
+        """Write the reply (if any) and close; a reply the client does not take yet is
+        flushed by a task under herdr's write timeout."""
+        self.phase = DONE
+        if reply is None:
+            self.transport.close()
+            return
+        self.transport.write(encode(reply))
+        if not self.transport.get_write_buffer_size():
+            self.transport.close()
+            return
+        self.task = self.server.spawn(self._run(flush(self)))
+
+    def start(self, coro) -> None:
+        """Run a wait, a stream or an intercepted call as a task watching the connection;
+        bytes already after the request line count as the client going away."""
+        self.phase = WATCHING
+        self.task = self.server.spawn(self._run(coro))
+
+    async def _run(self, coro) -> None:
+        try:
+            await coro
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self.phase = DONE
+            if self.transport.get_write_buffer_size():
+                self.transport.abort()  # cancelled mid-write: never wait for a client to read
+            else:
+                self.transport.close()
+
     def stop(self) -> None:
-        if self._watch:
-            self._watch.cancel()
+        """A simulated restart or the server's close: the task is cancelled, a connection
+        that has not sent its line yet is closed."""
+        if self.task is not None:
+            if self.task is not asyncio.current_task():
+                self.task.cancel()
+        elif self.phase == READING:
+            self._drop()
 
 
 class Server:
@@ -132,15 +250,24 @@ class Server:
         self.sim = sim
         self.path = os.path.abspath(path)
         self._server: Listening | None = None
-        self._conns: set[asyncio.Task] = set()
+        self._protos: set[_Request] = set()
+        self._tasks: set[asyncio.Task] = set()
         self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
         self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
+        self.loop: asyncio.AbstractEventLoop  # set by start()
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
         sim.on_restart.append(self._drop_connections)
 
+    @property
+    def connections(self) -> int:
+        """Connections open now (their request read, answered or still running)."""
+        return len(self._protos)
+
     async def start(self) -> None:
+        # one lookup: asyncio.get_running_loop() costs a getpid(2) on every call
+        self.loop = asyncio.get_running_loop()
         busy = f"herdr is already running (socket busy at {self.path})"
         take_path(self.path, busy)  # the API socket's refusals first
         # herdr's client socket beside it (simherdr.client_socket); a refusal of either binds
@@ -148,10 +275,9 @@ class Server:
         self.client_socket = ClientSocket(client_socket_path(self.path))
         await self.client_socket.start()
         try:
-            self._server = await listen_unix(
+            self._server = await listen_protocol(
                 self.path,
-                self._handle,
-                limit=MAX_REQUEST_BYTES + 1,
+                lambda: _Request(self),
                 backlog=LISTEN_BACKLOG,
                 busy_message=busy,
             )
@@ -160,11 +286,16 @@ class Server:
             raise
         await self.sim.start()
 
+    def spawn(self, coro) -> asyncio.Task:
+        task = self.loop.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
     def _drop_connections(self) -> None:
         """A simulated restart: the old process's connections (waits, subscriptions) close."""
-        for t in list(self._conns):
-            if t is not asyncio.current_task():
-                t.cancel()
+        for proto in list(self._protos):
+            proto.stop()
 
     def _on_sim_stop(self) -> None:
         # server.stop: stop accepting after the reply is written; the socket goes away.
@@ -176,96 +307,68 @@ class Server:
             self._server = None
         if self.client_socket is not None:
             await self.client_socket.close()
-        for t in list(self._conns):
-            t.cancel()
-        await asyncio.gather(*self._conns, return_exceptions=True)
+        for proto in list(self._protos):
+            proto.stop()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.sim.close()
         self.stopped.set()
 
     async def serve_forever(self) -> None:
         await self.stopped.wait()
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        self._conns.add(task)
-        # Pause at any unsent byte: flush() then waits for the client to take everything.
-        writer.transport.set_write_buffer_limits(high=0)
-        try:
-            await self._one_request(reader, writer, f"c{next(self._labels)}")
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            self._conns.discard(task)
-            if writer.transport.get_write_buffer_size():
-                _abort(writer)  # cancelled mid-write: never wait for a client to read
-            else:
-                with contextlib.suppress(Exception):
-                    writer.close()
+    def next_label(self) -> str:
+        return f"c{next(self._labels)}"
 
-    async def _one_request(self, reader, writer, label: str) -> None:
-        # herdr drops a connection whose request line is not complete after 5 s (it polls
-        # every 100 ms past the deadline, src/api/server.rs:503-553): here the transport is
-        # aborted when the deadline passes. (A timer handle, not asyncio.timeout: this is
-        # every request's path, and the handle costs half as much.)
-        expire = asyncio.get_running_loop().call_later(REQUEST_TIMEOUT, _abort, writer)
-        try:
-            line = await reader.readuntil(b"\n")
-        except (
-            asyncio.IncompleteReadError,
-            asyncio.LimitOverrunError,
-            ConnectionError,
-            ValueError,
-        ):
-            return  # EOF, over-size or timeout (aborted): dropped without a reply
-        finally:
-            expire.cancel()
-        if len(line) - 1 > MAX_REQUEST_BYTES:
-            return
+    def _line(self, proto: _Request, line: bytes, pending: bool) -> None:
+        """One complete request line (without its newline)."""
+        label = proto.label
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
+            proto.answer(None)
             return
         text = text.strip()
         if not text:
+            proto.answer(None)
             return
         sim = self.sim
-        pid = _peer_pid(writer)
+        pid = _peer_pid(proto.transport)
         try:
             obj = decode_request(text)
         except (ValueError, RecursionError) as e:
             reply = self._undecodable(e)
             record_request(sim.trace, text[:1000], label, pid)
             record_reply(sim.trace, None, reply, label)
-            await self._write(writer, reply)
+            proto.answer(reply)
             return
         mdef = None
         if isinstance(obj, dict) and isinstance(obj.get("method"), str):
             mdef = sim.methods.get(obj["method"])
-        if mdef is not None and mdef.kind == "stream" and not sim.stopping:
-            conn = Connection(reader, writer)
-            conn.watch()
-            record_request(sim.trace, obj, label, pid)
-            try:
-                reply = await self._stream(mdef, obj, conn)
-                record_reply(sim.trace, obj, reply, label)
-                if reply is not None:
-                    await conn.send(reply)
-            finally:
-                conn.stop()
+        if sim.answers_now(mdef):
+            proto.answer(sim.request_now(obj, origin=label, peer_pid=pid))
             return
-        # Waits watch their client; so does every call while interceptors are installed
-        # (simherdr.scenarios: a held request ends when its client goes away).
-        if mdef is not None and (mdef.kind == "wait" or sim.interceptors):
-            conn = Connection(reader, writer)
-            conn.watch()
-            try:
-                reply = await sim.request(obj, conn, origin=label, peer_pid=pid)
-            finally:
-                conn.stop()
+        if pending:
+            proto.closed.set_result(None)  # a byte after the line: the client went away
+        conn = Connection(proto)
+        if mdef is not None and mdef.kind == "stream" and not sim.stopping:
+            proto.start(self._streamed(mdef, obj, conn, label, pid))
         else:
-            reply = await sim.request(obj, origin=label, peer_pid=pid)
+            # Waits watch their client; so does every call while interceptors are installed
+            # (simherdr.scenarios: a held request ends when its client goes away).
+            proto.start(self._waited(obj, conn, label, pid))
+
+    async def _waited(self, obj, conn: Connection, label: str, pid: int | None) -> None:
+        reply = await self.sim.request(obj, conn, origin=label, peer_pid=pid)
         if reply is not None:
-            await self._write(writer, reply)
+            conn._proto.transport.write(encode(reply))
+            await flush(conn._proto)
+
+    async def _streamed(self, mdef, obj, conn: Connection, label: str, pid: int | None) -> None:
+        record_request(self.sim.trace, obj, label, pid)
+        reply = await self._stream(mdef, obj, conn)
+        record_reply(self.sim.trace, obj, reply, label)
+        if reply is not None:
+            await conn.send(reply)
 
     async def _stream(self, mdef, obj, conn):
         """events.subscribe: parse like any request, then hand the connection over."""
@@ -298,10 +401,6 @@ class Server:
         else:
             rid = ""
         return {"id": rid, "error": {"code": "invalid_request", "message": f"invalid request: {e}"}}
-
-    async def _write(self, writer, reply) -> None:
-        writer.write(encode(reply))
-        await flush(writer)
 
 
 async def serve(sim: Simulator, path: str, ready=None) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import params as P
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.profiles import Profile, profile_of
+from .facts.profiles import Profile, profile_of, version_of
 from .facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
@@ -28,6 +28,7 @@ from .model.hub import EventHub
 from .model.seams import OwnsProcesses
 from .model.state import Session
 from .model.surface import ClientSurface
+from .outbox import Outbox
 from .trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 from .trace import NullRecorder, Observable, Recorder, Trace, record_reply, record_request
 
@@ -106,11 +107,14 @@ class Simulator:
     ):
         # The herdr release this simulator is (resolved once; readers take version.rows).
         self.version: HerdrVersion = (
-            profile.herdr if isinstance(profile, Profile) else resolve(profile or DEFAULT_VERSION)
+            version_of(profile)
+            if isinstance(profile, Profile)
+            else resolve(profile or DEFAULT_VERSION)
         )
         self.profile: Profile = profile_of(self.version)  # TRANSITIONAL flat view (issue 20)
         self.clock = clock or RealClock()
         self.config = config or Config()
+        self.outbox = Outbox()
         self.session = self._new_session()
         self.hub = EventHub()
         self.methods = Methods()  # an area is imported on first use of one of its methods
@@ -312,10 +316,10 @@ class Simulator:
 
     def commit(self) -> None:
         s = self.session
-        changed = bool(s.outbox)  # what herdr would save: a change publishes an event
-        for kind, data in s.outbox:
+        batch = self.outbox.drain()
+        changed = bool(batch)  # what herdr would save: a change publishes an event
+        for kind, data in batch:
             self._publish(kind, {"type": kind, **data})
-        s.outbox.clear()
         pair = s.focus_pair()
         if pair != self._focus_pair:
             self._focus_pair = pair
@@ -462,13 +466,47 @@ class Simulator:
             self._faults = Faults(self)
         return self._faults
 
-    async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
-        """The method itself, after parsing (and after any interceptors)."""
+    def answers_now(self, mdef) -> bool:
+        """Whether a request for ``mdef`` (None: a name no method has) is answered without
+        waiting: no interceptor, not a wait or a stream. The transport then calls
+        :meth:`request_now` and needs no task."""
+        return not self.interceptors and (mdef is None or mdef.kind == "call")
+
+    def request_now(self, obj: Any, *, origin: str, peer_pid: int | None = None) -> dict:
+        """:meth:`request` for a request that :meth:`answers_now`, synchronously."""
+        record_request(self.trace, obj, origin, peer_pid)
+        try:
+            rid, mdef, p = self.parse(obj)
+        except E.HerdrError as e:
+            reply = {"id": e.reply_id or "", "error": e.body()}
+        else:
+            if mdef is None:
+                reply = {"id": rid, "error": E.not_implemented().body()}
+            elif mdef.kind != "call":
+                raise RuntimeError(f"{mdef.name} does not answer now")
+            else:
+                reply = self._dispatch_call(rid, mdef, p)
+        record_reply(self.trace, obj, reply, origin)
+        return reply
+
+    def _dispatch_call(self, rid: str, mdef, p: dict) -> dict:
         if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
             return {"id": rid, "error": E.server_shutting_down().body()}
         try:
-            if mdef.kind == "call":
-                return {"id": rid, "result": self.call(mdef, p, rid)}
+            return {"id": rid, "result": self.call(mdef, p, rid)}
+        except E.HerdrError as e:
+            return {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+        except Exception as e:  # a simulator bug (RecursionError included): answer, never hang
+            log.exception("handler %s failed", mdef.name)
+            return {"id": rid, "error": E.internal_error(type(e).__name__).body()}
+
+    async def dispatch(self, rid: str, mdef, p: dict, conn=None) -> dict | None:
+        """The method itself, after parsing (and after any interceptors)."""
+        if mdef.kind == "call":
+            return self._dispatch_call(rid, mdef, p)
+        if self.stopping and mdef.name not in ANSWERED_WHILE_STOPPING:
+            return {"id": rid, "error": E.server_shutting_down().body()}
+        try:
             if mdef.kind == "wait":
                 self.run_due()
                 result = await self._until_restart(mdef.fn(self, p, rid, conn))
@@ -491,7 +529,7 @@ class Simulator:
         except BaseException:
             # The events of a change that did not complete are not published (handlers do
             # their fallible work before they mutate; the model's walks are iterative).
-            self.session.outbox.clear()
+            self.outbox.discard()
             raise
         finally:
             self.commit()
@@ -576,6 +614,7 @@ class Simulator:
         diagnostics = self.surface.config_diagnostics
         self.surface = ClientSurface()
         self.surface.config_diagnostics = diagnostics
+        self.outbox = Outbox()
         self.session = self._new_session()
         # the agent layer (occupants, behaviour overrides) is made afresh on first use; the
         # backend has forgotten every pane (before_pane_close above)
@@ -599,7 +638,7 @@ class Simulator:
     def _title_changed(self, pane) -> None:
         """herdr's set_terminal_title (src/terminal/state.rs:225-240): a change of the stripped
         title bumps revision and publishes pane_updated (src/app/terminal_titles.rs)."""
-        from .model import views as V
+        from . import views as V
         from .model.titles import stripped_terminal_title
 
         stripped = stripped_terminal_title(pane.screen.title)
@@ -607,7 +646,7 @@ class Simulator:
             return
         pane.title_stripped = stripped
         pane.revision += 1
-        self.session.emit("pane_updated", {"pane": V.pane_info(self.session, pane)})
+        self.outbox.emit("pane_updated", {"pane": V.pane_info(self.session, pane)})
         self.notify()
 
     def write_input(self, pane, data: bytes) -> None:
@@ -654,16 +693,18 @@ class Simulator:
 
     def _new_session(self) -> Session:
         rows = self.version.rows
-        session = Session(
+        s = Session(
             self._make_screen,
             self._label_for_cwd,
+            self.outbox.record,
             close_focus_to_opener=rows.close_focus_returns_to_opener,
         )
+        self.outbox.session = s
         # Pane rects use the headless view size (rows headless_cols/headless_rows: 0.8.2's
         # configurable 120x40, 0.8.0's fixed 80x24) unless the host names an area.
         area = self.config.layout_area or (0, 0, rows.headless_cols, rows.headless_rows)
-        session.area = (area[0], area[1], area[2], area[3])
-        return session
+        s.area = (area[0], area[1], area[2], area[3])
+        return s
 
     def _make_screen(self):
         from .model.screen import Screen

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from .clock import Clock, RealClock, VirtualClock
+from .facts.versions import HerdrVersion
 from .simulator import Config, Simulator
 
 Validator = Callable[[dict], None]
@@ -37,7 +38,7 @@ class StillWaiting(RuntimeError):
 class Harness:
     def __init__(
         self,
-        version: str | None = None,
+        version: HerdrVersion | str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
         validator: Validator | None = None,
@@ -171,7 +172,7 @@ class ThreadServer:
 
     def __init__(
         self,
-        version: str | None = None,
+        version: HerdrVersion | str | None = None,
         path: str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,

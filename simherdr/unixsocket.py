@@ -24,7 +24,16 @@ import socket
 import stat
 from collections.abc import Awaitable, Callable
 
-Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+# What serves one accepted connection: an asyncio protocol factory (the API socket answers
+# from data_received, with no task per request; see simherdr.server).
+ProtocolFactory = Callable[[], asyncio.BaseProtocol]
+StreamHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+def stream_protocol(handler: StreamHandler, limit: int) -> ProtocolFactory:
+    """A factory serving each connection with asyncio streams, as asyncio.start_unix_server
+    does: ``handler`` runs as the protocol's client_connected_cb (the control socket)."""
+    return lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=limit), handler)
 
 
 class SocketBusy(RuntimeError):
@@ -130,13 +139,12 @@ class Listening:
     """A bound, listening socket with its accept loop, and the socket file it owns."""
 
     def __init__(
-        self, sock: socket.socket, path: str, handler: Handler, limit: int, backlog: int
+        self, sock: socket.socket, path: str, factory: ProtocolFactory, backlog: int
     ) -> None:
         self.sock = sock
         self.path = path
         self.identity = _identity(path)
-        self._handler = handler
-        self._limit = limit
+        self._factory = factory
         self._backlog = backlog
         self._loop = asyncio.get_running_loop()
         self._delay = ACCEPT_BACKOFF_MIN
@@ -144,11 +152,6 @@ class Listening:
         self._tasks: set[asyncio.Task] = set()
         self.starved = False  # accept is failing for lack of resources (logged once)
         self._loop.add_reader(sock.fileno(), self._accept)
-
-    def _protocol(self) -> asyncio.StreamReaderProtocol:
-        # what asyncio.start_unix_server builds per connection: the handler runs as the
-        # protocol's client_connected_cb (its errors reach the loop's exception handler)
-        return asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=self._limit), self._handler)
 
     def _accept(self) -> None:
         """Readable: accept what is pending (up to a backlog's worth), as asyncio does."""
@@ -189,7 +192,7 @@ class Listening:
 
     async def _connect(self, conn: socket.socket) -> None:
         try:
-            await self._loop.connect_accepted_socket(self._protocol, conn)
+            await self._loop.connect_accepted_socket(self._factory, conn)
         except OSError:
             conn.close()
 
@@ -206,7 +209,17 @@ class Listening:
 
 
 async def listen_unix(
-    path: str, handler: Handler, *, limit: int, busy_message: str, backlog: int = 100
+    path: str, handler: StreamHandler, *, limit: int, busy_message: str, backlog: int = 100
+) -> Listening:
+    """:func:`listen_protocol` serving each connection with asyncio streams, as
+    asyncio.start_unix_server does (``handler(reader, writer)``)."""
+    return await listen_protocol(
+        path, stream_protocol(handler, limit), busy_message=busy_message, backlog=backlog
+    )
+
+
+async def listen_protocol(
+    path: str, factory: ProtocolFactory, *, busy_message: str, backlog: int = 100
 ) -> Listening:
     """:func:`take_path`, then listen on ``path``, created ``0600`` with no window where it
     is wider (umask while binding, chmod after); all under the directory lock."""
@@ -226,7 +239,7 @@ async def listen_unix(
                 os.umask(old)
             sock.listen(backlog)
             sock.setblocking(False)
-            listening = Listening(sock, path, handler, limit, backlog)
+            listening = Listening(sock, path, factory, backlog)
     except BaseException:
         sock.close()
         raise

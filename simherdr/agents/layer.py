@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 
+from .. import views as V
 from ..facts import kinds as K
 from ..model import metadata as M
 from ..model import shellwords
 from ..model import status as ST
 from ..model import terminal as T
-from ..model import views as V
 from ..model.seams import ForegroundJob, RealForeground
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
@@ -512,14 +512,14 @@ class AgentLayer:
             if released:
                 ev["released"] = True
                 ev["final_status"] = ST.wire_status(state, pane.seen)
-            s.emit("pane_agent_detected", ev)
+            self.sim.outbox.emit("pane_agent_detected", ev)
         before = ST.wire_status(prev_state, prev_seen)
         after = ST.wire_status(state, pane.seen)
         if before != after or prev_pres != pres:
             ev = V.status_payload(pane, after, shown_label)
             if shown_label is None:
                 ev.pop("agent", None)
-            s.emit("pane_agent_status_changed", ev)
+            self.sim.outbox.emit("pane_agent_status_changed", ev)
         change = {
             "t": now,
             "before": before,
@@ -534,7 +534,7 @@ class AgentLayer:
         return True
 
     def _emit_pane_updated(self, pane) -> None:
-        self.sim.session.emit("pane_updated", {"pane": V.pane_info(self.sim.session, pane)})
+        self.sim.outbox.emit("pane_updated", {"pane": V.pane_info(self.sim.session, pane)})
         self.sim.notify()
 
 

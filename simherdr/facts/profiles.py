@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from .versions import DEFAULT_VERSION, RELEASES, HerdrVersion, Rows, resolve
+from .versions import DEFAULT_VERSION, RELEASES, ROW_NAMES, HerdrVersion, Rows, resolve
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["DEFAULT_VERSION", "PROFILES", "Profile", "get_profile", "profile_of"]
+__all__ = ["DEFAULT_VERSION", "PROFILES", "Profile", "get_profile", "profile_of", "version_of"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Profile(Rows):
     """Every row of a release, plus its name, protocol, method sets and kind/hook tables."""
 
@@ -50,6 +50,23 @@ def profile_of(v: HerdrVersion) -> Profile:
         herdr=v,
     )
     return p
+
+
+def version_of(p: Profile) -> HerdrVersion:
+    """The release a (possibly ``dataclasses.replace``-d) Profile describes."""
+    from dataclasses import replace
+
+    v = p.herdr
+    if profile_of(v) == p:
+        return v
+    return replace(
+        v,
+        protocol=p.protocol,
+        methods=p.methods,
+        retired_methods=p.retired_methods,
+        rows=Rows(**{k: getattr(p, k) for k in ROW_NAMES}),
+        tables=replace(v.tables, agent_kinds=p.agent_kinds, hook_sources=p.hook_sources),
+    )
 
 
 class _Profiles(dict):

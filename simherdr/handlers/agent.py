@@ -24,12 +24,12 @@ from __future__ import annotations
 import re
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..facts import kinds as K
 from ..facts.keys import encode_keys
 from ..facts.shellquote import compose_command, has_control_char
 from ..model import terminal as T
-from ..model import views as V
 from ..model.status import RUST_VARIANT, WIRE_STATUSES
 from .common import READ_FORMATS, READ_SOURCES, read_pane
 from .pane import _keys, paste_bytes

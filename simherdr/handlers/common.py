@@ -5,12 +5,21 @@ from __future__ import annotations
 import os
 
 from ..facts import errors as E
-from ..model.state import Pane, Session
+from ..model import groups
+from ..model.state import Pane, Session, Workspace
 
 READ_SOURCES = ("visible", "recent", "recent_unwrapped", "detection")
 READ_FORMATS = ("text", "ansi")
 DEFAULT_READ_LINES = 80  # src/app/api_helpers.rs:117-118
 MAX_READ_LINES = 1000
+
+
+def close_with_group(sim, w: Workspace) -> list[Workspace]:
+    """Close ``w`` and the group it roots (herdr's close_selected_workspace, model/groups.py),
+    its panes' processes stopped first; no event."""
+    s = sim.session
+    targets = groups.close_set(s, w, sim.profile.duplicate_parents_close_alone)
+    return groups.close_workspaces(s, w, targets, sim.before_workspace_close)
 
 
 def resolve_new_cwd(sim, requested: str | None, follow: str | None) -> str:

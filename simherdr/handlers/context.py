@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
     from ..model.surface import ClientSurface
+    from ..outbox import Outbox
     from ..plugins import PluginHost
 
 T = TypeVar("T")
@@ -70,6 +71,7 @@ class HandlerContext(Protocol):
     # --- state ------------------------------------------------------------------------------
     session: Session  # workspaces, tabs, panes (pure state, simherdr.model)
     hub: EventHub  # herdr's event ring: ``seq``, ``after(cursor, kinds)``
+    outbox: Outbox  # the batch's events until commit: ``emit``, ``suppressed``, ``deferred``
     version: HerdrVersion  # the herdr release: version.rows.<row>, version.tables.<table>
     profile: Profile  # TRANSITIONAL flat view of version (issue 20)
     config: HandlerConfig

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
-from ..model import views as V
 from .common import READ_SOURCES
 from .pane import MATCH, compile_match, first_match
 from .registry import method

@@ -9,9 +9,10 @@ import math
 import shlex
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
+from ..model import events as ev
 from ..model import layout as L
-from ..model import views as V
 from ..model.state import Pane, Session, Tab, Workspace
 from .common import optional_pane, resolve_new_cwd
 from .registry import method
@@ -97,7 +98,7 @@ def resize(sim, p):
     changed = L.resize_pane(t.root, pane.pane_id, p["direction"], amount, s.area)
     layout = _snapshot(s, w, t)
     if changed:
-        s.emit("layout_updated", {"layout": layout})
+        sim.outbox.emit("layout_updated", {"layout": layout})
     out: dict = {"changed": changed}
     if not changed:
         out["reason"] = "unchanged"
@@ -174,7 +175,7 @@ def swap(sim, p):
         target_public = target.pane_id if target is not None else None
     layout = _snapshot(s, w, t)
     if changed:
-        s.emit("layout_updated", {"layout": layout})
+        sim.outbox.emit("layout_updated", {"layout": layout})
     out: dict = {"changed": changed}
     if reason is not None:
         out["reason"] = reason
@@ -206,7 +207,7 @@ def zoom(sim, p):
         t.zoomed = (not t.zoomed) if mode == "toggle" else (mode == "on")
     layout = _snapshot(s, w, t)
     if zoom_changed or focus_changed:
-        s.emit("layout_updated", {"layout": layout})
+        sim.outbox.emit("layout_updated", {"layout": layout})
     out: dict = {
         "changed": zoom_changed or focus_changed,
         "zoom_changed": zoom_changed,
@@ -299,7 +300,7 @@ def set_split_ratio(sim, p):
     if not L.set_ratio_at(t.root, p["path"], ratio):
         raise E.HerdrError("split_not_found", "split path not found")
     desc = describe(s, w, t)
-    s.emit_layout(w, t)
+    s.record_layout(w, t)
     return {"type": "layout_split_ratio_set", "layout": desc}
 
 
@@ -463,11 +464,11 @@ def apply(sim, p):
         for pid in replace.pane_ids():
             sim.before_pane_close(s.panes[pid])
         s.remove_tab(w, replace)
-        s.emit("tab_closed", {"tab_id": replace.tab_id, "workspace_id": w.workspace_id})
+        s.record(ev.TabClosed(w.workspace_id, replace.tab_id))
     if p["focus"] or replace_was_active:
         s.switch_tab(w, t)
-    s.emit("tab_created", {"tab": V.tab_info(s, t)})
+    s.record(ev.TabCreated(w.workspace_id, t.tab_id))
     for pid in t.pane_ids():
-        s.emit("pane_created", {"pane": V.pane_info(s, s.panes[pid])})
-    s.emit_layout(w, t)
+        s.record(ev.PaneCreated(pid))
+    s.record_layout(w, t)
     return {"type": "layout_apply", "layout": describe(s, w, t)}

@@ -10,11 +10,11 @@ for tokens and ``pane_agent_status_changed`` when the visible presentation chang
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..facts import kinds as K
 from ..model import metadata as M
 from ..model import terminal as T
-from ..model import views as V
 from .registry import method
 
 
@@ -117,7 +117,7 @@ def pane_report_metadata(sim, p):
         report = M.Report(source, label, applies, title, display_agent, labels, *clears, ttl)
         sim.agents.report_metadata(pane, report)
     if tokens_changed:
-        sim.session.emit("pane_updated", {"pane": V.pane_info(sim.session, pane)})
+        sim.outbox.emit("pane_updated", {"pane": V.pane_info(sim.session, pane)})
     if ttl is not None:
         _expire_at(sim, now + ttl)
     return {"type": "ok"}
@@ -167,7 +167,7 @@ def workspace_report_metadata(sim, p):
 
 def _emit_workspace(sim, w) -> None:
     # emit_workspace_token_updated (src/app/api.rs:831-840)
-    sim.session.emit("workspace_metadata_updated", {"workspace": V.workspace_info(sim.session, w)})
+    sim.outbox.emit("workspace_metadata_updated", {"workspace": V.workspace_info(sim.session, w)})
 
 
 def _expire_at(sim, deadline: float) -> None:
@@ -185,7 +185,7 @@ def expire_due(sim) -> None:
         if pane.meta.tokens.expire(now):
             pane.revision += 1
             pane.tokens = pane.meta.tokens.values()
-            s.emit("pane_updated", {"pane": V.pane_info(s, pane)})
+            sim.outbox.emit("pane_updated", {"pane": V.pane_info(s, pane)})
     for w in list(s.workspaces):
         if w.meta.tokens.expire(now):
             w.tokens = w.meta.tokens.values()

@@ -4,9 +4,9 @@ src/app/api/tabs.rs:181-225, src/app/api/workspaces.rs:121-229)."""
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..model import moves as M
-from ..model import views as V
 from .common import auto_label
 from .registry import method
 
@@ -131,17 +131,19 @@ def move(sim, p):
         moved["closed_tab_id"] = closed_tab
     # src/app/api/panes.rs:999-1041 (SOCKET.md §8.3)
     if closed_tab is not None:
-        s.emit("tab_closed", {"tab_id": closed_tab, "workspace_id": prev["previous_workspace_id"]})
+        sim.outbox.emit(
+            "tab_closed", {"tab_id": closed_tab, "workspace_id": prev["previous_workspace_id"]}
+        )
     if closed_ws is not None:
-        s.emit("workspace_closed", {"workspace_id": closed_ws})  # no final snapshot
+        sim.outbox.emit("workspace_closed", {"workspace_id": closed_ws})  # no final snapshot
     if created_ws_info is not None:
-        s.emit("workspace_created", {"workspace": created_ws_info})
+        sim.outbox.emit("workspace_created", {"workspace": created_ws_info})
     if created_tab_info is not None:
-        s.emit("tab_created", {"tab": created_tab_info})
-    s.emit("pane_moved", moved)
+        sim.outbox.emit("tab_created", {"tab": created_tab_info})
+    sim.outbox.emit("pane_moved", moved)
     if source_layout is not None:
-        s.emit("layout_updated", {"layout": source_layout})
-    s.emit("layout_updated", {"layout": target_layout})
+        sim.outbox.emit("layout_updated", {"layout": source_layout})
+    sim.outbox.emit("layout_updated", {"layout": target_layout})
 
     result = {"changed": True, **prev, "pane": info}
     if source_layout is not None:
@@ -165,7 +167,7 @@ def tab_move(sim, p):
     moved = M.move_tab(w, t, n)
     tabs = [V.tab_info(s, x) for x in w.tabs]
     if moved:
-        s.emit(
+        sim.outbox.emit(
             "tab_moved",
             {"tab_id": t.tab_id, "workspace_id": w.workspace_id, "insert_index": n, "tabs": tabs},
         )
@@ -186,7 +188,7 @@ def workspace_move(sim, p):
     moved = M.move_workspace(s, w, n)
     infos = _workspaces(s)
     if moved:
-        s.emit(
+        sim.outbox.emit(
             "workspace_moved",
             {"workspace_id": w.workspace_id, "insert_index": n, "workspaces": infos},
         )
@@ -224,5 +226,5 @@ def workspace_move_block(sim, p):
         if before is not None:
             event["before_workspace_id"] = before
         event["workspaces"] = infos
-        s.emit("workspace_reordered", event)
+        sim.outbox.emit("workspace_reordered", event)
     return {"type": "workspace_list", "workspaces": infos}

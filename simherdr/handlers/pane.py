@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
-from ..model import views as V
 from ..model.screen import first_matching_line
 from .common import (
     READ_FORMATS,
     READ_SOURCES,
+    close_with_group,
     launch_cwd,
     optional_pane,
     read_pane,
@@ -106,9 +107,9 @@ def close(sim, p):
         if sim.config.confirm_close:
             raise E.confirmation_required("pane")
         snapshot = V.workspace_info(s, w)
-        groups.close_workspaces(sim, w)
-        s.emit("pane_closed", {"pane_id": pane.pane_id, "workspace_id": w.workspace_id})
-        s.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
+        close_with_group(sim, w)
+        sim.outbox.emit("pane_closed", {"pane_id": pane.pane_id, "workspace_id": w.workspace_id})
+        sim.outbox.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
         return {"type": "ok"}
     sim.before_pane_close(pane)
     s.close_pane(pane)

@@ -14,8 +14,8 @@ import shlex
 
 from .. import dirs
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
-from ..model import views as V
 from ..plugins import PluginError
 from ..plugins import context as C
 from ..plugins.manifest import (
@@ -385,41 +385,46 @@ def pane_open(sim, p):
         return {"type": "ok"}
     s = sim.session
     cwd = p["cwd"] if p["cwd"] is not None else plugin["plugin_root"]
-    if placement == "tab":
-        if p["workspace_id"] is not None:
-            w = s.find_workspace(p["workspace_id"])
-            if w is None:
-                raise E.HerdrError("workspace_not_found", "workspace not found")
+    # herdr labels the terminal (and zooms the tab) before announcing them
+    # (finish_plugin_pane_open, panes.rs:271-320): the events carry the final state.
+    with sim.outbox.deferred():
+        if placement == "tab":
+            if p["workspace_id"] is not None:
+                w = s.find_workspace(p["workspace_id"])
+                if w is None:
+                    raise E.HerdrError("workspace_not_found", "workspace not found")
+            else:
+                w = s.active_ws()
+                if w is None:
+                    raise E.HerdrError("no_active_workspace", "no active workspace")
+            ctx = C.for_workspace(s, w, "plugin-pane")
+            env = _pane_env(sim, plugin, entrypoint, cwd, p["env"], ctx)
+            cwd = resolve_new_cwd(sim, cwd, None)
+            _, new = s.create_tab(w, cwd, None, env, p["focus"], sim.now_us())
         else:
-            w = s.active_ws()
-            if w is None:
-                raise E.HerdrError("no_active_workspace", "no active workspace")
-        ctx = C.for_workspace(s, w, "plugin-pane")
-        env = _pane_env(sim, plugin, entrypoint, cwd, p["env"], ctx)
-        cwd = resolve_new_cwd(sim, cwd, None)
-        _, new = s.create_tab(w, cwd, None, env, p["focus"], sim.now_us())
-    else:
-        # CHOICE: an overlay is opened as a focused split of the active pane (a headless
-        # server draws no overlay; the pane exists, is listed and can be focused/closed).
-        if placement == "overlay":
-            target = s.focused_pane()
-            if target is None:
-                raise E.HerdrError("no_active_pane", "no active pane")
-        else:
-            ref = p["target_pane_id"]
-            target = s.find_pane(ref) if ref is not None else s.focused_pane()
-            if target is None:
-                if ref is None:
+            # CHOICE: an overlay is opened as a focused split of the active pane (a headless
+            # server draws no overlay; the pane exists, is listed and can be focused/closed).
+            if placement == "overlay":
+                target = s.focused_pane()
+                if target is None:
                     raise E.HerdrError("no_active_pane", "no active pane")
-                raise E.HerdrError("pane_not_found", f"pane {ref} not found")
-        ctx = C.for_pane(s, target, "plugin-pane")
-        env = _pane_env(sim, plugin, entrypoint, cwd, p["env"], ctx)
-        cwd = resolve_new_cwd(sim, cwd, None)
-        focus = p["focus"] or placement in ("zoomed", "overlay")
-        new = s.split_pane(target, p["direction"] or "right", None, cwd, env, focus, sim.now_us())
-        if placement == "zoomed":
-            s.tab_of(new).zoomed = True  # panes.rs:160-168
-    _label_new_pane(s, new, pane["title"])
+            else:
+                ref = p["target_pane_id"]
+                target = s.find_pane(ref) if ref is not None else s.focused_pane()
+                if target is None:
+                    if ref is None:
+                        raise E.HerdrError("no_active_pane", "no active pane")
+                    raise E.HerdrError("pane_not_found", f"pane {ref} not found")
+            ctx = C.for_pane(s, target, "plugin-pane")
+            env = _pane_env(sim, plugin, entrypoint, cwd, p["env"], ctx)
+            cwd = resolve_new_cwd(sim, cwd, None)
+            focus = p["focus"] or placement in ("zoomed", "overlay")
+            new = s.split_pane(
+                target, p["direction"] or "right", None, cwd, env, focus, sim.now_us()
+            )
+            if placement == "zoomed":
+                s.tab_of(new).zoomed = True  # panes.rs:160-168
+        new.label = pane["title"]
     sim.plugins.panes[new.pane_id] = {"plugin_id": pid, "entrypoint": entrypoint}
     sim.on_pane_created(new)
     # CHOICE (as layout.apply's pane commands, handlers/layout.py _launch): the entrypoint's
@@ -443,19 +448,6 @@ def _pane_env(sim, plugin, entrypoint, cwd, env, ctx) -> dict:
     out.update(sim.plugins.base_env(plugin, ctx))
     out["HERDR_PLUGIN_ENTRYPOINT_ID"] = entrypoint
     return out
-
-
-def _label_new_pane(s, pane, title: str) -> None:
-    """herdr labels the terminal (and zooms the tab) before announcing them
-    (finish_plugin_pane_open, panes.rs:271-320): the queued pane_created and layout_updated
-    carry the final state."""
-    pane.label = title
-    w, t = s.ws(pane.workspace_id), s.tab_of(pane)
-    for i, (kind, data) in enumerate(s.outbox):
-        if kind == "pane_created" and data["pane"]["pane_id"] == pane.pane_id:
-            s.outbox[i] = (kind, {"pane": V.pane_info(s, pane)})
-        elif kind == "layout_updated" and data["layout"]["tab_id"] == t.tab_id:
-            s.outbox[i] = (kind, {"layout": V.layout_snapshot(s, w, t)})
 
 
 def _plugin_pane(sim, pane) -> dict:

@@ -5,8 +5,8 @@ handle_pane_edit_scrollback). 0.8.2 does not know these names (facts/methods.py)
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
-from ..model import views as V
 from .registry import method
 
 # CHOICE: a headless simulator has no client to open $EDITOR for: the focused pane's

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
-from ..model import views as V
 from .registry import method
 
 # src/server/handoff.rs:26, checked at src/server/headless.rs:1266-1275.

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..facts import ids
 from ..model import groups
-from ..model import views as V
-from .common import focused_launch_cwd, resolve_new_cwd
+from .common import close_with_group, focused_launch_cwd, resolve_new_cwd
 from .registry import method
 
 
@@ -88,9 +88,9 @@ def close(sim, p):
         if sim.config.confirm_close:
             raise E.confirmation_required("tab")
         snapshot = V.workspace_info(s, w)
-        groups.close_workspaces(sim, w)
-        s.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
-        s.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
+        close_with_group(sim, w)
+        sim.outbox.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
+        sim.outbox.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": snapshot})
         return {"type": "ok"}
     if len(w.tabs) == 1:
         sim.before_workspace_close(w)  # every pane of the workspace: this tab's panes

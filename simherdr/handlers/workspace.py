@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..model import groups
-from ..model import views as V
 from .common import auto_label, focused_launch_cwd, resolve_new_cwd
 from .registry import method
 
@@ -95,12 +95,12 @@ def close(sim, p):
         # ([H093] src/app/api/workspaces.rs handle_workspace_close: refused when the close
         # set without close_group has two or more workspaces; VERSIONS.md §1.2).
         raise E.workspace_group_close_required()
-    if groups.closed_event_per_workspace(sim.profile):
+    if groups.closed_event_per_workspace(sim.profile.close_group_required):
         closed = [(x.workspace_id, V.workspace_info(s, x)) for x in targets]
     else:
         # 0.8.2: the whole group closes silently, one workspace_closed for the target.
         closed = [(w.workspace_id, V.workspace_info(s, w))]
-    groups.close_workspaces(sim, w, targets)
+    groups.close_workspaces(s, w, targets, sim.before_workspace_close)
     for workspace_id, info in closed:
-        s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": info})
+        sim.outbox.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": info})
     return {"type": "ok"}

@@ -38,14 +38,14 @@ from dataclasses import dataclass
 
 from .. import git
 from .. import params as P
+from .. import views as V
 from ..facts import errors as E
 from ..facts import ids
 from ..facts.paths import rust_paths_equal
 from ..git.layout import FoundCheckout, canonical_or_original, find_checkout, repo_name_for
-from ..model import groups
-from ..model import views as V
+from ..model import events as ev
 from ..model.state import Session, Workspace
-from .common import auto_label
+from .common import auto_label, close_with_group
 from .context import HandlerContext, WorktreeOperations
 from .registry import method
 
@@ -149,13 +149,13 @@ def same_membership(a: dict | None, b: dict | None) -> bool:
     )
 
 
-def _set_membership(s: Session, w: Workspace, membership: dict, emit_update: bool) -> None:
+def _set_membership(sim, w: Workspace, membership: dict, emit_update: bool) -> None:
     """``set_worktree_membership`` (api:449-471): workspace_updated only when it changed."""
     if same_membership(w.worktree, membership):
         return
     w.worktree = dict(membership)
     if emit_update:
-        s.emit("workspace_updated", {"workspace": V.workspace_info(s, w)})
+        sim.outbox.emit("workspace_updated", {"workspace": V.workspace_info(sim.session, w)})
 
 
 # --- workspaces created for worktrees ---------------------------------------------------------
@@ -166,9 +166,10 @@ def _create_workspace(sim, cwd: str, focus: bool) -> Workspace:
     events are not sent yet: herdr emits them once membership and label are set
     (:func:`_emit_open_events`)."""
     s = sim.session
-    mark = len(s.outbox)
-    w, _tab, root = s.create_workspace(cwd, auto_label(sim, cwd), None, None, focus, sim.now_us())
-    del s.outbox[mark:]
+    with sim.outbox.suppressed():
+        w, _tab, root = s.create_workspace(
+            cwd, auto_label(sim, cwd), None, None, focus, sim.now_us()
+        )
     sim.on_pane_created(root)
     return w
 
@@ -176,10 +177,10 @@ def _create_workspace(sim, cwd: str, focus: bool) -> Workspace:
 def _emit_open_events(s: Session, w: Workspace) -> None:
     """``emit_workspace_open_events`` (src/app/creation.rs:345-361), from the current state."""
     t = w.tabs[0]
-    s.emit("workspace_created", {"workspace": V.workspace_info(s, w)})
-    s.emit("tab_created", {"tab": V.tab_info(s, t)})
-    s.emit("pane_created", {"pane": V.pane_info(s, s.panes[t.root_pane])})
-    s.emit_layout(w, t)
+    s.record(ev.WorkspaceCreated(w.workspace_id))
+    s.record(ev.TabCreated(w.workspace_id, t.tab_id))
+    s.record(ev.PaneCreated(t.root_pane))
+    s.record_layout(w, t)
 
 
 def _opened_result(s: Session, w: Workspace) -> dict:
@@ -329,7 +330,7 @@ def ensure_parent(sim, src: Source, emit_created: bool) -> bool:
     if src.workspace is None:
         src.workspace = _create_workspace(sim, src.checkout_path, False)
         created = True
-    _set_membership(s, src.workspace, _membership(src, src.checkout_path, False), not created)
+    _set_membership(sim, src.workspace, _membership(src, src.checkout_path, False), not created)
     if created and emit_created:
         _emit_open_events(s, src.workspace)
     return created
@@ -482,7 +483,7 @@ def open_(sim, p):
     else:
         w, created = _create_workspace(sim, entry.path, p["focus"]), True
     linked = canonical != canonical_or_original(src.repo_root)
-    _set_membership(s, w, _membership(src, entry.path, linked), not created)
+    _set_membership(sim, w, _membership(src, entry.path, linked), not created)
     if p["label"] is not None:
         if created:
             w.custom_label = p["label"]
@@ -491,7 +492,7 @@ def open_(sim, p):
     if created:
         _emit_open_events(s, w)
     worktree = _worktree_info(s, src, entry, _by_membership(sim))
-    s.emit(
+    sim.outbox.emit(
         "worktree_opened",
         {
             "workspace": V.workspace_info(s, w),
@@ -601,13 +602,15 @@ async def create(sim, p, rid, conn):
             w = _create_workspace(sim, path, p["focus"])
         elif p["focus"]:
             s.switch_workspace(w)
-        _set_membership(s, w, _membership(src, path, True), not created)
+        _set_membership(sim, w, _membership(src, path, True), not created)
         if p["label"] is not None:
             w.custom_label = p["label"]  # no workspace_renamed, even on a reused workspace
         if created:
             _emit_open_events(s, w)
         worktree = worktree_info_for_membership(w.worktree, w.workspace_id)
-        s.emit("worktree_created", {"workspace": V.workspace_info(s, w), "worktree": worktree})
+        sim.outbox.emit(
+            "worktree_created", {"workspace": V.workspace_info(s, w), "worktree": worktree}
+        )
         return {"type": "worktree_created", **_opened_result(s, w), "worktree": worktree}
     finally:
         sim.commit()
@@ -624,7 +627,7 @@ def _close_removed(sim, w: Workspace) -> None:
     was_active = s.active == w.workspace_id
     m = w.worktree
     parent_key = m["repo_key"] if m and m["is_linked_worktree"] else None
-    groups.close_workspaces(sim, w)
+    close_with_group(sim, w)
     if sim.profile.worktree_remove_focus_parent_only_if_active and not was_active:
         return
     if parent_key is None:
@@ -695,8 +698,10 @@ async def remove(sim, p, rid, conn):
             and rust_paths_equal(current.worktree["checkout_path"], m["checkout_path"])
         ):
             _close_removed(sim, current)
-            s.emit("workspace_closed", {"workspace_id": workspace_id, "workspace": snapshot})
-        s.emit(
+            sim.outbox.emit(
+                "workspace_closed", {"workspace_id": workspace_id, "workspace": snapshot}
+            )
+        sim.outbox.emit(
             "worktree_removed",
             {
                 "workspace_id": workspace_id,

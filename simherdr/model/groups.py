@@ -13,6 +13,8 @@ a workspace when it closes a group, worktree.remove) uses it here, so focus foll
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .state import Session, Workspace
 
 
@@ -61,7 +63,7 @@ def is_group_root(s: Session, w: Workspace, duplicates_alone: bool = False) -> b
     return len(close_set(s, w, duplicates_alone)) >= 2
 
 
-def closed_event_per_workspace(profile) -> bool:
+def closed_event_per_workspace(close_group_required: bool) -> bool:
     """Does an explicit group close emit one ``workspace_closed`` per closed workspace?
 
     0.8.2: no, one event for the target only (src/app/api/workspaces.rs:298-331).
@@ -72,25 +74,27 @@ def closed_event_per_workspace(profile) -> bool:
     (``close_group_required``) because both came with #2874. VERSIONS.md §1.2 assumed the
     0.8.2 single event instead.
     """
-    return bool(profile.close_group_required)
+    return close_group_required
 
 
-def close_workspaces(sim, w: Workspace, targets: list[Workspace] | None = None) -> list[Workspace]:
-    """Close ``w`` (and its whole group when it is a group root; ``targets`` when given,
-    ``w`` among them) without any event.
+def close_workspaces(
+    s: Session,
+    w: Workspace,
+    targets: list[Workspace],
+    before_close: Callable[[Workspace], object],
+) -> list[Workspace]:
+    """Close ``targets`` (:func:`close_set`, ``w`` among them) without any event, calling
+    ``before_close`` on each first (the runtime stops their panes' processes).
 
     Focus, as herdr's ``close_selected_workspace`` leaves it (actions.rs:1707-1733): the
     workspace that was active before the close stays active if it survived; otherwise the
     workspace now at ``w``'s former index (clamped) becomes active; nothing is active when no
     workspace is left. Returns the closed workspaces, in sidebar order.
     """
-    s = sim.session
-    if targets is None:
-        targets = close_set(s, w, sim.profile.duplicate_parents_close_alone)
     index = s.ws_index(w)
     active_before = s.active
     for x in targets:
-        sim.before_workspace_close(x)
+        before_close(x)
     for x in targets:
         s.close_workspace(x, emit=False)
     if not s.workspaces:

@@ -467,7 +467,6 @@ def restore(
     s.sidebar = _restored_sidebar(snap)
     s.panes.clear()
     s.aliases.clear()
-    s.outbox.clear()
     s.active = None
     s.state_change_seq = 0
     generated = 1  # a fresh process's generate_workspace_id counter (src/workspace.rs:106-112)

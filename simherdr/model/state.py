@@ -1,8 +1,9 @@
 """The session's pure state: workspaces, tabs and panes (SOCKET.md §2-§4).
 
 No I/O and no clock reads: callers pass in everything that comes from outside (``now_us``
-for terminal ids, resolved cwds and labels). Mutations append herdr events to ``outbox``;
-the runtime drains it into the event hub.
+for terminal ids, resolved cwds and labels). Mutations record domain events
+(:mod:`simherdr.model.events`) through the sink the runtime passes in; rendering them to
+herdr's wire is the runtime's (``simherdr/outbox.py``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from ..facts import errors as E
 from ..facts import ids
+from . import events as ev
 from . import layout as L
-from . import views as V
 from .status import wire_status
 
 if TYPE_CHECKING:  # annotations only
     from . import metadata as M
-    from .seams import PaneScreen
+    from .panescreen import PaneScreen
     from .terminal import AgentSlot
 
 
@@ -204,6 +205,7 @@ class Session:
         self,
         screen_factory,
         labeler: Callable[[str], str] | None = None,
+        record: ev.EventSink | None = None,
         *,
         close_focus_to_opener: bool,
     ):
@@ -214,7 +216,10 @@ class Session:
         self.state_change_seq = 0
         self.panes: dict[str, Pane] = {}
         self.aliases: dict[str, str] = {}
-        self.outbox: list[tuple[str, dict]] = []
+        # Where mutations record their domain events (None: a bare session keeps them in
+        # ``recorded``, for pure use and tests).
+        self.recorded: list[ev.Event] = []
+        self.record: ev.EventSink = record if record is not None else self.recorded.append
         self.area: tuple[int, int, int, int] = L.DEFAULT_AREA  # the view area rects use
         self._screen_factory = screen_factory
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
@@ -433,20 +438,21 @@ class Session:
         # The first workspace is always focused (src/app/creation.rs:269-272).
         if focus or self.active is None:
             self.switch_workspace(w)
-        self.emit("workspace_created", {"workspace": V.workspace_info(self, w)})
-        self.emit("tab_created", {"tab": V.tab_info(self, t)})
-        self.emit("pane_created", {"pane": V.pane_info(self, p)})
-        self.emit_layout(w, t)
+        self.record(ev.WorkspaceCreated(w.workspace_id))
+        self._record_tab_open(w, t, p)
         return w, t, p
 
     def create_tab(self, w: Workspace, cwd, label, env, focus: bool, now_us: int):
         t, p = self._new_tab(w, cwd, env, label, now_us)
         if focus:
             self.switch_tab(w, t)
-        self.emit("tab_created", {"tab": V.tab_info(self, t)})
-        self.emit("pane_created", {"pane": V.pane_info(self, p)})
-        self.emit_layout(w, t)
+        self._record_tab_open(w, t, p)
         return t, p
+
+    def _record_tab_open(self, w: Workspace, t: Tab, p: Pane) -> None:
+        self.record(ev.TabCreated(w.workspace_id, t.tab_id))
+        self.record(ev.PaneCreated(p.pane_id))
+        self.record_layout(w, t)
 
     def split_pane(
         self, target: Pane, direction: str, ratio, cwd, env, focus: bool, now_us: int
@@ -463,8 +469,8 @@ class Session:
             self.switch_tab(w, t)
             self._focus_in_tab(t, p.pane_id)
             self.mark_tab_seen(t)
-        self.emit("pane_created", {"pane": V.pane_info(self, p)})
-        self.emit_layout(w, t)
+        self.record(ev.PaneCreated(p.pane_id))
+        self.record_layout(w, t)
         return p
 
     # --- focus (SOCKET.md §4.1-4.3, §6.2 seen) ------------------------------------------------
@@ -533,18 +539,17 @@ class Session:
 
     def rename_workspace(self, w: Workspace, label: str) -> None:
         w.custom_label = label
-        self.emit("workspace_renamed", {"workspace_id": w.workspace_id, "label": label})
+        self.record(ev.WorkspaceRenamed(w.workspace_id, label))
 
     def rename_tab(self, t: Tab, label: str) -> None:
         t.custom_label = label
-        self.emit(
-            "tab_renamed", {"tab_id": t.tab_id, "workspace_id": t.workspace_id, "label": label}
-        )
+        self.record(ev.TabRenamed(t.workspace_id, t.tab_id, label))
 
     # --- closing (SOCKET.md §4.1-4.3, §8.3) ---------------------------------------------------
 
     def close_workspace(self, w: Workspace, emit: bool = True) -> None:
-        final = V.workspace_info(self, w)
+        if emit:
+            self.record(ev.WorkspaceClosed(w.workspace_id))  # before it goes (its final state)
         idx = self.ws_index(w)
         was_active = self.active == w.workspace_id
         self._drop_workspace(w)
@@ -557,8 +562,6 @@ class Session:
                 if self.workspaces
                 else None
             )
-        if emit:
-            self.emit("workspace_closed", {"workspace_id": w.workspace_id, "workspace": final})
 
     def _drop_workspace(self, w: Workspace) -> None:
         for t in w.tabs:
@@ -574,11 +577,11 @@ class Session:
     def close_tab(self, t: Tab) -> None:
         w = self.ws_of(t)
         if len(w.tabs) == 1:
-            self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
+            self.record(ev.TabClosed(w.workspace_id, t.tab_id))
             self.close_workspace(w)
             return
         self._remove_tab(w, t)
-        self.emit("tab_closed", {"tab_id": t.tab_id, "workspace_id": w.workspace_id})
+        self.record(ev.TabClosed(w.workspace_id, t.tab_id))
 
     def _remove_tab(self, w: Workspace, t: Tab) -> None:
         """Active tab rule (src/workspace.rs:628-642): closing the active tab activates its left
@@ -595,18 +598,17 @@ class Session:
         emptied tab or workspace disappears with no closed events, SOCKET.md §8.3)."""
         w = self.ws_of(p)
         t = self.tab_of(p)
-        event = "pane_closed" if reason == "closed" else "pane_exited"
-        payload = {"pane_id": p.pane_id, "workspace_id": w.workspace_id}
+        event = ev.PaneClosed(w.workspace_id, p.pane_id, exited=reason != "closed")
         if len(t.pane_ids()) > 1:
             self.detach_from_tab(t, p.pane_id)
             self._drop_pane(p.pane_id)
-            self.emit(event, payload)
-            self.emit_layout(w, t)
+            self.record(event)
+            self.record_layout(w, t)
         elif len(w.tabs) > 1:
             self._remove_tab(w, t)
-            self.emit(event, payload)
+            self.record(event)
         else:
-            self.emit(event, payload)
+            self.record(event)
             if reason == "closed":
                 self.close_workspace(w)
             else:
@@ -641,15 +643,10 @@ class Session:
     def _close_workspace_silently(self, w: Workspace) -> None:
         self.close_workspace(w, emit=False)
 
-    # --- a server restart: simherdr.model.snapshot (capture/restore, herdr's session file) ----
-
     # --- events -----------------------------------------------------------------------------
 
-    def emit(self, kind: str, data: dict) -> None:
-        self.outbox.append((kind, data))
-
-    def emit_layout(self, w: Workspace, t: Tab) -> None:
-        self.emit("layout_updated", {"layout": V.layout_snapshot(self, w, t)})
+    def record_layout(self, w: Workspace, t: Tab) -> None:
+        self.record(ev.LayoutChanged(w.workspace_id, t.tab_id))
 
     def bump_state_seq(self) -> int:
         self.state_change_seq += 1

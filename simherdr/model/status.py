@@ -7,10 +7,6 @@ flag. The wire value maps Idle+unseen to ``done`` (src/app/api_helpers.rs:96-107
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # annotations only: the state imports this module
-    from .state import Session, Tab, Workspace
 
 INTERNAL_STATES = ("idle", "working", "blocked", "unknown")
 WIRE_STATUSES = ("idle", "working", "blocked", "done", "unknown")
@@ -41,18 +37,6 @@ def rollup(statuses: Iterable[str]) -> str:
         if _URGENCY[s] > _URGENCY[best]:
             best = s
     return best
-
-
-def pane_statuses(session: Session, pane_ids: Iterable[str]) -> list[str]:
-    return [session.panes[p].status for p in pane_ids]
-
-
-def tab_status(session: Session, t: Tab) -> str:
-    return rollup(pane_statuses(session, t.pane_ids()))
-
-
-def workspace_status(session: Session, w: Workspace) -> str:
-    return rollup(session.panes[p].status for t in w.tabs for p in t.pane_ids())
 
 
 def is_completion(before: str, after: str, same_label: bool, from_unknown: bool = True) -> bool:

@@ -3,7 +3,7 @@ state only. Fields that are absent are omitted (serde skip_serializing_if)."""
 
 from __future__ import annotations
 
-from ..model import views as V
+from .. import views as V
 from ..model.state import Pane, Session, Tab, Workspace
 
 CONTEXT_FIELDS = (

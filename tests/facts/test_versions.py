@@ -161,3 +161,48 @@ def test_importing_versions_reads_no_release_file_and_no_toml():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_compiled_json_is_fresh_and_equals_the_toml():
+    """compiled.json lets a server start without tomllib; it must say what the TOML says
+    (after editing a release file: python -m simherdr.facts.versions)."""
+    assert V._main(["--check"]) == 0, "run: python -m simherdr.facts.versions"
+    parsed = V.ReleaseSet(V._DIR)
+    parsed._compiled = {}  # parse the TOML, not the cache
+    for name in V.RELEASES:
+        a, b = V.resolve(name), parsed.resolve(name)
+        assert (a.rows, a.tables, a.methods, a.retired_methods) == (
+            b.rows,
+            b.tables,
+            b.methods,
+            b.retired_methods,
+        )
+        assert (a.protocol, a.commit, a.schema, a.inherits) == (
+            b.protocol,
+            b.commit,
+            b.schema,
+            b.inherits,
+        )
+        assert dict(a.sources) == dict(b.sources)
+
+
+def test_a_stale_compiled_json_is_ignored(tmp_path):
+    _write(tmp_path, "1.0.0", HEAD + BASE_ROWS)
+    rs = V.ReleaseSet(str(tmp_path))
+    doc = rs.compile()
+    doc["releases"]["1.0.0"]["protocol"] = 99
+    import json
+
+    (tmp_path / V.COMPILED).write_text(json.dumps(doc))
+    assert V.ReleaseSet(str(tmp_path)).resolve("1.0.0").protocol == 99  # fresh stamps: used
+    _write(tmp_path, "1.0.0", HEAD + BASE_ROWS + "\n# edited\n")
+    assert V.ReleaseSet(str(tmp_path)).resolve("1.0.0").protocol == 30  # stale: the TOML
+
+
+def test_resolving_a_release_needs_no_tomllib():
+    code = (
+        "import sys; import simherdr.facts.versions as V; V.resolve('0.9.3'); "
+        "print('tomllib' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]

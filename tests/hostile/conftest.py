@@ -17,10 +17,10 @@ import time
 import pytest
 from hypothesis import HealthCheck, settings
 
+from simherdr import views as V
 from simherdr.clock import VirtualClock
 from simherdr.facts.profiles import DEFAULT_VERSION
 from simherdr.handlers.common import read_pane
-from simherdr.model import views as V
 from simherdr.simulator import Config
 from simherdr.testing import SocketClient, ThreadServer
 from tests import herdr_reference as ref
@@ -137,7 +137,7 @@ def transport_count(srv: ThreadServer) -> int:
 
 
 def conn_count(srv: ThreadServer) -> int:
-    return srv.run(lambda sim: len(srv.server._conns))
+    return srv.run(lambda sim: srv.server.connections)
 
 
 def baseline(srv: ThreadServer) -> tuple[int, int]:

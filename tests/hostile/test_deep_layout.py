@@ -78,7 +78,7 @@ def test_a_failing_handler_answers_internal_error_and_publishes_nothing(h, tmp_p
     published = len(list(h.sim.hub.after(0)))
 
     def broken(sim, p):
-        sim.session.emit("pane_closed", {"pane_id": "w1:p1", "workspace_id": "w1"})
+        sim.outbox.emit("pane_closed", {"pane_id": "w1:p1", "workspace_id": "w1"})
         raise RecursionError("maximum recursion depth exceeded")
 
     reply = h.loop.run_until_complete(h.sim.dispatch("r1", MethodDef("pane.list", {}, broken), {}))

@@ -62,9 +62,9 @@ def test_hang_ends_when_the_client_disconnects(srv):
     with pytest.raises(socket.timeout):
         raw(srv.path, line("workspace.create", {"cwd": "/"}), timeout=0.1)
     deadline = time.monotonic() + 10  # generous under load; returns as soon as it is gone
-    while srv.run(lambda sim: len(srv.server._conns)) and time.monotonic() < deadline:
+    while srv.run(lambda sim: srv.server.connections) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert srv.run(lambda sim: len(srv.server._conns)) == 0  # the held request is gone
+    assert srv.run(lambda sim: srv.server.connections) == 0  # the held request is gone
     srv.run(lambda sim: sim.faults.remove("stuck"))
     ws = request(srv.path, "workspace.list")["result"]["workspaces"]
     assert [w["workspace_id"] for w in ws] == ["w1"]  # ...and it never ran

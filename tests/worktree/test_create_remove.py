@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 
-from simherdr.facts.profiles import get_profile
+from simherdr.facts.versions import resolve
 from simherdr.testing import Harness
 from tests import herdr_reference as ref
 
@@ -272,11 +272,15 @@ def test_background_remove_keeps_focus_and_tag_profile_moves_it(version, config,
     """HEAD / 0.9: a background removal keeps focus. The v0.8.2 *tag* always focused the parent
     (profile switch worktree_remove_focus_parent_only_if_active)."""
     for only_if_active, expected in ((True, "w3"), (False, "w1")):
-        profile = dataclasses.replace(
-            get_profile(version), worktree_remove_focus_parent_only_if_active=only_if_active
+        v = resolve(version)
+        herdr = dataclasses.replace(
+            v,
+            rows=dataclasses.replace(
+                v.rows, worktree_remove_focus_parent_only_if_active=only_if_active
+            ),
         )
         config.worktrees_dir = str(base / f"trees-{only_if_active}")
-        with Harness(profile, config=config, validator=ref.validator(version)) as h:
+        with Harness(herdr, config=config, validator=ref.validator(version)) as h:
             h.ok("workspace.create", cwd=str(repo))
             h.ok("worktree.create", workspace_id="w1", branch=f"bg-{only_if_active}")
             h.ok("workspace.create", cwd=str(base), focus=True)  # w3 active

@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import layout as L
-from .status import tab_status, workspace_status
-from .titles import stripped_terminal_title
+from .model import layout as L
+from .model.status import rollup
+from .model.titles import stripped_terminal_title
 
-if TYPE_CHECKING:  # annotations only: the state imports this module to build its events
-    from .state import Pane, Session, Tab, Workspace
+if TYPE_CHECKING:
+    from .model.state import Pane, Session, Tab, Workspace
+
+
+def tab_status(s: Session, t: Tab) -> str:
+    """A tab's agent_status: the rollup of its panes' (src/workspace/aggregate.rs:75-100)."""
+    return rollup(s.panes[p].status for p in t.pane_ids())
+
+
+def workspace_status(s: Session, w: Workspace) -> str:
+    return rollup(s.panes[p].status for t in w.tabs for p in t.pane_ids())
 
 
 def workspace_info(s: Session, w: Workspace) -> dict:
@@ -182,6 +191,7 @@ def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
 
 
 def session_snapshot(s: Session, version: str, protocol: int, completion_seq: bool) -> dict:
+    """``completion_seq``: the release's AgentInfo has the field (row agent_completion_seq)."""
     snap: dict = {"version": version, "protocol": protocol}
     w = s.active_ws()
     if w is not None:
