@@ -251,8 +251,8 @@ def _add_ctl(sub) -> None:
     c.add_argument(
         "op",
         help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
-        "agent.state, session.report, pane.reuse, agent.vanish, shell.busy, shell.idle, shell.cd, "
-        "foreground.cwd, "
+        "agent.state, session.report, pane.reuse, agent.vanish, detection.misread, agent.suspend, "
+        "agent.fg, shell.busy, shell.idle, shell.cd, foreground.cwd, "
         "behaviour.set, server.restart, server.reset, trace.get, trace.clear, scenario.load, ops",
     )
     c.add_argument(
@@ -444,35 +444,9 @@ def _trace_show(args) -> int:
 
 
 def _add_scenario(sub) -> None:
-    s = sub.add_parser("scenario", help="the shipped scenarios (`serve --scenario NAME`)")
-    ssub = s.add_subparsers(
-        dest="scenario_cmd", metavar="list|show", required=True, parser_class=_Parser
-    )
-    ls = ssub.add_parser("list", help="name and summary of each shipped scenario")
-    ls.set_defaults(fn=_scenario_list)
-    show = ssub.add_parser("show", help="print a scenario's TOML")
-    show.add_argument("name", help="a shipped name or a file")
-    show.set_defaults(fn=_scenario_show)
+    from .scenario_cli import add_parser  # list | show | run (simherdr/scenario_cli.py)
 
-
-def _scenario_list(args) -> int:
-    from .scenarios.data import library, load_scenario
-
-    for name in library():
-        print(f"{name}: {load_scenario(name).summary}")
-    return 0
-
-
-def _scenario_show(args) -> int:
-    from .scenarios.data import ScenarioError, find_scenario
-
-    try:
-        path = find_scenario(args.name)
-    except ScenarioError as e:
-        raise UsageError(str(e)) from None
-    with open(path, encoding="utf-8") as f:
-        sys.stdout.write(f.read())
-    return 0
+    add_parser(sub, _Parser, UsageError, VERSIONS, DEFAULT_VERSION)
 
 
 # --- demo -----------------------------------------------------------------------------------------

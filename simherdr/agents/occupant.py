@@ -44,6 +44,7 @@ class Occupant:
         self._token = 0  # invalidates scheduled work stages
         self._session_seq = 0
         self._session_reported = False
+        self.stopped_phase: str | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -93,6 +94,20 @@ class Occupant:
         self.alive = False
         self.phase = "exited"
         self._token += 1
+
+    def stop(self) -> None:
+        """SIGTSTP (a scenario's Ctrl+Z): the process stays, its pending stages do not run."""
+        self._token += 1
+        self.stopped_phase = self.phase
+
+    def cont(self) -> str:
+        """SIGCONT (``fg``): the state its screen shows again (a turn that was under way when
+        it stopped is finished later, as if the work resumed)."""
+        phase = self.stopped_phase or self.phase
+        self.stopped_phase = None
+        if phase == "working":
+            self._at(self.behaviour.work, self._turn_done)
+        return phase if phase in ("idle", "working", "blocked") else "idle"
 
     # --- input -----------------------------------------------------------------------------
 

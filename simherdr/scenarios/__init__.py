@@ -2,7 +2,8 @@
 through explicit seams only.
 
 - :mod:`.agents`: scenario helpers (an agent exits, blocks, reports its session late; races:
-  a pane reused by a new agent, an agent that vanishes, a busy shell);
+  a pane reused by a new agent, an agent that vanishes, a busy shell; a detection that misreads
+  the screen, an agent suspended with Ctrl+Z and brought back with fg);
 - :mod:`.cwd`: a shell that changes directory, a foreground process that runs elsewhere;
 - :mod:`.server`: a server restart that restores the session on new terminals;
 - :mod:`.faults`: toxiproxy-style faults (latency, hang, drop, wrong_pane, error), installed in
@@ -14,9 +15,12 @@ from . import data  # noqa: F401 - registers the control plane's scenario.load o
 from .agents import (
     agent_blocks,
     agent_exits,
+    agent_resumed,
     agent_state,
+    agent_suspended,
     agent_vanishes,
     busy_shell,
+    detection_misreads,
     pane_reused,
     quiet_next_start,
     session_reported,
@@ -48,9 +52,12 @@ __all__ = [
     "WrongPane",
     "agent_blocks",
     "agent_exits",
+    "agent_resumed",
     "agent_state",
+    "agent_suspended",
     "agent_vanishes",
     "busy_shell",
+    "detection_misreads",
     "fault_from_spec",
     "foreground_cwd",
     "pane_reused",

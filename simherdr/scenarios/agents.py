@@ -204,3 +204,51 @@ def shell_idle(sim, pane_id: str) -> None:
     pane = _pane(sim, pane_id)
     _shell(sim, pane).foreground_done(pane)
     _done(sim)
+
+
+# --- detection that is wrong about the process -------------------------------------------------
+
+MISREAD_STATES = ("idle", "working", "blocked", "unknown")
+
+
+@step
+def detection_misreads(sim, pane_id: str, state: str, agent: str | None = None) -> None:
+    """herdr's screen detection reads ``state`` for the pane now, whatever the process really
+    does (herdrdev/herdr#2354: agy reported idle while a subagent generates; #2765: grok left
+    `working` at its prompt). The simulated process keeps its own schedule: its next real state
+    change is read correctly again. ``agent``: the label detection reports (default: the one it
+    already sees). Acts through the agent layer's detection input (``detection_update``)."""
+    if state not in MISREAD_STATES:
+        raise ValueError(f"state must be one of {MISREAD_STATES}, not {state!r}")
+    pane = _pane(sim, pane_id)
+    label = agent if agent is not None else pane.agent.detected
+    if label is None:
+        raise LookupError(f"detection sees no agent in {pane_id}")
+    sim.agents.detection_update(pane, label, state, blocker=(state == "blocked"))
+    _done(sim)
+
+
+@step
+def agent_suspended(sim, pane_id: str) -> None:
+    """The user suspends the agent (Ctrl+Z): its process stops and the shell is the pane's
+    foreground job again, so herdr's detection reports the agent gone (an exit, as it cannot
+    tell a stopped job from an ended one: it follows the foreground process). The process is
+    kept (herdrdev/herdr#4127: "the same Pi process is still running"); :func:`agent_resumed`
+    brings it back. CHOICE: the stopped process runs none of its pending stages until then."""
+    pane = _pane(sim, pane_id)
+    occ = _occupant(sim, pane_id)
+    occ.stop()
+    sim.agents.detection_update(pane, None, "idle", exited=True)
+    sim.backend.show_prompt(pane)
+    _done(sim)
+
+
+@step
+def agent_resumed(sim, pane_id: str) -> None:
+    """``fg``: the suspended agent is the foreground job again and detection sees it anew. Its
+    integration does not report its session again (the same process: no new SessionStart), which
+    is what herdrdev/herdr#4127 observes."""
+    pane = _pane(sim, pane_id)
+    occ = _occupant(sim, pane_id)
+    sim.agents.detection_update(pane, occ.kind, occ.cont())
+    _done(sim)

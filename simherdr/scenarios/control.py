@@ -89,6 +89,18 @@ def _agent_vanish(sim, pane_id: str, close: str | None = None):
     A.agent_vanishes(sim, pane_id, close=close)
 
 
+def _detection_misread(sim, pane_id: str, state: str, agent: str | None = None):
+    A.detection_misreads(sim, pane_id, state, agent)
+
+
+def _agent_suspend(sim, pane_id: str):
+    A.agent_suspended(sim, pane_id)
+
+
+def _agent_fg(sim, pane_id: str):
+    A.agent_resumed(sim, pane_id)
+
+
 def _shell_busy(sim, pane_id: str, command="sleep 30", duration: float | None = None):
     A.busy_shell(sim, pane_id, command, duration)
 
@@ -154,6 +166,9 @@ OPS: dict[str, Callable[..., Any]] = {
     "session.report": _session_report,  # {"pane_id", "value"?, "start_source"?}
     "pane.reuse": _pane_reuse,  # {"pane_id", "kind", "exit_seen"?, "overrides"?}
     "agent.vanish": _agent_vanish,  # {"pane_id", "close"?: null | "exited" | "closed"}
+    "detection.misread": _detection_misread,  # {"pane_id", "state", "agent"?}
+    "agent.suspend": _agent_suspend,  # {"pane_id"}: Ctrl+Z, the shell is the foreground
+    "agent.fg": _agent_fg,  # {"pane_id"}: fg, the same process is detected again
     "shell.busy": _shell_busy,  # {"pane_id", "command"?, "duration"?}
     "shell.idle": _shell_idle,  # {"pane_id"}
     "shell.cd": _shell_cd,  # {"pane_id", "path"}: the shell runs `cd PATH`

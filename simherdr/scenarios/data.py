@@ -25,13 +25,23 @@ trace shows it as connection ``stranger``). Steps act through the same seams as 
 plane and are recorded in the trace. ``[[example]]`` lists the calls a typical client makes
 (``call`` + ``params``; ``expect`` = "ok" or an error code, ``match`` = a partial result,
 ``absent`` = dotted paths the result must not have; or ``advance = S``): :func:`run_example`
-runs it, and the suite runs every shipped scenario's example end to end.
+runs it, and the suite runs every shipped scenario's example end to end. An example entry may
+also check ``present`` (dotted paths the result must have) and ``message`` (the error's exact
+message), and be limited to ``releases`` (a release spec, below).
+
+Field scenarios (what real herdr does to clients, from its issue tracker and the clients' own
+notes) carry their provenance: ``source`` (URL or a list of them), ``releases`` (where what the
+scenario shows holds: ``"all"`` or clauses such as ``">=0.8.1, <0.9.2"``), ``fixed_in``,
+``observes`` (what a client sees, in herdr's words) and ``client_should``. Loaded on a release
+outside ``releases``, the trace says so (a ``note`` entry) and ``simherdr scenario run`` prints
+it.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +52,21 @@ from .control import OPS, handle
 LIBRARY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "library")
 STEP_KEYS = {"at", "on", "after", "do", "args", "repeat", "note"}
 TRIGGER_KEYS = {"event", "reply", "match"}
-EXAMPLE_KEYS = {"call", "params", "expect", "advance", "match", "absent"}
+EXAMPLE_KEYS = {
+    "call",
+    "params",
+    "expect",
+    "advance",
+    "match",
+    "absent",
+    "present",
+    "message",
+    "releases",
+    "note",
+}
+# A field scenario's provenance (ours, not herdr's): where it was reported, the releases where
+# what it `observes` holds, what a client sees there and what a well-behaved client does.
+FIELD_KEYS = {"source", "releases", "fixed_in", "observes", "client_should"}
 
 
 class ScenarioError(ValueError):
@@ -67,7 +91,25 @@ class Scenario:
     seed: int = 0
     steps: list[Step] = field(default_factory=list)
     example: list[dict] = field(default_factory=list)
-    source: str | None = None
+    source: str | None = None  # the file it was read from
+    origin: list[str] = field(default_factory=list)  # `source` in the file: URLs, notes
+    releases: Releases = field(default_factory=lambda: Releases("all"))
+    fixed_in: str | None = None
+    observes: str = ""
+    client_should: str = ""
+
+    def applies_to(self, version: str) -> bool:
+        return self.releases.contains(version)
+
+    def elsewhere(self, version: str) -> str | None:
+        """What to say when the scenario is loaded on a release it does not describe."""
+        if self.applies_to(version):
+            return None
+        fixed = f" (fixed in {self.fixed_in})" if self.fixed_in else ""
+        return (
+            f"scenario {self.name} describes herdr {self.releases}{fixed}; on {version} "
+            "herdr behaves otherwise, so the run shows this release's own behaviour"
+        )
 
     def install(self, sim) -> Running:
         """Start the scenario on ``sim`` (on its own thread): timed steps are scheduled,
@@ -81,6 +123,9 @@ class Scenario:
             "seed": self.seed,
             "steps": len(self.steps),
             "source": self.source,
+            "origin": self.origin,
+            "releases": str(self.releases),
+            "fixed_in": self.fixed_in,
         }
 
 
@@ -137,7 +182,7 @@ def _num(value: Any, where: str) -> float:
 
 
 def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
-    known = {"name", "summary", "seed", "step", "example"}
+    known = {"name", "summary", "seed", "step", "example"} | FIELD_KEYS
     unknown = sorted(set(data) - known)
     if unknown:
         raise ScenarioError(f"{source}: unknown key(s) {', '.join(unknown)}")
@@ -192,7 +237,17 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
             raise ScenarioError(f"{where}: keys are {', '.join(sorted(EXAMPLE_KEYS))}")
         if "advance" in raw:
             _num(raw["advance"], f"{where}: advance")
+        if "releases" in raw:
+            raw = {**raw, "releases": parse_releases(raw["releases"], f"{where}: releases")}
         example.append(raw)
+    origin = data.get("source", [])
+    if isinstance(origin, str):
+        origin = [origin]
+    if not isinstance(origin, list) or not all(isinstance(o, str) for o in origin):
+        raise ScenarioError(f"{source}: source must be a string or a list of strings")
+    for key in ("fixed_in", "observes", "client_should"):
+        if key in data and not isinstance(data[key], str):
+            raise ScenarioError(f"{source}: {key} must be a string")
     return Scenario(
         name=str(name),
         summary=str(data.get("summary", "")),
@@ -200,7 +255,67 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
         steps=steps,
         example=example,
         source=source,
+        origin=origin,
+        releases=parse_releases(data.get("releases", "all"), f"{source}: releases"),
+        fixed_in=data.get("fixed_in"),
+        observes=str(data.get("observes", "")).strip(),
+        client_should=str(data.get("client_should", "")).strip(),
     )
+
+
+# --- releases ---------------------------------------------------------------------------------
+
+_CLAUSE = re.compile(r"^(>=|<=|==|>|<)?\s*(\d+)\.(\d+)\.(\d+)$")
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    m = _CLAUSE.match(version.strip())
+    if m is None or m.group(1):
+        raise ValueError(f"not a herdr version: {version!r}")
+    return tuple(int(x) for x in m.group(2, 3, 4))
+
+
+@dataclass(frozen=True)
+class Releases:
+    """The herdr releases a scenario describes: ``"all"``, or comma-separated clauses that all
+    hold (``">=0.8.1, <0.9.2"``, ``"0.8.2"``)."""
+
+    spec: str
+    clauses: tuple = ()
+
+    def contains(self, version: str) -> bool:
+        key = _version_key(version)
+        for op, want in self.clauses:
+            ok = {
+                ">=": key >= want,
+                "<=": key <= want,
+                ">": key > want,
+                "<": key < want,
+                "==": key == want,
+            }[op]
+            if not ok:
+                return False
+        return True
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def parse_releases(value: Any, where: str) -> Releases:
+    if not isinstance(value, str) or not value.strip():
+        raise ScenarioError(f'{where}: a release spec is a string such as ">=0.8.1, <0.9.2"')
+    spec = value.strip()
+    if spec in ("all", "*"):
+        return Releases("all")
+    clauses = []
+    for part in spec.split(","):
+        m = _CLAUSE.match(part.strip())
+        if m is None:
+            raise ScenarioError(
+                f"{where}: {part.strip()!r} is not a clause like >=0.8.1 or <0.9.2 or 0.8.2"
+            )
+        clauses.append((m.group(1) or "==", tuple(int(x) for x in m.group(2, 3, 4))))
+    return Releases(spec, tuple(clauses))
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -253,6 +368,9 @@ class Running:
         self._pending: dict[tuple, dict] = {}  # (conn, id) -> request params
         self.t0 = sim.now()
         sim.trace.record("step", "scenario", name="scenario.load", args=scenario.describe())
+        self.elsewhere = scenario.elsewhere(sim.profile.version)
+        if self.elsewhere:
+            sim.trace.record("note", "scenario", releases=self.elsewhere)
         for i, st in enumerate(scenario.steps):
             if st.at is not None:
                 self._schedule(i, st.at + st.after, {})
@@ -344,7 +462,10 @@ def run_example(h, scenario: Scenario) -> list[str]:
     """Run a scenario's ``[[example]]`` against a :class:`simherdr.testing.Harness` (with
     ``auto_advance``); return the problems found (empty: the scenario did what it says)."""
     problems = []
+    version = h.sim.profile.version
     for i, ex in enumerate(scenario.example, 1):
+        if "releases" in ex and not ex["releases"].contains(version):
+            continue
         if "advance" in ex:
             h.advance(float(ex["advance"]))
             continue
@@ -358,9 +479,14 @@ def run_example(h, scenario: Scenario) -> list[str]:
         result = reply.get("result")
         if "match" in ex and not _matches(ex["match"], result):
             problems.append(f"{where}: result does not match {ex['match']}: {result}")
+        if "message" in ex and reply.get("error", {}).get("message") != ex["message"]:
+            problems.append(f"{where}: expected the message {ex['message']!r}: {reply}")
         for path in ex.get("absent", []):
             if _dig(result, path)[0]:
                 problems.append(f"{where}: {path} is present: {result}")
+        for path in ex.get("present", []):
+            if not _dig(result, path)[0]:
+                problems.append(f"{where}: {path} is absent: {result}")
     return problems
 
 

@@ -42,6 +42,13 @@ OP_ARGS: dict[str, dict[str, tuple[str, bool]]] = {
         "pane_id": ("string|null", False),
         "values": ("object|null", False),
     },
+    "detection.misread": {
+        "pane_id": ("string", True),
+        "state": ("string", True),
+        "agent": ("string|null", False),
+    },
+    "agent.suspend": {"pane_id": ("string", True)},
+    "agent.fg": {"pane_id": ("string", True)},
     "server.restart": {},
     "server.reset": {},
     "trace.get": {"since": ("integer", False)},
@@ -70,6 +77,7 @@ FAULT_FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
         "to_terminal": ("string|null", False),
         "fields": ("array", False),
     },
+    "unlisted": {"pane": ("string", False), "mode": ("string", False)},
     "error": {
         "code": ("string", True),
         "message": ("string|null", False),

@@ -7,6 +7,7 @@
 ``drop``       :class:`Drop` — close the connection with no reply (before or after handling)
 ``wrong_pane`` :class:`WrongPane` — rewrite ``pane_id``/``terminal_id`` in the result
 ``error``      :class:`ErrorReply` — a herdr error envelope (herdr's codes only)
+``unlisted``   :class:`Unlisted` — the registry hides panes, or lists them ``unknown`` (#3215, handoff)
 =============  ====================================================================================
 
 Install them through the registry on the simulator, ``sim.faults`` (:class:`Faults`)::
@@ -26,10 +27,11 @@ from .error import ErrorReply
 from .hang import Hang
 from .latency import Latency
 from .registry import Faults
+from .unlisted import Unlisted
 from .wrong_pane import WrongPane
 
 FAULT_TYPES: dict[str, type[Fault]] = {
-    cls.type: cls for cls in (Latency, Hang, Drop, WrongPane, ErrorReply)
+    cls.type: cls for cls in (Latency, Hang, Drop, WrongPane, ErrorReply, Unlisted)
 }
 
 
@@ -65,6 +67,7 @@ __all__ = [
     "Faults",
     "Hang",
     "Latency",
+    "Unlisted",
     "WrongPane",
     "fault_from_spec",
 ]
