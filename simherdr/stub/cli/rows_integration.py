@@ -1,6 +1,5 @@
 """``herdr integration`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli/integration.rs``); loaded only by ``herdr integration ...`` calls."""
 
-
 RELEASE_ROWS = True  # the group help lists the release's targets (table.group)
 
 
