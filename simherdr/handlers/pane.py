@@ -31,7 +31,11 @@ BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
     ratio=P.opt(P.FLOAT),
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
-    right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
+    # 0.8.0 has no right_click (10974c82 added it with pane.input.set): an unknown key there.
+    right_click=P.versioned(
+        P.dflt(P.enum("herdr", "pane"), "herdr"),
+        lambda profile: "pane.input.set" in profile.methods,
+    ),
     env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
 def split(sim, p):

@@ -181,3 +181,41 @@ def test_081_is_082_but_two_rows():
         k for k in v082.rows.__dataclass_fields__ if getattr(v081.rows, k) != getattr(v082.rows, k)
     }
     assert diff == {"cli_quiet_broken_pipe", "worktree_remove_focus_parent_only_if_active"}
+
+
+def test_080_config_keys_match_its_reference():
+    """0.8.0's key table against herdr's own 0.8.0 key reference (docs/next/website/src/data/
+    config-reference.json at tag v0.8.0), read from a herdr git directory: SIMHERDR_HERDR_GIT,
+    else the team's mirror. The undocumented keys are 0.8.2's minus the retired
+    ui.agent_panel_scope (read from 1f1e4342, #2295)."""
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    git_dir = Path(os.environ.get("SIMHERDR_HERDR_GIT", "/work/.mirror/herdrdev+herdr/repo"))
+    if not git_dir.is_dir():
+        pytest.skip(f"no herdr git directory at {git_dir}: set SIMHERDR_HERDR_GIT")
+    shown = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(git_dir),
+            "show",
+            "346411fa:docs/next/website/src/data/config-reference.json",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    if shown.returncode != 0:
+        pytest.skip(f"{git_dir} lacks herdr commit 346411fa: {shown.stderr.strip()}")
+    doc = json.loads(shown.stdout)
+    documented = {k["key"] for section in doc["sections"] for k in section["keys"]}
+    ours = set(CK.flat_keys("0.8.0"))
+    assert documented - ours == set()
+    assert ours - documented == {
+        "advanced.scrollback_lines",
+        "keys.command",
+        "keys.fullscreen",
+        "ui.toast.enabled",
+    }
