@@ -2,7 +2,6 @@
 
 from .table import _FORMAT, _LINES, _SOURCE
 
-
 RELEASE_ROWS = True  # the group help lists the release's kinds (table.group)
 
 
