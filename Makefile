@@ -40,7 +40,7 @@ fuzz: $(STAMP)
 # Re-record the client-suite corpora (tests/contract/corpus/) after an intended behaviour change;
 # `git diff` then shows what changed for clients.
 corpus: $(STAMP)
-	for v in 0.8.2 0.9.3; do $(BIN)/python -m simherdr.contract.clientsuite --build tests/contract/corpus/$$v --herdr-version $$v || exit 1; done
+	for v in 0.8.0 0.8.2 0.9.3; do $(BIN)/python -m simherdr.contract.clientsuite --build tests/contract/corpus/$$v --herdr-version $$v || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

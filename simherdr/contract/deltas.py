@@ -121,8 +121,45 @@ V082_V093: tuple[Delta, ...] = (
     Delta(_V + "25", "agent kind muse", ("*",), ("*",), ("enum values",)),
 )
 
+_R = "releases/0.8.0.toml row "
+# herdr 0.8.0 -> 0.8.2 (releases/0.8.0.toml, each row read in 346411fa..9eb52145): the rows a
+# client-suite corpus shows. 0.8.1 differs from 0.8.2 in no row a corpus records.
+V080_V082: tuple[Delta, ...] = (
+    Delta(
+        _R + "protocol",
+        "protocol 19 and the build version (ping; the snapshot repeats them)",
+        ("ping*", "session.snapshot*"),
+        (
+            "$.result.protocol",
+            "$.result.version",
+            "$.result.snapshot.protocol",
+            "$.result.snapshot.version",
+        ),
+    ),
+    Delta(
+        _R + "cli_pane_input",
+        "pane split sends right_click (#2504)",
+        ("herdr pane split",),
+        ("$.params.right_click",),
+    ),
+    Delta(
+        _R + "headless_cols/headless_rows",
+        "the headless view is 80x24 (#2828)",
+        ("*",),
+        ("*.area.width", "*.area.height", "*.rect.width", "*.rect.height", "*.rect.x", "*.rect.y"),
+    ),
+    Delta(
+        _R + "cli_agent_start_pins_pane",
+        "agent start: no pane.get pin, no busy-shell retry (#2774)",
+        ("herdr agent start",),
+    ),
+    Delta(_R + "protocol", "the binary reports its version", ("herdr --version", "herdr -V")),
+)
+
 TABLES: dict[tuple[str, str], tuple[str, tuple[Delta, ...]]] = {
     ("0.8.2", "0.9.3"): ("VERSIONS.md §5 (herdr 0.8.2 → 0.9.3)", V082_V093),
+    ("0.8.0", "0.8.2"): ("releases/0.8.0.toml (herdr 0.8.0 → 0.8.2)", V080_V082),
+    ("0.8.0", "0.8.1"): ("releases/0.8.0.toml (herdr 0.8.0 → 0.8.1)", V080_V082),
 }
 # 0.9.0/0.9.1 share protocol 22 and, as far as any source shows, the 0.9.3 surface.
 for _v in ("0.9.0", "0.9.1"):

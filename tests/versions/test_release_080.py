@@ -219,3 +219,17 @@ def test_080_config_keys_match_its_reference():
         "keys.fullscreen",
         "ui.toast.enabled",
     }
+
+
+def test_the_080_corpus_differs_from_082_only_by_its_rows():
+    """The drift check of CONTRIBUTING's "Adding herdr X.Y": the client-suite corpus recorded on
+    0.8.0 (`make corpus`) against 0.8.2's; every difference is explained by a 0.8.0 row."""
+    from pathlib import Path
+
+    from simherdr.contract.corpus import load_corpus
+    from simherdr.contract.diff import diff_corpora
+
+    base = Path(__file__).resolve().parents[1] / "contract" / "corpus"
+    report = diff_corpora(load_corpus(str(base / "0.8.2")), load_corpus(str(base / "0.8.0")))
+    rows = [d for d in report["differences"]]
+    assert rows and all(d["explained_by"] for d in rows), [d for d in rows if not d["explained_by"]]
