@@ -253,7 +253,8 @@ def _add_ctl(sub) -> None:
         help="fault.add, fault.remove, fault.list, fault.clear, agent.exit, agent.block, "
         "agent.state, session.report, pane.reuse, agent.vanish, detection.misread, agent.suspend, "
         "agent.fg, shell.busy, shell.idle, shell.cd, foreground.cwd, "
-        "behaviour.set, server.restart, server.reset, trace.get, trace.clear, scenario.load, ops",
+        "behaviour.set, server.restart, server.reset, server.info, trace.get, trace.clear, "
+        "scenario.load, ops",
     )
     c.add_argument(
         "args",

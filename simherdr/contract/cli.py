@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,9 +37,29 @@ def add_record_parser(sub) -> None:
     r.add_argument(
         "--time-scale",
         type=float,
-        default=1.0,
-        help="the upstream's time scale when it is a `simherdr serve --time-scale`; kept in "
-        "the cassette so replay runs simherdr at the same speed",
+        default=None,
+        metavar="S",
+        help="the upstream's time scale when it is a `simherdr serve --time-scale S`; written "
+        "into the cassette so a recording at any scale replays (default: read from "
+        "--control-upstream, else 1: a real herdr)",
+    )
+    r.add_argument(
+        "--control-upstream",
+        metavar="SOCKET",
+        help="a simherdr upstream's control socket: its time scale is read from it, and the "
+        "command's ops on it are relayed (SIMHERDR_CONTROL); a server.reset becomes a "
+        "boundary in the cassette, where replay resets its target",
+    )
+    r.add_argument(
+        "--control",
+        metavar="PROXY",
+        help="the control socket to listen on (default: PROXY.control)",
+    )
+    r.add_argument(
+        "--snapshot-first",
+        action="store_true",
+        help="capture session.snapshot before the first request, so a simherdr target can be "
+        "seeded with the upstream's starting state",
     )
     r.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     r.set_defaults(fn=record)
@@ -55,6 +73,11 @@ def add_contract_parser(sub) -> None:
     v.add_argument("--target", choices=TARGETS, default="socket")
     v.add_argument("--socket", metavar="PATH", help="an external herdr socket (required by real)")
     v.add_argument("--herdr-bin", metavar="PATH", help="real: its herdr binary, for CLI steps")
+    v.add_argument(
+        "--control",
+        metavar="PATH",
+        help="an external simherdr's control socket (recorded resets and control ops replay there)",
+    )
     v.add_argument("--profile", help="simherdr targets: replay every cassette on this profile")
     v.add_argument(
         "--any-version", action="store_true", help="ignore the cassettes' version binding"
@@ -72,6 +95,9 @@ def add_contract_parser(sub) -> None:
     d.add_argument("--format", choices=("markdown", "json"), default="markdown")
     d.add_argument("--out", metavar="FILE", help="write the report here instead of stdout")
     d.set_defaults(fn=diff_cmd)
+    from .selftest import add_parser as add_selftest
+
+    add_selftest(cs)
 
 
 def _err(msg: str) -> int:
@@ -80,95 +106,58 @@ def _err(msg: str) -> int:
 
 
 def record(args) -> int:
-    from ..unixsocket import SocketBusy
-    from .journal import Journal, journal_to_cassette, start_meta
-    from .recorder import RecordingProxy, upstream_version
+    from .recorder import RecordingError, ThreadRecorder, record_command, summary
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    try:
-        info = upstream_version(args.upstream)
-    except (OSError, ValueError) as e:
-        print(
-            f"simherdr record: upstream {args.upstream} does not answer ping: {e}", file=sys.stderr
-        )
-        return 1
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     name = args.name or time.strftime("session-%Y%m%dT%H%M%S", time.gmtime())
-    jpath = out / f"{name}.jsonl"
-    if jpath.exists() or (out / f"{name}.json").exists():
+    if (out / f"{name}.jsonl").exists() or (out / f"{name}.json").exists():
         return _err(f"record: {out / name}.json already exists (choose another --name)")
-    bindir = cli_sock = cli_journal = None
-    if args.herdr_bin:
-        from ..stub.record import write_recording_stub
-
-        bindir = tempfile.mkdtemp(prefix="simherdr-record-bin-")
-        cli_sock = args.socket + ".cli"
-        cli_journal = str(out / f".{name}.cli.jsonl")
-        write_recording_stub(bindir, args.herdr_bin, cli_journal, cli_sock)
-    journal = Journal(jpath, start_meta(args.upstream, name, info, cli_journal, args.time_scale))
-    proxy = RecordingProxy(args.upstream, args.socket, journal, cli_sock)
-
-    async def main() -> int:
-        try:
-            await proxy.start()
-        except SocketBusy as e:
-            print(f"simherdr record: {e}", file=sys.stderr)
-            return 1
-        print(
-            f"simherdr record: herdr {info['version']} at {args.upstream}, recording on {args.socket}"
-            + (f" (recording herdr on PATH: {bindir})" if bindir else ""),
-            file=sys.stderr,
-            flush=True,
-        )
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        code = 0
-        try:
-            if command:
-                env = dict(os.environ, HERDR_SOCKET_PATH=args.socket)
-                if bindir:
-                    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-                try:
-                    proc = await asyncio.create_subprocess_exec(*command, env=env)
-                except OSError as e:
-                    print(f"simherdr record: cannot run {command[0]}: {e}", file=sys.stderr)
-                    return 127
-                waiter = asyncio.ensure_future(proc.wait())
-                stopper = asyncio.ensure_future(stop.wait())
-                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                if not waiter.done():
-                    proc.terminate()
-                code = await waiter
-                stopper.cancel()
-            else:
-                await stop.wait()
-        finally:
-            await proxy.close()
-        return code
-
+    control = args.control or (args.socket + ".control" if args.control_upstream else None)
     try:
-        code = asyncio.run(main())
-    finally:
-        journal.close()
-        if bindir:
-            import shutil
-
-            shutil.rmtree(bindir, ignore_errors=True)
-    cassette = journal_to_cassette(jpath, name)
-    cassette.dump(out / f"{name}.json")
-    jpath.unlink()
-    if cli_journal and os.path.exists(cli_journal):
-        os.unlink(cli_journal)
-    conns = len({s["conn"] for s in cassette.steps if "conn" in s})
-    runs = sum(1 for s in cassette.steps if "cli_run" in s)
+        rec = ThreadRecorder(
+            args.upstream,
+            args.socket,
+            out,
+            name,
+            time_scale=args.time_scale,
+            herdr_bin=args.herdr_bin,
+            control_upstream=args.control_upstream,
+            control_listen=control,
+            snapshot_first=args.snapshot_first,
+        )
+    except RecordingError as e:
+        print(f"simherdr record: {e}", file=sys.stderr)
+        return 1
+    info = rec.journal_meta
     print(
-        f"simherdr record: {out / name}.json: {conns} connections, {runs} CLI runs, "
-        f"{len(cassette.normalization.get('refs', {}))} references",
+        f"simherdr record: herdr {info['herdr_version']} at {args.upstream} (time scale "
+        f"{info['time_scale']:g}), recording on {args.socket}"
+        + (f" (recording herdr on PATH: {rec.bindir})" if rec.bindir else "")
+        + (f" (control: {control})" if args.control_upstream else ""),
         file=sys.stderr,
+        flush=True,
     )
+    for w in rec.warnings:
+        print(f"simherdr record: warning: {w}", file=sys.stderr, flush=True)
+    code = 0
+    try:
+        if command:
+            try:
+                code = record_command(rec, command)
+            except RecordingError as e:
+                print(f"simherdr record: {e}", file=sys.stderr)
+                code = 127
+        else:
+            import threading
+
+            stop = threading.Event()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: stop.set())
+            stop.wait()
+    finally:
+        cassette = rec.stop()
+    print(summary(out / f"{name}.json", cassette), file=sys.stderr)
     return code
 
 
@@ -194,6 +183,7 @@ def verify_cmd(args) -> int:
             profile=args.profile,
             socket_path=args.socket,
             herdr_bin=args.herdr_bin,
+            control=args.control,
             any_version=args.any_version,
             timeout=args.timeout,
             pace=not args.no_pace,

@@ -1,8 +1,15 @@
-"""Known client-facing deltas between herdr releases, as data: what ``contract diff`` may
-attribute a difference to. One row per delta of VERSIONS.md §5 (0.8.2 → 0.9.3), matched on
-the call that shows it (``where``, an fnmatch glob over methods and ``herdr <group> <verb>``),
-the JSON path and the category. A difference no row matches is *unexplained*: a delta
-VERSIONS.md does not list, or a simulator bug.
+"""What ``contract diff`` may attribute a difference to: the project's own version rows.
+
+Whether a behaviour differs between two releases, and where that is known from, is the
+version object's (``facts/versions.py``, one place for each fact): a row's value per release
+and its source. This module only says *where a row shows to a client*: the call (``where``,
+an fnmatch glob over methods and ``herdr <group> <verb>``), the JSON path and the category of
+the difference (:data:`SHOWS`). A difference is explained by a row that differs between the
+two releases and shows there; the explanation names the row and its source. A CLI run's copy
+of a socket value (``herdr api snapshot``'s stdout, ``status --json``) is matched like the
+socket value: by the methods the run called (the cassette records them) and the path without
+its ``stdout:`` prefix. A difference no row explains is *unexplained*: a delta the rows do not
+name, or a simulator bug.
 """
 
 from __future__ import annotations
@@ -15,12 +22,25 @@ from ..facts.methods import NEW_0_9
 
 
 @dataclass(frozen=True)
-class Delta:
-    row: str
+class Shows:
+    """Where the row ``row`` of the version object shows to a client."""
+
+    row: str  # "protocol", "methods", "retired_methods", a Rows field or "tables.<key>"
     summary: str
     where: tuple[str, ...]
     paths: tuple[str, ...] = ("*",)
     categories: tuple[str, ...] = ()  # empty: any category
+    values: tuple[Any, ...] = ()  # non-empty: one side's value must be one of these
+
+
+@dataclass(frozen=True)
+class Explanation:
+    row: str
+    summary: str
+    source: str  # "<release>.toml: <source>" (or the profile table's)
+
+    def __str__(self) -> str:
+        return f"row {self.row} ({self.source})"
 
 
 class _Diff(Protocol):
@@ -31,162 +51,229 @@ class _Diff(Protocol):
     b: Any
 
 
-_V = "VERSIONS.md §5 row "
-# VERSIONS.md §5 row 16: the methods 0.9.3 adds (the one list: facts/methods.py).
-NEW_093_METHODS = tuple(sorted(NEW_0_9))
+NEW_METHODS = tuple(sorted(NEW_0_9))
+_ADDED = ("fields added", "fields removed")
 
-V082_V093: tuple[Delta, ...] = (
-    Delta(
-        _V + "1",
-        "protocol 22 and the build version (ping; the snapshot repeats them)",
-        ("ping*", "session.snapshot*"),
-        (
-            "$.result.protocol",
-            "$.result.version",
-            "$.result.snapshot.protocol",
-            "$.result.snapshot.version",
-        ),
+SHOWS: tuple[Shows, ...] = (
+    Shows(
+        "protocol",
+        "the client protocol (ping; the snapshot repeats it)",
+        ("ping*", "session.snapshot*", "herdr status*"),
+        ("$.result.protocol", "$.result.snapshot.protocol", "$.protocol", "*.protocol"),
     ),
-    Delta(
-        _V + "1", "the binary reports its version", ("herdr --version", "herdr -V", "herdr version")
+    Shows(
+        "name",
+        "the build version (ping; the snapshot repeats it)",
+        ("ping*", "session.snapshot*", "herdr status*"),
+        ("$.result.version", "$.result.snapshot.version", "$.version", "*.version"),
     ),
-    Delta(
-        _V + "2",
-        "pong capabilities gain four keys",
-        ("ping*",),
-        ("$.result.capabilities.*",),
-        ("fields added", "fields removed"),
-    ),
-    Delta(_V + "3", "herdr status: endpoint generation fields", ("herdr status*",)),
-    Delta(
-        _V + "5",
+    Shows("name", "the binary reports its version", ("herdr --version", "herdr -V")),
+    Shows("capabilities", "pong capabilities", ("ping*",), ("$.result.capabilities.*",), _ADDED),
+    Shows("tables.cli", "herdr status: endpoint generation fields", ("herdr status*",)),
+    Shows(
+        "close_group_required",
         "workspace.close: close_group, workspace_group_close_required",
         ("workspace.close*", "herdr workspace close*"),
     ),
-    Delta(
-        _V + "6",
+    Shows(
+        "trust_repository",
         "worktree.*: trust_repository / --trust-repository",
         ("worktree.*", "herdr worktree *"),
     ),
-    Delta(
-        _V + "7",
+    Shows(
+        "subscribe_replays_history",
         "new plain subscriptions start live (no replay)",
         ("events.subscribe*",),
         ("*",),
         ("event order", "steps"),
     ),
-    Delta(_V + "8", "agent.prompt wait gate", ("agent.prompt*", "herdr agent prompt*")),
-    Delta(
-        _V + "9",
+    Shows(
+        "prompt_gate_needs_activity",
+        "agent.prompt wait gate",
+        ("agent.prompt*", "herdr agent prompt*"),
+    ),
+    Shows(
+        "recent_includes_viewport",
         "recent pane reads end at the cursor row",
         ("pane.read*", "agent.read*", "herdr pane read*", "herdr agent read*"),
         ("$.result.read.*", "stdout*"),
     ),
-    Delta(
-        _V + "10",
+    Shows(
+        "report_agent_options_anywhere",
         "pane report-agent[-session]: options anywhere, --opt=value",
         ("herdr pane report-agent*",),
     ),
-    Delta(_V + "11", "--no-session removed", ("herdr --no-session*",)),
-    Delta(_V + "12", "herdr machine, global --machine", ("herdr machine*", "herdr --machine*")),
-    Delta(
-        _V + "13",
+    Shows("tables.cli", "--no-session removed", ("herdr --no-session*",)),
+    Shows("tables.cli", "herdr machine, global --machine", ("herdr machine*", "herdr --machine*")),
+    Shows(
+        "tables.cli",
         "pane split without a target splits the calling pane",
-        ("herdr pane split*", "pane.split (from cli*"),
+        ("herdr pane split*", "pane.split (from herdr pane split*"),
     ),
-    Delta(_V + "14", "a parse error keeps a string request id", ("*",), ("$.id",), ("values",)),
-    Delta(_V + "15", "pane.graphics.* retired: unknown_method", ("pane.graphics.*",)),
-    Delta(_V + "16", "new methods", NEW_093_METHODS + tuple(m + " *" for m in NEW_093_METHODS)),
-    Delta(
-        _V + "18",
-        "AgentInfo.completion_seq",
+    Shows(
+        "invalid_request_keeps_id",
+        "a parse error keeps a string request id",
         ("*",),
-        ("*.completion_seq",),
-        ("fields added", "fields removed"),
+        ("$.id",),
+        ("values",),
     ),
-    Delta(
-        _V + "19",
+    Shows("retired_methods", "pane.graphics.* retired: unknown_method", ("pane.graphics.*",)),
+    Shows("methods", "new methods", NEW_METHODS + tuple(m + " *" for m in NEW_METHODS)),
+    Shows(
+        "agent_completion_seq", "AgentInfo.completion_seq", ("*",), ("*.completion_seq",), _ADDED
+    ),
+    Shows(
+        "restore_keeps_unavailable_panes",
         "PaneInfo.restore_error",
         ("*",),
         ("*.restore_error",),
-        ("fields added", "fields removed"),
+        _ADDED,
     ),
-    Delta(
-        _V + "20",
+    Shows(
+        "workspace_create_source",
         "workspace.create source_workspace_id",
         ("workspace.create*",),
         ("*source_workspace_id*",),
     ),
-    Delta(_V + "21", "report_agent resume_argv", ("pane.report_agent*",), ("*resume_argv*",)),
-    Delta(_V + "25", "agent kind muse", ("*",), ("*",), ("enum values",)),
-)
-
-_R = "releases/0.8.0.toml row "
-# herdr 0.8.0 -> 0.8.2 (releases/0.8.0.toml, each row read in 346411fa..9eb52145): the rows a
-# client-suite corpus shows. 0.8.1 differs from 0.8.2 in no row a corpus records.
-V080_V082: tuple[Delta, ...] = (
-    Delta(
-        _R + "protocol",
-        "protocol 19 and the build version (ping; the snapshot repeats them)",
-        ("ping*", "session.snapshot*"),
-        (
-            "$.result.protocol",
-            "$.result.version",
-            "$.result.snapshot.protocol",
-            "$.result.snapshot.version",
-        ),
+    Shows(
+        "report_resume_argv",
+        "report_agent resume_argv",
+        ("pane.report_agent*",),
+        ("*resume_argv*",),
     ),
-    Delta(
-        _R + "cli_pane_input",
+    Shows(
+        "tables.agent_kinds",
+        "agent kind muse",
+        ("*",),
+        ("*",),
+        ("enum values",),
+        ("muse",),
+    ),
+    # herdr 0.8.0 -> 0.8.1/0.8.2 (releases/0.8.0.toml): the rows a client-suite corpus shows.
+    Shows(
+        "cli_pane_input",
         "pane split sends right_click (#2504)",
         ("herdr pane split",),
         ("$.params.right_click",),
     ),
-    Delta(
-        _R + "headless_cols/headless_rows",
-        "the headless view is 80x24 (#2828)",
+    Shows(
+        "headless_cols",
+        "the headless view size pane rects use (#2828)",
         ("*",),
-        ("*.area.width", "*.area.height", "*.rect.width", "*.rect.height", "*.rect.x", "*.rect.y"),
+        ("*.area.width", "*.area.x", "*.rect.width", "*.rect.x"),
     ),
-    Delta(
-        _R + "cli_agent_start_pins_pane",
-        "agent start: no pane.get pin, no busy-shell retry (#2774)",
+    Shows(
+        "headless_rows",
+        "the headless view size pane rects use (#2828)",
+        ("*",),
+        ("*.area.height", "*.area.y", "*.rect.height", "*.rect.y"),
+    ),
+    Shows(
+        "cli_agent_start_pins_pane",
+        "agent start pins the pane's terminal first and retries a busy new shell (#2774)",
         ("herdr agent start",),
     ),
-    Delta(_R + "protocol", "the binary reports its version", ("herdr --version", "herdr -V")),
 )
 
-TABLES: dict[tuple[str, str], tuple[str, tuple[Delta, ...]]] = {
-    ("0.8.2", "0.9.3"): ("VERSIONS.md §5 (herdr 0.8.2 → 0.9.3)", V082_V093),
-    ("0.8.0", "0.8.2"): ("releases/0.8.0.toml (herdr 0.8.0 → 0.8.2)", V080_V082),
-    ("0.8.0", "0.8.1"): ("releases/0.8.0.toml (herdr 0.8.0 → 0.8.1)", V080_V082),
-}
-# 0.9.0/0.9.1 share protocol 22 and, as far as any source shows, the 0.9.3 surface.
-for _v in ("0.9.0", "0.9.1"):
-    TABLES[("0.8.2", _v)] = TABLES[("0.8.2", "0.9.3")]
+
+# --- the version object (one place for each fact) ------------------------------------------
 
 
-def for_versions(a: str | None, b: str | None) -> tuple[str, tuple[Delta, ...]] | None:
-    """The deltas between two versions, either direction (None: none known)."""
+def _resolve(name: str) -> Any | None:
+    """The release's version object; None for a name simherdr does not know.
+
+    TRANSITIONAL: until facts/versions.py lands, the flat profile table stands in."""
+    try:
+        from ..facts import versions as VS  # type: ignore[attr-defined]
+    except ImportError:
+        from ..facts.profiles import PROFILES
+
+        return PROFILES.get(name)
+    try:
+        return VS.resolve(name)
+    except ValueError:
+        return None
+
+
+def _value(v: Any, row: str) -> Any:
+    if row.startswith("tables."):
+        key = row.split(".", 1)[1]
+        tables = getattr(v, "tables", None)
+        if tables is not None:
+            return getattr(tables, key)
+        # TRANSITIONAL (the flat profile): the stand-in's grammar follows its protocol-22 gate
+        return getattr(v, "protocol" if key == "cli" else key, None)
+    if row == "name":  # each release reports its own name
+        return getattr(v, "name", None) or getattr(v, "version", None)
+    if row in ("protocol", "methods", "retired_methods"):
+        return getattr(v, row)
+    rows = getattr(v, "rows", None)
+    return getattr(rows if rows is not None else v, row, None)
+
+
+def _source(v: Any, row: str) -> str:
+    sources = getattr(v, "sources", None)
+    key = row.split(".", 1)[1] if row.startswith("tables.") else row
+    if key == "name":
+        name = getattr(v, "name", None) or getattr(v, "version", "?")
+        return f"facts/releases/{name}.toml: the release's name"
+    if sources is not None and key in sources:
+        s = sources[key]
+        return f"facts/releases/{s.release}.toml: {s.source}"
+    return f"facts/profiles.py Profile.{key} ({getattr(v, 'version', '?')})"
+
+
+@dataclass(frozen=True)
+class Known:
+    """The rows that differ between two releases, and where each shows."""
+
+    a: str
+    b: str
+    shows: tuple[tuple[Shows, Explanation], ...]
+
+    @property
+    def title(self) -> str:
+        return f"the version rows that differ between herdr {self.a} and {self.b}"
+
+
+def for_versions(a: str | None, b: str | None) -> Known | None:
+    """The rows that differ between two releases (either order; None: a release unknown)."""
     if a is None or b is None:
         return None
-    return TABLES.get((a, b)) or TABLES.get((b, a))
+    va, vb = _resolve(a), _resolve(b)
+    if va is None or vb is None:
+        return None
+    newer = vb if _key(b) >= _key(a) else va
+    out = []
+    for s in SHOWS:
+        if _value(va, s.row) != _value(vb, s.row):
+            out.append((s, Explanation(s.row, s.summary, _source(newer, s.row))))
+    return Known(a, b, tuple(out))
 
 
-def explain(known: tuple[str, tuple[Delta, ...]] | None, d: _Diff) -> str | None:
+def _key(name: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in name.split("."))
+
+
+def explain(known: Known | None, d: _Diff, calls: tuple[str, ...] = ()) -> Explanation | None:
+    """The row explaining ``d``; ``calls``: the socket methods of the CLI run it came from."""
     if known is None:
         return None
+    wheres = [d.where, *calls]
     # "pane.split (from herdr pane split)": the call, and the CLI command that made it
-    wheres = [d.where]
     if d.where.endswith(")") and " (from " in d.where:
         wheres.append(d.where.rsplit(" (from ", 1)[1][:-1])
-    for row in known[1]:
-        if row.categories and d.category not in row.categories:
+    paths = [d.path]
+    for prefix in ("stdout:", "stderr:"):
+        if d.path.startswith(prefix):
+            paths.append(d.path[len(prefix) :])  # a CLI copy of a reply
+    for s, why in known.shows:
+        if s.categories and d.category not in s.categories:
             continue
-        if row.row == _V + "25" and "muse" not in (d.a, d.b):
+        if s.values and d.a not in s.values and d.b not in s.values:
             continue
-        if any(fnmatchcase(x, w) for x in wheres for w in row.where) and any(
-            fnmatchcase(d.path, p) for p in row.paths
+        if any(fnmatchcase(x, w) for x in wheres for w in s.where) and any(
+            fnmatchcase(p, pat) for p in paths for pat in s.paths
         ):
-            return row.row
+            return why
     return None

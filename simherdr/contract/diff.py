@@ -6,12 +6,16 @@ opened, reply lines by position, CLI runs by number; each difference keeps the s
 in B) that show it. Categories, in report order: :data:`CATEGORIES`. Repeats of one difference
 (same category, call and path) are listed once with a count.
 
-Known deltas between two herdr versions (:mod:`.deltas`, VERSIONS.md) explain differences;
-what none explains is listed as *unexplained*.
+A difference that repeats identically (the same category, call, path and values: every CLI
+run's ``ping``) is listed once with its count. The project's version rows that differ between
+the two releases (:mod:`.deltas`) explain differences, each by its row's name and source; a CLI
+run's copy of a socket value is explained like the value. What none explains is listed as
+*unexplained*.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -63,10 +67,19 @@ class Difference:
     step_b: int | None
     count: int = 1
     explained_by: str | None = None
+    calls: tuple[str, ...] = ()  # a CLI run's socket methods (its copies of their replies)
 
     @property
     def key(self) -> tuple:
-        return (self.category, self.cassette, self.where, re.sub(r"\[[0-9]+\]", "[*]", self.path))
+        """Identical repeats share a key: the call without the CLI command that made it."""
+        where = self.where.split(" (from ", 1)[0]
+        return (
+            self.category,
+            where,
+            re.sub(r"\[[0-9]+\]", "[*]", self.path),
+            json.dumps(self.a, sort_keys=True, default=str),
+            json.dumps(self.b, sort_keys=True, default=str),
+        )
 
 
 @dataclass
@@ -256,10 +269,26 @@ def _cli_text(v: Any) -> Any:
     return v["json"] if isinstance(v, dict) and "json" in v else v
 
 
+def _cli_calls(c: Cassette) -> dict[int, tuple[str, ...]]:
+    """CLI run k -> the socket methods it called (what its stdout may copy)."""
+    out: dict[int, list[str]] = {}
+    for s in c.steps:
+        via = s.get("via")
+        send = s.get("send")
+        if isinstance(via, str) and via.startswith("cli:") and isinstance(send, dict):
+            m = send.get("method")
+            k = via[4:]
+            if isinstance(m, str) and k.isdigit() and m not in out.setdefault(int(k), []):
+                out[int(k)].append(m)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _diff_cli(p: _Pair, a: Cassette, b: Cassette) -> None:
-    runs_a = [(i, s["cli_run"]) for i, s in enumerate(a.steps, 1) if "cli_run" in s]
-    runs_b = [(i, s["cli_run"]) for i, s in enumerate(b.steps, 1) if "cli_run" in s]
-    for (ia, x), (ib, y) in zip(runs_a, runs_b, strict=False):
+    runs_a = [(i, s["cli_run"], s.get("k")) for i, s in enumerate(a.steps, 1) if "cli_run" in s]
+    runs_b = [(i, s["cli_run"], s.get("k")) for i, s in enumerate(b.steps, 1) if "cli_run" in s]
+    calls_a, calls_b = _cli_calls(a), _cli_calls(b)
+    for (ia, x, ka), (ib, y, kb) in zip(runs_a, runs_b, strict=False):
+        start = len(p.out)
         where = "herdr " + " ".join(str(t) for t in x.get("argv", [])[:2])
         if x.get("argv") != y.get("argv"):
             p.add("steps", where, "argv", x.get("argv"), y.get("argv"), ia, ib)
@@ -274,6 +303,9 @@ def _diff_cli(p: _Pair, a: Cassette, b: Cassette) -> None:
                     p.add("CLI usage" if usage else "values", where, stream, sx, sy, ia, ib)
             else:
                 structural(p, sx, sy, f"{stream}:$", where, ia, ib)
+        calls = tuple(dict.fromkeys(calls_a.get(ka, ()) + calls_b.get(kb, ())))
+        for d in p.out[start:]:
+            d.calls = calls
     if len(runs_a) != len(runs_b):
         p.add("steps", "(CLI runs)", "count", len(runs_a), len(runs_b), None, None)
 
@@ -300,7 +332,8 @@ def diff_corpora(
             if d.key in grouped:
                 grouped[d.key].count += 1
                 continue
-            d.explained_by = deltas.explain(known, d)
+            why = deltas.explain(known, d, d.calls)
+            d.explained_by = str(why) if why is not None else None
             grouped[d.key] = d
     diffs = sorted(
         grouped.values(), key=lambda d: (CATEGORIES.index(d.category), d.cassette, d.step_a or 0)
@@ -308,7 +341,7 @@ def diff_corpora(
     return {
         "a": {"corpus": name_a, "versions": va},
         "b": {"corpus": name_b, "versions": vb},
-        "explanations": known[0] if known else None,
+        "explanations": known.title if known else None,
         "only_in_a": sorted(set(by_a) - set(by_b)),
         "only_in_b": sorted(set(by_b) - set(by_a)),
         "differences": [asdict(d) for d in diffs],
@@ -334,7 +367,7 @@ def to_markdown(r: dict) -> str:
         + (
             f" (explanations: {r['explanations']})"
             if r["explanations"]
-            else " (no known deltas for these versions)"
+            else " (no version rows known for these versions)"
         ),
         "",
     ]

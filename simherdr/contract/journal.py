@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,8 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
     if cli_path and Path(cli_path).exists():
         runs = sorted(read_journal(cli_path)[1], key=lambda e: e.get("t", 0))
     t0 = min([e["t"] for e in events if "t" in e] + [r["t"] for r in runs if "t" in r] or [0])
-    norm = normalize.Normalizer()
+    context = meta.get("context") if isinstance(meta.get("context"), dict) else {}
+    norm = normalize.Normalizer(context=context)
     timeline: list[tuple[float, int, dict]] = []
     for k, run in enumerate(runs, 1):
         timeline.append((run["t"], 0, {"cli_run": run, "k": k}))
@@ -115,6 +117,21 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
             )
             steps.append(step)
             continue
+        if "seed" in ev:
+            step["seed"] = norm.value(ev["seed"])
+            steps.append(step)
+            continue
+        if "control" in ev:
+            op = ev["control"]
+            if isinstance(op, dict) and op.get("op") in BOUNDARY_OPS:
+                norm.boundary()
+                step["boundary"] = op["op"]
+            else:
+                step["control"] = norm.value(op)
+            if "reply" in ev:
+                step["reply"] = norm.value(ev["reply"])
+            steps.append(step)
+            continue
         cid = ev.get("conn")
         step["conn"] = cid
         if cid in via:
@@ -136,6 +153,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         steps.append(step)
     _mark_polls(steps)
     version = meta.get("herdr_version")
+    start = meta.get("non_empty_start") or first_request_met_state(events)
     prov = {
         "source": "recorded",
         "herdr_version": version,
@@ -146,6 +164,12 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         "time_scale": meta.get("time_scale", 1.0),
         "last_validated": meta.get("last_validated"),
     }
+    if meta.get("time_scale_from"):
+        prov["time_scale_from"] = meta["time_scale_from"]
+    if start:
+        prov["non_empty_start"] = start
+    if any("seed" in s for s in steps):
+        prov["seeded"] = "session.snapshot"
     return Cassette(
         name=name or meta.get("name") or path.stem,
         steps=steps,
@@ -153,9 +177,58 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         or f"recorded through simherdr record from {meta.get('upstream')}",
         profiles=[version] if version else [],
         provenance=prov,
-        normalization={**normalize.describe(), "refs": norm.refs},
+        normalization={**normalize.describe(context), "refs": norm.refs},
         file=path.name,
     )
+
+
+# Control-socket ops that start a new server's state: a boundary in the cassette.
+BOUNDARY_OPS = frozenset({"server.reset"})
+
+NON_EMPTY = "started on a non-empty server: replay needs its starting state"
+
+
+def first_request_met_state(events: list[dict]) -> str | None:
+    """Whether the recording's first requests met state a fresh server does not have: a
+    workspace list (or snapshot) that is not empty, or the first workspace created not ``w1``
+    (ids a client sent itself do not count). ``None`` when nothing shows it."""
+    sent: set[str] = set()
+    asked: dict[Any, str] = {}
+    for ev in events:
+        if "control" in ev and isinstance(ev["control"], dict):
+            if ev["control"].get("op") in BOUNDARY_OPS:
+                return None  # a reset before any state was seen: a fresh start
+            continue
+        if "send" in ev:
+            obj = parse_line(ev["send"])
+            if isinstance(obj.get("method"), str):
+                asked[ev.get("conn")] = obj["method"]
+            sent.update(re.findall(r"\bw[0-9]+\b", ev["send"]))
+            continue
+        if "recv" not in ev:
+            continue
+        reply = parse_line(ev["recv"])
+        result = reply.get("result") if isinstance(reply, dict) else None
+        if not isinstance(result, dict):
+            continue
+        method = asked.get(ev.get("conn"))
+        found = result.get("workspaces")
+        if found is None and isinstance(result.get("snapshot"), dict):
+            found = result["snapshot"].get("workspaces")
+        if method in ("workspace.list", "session.snapshot") and isinstance(found, list):
+            if found:
+                return f"{NON_EMPTY} ({method} listed {len(found)} workspaces)"
+            return None
+        ws = result.get("workspace")
+        if isinstance(ws, dict) and isinstance(ws.get("workspace_id"), str):
+            wid = ws["workspace_id"]
+            if wid in sent:
+                continue
+            if wid != "w1" and method == "workspace.create":
+                return f"{NON_EMPTY} (the first workspace created is {wid}, not w1)"
+            if method == "workspace.create":
+                return None
+    return None
 
 
 def _mark_polls(steps: list[dict]) -> None:

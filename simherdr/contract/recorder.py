@@ -52,6 +52,54 @@ def upstream_version(path: str, timeout: float = 5.0) -> dict:
     return {"version": result["version"], "protocol": result.get("protocol")}
 
 
+def _ask(path: str, line: bytes, timeout: float = 5.0) -> dict:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(line)
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        s.close()
+    reply = json.loads(data)
+    return reply if isinstance(reply, dict) else {}
+
+
+def upstream_state(path: str, timeout: float = 5.0) -> int | None:
+    """How many workspaces the upstream has before the recording starts (``workspace.list``,
+    not part of the recording); None when it does not say."""
+    try:
+        reply = _ask(path, b'{"id":"simherdr-record","method":"workspace.list","params":{}}\n')
+    except (OSError, ValueError):
+        return None
+    found = (reply.get("result") or {}).get("workspaces")
+    return len(found) if isinstance(found, list) else None
+
+
+def upstream_snapshot(path: str, timeout: float = 10.0) -> dict:
+    """``session.snapshot`` of the upstream (``record --snapshot-first``): the starting state."""
+    reply = _ask(
+        path, b'{"id":"simherdr-record","method":"session.snapshot","params":{}}\n', timeout
+    )
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise ValueError(f"upstream session.snapshot did not answer a snapshot: {reply}")
+    return result
+
+
+def control_info(path: str, timeout: float = 5.0) -> dict:
+    """A simherdr upstream's ``server.info`` on its control socket: version and time scale."""
+    reply = _ask(path, b'{"op":"server.info","args":{}}\n', timeout)
+    if not reply.get("ok") or not isinstance(reply.get("result"), dict):
+        raise ValueError(f"control socket {path} did not answer server.info: {reply}")
+    return reply["result"]
+
+
 def _text(b: bytes) -> str:
     return b.decode("utf-8", errors="surrogateescape")
 
@@ -60,10 +108,20 @@ class RecordingProxy:
     """Listen on ``listen`` (and ``cli_listen``, for the connections of the recorded herdr
     binary), relay to ``upstream``, journal every line."""
 
-    def __init__(self, upstream: str, listen: str, journal: Journal, cli_listen: str | None = None):
+    def __init__(
+        self,
+        upstream: str,
+        listen: str,
+        journal: Journal,
+        cli_listen: str | None = None,
+        control: tuple[str, str] | None = None,
+    ):
+        """``control``: (upstream control socket, the one to listen on): its ops are relayed
+        and journaled (a ``server.reset`` becomes a boundary of the cassette)."""
         self.upstream = upstream
         self.listen = listen
         self.cli_listen = cli_listen
+        self.control = control
         self.journal = journal
         self._ids = itertools.count(1)
         self._servers: list[asyncio.Server] = []
@@ -88,6 +146,50 @@ class RecordingProxy:
 
             busy = f"{path}: something already answers there"
             self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
+        if self.control is not None:
+            up, path = self.control
+
+            async def control_handler(r, w, up=up):
+                task = asyncio.current_task()
+                if task is not None:
+                    self._tasks.add(task)
+                try:
+                    await self._relay_control(r, w, up)
+                except (asyncio.CancelledError, ConnectionError, OSError):
+                    pass
+                finally:
+                    if task is not None:
+                        self._tasks.discard(task)
+
+            busy = f"{path}: something already answers there"
+            self._servers.append(
+                await listen_unix(path, control_handler, limit=LIMIT, busy_message=busy)
+            )
+
+    async def _relay_control(self, cr, cw, upstream: str) -> None:
+        """The control plane's conversation: any number of op lines, one reply line each."""
+        ur, uw = await asyncio.open_unix_connection(upstream, limit=LIMIT)
+        try:
+            while True:
+                line = await cr.readline()
+                if not line:
+                    break
+                uw.write(line)
+                await uw.drain()
+                reply = await ur.readline()
+                cw.write(reply)
+                await cw.drain()
+                try:
+                    op: object = json.loads(line)
+                    answer: object = json.loads(reply) if reply else None
+                except ValueError:
+                    op, answer = {"raw": _text(line.rstrip(b"\n"))}, None
+                self.journal.event(control=op, reply=answer)
+                if not reply:
+                    break
+        finally:
+            uw.close()
+            cw.close()
 
     async def close(self) -> None:
         for s in self._servers:
@@ -97,7 +199,7 @@ class RecordingProxy:
         for s in self._servers:
             with contextlib.suppress(Exception):
                 await s.wait_closed()
-        for path in (self.listen, self.cli_listen):
+        for path in (self.listen, self.cli_listen, self.control and self.control[1]):
             if path:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
@@ -183,9 +285,29 @@ def prepare_socket(path: str) -> None:
     take_path(path, f"{path}: something already answers there")
 
 
+class RecordingError(RuntimeError):
+    """A recording that cannot start (one line: what, and what to do)."""
+
+
 class ThreadRecorder:
-    """The proxy on its own loop in a daemon thread (tests, corpus builders): records into
-    ``<out>/<name>.jsonl``; :meth:`stop` writes and returns the cassette."""
+    """The recorder's one API (``simherdr record``, ``contract selftest``, ``simherdr run
+    --record``, tests): the proxy on its own loop in a daemon thread, recording into
+    ``<out>/<name>.jsonl``; :meth:`env` is the environment for the recorded command,
+    :meth:`stop` writes and returns the cassette.
+
+    - ``herdr_bin``: also record CLI runs: :attr:`bindir` holds a recording ``herdr`` that runs
+      this binary (put first on the command's PATH; :meth:`env` does);
+    - ``time_scale``: the upstream's (a ``simherdr serve --time-scale``); None: read from the
+      upstream's control socket (``control_upstream``, op ``server.info``), else 1 (a real herdr);
+    - ``control_upstream`` / ``control_listen``: relay a simherdr control socket too; a
+      ``server.reset`` through it is a boundary of the cassette (one recording per suite);
+    - ``snapshot_first``: capture ``session.snapshot`` before the first request (a simherdr
+      target is seeded from it);
+    - ``cwd``: the recorded command's working directory (normalized as ``<cwd>``); ``home``:
+      the upstream's HOME (``<home>``; default: this process's, as when both run in one shell).
+
+    :attr:`warnings`: what the recording should say at once (a non-empty upstream).
+    """
 
     def __init__(
         self,
@@ -195,19 +317,80 @@ class ThreadRecorder:
         name: str,
         cli_listen: str | None = None,
         cli_journal: str | None = None,
-        time_scale: float = 1.0,
+        time_scale: float | None = None,
+        *,
+        herdr_bin: str | None = None,
+        control_upstream: str | None = None,
+        control_listen: str | None = None,
+        snapshot_first: bool = False,
+        cwd: str | None = None,
+        home: str | None = None,
     ):
+        import tempfile
         import threading
 
-        from .journal import start_meta
+        from . import normalize
+        from .journal import NON_EMPTY, start_meta
 
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.name = name
         self.path = self.out / f"{name}.jsonl"
-        info = upstream_version(upstream)
-        self.journal = Journal(self.path, start_meta(upstream, name, info, cli_journal, time_scale))
-        self.proxy = RecordingProxy(upstream, listen, self.journal, cli_listen)
+        self.listen = listen
+        self.control_listen = control_listen if control_upstream else None
+        self.warnings: list[str] = []
+        try:
+            info = upstream_version(upstream)
+        except (OSError, ValueError) as e:
+            raise RecordingError(f"upstream {upstream} does not answer ping: {e}") from None
+        scale_from = "--time-scale"
+        if control_upstream:
+            try:
+                sinfo = control_info(control_upstream)
+                if time_scale is None:
+                    time_scale = float(sinfo["time_scale"])
+                    scale_from = f"server.info on {control_upstream}"
+                home = home or sinfo.get("home")
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                raise RecordingError(
+                    f"control socket {control_upstream} does not answer server.info: {e} "
+                    "(give --time-scale)"
+                ) from None
+        if time_scale is None:
+            time_scale, scale_from = 1.0, "default (a real herdr runs at 1)"
+        if not time_scale > 0:
+            raise RecordingError(f"--time-scale must be > 0, not {time_scale}")
+        self.bindir: str | None = None
+        if herdr_bin:
+            from ..stub.record import write_recording_stub
+
+            self.bindir = tempfile.mkdtemp(prefix="simherdr-record-bin-")
+            cli_listen = cli_listen or listen + ".cli"
+            cli_journal = cli_journal or str(self.out / f".{name}.cli.jsonl")
+            write_recording_stub(self.bindir, herdr_bin, cli_journal, cli_listen)
+        self.cli_journal = cli_journal
+        meta = start_meta(upstream, name, info, cli_journal, time_scale)
+        meta["time_scale_from"] = scale_from
+        meta["context"] = normalize.recording_context(
+            cwd=cwd, recorder=self.bindir, proxy=listen, home=home
+        )
+        count = upstream_state(upstream)
+        if count:
+            why = f"{NON_EMPTY} ({count} workspaces when recording began)"
+            meta["non_empty_start"] = why
+            hint = "" if snapshot_first else " (--snapshot-first captures it)"
+            self.warnings.append(why + hint)
+        self.journal_meta = meta
+        self.journal = Journal(self.path, meta)
+        if snapshot_first:
+            try:
+                self.journal.event(seed=upstream_snapshot(upstream))
+            except (OSError, ValueError) as e:
+                raise RecordingError(f"--snapshot-first: {e}") from None
+        control = (
+            (control_upstream, control_listen) if control_upstream and control_listen else None
+        )
+        self.proxy = RecordingProxy(upstream, listen, self.journal, cli_listen, control)
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
         errors: list[BaseException] = []
@@ -227,9 +410,24 @@ class ThreadRecorder:
         self.thread.start()
         ready.wait(10)
         if errors:
-            raise errors[0]
+            self.journal.close()
+            self.path.unlink(missing_ok=True)
+            raise RecordingError(str(errors[0])) from None
+
+    def env(self, base: dict | None = None) -> dict[str, str]:
+        """The recorded command's environment: ``HERDR_SOCKET_PATH`` the proxy, the recording
+        ``herdr`` first on ``PATH``, ``SIMHERDR_CONTROL`` the relayed control socket."""
+        env = dict(os.environ if base is None else base)
+        env["HERDR_SOCKET_PATH"] = self.listen
+        if self.bindir:
+            env["PATH"] = self.bindir + os.pathsep + env.get("PATH", "")
+        if self.control_listen:
+            env["SIMHERDR_CONTROL"] = self.control_listen
+        return env
 
     def stop(self, write: bool = True):
+        import shutil
+
         from .journal import journal_to_cassette
 
         if self.thread.is_alive():
@@ -241,5 +439,53 @@ class ThreadRecorder:
         cassette = journal_to_cassette(self.path, self.name)
         if write:
             cassette.dump(self.out / f"{self.name}.json")
+            cassette.file = f"{self.name}.json"
             self.path.unlink()
+            if self.cli_journal and os.path.exists(self.cli_journal):
+                os.unlink(self.cli_journal)
+        if self.bindir:
+            shutil.rmtree(self.bindir, ignore_errors=True)
         return cassette
+
+
+def record_command(rec: ThreadRecorder, command: list[str], cwd: str | None = None) -> int:
+    """Run ``command`` under ``rec`` (its :meth:`~ThreadRecorder.env`) and return its exit
+    status; SIGINT/SIGTERM stop the command, and the recording ends with it."""
+    import signal
+    import subprocess
+
+    try:
+        proc = subprocess.Popen(command, env=rec.env(), cwd=cwd)
+    except OSError as e:
+        raise RecordingError(f"cannot run {command[0]}: {e}") from None
+    old = {}
+
+    def stop(signum, frame):
+        proc.terminate()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            old[sig] = signal.signal(sig, stop)
+        except ValueError:  # not the main thread
+            pass
+    try:
+        return proc.wait()
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+def summary(path, cassette) -> str:
+    """The one line a recording ends with: what it holds, and a non-empty start."""
+    conns = len({s["conn"] for s in cassette.steps if "conn" in s})
+    runs = sum(1 for s in cassette.steps if "cli_run" in s)
+    bounds = sum(1 for s in cassette.steps if "boundary" in s)
+    line = (
+        f"simherdr record: {path}: {conns} connections, {runs} CLI runs, "
+        f"{len(cassette.normalization.get('refs', {}))} references"
+    )
+    if bounds:
+        line += f", {bounds} resets"
+    if cassette.provenance.get("non_empty_start"):
+        line += f"; {cassette.provenance['non_empty_start']}"
+    return line

@@ -80,10 +80,13 @@ class SocketConn:
 class HarnessConn:
     """One in-process "connection": the request's reply, then the end of the connection."""
 
-    def __init__(self, harness):
+    def __init__(self, harness, scale: float = 1.0):
         self.h = harness
+        self.scale = scale
         self.out: deque[bytes] = deque()
         self.sent = False
+        self.task = None
+        self.closed = None
 
     def send(self, line: bytes) -> None:
         from ..wire import decode_request
@@ -102,20 +105,79 @@ class HarnessConn:
         else:
             method = obj.get("method") if isinstance(obj, dict) else None
             mdef = self.h.sim.methods.get(method) if isinstance(method, str) else None
-            if mdef is not None and mdef.kind == "stream":
-                raise Unsupported(f"{method} streams: replay it on a socket target")
+            if mdef is not None and mdef.kind == "stream" and not self.h.sim.stopping:
+                self._stream(obj)
+                return
             reply = self.h.request(obj)
         if reply is not None:
             self.out.append(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode())
 
+    def _stream(self, obj: dict) -> None:
+        """A stream in process: the handler pushes its lines here, as the server's would."""
+        from ..facts import errors as E
+
+        h = self.h
+        self.closed = h.loop.create_future()
+        client = _StreamClient(self)
+
+        async def run() -> None:
+            try:
+                rid, mdef, p = h.sim.parse(obj)
+            except E.HerdrError as e:
+                await client.send({"id": e.reply_id or "", "error": e.body()})
+                return
+            try:
+                await mdef.fn(h.sim, p, rid, client)
+            except E.HerdrError as e:
+                await client.send(
+                    {"id": e.reply_id if e.reply_id is not None else rid, "error": e.body()}
+                )
+
+        self.task = h.loop.create_task(run())
+        h.settle()
+
+    def cancelled(self) -> bool:
+        return self.closed is not None and self.closed.done()
+
     def recv_line(self, timeout: float) -> bytes | None:
+        if self.task is None:
+            return self.out.popleft() if self.out else None
+        h = self.h
+        h.settle()
+        # nothing pending: simulated time moves to the next timer (a wait's deadline, an agent's
+        # step), at most ``timeout`` recorded seconds
+        budget = h.clock.now() + timeout * self.scale
+        while not self.out and not self.task.done():
+            nxt = h.clock.next_wakeup()
+            if nxt is None or nxt > budget:
+                raise TimeoutError(f"no stream line within {timeout:g}s (in process)")
+            h.loop.run_until_complete(h.clock.advance_to(nxt))
+            h.settle()
         return self.out.popleft() if self.out else None
 
     def shutdown_write(self) -> None:
-        pass
+        self.close()
 
     def close(self) -> None:
-        pass
+        if self.closed is not None and not self.closed.done():
+            self.closed.set_result(None)
+            self.h.settle()
+
+
+class _StreamClient:
+    """The ClientConnection (handlers/context.py) a stream's handler pushes to, in process."""
+
+    def __init__(self, conn: HarnessConn):
+        self.conn = conn
+        self.closed = conn.closed
+
+    def cancelled(self) -> bool:
+        return self.conn.cancelled()
+
+    async def send(self, obj: dict) -> None:
+        if not self.cancelled():
+            line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+            self.conn.out.append(line)
 
 
 @dataclass
@@ -129,8 +191,70 @@ class Target:
     harness: object | None = None
     time_scale: float = 1.0  # simulated seconds per wall second (a simherdr serve --time-scale)
     workdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="simherdr-verify-"))
+    home: str | None = None  # the target's HOME (what ``<home>`` is bound to)
+    cwd: str | None = None  # where CLI runs run (``<cwd>``: the server's cwd on simherdr)
+    server: object | None = None  # a ThreadServer (control ops run on its loop)
+    control_path: str | None = None  # an external simherdr's control socket
     _stop: list = field(default_factory=list)
     _start: float | None = None
+
+    def context(self) -> dict[str, str]:
+        """The target's own values of the recording's named references (normalize.NAMES)."""
+        import getpass
+        import socket as _socket
+
+        ctx = {
+            "home": self.home or os.path.expanduser("~"),
+            "cwd": self.cwd or os.getcwd(),
+            "recorder": os.path.dirname(self.herdr_bin)
+            if self.herdr_bin
+            else self.fresh_dir("bin"),
+            "proxy": self.socket_path or os.path.join(self.workdir, "proxy.sock"),
+            "host": _socket.gethostname(),
+        }
+        try:
+            ctx["user"] = getpass.getuser()
+        except (KeyError, OSError):
+            pass
+        return ctx
+
+    def wait(self, seconds: float) -> None:
+        """Let ``seconds`` recorded (wall) seconds pass on the target's clock."""
+        import time
+
+        if self.harness is not None:
+            self.harness.advance(seconds * self.time_scale)  # type: ignore[attr-defined]
+        else:
+            time.sleep(seconds)
+
+    def control(self, op: dict) -> dict:
+        """One control-plane op (simherdr's own; ``scenarios.control``) on this target."""
+        from ..scenarios.control import control_request, handle
+
+        if self.harness is not None:
+            reply = handle(self.harness.sim, op)  # type: ignore[attr-defined]
+            self.harness.settle()  # type: ignore[attr-defined]
+            return reply
+        if self.server is not None:
+            return self.server.run(lambda sim: handle(sim, op))  # type: ignore[attr-defined]
+        if self.control_path:
+            return control_request(self.control_path, op.get("op", ""), op.get("args") or {})
+        raise Unsupported(
+            f"control op {op.get('op')}: this target has no control socket (--control PATH)"
+        )
+
+    def reset(self) -> None:
+        """A newly started server's state (a recorded ``server.reset`` boundary)."""
+        reply = self.control({"op": "server.reset", "args": {}})
+        if not reply.get("ok"):
+            raise Unsupported(f"server.reset refused: {reply.get('error')}")
+
+    def seed(self, snapshot: dict) -> dict:
+        """Give a fresh simherdr the recording's starting state; returns the target's
+        ``session.snapshot`` after seeding (the replay binds the snapshot's references)."""
+        from .seed import seed_target
+
+        return seed_target(self, snapshot)
 
     def pace_to(self, offset: float) -> None:
         """Let ``offset`` recorded (wall) seconds pass since the first call: a real sleep on a
@@ -139,6 +263,8 @@ class Target:
 
         if self.harness is not None:
             clock = self.harness.clock  # type: ignore[attr-defined]
+            # the in-process clock moves only here: a recorded gap is wall time of an upstream
+            # running time_scale times faster
             if self._start is None:
                 self._start = clock.now()
             due = self._start + offset * self.time_scale
@@ -153,7 +279,7 @@ class Target:
 
     def connect(self, timeout: float = 10.0) -> Conn:
         if self.harness is not None:
-            return HarnessConn(self.harness)
+            return HarnessConn(self.harness, self.time_scale)
         assert self.socket_path
         return SocketConn(self.socket_path, timeout)
 
@@ -177,13 +303,13 @@ class Target:
 
 
 def _config(workdir: str):
+    """A fresh server's home, which is also its cwd (CHOICE: a recording's ``<home>`` and
+    ``<cwd>`` both bind to it, whether the upstream served from its home or elsewhere)."""
     from ..simulator import Config
 
     home = os.path.join(workdir, "home")
-    cwd = os.path.join(workdir, "server-cwd")
     os.makedirs(home)
-    os.makedirs(cwd)
-    return Config(home=home, server_cwd=cwd)
+    return Config(home=home, server_cwd=home)
 
 
 def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.0) -> Target:
@@ -191,6 +317,7 @@ def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.
     the recording upstream's (``simherdr serve --time-scale``), so paced replay matches it."""
     t = Target(kind, version, time_scale=time_scale)
     cfg = config if config is not None else _config(t.workdir)
+    t.home, t.cwd = cfg.home, cfg.server_cwd
     if kind == "inprocess":
         from ..testing import Harness
 
@@ -205,6 +332,7 @@ def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.
         version, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
     )
     t.socket_path = srv.path
+    t.server = srv
     t._stop.append(srv.stop)
     if kind == "stub":
         from ..stub.install import write_stub
@@ -219,6 +347,15 @@ def ping_version(path: str, timeout: float = 5.0) -> str:
     return str(upstream_version(path, timeout)["version"])
 
 
-def external_target(kind: str, socket_path: str, herdr_bin: str | None = None) -> Target:
-    """A running herdr (or simherdr) at ``socket_path``; it keeps its state between cassettes."""
-    return Target(kind, ping_version(socket_path), socket_path=socket_path, herdr_bin=herdr_bin)
+def external_target(
+    kind: str, socket_path: str, herdr_bin: str | None = None, control: str | None = None
+) -> Target:
+    """A running herdr (or simherdr) at ``socket_path``; it keeps its state between cassettes.
+    ``control``: a simherdr's control socket (recorded resets and control ops replay there)."""
+    return Target(
+        kind,
+        ping_version(socket_path),
+        socket_path=socket_path,
+        herdr_bin=herdr_bin,
+        control_path=control,
+    )

@@ -24,7 +24,7 @@ from typing import Any
 from . import normalize
 from .cassette import Cassette, now
 from .journal import cli_stream, parse_line
-from .match import Mismatch, check_authored_cli, check_envelope, compare, substitute
+from .match import Mismatch, check_authored_cli, check_envelope, substitute
 from .targets import Target, Unsupported
 
 Validator = Callable[[dict], None]
@@ -97,12 +97,22 @@ class Result:
     misses: list[Miss] = field(default_factory=list)
     skipped_steps: list[str] = field(default_factory=list)
     steps_run: int = 0
+    warnings: list[str] = field(default_factory=list)  # e.g. a non-empty start
+    waits: list[str] = field(default_factory=list)  # replies that matched after a wait
+    boundaries: int = 0  # resets replayed
 
     def report(self) -> str:
         head = f"{self.status.upper()} {self.cassette.file or self.cassette.name} [{self.version} on {self.target}]"
         if self.status == "skip":
             return f"{head}: {self.reason}"
-        lines = [head + f" ({self.steps_run} steps)"]
+        lines = [
+            head
+            + f" ({self.steps_run} steps"
+            + (f", {self.boundaries} resets" if self.boundaries else "")
+            + ")"
+        ]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        lines += [f"  waited: {w}" for w in self.waits]
         for m in self.misses:
             lines += ["  " + line for line in m.lines()]
         return "\n".join(lines)
@@ -117,6 +127,9 @@ class Result:
             "steps_run": self.steps_run,
             "skipped_steps": self.skipped_steps,
             "misses": [m.to_json() for m in self.misses],
+            "warnings": self.warnings,
+            "waits": self.waits,
+            "boundaries": self.boundaries,
         }
 
 
@@ -151,6 +164,27 @@ def bound_to(c: Cassette, version: str) -> str:
     return ""
 
 
+# Replies that may depend on elapsed time are re-asked while they differ (a read changes
+# nothing): the method's last word, or the CLI verb behind it.
+READ_WORDS = frozenset({"get", "list", "read", "snapshot", "process_info", "info", "status"})
+READ_METHODS = frozenset({"ping"})
+# CHOICE: the wait for such a reply is the recorded gap to the next step, at least WAIT_FLOOR
+# wall seconds (a loaded machine answers later than the recording's) and at most the reply
+# timeout; each wait that was needed is reported.
+WAIT_FLOOR = 1.0
+
+
+def is_read(method: str | None) -> bool:
+    if not method:
+        return False
+    return method in READ_METHODS or method.rsplit(".", 1)[-1] in READ_WORDS
+
+
+def is_read_cli(argv: list) -> bool:
+    words = [str(a) for a in argv[:2] if not str(a).startswith("-")]
+    return bool(words) and (words[0] == "status" or (len(words) > 1 and words[1] in READ_WORDS))
+
+
 class Replay:
     """One cassette against one target."""
 
@@ -163,32 +197,41 @@ class Replay:
         pace: bool = True,
     ):
         """``pace``: send each recorded request no earlier than its recorded time (what the
-        upstream did in between, timers and agents starting, happens again)."""
+        upstream did in between, timers and agents starting, happens again), on the target's
+        clock (CLI runs too)."""
         self.pace = pace
         self.c = c
         self.t = target
         self.validator = validator
         self.timeout = timeout
-        self.norm = normalize.Normalizer()
-        self.refs = c.refs
+        self.bind = normalize.Binder(c.refs, target.context(), self._fresh)
         self.conns: dict[Any, Any] = {}
         self.methods: dict[Any, str] = {}  # conn -> the method its request named
+        self.lines: dict[Any, bytes] = {}  # conn -> its request line (to ask again)
+        self.replies: dict[Any, int] = {}  # conn -> reply lines read so far
         self.client_closed: set[Any] = set()
         self.until: dict[Any, bytes] = {}  # conns that repeat until they match (CLI polls)
         self.stalled: set[Any] = set()  # conns that timed out: later lines are not awaited
         self.recorded_replies = [(i, s["recv"]) for i, s in enumerate(c.steps) if "recv" in s]
+        self.times = [s.get("t") if isinstance(s.get("t"), int | float) else None for s in c.steps]
         self.res = Result(c, target.kind, target.version)
+        why = c.provenance.get("non_empty_start")
+        if why and not any("seed" in s for s in c.steps):
+            self.res.warnings.append(str(why))
 
     def miss(
         self, i: int, step: dict, path: str, expected: Any, actual: Any, reply: Any = None
     ) -> None:
         """``reply``: the whole (normalized) reply, when the closest recorded one is wanted."""
         near = self._closest(reply) if reply is not None else None
+        self.res.misses.append(Miss(i + 1, self._where(step), path, expected, actual, near))
+
+    def _where(self, step: dict) -> str:
         where = _where(step)
         method = self.methods.get(step.get("conn"))
         if "conn" in step and method:
             where += f", {method}"
-        self.res.misses.append(Miss(i + 1, where, path, expected, actual, near))
+        return where
 
     def _closest(self, actual: Any) -> tuple[int, int, Any] | None:
         best = None
@@ -199,6 +242,16 @@ class Replay:
                 best = (i + 1, n, rec)
         return best
 
+    def _gap(self, i: int) -> float:
+        """Recorded wall seconds from step ``i`` to the next timed step."""
+        t = self.times[i]
+        if t is None:
+            return 0.0
+        for later in self.times[i + 1 :]:
+            if later is not None and later > t:
+                return float(later - t)
+        return 0.0
+
     def run(self) -> Result:
         try:
             for i, step in enumerate(self.c.steps):
@@ -207,6 +260,12 @@ class Replay:
                         self._cli_run(i, step)
                     elif "conn" in step:
                         self._wire(i, step)
+                    elif "boundary" in step:
+                        self._boundary(i, step)
+                    elif "control" in step:
+                        self._control(i, step)
+                    elif "seed" in step:
+                        self._seed(i, step)
                     else:
                         self._authored(i, step)
                 except Unsupported as e:
@@ -222,6 +281,37 @@ class Replay:
             self.res.status = "fail"
         return self.res
 
+    # --- boundaries, control ops, seeds ---------------------------------------------------
+
+    def _boundary(self, i: int, step: dict) -> None:
+        """A reset recorded on the control socket: the target starts a new server's state."""
+        if self.pace and self.times[i] is not None:
+            self.t.pace_to(float(self.times[i]))
+        for conn in self.conns.values():
+            conn.close()
+        self.conns.clear()
+        self.t.reset()
+        self.bind.boundary()
+        self.res.boundaries += 1
+
+    def _control(self, i: int, step: dict) -> None:
+        if self.pace and self.times[i] is not None:
+            self.t.pace_to(float(self.times[i]))
+        op = self.bind.restore(step["control"])
+        reply = self.t.control(op)
+        if "reply" in step:
+            for p in self.bind.unify(step["reply"], reply):
+                self.miss(i, step, p.path, p.expected, p.actual)
+
+    def _seed(self, i: int, step: dict) -> None:
+        from .seed import shape
+
+        # values (cwds, labels) restored by a throwaway binder: the ids are the target's own
+        values = normalize.Binder(self.c.refs, self.t.context(), self._fresh).restore(step["seed"])
+        got = self.t.seed(values)
+        for p in self.bind.unify(shape(step["seed"]), got):
+            self.miss(i, step, "seed" + p.path[1:], p.expected, p.actual)
+
     # --- recorded socket traffic -----------------------------------------------------------
 
     def _wire(self, i: int, step: dict) -> None:
@@ -236,8 +326,8 @@ class Replay:
         cid = step["conn"]
         self.res.steps_run += 1
         if "send" in step:
-            if self.pace and isinstance(step.get("t"), int | float):
-                self.t.pace_to(float(step["t"]))
+            if self.pace and self.times[i] is not None:
+                self.t.pace_to(float(self.times[i]))
             conn = self.conns.get(cid)
             if conn is None:
                 conn = self.conns[cid] = self.t.connect(self.timeout)
@@ -245,15 +335,14 @@ class Replay:
             if isinstance(sent.get("method"), str):
                 self.methods[cid] = sent["method"]
             if set(sent) == {"raw"}:
-                line = self.norm.restore(sent["raw"], self.refs, self._fresh).encode(
-                    "utf-8", "surrogateescape"
-                )
+                line = str(self.bind.restore(sent["raw"])).encode("utf-8", "surrogateescape")
             else:
-                obj = self.norm.restore(sent, self.refs, self._fresh)
+                obj = self.bind.restore(sent)
                 line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
             if not step.get("partial"):
                 line += b"\n"
             conn.send(line)
+            self.lines[cid] = line
             if step.get("until"):
                 self.until[cid] = line
             return
@@ -274,16 +363,28 @@ class Replay:
             if got is None:
                 self.miss(i, step, "$", step["recv"], "<connection closed>")
                 return
+            first = self.replies.get(cid, 0) == 0
+            self.replies[cid] = self.replies.get(cid, 0) + 1
             actual = parse_line(got.decode("utf-8", errors="surrogateescape"))
             if self.validator is not None and "raw" not in actual:
                 self.validator(actual)
-            normalized = self.norm.value(actual)
-            problems = compare(step["recv"], normalized, patterns=False)
+            problems = self.bind.unify(step["recv"], actual, commit=False)
             if problems and cid in self.until:
-                problems, normalized = self._repeat(cid, step["recv"])
+                problems, actual = self._repeat(cid, step["recv"])
+            elif problems and first and is_read(self.methods.get(cid)):
+                problems, actual = self._wait_socket(i, step, cid, actual)
+            if problems:
+                problems = self.bind.unify(step["recv"], actual)  # keep what did match
+            else:
+                self.bind.unify(step["recv"], actual)
             for p in problems:
                 self.miss(
-                    i, step, p.path, p.expected, p.actual, normalized if p is problems[0] else None
+                    i,
+                    step,
+                    p.path,
+                    p.expected,
+                    p.actual,
+                    self.bind.display(actual) if p is problems[0] else None,
                 )
             return
         if step.get("close") == "client":
@@ -296,26 +397,50 @@ class Replay:
             while extra is not None and cid in self.client_closed:
                 extra = conn.recv_line(self.timeout)
             if extra is not None:
-                actual = self.norm.value(
+                actual = self.bind.display(
                     parse_line(extra.decode("utf-8", errors="surrogateescape"))
                 )
                 self.miss(i, step, "$", "<connection closed>", actual, actual)
 
-    def _repeat(self, cid: Any, expected: Any) -> tuple[list[Mismatch], Any]:
+    def _ask_again(self, cid: Any) -> Any:
+        self.conns[cid].close()
+        conn = self.conns[cid] = self.t.connect(self.timeout)
+        conn.send(self.lines[cid])
+        got = conn.recv_line(self.timeout)
+        return parse_line(got.decode("utf-8", "surrogateescape")) if got else None
+
+    def _wait_socket(self, i: int, step: dict, cid: Any, actual: Any) -> tuple[list, Any]:
+        """A read that differs: ask again while the target catches up, within the gap."""
+        return self._wait(i, step, lambda: self._ask_again(cid), step["recv"], actual)
+
+    def _wait(self, i: int, step: dict, again, expected: Any, actual: Any) -> tuple[list, Any]:
+        import time
+
+        budget = min(max(self._gap(i), WAIT_FLOOR), self.timeout)
+        problems = self.bind.unify(expected, actual, commit=False)
+        waited, tick = 0.0, budget / 20
+        start = time.monotonic()
+        while problems and waited < budget:
+            self.t.wait(tick)
+            waited = time.monotonic() - start if self.t.harness is None else waited + tick
+            actual = again()
+            problems = self.bind.unify(expected, actual, commit=False)
+        if not problems:
+            self.res.waits.append(
+                f"step {i + 1} ({self._where(step)}): matched after {waited:.2f} s "
+                f"(recorded gap {self._gap(i):.2f} s)"
+            )
+        return problems, actual
+
+    def _repeat(self, cid: Any, expected: Any) -> tuple[list, Any]:
         """Poll as the CLI did: the same request again, until it answers as recorded."""
         import time
 
         deadline = time.monotonic() + self.timeout
         while True:
-            time.sleep(0.1)
-            self.conns[cid].close()
-            conn = self.conns[cid] = self.t.connect(self.timeout)
-            conn.send(self.until[cid])
-            got = conn.recv_line(self.timeout)
-            actual = (
-                self.norm.value(parse_line(got.decode("utf-8", "surrogateescape"))) if got else None
-            )
-            problems = compare(expected, actual, patterns=False)
+            self.t.wait(0.1)
+            actual = self._ask_again(cid)
+            problems = self.bind.unify(expected, actual, commit=False)
             if not problems or time.monotonic() > deadline:
                 return problems, actual
 
@@ -332,26 +457,36 @@ class Replay:
             return
         self.res.steps_run += 1
         run = step["cli_run"]
-        argv = self.norm.restore(run.get("argv", []), self.refs, self._fresh)
+        if self.pace and self.times[i] is not None:
+            self.t.pace_to(float(self.times[i]))
+        argv = self.bind.restore(run.get("argv", []))
         env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
-        env.update(
-            {
-                k: str(v)
-                for k, v in self.norm.restore(run.get("env", {}), self.refs, self._fresh).items()
-            }
-        )
+        env.update({k: str(v) for k, v in self.bind.restore(run.get("env", {})).items()})
         env["HERDR_SOCKET_PATH"] = str(self.t.socket_path)
         assert self.t.herdr_bin
-        p = subprocess.run([self.t.herdr_bin, *argv], env=env, capture_output=True, timeout=60)
-        actual = self.norm.value(
-            {
+        herdr_bin = self.t.herdr_bin
+
+        def once() -> Any:
+            p = subprocess.run(
+                [herdr_bin, *argv],
+                env=env,
+                capture_output=True,
+                timeout=60,
+                cwd=self.t.cwd,
+            )
+            return {
                 "exit": p.returncode,
                 "stdout": cli_stream(p.stdout.decode("utf-8", "surrogateescape")),
                 "stderr": cli_stream(p.stderr.decode("utf-8", "surrogateescape")),
             }
-        )
+
+        actual = once()
         expected = {k: run.get(k) for k in ("exit", "stdout", "stderr")}
-        for p_ in compare(expected, actual, patterns=False):
+        problems = self.bind.unify(expected, actual, commit=False)
+        if problems and is_read_cli(argv):
+            problems, actual = self._wait(i, step, once, expected, actual)
+        problems = self.bind.unify(expected, actual)
+        for p_ in problems:
             self.miss(i, step, p_.path, p_.expected, p_.actual)
 
     # --- hand-written steps ----------------------------------------------------------------
@@ -433,6 +568,7 @@ def verify(
     validator: Validator | None = None,
     timeout: float = 10.0,
     pace: bool = True,
+    control: str | None = None,
 ) -> list[Result]:
     """Replay every cassette; simherdr targets start fresh per cassette."""
     from ..facts.profiles import PROFILES
@@ -442,7 +578,7 @@ def verify(
     if kind == "real" or socket_path is not None:
         if socket_path is None:
             raise ValueError("--target real needs --socket (the herdr socket to replay against)")
-        target = external_target(kind, socket_path, herdr_bin)
+        target = external_target(kind, socket_path, herdr_bin, control)
         for c in corpus:
             why = "" if any_version else bound_to(c, target.version)
             if why:

@@ -147,6 +147,17 @@ def _server_reset(sim):
     sim.reset()
 
 
+def _server_info(sim):
+    """What a recorder needs to know of this simulator: the herdr version it answers as and
+    how much faster than wall time its clock runs (simherdr record writes both)."""
+    return {
+        "herdr_version": sim.profile.version,
+        "time_scale": 1.0 / sim.clock.wall_seconds(1.0),
+        "home": sim.config.home,
+        "server_cwd": sim.config.server_cwd,
+    }
+
+
 def _trace_get(sim, since: int = 0):
     return {"entries": sim.trace.entries(since), "dropped": sim.trace.dropped}
 
@@ -176,6 +187,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "behaviour.set": _behaviour_set,  # {"kind" | "pane_id", "values"}
     "server.restart": _server_restart,  # {}: same ids on new terminals; connections dropped
     "server.reset": _server_reset,  # {}: a newly started server's state (ids from 1 again)
+    "server.info": _server_info,  # {}: {"herdr_version", "time_scale", "home", "server_cwd"}
     "trace.get": _trace_get,  # {"since"?}: the trace entries with seq > since (simherdr.trace)
     "trace.clear": _trace_clear,  # {}
 }

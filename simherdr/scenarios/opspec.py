@@ -51,6 +51,7 @@ OP_ARGS: dict[str, dict[str, tuple[str, bool]]] = {
     "agent.fg": {"pane_id": ("string", True)},
     "server.restart": {},
     "server.reset": {},
+    "server.info": {},
     "trace.get": {"since": ("integer", False)},
     "trace.clear": {},
     "scenario.load": {"scenario": ("string", True), "seed": ("integer|null", False)},

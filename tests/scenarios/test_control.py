@@ -50,6 +50,7 @@ def test_every_documented_op_exists():
             "scenario.load",
             "server.restart",
             "server.reset",
+            "server.info",
         ]
     )
 

@@ -1,0 +1,78 @@
+"""Helpers of the contract tests: a real (non-temporary) HOME, recording a command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from simherdr.contract import verify as V
+from simherdr.contract.recorder import ThreadRecorder
+from simherdr.contract.targets import simherdr_target
+from simherdr.stub.install import write_stub
+
+# A directory outside the temp roots and outside any repository (git discovery would label a
+# workspace after the repository): what a user's HOME looks like to the recorder.
+REAL_ROOT = Path.home() / ".cache" / "simherdr-tests" / "contract-homes"
+
+
+@pytest.fixture
+def real_home():
+    REAL_ROOT.mkdir(parents=True, exist_ok=True)
+    d = tempfile.mkdtemp(prefix="home-", dir=REAL_ROOT)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def record_script(
+    upstream: str,
+    tmp: Path,
+    script: str,
+    version: str,
+    *,
+    home: str | None = None,
+    cwd: str | None = None,
+    name: str = "s",
+    **recorder,
+):
+    """Record ``sh -c script`` (the stand-in as the real ``herdr``) through the proxy."""
+    real = write_stub(str(tmp / "realbin"), herdr_version=version)
+    rec = ThreadRecorder(
+        upstream,
+        str(tmp / "proxy.sock"),
+        tmp / "corpus",
+        name,
+        herdr_bin=real,
+        cwd=cwd,
+        home=home,
+        **recorder,
+    )
+    env = rec.env()
+    if home:
+        env["HOME"] = home
+    p = subprocess.run(
+        ["sh", "-c", script], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+    cassette = rec.stop()
+    assert p.returncode == 0, p.stdout + p.stderr
+    return cassette, rec
+
+
+def verify_everywhere(cassette, version: str, targets=("inprocess", "socket", "stub")):
+    """Each target's result (a fresh simherdr of the cassette's version)."""
+    out = {}
+    for kind in targets:
+        t = simherdr_target(kind, version, time_scale=V.time_scale(cassette))
+        try:
+            out[kind] = V.run_cassette(cassette, t)
+        finally:
+            t.close()
+    return out
+
+
+def env_without_herdr() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
