@@ -254,6 +254,7 @@ class Server:
         self._tasks: set[asyncio.Task] = set()
         self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
+        self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
         self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
         self.loop: asyncio.AbstractEventLoop  # set by start()
         sim.config.socket_path = self.path
@@ -303,7 +304,7 @@ class Server:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()  # removes the socket only if it is still ours
+            self.fate = self._server.close()  # removes the socket only if it is still ours
             self._server = None
         if self.client_socket is not None:
             await self.client_socket.close()

@@ -125,6 +125,10 @@ async def run_server(
         await control.close()
     if trace_file is not None:
         trace_file.close()
-    gone = server.path + (f" and {control.path}" if control is not None else "")
-    info(f"stopped ({reason[0]}); removed {gone}")
+    from .unixsocket import fate_text
+
+    fates = [(server.path, server.fate)]
+    if control is not None:
+        fates.append((control.path, control.fate))
+    info(f"stopped ({reason[0]}); {fate_text(fates)}")
     return 0

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 
 from .clock import Clock, RealClock, VirtualClock
@@ -33,6 +34,37 @@ Validator = Callable[[dict], None]
 
 class StillWaiting(RuntimeError):
     """A request on a virtual clock cannot finish without time moving."""
+
+
+_unclosed_warned = False
+
+
+def _shutdown(loop: asyncio.AbstractEventLoop, sim: Simulator, unclosed: bool) -> None:
+    """A Harness's teardown: the simulator closed, every task cancelled and awaited, the loop
+    closed. ``unclosed``: reached by the finalizer (never closed by its user): warn once."""
+    global _unclosed_warned
+    if loop.is_closed() or loop.is_running():
+        return
+    if unclosed and not _unclosed_warned:
+        _unclosed_warned = True
+        import warnings
+
+        warnings.warn(
+            "a simherdr Harness was never closed; it is closed now. Call h.close() or use "
+            "`with Harness(...) as h:` (the pytest fixtures do it for you)",
+            ResourceWarning,
+            stacklevel=2,
+        )
+    try:
+        loop.run_until_complete(sim.close())
+    finally:
+        tasks = asyncio.all_tasks(loop)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
 class Harness:
@@ -55,6 +87,10 @@ class Harness:
         self.auto_advance = auto_advance
         self._ids = itertools.count(1)
         self.loop.run_until_complete(self.sim.start())
+        # Not closed by its user: closed when collected or at interpreter exit, with one
+        # ResourceWarning (issue 25: the loop used to die with "Task was destroyed but it is
+        # pending" and "Event loop is closed").
+        self._finalizer = weakref.finalize(self, _shutdown, self.loop, self.sim, True)
 
     # --- requests ----------------------------------------------------------------------------
 
@@ -144,11 +180,9 @@ class Harness:
         self.loop.run_until_complete(self.clock.sync())
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.sim.close())
-        for t in asyncio.all_tasks(self.loop):
-            t.cancel()
-        self.loop.run_until_complete(asyncio.sleep(0))
-        self.loop.close()
+        """Close the simulator and the loop (idempotent; ``with Harness() as h:`` does it)."""
+        if self._finalizer.detach() is not None:
+            _shutdown(self.loop, self.sim, False)
 
     def __enter__(self):
         return self

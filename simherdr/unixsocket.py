@@ -114,14 +114,26 @@ def _identity(path: str) -> tuple[int, int] | None:
 def take_path(path: str, busy_message: str) -> None:
     """Make ``path`` free to bind: its directory checked, a stale socket file removed. Raises
     :class:`SocketBusy` with ``busy_message`` when something still answers there, and never
-    removes what is not a socket."""
-    check_socket_dir(os.path.dirname(path) or ".")
-    if os.path.exists(path) or os.path.islink(path):
-        if not stat.S_ISSOCK(os.lstat(path).st_mode):
-            raise SocketBusy(f"refusing to replace {path}: it is not a socket")
-        if socket_answers(path):
-            raise SocketBusy(busy_message)
-        os.unlink(path)  # stale socket file
+    removes what is not a socket. Under the directory lock, so a starter beside us never
+    removes the file we just bound, nor we the one it did (issue 25: the loser of two starts
+    on a stale socket saw its lstat fail with ENOENT)."""
+    directory = os.path.dirname(path) or "."
+    check_socket_dir(directory)
+    with _directory_lock(directory):
+        _take_path(path, busy_message)
+
+
+def _take_path(path: str, busy_message: str) -> None:
+    """:func:`take_path`'s check and removal; the caller holds the directory lock."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise SocketBusy(f"refusing to replace {path}: it is not a socket")
+    if socket_answers(path):
+        raise SocketBusy(busy_message)
+    os.unlink(path)  # stale socket file
 
 
 # accept(2) failing for lack of resources: asyncio's own accept loop (3.11) logs a traceback
@@ -196,16 +208,39 @@ class Listening:
         except OSError:
             conn.close()
 
-    def close(self) -> None:
-        """Stop accepting; remove the socket file if it is still the one bound here."""
+    def close(self) -> str:
+        """Stop accepting; remove the socket file if it is still the one bound here. Returns
+        what became of the file: "removed", "gone" (someone else removed it before us) or
+        "replaced" (another file, e.g. a newer server's socket, is there now: left alone)."""
         if self._retry is not None:
             self._retry.cancel()
         if self.sock.fileno() >= 0:
             self._loop.remove_reader(self.sock.fileno())
         self.sock.close()
-        if self.identity is not None and _identity(self.path) == self.identity:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+        now = _identity(self.path)
+        if now is None:
+            return "gone"
+        if self.identity is None or now != self.identity:
+            return "replaced"
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            return "gone"
+        return "removed"
+
+
+def fate_text(fates: list[tuple[str, str]]) -> str:
+    """What a stopping server says of its socket files: ``[(path, fate), ...]`` from
+    :meth:`Listening.close` -> "removed A and B", or each file's own fate when not all were
+    removed here (issue 25: a socket removed by someone else is not "removed" by us)."""
+    if all(fate == "removed" for _, fate in fates):
+        return "removed " + " and ".join(path for path, _ in fates)
+    words = {
+        "removed": "removed {}",
+        "gone": "{} was already gone (removed by someone else)",
+        "replaced": "{} is another socket now (left in place)",
+    }
+    return "; ".join(words[fate].format(path) for path, fate in fates)
 
 
 async def listen_unix(
@@ -227,7 +262,7 @@ async def listen_protocol(
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         with _directory_lock(os.path.dirname(path) or "."):
-            take_path(path, busy_message)
+            _take_path(path, busy_message)
             old = os.umask(0o177)
             try:
                 sock.bind(path)

@@ -244,6 +244,7 @@ class ControlServer:
         self.path = os.path.abspath(path)
         self._server: Listening | None = None
         self._conns: set[asyncio.Task] = set()
+        self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
 
     async def start(self) -> None:
         self._server = await listen_unix(
@@ -255,7 +256,7 @@ class ControlServer:
 
     async def close(self) -> None:
         if self._server is not None:
-            self._server.close()  # removes the socket only if it is still ours
+            self.fate = self._server.close()  # removes the socket only if it is still ours
             self._server = None
         for t in list(self._conns):
             t.cancel()

@@ -209,3 +209,40 @@ def test_trace_view_and_show_bad_files(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"kind": "request"}\nnot json\n')
     assert_one_line_usage_error(simherdr_cmd("trace", "show", str(bad)), "bad.jsonl:2")
+
+
+def test_serve_stop_after_someone_removed_its_socket_says_so(tmp_path):
+    """Issue 25 item 9: the socket file was removed by someone else; the stop line says so
+    (it used to claim "removed PATH"), and a socket that another server now owns is left."""
+    import socket as socketlib
+
+    path = str(tmp_path / "s" / "herdr.sock")
+    control = str(tmp_path / "s" / "ctl.sock")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--control", control],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    other = None
+    try:
+        assert proc.stderr.readline().endswith(f"listening on {path}\n")
+        assert proc.stderr.readline() == f"simherdr: control socket on {control}\n"
+        os.unlink(path)
+        os.unlink(control)
+        other = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
+        other.bind(control)  # someone else's socket on the control path now
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 0 and out == ""
+        assert err == (
+            f"simherdr: stopped (SIGTERM); {path} was already gone (removed by someone else); "
+            f"{control} is another socket now (left in place)\n"
+        )
+        assert os.path.exists(control)
+    finally:
+        if other is not None:
+            other.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -309,3 +309,45 @@ def test_serve_reads_pane_history_from_herdrs_config(tmp_path, monkeypatch):
     finally:
         proc.kill()
     assert (home / ".config/herdr/session-history.json").exists()
+
+
+def test_serve_persist_debounce_follows_the_scaled_clock(version, tmp_path, monkeypatch):
+    """Issue 25 item 9: `serve --persist --time-scale 1000`: herdr's 5 s save debounce is 5 ms
+    of wall time; the change is on disk long before 5 wall seconds, with no stop, and a second
+    change moves the file again (a wall-clock debounce would write neither in time)."""
+    import time
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    sock_dir = tmp_path / "s"
+    sock_dir.mkdir(mode=0o700)
+    sock = str(sock_dir / "herdr.sock")
+    saved = tmp_path / "xdg/herdr/session.json"
+
+    def labels_within(seconds: float) -> list[str] | None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                data = json.loads(saved.read_text())
+            except (OSError, ValueError):
+                data = None
+            if data is not None:
+                got = [w["custom_name"] for w in data["workspaces"]]
+                if got == wanted:
+                    return got
+            time.sleep(0.02)
+        return None
+
+    proc = spawn_server(sock, version, time_scale=1000, extra=["--persist"])
+    try:
+        ok(sock, "workspace.create", cwd=str(tmp_path), label="first")
+        wanted = ["first"]
+        assert labels_within(3.0) == wanted, "not saved within 3 s wall (5 s simulated = 5 ms)"
+        ok(sock, "workspace.create", cwd=str(tmp_path), label="second")
+        wanted = ["first", "second"]
+        assert labels_within(3.0) == wanted
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -272,12 +272,10 @@ def test_antigravity_alias(env):
 def test_clap_tree_targets_come_from_the_target_table():
     """spec.py's `integration install <TARGET>` values are IntegrationTarget::ALL (integ.TARGETS),
     plus 0.9.x's experimental labels at the end (src/cli/spec.rs integration_target_values)."""
-    from simherdr.stub.cli.core import Ctx
     from simherdr.stub.cli.spec import tree
 
     def values(v09):
-        ctx = Ctx("0.9.3" if v09 else "0.8.2", {}, None, None, None)
-        integration = next(c for c in tree(ctx)[3] if c[0] == "integration")
+        integration = next(c for c in tree(v09)[3] if c[0] == "integration")
         install = next(c for c in integration[3] if c[0] == "install")
         return install[2][0]["pv"]
 

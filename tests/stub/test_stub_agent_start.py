@@ -9,6 +9,7 @@ import pytest
 from stub_fake import Hangup, ThenShutdown, error, result
 
 from simherdr.stub.cli import agent as agent_cli
+from simherdr.stub.cli import base
 from simherdr.stub.cli import core as herdr_cli
 
 # Success paths: 100 ms poll -> 1 ms, default 30 s deadline -> 300 ms (room for a loaded machine).
@@ -395,17 +396,29 @@ def test_server_gone_while_polling_prints_sorted_envelope(herdr, fake):
     )
 
 
-def test_poll_interval_and_deadline_go_through_clock_hooks(fake, base_env, monkeypatch):
+class FakeClock:
+    """The context's clock (base.Clock's interface), advanced only by the CLI's own sleeps."""
+
+    scale = 1.0
+
+    def __init__(self):
+        self.ms = 0
+        self.sleeps = []
+
+    def monotonic(self):
+        return self.ms / 1000
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.ms += round(seconds * 1000)
+
+    def real_seconds(self, seconds):
+        return seconds
+
+
+def test_poll_interval_and_deadline_go_through_the_context_clock(fake, base_env):
     """In-process with a fake clock: 4000 ms deadline / 100 ms polls = exactly 40 polls."""
-    clock = {"ms": 0}
-    sleeps = []
-
-    def fake_sleep(seconds):
-        sleeps.append(seconds)
-        clock["ms"] += round(seconds * 1000)
-
-    monkeypatch.setattr(herdr_cli, "_sleep", fake_sleep)
-    monkeypatch.setattr(herdr_cli, "_monotonic", lambda: clock["ms"] / 1000)
+    clock = FakeClock()
     script(fake, info("working", launch_pending=True))
     out, err = io.BytesIO(), io.BytesIO()
     rc = herdr_cli.run(
@@ -414,20 +427,17 @@ def test_poll_interval_and_deadline_go_through_clock_hooks(fake, base_env, monke
         env={**base_env, "HERDR_SOCKET_PATH": fake.path},
         stdout=out,
         stderr=err,
+        clock=clock,
     )
     assert rc == 1 and json.loads(err.getvalue())["error"]["code"] == "timeout"
-    assert sleeps == [agent_cli.AGENT_START_POLL_INTERVAL] * 40
+    assert clock.sleeps == [agent_cli.AGENT_START_POLL_INTERVAL] * 40
     assert [i for m, i in fake.calls() if m == "agent.get"] == ["cli:agent:start"] * 40 + [
         "cli:agent:start:timeout"
     ]
 
 
-def test_busy_window_is_two_nominal_seconds(fake, base_env, monkeypatch):
-    clock = {"ms": 0}
-    monkeypatch.setattr(
-        herdr_cli, "_sleep", lambda s: clock.__setitem__("ms", clock["ms"] + round(s * 1000))
-    )
-    monkeypatch.setattr(herdr_cli, "_monotonic", lambda: clock["ms"] / 1000)
+def test_busy_window_is_two_nominal_seconds(fake, base_env):
+    clock = FakeClock()
     fake.on("pane.process_info", SHELL_STARTING)
     script(fake, info("idle"), start=[BUSY])
     rc = herdr_cli.run(
@@ -436,10 +446,11 @@ def test_busy_window_is_two_nominal_seconds(fake, base_env, monkeypatch):
         env={**base_env, "HERDR_SOCKET_PATH": fake.path},
         stdout=io.BytesIO(),
         stderr=io.BytesIO(),
+        clock=clock,
     )
     assert rc == 1
     assert [m for m, _ in fake.calls()].count("agent.start") == 20  # t = 0, 0.1, ..., 1.9 s
-    assert clock["ms"] == 2000
+    assert clock.ms == 2000
 
 
 @pytest.mark.parametrize(
@@ -457,8 +468,8 @@ def test_busy_window_is_two_nominal_seconds(fake, base_env, monkeypatch):
     ],
 )
 def test_time_scale_env(raw, scale):
-    env = {} if raw is None else {herdr_cli.TIME_SCALE_ENV: raw}
-    assert herdr_cli._read_time_scale(env) == scale
+    env = {} if raw is None else {base.TIME_SCALE_ENV: raw}
+    assert base.read_time_scale(env) == scale
 
 
 def test_kind_table():

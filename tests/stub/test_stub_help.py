@@ -99,10 +99,8 @@ def test_every_spec_path_renders_help(cli):
             yield prefix + [sub[0]]
             yield from paths(sub, prefix + [sub[0]])
 
-    from simherdr.stub.cli.core import Ctx
-
     for version in VERSIONS:
-        for path in paths(tree(Ctx(version, {}, None, None, None)), []):
+        for path in paths(tree(version == "0.9.3"), []):
             res = cli(*path, "--help", version=version)
             assert res.rc == 0, path
             assert "Usage: herdr %s" % " ".join(path) in res.stdout or "[OPTIONS]" in res.stdout

@@ -63,9 +63,9 @@ def test_out_of_range_time_scale_means_real_time(herdr, fake, scale):
 
 
 def test_time_scale_bounds():
-    from simherdr.stub.cli import core
+    from simherdr.stub.cli import base
 
-    assert core._read_time_scale({core.TIME_SCALE_ENV: "1e-300"}) == 1.0
-    assert core._read_time_scale({core.TIME_SCALE_ENV: "1e300"}) == 1.0
-    assert core._read_time_scale({core.TIME_SCALE_ENV: "1e-6"}) == 1e-6
-    assert core._read_time_scale({core.TIME_SCALE_ENV: "1e6"}) == 1e6
+    assert base.read_time_scale({base.TIME_SCALE_ENV: "1e-300"}) == 1.0
+    assert base.read_time_scale({base.TIME_SCALE_ENV: "1e300"}) == 1.0
+    assert base.read_time_scale({base.TIME_SCALE_ENV: "1e-6"}) == 1e-6
+    assert base.read_time_scale({base.TIME_SCALE_ENV: "1e6"}) == 1e6

@@ -3,9 +3,8 @@
 The regular agent verbs (list, get, read, send-keys, rename, focus) are rows of :mod:`.table`.
 """
 
-from . import core
+from . import wire
 from .base import Exit, Failure, unsupported, usage
-from .core import wire
 from .scan import parse_unsigned, take_value
 
 AGENT_START_POLL_INTERVAL = 0.100  # s, src/cli/agent.rs:9
@@ -22,8 +21,7 @@ _AGENT_STATUSES = ("idle", "working", "blocked", "done", "unknown")
 
 
 def print_method(ctx, request_id, method, params):
-    w = wire()
-    return w.print_response(ctx, w.send(ctx, request_id, method, params))
+    return wire.print_response(ctx, wire.send(ctx, request_id, method, params))
 
 
 def parse_timeout(value):
@@ -42,8 +40,8 @@ def parse_agent_status(value):
 
 
 def parse_kind(text, table):
-    """The release's agent kinds (facts.kinds KIND_TABLES: 0.8.0 lacks qwen, 0.9 adds letta
-    and muse); ``table``: the release's table key ``agent_kinds``."""
+    """The release's agent kinds (facts.kinds KIND_TABLES: 0.8.0 lacks qwen, 0.9 adds muse,
+    0.9.1 letta); ``table``: the release's table key ``agent_kinds``."""
     from simherdr.facts.kinds import parse_kind_in
 
     return parse_kind_in(table, text)
@@ -57,7 +55,7 @@ def is_shell_name(name):
 
 def wait(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     until = []
     timeout_ms = None
     index = 1
@@ -72,7 +70,7 @@ def wait(ctx, row, args):
             timeout_ms = parse_timeout(take_value(args, index, "--timeout"))
             index += 2
         elif arg in ("help", "--help", "-h"):
-            raise Exit(0, row["usage"])
+            raise Exit(0, row.usage)
         else:
             raise usage("unknown option: %s" % arg)
     params = {"target": args[0]}
@@ -85,7 +83,7 @@ def wait(ctx, row, args):
 
 def prompt(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     if len(args) < 2:
         raise usage("agent prompt requires text")
     wait = False
@@ -171,13 +169,15 @@ def explain(ctx, row, args):
             with open(file, "rb") as handle:
                 handle.read().decode("utf-8")
         except OSError as exc:
-            failure = core.wire().os_error(exc)
+            failure = wire.os_error(exc)
             if not ctx.v09:
                 raise failure from None  # 0.8.2: the raw `Error: Os {...}` line, exit 1
             return _explain_file_error(ctx, file, failure.display)
         except UnicodeDecodeError:
             if not ctx.v09:
-                raise core.wire().TransportError(
+                from .rust import TransportError
+
+                raise TransportError(
                     'Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }',
                     "stream did not contain valid UTF-8",
                     "InvalidData",
@@ -193,7 +193,6 @@ def explain(ctx, row, args):
         )
     if agent is not None:
         raise usage("--agent is only valid with --file")
-    wire = core.wire()
     loaded = wire.send(ctx, "cli:agent:explain", "agent.explain", {"target": target})
     if wire.has_error(loaded.value):
         ctx.write_err(wire.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
@@ -216,7 +215,7 @@ def _explain_file_error(ctx, path, reason):
             "message": "failed to read agent explain file %s: %s" % (path, reason),
         },
     }
-    ctx.write_err(core.wire().dumps_ordered(body) + "\n")  # ErrorResponse: struct order
+    ctx.write_err(wire.dumps_ordered(body) + "\n")  # ErrorResponse: struct order
     return 1
 
 
@@ -269,13 +268,12 @@ def _cli_error(code: str, message: str) -> dict:
 
 
 def _print_value(ctx, value) -> int:
-    wire = core.wire()
     return wire.print_response(ctx, wire._Loaded(value, True))
 
 
 def start(ctx, row, args):
     if not args:
-        raise usage(row["usage"])
+        raise usage(row.usage)
     name = args[0]
     separator = args.index("--") if "--" in args else len(args)
     kind = pane_id = timeout_ms = None
@@ -304,7 +302,6 @@ def start(ctx, row, args):
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []
 
-    wire = core.wire()
     timeout_nominal_ms = AGENT_START_DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms
     retryable = AGENT_START_SETTLE_DELAY_MS < timeout_nominal_ms <= MAX_AGENT_START_TIMEOUT_MS
 
@@ -332,7 +329,7 @@ def start(ctx, row, args):
     previous_busy = None
     while True:
         if previous_busy is not None:
-            expired = retry_deadline is not None and core._monotonic() >= retry_deadline
+            expired = retry_deadline is not None and ctx.clock.monotonic() >= retry_deadline
             if expired or pane_terminal_id() != pinned or not shell_initializing():
                 return wire.print_response(ctx, previous_busy)
         response = wire.send(ctx, "cli:agent:start", "agent.start", start_params)
@@ -347,12 +344,12 @@ def start(ctx, row, args):
         ):
             return wire.print_response(ctx, response)
         if retry_deadline is None:
-            retry_deadline = core._monotonic() + PANE_SHELL_READINESS_RETRY_TIMEOUT
+            retry_deadline = ctx.clock.monotonic() + PANE_SHELL_READINESS_RETRY_TIMEOUT
         previous_busy = response
-        remaining = max(0.0, retry_deadline - core._monotonic())
+        remaining = max(0.0, retry_deadline - ctx.clock.monotonic())
         if remaining <= 0:
             return wire.print_response(ctx, previous_busy)
-        core._sleep(min(AGENT_START_POLL_INTERVAL, remaining))
+        ctx.clock.sleep(min(AGENT_START_POLL_INTERVAL, remaining))
 
     expected_terminal = _as_str(wire.index(response.value, "result", "agent", "terminal_id"))
     if expected_terminal is None:
@@ -377,13 +374,17 @@ def start(ctx, row, args):
             lost,
             ctx.row("cli_agent_start_follows_status"),
         )
-    except wire.ProtocolMismatchReported:
-        return 1
     except wire.ServerNotRunning as failure:
         # Printed through print_response, i.e. sorted (error before id), unlike main's print.
         return _print_value(ctx, failure.envelope())
-    except wire.TransportError as failure:
-        return _print_value(ctx, _cli_error("agent_start_transport_failed", failure.display))
+    except Failure as failure:
+        from .rust import ProtocolMismatchReported, TransportError  # the rare paths
+
+        if isinstance(failure, ProtocolMismatchReported):
+            return 1
+        if isinstance(failure, TransportError):
+            return _print_value(ctx, _cli_error("agent_start_transport_failed", failure.display))
+        raise
     ok, value = outcome
     if not ok:
         return _print_value(ctx, value)
@@ -408,10 +409,10 @@ def _wait_for_named_agent(
     timeout_s = timeout_ms / 1000.0
     # Instant::checked_add overflows for absurd timeouts: no deadline at all.  CHOICE: "absurd"
     # is taken as >= 10^12 s (Rust's exact overflow point depends on the platform clock).
-    deadline = core._monotonic() + timeout_s if timeout_s < 1e12 else None
+    deadline = ctx.clock.monotonic() + timeout_s if timeout_s < 1e12 else None
     first_poll = True
     while True:
-        if deadline is not None and core._monotonic() >= deadline:
+        if deadline is not None and ctx.clock.monotonic() >= deadline:
             try:  # let the server reconcile the pending name; any failure is ignored
                 wire.send(
                     ctx, "cli:agent:start:timeout", "agent.get", {"target": name}, checked=False
@@ -428,7 +429,7 @@ def _wait_for_named_agent(
                 ctx, "cli:agent:start", "agent.get", {"target": pane_id}, checked=False
             )
             if wire.has_error(loaded.value):
-                core._sleep(AGENT_START_POLL_INTERVAL)
+                ctx.clock.sleep(AGENT_START_POLL_INTERVAL)
                 continue
         agent = wire.index(loaded.value, "result", "agent")
         get = lambda key, agent=agent: agent.get(key) if isinstance(agent, dict) else None  # noqa: E731
@@ -449,7 +450,7 @@ def _wait_for_named_agent(
                 return False, _cli_error(
                     "agent_start_failed", "agent process exited before becoming interactive"
                 )
-            core._sleep(AGENT_START_POLL_INTERVAL)
+            ctx.clock.sleep(AGENT_START_POLL_INTERVAL)
             continue
         if status == "blocked":
             return False, _cli_error(
@@ -473,7 +474,7 @@ def _wait_for_named_agent(
                 return False, _cli_error(
                     "agent_start_failed", "agent process exited before becoming interactive"
                 )
-        core._sleep(AGENT_START_POLL_INTERVAL)
+        ctx.clock.sleep(AGENT_START_POLL_INTERVAL)
 
 
 def _explain_text(wire, explain, verbose: bool) -> str:

@@ -20,6 +20,18 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the st
 if TYPE_CHECKING:  # annotations only: the stand-in's core imports this module on every call
     from collections.abc import Mapping
 
+#: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
+VERSION_PROTOCOLS = {
+    "0.8.0": 19,
+    "0.8.1": 20,
+    "0.8.2": 20,
+    "0.9.0": 22,
+    "0.9.1": 22,
+    "0.9.2": 22,
+    "0.9.3": 22,
+}
+DEFAULT_VERSION = "0.9.3"
+
 SESSION_ENV = "HERDR_SESSION"  # src/session.rs:10
 SOCKET_PATH_ENV = "HERDR_SOCKET_PATH"  # src/api/mod.rs
 CONFIG_PATH_ENV = "HERDR_CONFIG_PATH"  # src/config.rs:53
@@ -140,6 +152,62 @@ def parent_and_stem(path: str) -> tuple[str, str | None]:
 
 
 # ---------------------------------------------------------------------------------------------
+# The clock the CLI's own waits run on (passed in the context, never a global)
+# ---------------------------------------------------------------------------------------------
+
+#: simherdr extension (not a herdr variable): the simulator may run on a scaled clock.  Every
+#: wait the CLI itself performs (agent start's 100 ms poll, 2 s busy-shell window and start
+#: deadline; server stop's 25 ms poll and 15 s limit) is divided by this factor.  Messages keep
+#: herdr's nominal numbers.  CHOICE: not-a-number, infinite, non-positive and out-of-range
+#: values (outside [MIN_TIME_SCALE, MAX_TIME_SCALE]) mean 1.0, so no wait overflows
+#: ``settimeout``/``sleep`` (issue 14: ``1e-300`` raised OverflowError).
+TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
+MIN_TIME_SCALE = 1e-6
+MAX_TIME_SCALE = 1e6
+
+
+def read_time_scale(env: "Mapping[str, str]") -> float:
+    raw = env.get(TIME_SCALE_ENV)
+    if not raw:
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        return 1.0
+    if not MIN_TIME_SCALE <= value <= MAX_TIME_SCALE:  # also false for nan
+        return 1.0
+    return value
+
+
+class Clock:
+    """Nominal seconds on a clock running ``scale`` times real time (``SIMHERDR_TIME_SCALE``).
+
+    Every wait of a call goes through ``ctx.clock``; in-process tests pass their own (any
+    object with ``scale``, ``monotonic()`` and ``sleep()``) to :func:`.core.run`."""
+
+    __slots__ = ("scale",)
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+
+    def monotonic(self) -> float:
+        import time
+
+        return time.monotonic() * self.scale
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` nominal seconds (real time divided by the scale)."""
+        if seconds > 0:
+            import time
+
+            time.sleep(seconds / self.scale)
+
+    def real_seconds(self, seconds: float) -> float:
+        """The real duration of ``seconds`` nominal seconds (a socket timeout)."""
+        return seconds / self.scale
+
+
+# ---------------------------------------------------------------------------------------------
 # Exits: what ends a call early (core.run prints and returns them)
 # ---------------------------------------------------------------------------------------------
 
@@ -165,6 +233,16 @@ class Exit(Exception):
         self.code = code
         self.message = message
         self.stdout = stdout
+
+
+class ListGroup(Exception):
+    """Print the running group's command list and exit with ``code`` (a verb body that
+    answers like a bare group, e.g. ``herdr channel show extra``); :func:`.core.run_group`
+    renders the list from the group's rows."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 def usage(message, code=2):

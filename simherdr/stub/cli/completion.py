@@ -26,14 +26,14 @@ def run(ctx, row, args):
         raise Exit(2, USAGE)
     if shell not in SUPPORTED_SHELLS:
         raise Exit(2, "unknown shell: %s\n%s" % (shell, USAGE))
-    ctx.write_out(script(shell, ctx))
+    ctx.write_out(script(shell, ctx.v09, ctx))
     return 0
 
 
-def script(shell, ctx):
+def script(shell, v09, release=None):
     from .spec import tree
 
-    root = _build(tree(ctx), None)
+    root = _build(tree(v09, release), None)
     if shell == "bash":
         return _bash(root)
     if shell == "fish":

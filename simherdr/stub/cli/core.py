@@ -1,4 +1,4 @@
-"""Core of the stand-in ``herdr`` CLI: context, global arguments, dispatch, clock hooks.
+"""Core of the stand-in ``herdr`` CLI: context, global arguments, dispatch.
 
 herdr 0.8.2 ``src/main.rs`` (argv checks, the launcher fallback), ``src/session.rs``
 (``--session``), ``src/remote/attach.rs`` (``--remote``) and ``src/cli.rs`` ``maybe_run``; the
@@ -10,12 +10,10 @@ module, :mod:`.base`, :mod:`.table` with the called group's rows, :mod:`.scan` a
 :mod:`.wire`, and no pure-Python stdlib package (``posix`` instead of ``os``; no ``time``,
 ``re``, ``json``, ``socket`` packages).
 
-No import cycles: :mod:`.base` (path rules and exits, the primitives every module shares)
-imports nothing of the package; :mod:`.table`, :mod:`.scan`, :mod:`.rust`, :mod:`.wire`,
-:mod:`.standalone`, :mod:`.help`, :mod:`.launcher` and :mod:`.machine` sit between them and this
-module, which imports them (lazily) and never the reverse; the group modules a row names by
-string (``run`` / ``check`` targets, :func:`.table.call`; ``mod``, :mod:`.standalone`) are
-imported on use and may import this module (its clock hooks).
+No import cycles: :mod:`.base` (path rules, exits and the clock, the primitives every module
+shares) imports nothing of the package; every other module sits between it and this one, which
+imports them (lazily) and is imported by none of them.  The context carries what a verb body
+needs from the call (environment, streams, version, clock).
 """
 
 import posix
@@ -23,6 +21,7 @@ import sys
 
 from ...facts.paths import rust_paths_equal  # PathBuf equality, one place
 from . import base
+from .base import DEFAULT_VERSION as DEFAULT_VERSION
 
 # The failures and exits live in .base (the helpers raise them without importing this module);
 # UNSUPPORTED_MESSAGE / UNSUPPORTED_EXIT_CODE stay importable from here.
@@ -32,6 +31,7 @@ from .base import (
     USAGE_FOOTER,
     Exit,
     Failure,
+    ListGroup,
     fail_global,
     fsencode,
     join,
@@ -39,28 +39,7 @@ from .base import (
     unsupported,
     usage,
 )
-
-#: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
-VERSION_PROTOCOLS = {
-    "0.8.0": 19,
-    "0.8.1": 20,
-    "0.8.2": 20,
-    "0.9.0": 22,
-    "0.9.1": 22,
-    "0.9.2": 22,
-    "0.9.3": 22,
-}
-DEFAULT_VERSION = "0.9.3"
-
-#: simherdr extension (not a herdr variable): the simulator may run on a scaled clock.  Every
-#: wait the CLI itself performs (agent start's 100 ms poll, 2 s busy-shell window and start
-#: deadline; server stop's 25 ms poll and 15 s limit) is divided by this factor.  Messages keep
-#: herdr's nominal numbers.  CHOICE: not-a-number, infinite, non-positive and out-of-range
-#: values (outside [MIN_TIME_SCALE, MAX_TIME_SCALE]) mean 1.0, so no wait overflows
-#: ``settimeout``/``sleep`` (issue 14: ``1e-300`` raised OverflowError).
-TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
-MIN_TIME_SCALE = 1e-6
-MAX_TIME_SCALE = 1e6
+from .base import VERSION_PROTOCOLS as VERSION_PROTOCOLS
 
 # herdr's path and session rules live in .base (one place); these names stay for callers.
 SESSION_ENV = base.SESSION_ENV
@@ -68,44 +47,6 @@ SOCKET_PATH_ENV = base.SOCKET_PATH_ENV
 CLIENT_SOCKET_PATH_ENV = "HERDR_CLIENT_SOCKET_PATH"
 DEFAULT_SESSION_NAME = base.DEFAULT_SESSION_NAME
 APP_DIR_NAME = base.APP_DIR_NAME  # release builds; debug builds use herdr-dev (CLI.md §2.1)
-
-# ---------------------------------------------------------------------------------------------
-# Clock hooks (tests replace these; SIMHERDR_TIME_SCALE feeds them)
-# ---------------------------------------------------------------------------------------------
-
-_TIME_SCALE = 1.0
-
-
-def _monotonic():
-    """Nominal seconds: the real monotonic clock multiplied by the time scale."""
-    import time
-
-    return time.monotonic() * _TIME_SCALE
-
-
-def _sleep(seconds):
-    """Sleep for ``seconds`` nominal seconds (real time divided by the time scale)."""
-    if seconds > 0:
-        import time
-
-        time.sleep(seconds / _TIME_SCALE)
-
-
-def time_scale():
-    return _TIME_SCALE
-
-
-def _read_time_scale(env):
-    raw = env.get(TIME_SCALE_ENV)
-    if not raw:
-        return 1.0
-    try:
-        value = float(raw)
-    except ValueError:
-        return 1.0
-    if not MIN_TIME_SCALE <= value <= MAX_TIME_SCALE:  # also false for nan
-        return 1.0
-    return value
 
 
 def wire():
@@ -148,29 +89,28 @@ def open_ping(ctx):
 class Ctx:
     """Per-invocation state: environment (mutated like herdr mutates its own), streams, version."""
 
-    def __init__(self, version, env, stdout, stderr, argv0, release=None):
+    def __init__(self, version, env, stdout, stderr, argv0, clock, release=None):
         self.version = version
         # The release's rows and tables as plain dicts (facts/versions.py compact(), written
-        # into the launcher by install-stub); None: resolved from the release files on use.
+        # into the launcher by install-stub); None: resolved from the release data on use.
         self._release_data = release
+        self._release = None
         self.protocol = VERSION_PROTOCOLS[version]
         self.v09 = self.protocol >= 22
         self.env = env
         self.stdout = stdout
         self.stderr = stderr
         self.argv0 = argv0
+        self.clock = clock  # base.Clock: every wait of the call (SIMHERDR_TIME_SCALE)
         self.explicit_session = False
-        self._rows = None
 
     def release(self):
-        """This release's ``HerdrVersion`` (facts/versions.py), resolved on first use so a
-        call that needs none of its rows pays nothing for it."""
-        release = self._rows
-        if release is None:
+        """This release's ``HerdrVersion`` (facts/versions.py), resolved on first use."""
+        if self._release is None:
             from ...facts.versions import resolve
 
-            release = self._rows = resolve(self.version)
-        return release
+            self._release = resolve(self.version)
+        return self._release
 
     def row(self, name):
         """A behaviour row of this release (facts/versions.py ``Rows``)."""
@@ -333,6 +273,12 @@ def launch(argv, version=DEFAULT_VERSION, release=None):
     """
     try:
         code = main(argv, version=version, release=release)
+    except BrokenPipeError:  # a write on the way failed: the reader went away
+        _reader_gone(version, release)
+        raise  # pragma: no cover - the signal ends the process
+    # (any other exception from main reports itself: issue 25 found one hidden behind an
+    # UnboundLocalError here)
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
@@ -355,6 +301,8 @@ PIPE_PANIC = (
 
 
 def _reader_gone(version, release):
+    """A reader that went away: 0.8.2 on ends by SIGPIPE (below); 0.8.0 and 0.8.1 panic (row
+    cli_quiet_broken_pipe; e3c3d443, #2994, came after 0.8.1)."""
     if release is not None:
         quiet = release["rows"]["cli_quiet_broken_pipe"]
     else:
@@ -382,22 +330,30 @@ def _reader_quiet():
 
 
 def run(
-    argv, *, version=DEFAULT_VERSION, env=None, stdout=None, stderr=None, argv0=None, release=None
+    argv,
+    *,
+    version=DEFAULT_VERSION,
+    env=None,
+    stdout=None,
+    stderr=None,
+    argv0=None,
+    clock=None,
+    release=None,
 ):
-    """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated."""
+    """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated;
+    ``clock`` (a :class:`.base.Clock` look-alike) defaults to ``SIMHERDR_TIME_SCALE``'s."""
     if version not in VERSION_PROTOCOLS:
         raise ValueError(
             "unsupported herdr version %r (known: %s)" % (version, ", ".join(VERSION_PROTOCOLS))
         )
-    global _TIME_SCALE
     env = dict(_process_env() if env is None else env)
-    _TIME_SCALE = _read_time_scale(env)
     ctx = Ctx(
         version,
         env,
         stdout if stdout is not None else sys.stdout.buffer,
         stderr if stderr is not None else sys.stderr.buffer,
         argv0,
+        base.Clock(base.read_time_scale(env)) if clock is None else clock,
         release,
     )
     try:
@@ -572,6 +528,139 @@ def _has_machine_prefix(args):
 # ---------------------------------------------------------------------------------------------
 
 
+# The group index: each group's rows module, imported (and its rows built) only when a call
+# names the group.  The specials are commands with a body of their own and no row table.
+
+
+def _workspace(v09, release=None):
+    from .rows_workspace import rows
+
+    return rows(v09)
+
+
+def _worktree(v09, release=None):
+    from .rows_worktree import rows
+
+    return rows(v09)
+
+
+def _tab(v09, release=None):
+    from .rows_tab import rows
+
+    return rows(v09)
+
+
+def _pane(v09, release=None):
+    from .rows_pane import rows
+
+    return rows(v09)
+
+
+def _agent(v09, release=None):
+    from .rows_agent import rows
+
+    return rows(v09, release)  # it lists the release's kinds / targets
+
+
+def _api(v09, release=None):
+    from .rows_api import rows
+
+    return rows(v09)
+
+
+def _server(v09, release=None):
+    from .rows_server import rows
+
+    return rows(v09)
+
+
+def _config(v09, release=None):
+    from .rows_config import rows
+
+    return rows(v09)
+
+
+def _notification(v09, release=None):
+    from .rows_notification import rows
+
+    return rows(v09)
+
+
+def _channel(v09, release=None):
+    from .rows_channel import rows
+
+    return rows(v09)
+
+
+def _terminal(v09, release=None):
+    from .rows_terminal import rows
+
+    return rows(v09)
+
+
+def _session(v09, release=None):
+    from .rows_session import rows
+
+    return rows(v09)
+
+
+def _integration(v09, release=None):
+    from .rows_integration import rows
+
+    return rows(v09, release)  # it lists the release's kinds / targets
+
+
+def _plugin(v09, release=None):
+    from .rows_plugin import rows
+
+    return rows(v09)
+
+
+#: Group name -> its rows for a version (``rows_<group>.rows(v09)``: header, verbs, trailer).
+GROUPS = {
+    "workspace": _workspace,
+    "worktree": _worktree,
+    "tab": _tab,
+    "pane": _pane,
+    "agent": _agent,
+    "api": _api,
+    "server": _server,
+    "config": _config,
+    "notification": _notification,
+    "channel": _channel,
+    "terminal": _terminal,
+    "session": _session,
+    "integration": _integration,
+    "plugin": _plugin,
+}
+
+
+def _status(ctx, args):
+    from .status import run
+
+    return run(ctx, None, args)
+
+
+def _completion(ctx, args):
+    from .completion import run
+
+    return run(ctx, None, args)
+
+
+def _machine(ctx, args):
+    from .machine import run_group
+
+    return run_group(ctx, None, args)
+
+
+SPECIAL = {
+    "status": _status,
+    "completion": _completion,
+    "completions": _completion,  # visible alias (spec.rs)
+}
+SPECIAL_09 = {"machine": _machine}
+
+
 def maybe_run(ctx, args):
     """Run a CLI command; None means NotCli (the launcher path in src/main.rs)."""
     if "--help" in args or "-h" in args:
@@ -581,120 +670,109 @@ def maybe_run(ctx, args):
         if text is not None:
             ctx.write_out(text)
             return 0
-    from . import table
-
     command, rest = args[0], args[1:]
     if command == "server" and (not rest or rest[0] == "--handoff-import"):
         # src/cli/server.rs run_server_command: only a bare `herdr server` (its --session is
         # already stripped) and `--handoff-import` are NotCli; another option word (even the
         # `--handoff` extract_remote_args re-appends) prints the server commands, exit 2.
         return None
-    builder = table.GROUPS.get(command)
-    if builder is not None:
-        return run_group(ctx, table, command, rest)
-    special = table.SPECIAL.get(command) or (table.SPECIAL_09.get(command) if ctx.v09 else None)
+    rows = GROUPS.get(command)
+    if rows is not None:
+        from .table import for_release
+
+        return run_group(ctx, command, for_release(rows(ctx.v09, ctx), ctx.row), rest)
+    special = SPECIAL.get(command) or (SPECIAL_09.get(command) if ctx.v09 else None)
     if special is not None:
-        return table.call(special, ctx, None, rest)
-    if command in table.OPAQUE:
-        return unsupported(ctx, " ".join(["herdr", command] + rest[:1]))
+        return special(ctx, rest)
     return None
 
 
-def group_list(header, rows, trailer):
-    lines = [header]
-    for row in rows:
-        lines.extend(row.get("lines", ()))
-    lines.extend(trailer)
-    return "\n".join(lines)
-
-
-def run_group(ctx, table, name, args):
+def run_group(ctx, name, group, args):
     """Group dispatch: no verb / unknown verb -> list + exit 2; `help` -> list + exit 0."""
-    header, rows, trailer = table.group(name, ctx.v09, ctx.row, ctx)
+    from .table import group_list
+
     verb = args[0] if args else None
     row = None
     if verb:
-        for candidate in rows:
-            if candidate["name"] == verb:
+        for candidate in group[1]:
+            if candidate.name == verb:
                 row = candidate
                 break
     if row is None:
         code = 0 if verb in ("help", "--help", "-h") else 2
-        raise Exit(code, group_list(header, rows, trailer))
-    return run_row(ctx, name, row, args[1:])
+        raise Exit(code, group_list(group))
+    try:
+        return run_row(ctx, name, row, args[1:])
+    except ListGroup as listing:
+        raise Exit(listing.code, group_list(group)) from None
 
 
 def run_row(ctx, group, row, args):
-    if "mod" in row:
+    if row.standalone is not None:
         from .standalone import run_module
 
-        return run_module(
-            ctx, row["mod"], row["name"], args, command="herdr %s %s" % (group, row["name"])
-        )
-    if "run" in row:
-        if row["run"] is None:
-            return unsupported(ctx, "herdr %s %s" % (group, row["name"]))
-        from .table import call
-
-        return call(row["run"], ctx, row, args)
-    shape = row.get("shape", "flags")
-    fields = row.get("fields", ())
+        return run_module(ctx, row.standalone(), row.name, args)
+    if row.run is not None:
+        return row.run(ctx, row, args)
+    if row.unsupported:
+        return unsupported(ctx, "herdr %s %s" % (group, row.name))
+    shape = row.shape
+    fields = row.fields
     if shape == "flags":
         from .scan import scan
 
-        if row.get("all_usage"):
+        if row.all_usage:
             try:
                 values = scan(ctx, row, args)
             except Exit as exc:
                 if exc.code != 2:
                     raise
-                raise usage(row["usage"]) from None
+                raise usage(row.usage) from None
         else:
             values = scan(ctx, row, args)
     else:
         values = {}
         if shape == "none":
             if args:
-                raise usage(row["usage"])
+                raise usage(row.usage)
         elif shape == "ids":
-            flag = row.get("flag")
-            if flag and len(args) == len(fields) + 1 and args[-1] == flag[0]:
-                values[flag[1]] = True
+            flag = row.flag
+            if flag and len(args) == len(fields) + 1 and args[-1] == flag.name:
+                values[flag.field] = True
                 args = args[:-1]
             if len(args) != len(fields):
-                raise usage(row["usage"])
+                raise usage(row.usage)
             values.update(zip(fields, args, strict=True))
         elif shape == "pair":
             if len(args) != 2:
-                raise usage(row["usage"])
+                raise usage(row.usage)
             values[fields[0]] = args[0]
             if args[1] != "--clear":
                 values[fields[1]] = args[1]
         else:  # text / keys: an id and at least one more word
             if len(args) < 2:
-                raise usage(row["usage"])
+                raise usage(row.usage)
             values[fields[0]] = args[0]
             rest = args[1:]
             if shape == "keys":
                 values[fields[1]] = list(rest)
-            elif not (row.get("clear") and rest == ["--clear"]):
+            elif not (row.clear and rest == ["--clear"]):
                 values[fields[1]] = " ".join(rest)
-    const = row.get("const")
-    if const:
-        values.update(const)
-    if "params" in row:
+    if row.const:
+        values.update(row.const)
+    if row.params is not None:
         from .scan import build
 
         params = build(row, values)
     else:
         params = {field: values[field] for field in fields if field in values}
-    method = row.get("method") or "%s.%s" % (group, row["name"].replace("-", "_"))
-    out = row.get("out", "envelope")
+    method = row.method or "%s.%s" % (group, row.name.replace("-", "_"))
+    out = row.out
     opened = open_ping(ctx)
     w = wire()
     if out == "ok":
         return send_ok(ctx, method, params, opened)
-    rid = row.get("rid") or "cli:%s:%s" % (group, row["name"])
+    rid = row.rid or "cli:%s:%s" % (group, row.name)
     loaded = w.send(ctx, rid, method, params, opened=opened)
     if out == "read":
         return w.print_read_response(ctx, loaded)
@@ -709,9 +787,3 @@ def send_ok(ctx, method, params, opened=None):
         ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
         return 1
     return 0
-
-
-def usage_only(ctx, row, args):
-    """Verbs whose only headless answer is their usage (``help`` forms exit 0)."""
-    code = 0 if args and args[0] in ("help", "--help", "-h") else 2
-    raise Exit(code, row["usage"])

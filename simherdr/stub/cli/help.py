@@ -34,7 +34,7 @@ def help_path(ctx, args):
         return None
     from .spec import tree
 
-    node = tree(ctx)
+    node = tree(ctx.v09, ctx)
     path = []
     for segment in args[:help_index]:
         found = _find(node, segment)
@@ -117,7 +117,7 @@ def _arg_block(arg):
     return head + "\n" + indent + body.replace("\n", "\n" + indent)
 
 
-def render(command, bin_name, depth, footer):
+def render(command, bin_name, depth, footer=True):
     """clap's long help; ``footer`` (row cli_agent_help_footer, 1af1a5b8): a command group's
     help ends with AGENT_HELP_FOOTER (0.8.2 spec.rs configure_help depth 1; 0.8.0 has none)."""
     name, about, args, subs, extra = command

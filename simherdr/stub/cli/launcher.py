@@ -28,9 +28,10 @@ def launcher(ctx, args, remote):
     first = args[0] if args else None
     if first in ("server", "client"):
         # `herdr server`: exec `simherdr serve`; `herdr client`: the nested guard (.launch).
+        from .launch import run
         from .standalone import run_module
 
-        return run_module(ctx, "launch", first, args[1:], command="herdr " + first)
+        return run_module(ctx, run, first, args[1:])
     if first in ("remote-client-bridge", "update") or (ctx.v09 and first == "remote-api-bridge"):
         # 0.9.3 src/main.rs runs the hidden `remote-api-bridge` (the far end of `--machine`)
         # before its help and unknown-word checks.

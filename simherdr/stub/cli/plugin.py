@@ -7,8 +7,8 @@ emulated: without a server the usual connection error is printed; ``install`` an
 ``uninstall`` check their arguments as herdr does and then answer "not supported".
 """
 
+from . import wire
 from .base import Exit, join, unsupported, usage
-from .core import wire
 from .scan import absolute_path, parse_env
 
 RID = "cli:plugin"
@@ -47,8 +47,7 @@ UNINSTALL_USAGE = "usage: herdr plugin uninstall <plugin_id|owner/repo[/subdir..
 
 
 def _send(ctx, method, params):
-    w = wire()
-    return w.print_response(ctx, w.send(ctx, RID, method, params))
+    return wire.print_response(ctx, wire.send(ctx, RID, method, params))
 
 
 def _value(args, index, flag):
@@ -184,11 +183,10 @@ def list_(ctx, row, args):
         else:
             raise _unknown(args[index])
     params = {"plugin_id": plugin_id} if plugin_id is not None else {}
-    w = wire()
-    loaded = w.send(ctx, RID, "plugin.list", params)
+    loaded = wire.send(ctx, RID, "plugin.list", params)
     result = loaded.value.get("result") if isinstance(loaded.value, dict) else None
     if json_out or not isinstance(result, dict) or result.get("type") != "plugin_list":
-        return w.print_response(ctx, loaded)
+        return wire.print_response(ctx, loaded)
     return _print_list_human(ctx, result["plugins"])
 
 

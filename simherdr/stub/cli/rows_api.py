@@ -1,22 +1,33 @@
 """``herdr api`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli/api.rs``); loaded only by ``herdr api ...`` calls."""
 
+from .table import Verb
 
-def rows(v09):
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .table import Group
+
+
+def _api_schema():
+    from .api_schema import run
+
+    return run
+
+
+def rows(v09: bool) -> "Group":
     return (
         "herdr api commands:",
         [
-            {
-                "name": "snapshot",
-                "shape": "none",
-                "method": "session.snapshot",
-                "usage": "usage: herdr api snapshot",
-                "lines": ("  herdr api snapshot",),
-            },
-            {
-                "name": "schema",
-                "mod": "api_schema",
-                "lines": ("  herdr api schema [--json | --output PATH]",),
-            },
+            Verb(
+                name="snapshot",
+                shape="none",
+                method="session.snapshot",
+                usage="usage: herdr api snapshot",
+            ),
+            Verb(
+                name="schema",
+                standalone=_api_schema,
+                listed=("  herdr api schema [--json | --output PATH]",),
+            ),
         ],
         (),
     )

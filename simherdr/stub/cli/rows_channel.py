@@ -1,24 +1,31 @@
 """``herdr channel`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli.rs``); loaded only by ``herdr channel ...`` calls."""
 
+from .status import channel_show
+from .table import Verb
 
-def rows(v09):
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .table import Group
+
+
+def rows(v09: bool) -> "Group":
     return (
         "herdr channel commands:",
         [
-            {
-                "name": "show",
-                "run": "status:channel_show",
-                "lines": (
+            Verb(
+                name="show",
+                run=channel_show,
+                listed=(
                     "  herdr channel show                  print the configured update channel",
                 ),
-            },
-            {
+            ),
+            Verb(
                 # CHOICE: `channel set` rewrites config.toml and then self-updates the binary
                 # (a download): not emulated.
-                "name": "set",
-                "run": None,
-                "lines": ("  herdr channel set <stable|preview>  choose the update channel",),
-            },
+                name="set",
+                unsupported=True,
+                listed=("  herdr channel set <stable|preview>  choose the update channel",),
+            ),
         ],
         (),
     )

@@ -1,32 +1,44 @@
 """``herdr integration`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli/integration.rs``); loaded only by ``herdr integration ...`` calls."""
 
-RELEASE_ROWS = True  # the group help lists the release's targets (table.group)
+from .table import Verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .core import Ctx
+    from .table import Group
 
 
-def rows(v09, release):
+def _integration():
+    from .integration import run
+
+    return run
+
+
+def rows(v09: bool, release: "Ctx | None" = None) -> "Group":
     """src/cli/integration.rs print_integration_help: one line per target (the target list
     lives in .integration, imported only when this group runs)."""
     from .integration import help_labels
 
-    labels = help_labels(release.version)
+    # the release's targets (a target comes with its kind: qwen from 0.8.2, letta from 0.9.1)
+    labels = help_labels(release.version if release is not None else ("0.9.3" if v09 else "0.8.2"))
     return (
         "herdr integration commands:",
         [
-            {
-                "name": "install",
-                "mod": "integration",
-                "lines": tuple("  herdr integration install %s" % t for t in labels),
-            },
-            {
-                "name": "uninstall",
-                "mod": "integration",
-                "lines": tuple("  herdr integration uninstall %s" % t for t in labels),
-            },
-            {
-                "name": "status",
-                "mod": "integration",
-                "lines": ("  herdr integration status [--outdated-only]",),
-            },
+            Verb(
+                name="install",
+                standalone=_integration,
+                listed=tuple("  herdr integration install %s" % t for t in labels),
+            ),
+            Verb(
+                name="uninstall",
+                standalone=_integration,
+                listed=tuple("  herdr integration uninstall %s" % t for t in labels),
+            ),
+            Verb(
+                name="status",
+                standalone=_integration,
+                listed=("  herdr integration status [--outdated-only]",),
+            ),
         ],
         (),
     )

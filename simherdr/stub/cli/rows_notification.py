@@ -1,22 +1,28 @@
 """``herdr notification`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli/notification.rs``); loaded only by ``herdr notification ...`` calls."""
 
+from .table import Flag, Pos, Verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .table import Group
+
 _NOTIFICATION_USAGE = (
     "usage: herdr notification show <title> [--body TEXT] "
     "[--position top-left|top-right|bottom-left|bottom-right] [--sound none|done|request]"
 )
 
 
-def rows(v09):
+def rows(v09: bool) -> "Group":
     return (
         "herdr notification commands:",
         [
-            {
-                "name": "show",
-                "pos": ("lead", "title"),
-                "lead_not": ("help", "--help", "-h"),
-                "flags": (
-                    ("--body", "body", "str"),
-                    (
+            Verb(
+                name="show",
+                pos=Pos("lead", "title"),
+                lead_not=("help", "--help", "-h"),
+                flags=(
+                    Flag("--body", "body", "str"),
+                    Flag(
                         "--position",
                         "position",
                         "choice",
@@ -30,7 +36,7 @@ def rows(v09):
                             "invalid position: %s (expected top-left, top-right, bottom-left, or bottom-right)",
                         ),
                     ),
-                    (
+                    Flag(
                         "--sound",
                         "sound",
                         "choice",
@@ -41,15 +47,14 @@ def rows(v09):
                     ),
                 ),
                 # `sound` is skipped when none (NotificationShowSound::is_none).
-                "params": (
+                params=(
                     ("title", "req"),
                     ("body", "opt"),
                     ("position", "opt"),
                     ("sound", "opt"),
                 ),
-                "usage": _NOTIFICATION_USAGE,
-                "lines": ("  " + _NOTIFICATION_USAGE[len("usage: ") :],),
-            }
+                usage=_NOTIFICATION_USAGE,
+            )
         ],
         (),
     )

@@ -1,12 +1,24 @@
 """``herdr session`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli.rs``); loaded only by ``herdr session ...`` calls."""
 
+from .table import Verb
 
-def rows(v09):
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .table import Group
+
+
+def _sessions():
+    from .sessions import run
+
+    return run
+
+
+def rows(v09: bool) -> "Group":
     """src/cli.rs print_session_help (same in 0.9.3)."""
     return (
         "herdr session commands:",
         [
-            {"name": verb, "mod": "sessions", "lines": (line,)}
+            Verb(name=verb, standalone=_sessions, listed=(line,))
             for verb, line in (
                 ("list", "  herdr session list [--json]"),
                 ("attach", "  herdr session attach <name>"),

@@ -1,14 +1,18 @@
 """``herdr worktree`` rows of :mod:`.table` (herdr 0.8.2 ``src/cli/worktree.rs``); loaded only by ``herdr worktree ...`` calls."""
 
-from .table import _FOCUS
+from .table import _FOCUS, Flag, Verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .table import Group
 
 
-def rows(v09):
+def rows(v09: bool) -> "Group":
     trust = " [--trust-repository]" if v09 else ""
-    extra = (("--json", None, "skip"),)  # hidden compatibility no-op
+    extra = (Flag("--json", None, "skip"),)  # hidden compatibility no-op
     if v09:
-        extra += (("--trust-repository", "trust_repository", "on"),)
-    scope = (("--workspace", "workspace_id", "str"), ("--cwd", "cwd", "path"))
+        extra += (Flag("--trust-repository", "trust_repository", "on"),)
+    scope = (Flag("--workspace", "workspace_id", "str"), Flag("--cwd", "cwd", "path"))
     excl = (("workspace_id", "cwd", None),)
     create_usage = (
         "usage: herdr worktree create [--workspace ID | --cwd PATH] [--branch NAME] [--base REF] "
@@ -21,27 +25,26 @@ def rows(v09):
     return (
         "herdr worktree commands:",
         [
-            {
-                "name": "list",
-                "flags": scope + extra,
-                "excl": excl,
-                "params": (("workspace_id", "opt"), ("cwd", "opt"), ("trust_repository", "true")),
-                "usage": "usage: herdr worktree list [--workspace ID | --cwd PATH]" + trust,
-                "lines": ("  herdr worktree list [--workspace ID | --cwd PATH]" + trust,),
-            },
-            {
-                "name": "create",
-                "flags": scope
+            Verb(
+                name="list",
+                flags=scope + extra,
+                excl=excl,
+                params=(("workspace_id", "opt"), ("cwd", "opt"), ("trust_repository", "true")),
+                usage="usage: herdr worktree list [--workspace ID | --cwd PATH]" + trust,
+            ),
+            Verb(
+                name="create",
+                flags=scope
                 + (
-                    ("--branch", "branch", "str"),
-                    ("--base", "base", "str"),
-                    ("--path", "path", "path"),
-                    ("--label", "label", "str"),
+                    Flag("--branch", "branch", "str"),
+                    Flag("--base", "base", "str"),
+                    Flag("--path", "path", "path"),
+                    Flag("--label", "label", "str"),
                 )
                 + _FOCUS
                 + extra,
-                "excl": excl,
-                "params": (
+                excl=excl,
+                params=(
                     ("workspace_id", "opt"),
                     ("cwd", "opt"),
                     ("branch", "opt"),
@@ -51,22 +54,21 @@ def rows(v09):
                     ("focus", "req", False),
                     ("trust_repository", "true"),
                 ),
-                "usage": create_usage,
-                "lines": ("  " + create_usage[len("usage: ") :],),
-            },
-            {
-                "name": "open",
-                "flags": scope
+                usage=create_usage,
+            ),
+            Verb(
+                name="open",
+                flags=scope
                 + (
-                    ("--path", "path", "path"),
-                    ("--branch", "branch", "str"),
-                    ("--label", "label", "str"),
+                    Flag("--path", "path", "path"),
+                    Flag("--branch", "branch", "str"),
+                    Flag("--label", "label", "str"),
                 )
                 + _FOCUS
                 + extra,
-                "excl": excl,
-                "xor": (("path", "branch"),),
-                "params": (
+                excl=excl,
+                xor=(("path", "branch"),),
+                params=(
                     ("workspace_id", "opt"),
                     ("cwd", "opt"),
                     ("path", "opt"),
@@ -75,22 +77,20 @@ def rows(v09):
                     ("focus", "req", False),
                     ("trust_repository", "true"),
                 ),
-                "usage": open_usage,
-                "lines": ("  " + open_usage[len("usage: ") :],),
-            },
-            {
-                "name": "remove",
-                "flags": (("--workspace", "workspace_id", "str"), ("--force", "force", "on"))
+                usage=open_usage,
+            ),
+            Verb(
+                name="remove",
+                flags=(Flag("--workspace", "workspace_id", "str"), Flag("--force", "force", "on"))
                 + extra,
-                "need": (("workspace_id", None),),
-                "params": (
+                need=(("workspace_id", None),),
+                params=(
                     ("workspace_id", "req"),
                     ("force", "req", False),
                     ("trust_repository", "true"),
                 ),
-                "usage": "usage: herdr worktree remove --workspace ID [--force]" + trust,
-                "lines": ("  herdr worktree remove --workspace ID [--force]" + trust,),
-            },
+                usage="usage: herdr worktree remove --workspace ID [--force]" + trust,
+            ),
         ],
         (),
     )

@@ -10,8 +10,8 @@ import posix
 from ...facts.rusttext import rust_debug_str
 from .base import Failure
 
-# Failures that end the process (printed by core.run through Failure.report); wire.<name>
-# finds them too.  (ServerNotRunning prints a JSON envelope: it is .wire's.)
+# Failures that end the process (printed by core.run through Failure.report).
+# (ServerNotRunning prints a JSON envelope: it is .wire's.)
 
 
 class ProtocolMismatchReported(Failure):

@@ -3,7 +3,8 @@
 herdr parses argv by hand in ``src/cli/*.rs`` (clap renders help only); every loop has the same
 shape: ``--flag VALUE`` (``missing value for --flag`` when the value is absent), boolean flags,
 ``unknown option: X`` for anything else, and for verbs with a floating positional
-``unexpected argument: X`` for a second one.  A flag is a tuple ``(name, field, kind[, arg])``:
+``unexpected argument: X`` for a second one.  A :class:`.table.Flag` is ``(name, field, kind,
+arg)``:
 
 ========== ======================================================================================
 kind       effect
@@ -22,14 +23,10 @@ kind       effect
            ``STATUS=TEXT`` with a known status
 ========== ======================================================================================
 
-Row keys the scanner reads besides ``flags``/``pos``: ``resume`` (field taking the words after
-the first ``--``, as a list), ``selector`` = (field, message) when a second selector of the
-field is an error, ``lead_nodash`` / ``lead_not`` (words the leading positional may not be),
-``envpane`` (field preset from ``HERDR_PANE_ID``), ``strip`` (trim ``source``),
-``format_strips`` (``--format`` also sets ``strip_ansi``), ``check`` = ``module:function`` run
-on the values after the scan.
-
-Value errors are usage errors (exit 2) unless the row says ``errors="io"``: herdr then returns
+The scanner reads a :class:`.table.Verb`'s ``flags``, ``pos``, ``equals``, ``resume``,
+``selector``, ``lead_nodash`` / ``lead_not``, ``envpane``, ``strip``, ``format_strips``, the
+post-scan checks (``need``, ``excl``, ``xor``, ``check``) and ``io_errors``: value errors are
+usage errors (exit 2) unless the verb says ``io_errors``: herdr then returns
 ``io::Error::other`` and ``main`` prints ``Error: Custom {...}`` (exit 1).
 """
 
@@ -130,32 +127,27 @@ def absolute_path(ctx, value):
 def scan(ctx, row, args):
     """Scan ``args`` against ``row``'s flags and positional; returns {field: value}."""
     flags = {}
-    for spec in row.get("flags", ()):
-        flags[spec[0]] = spec
+    for spec in row.flags:
+        flags[spec.name] = spec
     values = {}
-    resume = row.get("resume")
+    resume = row.resume
     if resume and "--" in args:
         separator = args.index("--")
         values[resume] = list(args[separator + 1 :])
         args = args[:separator]
-    equals = row.get("equals")
-    if equals:
-        args = expand_equals(args, equals)
-    io_errors = row.get("errors") == "io"
-    if row.get("envpane") and ctx.pane_id() is not None:
-        values[row["envpane"]] = ctx.pane_id()
-    pos = row.get("pos")
+    if row.equals:
+        args = expand_equals(args, row.equals)
+    io_errors = row.io_errors
+    if row.envpane and ctx.pane_id() is not None:
+        values[row.envpane] = ctx.pane_id()
+    pos = row.pos
     mode = pos[0] if pos else None
     index = 0
     seen = set()
-    selector = row.get("selector")
+    selector = row.selector
     if mode == "lead":
-        if (
-            not args
-            or (row.get("lead_nodash") and args[0].startswith("-"))
-            or args[0] in row.get("lead_not", ())
-        ):
-            raise usage(row["usage"])
+        if not args or (row.lead_nodash and args[0].startswith("-")) or args[0] in row.lead_not:
+            raise usage(row.usage)
         values[pos[1]] = args[0]
         index = 1
     elif mode == "first" and args and not args[0].startswith("--"):
@@ -172,7 +164,7 @@ def scan(ctx, row, args):
                 index += 1
                 continue
             raise usage("unknown option: %s" % arg)
-        field, kind = spec[1], spec[2]
+        field, kind = spec.field, spec.kind
         if selector and field == selector[0] and values.get(field) is not None:
             raise usage(selector[1])
         if kind == "on":
@@ -180,18 +172,18 @@ def scan(ctx, row, args):
         elif kind == "off":
             values[field] = False
         elif kind == "set":
-            for name, value in spec[3]:
+            for name, value in spec.arg:
                 values[name] = value
         elif kind == "skip":
             pass
         elif kind == "once":
             if field in seen:
-                raise usage(spec[3][1])
+                raise usage(spec.arg[1])
             seen.add(field)
-            values[field] = spec[3][0]
+            values[field] = spec.arg[0]
         elif kind == "current":
             pane = ctx.pane_id()
-            if pane is None and len(spec) > 3 and spec[3]:
+            if pane is None and spec.arg:
                 raise usage("--current requires HERDR_PANE_ID")
             values[field] = pane
         else:
@@ -207,11 +199,11 @@ def scan(ctx, row, args):
                     value_error("invalid value for %s: %s" % (arg, value), io_errors)
                 values[field] = parsed
             elif kind == "choice":
-                mapping, template = spec[3]
+                mapping, template = spec.arg
                 if value not in mapping:
                     value_error(template % value, io_errors)
                 values[field] = mapping[value]
-                if row.get("format_strips") and field == "format":
+                if row.format_strips and field == "format":
                     values["strip_ansi"] = values[field] != "ansi"
             elif kind == "env":
                 key, item = parse_env(value)
@@ -221,7 +213,7 @@ def scan(ctx, row, args):
             elif kind == "f32":
                 parsed = parse_f32(value)
                 if parsed is None or parsed != parsed or parsed in (float("inf"), float("-inf")):
-                    raise usage(spec[3] % value)
+                    raise usage(spec.arg % value)
                 from .rustvalue import F32
 
                 values[field] = F32(parsed)
@@ -246,27 +238,24 @@ def scan(ctx, row, args):
             elif kind == "match":
                 if field in values:
                     raise usage("--match and --regex are mutually exclusive")
-                values[field] = {"type": spec[3], "value": value}
+                values[field] = {"type": spec.arg, "value": value}
         index += 1
     if mode == "any" and pos[1] not in values:
-        raise usage(row["usage"])
-    if row.get("strip") and values.get("source") is not None:
+        raise usage(row.usage)
+    if row.strip and values.get("source") is not None:
         values["source"] = values["source"].strip() or None
-    for first, second, message in row.get("excl", ()):
+    for first, second, message in row.excl:
         if first in values and second in values:
-            raise usage(message or row["usage"])
-    for first, second in row.get("xor", ()):
+            raise usage(message or row.usage)
+    for first, second in row.xor:
         if (first in values) == (second in values):
-            raise usage(row["usage"])
-    for field, message in row.get("need", ()):
+            raise usage(row.usage)
+    for field, message in row.need:
         value = values.get(field)
         if value is None:
-            raise usage(message or row["usage"])
-    check = row.get("check")
-    if check:
-        from .table import call
-
-        call(check, ctx, row, values)
+            raise usage(message or row.usage)
+    if row.check is not None:
+        row.check(ctx, row, values)
     return values
 
 
@@ -289,7 +278,7 @@ def build(row, values):
     skipped when unset or empty (serde ``skip_serializing_if = "…::is_empty"``).
     """
     params = {}
-    for entry in row["params"]:
+    for entry in row.params:
         field, rule = entry[0], entry[1]
         value = values.get(field)
         if rule == "req":

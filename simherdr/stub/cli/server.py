@@ -3,9 +3,8 @@
 The other server verbs are rows of :mod:`.table`.
 """
 
-from . import core
+from . import wire
 from .base import Exit, join, usage
-from .core import wire as core_wire
 
 STOP_WAIT_TIMEOUT = 15.0  # s, src/session.rs:14
 STOP_WAIT_POLL = 0.025  # s, src/session.rs:15
@@ -14,11 +13,10 @@ STOP_WAIT_POLL = 0.025  # s, src/session.rs:15
 def stop(ctx, row, args):
     """stop_active_server: raw server.stop (no ping), then wait until both sockets are gone."""
     if args:
-        raise usage(row["usage"])
-    wire = core_wire()
+        raise usage(row.usage)
     socket_path = ctx.socket_path()
     paths = [socket_path, ctx.client_socket_path()]
-    deadline = core._monotonic() + STOP_WAIT_TIMEOUT
+    deadline = ctx.clock.monotonic() + STOP_WAIT_TIMEOUT
     try:
         sock = wire.connect(socket_path)
     except wire.ConnectFailed as failed:
@@ -30,9 +28,9 @@ def stop(ctx, row, args):
     reply = None
     try:
         sock.sendall(b'{"id":"cli:session:stop","method":"server.stop","params":{}}\n')
-        remaining = deadline - core._monotonic()
+        remaining = deadline - ctx.clock.monotonic()
         if remaining > 0:
-            sock.settimeout(max(remaining, 0.001) / core.time_scale())
+            sock.settimeout(ctx.clock.real_seconds(max(remaining, 0.001)))
             reply = wire.read_line(sock) or None
     except OSError as exc:
         failure = wire.os_error(exc)
@@ -54,10 +52,10 @@ def stop(ctx, row, args):
             raise Exit(1, "%s at line %d column %d" % (exc.message, exc.line, exc.column)) from None
         if isinstance(value, dict) and "error" in value:
             raise Exit(1, wire.dumps_sorted(value["error"]))
-    while core._monotonic() < deadline:
+    while ctx.clock.monotonic() < deadline:
         if not any(wire.is_reachable(path) for path in paths):
             return 0
-        core._sleep(min(STOP_WAIT_POLL, max(0.0, deadline - core._monotonic())))
+        ctx.clock.sleep(min(STOP_WAIT_POLL, max(0.0, deadline - ctx.clock.monotonic())))
     reachable = [path for path in paths if wire.is_reachable(path)]
     if not reachable:
         return 0
@@ -80,7 +78,7 @@ def live_handoff(ctx, row, args):
             flag = arg
             index += 1
             if index >= len(args):
-                raise usage(row["usage"])
+                raise usage(row.usage)
             value = args[index]
         if flag == "--import-exe":
             params["import_exe"] = value
@@ -89,21 +87,22 @@ def live_handoff(ctx, row, args):
 
             protocol = parse_unsigned(value, 32)
             if protocol is None:
-                raise usage(row["usage"])
+                raise usage(row.usage)
             params["expected_protocol"] = protocol
         elif flag == "--expected-version":
             params["expected_version"] = value
         else:
-            raise usage(row["usage"])
+            raise usage(row.usage)
         index += 1
     # ServerLiveHandoffParams field order: import_exe, expected_protocol, expected_version.
     ordered = {
         k: params[k] for k in ("import_exe", "expected_protocol", "expected_version") if k in params
     }
-    w = core_wire()
-    loaded = w.send(ctx, "cli:server:live-handoff", "server.live_handoff", ordered, checked=False)
-    if w.has_error(loaded.value):
-        ctx.write_err(w.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
+    loaded = wire.send(
+        ctx, "cli:server:live-handoff", "server.live_handoff", ordered, checked=False
+    )
+    if wire.has_error(loaded.value):
+        ctx.write_err(wire.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
         return 1
     log = join(ctx.data_dir_for(ctx.active_name()), "herdr-server.log")
     ctx.write_err("live handoff complete; server log: %s\n" % log)
@@ -115,16 +114,15 @@ def _json_flag(row, args):
         return False
     if args == ["--json"]:
         return True
-    raise usage(row["usage"])
+    raise usage(row.usage)
 
 
 def agent_manifests(ctx, row, args):
     json_out = _json_flag(row, args)
-    w = core_wire()
-    loaded = w.send(ctx, "cli:server:agent-manifests", "server.agent_manifests", {})
-    if json_out or w.has_error(loaded.value):
-        return w.print_response(ctx, loaded)
-    ctx.write_out(_manifest_status_text(w, loaded.value))
+    loaded = wire.send(ctx, "cli:server:agent-manifests", "server.agent_manifests", {})
+    if json_out or wire.has_error(loaded.value):
+        return wire.print_response(ctx, loaded)
+    ctx.write_out(_manifest_status_text(loaded.value))
     return 0
 
 
@@ -135,13 +133,14 @@ def update_agent_manifests(ctx, row, args):
     so the command is the reload followed by the status read.
     """
     json_out = _json_flag(row, args)
-    w = core_wire()
-    loaded = w.send(ctx, "cli:server:reload-agent-manifests", "server.reload_agent_manifests", {})
-    if not w.has_error(loaded.value):
-        loaded = w.send(ctx, "cli:server:agent-manifests", "server.agent_manifests", {})
-    if json_out or w.has_error(loaded.value):
-        return w.print_response(ctx, loaded)
-    ctx.write_out(_manifest_status_text(w, loaded.value))
+    loaded = wire.send(
+        ctx, "cli:server:reload-agent-manifests", "server.reload_agent_manifests", {}
+    )
+    if not wire.has_error(loaded.value):
+        loaded = wire.send(ctx, "cli:server:agent-manifests", "server.agent_manifests", {})
+    if json_out or wire.has_error(loaded.value):
+        return wire.print_response(ctx, loaded)
+    ctx.write_out(_manifest_status_text(loaded.value))
     return 0
 
 
@@ -149,23 +148,23 @@ def _str(value, default):
     return value if isinstance(value, str) else default
 
 
-def _manifest_status_text(w, response):
+def _manifest_status_text(response):
     """print_agent_manifest_status (src/cli/server.rs:152-190)."""
-    result = w.index(response, "result")
-    last_check = w.index(result, "last_check_unix")
+    result = wire.index(response, "result")
+    last_check = wire.index(result, "last_check_unix")
     if isinstance(last_check, int) and not isinstance(last_check, bool) and 0 <= last_check < 2**64:
         last_check = str(last_check)
     else:
         last_check = "never"
     lines = [
         "last check: %s" % last_check,
-        "result: %s" % _str(w.index(result, "last_result"), "not checked"),
+        "result: %s" % _str(wire.index(result, "last_result"), "not checked"),
         "",
     ]
-    manifests = w.index(result, "manifests")
+    manifests = wire.index(result, "manifests")
     if isinstance(manifests, list):
         for manifest in manifests:
-            get = lambda key, manifest=manifest: w.index(manifest, key)  # noqa: E731
+            get = lambda key, manifest=manifest: wire.index(manifest, key)  # noqa: E731
             shadowing = get("local_override_shadowing_remote") is True
             error = get("remote_update_error")
             marker = "!" if shadowing else ("x" if isinstance(error, str) else " ")

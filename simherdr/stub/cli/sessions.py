@@ -56,7 +56,7 @@ def is_running_at(socket_path: str) -> bool:
 
 
 def _v09(version: str) -> bool:
-    from .core import VERSION_PROTOCOLS
+    from .base import VERSION_PROTOCOLS
 
     return VERSION_PROTOCOLS[version] >= 22
 
@@ -301,6 +301,21 @@ def run(
         return 0
     if verb == "attach":
         return _attach(args, err)
+    try:
+        return _run_verb(verb, args, env, v09, out, err)
+    except OSError as exc:
+        # The session commands return io::Result (src/cli.rs:418 run_session_command; 0.9.3
+        # too): an I/O error met on the way (a sessions dir under a HOME that is a regular file,
+        # an over-long XDG_CONFIG_HOME) goes up to main, which prints `Error: {e:?}`, exit 1.
+        from .wire import os_error
+
+        err.write("Error: %s\n" % os_error(exc).debug)
+        return 1
+
+
+def _run_verb(
+    verb: str, args: list[str], env: Mapping[str, str], v09: bool, out: TextIO, err: TextIO
+) -> int:
     if verb == "list":
         if args not in ([], ["--json"]):
             err.write(USAGE_LIST + "\n")

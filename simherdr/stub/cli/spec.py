@@ -77,14 +77,17 @@ def _text_ansi():
     return option("format", "FORMAT", pv=["text", "ansi"])
 
 
-def tree(ctx):
-    """The root command of this release's clap tree (``ctx``: the invocation's release)."""
+def tree(v09, release=None):
+    """The root command of this version's clap tree; ``release`` (the invocation) adds its
+    rows and tables (kinds and targets, the 0.8.0 grammar); without it, 0.8.2's or 0.9.3's."""
     from simherdr.facts.kinds import kind_names_in
 
     from .integration import LETTA, TARGETS
 
-    v09 = ctx.v09
-    agent_kinds = list(kind_names_in(ctx.table("agent_kinds")))  # spec.rs agent_kind_values
+    kinds_table = release.table("agent_kinds") if release is not None else None
+    agent_kinds = list(kind_names_in(kinds_table or ("0.9.3" if v09 else "0.8.2")))  # spec.rs
+    row = release.row if release is not None else (lambda name: True)
+    # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
     # IntegrationTarget::ALL, then (0.9.1+) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs); a
     # target comes with its kind (0.8.0 has no qwen, 0.9.0 no letta).
     targets = [t.label for t in TARGETS if t.label != "qwen" or "qwen" in agent_kinds]
@@ -100,7 +103,7 @@ def tree(ctx):
             "not track turns: if the agent is already working, that active turn's completion may "
             "match."
         )
-    elif not ctx.row("prompt_refuses_blocked"):
+    elif not row("prompt_refuses_blocked"):
         # herdr 0.8.0 (346411fa:src/cli/spec.rs:357): before agent_blocked (9351b058, #2790).
         prompt_after = (
             "When submission starts from a non-working state, --wait first requires an observed "
@@ -464,7 +467,7 @@ def tree(ctx):
                 ),
             ],
         ),
-        _pane_command(v09, ctx.row("cli_pane_input")),
+        _pane_command(v09, bool(row("cli_pane_input"))),
         cmd(
             "terminal",
             "Attach to or observe raw terminal streams",

@@ -1,26 +1,17 @@
 """Running the server-free commands built as standalone modules (``run(verb, args, env,
-version, out, err) -> int`` on text streams): a table row's ``mod`` and the launcher's
+version, out, err) -> int`` on text streams): a verb's ``standalone`` and the launcher's
 ``herdr server`` / ``herdr client`` (:mod:`.launch`).
 
-Below :mod:`.core` and :mod:`.launcher` (both call :func:`run_module`); the modules it runs are
-named by string and imported on use, like a row's ``run`` target (:func:`.table.call`).
+Below :mod:`.core` and :mod:`.launcher` (both call :func:`run_module` with the module's
+``run``, imported by them on use).
 """
 
-from .base import SOCKET_PATH_ENV, unsupported
-
-#: Module -> its command words, for the "not supported" line while a module does not exist.
-_MODULE_COMMANDS = {"api_schema": "api schema", "config_check": "config check"}
+from .base import SOCKET_PATH_ENV
 
 
-def run_module(ctx, module_name, verb, args, command=None):
-    """Run ``module_name``'s ``run`` with this invocation's environment and byte streams
-    wrapped as text; until the module exists the verb answers "not supported"."""
-    try:
-        module = __import__(__package__ + "." + module_name, fromlist=["run"])
-    except ImportError as exc:
-        if exc.name != __package__ + "." + module_name:
-            raise
-        return unsupported(ctx, command or "herdr %s" % _MODULE_COMMANDS.get(module_name, verb))
+def run_module(ctx, run, verb, args):
+    """Call a standalone module's ``run`` with this invocation's environment and byte streams
+    wrapped as text."""
     import io
 
     out = io.TextIOWrapper(
@@ -34,7 +25,7 @@ def run_module(ctx, module_name, verb, args, command=None):
         # `--session NAME` wins over HERDR_SOCKET_PATH (src/session.rs).
         env.pop(SOCKET_PATH_ENV, None)
     try:
-        return module.run(verb, list(args), env, ctx.version, out, err)
+        return run(verb, list(args), env, ctx.version, out, err)
     finally:
         out.flush()
         err.flush()

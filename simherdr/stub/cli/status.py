@@ -6,8 +6,8 @@ text gains ``endpoint_protocol_generation``, ``endpoint_compatible``, ``private_
 server's endpoint generation is not the client's (0.8.2: the server version differs).
 """
 
-from .base import Exit, join, usage
-from .core import wire as core_wire
+from . import wire
+from .base import Exit, ListGroup, join, usage
 
 STATUS_HELP = "\n".join(
     (
@@ -51,7 +51,7 @@ def run(ctx, row, args):
         raise Exit(2 if len(args) > 1 else 0, STATUS_HELP)
     else:
         raise Exit(2, STATUS_HELP)
-    dumps = core_wire().dumps_ordered
+    dumps = wire.dumps_ordered
     if scope == "client":
         client = _client_status(ctx)
         if json_out:
@@ -102,7 +102,6 @@ def _label(value):
 
 
 def _server_runtime_status(ctx):
-    wire = core_wire()
     try:
         version, protocol, caps = wire.ping(ctx.socket_path())
     except wire.ConnectFailed as failed:
@@ -270,9 +269,6 @@ def _config_channel(ctx):
 def channel_show(ctx, row, args):
     """``herdr channel show`` (src/cli.rs run_channel_command): the configured channel."""
     if args:
-        from .core import group_list
-        from .table import group
-
-        raise Exit(2, group_list(*group("channel", ctx.v09)))
+        raise ListGroup(2)
     ctx.write_out(_config_channel(ctx) + "\n")
     return 0

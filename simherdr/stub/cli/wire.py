@@ -41,9 +41,8 @@ from .base import Failure, fsencode, path_exists
 from .table import PING_LINE
 
 # The failures that end the process (TransportError, ProtocolMismatchReported: printed by
-# core.run through Failure.report) live in .rust with the rest of the error paths;
-# ``wire.<name>`` still finds them (module __getattr__ below).  ServerNotRunning prints a JSON
-# envelope, so it lives here.
+# core.run through Failure.report) live in .rust with the rest of the error paths, imported
+# from there where they are caught.  ServerNotRunning prints a JSON envelope, so it lives here.
 
 
 def _rust():
@@ -62,20 +61,6 @@ def custom_other(message):
 
 def rust_debug_str(text):
     return _rust().rust_debug_str(text)
-
-
-_IN_RUST = (
-    "ProtocolMismatchReported",
-    "TransportError",
-    "syntax_error",
-)
-
-
-def __getattr__(name):
-    # Rare paths live in .rust: the process-ending failures, syntax_error.
-    if name in _IN_RUST:
-        return getattr(_rust(), name)
-    raise AttributeError(name)
 
 
 class JsonError(Exception):
