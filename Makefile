@@ -37,10 +37,11 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	$(BIN)/python -m pytest -q -m hostile -n auto
 
-# Re-record the client-suite corpora (tests/contract/corpus/) after an intended behaviour change;
-# `git diff` then shows what changed for clients.
+# Re-record the client-suite corpora (tests/contract/corpus/<release>/, every release of
+# simherdr/facts/releases/) after an intended behaviour change or a new release; `git diff`
+# then shows what changed for clients.
 corpus: $(STAMP)
-	for v in 0.8.0 0.8.2 0.9.3; do $(BIN)/python -m simherdr.contract.clientsuite --build tests/contract/corpus/$$v --herdr-version $$v || exit 1; done
+	$(BIN)/python -m simherdr.contract.clientsuite --build-releases tests/contract/corpus
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -86,10 +86,11 @@ Flow A (``client/opener.py``)
       a raising send is retried every interval, a never-settling send is abandoned at the max
       wait, one watcher per pane (a new open of that pane replaces the old one), a watcher is
       started only when a ``deliver`` channel is given; ``open_session_sync`` waits for it.
-  A13 a repeat open of the same path (or any open whose agent name is already live): refused
-      before any panel is made, as ``agent-name-taken`` (our code, not the doc's table), after one
-      ``agent get <name>``; the note names the pane the live agent runs in. An explicit other
-      ``name`` opens a second agent.
+  A13 a repeat open of the same path (or any open whose agent name is already live): as the
+      source, no check first; the panel is created (or reused), herdr refuses the `agent start`
+      (``agent_name_taken``) and the refusal is ``agent-start-failed`` with that code, naming the
+      panel left behind (never retried into another one). An explicit other ``name`` opens a
+      second agent.
 
 Commands (``simherdr_client.commands``): ``simherdr-open`` and ``simherdr-fresh-call`` print
 these results (rows / the receipt, or ``--json``). The facts these clients follow are herdr's

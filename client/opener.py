@@ -67,7 +67,6 @@ PANE_MISSING = "pane-missing"
 PANE_WORKSPACE_MISMATCH = "pane-workspace-mismatch"
 PANE_CWD_OUTSIDE = "pane-cwd-outside"
 AGENT_START_FAILED = "agent-start-failed"
-AGENT_NAME_TAKEN = "agent-name-taken"  # CHOICE (A13): not in the doc's table; see name_taken
 
 KIND_WORKTREE = "worktree"
 KIND_PRIMARY = "primary"
@@ -318,7 +317,6 @@ MESSAGES = {
     PANE_WORKSPACE_MISMATCH: "the pane belongs to another workspace; nothing was started",
     PANE_CWD_OUTSIDE: "the pane's cwd is outside the path; nothing was started",
     AGENT_START_FAILED: "agent start failed",
-    AGENT_NAME_TAKEN: "the agent name is taken by a live agent; nothing was opened",
 }
 
 
@@ -682,9 +680,9 @@ async def open_session(
             agent_name = default_agent_name(
                 requested, cls.branch if cls.kind == KIND_WORKTREE else None
             )
-        taken = await name_taken(herdr, agent_name)
-        if taken is not None:
-            raise _Refusal(AGENT_NAME_TAKEN, note=taken)
+        # No `agent get` pre-check (issue 25): the source creates (or reuses) the panel and
+        # runs `agent start`; herdr refuses a taken name (agent_name_taken, src/app/agents.rs
+        # start_agent) and the refusal is agent-start-failed with that code, naming the panel.
 
         # --- step 2 -------------------------------------------------------------------------
         reused = False
@@ -798,27 +796,6 @@ async def open_session(
         )
         (watchers if watchers is not None else DEFAULT_WATCHERS).start(pane_id, watcher)
     return out
-
-
-async def name_taken(herdr, name: str) -> str | None:
-    """CHOICE (A13), a repeat open of the same path: herdr would refuse the second
-    ``agent start`` with ``agent_name_taken`` after the panel exists (a second workspace left
-    behind), so the name is checked first with the allowed ``agent get <name>``. A live agent
-    of that name refuses the open (the note says where it runs); ``agent_not_found`` or any
-    other failure is not evidence and the open goes on (the start would still refuse)."""
-    r = await herdr(["agent", "get", name])
-    if r.status != 0:
-        return None
-    result = _result(r.stdout)
-    agent = result.get("agent") if result else None
-    if not isinstance(agent, dict) or agent.get("name") != name:
-        return None
-    where = ", ".join(
-        "%s %s" % (k, agent[f])
-        for k, f in (("workspace", "workspace_id"), ("pane", "pane_id"))
-        if _s(agent.get(f))
-    )
-    return "%s runs in %s" % (name, where or "another pane")
 
 
 async def _worktree_panel(herdr, canonical: str) -> tuple[str, dict | None, bool]:

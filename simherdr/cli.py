@@ -185,6 +185,9 @@ def _serve(args) -> int:
             scenario = load_scenario(args.scenario, seed=args.seed)
         except ScenarioError as e:
             raise UsageError(f"--scenario: {e}") from None
+        elsewhere = scenario.elsewhere(args.herdr_version)  # a field scenario's releases
+        if elsewhere and not args.quiet:
+            print(f"simherdr serve: note: {elsewhere}", file=sys.stderr)
     elif args.seed is not None:
         raise UsageError("--seed needs --scenario")
     trace_file = None

@@ -169,12 +169,12 @@ def verify_cmd(args) -> int:
     if args.target == "real" and not args.socket:
         return _err("contract verify: --target real needs --socket PATH (a running herdr)")
     if args.profile is not None:
-        from ..facts.profiles import PROFILES
+        from ..facts.versions import UnknownVersion, resolve
 
-        if args.profile not in PROFILES:
-            return _err(
-                f"contract verify: unknown profile {args.profile!r} (one of {', '.join(sorted(PROFILES))})"
-            )
+        try:
+            resolve(args.profile)
+        except UnknownVersion as e:
+            return _err(f"contract verify: --profile: {e}")
     try:
         corpus = load_corpus(args.corpus)
         results = verify(

@@ -336,6 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simherdr.contract.clientsuite")
     ap.add_argument("flows", nargs="*", help=f"flows to run: {', '.join(FLOWS)} (default: all)")
     ap.add_argument("--build", metavar="DIR", help="record every flow into DIR (one cassette each)")
+    ap.add_argument(
+        "--build-releases",
+        metavar="ROOT",
+        help="record every flow on every release simherdr has (facts/versions.py RELEASES) "
+        "into ROOT/<release>/ (make corpus)",
+    )
     ap.add_argument("--herdr-version", default="0.9.3")
     ap.add_argument("--time-scale", type=float, default=50.0)
     args = ap.parse_args(argv)
@@ -346,7 +352,23 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     flows = args.flows or list(FLOWS)
+    if args.build_releases:
+        from ..facts.versions import RELEASES
+
+        for release in RELEASES:
+            print(f"clientsuite: recording herdr {release}", file=sys.stderr, flush=True)
+            out = os.path.join(args.build_releases, release)
+            if build(out, release, args.time_scale, flows):
+                return 1
+        return 0
     if args.build:
+        from ..facts.versions import UnknownVersion, resolve
+
+        try:
+            resolve(args.herdr_version)
+        except UnknownVersion as e:
+            print(f"clientsuite: {e}", file=sys.stderr)
+            return 2
         return build(args.build, args.herdr_version, args.time_scale, flows)
     if "HERDR_SOCKET_PATH" not in os.environ:
         print(

@@ -19,6 +19,7 @@ from fnmatch import fnmatchcase
 from typing import Any, Protocol
 
 from ..facts.methods import NEW_0_9
+from ..facts.versions import HerdrVersion, UnknownVersion, resolve
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,13 @@ SHOWS: tuple[Shows, ...] = (
         "protocol",
         "the client protocol (ping; the snapshot repeats it)",
         ("ping*", "session.snapshot*", "herdr status*"),
-        ("$.result.protocol", "$.result.snapshot.protocol", "$.protocol", "*.protocol"),
+        ("$.result.protocol", "$.result.snapshot.protocol", "$.protocol"),
     ),
     Shows(
         "name",
         "the build version (ping; the snapshot repeats it)",
         ("ping*", "session.snapshot*", "herdr status*"),
-        ("$.result.version", "$.result.snapshot.version", "$.version", "*.version"),
+        ("$.result.version", "$.result.snapshot.version", "$.version"),
     ),
     Shows("name", "the binary reports its version", ("herdr --version", "herdr -V")),
     Shows("capabilities", "pong capabilities", ("ping*",), ("$.result.capabilities.*",), _ADDED),
@@ -179,48 +180,30 @@ SHOWS: tuple[Shows, ...] = (
 # --- the version object (one place for each fact) ------------------------------------------
 
 
-def _resolve(name: str) -> Any | None:
-    """The release's version object; None for a name simherdr does not know.
-
-    TRANSITIONAL: until facts/versions.py lands, the flat profile table stands in."""
+def _resolve(name: str) -> HerdrVersion | None:
+    """The release's version object; None for a name simherdr does not know."""
     try:
-        from ..facts import versions as VS  # type: ignore[attr-defined]
-    except ImportError:
-        from ..facts.profiles import PROFILES
-
-        return PROFILES.get(name)
-    try:
-        return VS.resolve(name)
-    except ValueError:
+        return resolve(name)
+    except UnknownVersion:
         return None
 
 
-def _value(v: Any, row: str) -> Any:
-    if row.startswith("tables."):
-        key = row.split(".", 1)[1]
-        tables = getattr(v, "tables", None)
-        if tables is not None:
-            return getattr(tables, key)
-        # TRANSITIONAL (the flat profile): the stand-in's grammar follows its protocol-22 gate
-        return getattr(v, "protocol" if key == "cli" else key, None)
+def _value(v: HerdrVersion, row: str) -> Any:
     if row == "name":  # each release reports its own name
-        return getattr(v, "name", None) or getattr(v, "version", None)
+        return v.name
+    if row.startswith("tables."):
+        return getattr(v.tables, row.split(".", 1)[1])
     if row in ("protocol", "methods", "retired_methods"):
         return getattr(v, row)
-    rows = getattr(v, "rows", None)
-    return getattr(rows if rows is not None else v, row, None)
+    return getattr(v.rows, row)
 
 
-def _source(v: Any, row: str) -> str:
-    sources = getattr(v, "sources", None)
+def _source(v: HerdrVersion, row: str) -> str:
     key = row.split(".", 1)[1] if row.startswith("tables.") else row
     if key == "name":
-        name = getattr(v, "name", None) or getattr(v, "version", "?")
-        return f"facts/releases/{name}.toml: the release's name"
-    if sources is not None and key in sources:
-        s = sources[key]
-        return f"facts/releases/{s.release}.toml: {s.source}"
-    return f"facts/profiles.py Profile.{key} ({getattr(v, 'version', '?')})"
+        return f"facts/releases/{v.name}.toml: the release's name"
+    s = v.sources["methods" if key == "retired_methods" else key]  # one [methods] entry
+    return f"facts/releases/{s.release}.toml: {s.source}"
 
 
 @dataclass(frozen=True)
@@ -243,16 +226,12 @@ def for_versions(a: str | None, b: str | None) -> Known | None:
     va, vb = _resolve(a), _resolve(b)
     if va is None or vb is None:
         return None
-    newer = vb if _key(b) >= _key(a) else va
+    newer = max(va, vb)
     out = []
     for s in SHOWS:
         if _value(va, s.row) != _value(vb, s.row):
             out.append((s, Explanation(s.row, s.summary, _source(newer, s.row))))
     return Known(a, b, tuple(out))
-
-
-def _key(name: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in name.split("."))
 
 
 def explain(known: Known | None, d: _Diff, calls: tuple[str, ...] = ()) -> Explanation | None:

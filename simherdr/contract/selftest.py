@@ -47,7 +47,7 @@ def add_parser(cs) -> None:
 
 
 def selftest_cmd(args) -> int:
-    from ..facts.profiles import PROFILES
+    from ..facts.versions import UnknownVersion, resolve
     from ..stub.install import write_stub
     from ..testing import spawn_server
     from .recorder import RecordingError, ThreadRecorder, record_command, summary
@@ -60,8 +60,10 @@ def selftest_cmd(args) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         return err("give the command to record after --, e.g. -- pytest tests/e2e")
-    if args.herdr_version not in PROFILES:
-        return err(f"unknown herdr version {args.herdr_version!r} (one of {', '.join(PROFILES)})")
+    try:
+        version = resolve(args.herdr_version)
+    except UnknownVersion as e:
+        return err(str(e))
     targets = [t for t in args.targets.split(",") if t]
     bad = [t for t in targets if t not in SIM_TARGETS]
     if bad or not targets:
@@ -78,12 +80,12 @@ def selftest_cmd(args) -> int:
     try:
         try:
             srv = spawn_server(
-                up, args.herdr_version, time_scale=args.time_scale, extra=["--control", ctl]
+                up, version.name, time_scale=args.time_scale, extra=["--control", ctl]
             )
         except RuntimeError as e:
             return err(str(e).strip().splitlines()[-1] if str(e).strip() else "serve failed")
         try:
-            herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=args.herdr_version)
+            herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=version.name)
             try:
                 rec = ThreadRecorder(
                     up,

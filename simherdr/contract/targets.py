@@ -20,7 +20,10 @@ import socket
 import tempfile
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..facts.versions import HerdrVersion
 
 TARGETS = ("inprocess", "socket", "stub", "real")
 
@@ -312,16 +315,23 @@ def _config(workdir: str):
     return Config(home=home, server_cwd=home)
 
 
-def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.0) -> Target:
-    """A fresh simherdr answering as ``version`` (inprocess, socket or stub); ``time_scale``:
-    the recording upstream's (``simherdr serve --time-scale``), so paced replay matches it."""
+def simherdr_target(
+    kind: str, version: str | HerdrVersion, config=None, time_scale: float = 1.0
+) -> Target:
+    """A fresh simherdr answering as ``version`` (a release name or its version object,
+    resolved through facts/versions.py: every release simherdr has), inprocess, socket or stub;
+    ``time_scale``: the recording upstream's, so paced replay matches it."""
+    from ..facts.versions import resolve
+
+    release = resolve(version)
+    version = release.name
     t = Target(kind, version, time_scale=time_scale)
     cfg = config if config is not None else _config(t.workdir)
     t.home, t.cwd = cfg.home, cfg.server_cwd
     if kind == "inprocess":
         from ..testing import Harness
 
-        h = Harness(version, config=cfg, auto_advance=True)
+        h = Harness(release, config=cfg, auto_advance=True)
         t.harness = h
         t._stop.append(h.close)
         return t
@@ -329,7 +339,7 @@ def simherdr_target(kind: str, version: str, config=None, time_scale: float = 1.
     from ..testing import ThreadServer
 
     srv = ThreadServer(
-        version, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
+        release, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
     )
     t.socket_path = srv.path
     t.server = srv

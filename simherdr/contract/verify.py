@@ -571,7 +571,7 @@ def verify(
     control: str | None = None,
 ) -> list[Result]:
     """Replay every cassette; simherdr targets start fresh per cassette."""
-    from ..facts.profiles import PROFILES
+    from ..facts.versions import RELEASES
     from .targets import external_target, simherdr_target
 
     results: list[Result] = []
@@ -587,7 +587,7 @@ def verify(
             results.append(run_cassette(c, target, validator, timeout, pace))
         return results
     for c in corpus:
-        versions, why = versions_for(c, set(PROFILES), profile)
+        versions, why = versions_for(c, set(RELEASES), profile)
         if not versions:
             results.append(
                 Result(c, kind, c.version or "?", "skip", why or "no profile to replay on")

@@ -27,7 +27,9 @@ plane and are recorded in the trace. ``[[example]]`` lists the calls a typical c
 ``absent`` = dotted paths the result must not have; or ``advance = S``): :func:`run_example`
 runs it, and the suite runs every shipped scenario's example end to end. An example entry may
 also check ``present`` (dotted paths the result must have) and ``message`` (the error's exact
-message), and be limited to ``releases`` (a release spec, below).
+message), and be limited to ``releases`` (a release spec, below) or to the releases whose
+behaviour rows have given values (``when = { exit_keeps_name_until_shell = true }``: a branch on
+a row, the way the code branches, rather than on version strings).
 
 Field scenarios (what real herdr does to clients, from its issue tracker and the clients' own
 notes) carry their provenance: ``source`` (URL or a list of them), ``releases`` (where what the
@@ -46,6 +48,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..facts.versions import parse_key
 from ..trace import Observable
 from .control import OPS, handle
 
@@ -62,6 +65,7 @@ EXAMPLE_KEYS = {
     "present",
     "message",
     "releases",
+    "when",
     "note",
 }
 # A field scenario's provenance (ours, not herdr's): where it was reported, the releases where
@@ -239,6 +243,8 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
             _num(raw["advance"], f"{where}: advance")
         if "releases" in raw:
             raw = {**raw, "releases": parse_releases(raw["releases"], f"{where}: releases")}
+        if "when" in raw:
+            _check_rows(raw["when"], f"{where}: when")
         example.append(raw)
     origin = data.get("source", [])
     if isinstance(origin, str):
@@ -265,14 +271,33 @@ def parse_scenario(data: dict, source: str = "<scenario>") -> Scenario:
 
 # --- releases ---------------------------------------------------------------------------------
 
+
+def _row_names() -> frozenset[str]:
+    import dataclasses
+
+    from ..facts.versions import Rows
+
+    return frozenset(f.name for f in dataclasses.fields(Rows))
+
+
+def _check_rows(when: Any, where: str) -> None:
+    """``when = { row = value }``: an example entry that runs only on releases whose behaviour
+    rows have those values (rows, never version strings, decide a branch)."""
+    if not isinstance(when, dict) or not when:
+        raise ScenarioError(f"{where}: a table of release rows and values")
+    unknown = sorted(set(when) - _row_names())
+    if unknown:
+        raise ScenarioError(f"{where}: not a release row: {', '.join(unknown)}")
+
+
+def rows_hold(sim, when: dict) -> bool:
+    """Whether ``sim``'s release has every row of ``when`` at its value (names checked when the
+    file was read)."""
+    rows = sim.version.rows
+    return all(getattr(rows, row) == value for row, value in when.items())
+
+
 _CLAUSE = re.compile(r"^(>=|<=|==|>|<)?\s*(\d+)\.(\d+)\.(\d+)$")
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    m = _CLAUSE.match(version.strip())
-    if m is None or m.group(1):
-        raise ValueError(f"not a herdr version: {version!r}")
-    return tuple(int(x) for x in m.group(2, 3, 4))
 
 
 @dataclass(frozen=True)
@@ -284,7 +309,7 @@ class Releases:
     clauses: tuple = ()
 
     def contains(self, version: str) -> bool:
-        key = _version_key(version)
+        key = parse_key(version)
         for op, want in self.clauses:
             ok = {
                 ">=": key >= want,
@@ -368,7 +393,7 @@ class Running:
         self._pending: dict[tuple, dict] = {}  # (conn, id) -> request params
         self.t0 = sim.now()
         sim.trace.record("step", "scenario", name="scenario.load", args=scenario.describe())
-        self.elsewhere = scenario.elsewhere(sim.profile.version)
+        self.elsewhere = scenario.elsewhere(sim.version.name)
         if self.elsewhere:
             sim.trace.record("note", "scenario", releases=self.elsewhere)
         for i, st in enumerate(scenario.steps):
@@ -462,9 +487,11 @@ def run_example(h, scenario: Scenario) -> list[str]:
     """Run a scenario's ``[[example]]`` against a :class:`simherdr.testing.Harness` (with
     ``auto_advance``); return the problems found (empty: the scenario did what it says)."""
     problems = []
-    version = h.sim.profile.version
+    version = h.sim.version.name
     for i, ex in enumerate(scenario.example, 1):
         if "releases" in ex and not ex["releases"].contains(version):
+            continue
+        if "when" in ex and not rows_hold(h.sim, ex["when"]):
             continue
         if "advance" in ex:
             h.advance(float(ex["advance"]))
@@ -495,8 +522,11 @@ def run_example(h, scenario: Scenario) -> list[str]:
 
 def _scenario_load(sim, scenario: str, seed: int | None = None) -> dict:
     sc = load_scenario(scenario, seed=seed)
-    sc.install(sim)
-    return sc.describe()
+    running = sc.install(sim)
+    out = sc.describe()
+    if running.elsewhere:  # a field scenario loaded on a release it does not describe
+        out["note"] = running.elsewhere
+    return out
 
 
 OPS["scenario.load"] = _scenario_load  # the control plane's table (control.py names it)

@@ -30,19 +30,8 @@ class Recorder:
         self._hooks.append((verb, nth, fn))
         return self
 
-    name_checks: list[list[str]]
-    split_name_check = False  # the opener's first ``agent get <name>`` (A13) kept apart
-
     async def __call__(self, args):
         args = list(args)
-        if (
-            self.split_name_check
-            and not self.calls
-            and not getattr(self, "name_checks", None)
-            and args[:2] == ["agent", "get"]
-        ):
-            self.name_checks = [args]
-            return await self.inner(args)
         self.calls.append(args)
         verb = tuple(args[:2])
         self._counts[verb] = self._counts.get(verb, 0) + 1

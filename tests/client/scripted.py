@@ -141,18 +141,17 @@ class Script:
 
 
 class OpenerScript(Script):
-    """A Script for the opener: its first call, the name check ``agent get <name>`` (A13), is
-    answered ``agent_not_found`` (the name is free) and kept in ``name_checks``, not ``calls``."""
-
-    def __init__(self, *replies):
-        super().__init__(*replies)
-        self.name_checks: list[list[str]] = []
+    """A Script for the opener whose ``agent get`` is answered the way the opener's own tests'
+    stub answers it (CLIENTS.md §5.3): any ``agent get`` gets a live, idle agent of that name,
+    recorded in ``calls`` like every other call and not taken from the scripted replies. The
+    source asks nothing before its first panel call (issue 25), so such a stub changes nothing
+    there: an ``agent get`` pre-check would show in ``calls`` (and, answered "taken", refuse)."""
 
     async def __call__(self, args):
         args = list(args)
-        if not self.calls and not self.name_checks and args[:2] == ["agent", "get"]:
-            self.name_checks.append(args)
-            return err("cli:agent:get", "agent_not_found", f"agent target {args[2]} not found")
+        if args[:2] == ["agent", "get"] and len(args) == 3:
+            self.calls.append(args)
+            return agent_info("pi", name=args[2])(args)
         return await super().__call__(args)
 
 

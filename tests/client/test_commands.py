@@ -79,9 +79,11 @@ def test_open_prints_rows_and_refuses_a_repeat(served, tmp_path):
     again = run([*command("simherdr-open"), str(project), "--no-notify", "--json"], env)
     assert again.returncode == 1
     out = json.loads(again.stdout)
-    assert out["code"] == "agent-name-taken" and "pane w1:p1" in out["message"]
+    # herdr refuses the second start (agent_name_taken); the panel it made is named
+    assert (out["code"], out["herdrErrorCode"]) == ("agent-start-failed", "agent_name_taken")
+    assert out["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
     listed = json.loads(run(["herdr", "workspace", "list"], env).stdout)
-    assert len(listed["result"]["workspaces"]) == 1  # the repeat left nothing behind
+    assert len(listed["result"]["workspaces"]) == 2  # the panel herdr did create stays
     named = run(
         [*command("simherdr-open"), "My Project", "--name", "second", "--no-notify", "--json"],
         env,

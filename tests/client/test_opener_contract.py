@@ -433,3 +433,86 @@ def test_unparsable_start_reply_names_the_panel(tmp_path, plain):
         "workspaceId": "w2",
         "paneId": "w2:p1",
     }
+
+
+# --- issue 25 item 5: the call sequence with a stub that answers every `agent get` ---------------
+
+PANEL_CALLS = (["workspace", "create"], ["worktree", "list"], ["worktree", "open"])
+
+
+def _refusal_case(case, tmp_path, plain):
+    """(script, path, kwargs for opened) for one row of CLIENTS.md §2.8's refusal table."""
+    wt_git = git_says_worktree(tmp_path, plain)
+    no_git = str(tmp_path / "no-git")
+    taken = S.err("cli:agent:start", "agent_name_taken", "agent name plain is already taken")
+    return {
+        "path-missing": ([], tmp_path / "nope", {}),
+        "path-not-directory": ([], tmp_path / "f", {}),
+        "agent-name-invalid": ([], plain, {"name": "Bad Name"}),
+        "kind-unproven": ([], plain, {"git_bin": no_git}),
+        "worktree-claimed-twice": (
+            [wt_list(entry(plain, "w2"), entry(plain, "w3"))],
+            plain,
+            {"git_bin": wt_git},
+        ),
+        "herdr-failed": ([S.err("cli:workspace:create", "workspace_create_failed")], plain, {}),
+        "herdr-reply-unparsable": ([RunResult(0, "{", "")], plain, {}),
+        "pane-missing": (
+            [
+                S.ok(
+                    "cli:workspace:create",
+                    {"type": "workspace_created", "workspace": {"workspace_id": "w2"}},
+                )
+            ],
+            plain,
+            {},
+        ),
+        "pane-workspace-mismatch": ([ws_created(pane_id="w9:p1", cwd=str(plain))], plain, {}),
+        "pane-cwd-outside": ([ws_created(cwd="/elsewhere")], plain, {}),
+        "agent-start-failed": ([ws_created(cwd=str(plain)), taken], plain, {}),
+    }[case]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "path-missing",
+        "path-not-directory",
+        "agent-name-invalid",
+        "kind-unproven",
+        "worktree-claimed-twice",
+        "herdr-failed",
+        "herdr-reply-unparsable",
+        "pane-missing",
+        "pane-workspace-mismatch",
+        "pane-cwd-outside",
+        "agent-start-failed",
+    ],
+)
+def test_a_stub_answering_every_agent_get_changes_nothing_before_the_first_panel_call(
+    tmp_path, plain, case
+):
+    """The source asks herdr nothing before its first panel call: with a stub that answers any
+    `agent get` with a live agent of that name (the source's own tests' stub does), every row of
+    the refusal table still refuses with its own code, and the first call is a panel call."""
+    (tmp_path / "f").write_text("x")
+    replies, path, kw = _refusal_case(case, tmp_path, plain)
+    script = S.OpenerScript(*replies)
+    result = opened(script, path, tmp_path, **kw)
+    assert result["ok"] is False and result["code"] == case, result
+    assert all(c[:2] != ["agent", "get"] for c in script.calls), script.calls
+    if replies:
+        assert script.calls[0][:2] in PANEL_CALLS, script.calls
+    else:
+        assert script.calls == []
+    if case == "agent-start-failed":  # herdr's code, the panel it left named
+        assert result["herdrErrorCode"] == "agent_name_taken"
+        assert result["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
+        assert [c[:2] for c in script.calls] == [["workspace", "create"], ["agent", "start"]]
+
+
+def test_a_stub_answering_every_agent_get_still_opens(tmp_path, plain):
+    script = S.OpenerScript(ws_created(cwd=str(plain)), PI_STARTED)
+    result = opened(script, plain, tmp_path)
+    assert result["ok"] is True, result
+    assert [c[:2] for c in script.calls] == [["workspace", "create"], ["agent", "start"]]

@@ -55,7 +55,6 @@ def opener(herdr_sim, repos):
 
     def go(path, cwd=None, env=None, rec=None, **kw):
         rec = rec or herdr_sim.recorder()
-        rec.split_name_check = True
         result = run(
             open_session(
                 OpenRequest(path, **kw),
@@ -185,7 +184,6 @@ def test_linked_worktree_opens_a_worktree_panel(herdr_sim, opener, repos):
         ["worktree", "open", "--path", str(repos / "wt"), "--no-focus"],
         start_argv("feat", "w2:p1"),  # a worktree panel's default name is its branch
     ]
-    assert rec.name_checks == [["agent", "get", "feat"]]
     rows = dict(result["rows"])
     assert (rows["outcome"], rows["panel"], rows["branch"], rows["workspace"]) == (
         "opened",
@@ -359,18 +357,26 @@ def test_directory_gone_before_create_gives_a_pane_outside_the_path(
     assert herdr_sim.ok("pane.get", pane_id="w1:p1")["pane"].get("agent") is None
 
 
-def test_a_repeat_open_is_refused_before_any_panel(herdr_sim, opener, repos):
+def test_a_repeat_open_is_refused_by_herdrs_start_and_names_the_panel(herdr_sim, opener, repos):
+    """Issue 25 item 5 (CLIENTS.md §2.8): the source asks nothing first; its second open makes
+    a second panel, herdr refuses the second `agent start` with agent_name_taken
+    (src/app/agents.rs start_agent) and the refusal names the panel it left; nothing retried."""
     first, _ = opener("plain")
     assert first["ok"] and first["details"]["paneId"] == "w1:p1"
     again, rec = opener("plain")
-    assert again["ok"] is False and again["code"] == "agent-name-taken"
-    assert "plain runs in workspace w1, pane w1:p1" in again["message"]
-    assert rec.name_checks == [["agent", "get", "plain"]] and rec.calls == []
-    assert "panel" not in again
+    assert again["ok"] is False and again["code"] == "agent-start-failed"
+    assert again["herdrErrorCode"] == "agent_name_taken"
+    assert again["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
+    assert "the panel stays open: workspace w2, pane w2:p1" in again["message"]
+    assert rec.calls == [
+        ["workspace", "create", "--cwd", str(repos / "plain"), "--no-focus"],
+        start_argv("plain", "w2:p1"),
+    ]
     workspaces = herdr_sim.ok("workspace.list")["workspaces"]
-    assert [w["workspace_id"] for w in workspaces] == ["w1"]  # no second workspace left behind
+    assert [w["workspace_id"] for w in workspaces] == ["w1", "w2"]  # the panel herdr made
+    assert herdr_sim.ok("pane.get", pane_id="w2:p1")["pane"].get("agent") is None
     other, _ = opener("plain", name="second")  # another name: a second agent, as asked
-    assert other["ok"] and other["details"]["workspaceId"] == "w2"
+    assert other["ok"] and other["details"]["workspaceId"] == "w3"
 
 
 def test_a_worktree_branch_is_sanitized_into_the_default_name():

@@ -35,7 +35,11 @@ def test_082_vs_093_lists_the_versions_deltas_and_nothing_unexplained():
         "methods",
     ):
         assert f"row {row}" in rows, row
-    assert all("VERSIONS.md" not in d["explained_by"] for d in r["differences"])
+    # the project's own row and its release file, not a reference file a clone does not have
+    assert all(
+        d["explained_by"].startswith("row ") and "(facts/releases/" in d["explained_by"]
+        for d in r["differences"]
+    )
     cats = {d["category"] for d in r["differences"]}
     assert {"fields added", "error codes", "error messages", "exit codes", "CLI usage"} <= cats
     assert {"event order", "requests", "values", "steps"} <= cats
@@ -143,3 +147,35 @@ def test_categories_and_markdown_json_reports(tmp_path):
         text=True,
     )
     assert len(json.loads(js.stdout)["differences"]) == 4
+
+
+def _record_cli(tmp_path, version: str, script: str):
+    from simherdr.testing import ThreadServer
+    from tests.contract.conftest import record_script
+
+    sub = tmp_path / version
+    sub.mkdir()
+    with ThreadServer(version) as srv:
+        c, _ = record_script(srv.path, sub, script, version, name="cli")
+    return c
+
+
+def test_cli_copies_of_socket_values_are_explained_by_the_same_rows(tmp_path):
+    # defect 4: `herdr api snapshot` prints session.snapshot's reply; its protocol and version
+    # are the ping row's, whether read on the socket or in the CLI's stdout
+    script = "herdr api snapshot; herdr status --json; herdr workspace list; herdr pane list"
+    a, b = _record_cli(tmp_path, "0.8.2", script), _record_cli(tmp_path, "0.9.3", script)
+    r = D.diff_corpora([a], [b])
+    unexplained = [d for d in r["differences"] if d["explained_by"] is None]
+    assert not unexplained, json.dumps(unexplained, indent=1)
+    by_path = {(d["where"], d["path"]): d for d in r["differences"]}
+    snap = by_path[("herdr api snapshot", "stdout:$.result.snapshot.protocol")]
+    assert (snap["a"], snap["b"]) == (20, 22)
+    assert snap["explained_by"].startswith("row protocol (")
+    assert by_path[("herdr api snapshot", "stdout:$.result.snapshot.version")][
+        "explained_by"
+    ].startswith("row name (")
+    # every CLI run pings first: the same capability difference is listed once, counted
+    caps = [d for d in r["differences"] if d["path"] == "$.result.capabilities.health_check"]
+    assert len(caps) == 1 and caps[0]["count"] >= 3, caps
+    assert caps[0]["explained_by"].startswith("row capabilities (")

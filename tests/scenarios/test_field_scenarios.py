@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.facts.profiles import PROFILES
+from simherdr.facts.versions import RELEASES as ALL_RELEASES
 from simherdr.scenario_cli import play
 from simherdr.scenarios.data import (
     ScenarioError,
@@ -19,7 +19,7 @@ from simherdr.scenarios.data import (
 )
 from simherdr.testing import Harness
 
-RELEASES = sorted(PROFILES)  # every modelled herdr release: field scenarios are cheap to run
+RELEASES = list(ALL_RELEASES)  # every modelled herdr release, oldest first: they are cheap
 FIELD = sorted(n for n in library() if load_scenario(n).origin)
 CASES = [(n, v) for n in FIELD for v in RELEASES]
 
@@ -39,7 +39,7 @@ def test_the_library_holds_twenty_field_scenarios_each_with_its_provenance():
 @pytest.mark.parametrize("name, version", CASES)
 def test_a_field_scenario_shows_its_effect_on_each_release_it_describes(name, version):
     sc = load_scenario(name)
-    guarded = any("releases" in ex for ex in sc.example)
+    guarded = any("releases" in ex or "when" in ex for ex in sc.example)
     if not sc.applies_to(version) and not guarded:
         pytest.skip(f"{name} describes herdr {sc.releases}, not {version}")
     _, entries, problems = play(name, version)
@@ -62,14 +62,59 @@ def test_a_field_scenario_gives_the_same_trace_twice_and_fires_every_step(name):
         assert sorted(set(running.fired)) == list(range(len(sc.steps))), "every step fired"
 
 
-def test_loaded_on_a_release_it_does_not_describe_the_scenario_says_so():
-    sc = load_scenario("session-lost-after-suspend")
+OTHER_RELEASES = """
+name = "old-only"
+source = "https://example.invalid/issue"
+releases = "<0.8.0"
+observes = "x"
+client_should = "y"
+"""
+
+
+def test_loaded_on_a_release_it_does_not_describe_the_scenario_says_so(tmp_path):
+    f = tmp_path / "old-only.toml"
+    f.write_text(OTHER_RELEASES)
+    sc = load_scenario(str(f))
     with Harness(version="0.9.3", auto_advance=True) as h:
         running = sc.install(h.sim)
         h.settle()
-        assert running.elsewhere and "describes herdr <0.9.0" in running.elsewhere
+        assert running.elsewhere == (
+            "scenario old-only describes herdr <0.8.0; on 0.9.3 herdr behaves otherwise, so the "
+            "run shows this release's own behaviour"
+        )
         notes = [e for e in h.trace() if e["kind"] == "note"]
-        assert notes and "on 0.9.3 herdr behaves otherwise" in notes[0]["releases"]
+        assert [n["releases"] for n in notes] == [running.elsewhere]
+
+
+def test_the_control_plane_load_reply_carries_the_releases_and_the_note(tmp_path):
+    from simherdr.scenarios.control import handle
+
+    f = tmp_path / "old-only.toml"
+    f.write_text(OTHER_RELEASES)
+    with Harness(version="0.9.3") as h:
+        reply = handle(h.sim, {"op": "scenario.load", "args": {"scenario": str(f)}})
+        assert reply["ok"] and reply["result"]["releases"] == "<0.8.0"
+        assert reply["result"]["origin"] == ["https://example.invalid/issue"]
+        assert reply["result"]["note"].startswith("scenario old-only describes herdr <0.8.0")
+        reply = handle(h.sim, {"op": "scenario.load", "args": {"scenario": "done-or-idle"}})
+        assert reply["ok"] and "note" not in reply["result"]
+
+
+def test_an_example_branch_runs_where_its_rows_hold_and_names_are_checked(tmp_path):
+    sc = parse_scenario(
+        {
+            "example": [
+                {"call": "ping", "expect": "ok", "when": {"agent_completion_seq": True}},
+                {"call": "ping", "expect": "no_such_code", "when": {"agent_completion_seq": False}},
+            ]
+        }
+    )
+    for version in RELEASES:
+        with Harness(version=version, auto_advance=True) as h:
+            problems = run_example(h, sc)
+            assert (problems == []) == h.sim.version.rows.agent_completion_seq
+    with pytest.raises(ScenarioError, match="not a release row: completion_row"):
+        parse_scenario({"example": [{"call": "ping", "when": {"completion_row": True}}]}, "f")
 
 
 def test_release_specs_are_checked_and_compared_as_versions():
@@ -102,7 +147,9 @@ def _finished_in_a_hidden_tab(h):
     assert h.ok("agent.get", target="worker")["agent"]["agent_status"] == "done"
 
 
-@pytest.mark.parametrize("version", [v for v in RELEASES if v >= "0.8.2"])
+@pytest.mark.parametrize(
+    "version", [v for v in RELEASES if load_scenario("wait-misses-focus-idle").applies_to(v)]
+)
 def test_4473_a_running_idle_wait_does_not_wake_when_a_focus_turns_done_into_idle(version):
     with Harness(version=version) as h:
         _finished_in_a_hidden_tab(h)

@@ -19,8 +19,11 @@ def test_list_shows_each_scenario_with_its_releases_and_source(capsys):
     assert code == 0
     for name in library():
         assert f"{name}  [herdr " in out
-    line = next(x for x in out.splitlines() if x.startswith("session-lost-after-suspend "))
-    assert "[herdr <0.9.0]" in line and "https://github.com/herdrdev/herdr/issues/4127" in line
+    line = next(x for x in out.splitlines() if x.startswith("wait-misses-focus-idle "))
+    assert (
+        line
+        == "wait-misses-focus-idle  [herdr >=0.8.2]  https://github.com/herdrdev/herdr/issues/4473"
+    )
     assert "agent-finishes  [herdr all]  simherdr's own" in out
 
 
@@ -62,16 +65,29 @@ def test_run_twice_with_one_seed_prints_one_trace(capsys):
     assert first == second and first[0] == 0
 
 
-def test_run_on_a_release_the_scenario_does_not_describe_says_so_first(capsys):
-    code, out, _ = run(
-        capsys, "scenario", "run", "session-lost-after-suspend", "--herdr-version", "0.9.3"
-    )
+OLD_ONLY = """
+name = "old-only"
+source = "https://example.invalid/issue"
+releases = "<0.8.0"
+observes = "x"
+client_should = "y"
+
+[[example]]
+call = "ping"
+expect = "not_found"
+"""
+
+
+def test_run_on_a_release_the_scenario_does_not_describe_says_so_first(capsys, tmp_path):
+    f = tmp_path / "old-only.toml"
+    f.write_text(OLD_ONLY)
+    code, out, _ = run(capsys, "scenario", "run", str(f), "--herdr-version", "0.9.3")
     assert code == 0
     assert out.splitlines()[0] == (
-        "note: scenario session-lost-after-suspend describes herdr <0.9.0; on 0.9.3 herdr "
+        "note: scenario old-only describes herdr <0.8.0; on 0.9.3 herdr "
         "behaves otherwise, so the run shows this release's own behaviour"
     )
-    assert "differs from the scenario's example" in out
+    assert "differs from the scenario's example: old-only example 1 (ping)" in out
 
 
 @pytest.mark.parametrize(
@@ -86,3 +102,28 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert err.count("\n") == 1 and message in err and err.startswith("simherdr scenario: ")
+
+
+def test_serve_with_a_scenario_for_other_releases_says_so_first(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "h.sock")
+    f = tmp_path / "old-only.toml"
+    f.write_text(OLD_ONLY)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--herdr-version", "0.9.3",
+         "--scenario", str(f)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = proc.stderr.readline()
+        assert first == (
+            "simherdr serve: note: scenario old-only describes herdr <0.8.0; "
+            "on 0.9.3 herdr behaves otherwise, so the run shows this release's own behaviour\n"
+        )
+        assert proc.stderr.readline().startswith("simherdr: herdr 0.9.3 (protocol 22) listening")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=10)

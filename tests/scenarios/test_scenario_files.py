@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.facts.profiles import PROFILES
+from simherdr.facts.versions import RELEASES
 from simherdr.scenarios.data import (
     ScenarioError,
     library,
@@ -35,7 +35,7 @@ def test_the_library_covers_the_clients_situations():
 def _release(name: str) -> str:
     """The newest modelled release the scenario describes (field scenarios name theirs)."""
     sc = load_scenario(name)
-    return next(v for v in sorted(PROFILES, reverse=True) if sc.applies_to(v))
+    return next(v for v in reversed(RELEASES) if sc.applies_to(v))
 
 
 def _run(name: str, seed: int | None = None):
