@@ -15,9 +15,9 @@ import os
 import sys
 
 from . import __version__
-from .facts.profiles import DEFAULT_VERSION, PROFILES
+from .facts.versions import DEFAULT_VERSION, RELEASES, resolve
 
-VERSIONS = tuple(sorted(PROFILES))
+VERSIONS = RELEASES  # every release simherdr simulates, oldest first (facts/releases/*.toml)
 # Linux: sun_path is 108 bytes including the terminating NUL.
 MAX_SOCKET_PATH = 107
 USAGE = 2
@@ -125,7 +125,14 @@ def _add_serve(sub) -> None:
         "--persist",
         action="store_true",
         help="save and restore herdr's session.json in herdr's data dir "
-        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr); default: in memory only",
+        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr; a --session NAME's sessions/NAME); "
+        "default: in memory only (the stand-in's `herdr server` passes it: herdr persists)",
+    )
+    s.add_argument(
+        "--herdr-session",
+        metavar="NAME",
+        help="with --socket: the herdr session whose data dir --persist uses (default: the "
+        "default session; --session NAME sets it)",
     )
     s.add_argument(
         "--pane-history",
@@ -207,7 +214,7 @@ def _serve(args) -> int:
         run_server(
             socket_path=socket_path,
             control_path=control_path,
-            version=args.herdr_version,
+            version=resolve(args.herdr_version),  # resolved once, passed down
             time_scale=args.time_scale,
             cwd=args.cwd,
             pane_mode=args.pane_mode,
@@ -216,10 +223,24 @@ def _serve(args) -> int:
             persist=args.persist,
             pane_history=args.pane_history,
             herdr_config_dir=args.herdr_config_dir,
+            herdr_session=_serve_data_session(args),
             read_herdr_config=not args.no_herdr_config,
             quiet=args.quiet,
         )
     )
+
+
+def _serve_data_session(args) -> str | None:
+    """The named herdr session whose data dir holds the session file (None: the default)."""
+    from .stub.cli import base
+
+    name = args.herdr_session if args.socket else args.session
+    if name is None or name == base.DEFAULT_SESSION_NAME:
+        return None
+    problem = base.validate_session_name(name)
+    if problem:
+        raise UsageError(f"--herdr-session: {problem}")
+    return name
 
 
 def _serve_socket(args) -> str:
@@ -485,6 +506,12 @@ def _add_contract(sub) -> None:
     add_contract_parser(sub)
 
 
+def _add_versions(sub) -> None:
+    from .versions_cli import add_parser  # simherdr/versions_cli.py
+
+    add_parser(sub)
+
+
 SUBCOMMANDS = (
     _add_serve,
     _add_ctl,
@@ -494,6 +521,7 @@ SUBCOMMANDS = (
     _add_demo,
     _add_record,
     _add_contract,
+    _add_versions,
 )
 
 

@@ -34,7 +34,7 @@ def _show(step: str, argv: list[str], env: dict) -> dict | str | None:
 
 
 def run_demo(herdr_version: str | None = None) -> int:
-    from .facts.profiles import DEFAULT_VERSION
+    from .facts.versions import DEFAULT_VERSION
     from .stub.install import write_stub
     from .testing import spawn_server
 

@@ -1,7 +1,7 @@
 """herdr's own directories, from the host as the Config gives it (src/config/io.rs:30-42,
 src/session.rs:157-166): config dir ``$XDG_CONFIG_HOME/herdr`` else ``~/.config/herdr``; state
 dir ``$XDG_STATE_HOME/herdr`` else ``~/.local/state/herdr``; the (default, unnamed) session's
-data dir is the config dir. The environment is read once, by whoever builds the Config
+data dir is the config dir, a named session's ``<config>/sessions/NAME``. The environment is read once, by whoever builds the Config
 (``simherdr serve``); ``Config.herdr_config_dir`` / ``herdr_state_dir`` override."""
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ def state_dir(config) -> str:
 
 
 def data_dir(config) -> str:
-    return config_dir(config)
+    """data_dir_for (src/session.rs:157-166): a named session's is <config>/sessions/NAME."""
+    name = config.herdr_session
+    return os.path.join(config_dir(config), "sessions", name) if name else config_dir(config)
 
 
 def from_environment(environ=os.environ) -> dict:

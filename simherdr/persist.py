@@ -314,6 +314,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         cwd_exists=os.path.isdir,
         home=home,
         auto_label=lambda cwd: auto_label(sim, cwd),
+        hooks=sim.version.tables.hook_sources,
         unavailable_error=unavailable,
         membership_kept=kept or _membership_kept_082,
         resume_valid=resume_valid,

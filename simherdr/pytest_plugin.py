@@ -104,11 +104,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _version_problem(version: Any) -> str | None:
-    from .facts.profiles import PROFILES
+    from .facts.versions import RELEASES, UnknownVersion, resolve
 
-    if isinstance(version, str) and version in PROFILES:
-        return None
-    return f"unknown herdr version {version!r} (known: {', '.join(sorted(PROFILES))})"
+    try:
+        resolve(version)
+    except UnknownVersion:
+        return f"unknown herdr version {version!r} (known: {', '.join(RELEASES)})"
+    return None
 
 
 def _scale_problem(value: Any) -> str | None:
@@ -268,7 +270,7 @@ def simherdr_herdr(
     ``simherdr_server``, for the same herdr version and time scale."""
     from .stub.install import write_stub
 
-    version = simherdr_server.sim.profile.version
+    version = simherdr_server.sim.version.name
     path = write_stub(str(tmp_path_factory.mktemp("simherdr-bin")), herdr_version=version)
     return StandIn(path, simherdr_server.path, simherdr_server.time_scale)
 

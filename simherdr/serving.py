@@ -12,7 +12,10 @@ import contextlib
 import os
 import signal
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .facts.versions import HerdrVersion
 
 
 def _say(text: str) -> None:
@@ -29,7 +32,7 @@ async def run_server(
     *,
     socket_path: str,
     control_path: str | None,
-    version: str,
+    version: HerdrVersion,
     time_scale: float,
     cwd: str | None,
     pane_mode: str,
@@ -38,6 +41,7 @@ async def run_server(
     persist: bool = False,
     pane_history: bool = False,
     herdr_config_dir: str | None = None,
+    herdr_session: str | None = None,
     read_herdr_config: bool = True,
     quiet: bool = False,
 ) -> int:
@@ -58,6 +62,7 @@ async def run_server(
     for key, value in herdr_dirs.from_environment().items():  # herdr's XDG config/state dirs
         setattr(config, key, value)
     config.persist = persist
+    config.herdr_session = herdr_session
     # herdr's server installs integrations with its own environment (src/integration/env.rs)
     config.integration_env = {k: v for k, v in os.environ.items() if k != "HOME"}
     if herdr_config_dir:
@@ -111,9 +116,7 @@ async def run_server(
         loop.add_signal_handler(sig, stop)
     if scenario is not None:
         scenario.install(sim)
-    info(
-        f"herdr {sim.profile.version} (protocol {sim.profile.protocol}) listening on {server.path}"
-    )
+    info(f"herdr {sim.version.name} (protocol {sim.version.protocol}) listening on {server.path}")
     if control is not None:
         info(f"control socket on {control.path}")
     if trace_file is not None:

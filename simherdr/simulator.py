@@ -74,6 +74,9 @@ class Config:
     # herdr's config/state dirs (simherdr.dirs); None: under ``home`` as herdr derives them.
     herdr_config_dir: str | None = None
     herdr_state_dir: str | None = None
+    # herdr's named session whose data dir (<config>/sessions/NAME) holds the session file;
+    # None: the default session (the config dir itself). simherdr.dirs.data_dir.
+    herdr_session: str | None = None
     # The environment herdr's integration install reads besides HOME (always ``home``): the
     # agents' directory overrides (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, ...) and PATH
     # (`kimi --version`). Empty by default, so an install lands under ``home`` only;
@@ -697,6 +700,7 @@ class Simulator:
             self._make_screen,
             self._label_for_cwd,
             self.outbox.record,
+            agent_kinds=self.version.tables.agent_kinds,
             close_focus_to_opener=rows.close_focus_returns_to_opener,
         )
         self.outbox.session = s

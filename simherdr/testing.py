@@ -289,7 +289,7 @@ async def _call(fn, sim):
 
 def spawn_server(
     path: str,
-    version: str | None = None,
+    version: HerdrVersion | str | None = None,
     time_scale: float = 1.0,
     extra: list[str] | None = None,
     timeout: float = 10.0,
@@ -308,7 +308,7 @@ def spawn_server(
         str(time_scale),
     ]
     if version:
-        cmd += ["--herdr-version", version]
+        cmd += ["--herdr-version", str(version)]
     proc = subprocess.Popen(cmd + (extra or []), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -52,7 +52,7 @@ def _resume_quote(value: str) -> str:
 OCCUPANT_PID_OFFSET = 1  # CHOICE
 
 
-def command_kind(line: str, kinds: str = "0.8.2") -> tuple[str, list[str]] | None:
+def command_kind(line: str, kinds: str) -> tuple[str, list[str]] | None:
     """(kind, argv) when ``line`` runs an agent of the ``kinds`` table, else None."""
     first = shellwords.first_word(line)
     if first is not None and not (first and _program_kind(first, kinds)):
@@ -187,7 +187,8 @@ class AgentLayer:
         if occ is not None and occ.kind == kind:
             occ.detected = True
         acquires = self.sim.version.rows.process_detection_acquires
-        return self._update(pane, lambda a: T.process_detected(a, kind, now, acquires))
+        hooks = self.sim.version.tables.hook_sources
+        return self._update(pane, lambda a: T.process_detected(a, kind, now, hooks, acquires))
 
     def detected_state(self, pane, state: str, blocker: bool = False) -> bool:
         """Detection's state for the current detected process (screen manifests, §6.3)."""

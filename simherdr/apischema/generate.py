@@ -41,18 +41,19 @@ _TOKEN_SCHEMAS = {  # src/api/schema/common.rs:3-23 (schema_with helpers)
 }
 
 
+#: The published schema's release -> its type deltas over types_082 (None: the table itself).
+TYPE_DELTAS = {"0.8.0": "types_080", "0.8.2": None, "0.9.3": "types_093"}
+
+
 def _types(version: str) -> dict:
+    import importlib
+
     from . import types_082
 
     types = dict(types_082.TYPES)
-    if version == "0.8.0":
-        from . import types_080
-
-        types_080.apply(types)
-    elif version != "0.8.2":
-        from . import types_093
-
-        types_093.apply(types)
+    delta = TYPE_DELTAS[version]
+    if delta is not None:
+        importlib.import_module(f"{__package__}.{delta}").apply(types)
     return types
 
 

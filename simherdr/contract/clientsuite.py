@@ -342,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         help="record every flow on every release simherdr has (facts/versions.py RELEASES) "
         "into ROOT/<release>/ (make corpus)",
     )
-    ap.add_argument("--herdr-version", default="0.9.3")
+    from ..facts.versions import DEFAULT_VERSION, RELEASES
+
+    ap.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=RELEASES)
     ap.add_argument("--time-scale", type=float, default=50.0)
     args = ap.parse_args(argv)
     unknown = [f for f in args.flows if f not in FLOWS]

@@ -109,9 +109,16 @@ KINDS_0_9_0: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
 KIND_NAMES_0_9_0: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_9_0)
 _LOOKUP_0_9_0: dict[str, str] = {k: v for k, v in _LOOKUP_0_9_3.items() if v != "letta"}
 EXECUTABLES_0_9_0: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_0}
-# Which kind table each herdr version uses (facts/versions.py table ``agent_kinds``).
-KIND_TABLES = ("0.8.0", "0.8.2", "0.9.0", "0.9.3")
-ALL_KINDS = "0.9.3"  # the table holding every version's kinds (process identification)
+# The kind tables by key (a release's ``tables.agent_kinds``, facts/releases/*.toml): key ->
+# (labels, lookup by name or alias, executables, whether a "muse-bin-<digit>" binary names muse).
+_KIND_TABLES: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], bool]] = {
+    "0.8.0": (KIND_NAMES_0_8_0, _LOOKUP_0_8_0, EXECUTABLES_0_8_0, False),
+    "0.8.2": (KIND_NAMES, _LOOKUP, EXECUTABLES, False),
+    "0.9.0": (KIND_NAMES_0_9_0, _LOOKUP_0_9_0, EXECUTABLES_0_9_0, True),
+    "0.9.3": (KIND_NAMES_0_9_3, _LOOKUP_0_9_3, EXECUTABLES_0_9_3, True),
+}
+KIND_TABLES = tuple(_KIND_TABLES)
+ALL_KINDS = KIND_TABLES[-1]  # the table holding every version's kinds (process identification)
 
 
 def _is_muse_release_binary(name: str) -> bool:
@@ -171,14 +178,12 @@ def letta_interactive(args: list[str]) -> bool:
 
 def parse_kind_in(table: str, text: str) -> str | None:
     """``parse_kind`` with the kinds of one herdr version (``KIND_TABLES``)."""
-    if table == "0.8.2":
-        return parse_kind(text)
-    if table == "0.8.0":
-        return _LOOKUP_0_8_0.get(_lookup_name(text))
+    _, lookup, _, muse_binaries = _KIND_TABLES[table]
     name = _lookup_name(text)
-    found = (_LOOKUP_0_9_0 if table == "0.9.0" else _LOOKUP_0_9_3).get(name)
-    if found is None and _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
-        return "muse"
+    found = lookup.get(name)
+    if found is None and muse_binaries:
+        if _is_muse_release_binary(name.replace("\\", "/").rsplit("/", 1)[-1]):
+            return "muse"
     return found
 
 
@@ -191,15 +196,11 @@ def canonical_label_in(table: str, label: str) -> str:
 
 
 def executables_in(table: str) -> dict[str, str]:
-    return {"0.8.0": EXECUTABLES_0_8_0, "0.8.2": EXECUTABLES, "0.9.0": EXECUTABLES_0_9_0}.get(
-        table, EXECUTABLES_0_9_3
-    )
+    return _KIND_TABLES[table][2]
 
 
 def kind_names_in(table: str) -> tuple[str, ...]:
-    return {"0.8.0": KIND_NAMES_0_8_0, "0.8.2": KIND_NAMES, "0.9.0": KIND_NAMES_0_9_0}.get(
-        table, KIND_NAMES_0_9_3
-    )
+    return _KIND_TABLES[table][0]
 
 
 _WINDOWS_EXECUTABLES = {"cursor": "cursor-agent.cmd"}
@@ -304,7 +305,7 @@ SESSION_IDENTITY_ONLY_0_9_3: frozenset[Pair] = SESSION_IDENTITY_ONLY | {("herdr:
 OFFICIAL_SESSION_SOURCES_0_9_3: frozenset[Pair] = OFFICIAL_SESSION_SOURCES | {
     ("herdr:letta", "letta")
 }
-# Which hook-source tables a herdr version uses (facts/profiles.py row ``hook_sources``):
+# The hook-source tables by key (a release's ``tables.hook_sources``):
 # table -> (reserved native, session identity only, official session sources).
 _QWEN: frozenset[Pair] = frozenset({("herdr:qwen", "qwen")})  # absent from 0.8.0 (a4d52ab6)
 _LETTA: frozenset[Pair] = frozenset({("herdr:letta", "letta")})  # absent from 0.9.0

@@ -148,6 +148,8 @@ class Rows:
     session_rebind_restarts_acquisition: bool
     # a codex start completes once its prompt was seen
     codex_prompt_readiness: bool
+    # real panes' foreground_cwd: the group leader's cwd wins over a member elsewhere
+    foreground_cwd_leader_first: bool
     # codex `resume <id>` start arguments persist that session
     start_args_session: bool
     # a restored pane whose directory is gone stays, unavailable

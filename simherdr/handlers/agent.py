@@ -309,7 +309,11 @@ def start(sim, p):
     if timeout <= SETTLE_DELAY_MS or timeout > MAX_START_TIMEOUT_MS:
         raise E.HerdrError("invalid_agent_timeout", INVALID_TIMEOUT)
     # 0.9.3: `codex resume <id>` names its session at once (profile row start_args_session)
-    session = T.launch_session(kind, p["args"]) if sim.profile.start_args_session else None
+    session = (
+        T.launch_session(kind, p["args"], sim.version.tables.hook_sources)
+        if sim.profile.start_args_session
+        else None
+    )
     sim.agents.begin_managed(pane, name, kind, timeout / 1000, session)
     sim.write_input(pane, paste_bytes(pane, command) + encode_keys(["enter"]))
     return {"type": "agent_started", "agent": info(sim, pane), "argv": argv}
@@ -598,7 +602,7 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
     T.reconcile_resume(a)
 
 
-def _label(agent: str, kinds: str = "0.8.2") -> str:
+def _label(agent: str, kinds: str) -> str:
     label = K.canonical_label_in(kinds, agent)
     if not label:
         raise E.invalid_agent_label()

@@ -44,11 +44,11 @@ SCREEN_MANIFEST_AGENTS = (
 )
 
 
-def _bundled(kinds: str) -> list[tuple[str, str | None]]:
+def _bundled(table: str) -> list[tuple[str, str | None]]:
     """(agent, bundled manifest version) of the version's manifests (simherdr.panes.manifests:
     0.9.3's own where read, CHOICE MANIFESTS_093_UNREAD there), in SCREEN_MANIFEST_AGENTS
     order; 0.9's muse (VERSIONS.md §5 row 25) last."""
-    bundled = {a: m.version for a, m in MF.load(kinds).items()}
+    bundled = {a: m.version for a, m in MF.load(table).items()}
     order = SCREEN_MANIFEST_AGENTS + tuple(a for a in bundled if a not in SCREEN_MANIFEST_AGENTS)
     return [(a, bundled.get(a)) for a in order]
 
@@ -79,7 +79,7 @@ def _matches(table: dict, agent: str) -> bool:
 def _summaries(sim) -> list[dict]:
     out = []
     base = dirs.config_dir(sim.config)
-    for agent, version in _bundled(sim.profile.agent_kinds):
+    for agent, version in _bundled(sim.version.tables.manifests):
         info: dict = {"agent": agent, "source": "bundled", "source_kind": "bundled"}
         active, warning = version, None
         path = os.path.join(base, "agent-detection", f"{agent}.toml")  # override_path

@@ -388,7 +388,7 @@ def _raw_ids(layout: dict) -> list[int]:
     return out
 
 
-def _persisted_session(raw: object) -> dict | None:
+def _persisted_session(raw: object, hooks: str) -> dict | None:
     """persisted_agent_session_from_snapshot (restore.rs:795-804, src/agent_resume.rs:97-116):
     an official source's ``path`` ref (pi, omp only) or ``id`` ref, valid as a report's."""
     from .terminal import session_ref  # the agent model, imported with the first restore
@@ -399,7 +399,7 @@ def _persisted_session(raw: object) -> dict | None:
         return None
     source, agent, kind, value = raw["source"], raw["agent"], raw["kind"], raw["value"]
     ref = session_ref(
-        source, agent, value if kind == "id" else None, value if kind == "path" else None
+        source, agent, value if kind == "id" else None, value if kind == "path" else None, hooks
     )
     return {"source": source, "agent": agent, **ref} if ref is not None else None
 
@@ -444,6 +444,7 @@ def restore(
     cwd_exists: Callable[[str], bool],
     home: str,
     auto_label: Callable[[str], str],
+    hooks: str,
     unavailable_error: str | None = None,
     membership_kept: Callable[[dict], bool] | None = None,
     resume_valid: Callable[[list], bool] | None = None,
@@ -536,10 +537,11 @@ def restore(
                     cwd=cwd,
                     env={},
                     screen=s._screen_factory(),
+                    agent=s.new_agent_slot(),
                     label=entry.get("label"),
                     restore_error=restore_error,
                 )
-                persisted = _persisted_session(entry.get("agent_session"))
+                persisted = _persisted_session(entry.get("agent_session"), hooks)
                 duplicate = False
                 if restore_error is not None:  # unavailable: kept as saved, reserves nothing
                     p.agent.persisted = persisted

@@ -26,10 +26,10 @@ if TYPE_CHECKING:  # annotations only
 
 # A pane's agent slot and metadata, a workspace's metadata: their modules are imported with the
 # first pane or workspace, not with this one (`simherdr serve` starts without them).
-def _agent_slot() -> AgentSlot:
+def _agent_slot(kinds: str) -> AgentSlot:
     from .terminal import AgentSlot
 
-    return AgentSlot()
+    return AgentSlot(kinds=kinds)
 
 
 def _pane_metadata() -> M.PaneMetadata:
@@ -57,7 +57,7 @@ class Pane:
     label: str | None = None
     revision: int = 0
     seen: bool = True
-    agent: AgentSlot = field(default_factory=_agent_slot)
+    agent: AgentSlot = field(kw_only=True)  # Session.new_agent_slot()
     shell: str = "bash"  # the simulated shell's process name
     foreground: list | None = None  # None: the shell itself is the foreground job
     tokens: dict = field(default_factory=dict)
@@ -207,6 +207,7 @@ class Session:
         labeler: Callable[[str], str] | None = None,
         record: ev.EventSink | None = None,
         *,
+        agent_kinds: str,
         close_focus_to_opener: bool,
     ):
         self.workspaces: list[Workspace] = []
@@ -225,11 +226,17 @@ class Session:
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
         # None: a workspace keeps the label of the cwd it was created in.
         self._labeler = labeler
+        # The release's agent kinds table key (tables.agent_kinds): every pane's agent slot
+        # reads its labels with it.
+        self.agent_kinds = agent_kinds
         # The sidebar fields a restored session file gave (0.8.2 saves them back).
         self.sidebar: dict = {}
         # Row close_focus_returns_to_opener: closing the focused pane refocuses the pane it was
         # opened from (0.8.2, #2266) or just the next one in layout order (0.8.0).
         self.close_focus_to_opener = close_focus_to_opener
+
+    def new_agent_slot(self) -> AgentSlot:
+        return _agent_slot(self.agent_kinds)
 
     @property
     def workspaces(self) -> WorkspaceList:
@@ -407,6 +414,7 @@ class Session:
             cwd=cwd,
             env=dict(env or {}),
             screen=self._screen_factory(),
+            agent=self.new_agent_slot(),
         )
         self.panes[p.pane_id] = p
         return p

@@ -85,8 +85,8 @@ class AgentSlot:
 
     internal: str = "unknown"  # effective state: idle|working|blocked|unknown
     # The herdr version's kind table labels are read with (facts/kinds.py KIND_TABLES; 0.9.3
-    # knows letta and muse): set by the agent layer from the profile row agent_kinds.
-    kinds: str = "0.8.2"
+    # knows letta and muse): the release's tables.agent_kinds, given by the session.
+    kinds: str = field(kw_only=True)
     state_change_seq: int = 0
     # 0.9 AgentInfo.completion_seq: the state_change_seq of the idle transition that completed
     # work (herdr's completion rule), kept while idle whoever has seen it; None otherwise.
@@ -155,7 +155,7 @@ class AgentSlot:
 # --- reading -------------------------------------------------------------------------------
 
 
-def kind_of(label: str | None, kinds: str = "0.8.2") -> str | None:
+def kind_of(label: str | None, kinds: str) -> str | None:
     """The agent kind ``label`` names in the ``kinds`` table (facts/kinds.py KIND_TABLES)."""
     return K.parse_kind_in(kinds, label) if label else None
 
@@ -164,7 +164,7 @@ def is_full_lifecycle(source: str, label: str) -> bool:
     return (source, label) in K.FULL_LIFECYCLE
 
 
-def is_official(source: str, label: str, hooks: str = "0.8.2") -> bool:
+def is_official(source: str, label: str, hooks: str) -> bool:
     """An official session source of the ``hooks`` table (facts/kinds.py HOOK_SOURCE_TABLES)."""
     return (source, label) in K.official_sources_in(hooks)
 
@@ -239,7 +239,7 @@ def session_ref(
     label: str,
     session_id: str | None,
     session_path: str | None,
-    hooks: str = "0.8.2",
+    hooks: str,
 ) -> dict | None:
     """session_ref_from_report (src/agent_resume.rs:53-70): official pairs only; pi/omp prefer
     the path; ids <= 512 bytes, paths <= 4096 bytes and absolute (valid_session_path,
@@ -298,12 +298,12 @@ def set_name(a: AgentSlot, name: str | None) -> None:
         a.name_owner = None
 
 
-def launch_session(kind: str, args: list) -> dict | None:
+def launch_session(kind: str, args: list, hooks: str) -> dict | None:
     """persisted_session_from_launch_args ([H093] src/agent_resume.rs): ``codex resume <id>``
     (exactly those two arguments, an id not starting with '-') names codex's session."""
     if kind != "codex" or len(args) != 2 or args[0] != "resume" or args[1].startswith("-"):
         return None
-    ref = session_ref("herdr:codex", "codex", args[1], None)
+    ref = session_ref("herdr:codex", "codex", args[1], None, hooks)
     return {"source": "herdr:codex", "agent": "codex", **ref} if ref else None
 
 
@@ -458,16 +458,16 @@ def _suppress_full_lifecycle(a: AgentSlot, source: str, label: str, session, rea
         a.suppressed[source] = {"label": label, "session": session, "reason": reason}
 
 
-def process_detected(a: AgentSlot, agent: str, now: float, acquires: bool) -> Mutation:
+def process_detected(a: AgentSlot, agent: str, now: float, hooks: str, acquires: bool) -> Mutation:
     """set_detected_agent_process_at: a fresh agent process is in the pane's foreground.
 
     ``acquires`` (row process_detection_acquires): 0.8.2 starts it ``unknown`` with a process
     acquisition; 0.8.0 publishes it ``idle`` at once and acquires nothing
     (346411fa:src/pane.rs:777-800)."""
     if not acquires:
-        return detection(a, agent, "idle", False, False, now)
+        return detection(a, agent, "idle", False, False, now, hooks)
     starts = not _ignore_detection_under_full_lifecycle(a, agent, False)
-    m = detection(a, agent, "unknown", False, False, now)
+    m = detection(a, agent, "unknown", False, False, now, hooks)
     if starts:
         a.codex_prompt_ready = False
         a.acquisition_pending = True
@@ -481,7 +481,7 @@ def detection(
     blocker: bool,
     exited: bool,
     now: float,
-    hooks: str = "0.8.2",
+    hooks: str,
     keep_name: bool = False,
 ) -> Mutation:
     """set_detected_state_with_screen_signals_at (src/terminal/state.rs:312-590).
@@ -627,7 +627,7 @@ def hook_report(
     session: dict | None,
     seq: int | None,
     now: float,
-    hooks: str = "0.8.2",
+    hooks: str,
 ) -> Mutation | None:
     """set_hook_authority_at for custom and full-lifecycle sources (state.rs:633-747)."""
     if (source, label) in K.session_identity_only_in(hooks):
@@ -690,7 +690,7 @@ def session_report(
     session: dict | None,
     seq: int | None,
     start_source: str | None,
-    hooks: str = "0.8.2",
+    hooks: str,
     rebind_acquires: bool = False,
 ) -> Mutation | None:
     """set_agent_session_ref_for_session_start (state.rs:1380-1607), simplified: no queued
@@ -791,14 +791,14 @@ def clear_authority(a: AgentSlot, source: str | None, seq: int | None) -> Mutati
     return Mutation()
 
 
-def self_reported_active(a: AgentSlot, kinds: str = "0.8.2") -> bool:
+def self_reported_active(a: AgentSlot, kinds: str) -> bool:
     """self_reported_agent_active (0.9.2, #4687): a hook authority whose label names no agent
     herdr detects by process (in the ``kinds`` table). Only such a pane is watched for a
     return to its idle shell."""
     return a.hook is not None and K.parse_kind_in(kinds, a.hook["label"]) is None
 
 
-def clear_self_reported(a: AgentSlot, observed_at: float, kinds: str = "0.8.2") -> Mutation | None:
+def clear_self_reported(a: AgentSlot, observed_at: float, kinds: str) -> Mutation | None:
     """clear_self_reported_agent: the idle shell seen at ``observed_at`` ends a self-reported
     agent whose report is not newer; detection and the name go with it (a release)."""
     h = a.hook
@@ -846,7 +846,7 @@ def release(a: AgentSlot, source: str, label: str, seq: int | None) -> Mutation 
 # --- reported resume commands (0.9.2 resume_argv; [H093] src/terminal/state.rs) ----------------
 
 
-def can_record_resume(a: AgentSlot, source: str, label: str, kinds: str = "0.8.2") -> bool:
+def can_record_resume(a: AgentSlot, source: str, label: str, kinds: str) -> bool:
     """can_record_reported_resume: the reporter holds the pane (its hook authority), or, with
     no authority, is the agent detection sees running there (no exit recorded)."""
     h = a.hook

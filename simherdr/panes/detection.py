@@ -339,11 +339,11 @@ def live_agent(shell_pid: int, tty_fd: int | None = None) -> str | None:
 # =============================================================================================
 
 
-def manifest_rules(agent: str, kinds: str = "0.8.2") -> tuple[dict, ...]:
-    """The rules of the kind's manifest as the herdr version whose kinds table is ``kinds``
-    bundles it (simherdr.panes.manifests, herdr's data files); none for a kind herdr bundles
-    no manifest for."""
-    m = manifests.load(kinds).get(agent)
+def manifest_rules(agent: str, table: str) -> tuple[dict, ...]:
+    """The rules of the kind's manifest as the release whose manifests table is ``table``
+    (tables.manifests) bundles it (simherdr.panes.manifests, herdr's data files); none for a
+    kind herdr bundles no manifest for."""
+    m = manifests.load(table).get(agent)
     return m.rules if m is not None else ()
 
 
@@ -503,14 +503,15 @@ def detect(
     screen: str,
     osc_title: str = "",
     osc_progress: str = "",
-    kinds: str = "0.8.2",
+    *,
+    manifests: str,
 ) -> Detection:
     """detect_agent_with_osc (src/detect/mod.rs:266-289, src/detect/manifest.rs:415-553), with
-    the manifests of the herdr version whose kinds table is ``kinds``."""
+    the manifests of the release whose manifests table is ``manifests`` (tables.manifests)."""
     if agent is None:
         return Detection("unknown")
     best = None
-    for rule in manifest_rules(agent, kinds):
+    for rule in manifest_rules(agent, manifests):
         text = region(rule["region"], screen, osc_title, osc_progress)
         if gate_matches(rule, text, text.lower()):
             if best is None or rule["priority"] > best["priority"]:
@@ -609,7 +610,8 @@ class Detector:
     screen: DetectionScreen
     sink: DetectionSink
     tty_fd: int | None = None
-    kinds: str = "0.8.2"  # the herdr version's kinds table: whose screen manifests apply
+    # the release's manifests table (tables.manifests): whose screen manifests apply
+    manifests: str = field(kw_only=True)
     current: str | None = None
     misses: int = 0
     state: str = "unknown"
@@ -755,7 +757,7 @@ class Detector:
                 content,
                 self.screen.osc_title,
                 self.screen.osc_progress,
-                self.kinds,
+                manifests=self.manifests,
             )
             if d.skip_state_update:
                 self.pending_idle.clear()

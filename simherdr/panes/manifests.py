@@ -200,30 +200,37 @@ def parse(text: str, agent: str, path: str = "") -> Manifest:
     )
 
 
-@functools.cache
-def load(table: str = "0.8.2") -> dict[str, Manifest]:
-    """Every manifest the herdr version whose kinds table is ``table`` bundles (profile row
-    agent_kinds), by kind label (read once per table)."""
-    base = resources.files(__package__) / "manifests"
+# The manifest tables by key (a release's tables.manifests): key -> (the agents bundled, those
+# whose file is the table's own, in manifests/<key>/; the others are manifests/<agent>.toml).
+TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # CHOICE (0.8.0): 0.8.2's manifests without qwen's (346411fa bundles no qwen.toml; its
-    # other manifests' 0.8.0 versions are not transcribed).
-    older = {"0.8.0": tuple(a for a in BUNDLED if a != "qwen"), "0.8.2": BUNDLED}
-    agents = older.get(table, BUNDLED + BUNDLED_0_9)
+    # other manifests' 0.8.0 versions, e.g. codex 2026.07.18.1, are not transcribed).
+    "0.8.0": (tuple(a for a in BUNDLED if a != "qwen"), ()),
+    "0.8.2": (BUNDLED, ()),
+    "0.9.3": (BUNDLED + BUNDLED_0_9, CHANGED_0_9_3),
+}
+
+
+@functools.cache
+def load(table: str) -> dict[str, Manifest]:
+    """Every manifest the release whose manifests table is ``table`` (tables.manifests)
+    bundles, by kind label (read once per table)."""
+    base = resources.files(__package__) / "manifests"
+    agents, own_files = TABLES[table]
     out = {}
     for agent in agents:
-        own = table not in older and agent in CHANGED_0_9_3
-        f = (base / "0.9.3" if own else base) / f"{agent}.toml"
+        f = (base / table if agent in own_files else base) / f"{agent}.toml"
         out[agent] = parse(f.read_text(encoding="utf-8"), agent, str(f))
     return out
 
 
-def rules_by_kind(table: str = "0.8.2") -> dict[str, list[dict]]:
+def rules_by_kind(table: str) -> dict[str, list[dict]]:
     return {agent: list(m.rules) for agent, m in load(table).items()}
 
 
-def agent_manifest_infos(kinds: str = "0.8.2") -> list[dict]:
-    """AgentManifestInfo per bundled manifest of the herdr version whose kinds table is
-    ``kinds`` (profile row agent_kinds), as ``server.agent_manifests`` reports them
+def agent_manifest_infos(table: str) -> list[dict]:
+    """AgentManifestInfo per bundled manifest of the release whose manifests table is
+    ``table`` (tables.manifests), as ``server.agent_manifests`` reports them
     (src/app/api.rs:1339-1356; optional fields omitted when None). CHOICE: no remote updates
     and no local overrides exist in a simulator, so every source is herdr's bundled one."""
     return [
@@ -234,5 +241,5 @@ def agent_manifest_infos(kinds: str = "0.8.2") -> list[dict]:
             **({"active_version": m.version} if m.version else {}),
             "local_override_shadowing_remote": False,
         }
-        for m in load(kinds).values()
+        for m in load(table).values()
     ]

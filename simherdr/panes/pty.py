@@ -142,7 +142,7 @@ class _RealPane:
             screen,
             _Sink(backend.sim, self),
             tty_fd=fd,
-            kinds=backend.sim.profile.agent_kinds,
+            manifests=backend.sim.version.tables.manifests,
         )
 
     # --- output ----------------------------------------------------------------------------
@@ -501,8 +501,7 @@ class PtyBackend:
                 rt.pane.cwd = shell
             rt.pane.foreground_cwd = self._foreground_cwd(rt, shell)
 
-    @staticmethod
-    def _foreground_cwd(rt: _RealPane, shell: str | None) -> str | None:
+    def _foreground_cwd(self, rt: _RealPane, shell: str | None) -> str | None:
         pgid = procfs.foreground_pgid(rt.pid, rt.fd)
         leader = _absolute(procfs.cwd(pgid)) if pgid else None
 
@@ -516,6 +515,8 @@ class PtyBackend:
                     return c
             return None
 
+        if self.sim.profile.foreground_cwd_leader_first:  # 0.9.3: the leader's, else a member
+            return leader or member_elsewhere()
         if leader == shell:
             return member_elsewhere() or leader
         return leader or member_elsewhere()

@@ -6,7 +6,10 @@ everything after the interpreter path over as ONE argument, so the two flags are
 then it turns the cyclic GC off, puts the project root on ``sys.path``, imports
 :mod:`simherdr.stub.cli.core` and exits through ``launch(sys.argv[1:], version=...)``
 (:func:`simherdr.stub.cli.core.launch`: ``main``, then an exit without the interpreter's
-teardown).  Nothing heavy is imported on that path.
+teardown).  ``version`` is the release resolved here, once, through
+:mod:`simherdr.facts.versions` (a :class:`simherdr.stub.cli.base.Release` literal: name, key,
+protocol, its CLI grammar and agent-kinds table keys, the version rows the CLI reads), so a
+call parses no release file.  Nothing heavy is imported on that path.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli.core import VERSION_PROTOCOLS
+from ..facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
+from .cli.base import release_of
 
 #: Linux refuses shebang lines longer than this (BINPRM_BUF_SIZE - 1 on kernels >= 5.1 is 255).
 _MAX_SHEBANG = 255
@@ -25,17 +29,8 @@ import gc, sys
 gc.disable()  # a short-lived process: no collection passes while ~100 KB of code is unmarshalled
 sys.path.insert(0, {root!r})
 from simherdr.stub.cli.core import launch
-sys.exit(launch(sys.argv[1:], version={version!r}, release={release!r}))
+sys.exit(launch(sys.argv[1:], version={release!r}))
 """
-
-
-def release_data(herdr_version: str) -> dict:
-    """The release's rows and tables as plain literals (facts/versions.py ``compact``): the
-    launcher carries them, so a call reads its rows without parsing the release files."""
-    from ..facts.versions import compact, resolve
-
-    data = compact(resolve(herdr_version))
-    return {"rows": data["rows"], "tables": data["tables"]}
 
 
 def _project_root() -> str:
@@ -53,19 +48,17 @@ def _header(python: str) -> str:
     return "#!/bin/sh\n''''exec %s -I -S \"$0\" \"$@\" # '''\n" % quoted
 
 
-def write_stub(directory: str, herdr_version: str = "0.9.3") -> str:
-    """Write an executable ``<directory>/herdr`` emulating ``herdr_version``; return its path."""
-    if herdr_version not in VERSION_PROTOCOLS:
-        raise ValueError(
-            "unsupported herdr version %r (known: %s)"
-            % (herdr_version, ", ".join(VERSION_PROTOCOLS))
-        )
+def write_stub(directory: str, herdr_version: str | HerdrVersion = DEFAULT_VERSION) -> str:
+    """Write an executable ``<directory>/herdr`` emulating ``herdr_version`` (a release name or
+    a resolved :class:`HerdrVersion`); return its path.  An unknown name raises
+    :class:`~simherdr.facts.versions.UnknownVersion` (a ValueError naming the known ones)."""
+    release = release_of(resolve(herdr_version))
     directory = os.path.abspath(directory)
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "herdr")
     python = os.path.abspath(sys.executable)
     text = _header(python) + _LAUNCHER.format(
-        version=herdr_version, root=_project_root(), release=release_data(herdr_version)
+        version=release.name, release=release.compact(), root=_project_root()
     )
     tmp = path + ".tmp-%d" % os.getpid()
     with open(tmp, "w", encoding="utf-8") as handle:

@@ -87,16 +87,21 @@ def test_every_bundled_manifest_has_a_golden_screen():
     "kind,screen,title,progress,state,rule", GOLDEN, ids=[g[0] for g in GOLDEN]
 )
 def test_a_known_screen_gives_the_kinds_state(kind, screen, title, progress, state, rule):
-    d = detect(kind, screen, title, progress)
+    d = detect(kind, screen, title, progress, manifests="0.8.2")
     assert (d.state, d.rule) == (state, rule)
     # the same screen without the manifest's evidence is the known-agent idle fallback
-    assert detect(kind, "$ \n").state in ("idle", "working")  # cline's catch-all is working
+    assert detect(kind, "$ \n", manifests="0.8.2").state in (
+        "idle",
+        "working",
+    )  # cline's catch-all is working
 
 
 def test_no_rule_means_the_idle_fallback_and_no_agent_unknown():
-    assert detect("pi", "$ ls\n").rule == "default_known_agent_idle_fallback"
-    assert detect("omp", "Working...\n").state == "idle"  # herdr bundles no omp manifest
-    assert detect(None, "Working...\n").state == "unknown"
+    assert detect("pi", "$ ls\n", manifests="0.8.2").rule == "default_known_agent_idle_fallback"
+    assert (
+        detect("omp", "Working...\n", manifests="0.8.2").state == "idle"
+    )  # herdr bundles no omp manifest
+    assert detect(None, "Working...\n", manifests="0.8.2").state == "unknown"
 
 
 @pytest.mark.parametrize("table", ["0.8.2", "0.9.3"])
@@ -133,7 +138,7 @@ def test_each_file_pins_herdrs_manifest_version(table):
     ],
 )
 def test_pi_by_version(table, screen, state, rule):
-    found = D.detect("pi", screen, kinds=table)
+    found = D.detect("pi", screen, manifests=table)
     assert (found.state, found.rule) == (state, rule)
 
 
@@ -161,7 +166,7 @@ def test_pi_by_version(table, screen, state, rule):
     ],
 )
 def test_grok_093(title, progress, screen, state, rule):
-    found = D.detect("grok", screen, title, progress, kinds="0.9.3")
+    found = D.detect("grok", screen, title, progress, manifests="0.9.3")
     assert (found.state, found.rule) == (state, rule)
 
 
@@ -203,7 +208,7 @@ def test_invalid_manifests_are_refused(text, message):
 def test_agent_manifest_infos_report_the_bundled_sources():
     from tests import herdr_reference as ref
 
-    infos = M.agent_manifest_infos()
+    infos = M.agent_manifest_infos("0.8.2")
     assert [i["agent"] for i in infos] == list(M.BUNDLED)
     assert infos[M.BUNDLED.index("pi")] == {
         "agent": "pi",

@@ -55,4 +55,4 @@ def test_first_word_examples(line, first):
     ],
 )
 def test_command_kind(line, expected):
-    assert command_kind(line) == expected
+    assert command_kind(line, "0.8.2") == expected

@@ -75,7 +75,7 @@ def test_marker_mistakes_stop_pytest_at_collection(pytester, marker, message):
         def test_two():
             pass
     """)
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     err = result.stderr.str()
     assert message in err and "test_one" in err
@@ -92,7 +92,7 @@ def test_marker_mistakes_stop_pytest_at_collection(pytester, marker, message):
 )
 def test_bad_options_stop_pytest_at_start(pytester, option, message):
     pytester.makepyfile("def test_x(simherdr_harness): pass")
-    result = pytester.runpytest_subprocess("-p", "no:xdist", option)
+    result = pytester.runpytest_inprocess("-p", "no:xdist", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
@@ -100,7 +100,7 @@ def test_bad_options_stop_pytest_at_start(pytester, option, message):
 
 def test_fixtures_are_documented(pytester):
     pytester.makepyfile("def test_x(): pass")
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "--fixtures")
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "--fixtures")
     out = result.stdout.str()
     for name in ("simherdr_harness", "simherdr_server", "simherdr_herdr"):
         assert name in out

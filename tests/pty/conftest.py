@@ -199,12 +199,14 @@ def workdir():
 def make_client(workdir, monkeypatch):
     made = []
 
-    def factory(pane_mode: str = "pty", scripts: dict | None = None) -> Client:
+    def factory(
+        pane_mode: str = "pty", scripts: dict | None = None, version: str = "0.8.2"
+    ) -> Client:
         home = os.path.join(workdir, "home")
         bindir = os.path.join(workdir, "bin")
         os.makedirs(home, exist_ok=True)
         os.makedirs(bindir, exist_ok=True)
-        stub = write_stub(bindir, "0.8.2")
+        stub = write_stub(bindir, version)
         for name, text in {"pi": FAKE_PI, **(scripts or {})}.items():
             path = os.path.join(bindir, name)
             with open(path, "w") as f:
@@ -232,12 +234,12 @@ def make_client(workdir, monkeypatch):
             herdr_bin_path=stub,
         )
         srv = ThreadServer(
-            "0.8.2",
+            version,
             path=os.path.join(workdir, "herdr.sock"),
             clock=ScaledClock(SCALE),
             config=config,
         )
-        ref.bind_socket(srv.path, "0.8.2")
+        ref.bind_socket(srv.path, version)
         made.append(srv)
         return Client(srv, env, bindir, stub)
 

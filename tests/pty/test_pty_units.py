@@ -69,11 +69,13 @@ def test_pyte_screen_answers_terminal_queries():
 
 
 def test_pi_working_literal_and_idle_fallback():
-    assert D.detect("pi", "pi\nWorking...\n").state == "working"  # pi.toml:7-13
-    assert D.detect("pi", "pi\nworking...\n").state == "working"  # contains is case-insensitive
-    d = D.detect("pi", "> \n")
+    assert D.detect("pi", "pi\nWorking...\n", manifests="0.8.2").state == "working"  # pi.toml:7-13
+    assert (
+        D.detect("pi", "pi\nworking...\n", manifests="0.8.2").state == "working"
+    )  # contains is case-insensitive
+    d = D.detect("pi", "> \n", manifests="0.8.2")
     assert (d.state, d.rule, d.visible_idle) == ("idle", "default_known_agent_idle_fallback", False)
-    assert D.detect(None, "Working...\n").state == "unknown"  # no agent: unknown
+    assert D.detect(None, "Working...\n", manifests="0.8.2").state == "unknown"  # no agent: unknown
 
 
 @pytest.mark.parametrize(
@@ -118,7 +120,7 @@ def test_pi_working_literal_and_idle_fallback():
     ],
 )
 def test_claude_rules(screen, title, progress, state, rule):
-    d = D.detect("claude", screen, title, progress)
+    d = D.detect("claude", screen, title, progress, manifests="0.8.2")
     assert (d.state, d.rule) == (state, rule)
     if rule == "transcript_viewer":
         assert d.skip_state_update
@@ -127,7 +129,7 @@ def test_claude_rules(screen, title, progress, state, rule):
 def test_higher_priority_wins():
     # a permission prompt (850) under a working title (1100): the title wins
     screen = "Bash command\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n"
-    assert D.detect("claude", screen, "\u2802 x").state == "working"
+    assert D.detect("claude", screen, "\u2802 x", manifests="0.8.2").state == "working"
 
 
 def test_regions():
@@ -217,7 +219,7 @@ def test_detector_loop_timing(monkeypatch):
         D, "probe_foreground", lambda pid, pgid, fd=None: D.Probe(pgid, fg["shell"], fg["agent"])
     )
     screen, sink = _Screen(), _Sink()
-    det = D.Detector(100, screen, sink)
+    det = D.Detector(100, screen, sink, manifests="0.8.2")
     t = 0.0
 
     def run(until):

@@ -272,12 +272,15 @@ def test_antigravity_alias(env):
 def test_clap_tree_targets_come_from_the_target_table():
     """spec.py's `integration install <TARGET>` values are IntegrationTarget::ALL (integ.TARGETS),
     plus 0.9.x's experimental labels at the end (src/cli/spec.rs integration_target_values)."""
+    from simherdr.stub.cli.base import release_of
     from simherdr.stub.cli.spec import tree
 
-    def values(v09):
-        integration = next(c for c in tree(v09)[3] if c[0] == "integration")
+    def values(version):
+        release = release_of(version)
+        root = tree(release)
+        integration = next(c for c in root[3] if c[0] == "integration")
         install = next(c for c in integration[3] if c[0] == "install")
         return install[2][0]["pv"]
 
-    assert values(False) == [t.label for t in integ.TARGETS]
-    assert values(True) == [t.label for t in integ.TARGETS] + ["letta"]
+    assert values("0.8.2") == [t.label for t in integ.TARGETS]
+    assert values("0.9.3") == [t.label for t in integ.TARGETS] + ["letta"]

@@ -336,6 +336,57 @@ def test_herdr_server_with_a_session_starts_and_stops(env, version):
         proc.stderr.close()
 
 
+def _request(sock: str, method: str, **params) -> dict:
+    from simherdr.stub.cli import wire as _wire
+
+    line = json.dumps({"id": "t", "method": method, "params": params}).encode() + b"\n"
+    return _wire.exchange(sock, line).value
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("session", ["lab", None])
+def test_herdr_server_saves_and_restores_its_session_as_herdr(env, xdg, version, session):
+    """Issue 25 item 4: the server a client starts with `herdr [--session lab] server` is
+    herdr's: its session is saved in the session's data dir (src/session.rs data_dir_for:
+    <config>/herdr[/sessions/lab]/session.json), `session stop` saves it at once, the next
+    start restores it, and (a named one) `session delete` removes it."""
+    extra = {"HERDR_SESSION": session} if session else {}
+    sock = socket_of(env, session) if session else os.path.join(xdg, "herdr", "herdr.sock")
+    data = os.path.join(xdg, "herdr", *(("sessions", session) if session else ()))
+
+    def start():
+        proc = run_launcher(dict(env, **extra), version=version)
+        assert wait_for(lambda: sessions.is_running_at(sock)), "no server"
+        return proc
+
+    def stop(proc):
+        assert call(env, "stop", session or "default")[0] == 0
+        assert proc.wait(timeout=15) == 0
+        proc.stderr.close()
+
+    proc = start()
+    try:
+        made = _request(sock, "workspace.create", cwd=xdg, label="kept")
+        assert made["result"]["workspace"]["label"] == "kept"
+        stop(proc)
+        saved = json.loads(open(os.path.join(data, "session.json")).read())
+        assert [w.get("custom_name") for w in saved["workspaces"]] == ["kept"]
+        proc = start()
+        listed = _request(sock, "workspace.list")["result"]["workspaces"]
+        assert [w["label"] for w in listed] == ["kept"]
+        stop(proc)
+        if session:
+            assert call(env, "delete", session)[0] == 0
+            assert not os.path.exists(os.path.join(data, "session.json"))
+            proc = start()
+            assert _request(sock, "workspace.list")["result"]["workspaces"] == []
+            stop(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_herdr_server_follows_the_socket_override(env, xdg):
     sock = os.path.join(xdg, "custom.sock")
     proc = run_launcher(dict(env, HERDR_SOCKET_PATH=sock, HERDR_SESSION="ignored"))
@@ -363,9 +414,12 @@ def test_serve_argv_and_env(env):
         "/tmp/s.sock",
         "--herdr-version",
         "0.8.2",
+        "--persist",  # herdr's server saves its session by default
         "--time-scale",
         "50",
     ]
+    named = launch.serve_argv(dict(env, HERDR_SESSION="lab"), "0.9.3", "/s")
+    assert named[named.index("--persist") :] == ["--persist", "--herdr-session", "lab"]
     custom = launch.serve_argv(dict(env, SIMHERDR_EXECUTABLE="/opt/simherdr"), "0.9.3", "/s")
     assert custom[:2] == ["/opt/simherdr", "serve"]
     child = launch.serve_env({"PYTHONPATH": "/x"})
@@ -419,3 +473,16 @@ def test_nested_client_allowed_by_config(env):
 def test_nested_message_pick():
     assert launch.nested_message(0, 5) == launch.NESTED_MESSAGES[5]
     assert launch.nested_message(3, 5) == launch.NESTED_MESSAGES[6 % 6]
+
+
+def test_serve_session_persist_uses_the_sessions_data_dir(env, xdg, serve):
+    """`simherdr serve --session lab --persist`: herdr's data_dir_for(lab) holds the file."""
+    proc = serve("--session", "lab", "--persist")
+    sock = socket_of(env, "lab")
+    assert wait_for(lambda: sessions.is_running_at(sock))
+    _request(sock, "workspace.create", cwd=xdg, label="lab-only")
+    assert call(env, "stop", "lab")[0] == 0
+    assert proc.wait(timeout=15) == 0
+    saved = json.loads(open(os.path.join(os.path.dirname(sock), "session.json")).read())
+    assert [w.get("custom_name") for w in saved["workspaces"]] == ["lab-only"]
+    assert not os.path.exists(os.path.join(xdg, "herdr", "session.json"))

@@ -476,7 +476,6 @@ def test_kind_table():
     assert agent_cli.parse_kind("Cursor-Agent.cmd", "0.8.2") == "cursor"
     assert agent_cli.parse_kind("kiro", "0.8.2") == "kiro"
     assert agent_cli.parse_kind("qwen code", "0.8.2") == "qwen"
-    assert agent_cli.parse_kind("qwen code", "0.8.0") is None  # qwen came with 0.8.2 (#2743)
     assert agent_cli.parse_kind("bash", "0.8.2") is None
     assert agent_cli._shows_shell_initialization(SHELL_STARTING["result"]["process_info"])
     assert not agent_cli._shows_shell_initialization(EDITOR["result"]["process_info"])

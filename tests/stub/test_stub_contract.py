@@ -33,7 +33,7 @@ def test_write_stub_writes_executable_launcher(tmp_path):
     text = open(path).read()
     first = text.splitlines()[0]
     assert first.startswith("#!/") and first.endswith(" -IS")
-    assert "version='0.8.2'" in text
+    assert "version=('0.8.2', (0, 8, 2), 20, " in text  # the resolved release, protocol 20
     assert "import json" not in text and "import socket" not in text
 
 
@@ -520,16 +520,17 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
     fake.on("pane.get", ok())
     launcher = stubs["0.8.2"]
     with open(launcher) as handle:
-        root = next(line for line in handle if line.startswith("sys.path.insert")).split(", ", 1)[1]
-    from simherdr.stub.install import release_data
-
+        text = handle.read().splitlines()
+    root = next(line for line in text if line.startswith("sys.path.insert")).split(", ", 1)[1]
+    # the release install-stub resolved, as the launcher passes it (no release file is read)
+    release = next(line for line in text if line.startswith("sys.exit(launch("))
+    release = release.split("version=", 1)[1].removesuffix("))")
     code = (
         "import sys, io\n"
         f"sys.path.insert(0, {root.rstrip().rstrip(')')})\n"
         "from simherdr.stub.cli.core import run\n"
         "out = io.BytesIO()\n"
-        # the release's rows as the launcher carries them (install-stub)
-        f"rc = run(['pane', 'get', 'w1:p1'], version='0.8.2', release={release_data('0.8.2')!r}, env={{'HERDR_SOCKET_PATH': {fake.path!r}}}, stdout=out, stderr=io.BytesIO())\n"
+        f"rc = run(['pane', 'get', 'w1:p1'], version={release}, env={{'HERDR_SOCKET_PATH': {fake.path!r}}}, stdout=out, stderr=io.BytesIO())\n"
         "assert rc == 0, out.getvalue()\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('simherdr'))))\n"
         "print(' '.join(m for m in ('json', 'socket', 're', 'enum', 'typing', 'os', 'collections') if m in sys.modules))\n"

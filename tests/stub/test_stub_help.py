@@ -92,6 +92,7 @@ def test_subcommand_help_explains_semantics_without_a_server(cli, fake, argv, ex
 
 
 def test_every_spec_path_renders_help(cli):
+    from simherdr.stub.cli.base import release_of
     from simherdr.stub.cli.spec import tree
 
     def paths(command, prefix):
@@ -100,7 +101,8 @@ def test_every_spec_path_renders_help(cli):
             yield from paths(sub, prefix + [sub[0]])
 
     for version in VERSIONS:
-        for path in paths(tree(version == "0.9.3"), []):
+        release = release_of(version)
+        for path in paths(tree(release), []):
             res = cli(*path, "--help", version=version)
             assert res.rc == 0, path
             assert "Usage: herdr %s" % " ".join(path) in res.stdout or "[OPTIONS]" in res.stdout

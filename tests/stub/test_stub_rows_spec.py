@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from simherdr.facts.versions import RELEASES
 from simherdr.stub.cli import core
+from simherdr.stub.cli.base import GRAMMAR_ROWS, Grammar, release_of
 from simherdr.stub.cli.spec import tree
 from simherdr.stub.cli.table import Flag, Pos, Verb
-
-V09 = (False, True)
 
 #: Verbs herdr's parser accepts and its clap tree does not list.
 PARSER_ONLY_VERBS = {
@@ -22,11 +22,12 @@ PARSER_ONLY_VERBS = {
     # subcommand (neither has [H093] src/cli/spec.rs).
     ("server", "live-handoff"),
 }
-#: Options herdr's parser accepts and its clap tree does not list: (v09, group, verb, option).
+#: Options herdr's parser accepts and its clap tree does not list: (the grammar row that adds
+#: the option, group, verb, option).
 PARSER_ONLY_OPTIONS = {
     # [H093] src/cli/workspace.rs parses `close <id> [--group]`; src/cli/spec.rs keeps
     # id_command("close", ...) without it.
-    (True, "workspace", "close", "--group"),
+    ("workspace_close_group", "workspace", "close", "--group"),
 }
 
 _FIELDS = set(Verb.__annotations__)
@@ -36,25 +37,20 @@ _KINDS = {
 }  # fmt: skip
 
 
-def _groups(v09):
-    """Each group's verbs as 0.8.2 (or 0.9.3) parses them: a verb kept in two release variants
-    (``Verb.when``, e.g. 0.8.0's `pane read`) is checked in the variant of that release."""
-    from simherdr.facts.versions import resolve
-    from simherdr.stub.cli.table import for_release
-
-    rows_of = resolve("0.9.3" if v09 else "0.8.2").rows
+def _groups(version):
     for name, rows in core.GROUPS.items():
-        yield name, for_release(rows(v09), lambda row: getattr(rows_of, row))
+        yield name, rows(release_of(version))
 
 
-def _spec_groups(v09):
-    return {command[0]: command for command in tree(v09)[3]}
+def _spec_groups(version):
+    release = release_of(version)
+    return {command[0]: command for command in tree(release)[3]}
 
 
-def _table_verbs(v09):
+def _table_verbs(version):
     """(group, verb, clap command) of every verb the row interpreter reads (no own body)."""
-    spec = _spec_groups(v09)
-    for group, (_, verbs, _) in _groups(v09):
+    spec = _spec_groups(version)
+    for group, (_, verbs, _) in _groups(version):
         commands = {c[0]: c for c in spec[group][3]}
         for verb in verbs:
             if verb.run or verb.standalone or verb.unsupported or verb.name not in commands:
@@ -62,9 +58,9 @@ def _table_verbs(v09):
             yield group, verb, commands[verb.name]
 
 
-@pytest.mark.parametrize("v09", V09)
-def test_rows_are_typed_frozen_verbs(v09):
-    for group, (header, verbs, trailer) in _groups(v09):
+@pytest.mark.parametrize("version", RELEASES)
+def test_rows_are_typed_frozen_verbs(version):
+    for group, (header, verbs, trailer) in _groups(version):
         assert header == "herdr %s commands:" % group
         assert isinstance(trailer, tuple)
         for verb in verbs:
@@ -81,12 +77,12 @@ def test_rows_are_typed_frozen_verbs(v09):
                 verb.name = "x"  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("v09", V09)
-def test_list_lines_come_from_the_usage_text(v09):
+@pytest.mark.parametrize("version", RELEASES)
+def test_list_lines_come_from_the_usage_text(version):
     """A verb's usage is written once: its group-list lines are the usage's forms, unless the
     row says how herdr lists it instead (``listed``)."""
     derived = 0
-    for group, (_, verbs, _) in _groups(v09):
+    for group, (_, verbs, _) in _groups(version):
         for verb in verbs:
             if verb.listed is None and verb.usage is not None:
                 forms = verb.usage.removeprefix("usage: ").split("\n")
@@ -100,10 +96,10 @@ def test_list_lines_come_from_the_usage_text(v09):
     assert derived > 40  # most verbs: usage and list line are one text
 
 
-@pytest.mark.parametrize("v09", V09)
-def test_every_group_and_verb_is_in_the_clap_tree(v09):
-    spec = _spec_groups(v09)
-    for group, (_, verbs, _) in _groups(v09):
+@pytest.mark.parametrize("version", RELEASES)
+def test_every_group_and_verb_is_in_the_clap_tree(version):
+    spec = _spec_groups(version)
+    for group, (_, verbs, _) in _groups(version):
         assert group in spec, group
         commands = spec[group][3]
         names = {c[0] for c in commands} | {c[4]["alias"] for c in commands if c[4].get("alias")}
@@ -112,29 +108,32 @@ def test_every_group_and_verb_is_in_the_clap_tree(v09):
         assert names - rows == set(), group
 
 
-@pytest.mark.parametrize("v09", V09)
-def test_options_match_the_clap_tree(v09):
+@pytest.mark.parametrize("version", RELEASES)
+def test_options_match_the_clap_tree(version):
     """Every long option clap lists for a table verb is one the row's scanner accepts, and
     every option the row accepts is listed (hidden no-ops, ``skip``, excepted)."""
     checked = 0
-    for group, verb, command in _table_verbs(v09):
+    for group, verb, command in _table_verbs(version):
         clap = {"--" + arg["long"] for arg in command[2] if arg.get("long")}
         accepted = {flag.name for flag in verb.flags if flag.kind != "skip"}
         if verb.flag is not None:
             accepted.add(verb.flag.name)
         if verb.shape == "pair" or verb.clear:
             accepted.add("--clear")  # the second word may be `--clear`
+        grammar = release_of(version).grammar
         accepted -= {
-            o for v, g, n, o in PARSER_ONLY_OPTIONS if (v, g, n) == (v09, group, verb.name)
+            o
+            for row, g, n, o in PARSER_ONLY_OPTIONS
+            if getattr(grammar, row) and (g, n) == (group, verb.name)
         }
         assert clap == accepted, (group, verb.name)
         checked += 1
     assert checked > 40
 
 
-@pytest.mark.parametrize("v09", V09)
-def test_positionals_match_the_clap_tree(v09):
-    for group, verb, command in _table_verbs(v09):
+@pytest.mark.parametrize("version", RELEASES)
+def test_positionals_match_the_clap_tree(version):
+    for group, verb, command in _table_verbs(version):
         clap = [arg for arg in command[2] if not arg.get("long")]
         if verb.shape == "flags":
             rows = [verb.pos.field] if verb.pos else []
@@ -143,3 +142,15 @@ def test_positionals_match_the_clap_tree(v09):
         if verb.resume:
             rows.append(verb.resume)  # the words after `--`
         assert len(clap) == len(rows), (group, verb.name, [a["id"] for a in clap], rows)
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_each_release_reads_a_complete_grammar_table(version):
+    """Every CLI difference is a named row with a source and a value for the release's
+    ``tables.cli`` key; the typed attribute list (for mypy) names exactly the table's rows."""
+    assert set(Grammar.__annotations__) == set(GRAMMAR_ROWS)
+    release = release_of(version)
+    for row, (source, values) in GRAMMAR_ROWS.items():
+        assert source and release.cli in values, (row, release.cli)
+        assert getattr(release.grammar, row) is values[release.cli]
+    assert release.key == tuple(int(p) for p in version.split("."))

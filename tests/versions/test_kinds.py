@@ -74,7 +74,7 @@ def test_typed_letta_is_an_agent_only_in_093(ws, version):
     ],
 )
 def test_muse_manifest(screen, state, rule):
-    found = D.detect("muse", screen, kinds="0.9.3")
+    found = D.detect("muse", screen, manifests="0.9.3")
     assert (found.state, found.rule) == (state, rule)
 
 

@@ -9,6 +9,6 @@ the launcher written by :mod:`simherdr.stub.install` calls) and :func:`run` (exp
 and byte streams, for in-process tests).
 """
 
-from .core import DEFAULT_VERSION, VERSION_PROTOCOLS, main, run
+from .core import main, run
 
-__all__ = ["DEFAULT_VERSION", "VERSION_PROTOCOLS", "main", "run"]
+__all__ = ["main", "run"]

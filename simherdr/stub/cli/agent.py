@@ -39,12 +39,11 @@ def parse_agent_status(value):
     return value
 
 
-def parse_kind(text, table):
-    """The release's agent kinds (facts.kinds KIND_TABLES: 0.8.0 lacks qwen, 0.9 adds muse,
-    0.9.1 letta); ``table``: the release's table key ``agent_kinds``."""
+def parse_kind(text, kinds):
+    """The version's agent kinds (facts.kinds KIND_TABLES: 0.9 adds letta and muse)."""
     from simherdr.facts.kinds import parse_kind_in
 
-    return parse_kind_in(table, text)
+    return parse_kind_in(kinds, text)
 
 
 def is_shell_name(name):
@@ -170,11 +169,11 @@ def explain(ctx, row, args):
                 handle.read().decode("utf-8")
         except OSError as exc:
             failure = wire.os_error(exc)
-            if not ctx.v09:
+            if not ctx.cli.explain_file_errors_as_envelope:
                 raise failure from None  # 0.8.2: the raw `Error: Os {...}` line, exit 1
             return _explain_file_error(ctx, file, failure.display)
         except UnicodeDecodeError:
-            if not ctx.v09:
+            if not ctx.cli.explain_file_errors_as_envelope:
                 from .rust import TransportError
 
                 raise TransportError(
@@ -297,7 +296,7 @@ def start(ctx, row, args):
         raise usage("missing required --kind")
     if pane_id is None:
         raise usage("missing required --pane")
-    expected_kind = parse_kind(kind, ctx.table("agent_kinds"))
+    expected_kind = parse_kind(kind, ctx.release.agent_kinds)
     if expected_kind is None:
         raise usage("unsupported interactive agent kind: %s" % kind)
     agent_args = list(args[separator + 1 :]) if separator < len(args) else []
@@ -324,7 +323,7 @@ def start(ctx, row, args):
     # Row cli_agent_start_pins_pane (37644cab, #2774): 0.8.2 pins the pane's terminal first and
     # retries a new pane's busy shell; 0.8.0 sends agent.start at once (346411fa:src/cli/
     # agent.rs:333-349): no pin, so no retry and no lost-terminal check.
-    pinned = pane_terminal_id() if ctx.row("cli_agent_start_pins_pane") else None
+    pinned = pane_terminal_id() if ctx.rows["cli_agent_start_pins_pane"] else None
     retry_deadline = None
     previous_busy = None
     while True:
@@ -372,7 +371,7 @@ def start(ctx, row, args):
             expected_kind,
             expected_terminal,
             lost,
-            ctx.row("cli_agent_start_follows_status"),
+            ctx.rows["cli_agent_start_follows_status"],
         )
     except wire.ServerNotRunning as failure:
         # Printed through print_response, i.e. sorted (error before id), unlike main's print.
@@ -458,7 +457,7 @@ def _wait_for_named_agent(
                 "agent %s is blocked during startup and is not ready for prompts" % name,
             )
         if (
-            ctx.v09
+            ctx.cli.start_codex_unknown_ready
             and status == "unknown"
             and expected_kind == CODEX_UNKNOWN_READY_KIND
             and _as_bool(get("interactive_ready")) is True

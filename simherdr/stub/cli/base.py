@@ -20,18 +20,6 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the st
 if TYPE_CHECKING:  # annotations only: the stand-in's core imports this module on every call
     from collections.abc import Mapping
 
-#: Client protocol per herdr version (VERSIONS.md §1.1).  Any other version is refused.
-VERSION_PROTOCOLS = {
-    "0.8.0": 19,
-    "0.8.1": 20,
-    "0.8.2": 20,
-    "0.9.0": 22,
-    "0.9.1": 22,
-    "0.9.2": 22,
-    "0.9.3": 22,
-}
-DEFAULT_VERSION = "0.9.3"
-
 SESSION_ENV = "HERDR_SESSION"  # src/session.rs:10
 SOCKET_PATH_ENV = "HERDR_SOCKET_PATH"  # src/api/mod.rs
 CONFIG_PATH_ENV = "HERDR_CONFIG_PATH"  # src/config.rs:53
@@ -149,6 +137,132 @@ def parent_and_stem(path: str) -> tuple[str, str | None]:
     if "." not in base or (base.startswith(".") and base.count(".") == 1):
         return parent, base
     return parent, base.rsplit(".", 1)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# The release the stand-in emulates (from simherdr.facts.versions) and its CLI grammar rows
+# ---------------------------------------------------------------------------------------------
+
+#: The rows of simherdr.facts.versions' ``Rows`` the stand-in reads (each a CLI difference too).
+VERSION_ROWS = (
+    "report_agent_options_anywhere",
+    "report_resume_argv",
+    "trust_repository",
+    # herdr 0.8.0 / 0.8.1 (facts/releases/0.8.0.toml, 0.8.1.toml)
+    "prompt_refuses_blocked",
+    "cli_pane_input",
+    "cli_current_from_env",
+    "cli_read_options_anywhere",
+    "cli_agent_start_pins_pane",
+    "cli_agent_start_follows_status",
+    "cli_agent_help_footer",
+    "cli_quiet_broken_pipe",
+)
+
+
+class Release:
+    """The slice of :class:`simherdr.facts.versions.HerdrVersion` a call reads: name, parsed
+    key, protocol, the table keys of its CLI grammar (``tables.cli``, :data:`GRAMMARS`) and
+    agent kinds, and :data:`VERSION_ROWS`.  ``install-stub`` writes :meth:`compact` into the
+    launcher, so a call parses no release file; in-process callers pass a name
+    (:func:`release_of`)."""
+
+    __slots__ = ("agent_kinds", "cli", "grammar", "key", "name", "protocol", "rows")
+
+    def __init__(self, name, key, protocol, cli, agent_kinds, rows):
+        self.name = name
+        self.key = tuple(key)
+        self.protocol = protocol
+        self.cli = cli
+        self.agent_kinds = agent_kinds
+        self.rows = dict(rows)
+        self.grammar = Grammar(cli)
+
+    def compact(self):
+        """A literal of plain values (the launcher's argument)."""
+        return (self.name, self.key, self.protocol, self.cli, self.agent_kinds, self.rows)
+
+
+def release_of(version):
+    """A :class:`Release` from a Release, its :meth:`~Release.compact` tuple, a release name or
+    a ``HerdrVersion`` (names resolve through simherdr.facts.versions: in-process callers and
+    ``install-stub``, never the launcher's path).  An unknown name raises its ``UnknownVersion``
+    (a ValueError naming the known releases)."""
+    if isinstance(version, Release):
+        return version
+    if isinstance(version, tuple):
+        return Release(*version)
+    from ...facts.versions import resolve
+
+    v = resolve(version)
+    rows = {name: getattr(v.rows, name) for name in VERSION_ROWS}
+    return Release(v.name, v.key, v.protocol, v.tables.cli, v.tables.agent_kinds, rows)
+
+
+#: The stand-in's CLI grammar delta table: row -> (source, value per ``tables.cli`` key).
+#: A key is the release whose ``src/cli`` was read; a version's ``tables.cli`` names its key
+#: (simherdr/facts/releases/*.toml).  Readers name the row (``ctx.cli.<row>``), never a version.
+GRAMMAR_ROWS = {
+    # `herdr --machine <label> <command>`, the `machine` group and launcher word, the hidden
+    # `remote-api-bridge` (the far end of --machine)
+    "machine": (
+        "[H093] src/cli/target.rs, src/cli/machine.rs, src/main.rs (VERSIONS.md §5 row 12)",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # the launcher still knows `--no-session` (CHOICE: 0.9.0 removed it, VERSIONS.md §1.7)
+    "no_session_flag": ("1c76079f:src/main.rs known launch flags", {"0.8.2": True, "0.9.3": False}),
+    # `pane split` without a target splits the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
+    # target and the server splits the focused pane
+    "split_targets_caller": (
+        "[H093] src/cli/pane.rs parse_pane_split_args",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `workspace close <id> [--group]` (close_group, omitted when false)
+    "workspace_close_group": (
+        "[H093] src/cli/workspace.rs parse_workspace_close_args",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `agent explain --file` failures print an explain error envelope (0.8.2: `Error: Os {..}`)
+    "explain_file_errors_as_envelope": (
+        "[H093] src/cli/agent.rs run_agent_explain_file",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `agent start`: a codex still `unknown` but interactive_ready ends the wait
+    "start_codex_unknown_ready": (
+        "[H093] src/cli/agent.rs wait_for_named_agent",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # `plugin install`: options before or after the one source word
+    "plugin_install_options_anywhere": (
+        "[H093] src/cli/plugin.rs parse_plugin_install_args",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+    # help, completion, status and session texts are 0.9.3's (spec.rs tree, status.rs fields,
+    # session.rs probes).  TRANSITIONAL: one coarse row for the text modules, to be split
+    "texts_093": (
+        "[H093] src/cli/spec.rs, src/cli/status.rs, src/session.rs (VERSIONS.md §5)",
+        {"0.8.2": False, "0.9.3": True},
+    ),
+}
+
+
+class Grammar:
+    """One ``tables.cli`` key's values of :data:`GRAMMAR_ROWS`, as attributes (declared here
+    for the type checker; tests/stub/test_stub_rows_spec.py checks both lists agree)."""
+
+    machine: bool
+    no_session_flag: bool
+    split_targets_caller: bool
+    workspace_close_group: bool
+    explain_file_errors_as_envelope: bool
+    start_codex_unknown_ready: bool
+    plugin_install_options_anywhere: bool
+    texts_093: bool
+
+    def __init__(self, key):
+        self.key = key
+        for row, (_, values) in GRAMMAR_ROWS.items():
+            setattr(self, row, values[key])
 
 
 # ---------------------------------------------------------------------------------------------

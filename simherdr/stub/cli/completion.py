@@ -26,14 +26,14 @@ def run(ctx, row, args):
         raise Exit(2, USAGE)
     if shell not in SUPPORTED_SHELLS:
         raise Exit(2, "unknown shell: %s\n%s" % (shell, USAGE))
-    ctx.write_out(script(shell, ctx.v09, ctx))
+    ctx.write_out(script(shell, ctx.release))
     return 0
 
 
-def script(shell, v09, release=None):
+def script(shell, release):
     from .spec import tree
 
-    root = _build(tree(v09, release), None)
+    root = _build(tree(release), None)
     if shell == "bash":
         return _bash(root)
     if shell == "fish":
@@ -308,7 +308,7 @@ def _fish(root):
         "\tcontains -- $cmd[1] $argv\n"
         "end\n\n" % (using, needs),
     ]
-    buffer = []
+    buffer: list[str] = []
     _fish_inner(root.bin, [], root, buffer, needs, using)
     return "".join(out) + "".join(buffer)
 

@@ -21,7 +21,6 @@ import sys
 
 from ...facts.paths import rust_paths_equal  # PathBuf equality, one place
 from . import base
-from .base import DEFAULT_VERSION as DEFAULT_VERSION
 
 # The failures and exits live in .base (the helpers raise them without importing this module);
 # UNSUPPORTED_MESSAGE / UNSUPPORTED_EXIT_CODE stay importable from here.
@@ -39,7 +38,6 @@ from .base import (
     unsupported,
     usage,
 )
-from .base import VERSION_PROTOCOLS as VERSION_PROTOCOLS
 
 # herdr's path and session rules live in .base (one place); these names stay for callers.
 SESSION_ENV = base.SESSION_ENV
@@ -89,40 +87,18 @@ def open_ping(ctx):
 class Ctx:
     """Per-invocation state: environment (mutated like herdr mutates its own), streams, version."""
 
-    def __init__(self, version, env, stdout, stderr, argv0, clock, release=None):
-        self.version = version
-        # The release's rows and tables as plain dicts (facts/versions.py compact(), written
-        # into the launcher by install-stub); None: resolved from the release data on use.
-        self._release_data = release
-        self._release = None
-        self.protocol = VERSION_PROTOCOLS[version]
-        self.v09 = self.protocol >= 22
+    def __init__(self, release, env, stdout, stderr, argv0, clock):
+        self.release = release  # base.Release: the emulated herdr release
+        self.version = release.name
+        self.protocol = release.protocol
+        self.cli = release.grammar  # the CLI grammar rows (base.GRAMMAR_ROWS)
+        self.rows = release.rows  # the version rows the stand-in reads (base.VERSION_ROWS)
         self.env = env
         self.stdout = stdout
         self.stderr = stderr
         self.argv0 = argv0
         self.clock = clock  # base.Clock: every wait of the call (SIMHERDR_TIME_SCALE)
         self.explicit_session = False
-
-    def release(self):
-        """This release's ``HerdrVersion`` (facts/versions.py), resolved on first use."""
-        if self._release is None:
-            from ...facts.versions import resolve
-
-            self._release = resolve(self.version)
-        return self._release
-
-    def row(self, name):
-        """A behaviour row of this release (facts/versions.py ``Rows``)."""
-        if self._release_data is not None:
-            return self._release_data["rows"][name]
-        return getattr(self.release().rows, name)
-
-    def table(self, name):
-        """A table key of this release (facts/versions.py ``Tables``)."""
-        if self._release_data is not None:
-            return self._release_data["tables"][name]
-        return getattr(self.release().tables, name)
 
     # -- output -----------------------------------------------------------------------------
     @staticmethod
@@ -239,7 +215,7 @@ def _process_env():
     }
 
 
-def main(argv, version=DEFAULT_VERSION, release=None):
+def main(argv, version):
     """Run the stand-in with the process environment and standard streams."""
     out = getattr(sys.stdout, "buffer", sys.stdout)
     err = getattr(sys.stderr, "buffer", sys.stderr)
@@ -247,7 +223,6 @@ def main(argv, version=DEFAULT_VERSION, release=None):
         return run(
             list(argv),
             version=version,
-            release=release,
             env=_process_env(),
             stdout=out,
             stderr=err,
@@ -261,7 +236,7 @@ def main(argv, version=DEFAULT_VERSION, release=None):
             pass
 
 
-def launch(argv, version=DEFAULT_VERSION, release=None):
+def launch(argv, version):
     """What the launcher written by ``simherdr install-stub`` calls: :func:`main`, then exit.
 
     A clean exit skips the interpreter's teardown (``posix._exit`` once stdout and stderr are
@@ -272,9 +247,9 @@ def launch(argv, version=DEFAULT_VERSION, release=None):
     Python reports those cases exactly as before, except a reader that went away (below).
     """
     try:
-        code = main(argv, version=version, release=release)
+        code = main(argv, version=version)
     except BrokenPipeError:  # a write on the way failed: the reader went away
-        _reader_gone(version, release)
+        _reader_gone(version)
         raise  # pragma: no cover - the signal ends the process
     # (any other exception from main reports itself: issue 25 found one hidden behind an
     # UnboundLocalError here)
@@ -282,7 +257,7 @@ def launch(argv, version=DEFAULT_VERSION, release=None):
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        _reader_gone(version, release)
+        _reader_gone(version)
     except Exception:  # closed streams: let the normal exit report them
         return code
     if type(code) is int and 0 <= code <= 255:
@@ -300,16 +275,12 @@ PIPE_PANIC = (
 )
 
 
-def _reader_gone(version, release):
+def _reader_gone(version):
     """A reader that went away: 0.8.2 on ends by SIGPIPE (below); 0.8.0 and 0.8.1 panic (row
     cli_quiet_broken_pipe; e3c3d443, #2994, came after 0.8.1)."""
-    if release is not None:
-        quiet = release["rows"]["cli_quiet_broken_pipe"]
-    else:
-        from ...facts.versions import resolve
+    from .base import release_of
 
-        quiet = resolve(version).rows.cli_quiet_broken_pipe
-    if not quiet:
+    if not release_of(version).rows["cli_quiet_broken_pipe"]:
         try:
             posix.write(2, PIPE_PANIC.encode())
         except OSError:
@@ -329,32 +300,20 @@ def _reader_quiet():
     posix.kill(posix.getpid(), signal.SIGPIPE)
 
 
-def run(
-    argv,
-    *,
-    version=DEFAULT_VERSION,
-    env=None,
-    stdout=None,
-    stderr=None,
-    argv0=None,
-    clock=None,
-    release=None,
-):
-    """Run one CLI invocation; returns the exit code. ``env`` is copied, never mutated;
-    ``clock`` (a :class:`.base.Clock` look-alike) defaults to ``SIMHERDR_TIME_SCALE``'s."""
-    if version not in VERSION_PROTOCOLS:
-        raise ValueError(
-            "unsupported herdr version %r (known: %s)" % (version, ", ".join(VERSION_PROTOCOLS))
-        )
+def run(argv, *, version, env=None, stdout=None, stderr=None, argv0=None, clock=None):
+    """Run one CLI invocation; returns the exit code. ``version``: a release name or what
+    :func:`.base.release_of` takes (the launcher passes the compact release install-stub
+    resolved); ``env`` is copied, never mutated; ``clock`` (a :class:`.base.Clock` look-alike)
+    defaults to ``SIMHERDR_TIME_SCALE``'s."""
+    release = base.release_of(version)
     env = dict(_process_env() if env is None else env)
     ctx = Ctx(
-        version,
+        release,
         env,
         stdout if stdout is not None else sys.stdout.buffer,
         stderr if stderr is not None else sys.stderr.buffer,
         argv0,
         base.Clock(base.read_time_scale(env)) if clock is None else clock,
-        release,
     )
     try:
         return _run(ctx, list(argv))
@@ -371,7 +330,7 @@ def _run(ctx, argv):
     for index, arg in enumerate(argv, start=1):
         if has_surrogates(arg):
             raise Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
-    if ctx.v09 and _has_machine_prefix(argv):
+    if ctx.cli.machine and _has_machine_prefix(argv):
         # CHOICE: 0.9.3 checks the `--machine` prefix on the whole argv (its parser rejects a
         # `--session` beside it), so it runs before the global --session extraction.
         from .machine import run_machine_prefix
@@ -532,91 +491,91 @@ def _has_machine_prefix(args):
 # names the group.  The specials are commands with a body of their own and no row table.
 
 
-def _workspace(v09, release=None):
+def _workspace(release):
     from .rows_workspace import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _worktree(v09, release=None):
+def _worktree(release):
     from .rows_worktree import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _tab(v09, release=None):
+def _tab(release):
     from .rows_tab import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _pane(v09, release=None):
+def _pane(release):
     from .rows_pane import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _agent(v09, release=None):
+def _agent(release):
     from .rows_agent import rows
 
-    return rows(v09, release)  # it lists the release's kinds / targets
+    return rows(release)
 
 
-def _api(v09, release=None):
+def _api(release):
     from .rows_api import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _server(v09, release=None):
+def _server(release):
     from .rows_server import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _config(v09, release=None):
+def _config(release):
     from .rows_config import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _notification(v09, release=None):
+def _notification(release):
     from .rows_notification import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _channel(v09, release=None):
+def _channel(release):
     from .rows_channel import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _terminal(v09, release=None):
+def _terminal(release):
     from .rows_terminal import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _session(v09, release=None):
+def _session(release):
     from .rows_session import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-def _integration(v09, release=None):
+def _integration(release):
     from .rows_integration import rows
 
-    return rows(v09, release)  # it lists the release's kinds / targets
+    return rows(release)
 
 
-def _plugin(v09, release=None):
+def _plugin(release):
     from .rows_plugin import rows
 
-    return rows(v09)
+    return rows(release)
 
 
-#: Group name -> its rows for a version (``rows_<group>.rows(v09)``: header, verbs, trailer).
+#: Group name -> its rows for a release (``rows_<group>.rows(release)``: header, verbs, trailer).
 GROUPS = {
     "workspace": _workspace,
     "worktree": _worktree,
@@ -658,7 +617,7 @@ SPECIAL = {
     "completion": _completion,
     "completions": _completion,  # visible alias (spec.rs)
 }
-SPECIAL_09 = {"machine": _machine}
+SPECIAL_MACHINE = {"machine": _machine}
 
 
 def maybe_run(ctx, args):
@@ -678,10 +637,8 @@ def maybe_run(ctx, args):
         return None
     rows = GROUPS.get(command)
     if rows is not None:
-        from .table import for_release
-
-        return run_group(ctx, command, for_release(rows(ctx.v09, ctx), ctx.row), rest)
-    special = SPECIAL.get(command) or (SPECIAL_09.get(command) if ctx.v09 else None)
+        return run_group(ctx, command, rows(ctx.release), rest)
+    special = SPECIAL.get(command) or (SPECIAL_MACHINE.get(command) if ctx.cli.machine else None)
     if special is not None:
         return special(ctx, rest)
     return None

@@ -34,7 +34,7 @@ def help_path(ctx, args):
         return None
     from .spec import tree
 
-    node = tree(ctx.v09, ctx)
+    node = tree(ctx.release)
     path = []
     for segment in args[:help_index]:
         found = _find(node, segment)
@@ -52,7 +52,7 @@ def requested_help(ctx, args):
     if found is None:
         return None
     path, command = found
-    footer = ctx.row("cli_agent_help_footer")
+    footer = ctx.rows["cli_agent_help_footer"]
     return render(command, "herdr " + " ".join(path), depth=len(path), footer=footer) + "\n"
 
 

@@ -50,6 +50,13 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
     custom = base.var(env, EXECUTABLE_ENV)
     head = [custom] if custom else [sys.executable, "-m", "simherdr"]
     argv = head + ["serve", "--quiet", "--socket", socket_path, "--herdr-version", version]
+    # herdr's server saves and restores its session by default (src/app/session.rs
+    # schedule_session_save, src/persist/restore.rs; only --no-session runs without), in the
+    # active session's data dir (src/session.rs data_dir_for).
+    argv.append("--persist")
+    name = base.active_name(env)
+    if name is not None:
+        argv += ["--herdr-session", name]
     scale = env.get(TIME_SCALE_ENV)
     if scale:
         try:

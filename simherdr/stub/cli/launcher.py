@@ -32,7 +32,9 @@ def launcher(ctx, args, remote):
         from .standalone import run_module
 
         return run_module(ctx, run, first, args[1:])
-    if first in ("remote-client-bridge", "update") or (ctx.v09 and first == "remote-api-bridge"):
+    if first in ("remote-client-bridge", "update") or (
+        ctx.cli.machine and first == "remote-api-bridge"
+    ):
         # 0.9.3 src/main.rs runs the hidden `remote-api-bridge` (the far end of `--machine`)
         # before its help and unknown-word checks.
         return unsupported(ctx, "herdr " + first)
@@ -58,14 +60,14 @@ def launcher(ctx, args, remote):
         "--help",
         "-h",
     ]
-    if ctx.v09:
+    if ctx.cli.machine:
         # 0.9.3 src/main.rs: `--machine` is a known launch flag and `machine` a known word
         # (both reach here only in forms the `--machine` prefix parser already refused).
         known_flags.insert(1, "--machine")
-    else:
+    if ctx.cli.no_session_flag:
         # CHOICE: 0.9.0 removed --no-session (VERSIONS.md §1.7), so 0.9.x calls it unknown.
         known_flags.append("--no-session")
-    words = _LAUNCHER_WORDS + (("machine",) if ctx.v09 else ())
+    words = _LAUNCHER_WORDS + (("machine",) if ctx.cli.machine else ())
     for arg in args:
         name = arg.split("=", 1)[0]
         if arg.startswith("-") and name not in known_flags:

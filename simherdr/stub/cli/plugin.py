@@ -11,6 +11,10 @@ from . import wire
 from .base import Exit, join, unsupported, usage
 from .scan import absolute_path, parse_env
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 RID = "cli:plugin"
 
 ACTION_HELP = "\n".join(
@@ -124,7 +128,9 @@ def _install_args_093(args):
 
 def install(ctx, row, args):
     """``plugin install``: herdr's argument checks, then "not supported" (git, builds)."""
-    yes = (_install_args_093 if ctx.v09 else _install_args_082)(args)
+    yes = (_install_args_093 if ctx.cli.plugin_install_options_anywhere else _install_args_082)(
+        args
+    )
     if not yes and not _stdin_is_terminal():
         raise usage("remote plugin install requires --yes when stdin is not interactive")
     return unsupported(ctx, "herdr plugin install")
@@ -328,7 +334,7 @@ def pane(ctx, row, args):
         return _send(ctx, "plugin.pane." + sub, {"pane_id": args[1]})
     if sub != "open":
         raise Exit(0 if sub in ("help", "--help", "-h") else 2, PANE_HELP)
-    values = {"focus": True, "env": {}}
+    values: dict[str, Any] = {"focus": True, "env": {}}
     simple = {
         "--plugin": "plugin_id",
         "--entrypoint": "entrypoint",

@@ -88,7 +88,7 @@ def root_help(ctx):
     """The root help text (stdout, exit 0), with this invocation's config and log paths."""
     from .base import join
 
-    v09 = ctx.v09
+    v09 = ctx.cli.texts_093
     usage = [u for u, gate in _USAGE if _keep(gate, v09)]
     lines = ["herdr \u2014 terminal workspace manager for AI coding agents", ""]
     lines.append("Usage: " + usage[0])
@@ -111,7 +111,7 @@ def root_help(ctx):
         "Env:    HERDR_CONFIG_PATH overrides config file path",
         "Home:   https://herdr.dev",
     ]
-    if ctx.row("cli_agent_help_footer"):
+    if ctx.rows["cli_agent_help_footer"]:
         lines += ["", AGENT_HELP_FOOTER]
     else:
         # herdr 0.8.0 (346411fa:src/main.rs:687), before the footer of 1af1a5b8.

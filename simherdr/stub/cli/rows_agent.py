@@ -4,6 +4,7 @@ from .table import _FORMAT, _LINES, _SOURCE, Flag, Pos, Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .core import Ctx
     from .table import Group
 
@@ -42,14 +43,12 @@ def _attach(ctx: "Ctx", verb: Verb, args: list[str]) -> int:
     return attach(ctx, verb, args)
 
 
-def rows(v09: bool, release: "Ctx | None" = None) -> "Group":
+def rows(release: "Release") -> "Group":
     from simherdr.facts.kinds import kind_names_in
 
-    # "kinds: {spec::agent_kind_values()}" is Agent::ALL of the release (src/cli/agent.rs
-    # print_agent_help): 0.8.0 lacks qwen, 0.9 adds muse, 0.9.1 letta (facts.kinds
-    # KIND_TABLES; ``release``: the invocation, whose table ``agent_kinds`` names them).
-    table = release.table("agent_kinds") if release is not None else ("0.9.3" if v09 else "0.8.2")
-    kinds = kind_names_in(table)
+    # "kinds: {spec::agent_kind_values()}" is Agent::ALL of the version (src/cli/agent.rs
+    # print_agent_help): the release's agent-kinds table (facts.kinds KIND_TABLES).
+    kinds = kind_names_in(release.agent_kinds)
     return (
         "herdr agent commands:",
         [

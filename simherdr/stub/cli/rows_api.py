@@ -4,6 +4,7 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
@@ -13,7 +14,7 @@ def _api_schema():
     return run
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     return (
         "herdr api commands:",
         [

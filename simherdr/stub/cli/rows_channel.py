@@ -5,10 +5,11 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     return (
         "herdr channel commands:",
         [

@@ -4,6 +4,7 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .core import Ctx
     from .table import Group
 
@@ -20,7 +21,7 @@ def _reset_keys(ctx: "Ctx", verb: Verb, args: list[str]) -> int:
     return run(ctx, verb, args)
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     return (
         "herdr config commands:",
         [

@@ -4,7 +4,7 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .core import Ctx
+    from .base import Release
     from .table import Group
 
 
@@ -14,13 +14,12 @@ def _integration():
     return run
 
 
-def rows(v09: bool, release: "Ctx | None" = None) -> "Group":
+def rows(release: "Release") -> "Group":
     """src/cli/integration.rs print_integration_help: one line per target (the target list
     lives in .integration, imported only when this group runs)."""
     from .integration import help_labels
 
-    # the release's targets (a target comes with its kind: qwen from 0.8.2, letta from 0.9.1)
-    labels = help_labels(release.version if release is not None else ("0.9.3" if v09 else "0.8.2"))
+    labels = help_labels(release.name)
     return (
         "herdr integration commands:",
         [

@@ -4,6 +4,7 @@ from .table import Flag, Pos, Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 _NOTIFICATION_USAGE = (
@@ -12,7 +13,7 @@ _NOTIFICATION_USAGE = (
 )
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     return (
         "herdr notification commands:",
         [

@@ -5,6 +5,7 @@ from .table import _FOCUS, _FORMAT, _LINES, _SOURCE, PANE_AGENT_STATES, Flag, Po
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 _PANE_TARGET = (Flag("--pane", "pane_id", "str"), Flag("--current", "pane_id", "current"))
@@ -50,60 +51,49 @@ _READ_USAGE_080 = (
 )
 
 
-def _with_release_variants(verbs: "list[Verb]") -> "list[Verb]":
-    """Each verb herdr 0.8.0 parses differently, followed by its 0.8.0 variant; each variant
-    names the row it needs (``when``, :func:`.table.for_release`)."""
+def _for_release(verbs: "list[Verb]", rows: "dict[str, object]") -> "list[Verb]":
+    """The verbs as this release parses them: herdr 0.8.0's variants where its rows say so."""
     out = []
     for verb in verbs:
-        if verb.name in ("layout", "process-info", "edges"):
-            # d8838082 (#2297/#2298): row cli_current_from_env
-            out.append(varied(verb, when=(("cli_current_from_env", True),)))
-            out.append(
-                varied(verb, flags=_PANE_TARGET_FOCUSED, when=(("cli_current_from_env", False),))
+        if verb.name in ("layout", "process-info", "edges") and not rows["cli_current_from_env"]:
+            # d8838082 (#2297/#2298)
+            verb = varied(verb, flags=_PANE_TARGET_FOCUSED)
+        elif verb.name in ("read", "wait-output") and not rows["cli_read_options_anywhere"]:
+            # ecddecec (#2183): 0.8.0's first word is the pane id, every later word an option
+            # ("unknown option: X"), no --opt=value, and a bad value is an io::Error out of main
+            # (346411fa:src/cli/pane.rs:443-511, 938-1022).
+            verb = varied(
+                verb,
+                pos=Pos("lead", "pane_id"),
+                equals=(),
+                io_errors=True,
+                usage=_READ_USAGE_080 if verb.name == "read" else verb.usage,
             )
-        elif verb.name in ("read", "wait-output"):
-            # ecddecec (#2183), row cli_read_options_anywhere: 0.8.0's first word is the pane
-            # id, every later word an option ("unknown option: X"), no --opt=value, and a bad
-            # value is an io::Error out of main (346411fa:src/cli/pane.rs:443-511, 938-1022).
-            out.append(varied(verb, when=(("cli_read_options_anywhere", True),)))
-            out.append(
-                varied(
-                    verb,
-                    pos=Pos("lead", "pane_id"),
-                    equals=(),
-                    io_errors=True,
-                    usage=_READ_USAGE_080 if verb.name == "read" else verb.usage,
-                    when=(("cli_read_options_anywhere", False),),
-                )
-            )
-        elif verb.name == "input":
-            out.append(varied(verb, when=(("cli_pane_input", True),)))  # 10974c82 (#2504)
-        elif verb.name == "split":
-            # 10974c82 (#2504), row cli_pane_input: 0.8.0 has no --right-click, and `--current`
-            # without HERDR_PANE_ID leaves the target out (346411fa:src/cli/pane.rs:528-625).
-            out.append(varied(verb, when=(("cli_pane_input", True),)))
-            flags = tuple(
-                Flag(f.name, f.field, f.kind) if f.name == "--current" else f
-                for f in verb.flags
-                if f.name != "--right-click"
-            )
+        elif verb.name == "input" and not rows["cli_pane_input"]:
+            continue  # 10974c82 (#2504)
+        elif verb.name == "split" and not rows["cli_pane_input"]:
+            # 10974c82 (#2504): 0.8.0 has no --right-click, and `--current` without
+            # HERDR_PANE_ID leaves the target out (346411fa:src/cli/pane.rs:528-625).
             assert verb.usage is not None
-            out.append(
-                varied(
-                    verb,
-                    flags=flags,
-                    equals=(),
-                    params=tuple(p for p in verb.params or () if p[0] != "right_click"),
-                    usage=verb.usage.replace(" [--right-click herdr|pane]", ""),
-                    when=(("cli_pane_input", False),),
-                )
+            verb = varied(
+                verb,
+                flags=tuple(
+                    Flag(f.name, f.field, f.kind) if f.name == "--current" else f
+                    for f in verb.flags
+                    if f.name != "--right-click"
+                ),
+                equals=(),
+                params=tuple(p for p in verb.params or () if p[0] != "right_click"),
+                usage=verb.usage.replace(" [--right-click herdr|pane]", ""),
             )
-        else:
-            out.append(verb)
+        out.append(verb)
     return out
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
+    cli, version_rows = release.grammar, release.rows
+    anywhere = version_rows["report_agent_options_anywhere"]
+    resume = "resume_argv" if version_rows["report_resume_argv"] else None
     report_flags = (
         Flag("--source", "source", "str"),
         Flag("--agent", "agent", "str"),
@@ -123,10 +113,10 @@ def rows(v09: bool) -> "Group":
     )
     # 0.8.2: the pane id is the first word, options follow as separate words.  0.9.x: options
     # may precede the pane id and `--opt=value` is accepted (VERSIONS.md §1.7).
-    reporter_pos = Pos("any", "pane_id") if v09 else Pos("lead", "pane_id")
+    reporter_pos = Pos("any", "pane_id") if anywhere else Pos("lead", "pane_id")
     return (
         "herdr pane commands:",
-        _with_release_variants(
+        _for_release(
             [
                 Verb(
                     name="list",
@@ -260,7 +250,7 @@ def rows(v09: bool) -> "Group":
                     name="split",
                     # 0.9.x: no target means the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
                     # target and the server splits the focused pane.
-                    envpane="target_pane_id" if v09 else None,
+                    envpane="target_pane_id" if cli.split_targets_caller else None,
                     pos=Pos("first", "target_pane_id"),
                     equals=("--right-click",),
                     flags=(
@@ -390,9 +380,9 @@ def rows(v09: bool) -> "Group":
                 ),
                 Verb(
                     name="report-agent",
-                    resume="resume_argv" if v09 else None,
+                    resume=resume,
                     pos=reporter_pos,
-                    equals=tuple(f.name for f in report_flags) if v09 else (),
+                    equals=tuple(f.name for f in report_flags) if anywhere else (),
                     flags=report_flags,
                     io_errors=True,
                     strip=True,
@@ -415,16 +405,16 @@ def rows(v09: bool) -> "Group":
                     out="ok",
                     usage="usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown "
                     "[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
-                    + _RESUME_USAGE[v09],
+                    + _RESUME_USAGE[resume is not None],
                     listed=(
                         "  herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown [--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                     ),
                 ),
                 Verb(
                     name="report-agent-session",
-                    resume="resume_argv" if v09 else None,
+                    resume=resume,
                     pos=reporter_pos,
-                    equals=tuple(f.name for f in session_flags) if v09 else (),
+                    equals=tuple(f.name for f in session_flags) if anywhere else (),
                     flags=session_flags,
                     io_errors=True,
                     strip=True,
@@ -445,7 +435,7 @@ def rows(v09: bool) -> "Group":
                     out="ok",
                     usage="usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] "
                     "[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
-                    + _RESUME_USAGE[v09],
+                    + _RESUME_USAGE[resume is not None],
                     listed=(
                         "  herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] [--agent-session-id ID] [--agent-session-path PATH]",
                     ),
@@ -522,7 +512,8 @@ def rows(v09: bool) -> "Group":
                     out="ok",
                     usage="usage: herdr pane run <pane_id> <command>",
                 ),
-            ]
+            ],
+            version_rows,
         ),
         (),
     )

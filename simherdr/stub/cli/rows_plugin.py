@@ -5,10 +5,11 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     """herdr 0.8.2 src/cli/plugin.rs: hand-written bodies in .plugin; ids ``cli:plugin``."""
 
     def ids_row(verb: str, method: str) -> Verb:

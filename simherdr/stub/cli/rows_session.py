@@ -4,6 +4,7 @@ from .table import Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
@@ -13,7 +14,7 @@ def _sessions():
     return run
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     """src/cli.rs print_session_help (same in 0.9.3)."""
     return (
         "herdr session commands:",

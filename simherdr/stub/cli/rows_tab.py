@@ -4,10 +4,11 @@ from .table import _FOCUS, Flag, Verb, _ids
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
     return (
         "herdr tab commands:",
         [

@@ -5,10 +5,12 @@ from .table import _FOCUS, Flag, Pos, Verb, _ids
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
-def rows(v09: bool) -> "Group":
+def rows(release: "Release") -> "Group":
+    group = release.grammar.workspace_close_group
     return (
         "herdr workspace commands:",
         [
@@ -67,9 +69,10 @@ def rows(v09: bool) -> "Group":
                 shape="ids",
                 fields=("workspace_id",),
                 # 0.9.x: `workspace close <id> [--group]`; close_group is omitted when false.
-                flag=Flag("--group", "close_group", "on") if v09 else None,
+                flag=Flag("--group", "close_group", "on") if group else None,
                 params=(("workspace_id", "req"), ("close_group", "true")),
-                usage="usage: herdr workspace close <workspace_id>" + (" [--group]" if v09 else ""),
+                usage="usage: herdr workspace close <workspace_id>"
+                + (" [--group]" if group else ""),
             ),
         ],
         (),

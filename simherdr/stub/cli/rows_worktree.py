@@ -4,13 +4,15 @@ from .table import _FOCUS, Flag, Verb
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .base import Release
     from .table import Group
 
 
-def rows(v09: bool) -> "Group":
-    trust = " [--trust-repository]" if v09 else ""
-    extra = (Flag("--json", None, "skip"),)  # hidden compatibility no-op
-    if v09:
+def rows(release: "Release") -> "Group":
+    trusts = release.rows["trust_repository"]  # worktree.* take trust_repository
+    trust = " [--trust-repository]" if trusts else ""
+    extra: tuple[Flag, ...] = (Flag("--json", None, "skip"),)  # hidden compatibility no-op
+    if trusts:
         extra += (Flag("--trust-repository", "trust_repository", "on"),)
     scope = (Flag("--workspace", "workspace_id", "str"), Flag("--cwd", "cwd", "path"))
     excl = (("workspace_id", "cwd", None),)

@@ -212,7 +212,7 @@ def syntax_error(data):
         return at
 
     # An explicit stack instead of recursion: (kind, first) with kind b"{" or b"[".
-    stack = []
+    stack: list[list[object]] = []  # [kind, first]
     try:
         index = skip(index)
         expect_value = True

@@ -32,6 +32,10 @@ usage errors (exit 2) unless the verb says ``io_errors``: herdr then returns
 
 from .base import join, usage
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def _wire():
     """:mod:`.wire`, loaded on use (value errors, cwd failures)."""
@@ -129,7 +133,7 @@ def scan(ctx, row, args):
     flags = {}
     for spec in row.flags:
         flags[spec.name] = spec
-    values = {}
+    values: dict[str, Any] = {}
     resume = row.resume
     if resume and "--" in args:
         separator = args.index("--")

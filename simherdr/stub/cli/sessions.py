@@ -56,9 +56,10 @@ def is_running_at(socket_path: str) -> bool:
 
 
 def _v09(version: str) -> bool:
-    from .base import VERSION_PROTOCOLS
+    """The grammar row ``texts_093`` of ``version`` (session.rs's 0.9.3 probes and texts)."""
+    from .base import release_of
 
-    return VERSION_PROTOCOLS[version] >= 22
+    return release_of(version).grammar.texts_093
 
 
 def _probe(socket_path: str) -> tuple[bool, str | None]:

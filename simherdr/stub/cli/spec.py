@@ -77,19 +77,17 @@ def _text_ansi():
     return option("format", "FORMAT", pv=["text", "ansi"])
 
 
-def tree(v09, release=None):
-    """The root command of this version's clap tree; ``release`` (the invocation) adds its
-    rows and tables (kinds and targets, the 0.8.0 grammar); without it, 0.8.2's or 0.9.3's."""
+def tree(release):
+    """The root command of a :class:`.base.Release`'s clap tree (the grammar row
+    ``texts_093``, its agent-kinds table, the version row ``report_resume_argv``)."""
+    v09 = release.grammar.texts_093
     from simherdr.facts.kinds import kind_names_in
 
     from .integration import LETTA, TARGETS
 
-    kinds_table = release.table("agent_kinds") if release is not None else None
-    agent_kinds = list(kind_names_in(kinds_table or ("0.9.3" if v09 else "0.8.2")))  # spec.rs
-    row = release.row if release is not None else (lambda name: True)
+    agent_kinds = list(kind_names_in(release.agent_kinds))  # spec.rs agent_kind_values
     # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
-    # IntegrationTarget::ALL, then (0.9.1+) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs); a
-    # target comes with its kind (0.8.0 has no qwen, 0.9.0 no letta).
+    # a target comes with its kind (0.8.0 has no qwen, 0.9.0 no letta)
     targets = [t.label for t in TARGETS if t.label != "qwen" or "qwen" in agent_kinds]
     targets += [LETTA.label] if "letta" in agent_kinds else []
     trust = [flag("trust-repository")] if v09 else []
@@ -103,7 +101,7 @@ def tree(v09, release=None):
             "not track turns: if the agent is already working, that active turn's completion may "
             "match."
         )
-    elif not row("prompt_refuses_blocked"):
+    elif not release.rows["prompt_refuses_blocked"]:
         # herdr 0.8.0 (346411fa:src/cli/spec.rs:357): before agent_blocked (9351b058, #2790).
         prompt_after = (
             "When submission starts from a non-working state, --wait first requires an observed "
@@ -467,7 +465,7 @@ def tree(v09, release=None):
                 ),
             ],
         ),
-        _pane_command(v09, bool(row("cli_pane_input"))),
+        _pane_command(release.rows["report_resume_argv"], release.rows["cli_pane_input"]),
         cmd(
             "terminal",
             "Attach to or observe raw terminal streams",
@@ -618,9 +616,10 @@ def _machine_command():
     )
 
 
-def _resume_argv(v09):
-    """0.9.3 ``resume_argv_arg`` (VERSIONS.md §5 row 21)."""
-    if not v09:
+def _resume_argv(resume):
+    """0.9.3 ``resume_argv_arg`` (VERSIONS.md §5 row 21), with the version row
+    ``report_resume_argv``."""
+    if not resume:
         return []
     return [
         {
@@ -636,7 +635,7 @@ def _resume_argv(v09):
     ]
 
 
-def _pane_command(v09, pane_input):
+def _pane_command(resume, pane_input):
     """``pane_input`` (row cli_pane_input): 0.8.0 has no `pane input` and no split
     `--right-click` (10974c82)."""
     right_click = [option("right-click", "TARGET", pv=["herdr", "pane"])] if pane_input else []
@@ -792,7 +791,7 @@ def _pane_command(v09, pane_input):
                     option("agent-session-id", "ID"),
                     path_option("agent-session-path", "PATH"),
                 ]
-                + _resume_argv(v09),
+                + _resume_argv(resume),
             ),
             cmd(
                 "report-agent-session",
@@ -806,7 +805,7 @@ def _pane_command(v09, pane_input):
                     path_option("agent-session-path", "PATH"),
                     option("session-start-source", "SOURCE"),
                 ]
-                + _resume_argv(v09),
+                + _resume_argv(resume),
             ),
             cmd(
                 "release-agent",

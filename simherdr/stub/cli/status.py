@@ -59,7 +59,7 @@ def run(ctx, row, args):
         else:
             lines = ["version: %s" % ctx.version, "channel: %s" % client["channel"]]
             lines.append("protocol: %d" % ctx.protocol)
-            if ctx.v09:
+            if ctx.cli.texts_093:
                 lines.append("endpoint_protocol_generation: %d" % ENDPOINT_PROTOCOL_GENERATION)
             lines.append("binary: %s" % client["binary"])
             ctx.write_out("".join(line + "\n" for line in lines))
@@ -73,7 +73,7 @@ def run(ctx, row, args):
         return 0
     if json_out:
         update = {"restart_needed": _restart_needed(ctx, server)}
-        if ctx.v09:
+        if ctx.cli.texts_093:
             update["server_binary_stale"] = _binary_stale(ctx, server)
         full = {
             "client": _client_status(ctx),
@@ -84,14 +84,14 @@ def run(ctx, row, args):
         return 0
     client = ["  version: %s" % ctx.version, "  channel: %s" % _config_channel(ctx)]
     client.append("  protocol: %d" % ctx.protocol)
-    update = ["  restart_needed: %s" % _label(_restart_needed(ctx, server))]
-    if ctx.v09:
+    update_lines = ["  restart_needed: %s" % _label(_restart_needed(ctx, server))]
+    if ctx.cli.texts_093:
         client.append("  endpoint_protocol_generation: %d" % ENDPOINT_PROTOCOL_GENERATION)
-        update.append("  server_binary_stale: %s" % _label(_binary_stale(ctx, server)))
+        update_lines.append("  server_binary_stale: %s" % _label(_binary_stale(ctx, server)))
     text = "client:\n%s\n\nserver:\n%s\nupdate:\n%s\n" % (
         "\n".join(client),
         _server_status_body(ctx, server, "  "),
-        "\n".join(update),
+        "\n".join(update_lines),
     )
     ctx.write_out(text)
     return 0
@@ -121,9 +121,9 @@ def _server_status_body(ctx, server, indent):
     if server is None:
         return "%sstatus: not running\n%ssocket: %s\n" % (indent, indent, path)
     compatible = "yes" if server["protocol"] == ctx.protocol else "no"
-    if ctx.v09:
+    if ctx.cli.texts_093:
         generation = _generation(server)
-        lines = (
+        lines: tuple[str, ...] = (
             "status: running",
             "version: %s" % server["version"],
             "endpoint_compatible: %s"
@@ -150,7 +150,7 @@ def _server_status_body(ctx, server, indent):
 def _restart_needed(ctx, server):
     if server is None:
         return False
-    if ctx.v09:
+    if ctx.cli.texts_093:
         return _generation(server) != ENDPOINT_PROTOCOL_GENERATION
     return server["version"] != ctx.version
 
@@ -160,7 +160,7 @@ def _binary_stale(ctx, server):
 
 
 def _client_status(ctx):
-    if not ctx.v09:
+    if not ctx.cli.texts_093:
         return {
             "version": ctx.version,
             "channel": _config_channel(ctx),
@@ -184,7 +184,7 @@ def _client_status(ctx):
 def _capabilities(ctx, caps):
     if caps is None:
         return None
-    if not ctx.v09:
+    if not ctx.cli.texts_093:
         return {
             "live_handoff": caps["live_handoff"],
             "detached_server_daemon": caps.get("detached_server_daemon", False),
@@ -197,7 +197,7 @@ def _capabilities(ctx, caps):
 
 
 def _server_status_json(ctx, server):
-    v09 = ctx.v09
+    v09 = ctx.cli.texts_093
     if server is None:
         out = {
             "status": "not_running",

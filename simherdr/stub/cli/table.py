@@ -3,7 +3,7 @@
 herdr keeps a hand-written parser per verb (``src/cli/<group>.rs``) and a typed params struct
 per method (``src/api/schema``); a :class:`Verb` says in data what those two say in code, its
 options are :class:`Flag` s and its floating positional a :class:`Pos` (:mod:`.scan` reads
-them).  Each group's rows live in ``rows_<group>.py`` (``rows(v09)`` -> :data:`Group`),
+them).  Each group's rows live in ``rows_<group>.py`` (``rows(release)`` -> :data:`Group`),
 imported and built on use: a call unmarshals and constructs only its own group's rows.  This
 module keeps the row types, the value tuples several groups share and the ping every checked
 row sends first.  Clap's ``--help`` tree lives in :mod:`.spec` (herdr's ``src/cli/spec.rs`` is
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     Group: TypeAlias = tuple[str, list["Verb"], tuple[str, ...]]
 
 
-class Flag(tuple):  # type: ignore[type-arg]  # (name, field, kind, arg): immutable, cheap to build
+class Flag(tuple):  # (name, field, kind, arg): immutable, cheap to build
     """One option of herdr's hand-written loop (:mod:`.scan` lists the kinds): ``name`` sets
     ``field`` the way ``kind`` says; ``arg`` is the kind's extra (choice table and error
     template, ``set`` pairs, ``once`` value and message, ``match`` type, f32 error template,
@@ -56,22 +56,22 @@ class Flag(tuple):  # type: ignore[type-arg]  # (name, field, kind, arg): immuta
 
     @property
     def name(self) -> str:
-        return self[0]  # type: ignore[no-any-return]
+        return self[0]
 
     @property
     def field(self) -> "str | None":
-        return self[1]  # type: ignore[no-any-return]
+        return self[1]
 
     @property
     def kind(self) -> "FlagKind":
-        return self[2]  # type: ignore[no-any-return]
+        return self[2]
 
     @property
     def arg(self) -> object:
         return self[3]
 
 
-class Pos(tuple):  # type: ignore[type-arg]
+class Pos(tuple):
     """The verb's positional: ``lead`` (the first word, required), ``first`` (the first word
     unless it is an option) or ``any`` (one word anywhere, required)."""
 
@@ -82,11 +82,11 @@ class Pos(tuple):  # type: ignore[type-arg]
 
     @property
     def mode(self) -> "PosMode":
-        return self[0]  # type: ignore[no-any-return]
+        return self[0]
 
     @property
     def field(self) -> str:
-        return self[1]  # type: ignore[no-any-return]
+        return self[1]
 
 
 class Verb:
@@ -150,10 +150,6 @@ class Verb:
     #: command list when they are not the usage's forms
     usage: "str | None" = None
     listed: "tuple[str, ...] | None" = None
-    #: behaviour rows (facts/versions.py ``Rows``) this variant of the verb needs, as
-    #: ``(row, value)``: a release that parses the verb differently keeps both variants
-    #: (:func:`for_release` keeps the one whose rows hold)
-    when: "tuple[tuple[str, bool], ...]" = ()
 
     if TYPE_CHECKING:
 
@@ -192,7 +188,6 @@ class Verb:
             command: str | None = ...,
             usage: str | None = ...,
             listed: tuple[str, ...] | None = ...,
-            when: tuple[tuple[str, bool], ...] = ...,
         ) -> None: ...
 
     else:
@@ -252,15 +247,8 @@ def _ids(group: str, verb: str, field: str) -> Verb:
     )
 
 
-def for_release(group: "Group", row: "Callable[[str], object]") -> "Group":
-    """The group with the verb variants whose ``when`` rows this release holds."""
-    header, verbs, trailer = group
-    kept = [v for v in verbs if all(row(name) == value for name, value in v.when)]
-    return header, kept, trailer
-
-
 def varied(verb: "Verb", **changes: object) -> "Verb":
-    """A copy of ``verb`` with ``changes`` (a release variant of it)."""
+    """A copy of ``verb`` with ``changes`` (a release's variant of it)."""
     return Verb(**{**verb.__dict__, **changes})
 
 

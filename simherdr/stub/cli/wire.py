@@ -16,26 +16,12 @@ What is reproduced here (CLI.md §1, §2.2, §3, §10; herdr 0.8.2 ``src/api/cli
 """
 
 # The stdlib ``json`` and ``socket`` packages pull in ``re``, ``enum`` and ``collections`` at
-# import time (tens of milliseconds on a busy machine).  Their C cores are used directly
-# instead; the pure-Python packages are only a fallback.
-try:
-    import _socket as _sock
-except ImportError:  # pragma: no cover
-    import socket as _sock
-try:
-    from _json import (
-        encode_basestring as _quote,
-    )
-    from _json import (
-        make_encoder as _make_encoder,
-    )
-    from _json import (
-        make_scanner as _make_scanner,
-    )
-except ImportError:  # pragma: no cover - CPython always ships _json
-    from json.encoder import c_make_encoder as _make_encoder
-    from json.encoder import encode_basestring as _quote
-    from json.scanner import make_scanner as _make_scanner
+# import time (tens of milliseconds on a busy machine).  Their C cores (which CPython always
+# ships) are used directly.
+import _socket as _sock
+from _json import encode_basestring as _quote
+from _json import make_encoder as _make_encoder
+from _json import make_scanner as _make_scanner
 
 from .base import Failure, fsencode, path_exists
 from .table import PING_LINE
@@ -148,7 +134,7 @@ def loads(text: str) -> _Loaded:
     def parse_constant(s):
         raise _NonFinite("expected value")
 
-    scan = _make_scanner(_ScanContext(parse_float, parse_int, parse_constant))
+    scan = _make_scanner(_ScanContext(parse_float, parse_int, parse_constant))  # type: ignore[arg-type]  # duck-typed
     start = _skip_ws(text, 0)
     try:
         value, end = scan(text, start)

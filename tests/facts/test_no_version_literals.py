@@ -1,0 +1,121 @@
+"""No version string decides behaviour outside the release data (issue 20).
+
+A release's differences are rows of facts/releases/*.toml, read through the version object
+(facts/versions.py); code never defaults to a version, compares one, or tests a prefix of one.
+This AST scan of simherdr/ fails on a version-like string literal ("0.8.2", "0.9") used as:
+a parameter default, a class-level (dataclass field) default, an operand of a comparison, the
+argument of ``.startswith``/``.endswith``, a ``default=`` keyword, or an ``or`` fallback.
+Table keys ("0.8.2" naming the table read from that release) are dict keys, never compared,
+and pass. ``ALLOWED`` lists what is still being converted, by file and literal; an entry
+that no longer occurs fails too, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "simherdr"
+VERSION_LIKE = re.compile(r"^\d+\.\d+(\.\d+)?$")
+
+# (path under simherdr/, literal): still converted elsewhere (the owner's issue).
+ALLOWED: set[tuple[str, str]] = {
+    # known config keys and integration targets by release (next: tables.config_keys and
+    # tables.integration keys; house owns these files as data, the stand-in calls them)
+    ("facts/config_keys.py", "0.8"),
+    ("facts/integration.py", "0.8"),
+    # the stand-in (standin: converted on its branch to the version object)
+    ("stub/cli/roothelp.py", "0.9"),
+}
+
+
+def _is_version(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and bool(VERSION_LIKE.match(node.value))
+    )
+
+
+def _hits(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for d in [*node.args.defaults, *node.args.kw_defaults]:
+                if d is not None and _is_version(d):
+                    yield d, "a parameter default"
+        elif isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                    if _is_version(stmt.value):
+                        yield stmt.value, "a field default"
+        elif isinstance(node, ast.Compare):
+            for operand in [node.left, *node.comparators]:
+                if _is_version(operand):
+                    yield operand, "a comparison"
+                elif isinstance(operand, (ast.Tuple, ast.List, ast.Set)):
+                    for elt in operand.elts:
+                        if _is_version(elt):
+                            yield elt, "a comparison"
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("startswith", "endswith"):
+                for a in node.args:
+                    if _is_version(a):
+                        yield a, f"a .{func.attr}() prefix test"
+            for kw in node.keywords:
+                if kw.arg == "default" and _is_version(kw.value):
+                    yield kw.value, "a default= keyword"
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            for v in node.values:
+                if _is_version(v):
+                    yield v, "an `or` fallback"
+
+
+def scan(root: Path = ROOT) -> list[tuple[str, int, str, str]]:
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node, how in _hits(tree):
+            out.append((rel, node.lineno, node.value, how))  # type: ignore[attr-defined]
+    return out
+
+
+def test_no_version_literal_decides_behaviour():
+    found = scan()
+    bad = [
+        f"simherdr/{p}:{line}: {lit!r} as {how}"
+        for p, line, lit, how in found
+        if (p, lit) not in ALLOWED
+    ]
+    assert not bad, (
+        "a version string decides behaviour; add a row to facts/releases/*.toml (or a table "
+        "key) and read it through the version object instead:\n" + "\n".join(bad)
+    )
+    stale = ALLOWED - {(p, lit) for p, _, lit, _ in found}
+    assert not stale, f"converted: remove from ALLOWED: {sorted(stale)}"
+
+
+def test_the_scan_catches_each_form(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "def f(v='0.8.2'): pass\n"
+        "class C:\n    kinds: str = '0.8.2'\n"
+        "x = v == '0.9.3'\n"
+        "y = v in ('0.9.0', '0.9.1')\n"
+        "z = v.startswith('0.8')\n"
+        "p.add_argument('--v', default='0.9.3')\n"
+        "w = v or '0.9.3'\n"
+        "TABLES = {'0.8.2': 1}\n"  # a table key: fine
+        "DEFAULT_VERSION = '0.9.3'\n"  # a named constant: fine
+    )
+    hows = [how for _, _, _, how in scan(tmp_path)]
+    assert hows.count("a comparison") == 3
+    assert {
+        "a parameter default",
+        "a field default",
+        "a .startswith() prefix test",
+        "a default= keyword",
+        "an `or` fallback",
+    } <= set(hows)
+    assert len(hows) == 8
