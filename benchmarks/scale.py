@@ -34,6 +34,7 @@ import tempfile
 import time
 import tracemalloc
 
+from simherdr.progress import Progress
 from simherdr.testing import SocketClient
 
 from .common import ROOT, Result, call, exchange, fmt_time, median
@@ -275,8 +276,10 @@ def run(
     tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
     os.chmod(tmp, 0o700)
     per_size = {}
+    bar = Progress(len(sizes), "bench scale")  # on a terminal only
     try:
         for n in sizes:
+            bar.step(f"{n:,} panes")
             path = os.path.join(tmp, f"scale-{n}.sock")
             proc, info = _start_server(path, n, agents)
             try:
@@ -296,6 +299,7 @@ def run(
                 "statuses": info["statuses"],
             }
     finally:
+        bar.close()
         shutil.rmtree(tmp, ignore_errors=True)
     local = in_process(sizes, agents, rounds=call_reps * 2)
     for n, v in local.items():

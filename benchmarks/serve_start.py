@@ -1,4 +1,4 @@
-"""``simherdr serve`` from exec to its first pong (target <= 50 ms), next to its floor.
+"""``simherdr serve`` from exec to its first pong, relative to its floor (target <= 1.15x).
 
 The client connects in a tight loop (1 ms apart) and sends ``ping`` until a reply line comes
 back; the figure is the median over rounds. Each round also times the floor, a bare asyncio
@@ -22,7 +22,9 @@ import time
 
 from .common import Result, median
 
-TARGET_MS = 50.0
+# issue 26: relative to a bare asyncio Unix server's own exec -> first answer (the absolute
+# 50 ms of issue 16 was below that floor on this machine).
+TARGET = 1.15
 _PING = b'{"id":"b","method":"ping","params":{}}\n'
 
 
@@ -115,14 +117,16 @@ def run(rounds: int = 11) -> Result:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     ms, floor_ms = median(serve) * 1000, median(floor) * 1000
-    below = " (the target is below this floor)" if floor_ms > TARGET_MS else ""
+    ratios = [a / b for a, b in zip(serve, floor, strict=True)]
+    ratio = ms / floor_ms
     return Result(
-        "serve: exec to first pong",
-        round(ms, 1),
-        "ms",
-        target=f"<= {TARGET_MS:g}",
-        ok=ms <= TARGET_MS,
-        detail=f"an asyncio server's floor: {floor_ms:.1f} ms{below}; bare python -c pass: "
+        "serve: exec to first pong / asyncio floor",
+        round(ratio, 3),
+        "x",
+        target=f"<= {TARGET:g}",
+        ok=ratio <= TARGET,
+        detail=f"serve {ms:.1f} ms, an asyncio server's floor {floor_ms:.1f} ms (per-round "
+        f"ratios {min(ratios):.2f}-{max(ratios):.2f}); bare python -c pass: "
         f"{median(bare) * 1000:.1f} ms; CPU time: serve {median(serve_cpu) * 1000:.1f} ms, "
         f"floor {median(floor_cpu) * 1000:.1f} ms, bare {median(bare_cpu) * 1000:.1f} ms",
         data={

@@ -270,7 +270,9 @@ def _add_ctl(sub) -> None:
         description="Exit status: 0 done, 1 the op refused (its message on stderr), 2 bad "
         "usage, 3 the control socket could not be reached or did not answer.",
     )
-    c.add_argument("--control", metavar="PATH", required=True, help="the control socket")
+    c.add_argument(
+        "--control", metavar="PATH", help="the control socket ($SIMHERDR_CONTROL_SOCKET)"
+    )
     c.add_argument("--timeout", type=_seconds, default=10.0, help="seconds to wait for the reply")
     c.add_argument(
         "op",
@@ -288,35 +290,13 @@ def _add_ctl(sub) -> None:
     c.set_defaults(fn=_ctl)
 
 
-def _ctl(args) -> int:
-    import json
+def _ctl(args) -> int:  # `simherdr ctl` is dispatched to simherdr.ctl by main() (fast path)
+    from . import ctl
 
-    from .scenarios.control import control_request
-
-    try:
-        op_args = json.loads(args.args) if args.args else {}
-    except ValueError as e:
-        raise UsageError(f"ARGS is not JSON ({e}): give one JSON object, e.g. '{{}}'") from None
-    if not isinstance(op_args, dict):
-        raise UsageError('ARGS must be a JSON object, e.g. \'{"pane_id": "w1:p1"}\'')
-    try:
-        reply = control_request(args.control, args.op, op_args, timeout=args.timeout)
-    except (OSError, ValueError) as e:
-        why = getattr(e, "strerror", None) or str(e) or type(e).__name__
-        if isinstance(e, TimeoutError):
-            why = f"no reply within {args.timeout:g} s"
-        print(
-            f"simherdr ctl: cannot reach the control socket {args.control}: {why} "
-            f"(is `simherdr serve --control {args.control}` running?)",
-            file=sys.stderr,
-        )
-        return CTL_UNREACHABLE
-    if not isinstance(reply, dict) or not reply.get("ok"):
-        error = reply.get("error") if isinstance(reply, dict) else reply
-        print(f"simherdr ctl: {args.op}: {error}", file=sys.stderr)
-        return CTL_REFUSED
-    print(json.dumps(reply.get("result"), ensure_ascii=False))
-    return CTL_OK
+    control = ["--control", args.control] if args.control else []
+    return ctl.main(
+        [*control, "--timeout", repr(args.timeout), args.op, *filter(None, [args.args])]
+    )
 
 
 # --- install-stub ---------------------------------------------------------------------------------
@@ -421,7 +401,7 @@ def _install_stub(args) -> int:
 def _add_trace(sub) -> None:
     t = sub.add_parser("trace", help="look at a trace (`serve --trace FILE`, the pytest plugin)")
     tsub = t.add_subparsers(
-        dest="trace_cmd", metavar="view|show", required=True, parser_class=_Parser
+        dest="trace_cmd", metavar="view|show|export", required=True, parser_class=_Parser
     )
     v = tsub.add_parser("view", help="draw a trace as a self-contained HTML timeline")
     v.add_argument("file", help="a JSON-lines trace")
@@ -431,6 +411,36 @@ def _add_trace(sub) -> None:
     s.add_argument("file", help="a JSON-lines trace")
     s.add_argument("--limit", type=int, default=400, help="show the last N entries")
     s.set_defaults(fn=_trace_show)
+    _add_trace_export(tsub)
+
+
+def _add_trace_export(tsub) -> None:  # simherdr.traceexport: Trace Event Format (Perfetto)
+    x = tsub.add_parser("export", help="write a trace for chrome://tracing / the Perfetto UI")
+    x.add_argument("file", help="a JSON-lines trace")
+    x.add_argument("--format", choices=("chrome", "perfetto", "jsonl"), default="chrome")
+    x.add_argument(
+        "-o", "--output", help="default: FILE with .trace.json (jsonl: stdout); -: stdout"
+    )
+    x.set_defaults(fn=_trace_export)
+
+
+def _trace_export(args) -> int:
+    from .traceexport import export
+
+    text = export(_load_trace(args.file), args.format)
+    out = args.output or (
+        "-" if args.format == "jsonl" else os.path.splitext(args.file)[0] + ".trace.json"
+    )
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror}") from None
+    print(out)
+    return 0
 
 
 def _load_trace(path: str) -> list[dict]:
@@ -506,6 +516,20 @@ def _add_contract(sub) -> None:
     add_contract_parser(sub)
 
 
+def _add_run(sub) -> None:  # simherdr.run: a client's suite against a private simulator
+    from . import run
+
+    run.add_parser(sub, _time_scale, VERSIONS)
+    sub.choices["run"].set_defaults(fn=lambda args: _usage_from(run.BadUsage, run.main, args))
+
+
+def _usage_from(error: type[Exception], fn, args) -> int:
+    try:
+        return fn(args)
+    except error as e:
+        raise UsageError(str(e)) from None
+
+
 def _add_versions(sub) -> None:
     from .versions_cli import add_parser  # simherdr/versions_cli.py
 
@@ -521,6 +545,7 @@ SUBCOMMANDS = (
     _add_demo,
     _add_record,
     _add_contract,
+    _add_run,
     _add_versions,
 )
 
@@ -538,6 +563,10 @@ def parser(only_serve: bool = False) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["ctl"]:  # stdlib only, no parser built: a per-test reset costs milliseconds
+        from .ctl import main as ctl_main
+
+        return ctl_main(words[1:])
     args = parser(only_serve=words[:1] == ["serve"]).parse_args(argv)
     prog = "simherdr " + args.cmd
     try:

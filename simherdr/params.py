@@ -154,7 +154,7 @@ class F:
     check: Callable
     opt: bool = False
     default: Any = _MISSING
-    # A field only some herdr versions know: ``known(profile)``. On a version without it the
+    # A field only some herdr versions know: ``known(rows)`` (a release's Rows). On a version without it the
     # key is an unknown key, which serde ignores whatever its value: the field reads as absent.
     known: Callable | None = None
 
@@ -172,7 +172,7 @@ def dflt(check: Callable, default: Any) -> F:
 
 
 def versioned(f: F, known: Callable) -> F:
-    """``f``, known only on the versions where ``known(profile)`` is true (see :func:`parse`)."""
+    """``f``, known only on the releases where ``known(rows)`` is true (see :func:`parse`)."""
     return F(f.check, f.opt, f.default, known)
 
 

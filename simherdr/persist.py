@@ -223,12 +223,14 @@ def read_history(pane) -> str | None:
 def capture(sim) -> tuple[dict, dict | None]:
     snap = S.capture(
         sim.session,
-        agent_resume=sim.profile.report_resume_argv,
-        sidebar=sim.profile.session_saves_sidebar,
+        agent_resume=sim.version.rows.report_resume_argv,
+        sidebar=sim.version.rows.session_saves_sidebar,
     )
     history = None
     if sim.config.pane_history:
-        fingerprint = S.layout_fingerprint(snap) if sim.profile.history_layout_fingerprint else None
+        fingerprint = (
+            S.layout_fingerprint(snap) if sim.version.rows.history_layout_fingerprint else None
+        )
         history = S.capture_history(sim.session, read_history, fingerprint)
     return snap, history
 
@@ -240,7 +242,7 @@ def save(sim) -> None:
     try:
         target = os.path.realpath(session_path(cfg))
         _preserve_unloaded(sim, target)
-        if sim.profile.session_backups:
+        if sim.version.rows.session_backups:
             _preserve_snapshot_history(sim, target)
         if not sim.session.workspaces:
             _remove(sim, session_path(cfg))
@@ -253,7 +255,7 @@ def save(sim) -> None:
         else:
             _remove(sim, history_path(cfg))
         _protect_unloaded[sim] = False  # a committed save: the file is this server's now
-        if sim.profile.session_backups:
+        if sim.version.rows.session_backups:
             _preserve_snapshot_history(sim, target)
     except OSError as e:  # herdr logs session_save_failed and keeps running
         _warn(f"failed to save session: {e}")
@@ -285,7 +287,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
     home = sim.config.home
     if (
         history is not None
-        and sim.profile.history_layout_fingerprint
+        and sim.version.rows.history_layout_fingerprint
         and (
             history.get("layout_fingerprint") is None
             or history.get("layout_fingerprint") != S.layout_fingerprint(snap)
@@ -295,11 +297,11 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         _warn("Ignoring pane history without a matching session layout")
         history = None
     unavailable = None
-    if sim.profile.restore_keeps_unavailable_panes:
+    if sim.version.rows.restore_keeps_unavailable_panes:
         from .agents.layer import RESTORE_ERROR_NO_DIRECTORY as unavailable
-    kept = _membership_kept_093 if sim.profile.restore_membership_unless_other_repo else None
+    kept = _membership_kept_093 if sim.version.rows.restore_membership_unless_other_repo else None
     resume_valid = None
-    if sim.profile.report_resume_argv:  # the saved agent_resume came with resume_argv (#4687)
+    if sim.version.rows.report_resume_argv:  # the saved agent_resume came with resume_argv (#4687)
         from .handlers.agent import resume_argv_problem
 
         def resume_valid(argv: list) -> bool:
@@ -352,7 +354,7 @@ def _membership_kept_093(m: dict) -> bool:
 
 def restore_from_disk(sim) -> bool:
     snap, history = load(sim.config)
-    _protect_unloaded[sim] = snap is None and sim.profile.session_backups
+    _protect_unloaded[sim] = snap is None and sim.version.rows.session_backups
     if snap is None:
         return False
     restore(sim, snap, history)

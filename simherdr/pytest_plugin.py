@@ -20,7 +20,8 @@ per test (keywords only; checked when tests are collected, a mistake stops pytes
 
 A failing test that used a simherdr fixture shows the simulator's trace (every request, reply,
 event, fault and scenario step) as a report section "simherdr trace", and keeps it as a JSON-lines
-file plus an HTML timeline under ``--simherdr-trace-dir`` (default: pytest's cache directory,
+file, an HTML timeline and a Trace Event Format file (``.trace.json``: chrome://tracing, the
+Perfetto UI) under ``--simherdr-trace-dir`` (default: pytest's cache directory,
 ``.pytest_cache/d/simherdr-traces``).
 """
 
@@ -301,6 +302,7 @@ def pytest_runtest_makereport(item, call):
     if not tracked:
         return
     from . import trace as T
+    from .traceexport import export
     from .traceview import render_html
 
     base = re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid).strip("_")[:150]
@@ -318,7 +320,13 @@ def pytest_runtest_makereport(item, call):
         html = jsonl[: -len(".jsonl")] + ".html"
         with open(html, "w", encoding="utf-8") as f:
             f.write(render_html(entries, title=item.nodeid))
+        chrome = jsonl[: -len(".jsonl")] + ".trace.json"  # chrome://tracing, Perfetto UI
+        with open(chrome, "w", encoding="utf-8") as f:
+            f.write(export(entries, "chrome"))
         text = T.format_trace(entries, dropped)
         report.sections.append(
-            (f"simherdr trace ({name})", f"{text}\n(full trace: {jsonl}; timeline: {html})")
+            (
+                f"simherdr trace ({name})",
+                f"{text}\n(full trace: {jsonl}; timeline: {html}; Perfetto/chrome: {chrome})",
+            )
         )

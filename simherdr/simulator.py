@@ -162,7 +162,7 @@ class Simulator:
         if self.config.config_path:
             from . import hostconfig
 
-            loaded = hostconfig.load_at_start(self.config.config_path, self.profile.version)
+            loaded = hostconfig.load_at_start(self.config.config_path, self.version.name)
             hostconfig.apply(self.config, loaded)
             self.surface.config_diagnostics = loaded.diagnostics
 
@@ -359,7 +359,7 @@ class Simulator:
         """The id an unparsable request's error carries: "" (0.8.2), or the line's own string
         id when it is an object with exactly one ``id`` (profile row invalid_request_keeps_id)."""
         if (
-            self.profile.invalid_request_keeps_id
+            self.version.rows.invalid_request_keeps_id
             and isinstance(obj, dict)
             and isinstance(obj.get("id"), str)
             and "id" not in duplicates
@@ -373,7 +373,7 @@ class Simulator:
         name = obj.get("method") if isinstance(obj, dict) else None
         if (
             isinstance(name, str)
-            and name in self.profile.retired_methods
+            and name in self.version.retired_methods
             and "method" not in duplicates
         ):
             return E.unknown_method(name, self.unparsable_id(obj, duplicates))
@@ -407,7 +407,7 @@ class Simulator:
             raise E.invalid_request(
                 f"invalid type: {P._json_kind(name)}, expected variant identifier"
             )
-        if name not in self.profile.methods:
+        if name not in self.version.methods:
             raise E.invalid_request(f"unknown variant `{name}`")
         if "params" not in obj:
             raise E.invalid_request("missing field `params`")
@@ -419,7 +419,7 @@ class Simulator:
                 )
             return rid, None, name
         try:
-            p = P.parse(mdef.spec, obj["params"], self.profile)
+            p = P.parse(mdef.spec, obj["params"], self.version.rows)
         except P.ParamError as e:
             raise E.invalid_request(str(e)) from None
         return rid, mdef, p

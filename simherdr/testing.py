@@ -68,6 +68,14 @@ def _shutdown(loop: asyncio.AbstractEventLoop, sim: Simulator, unclosed: bool) -
 
 
 class Harness:
+    """An in-process simulator on a virtual clock (time moves only when the test moves it).
+
+    ``call(method, **params)`` -> the whole reply (``{"id", "result"}`` or ``{"id", "error"}``);
+    ``ok(...)`` -> the reply's ``result`` (herdr's ``type``-tagged payload), failing with the
+    whole reply on an error; ``err(...)`` -> the ``error`` object (``{"code", "message"}``);
+    ``spawn`` + ``advance(seconds)`` for waits; ``sim`` for scenarios and faults; ``trace()``.
+    """
+
     def __init__(
         self,
         version: HerdrVersion | str | None = None,
@@ -125,14 +133,18 @@ class Harness:
         return reply
 
     def call(self, method: str, **params) -> dict:
+        """Send one request; the whole reply (``result`` or ``error``)."""
         return self.request({"id": f"req-{next(self._ids)}", "method": method, "params": params})
 
     def ok(self, method: str, **params) -> dict:
+        """The reply's ``result`` (e.g. ``{"type": "workspace_created", "workspace": ...}``);
+        an error reply fails (AssertionError with the whole reply)."""
         reply = self.call(method, **params)
         assert "result" in reply, f"{method} failed: {reply}"
         return reply["result"]
 
     def err(self, method: str, **params) -> dict:
+        """The reply's ``error`` object (``{"code", "message"}``); a success fails."""
         reply = self.call(method, **params)
         assert "error" in reply, f"{method} unexpectedly succeeded: {reply}"
         return reply["error"]

@@ -13,7 +13,8 @@ Entries are plain dicts, JSON-ready::
     {"seq": 7, "kind": "request", "t": 3.0, "wall": 1767225603.0, "conn": "c3",
      "id": "req-2", "method": "agent.start", "params": {...}}
 
-Kinds: ``request`` (id, method, params), ``reply`` (id, ok, code?, result | error), ``event``
+Kinds: ``request`` (id, method, params; over the socket also the peer's ``pid`` and ``cmd``,
+its command line), ``reply`` (id, ok, code?, result | error), ``event``
 (type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``.
 """
 
@@ -152,9 +153,60 @@ def without_wall(entries: Iterable[dict]) -> list[dict]:
     return [{k: v for k, v in e.items() if k != "wall"} for e in entries]
 
 
+#: Characters of a peer's command line kept in a request entry (``cmd``).
+MAX_CMD = 160
+
+
+# CHOICE(peer-command-cache): a peer's command line is read once per pid (a client's
+# connections share it; the stand-in opens two per call) among the newest PEER_CACHE pids: a
+# read of /proc costs five system calls, a fifth of a ping's. A recycled pid within that
+# window would keep the old label (a label only, never a reply).
+PEER_CACHE = 64
+_peer_commands: dict[int, str | None] = {}
+
+
+def peer_command(pid: int) -> str | None:
+    """The peer's command line (Linux /proc), shortened for a lane or span label: a script run
+    by an interpreter (``python -IS .../bin/herdr agent start a1``) is named by the script
+    (``herdr agent start a1``). None when it cannot be read (gone, not Linux)."""
+    try:
+        return _peer_commands[pid]
+    except KeyError:
+        pass
+    if len(_peer_commands) >= PEER_CACHE:
+        del _peer_commands[next(iter(_peer_commands))]  # the oldest
+    cmd = _peer_commands[pid] = _read_peer_command(pid)
+    return cmd
+
+
+def _read_peer_command(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read(4096)
+    except OSError:
+        return None
+    argv = [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+    if not argv:
+        return None
+    head = argv[0] = argv[0].rsplit("/", 1)[-1]
+    if head.startswith(("python", "sh", "bash", "dash")) and len(argv) > 1:
+        rest = argv[1:]
+        while rest and rest[0].startswith("-") and rest[0] not in ("-m", "-c"):
+            rest = rest[1:]  # interpreter flags (-IS)
+        if rest and rest[0] not in ("-m", "-c"):
+            argv = [rest[0].rsplit("/", 1)[-1], *rest[1:]]
+    text = " ".join(" ".join(argv).split())
+    return text if len(text) <= MAX_CMD else text[: MAX_CMD - 1] + "…"
+
+
 def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
     if isinstance(obj, dict):
-        extra = {"pid": peer_pid} if peer_pid is not None else {}
+        extra: dict[str, Any] = {}
+        if peer_pid is not None:
+            extra["pid"] = peer_pid
+            cmd = peer_command(peer_pid)
+            if cmd is not None:
+                extra["cmd"] = cmd
         trace.record(
             "request",
             origin,

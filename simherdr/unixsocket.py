@@ -180,7 +180,7 @@ class Listening:
                 self.starved = False
                 self._delay = ACCEPT_BACKOFF_MIN
                 log.warning("accepting connections on %s again", self.path)
-            conn.setblocking(False)
+            # non-blocking: connect_accepted_socket sets it (one ioctl, not two)
             task = self._loop.create_task(self._connect(conn))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

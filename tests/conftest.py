@@ -7,10 +7,9 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
+from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
-
-VERSIONS = ("0.8.2", "0.9.3")
 
 
 def _schema_line() -> str:
@@ -61,6 +60,13 @@ def h(version, config):
     harness = Harness(version, config=config, validator=ref.validator(version))
     yield harness
     harness.close()
+
+
+@pytest.fixture
+def ws(h, tmp_path):
+    """``h`` with one focused workspace w1 (pane w1:p1) in ``tmp_path``."""
+    h.ok("workspace.create", cwd=str(tmp_path))
+    return h
 
 
 @pytest.fixture

@@ -1,13 +1,13 @@
-"""Where the suite finds herdr's own published facts: ONE setting per herdr version.
+"""Where the suite finds herdr's own published facts: ONE setting per published schema.
 
-``SIMHERDR_HERDR_SCHEMA_0_8_0``, ``SIMHERDR_HERDR_SCHEMA_0_8_2`` and
-``SIMHERDR_HERDR_SCHEMA_0_9_3`` each name a herdr API schema file of that version (for example
-the output of ``herdr api schema --output FILE`` of that herdr). Without them, the suite looks
-beside the project at ``../shared/herdr/`` (0.8.0: ``herdr-api-0.8.0.schema.json``, 0.8.2:
+``SIMHERDR_HERDR_SCHEMA_0_8_0``, ``SIMHERDR_HERDR_SCHEMA_0_8_2`` and ``SIMHERDR_HERDR_SCHEMA_0_9_3``
+each name a herdr API schema file herdr published for that release (for example the output of
+``herdr api schema --output FILE`` of that herdr). Without them, the suite looks beside the
+project at ``../shared/herdr/`` (0.8.0: ``herdr-api-0.8.0.schema.json``, 0.8.2:
 ``herdr-api.schema.json``, 0.9.3: ``herdr-api-0.9.3.schema.json``). A reply is checked against
-the schema its release names (facts/versions.py ``HerdrVersion.schema``: its own where herdr
-published one, else the nearest: 0.8.1 -> 0.8.2's, byte-identical at 09b2554d; 0.9.0-0.9.2 ->
-0.9.3's). Tests that need a schema skip, with :func:`skip_reason`, when neither exists.
+its own release's schema where herdr published one, else the nearest published one: the
+release data names it (``HerdrVersion.schema``; ``schema_published`` says which). Tests that
+need a schema skip, with :func:`skip_reason`, when neither exists.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from simherdr.facts.versions import DEFAULT_VERSION, resolve
+from simherdr.facts.versions import DEFAULT_VERSION, RELEASES, resolve
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "herdr"
-# schema version -> (setting, fallback file)
+# published schema (a release name) -> (setting, fallback file)
 SCHEMAS: dict[str, tuple[str, Path]] = {
     "0.8.0": ("SIMHERDR_HERDR_SCHEMA_0_8_0", SHARED / "herdr-api-0.8.0.schema.json"),
     "0.8.2": ("SIMHERDR_HERDR_SCHEMA_0_8_2", SHARED / "herdr-api.schema.json"),
@@ -29,12 +29,15 @@ SCHEMAS: dict[str, tuple[str, Path]] = {
 }
 
 
-def schema_version(version: str) -> str:
-    """The published schema a release's replies are checked against (its ``schema``)."""
-    schema = resolve(version).schema
-    if schema not in SCHEMAS:
-        raise KeyError(f"no herdr schema file known for release {schema!r} ({version})")
-    return schema
+def schema_version(version) -> str:
+    """The published schema a release's replies are checked against (facts/releases:
+    ``schema``: its own, else the nearest published one)."""
+    if str(version) not in RELEASES and str(version) in SCHEMAS:
+        return str(version)  # a published schema whose release has no data file (yet)
+    name = resolve(version).schema
+    if name not in SCHEMAS:
+        raise KeyError(f"no herdr schema known for version {version!r} (its schema: {name})")
+    return name
 
 
 def schema_path(version: str) -> Path | None:
@@ -150,7 +153,7 @@ _SOCKETS: dict[str, str] = {}
 
 
 def bind_socket(path: str, version: str | None) -> None:
-    _SOCKETS[str(path)] = version or DEFAULT_VERSION
+    _SOCKETS[str(path)] = str(version or DEFAULT_VERSION)
 
 
 def socket_version(path: str) -> str:

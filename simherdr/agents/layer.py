@@ -131,7 +131,7 @@ class AgentLayer:
     def spawn(self, pane, kind: str, argv: list[str] | None = None, **overrides) -> Occupant:
         """Run a simulated agent of ``kind`` as the pane's foreground job (as if its command
         line had just been submitted to the shell)."""
-        label = K.parse_kind_in(self.sim.profile.agent_kinds, kind)
+        label = K.parse_kind_in(self.sim.version.tables.agent_kinds, kind)
         if label is None:
             raise ValueError(K.UNSUPPORTED_KIND_MESSAGE.format(kind=kind))
         extra = {**self._pane_overrides.pop(pane.pane_id, {}), **overrides}
@@ -149,7 +149,7 @@ class AgentLayer:
     # --- simulator hooks ---------------------------------------------------------------------
 
     def on_command(self, pane, line: str) -> bool:
-        found = command_kind(line, self.sim.profile.agent_kinds)
+        found = command_kind(line, self.sim.version.tables.agent_kinds)
         if found is None:
             return False
         self.spawn(pane, found[0], found[1])
@@ -245,14 +245,14 @@ class AgentLayer:
         state is `unknown` (interactive_ready). False on 0.8.2 and when nothing changed.
         CHOICE: simulated codex processes reach `idle`, so nothing calls this by itself; it is
         the seam scenarios use for a codex whose screen stays unknown."""
-        if not self.sim.profile.codex_prompt_readiness:
+        if not self.sim.version.rows.codex_prompt_readiness:
             return False
         return self._update(pane, lambda a: T.observe_codex_prompt(a, ready))
 
     def _detection_rules(self) -> tuple[float, str, bool]:
         """(now, hook-source table, exit_keeps_name_until_shell) for T.detection."""
-        profile = self.sim.profile
-        return self.sim.now(), profile.hook_sources, profile.exit_keeps_name_until_shell
+        v = self.sim.version
+        return self.sim.now(), v.tables.hook_sources, v.rows.exit_keeps_name_until_shell
 
     def watch_self_reported(self, pane) -> None:
         """0.9.2 (#4687, profile row clear_reported_agent_at_idle_shell): herdr cannot see a
@@ -260,10 +260,10 @@ class AgentLayer:
         SELF_REPORTED_SHELL_RECHECK; back at an idle shell, the agent is cleared (src/pane.rs
         report_self_reported_agent_shell_return, terminal state clear_self_reported_agent).
         CHOICE: the first check is one interval after the report."""
-        if not self.sim.profile.clear_reported_agent_at_idle_shell:
+        if not self.sim.version.rows.clear_reported_agent_at_idle_shell:
             return
         if (
-            not T.self_reported_active(pane.agent, self.sim.profile.agent_kinds)
+            not T.self_reported_active(pane.agent, self.sim.version.tables.agent_kinds)
             or pane.pane_id in self._shell_watch
         ):
             return
@@ -275,14 +275,14 @@ class AgentLayer:
             if (
                 p is None
                 or p.terminal_id != terminal_id
-                or not T.self_reported_active(p.agent, self.sim.profile.agent_kinds)
+                or not T.self_reported_active(p.agent, self.sim.version.tables.agent_kinds)
             ):
                 self._shell_watch.discard(pane.pane_id)
                 return
             if self.shell_idle(p):
                 self._shell_watch.discard(pane.pane_id)
                 now = self.sim.now()
-                kinds = self.sim.profile.agent_kinds
+                kinds = self.sim.version.tables.agent_kinds
                 self._update(p, lambda a: T.clear_self_reported(a, now, kinds))
                 return
             self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
@@ -322,10 +322,10 @@ class AgentLayer:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
-        hooks = self.sim.profile.hook_sources
+        hooks = self.sim.version.tables.hook_sources
         session = T.session_ref(source, label, session_id, session_path, hooks)
         if (source, label) in K.reserved_native_in(hooks):
-            rebind = self.sim.profile.session_rebind_restarts_acquisition
+            rebind = self.sim.version.rows.session_rebind_restarts_acquisition
             return self._update(
                 pane,
                 lambda a: T.session_report(a, source, label, session, seq, None, hooks, rebind),
@@ -351,11 +351,11 @@ class AgentLayer:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
-        hooks = self.sim.profile.hook_sources
+        hooks = self.sim.version.tables.hook_sources
         session = T.session_ref(source, label, session_id, session_path, hooks)
         start = session_start_source.strip() if session_start_source else None
         start = start if start in T.RECOGNIZED_START_SOURCES + ("branch",) else None
-        rebind = self.sim.profile.session_rebind_restarts_acquisition
+        rebind = self.sim.version.rows.session_rebind_restarts_acquisition
         return self._update(
             pane, lambda a: T.session_report(a, source, label, session, seq, start, hooks, rebind)
         )
@@ -364,7 +364,7 @@ class AgentLayer:
         label = K.canonical_label(agent)
         if not label:
             raise ValueError("agent label must not be empty")
-        if T.is_official(source, label, self.sim.profile.hook_sources):
+        if T.is_official(source, label, self.sim.version.tables.hook_sources):
             return False  # official herdr:* sources are ignored (src/app/actions.rs:2898-2914)
         return self._update(pane, lambda a: T.release(a, source, label, seq))
 
@@ -398,16 +398,16 @@ class AgentLayer:
         self, pane, name: str, kind: str, timeout: float, session: dict | None = None
     ) -> None:
         now = self.sim.now()
-        pane.agent.kinds = self.sim.profile.agent_kinds
+        pane.agent.kinds = self.sim.version.tables.agent_kinds
         T.begin_managed(pane.agent, name, kind, now, AGENT_START_SETTLE_DELAY, timeout, session)
-        if self.sim.profile.managed_start_acquires:
+        if self.sim.version.rows.managed_start_acquires:
             pane.agent.acquisition_pending = True  # [H093] begin_managed_agent
         self.sim.schedule(now + AGENT_START_SETTLE_DELAY, self.reconcile_due)
         self.sim.schedule(now + timeout, self.reconcile_due)
 
     def reconcile_target(self, pane) -> bool:
         """agent.get's reconcile (src/app/agents.rs:39-62): pane_updated when it changed."""
-        pane.agent.kinds = self.sim.profile.agent_kinds
+        pane.agent.kinds = self.sim.version.tables.agent_kinds
         if T.reconcile_managed(pane.agent, self.sim.now(), self._blocked_phase()):
             self._emit_pane_updated(pane)
             return True
@@ -417,7 +417,7 @@ class AgentLayer:
         """The runtime's deadline reconcile (src/app/runtime.rs:330-343)."""
         now = self.sim.now()
         for pane in list(self.sim.session.all_panes()):
-            pane.agent.kinds = self.sim.profile.agent_kinds
+            pane.agent.kinds = self.sim.version.tables.agent_kinds
             d = T.next_managed_deadline(pane.agent)
             if (
                 d is not None
@@ -439,14 +439,14 @@ class AgentLayer:
         if pane.pane_id not in s.panes:
             return False
         a = pane.agent
-        a.kinds = self.sim.profile.agent_kinds
+        a.kinds = self.sim.version.tables.agent_kinds
         now = self.sim.now()
         prev_label, prev_state, prev_pres = a.label, a.internal, T.presentation(a)
         prev_seen = pane.seen
         prev_name = a.name
         prev_session = T.current_session(a)
         had_completion = a.completion_seq is not None or not prev_seen
-        profile = self.sim.profile
+        profile = self.sim.version.rows
         # 0.8.2 suppresses every idle while the start is pending; 0.9.3 makes the start an
         # acquisition instead (profile row managed_start_acquires).
         # 0.8.0 (row process_detection_acquires false) suppresses no startup idle at all.

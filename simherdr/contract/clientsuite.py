@@ -271,11 +271,34 @@ def deltas() -> None:
     herdr("workspace", "close", w, "--group")
 
 
+def worktree() -> None:
+    """A worktree flow (the opener's panel, CLIENTS.md §2): a repository's worktrees listed,
+    one created beside it, listed again, its workspace read and removed."""
+    from .fixtures import git_repo
+
+    repo = _workdir("repo")
+    git_repo(repo)  # what replay builds again (FIXTURES)
+    herdr("worktree", "list", "--cwd", repo)
+    _, ws = herdr("workspace", "create", "--cwd", repo, "--no-focus")
+    w = ws["result"]["workspace"]["workspace_id"]
+    herdr("worktree", "list", "--workspace", w)
+    code, made = herdr("worktree", "create", "--workspace", w, "--branch", "feat", "--no-focus")
+    herdr("worktree", "list", "--workspace", w)
+    if code == 0 and isinstance(made, dict):
+        created = (made.get("result") or {}).get("workspace") or {}
+        wid = created.get("workspace_id")
+        if isinstance(wid, str):
+            herdr("workspace", "get", wid)
+            herdr("worktree", "remove", "--workspace", wid, "--force")
+    herdr("worktree", "list", "--workspace", w)
+
+
 FLOWS: dict[str, Callable[[], None]] = {
     "entwurf": entwurf,
     "opener": opener,
     "phren": phren,
     "deltas": deltas,
+    "worktree": worktree,
 }
 
 
@@ -329,7 +352,28 @@ def build(out: str, version: str, time_scale: float, flows: list[str]) -> int:
         if p.returncode != 0:
             print(f"clientsuite: recording {name} failed ({p.returncode})", file=sys.stderr)
             return 1
+        if name in FIXTURES:
+            _add_fixtures(os.path.join(out, f"{name}.json"), FIXTURES[name])
     return 0
+
+
+# What a flow builds outside herdr, that replay must build again before the first step: a
+# fixture step per directory (the cassette names it by its reference), kind -> basename.
+FIXTURES: dict[str, dict[str, str]] = {"worktree": {"git_repo": "repo"}}
+
+
+def _add_fixtures(path: str, wanted: dict[str, str]) -> None:
+    from .cassette import from_json
+
+    with open(path, encoding="utf-8") as f:
+        c = from_json(json.load(f), os.path.basename(path))
+    steps = []
+    for kind, base in wanted.items():
+        ref = next((r for r, v in c.refs.items() if str(v).endswith("/" + base)), None)
+        if ref is not None:
+            steps.append({"fixture": kind, "path": ref, "t": 0})
+    c.steps = steps + c.steps
+    c.dump(path)
 
 
 def main(argv: list[str] | None = None) -> int:

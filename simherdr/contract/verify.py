@@ -266,6 +266,8 @@ class Replay:
                         self._control(i, step)
                     elif "seed" in step:
                         self._seed(i, step)
+                    elif "fixture" in step:
+                        self._fixture(i, step)
                     else:
                         self._authored(i, step)
                 except Unsupported as e:
@@ -311,6 +313,15 @@ class Replay:
         got = self.t.seed(values)
         for p in self.bind.unify(shape(step["seed"]), got):
             self.miss(i, step, "seed" + p.path[1:], p.expected, p.actual)
+
+    def _fixture(self, i: int, step: dict) -> None:
+        """What the recorded client built outside herdr (clientsuite FIXTURES), built again at
+        the path its reference binds to here."""
+        from .fixtures import build_fixture
+
+        path = self.bind.restore(step["path"])
+        if not build_fixture(step["fixture"], str(path)):
+            raise Unsupported(f"unknown fixture {step['fixture']!r}")
 
     # --- recorded socket traffic -----------------------------------------------------------
 
@@ -570,23 +581,39 @@ def verify(
     pace: bool = True,
     control: str | None = None,
 ) -> list[Result]:
-    """Replay every cassette; simherdr targets start fresh per cassette."""
+    """Replay every cassette; simherdr targets start fresh per cassette (progress on a
+    terminal: :mod:`simherdr.progress`)."""
+    from ..progress import Progress
+
+    results: list[Result] = []
+    bar = Progress(len(corpus), f"contract verify --target {kind}")  # on a terminal only
+    try:
+        _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
+                validator, timeout, pace, control)  # fmt: skip
+    finally:
+        bar.close()
+    return results
+
+
+def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
+            validator, timeout, pace, control) -> None:  # fmt: skip
     from ..facts.versions import RELEASES
     from .targets import external_target, simherdr_target
 
-    results: list[Result] = []
     if kind == "real" or socket_path is not None:
         if socket_path is None:
             raise ValueError("--target real needs --socket (the herdr socket to replay against)")
         target = external_target(kind, socket_path, herdr_bin, control)
         for c in corpus:
+            bar.step(c.name)
             why = "" if any_version else bound_to(c, target.version)
             if why:
                 results.append(Result(c, kind, target.version, "skip", why))
                 continue
             results.append(run_cassette(c, target, validator, timeout, pace))
-        return results
+        return
     for c in corpus:
+        bar.step(c.name)
         versions, why = versions_for(c, set(RELEASES), profile)
         if not versions:
             results.append(
@@ -598,7 +625,6 @@ def verify(
                 results.append(run_cassette(c, t, validator, timeout, pace))
             finally:
                 t.close()
-    return results
 
 
 def stamp(results: list[Result], directory: str) -> int:

@@ -181,6 +181,8 @@ class Rows:
     copilot_prompt_focus_in: bool
     # config diagnostics report unknown built-in theme names
     config_check_theme_names: bool
+    # pane.split takes right_click (else an unknown key, ignored)
+    split_right_click: bool
     # the stand-in: `pane input`, `pane split --right-click`, and `pane split --current` without
     # HERDR_PANE_ID a usage error (one commit, 10974c82)
     cli_pane_input: bool

@@ -105,7 +105,7 @@ def resolve(sim, target: str):
 
 
 def info(sim, pane) -> dict:
-    return V.agent_info(sim.session, pane, sim.profile.agent_completion_seq)
+    return V.agent_info(sim.session, pane, sim.version.rows.agent_completion_seq)
 
 
 def agent_get(sim, target: str) -> dict:
@@ -193,7 +193,10 @@ def _refuse_alt_screen_history(sim, pane, p) -> None:
     if lines is None or p["format"] != "text" or p["source"] not in ("recent", "recent_unwrapped"):
         return
     a = pane.agent
-    if K.parse_kind_in(sim.profile.agent_kinds, a.label or "") is None or a.internal == "idle":
+    if (
+        K.parse_kind_in(sim.version.tables.agent_kinds, a.label or "") is None
+        or a.internal == "idle"
+    ):
         return
     screen = pane.screen
     if not screen.alternate_screen or screen.rows >= min(lines, 1000):
@@ -211,7 +214,9 @@ def explain(sim, p):
     a = pane.agent
     full = a.screen_detection_skipped
     agent = (
-        a.label if full else (K.parse_kind_in(sim.profile.agent_kinds, a.label or "") or a.detected)
+        a.label
+        if full
+        else (K.parse_kind_in(sim.version.tables.agent_kinds, a.label or "") or a.detected)
     )
     if agent is None:
         raise E.HerdrError(
@@ -250,7 +255,7 @@ def _hosts(sim, pane, kind: str) -> bool:
 @method("agent.send_keys", target=P.req(P.STR), keys=P.req(P.LIST_STR))
 def send_keys(sim, p):
     pane = resolve(sim, p["target"])
-    kind = K.parse_kind_in(sim.profile.agent_kinds, pane.agent.label or "")
+    kind = K.parse_kind_in(sim.version.tables.agent_kinds, pane.agent.label or "")
     if kind is None or not _hosts(sim, pane, kind):
         raise E.HerdrError("agent_not_ready", f"agent {p['target']} is not an active named agent")
     data = _keys(sim, p["keys"])
@@ -276,7 +281,7 @@ def start(sim, p):
     name = p["name"]
     if not valid_agent_name(name):
         raise E.HerdrError("invalid_agent_name", INVALID_NAME)
-    kind = K.parse_kind_in(sim.profile.agent_kinds, p["kind"])
+    kind = K.parse_kind_in(sim.version.tables.agent_kinds, p["kind"])
     if kind is None:
         raise E.HerdrError(
             "unsupported_agent_kind", K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"])
@@ -311,7 +316,7 @@ def start(sim, p):
     # 0.9.3: `codex resume <id>` names its session at once (profile row start_args_session)
     session = (
         T.launch_session(kind, p["args"], sim.version.tables.hook_sources)
-        if sim.profile.start_args_session
+        if sim.version.rows.start_args_session
         else None
     )
     sim.agents.begin_managed(pane, name, kind, timeout / 1000, session)
@@ -335,7 +340,7 @@ def submit_prompt(sim, target: str, text: str) -> dict:
         raise E.HerdrError(
             "agent_blocked", f"agent {target} is blocked and requires interactive input"
         )
-    kind = K.parse_kind_in(sim.profile.agent_kinds, a.label or "")
+    kind = K.parse_kind_in(sim.version.tables.agent_kinds, a.label or "")
     if kind is None or a.launch_pending:
         raise E.HerdrError("agent_not_ready", f"agent {target} is not an active named agent")
     if not _hosts(sim, pane, kind):
@@ -390,7 +395,7 @@ async def prompt(sim, p, rid, conn):
             if timeout_ms is not None and timeout_ms <= PROMPT_EFFECT_TIMEOUT_MS
             else (baseline, gate_ms)
         )
-        if sim.profile.prompt_gate_needs_activity:  # PROMPT_GATE_09
+        if sim.version.rows.prompt_gate_needs_activity:  # PROMPT_GATE_09
             gate_until, transient = ("working", "blocked"), True
         else:
             gate_until, transient = WIRE_STATUSES, False
@@ -521,7 +526,7 @@ async def _wait_resolved(
                 baseline, gate_ms = stalled
                 raise E.HerdrError(
                     "agent_prompt_stalled",
-                    sim.profile.prompt_stall_message.format(
+                    sim.version.rows.prompt_stall_message.format(
                         gate_ms=gate_ms, status=current["agent_status"], baseline=baseline
                     ),
                 )
@@ -540,7 +545,7 @@ def _hook_pane(sim, ref: str):
 
 
 # 0.9.2 (#4687, profile row report_resume_argv; [H093] PaneReportAgentParams.resume_argv).
-RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda profile: profile.report_resume_argv)
+RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda rows: rows.report_resume_argv)
 
 # validate_resume_argv's limits ([H093] src/agent_resume.rs MAX_RESUME_ARGS,
 # MAX_RESUME_ARGV_BYTES): restore types the command into a shell, so it must be a bare name.
@@ -590,13 +595,17 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
     a, source, argv = pane.agent, p["source"], p["resume_argv"]
     stored = K.canonical_label(label)
     session = T.session_ref(
-        source, stored, p["agent_session_id"], p["agent_session_path"], sim.profile.hook_sources
+        source,
+        stored,
+        p["agent_session_id"],
+        p["agent_session_path"],
+        sim.version.tables.hook_sources,
     )
     newer = T.seq_is_newer(a, source, p["seq"])
     report()
     if argv is None or not (newer and T.session_is_current(a, source, stored, session)):
         return
-    if not T.can_record_resume(a, source, stored, sim.profile.agent_kinds):
+    if not T.can_record_resume(a, source, stored, sim.version.tables.agent_kinds):
         raise E.HerdrError("resume_not_accepted", RESUME_NOT_ACCEPTED)
     T.record_resume(a, source, stored, argv)
     T.reconcile_resume(a)
@@ -623,7 +632,7 @@ def _label(agent: str, kinds: str) -> str:
 )
 def report_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"], sim.profile.agent_kinds)
+    label = _label(p["agent"], sim.version.tables.agent_kinds)
     _check_resume(p["resume_argv"])
     _resume_report(
         sim,
@@ -657,7 +666,7 @@ def report_agent(sim, p):
 )
 def report_agent_session(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"], sim.profile.agent_kinds)
+    label = _label(p["agent"], sim.version.tables.agent_kinds)
     _check_resume(p["resume_argv"])
     _resume_report(
         sim,
@@ -686,7 +695,7 @@ def report_agent_session(sim, p):
 )
 def release_agent(sim, p):
     pane = _hook_pane(sim, p["pane_id"])
-    label = _label(p["agent"], sim.profile.agent_kinds)
+    label = _label(p["agent"], sim.version.tables.agent_kinds)
     sim.agents.release_agent(pane, p["source"], label, p["seq"])
     return {"type": "ok"}
 

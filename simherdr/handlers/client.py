@@ -31,7 +31,7 @@ def notification_show(sim, p):
     delivery = sim.config.toast_delivery
     if delivery == "off":
         reason = "disabled"
-    elif sim.profile.notification_needs_client_shell:
+    elif sim.version.rows.notification_needs_client_shell:
         reason = "no_foreground_client"  # no client shell is ever attached (NO_CLIENT)
     elif delivery == "herdr":  # the app's in-app toast (src/app/api.rs:1232-1252)
         if s.toast_active(now):

@@ -18,7 +18,7 @@ def close_with_group(sim, w: Workspace) -> list[Workspace]:
     """Close ``w`` and the group it roots (herdr's close_selected_workspace, model/groups.py),
     its panes' processes stopped first; no event."""
     s = sim.session
-    targets = groups.close_set(s, w, sim.profile.duplicate_parents_close_alone)
+    targets = groups.close_set(s, w, sim.version.rows.duplicate_parents_close_alone)
     return groups.close_workspaces(s, w, targets, sim.before_workspace_close)
 
 
@@ -96,7 +96,7 @@ def read_pane(sim, p: Pane, source: str, lines: int | None, fmt: str) -> dict:
         source,
         lines,
         "text" if source == "detection" else fmt,
-        recent_includes_viewport=sim.profile.recent_includes_viewport,
+        recent_includes_viewport=sim.version.rows.recent_includes_viewport,
     )
     return {
         "pane_id": p.pane_id,

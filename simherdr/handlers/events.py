@@ -106,10 +106,10 @@ def status_payload(s, pane) -> dict:
 class _Plain:
     def __init__(self, sim, kind: str):
         self.kind = kind.replace(".", "_")
-        self.cursor = 0 if sim.profile.subscribe_replays_history else sim.hub.seq
+        self.cursor = 0 if sim.version.rows.subscribe_replays_history else sim.hub.seq
 
     def next(self, sim):
-        if sim.profile.events_lost_error and sim.hub.lost_after(self.cursor, self.kind):
+        if sim.version.rows.events_lost_error and sim.hub.lost_after(self.cursor, self.kind):
             raise _EventsLost
         for seq, kind, data in sim.hub.after(self.cursor, (self.kind,)):
             self.cursor = seq
@@ -238,7 +238,7 @@ async def subscribe(sim, p, rid, conn):
     items = []
     for i, item in enumerate(p["subscriptions"]):
         # set-up errors: the probe id (0.8.2) or the request id (row setup_errors_keep_request_id)
-        probe_id = rid if sim.profile.setup_errors_keep_request_id else f"{rid}:sub:{i}:probe"
+        probe_id = rid if sim.version.rows.setup_errors_keep_request_id else f"{rid}:sub:{i}:probe"
         if item["type"] in PLAIN_SUBSCRIPTIONS:
             items.append(_Plain(sim, item["type"]))
         elif item["type"] == "pane.agent_status_changed":
@@ -307,7 +307,7 @@ async def wait(sim, p, rid, conn):
     if pane is None:  # the setup probe's error carries the probe id (0.8.2)
         # CHOICE (0.9): the request id, as for subscriptions (#4344 "socket error responses
         # keep the request id"); 0.9.3's src/api/wait.rs is not readable here.
-        probe = rid if sim.profile.setup_errors_keep_request_id else f"{rid}:sub:0:probe"
+        probe = rid if sim.version.rows.setup_errors_keep_request_id else f"{rid}:sub:0:probe"
         raise E.HerdrError("pane_not_found", f"pane {pane_id} not found", reply_id=probe)
     deadline = None if p["timeout_ms"] is None else sim.now() + p["timeout_ms"] / 1000
     cursor = sim.hub.seq

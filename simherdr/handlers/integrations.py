@@ -50,7 +50,7 @@ def command_available(command: str, path: str | None) -> bool:
 def _state(sim, name: str) -> str:
     """registry.rs integration_status_at, on what integration.install wrote."""
     try:
-        return core.status(_target(sim, name), install_env(sim), sim.profile.version).state
+        return core.status(_target(sim, name), install_env(sim), sim.version.name).state
     except OSError:
         return "not_installed"
 
@@ -82,7 +82,7 @@ def install_env(sim) -> dict[str, str]:
 
 
 def _target(sim, name: str) -> core.Target:
-    target = core.resolve(name, sim.profile.version)
+    target = core.resolve(name, sim.version.name)
     assert target is not None, name  # the params' enum admits socket targets only
     return target
 
@@ -91,7 +91,7 @@ def _target(sim, name: str) -> core.Target:
 def integration_install(sim, p):
     """src/app/api/integrations.rs:8-25: the install's messages, or its error's text."""
     try:
-        messages = core.install(_target(sim, p["target"]), install_env(sim), sim.profile.version)
+        messages = core.install(_target(sim, p["target"]), install_env(sim), sim.version.name)
     except (core.IntegrationError, OSError) as exc:
         raise E.HerdrError("integration_install_failed", core.error_text(exc)) from None
     return {
@@ -105,7 +105,7 @@ def integration_install(sim, p):
 def integration_uninstall(sim, p):
     """src/app/api/integrations.rs:27-45."""
     try:
-        messages = core.uninstall(_target(sim, p["target"]), install_env(sim), sim.profile.version)
+        messages = core.uninstall(_target(sim, p["target"]), install_env(sim), sim.version.name)
     except (core.IntegrationError, OSError) as exc:
         raise E.HerdrError("integration_uninstall_failed", core.error_text(exc)) from None
     return {

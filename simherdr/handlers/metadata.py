@@ -36,9 +36,9 @@ def _blocked_by_process_exit(sim, a, source: str, label: str | None, applies: st
     exited = a.recent_exit
     if exited is None:
         return False
-    hooks = sim.profile.hook_sources
+    hooks = sim.version.tables.hook_sources
     return (
-        (label is not None and K.parse_kind_in(sim.profile.agent_kinds, label) == exited)
+        (label is not None and K.parse_kind_in(sim.version.tables.agent_kinds, label) == exited)
         or T.is_official(source, exited, hooks)
         or (applies is not None and T.is_official(applies, exited, hooks))
     )
@@ -66,7 +66,7 @@ def pane_report_metadata(sim, p):
         raise E.pane_not_found(p["pane_id"])
     label = None
     if p["agent"] is not None:
-        label = K.canonical_label_in(sim.profile.agent_kinds, p["agent"])
+        label = K.canonical_label_in(sim.version.tables.agent_kinds, p["agent"])
         if not label:
             raise E.invalid_agent_label()
     try:

@@ -34,7 +34,7 @@ BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
     # 0.8.0 has no right_click (10974c82 added it with pane.input.set): an unknown key there.
     right_click=P.versioned(
         P.dflt(P.enum("herdr", "pane"), "herdr"),
-        lambda profile: "pane.input.set" in profile.methods,
+        lambda rows: rows.split_right_click,
     ),
     env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
@@ -103,7 +103,9 @@ def close(sim, p):
     pane = s.require_pane(p["pane_id"])
     w = s.ws(pane.workspace_id)
     last_pane_of_ws = len(w.tabs) == 1 and len(w.tabs[0].pane_ids()) == 1
-    if last_pane_of_ws and groups.is_group_root(s, w, sim.profile.duplicate_parents_close_alone):
+    if last_pane_of_ws and groups.is_group_root(
+        s, w, sim.version.rows.duplicate_parents_close_alone
+    ):
         # The last pane of a worktree-group root (src/app/api/panes.rs:1562-1595): refused
         # while ui.confirm_close is on; otherwise the whole group closes through
         # close_selected_workspace, with pane_closed + one workspace_closed for the target

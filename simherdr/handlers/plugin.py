@@ -146,7 +146,7 @@ def link(sim, p):
     # A relative path is the server process's: its cwd (Config.server_cwd).
     path = os.path.join(sim.config.server_cwd, p["path"])
     try:
-        plugin = load_manifest(path, p["enabled"], sim.profile.version)
+        plugin = load_manifest(path, p["enabled"], sim.version.name)
     except PluginError as e:
         raise _err(e) from None
     if p["source"] is not None:
@@ -374,13 +374,13 @@ def pane_open(sim, p):
             "invalid_params",
             "tab plugin panes support workspace_id but not target_pane_id or direction",
         )
-    if placement == "popup" and sim.profile.plugin_popup_tracked and sim.surface.popup:
+    if placement == "popup" and sim.version.rows.plugin_popup_tracked and sim.surface.popup:
         raise E.HerdrError("ui_busy", "a popup pane is already open")
     if placement == "popup":
         # CHOICE: a headless server's popup is not a pane of the session (nothing to list);
         # herdr answers ok (panes.rs:11-42). Its process is not started. 0.9.x keeps it open
         # until popup.close (Profile.plugin_popup_tracked).
-        if sim.profile.plugin_popup_tracked:
+        if sim.version.rows.plugin_popup_tracked:
             sim.surface.popup = {"plugin_id": pid, "entrypoint": entrypoint}
         return {"type": "ok"}
     s = sim.session

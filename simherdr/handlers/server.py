@@ -24,9 +24,9 @@ HANDOFF_UNSUPPORTED = (
 def ping(sim, p):
     return {
         "type": "pong",
-        "version": sim.profile.version,
-        "protocol": sim.profile.protocol,
-        "capabilities": dict(sim.profile.capabilities),
+        "version": sim.version.name,
+        "protocol": sim.version.protocol,
+        "capabilities": dict(sim.version.rows.capabilities),
     }
 
 

@@ -80,7 +80,9 @@ def close(sim, p):
     s = sim.session
     t = s.require_tab(p["tab_id"])
     w = s.ws(t.workspace_id)
-    if len(w.tabs) == 1 and groups.is_group_root(s, w, sim.profile.duplicate_parents_close_alone):
+    if len(w.tabs) == 1 and groups.is_group_root(
+        s, w, sim.version.rows.duplicate_parents_close_alone
+    ):
         # The last tab of a worktree-group root (src/app/api/tabs.rs:246-273): refused while
         # ui.confirm_close is on; otherwise the whole group closes through
         # close_selected_workspace, with tab_closed + one workspace_closed for the target (also

@@ -76,7 +76,7 @@ def rename(sim, p):
 
 
 #: ``close_group`` exists from 0.9.0 (#2874); 0.8.2 ignores it as an unknown key.
-CLOSE_GROUP = P.versioned(P.dflt(P.BOOL, False), lambda profile: profile.close_group_required)
+CLOSE_GROUP = P.versioned(P.dflt(P.BOOL, False), lambda rows: rows.close_group_required)
 
 
 @method("workspace.close", workspace_id=P.req(P.STR), close_group=CLOSE_GROUP)
@@ -84,18 +84,18 @@ def close(sim, p):
     s = sim.session
     close_group = p["close_group"]
     w = s.require_workspace(p["workspace_id"])
-    if sim.profile.close_group_required:
+    if sim.version.rows.close_group_required:
         targets = groups.explicit_close_set(
-            s, w, close_group, sim.profile.duplicate_parents_close_alone
+            s, w, close_group, sim.version.rows.duplicate_parents_close_alone
         )
     else:
         targets = groups.close_set(s, w)
-    if len(targets) >= 2 and sim.profile.close_group_required and not close_group:
+    if len(targets) >= 2 and sim.version.rows.close_group_required and not close_group:
         # 0.9: explicit group intent required; nothing is closed, no event, focus kept
         # ([H093] src/app/api/workspaces.rs handle_workspace_close: refused when the close
         # set without close_group has two or more workspaces; VERSIONS.md §1.2).
         raise E.workspace_group_close_required()
-    if groups.closed_event_per_workspace(sim.profile.close_group_required):
+    if groups.closed_event_per_workspace(sim.version.rows.close_group_required):
         closed = [(x.workspace_id, V.workspace_info(s, x)) for x in targets]
     else:
         # 0.8.2: the whole group closes silently, one workspace_closed for the target.

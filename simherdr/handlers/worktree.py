@@ -67,7 +67,7 @@ def _fail(code: str, message: str) -> E.HerdrError:
 
 #: ``trust_repository``: a 0.9.x field (#3044) on all four methods (VERSIONS.md §1.3); 0.8.2
 #: ignores it as an unknown key.
-TRUST = P.versioned(P.dflt(P.BOOL, False), lambda profile: profile.trust_repository)
+TRUST = P.versioned(P.dflt(P.BOOL, False), lambda rows: rows.trust_repository)
 
 
 def _trust(sim, p: dict) -> bool:
@@ -110,7 +110,7 @@ def holder_of_checkout(
 
 
 def _by_membership(sim) -> bool:
-    return sim.profile.checkout_holder_membership_only
+    return sim.version.rows.checkout_holder_membership_only
 
 
 def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
@@ -628,7 +628,7 @@ def _close_removed(sim, w: Workspace) -> None:
     m = w.worktree
     parent_key = m["repo_key"] if m and m["is_linked_worktree"] else None
     close_with_group(sim, w)
-    if sim.profile.worktree_remove_focus_parent_only_if_active and not was_active:
+    if sim.version.rows.worktree_remove_focus_parent_only_if_active and not was_active:
         return
     if parent_key is None:
         return

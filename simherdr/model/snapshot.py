@@ -568,6 +568,7 @@ def restore(
                     saved_history = None
                 if restore_error is None and saved_history and saved_history.get("ansi"):
                     p.screen.feed(saved_history["ansi"])
+                    p.replay = saved_history["ansi"]
                 s.panes[p.pane_id] = p
                 restored.append(p)
             focused = pane_ids.get(tab.get("focused"), pane_ids[raws[0]])

@@ -67,6 +67,9 @@ class Pane:
     # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
     scroll_offset: int | None = None
     restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
+    # restored history (ANSI) a backend that brings its own screen seeds into it before the
+    # shell's first output (src/pane.rs spawn_with_initial_history -> seed_history_ansi)
+    replay: str | None = None
     meta: M.PaneMetadata = field(default_factory=_pane_metadata)  # tokens (TTL), overlays, seqs
     foreground_cwd: str | None = None  # the foreground job's cwd (src/pane.rs:2994-3010)
     launch_argv: list | None = None  # a layout pane's command (layout.export reports it)

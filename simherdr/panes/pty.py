@@ -266,7 +266,7 @@ class _Sink:
     def _known(self, kind):
         """Process identification knows every version's kinds; a kind this herdr version does
         not have (0.8.2: letta, muse) is no agent (profile row agent_kinds)."""
-        return kind if kind in K.kind_names_in(self.sim.profile.agent_kinds) else None
+        return kind if kind in K.kind_names_in(self.sim.version.tables.agent_kinds) else None
 
     def process_detected(self, kind: str) -> None:
         pane = self._pane()
@@ -331,18 +331,18 @@ class PtyBackend:
 
     def pane_env(self, pane) -> dict:
         cfg = self.sim.config
-        profile = self.sim.profile
+        version = self.sim.version
         env = dict(os.environ)
         agent = f"{cfg.socket_path}.agent" if cfg.socket_path else None
-        if "server.ssh_agent.register" in profile.methods and agent and os.path.islink(agent):
+        if "server.ssh_agent.register" in version.methods and agent and os.path.islink(agent):
             env["SSH_AUTH_SOCK"] = agent  # 0.9 ssh_agent::apply_pane_env (before the caller's env)
-        for key in profile.pane_env_removed:
+        for key in version.rows.pane_env_removed:
             env.pop(key, None)
         env["TERM"] = PANE_TERM
         env["COLORTERM"] = PANE_COLORTERM
-        if profile.term_program_env:
+        if version.rows.term_program_env:
             env["TERM_PROGRAM"] = "herdr"
-            env["TERM_PROGRAM_VERSION"] = profile.version
+            env["TERM_PROGRAM_VERSION"] = version.name
         env.update(pane.env or {})
         env["HERDR_ENV"] = "1"
         if cfg.socket_path:
@@ -397,6 +397,9 @@ class PtyBackend:
             os.close(slave)
         os.set_blocking(master, False)
         screen = PtyScreen(cfg.cols, cfg.rows)
+        if pane.replay:  # restored history, seeded before the shell writes (seed_history_ansi)
+            screen.feed(pane.replay)
+            pane.replay = None
         pane.screen = screen
         pane.shell = os.path.basename(argv[0]) or cfg.shell
         rt = _RealPane(self, pane, proc, master, screen)
@@ -515,7 +518,7 @@ class PtyBackend:
                     return c
             return None
 
-        if self.sim.profile.foreground_cwd_leader_first:  # 0.9.3: the leader's, else a member
+        if self.sim.version.rows.foreground_cwd_leader_first:  # 0.9.3: the leader's, else a member
             return leader or member_elsewhere()
         if leader == shell:
             return member_elsewhere() or leader

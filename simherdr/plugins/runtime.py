@@ -76,7 +76,7 @@ class PluginHost:
         path = None
         if sim.config.persist:
             path = os.path.join(dirs.config_dir(sim.config), REGISTRY_FILE)
-        self.registry = PluginRegistry(sim.profile.version, path)
+        self.registry = PluginRegistry(sim.version.name, path)
         self.logs: list[dict] = []
         self.next_log_id = 0
         self.in_flight = 0

@@ -151,7 +151,7 @@ def _server_info(sim):
     """What a recorder needs to know of this simulator: the herdr version it answers as and
     how much faster than wall time its clock runs (simherdr record writes both)."""
     return {
-        "herdr_version": sim.profile.version,
+        "herdr_version": sim.version.name,
         "time_scale": 1.0 / sim.clock.wall_seconds(1.0),
         "home": sim.config.home,
         "server_cwd": sim.config.server_cwd,

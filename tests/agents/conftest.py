@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from simherdr.scenarios import agents as scenarios  # noqa: F401  (re-exported for the tests)
 
 
@@ -34,10 +32,3 @@ def start_ready(h, name="rev", kind="claude", pane_id="w1:p1", settle=3.0, **ove
         + 0.01
     )
     return r
-
-
-@pytest.fixture
-def ws(h, tmp_path):
-    """One focused workspace w1 with pane w1:p1."""
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h

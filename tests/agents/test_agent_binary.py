@@ -45,7 +45,7 @@ def test_start_prompt_wait_get(cli):
         "agent", "start", "rev", "--kind", "claude-code", "--pane", "w1:p1", "--", "--model", "x y"
     )
     assert code == 0, out
-    ref.validate_reply(out, cli.srv.sim.profile.version)
+    ref.validate_reply(out, cli.srv.sim.version.name)
     assert out["id"] == "cli:agent:start"
     r = out["result"]
     assert r["type"] == "agent_started" and r["argv"] == ["claude", "--model", "x y"]

@@ -96,7 +96,7 @@ def test_four_hour_wait_with_timeout_and_subscription(g):
     g.sim.agents.configure_pane("w1:p1", work=FOUR_HOURS)
     g.ok("agent.start", name="long", kind="claude", pane_id="w1:p1")
     g.advance(4)
-    conn = FakeConn(g.loop, g.sim.profile.version)
+    conn = FakeConn(g.loop, g.sim.version.name)
     sub = subscribe(g, conn, [{"type": "pane.agent_status_changed", "pane_id": "w1:p1"}])
     g.ok("agent.prompt", target="long", text="x")
     task = g.spawn(
@@ -213,8 +213,8 @@ def test_events_wait_for_done_and_idle_by_focus(ws, tmp_path):
 
 
 def test_subscription_sees_each_status_under_the_virtual_clock(ws):
-    conn = FakeConn(ws.loop, ws.sim.profile.version)
-    detected = FakeConn(ws.loop, ws.sim.profile.version)
+    conn = FakeConn(ws.loop, ws.sim.version.name)
+    detected = FakeConn(ws.loop, ws.sim.version.name)
     sub = subscribe(ws, conn, [{"type": "pane.agent_status_changed", "pane_id": "w1:p1"}])
     sub2 = subscribe(ws, detected, [{"type": "pane.agent_detected"}])
     start_ready_and_prompt(ws)

@@ -23,6 +23,7 @@ from simherdr.scenarios import agents as SC
 from simherdr.testing import Harness
 from tests.client.helpers import run
 from tests.client.test_fresh_call_sim import NAME, go, pane_info, req
+from tests.releases import VERSIONS
 
 CONFIG = WatchConfig(interval_ms=1000, grace_ms=3000, max_wait_ms=120_000)
 
@@ -82,9 +83,6 @@ def started_pi(h: Harness, scenario: str | None, prompt: bool = True, pane: str 
     if prompt:
         h.ok("agent.prompt", target="worker", text="do the task")
     return session["value"] if session else "/h/.pi/agent/sessions/x_late.jsonl"
-
-
-VERSIONS = ("0.8.2", "0.9.3")
 
 
 # --- the opener's finish watcher ------------------------------------------------------------------

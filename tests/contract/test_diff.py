@@ -179,3 +179,13 @@ def test_cli_copies_of_socket_values_are_explained_by_the_same_rows(tmp_path):
     caps = [d for d in r["differences"] if d["path"] == "$.result.capabilities.health_check"]
     assert len(caps) == 1 and caps[0]["count"] >= 3, caps
     assert caps[0]["explained_by"].startswith("row capabilities (")
+
+
+def test_every_pair_of_recorded_releases_differs_by_their_version_rows_only():
+    import itertools
+
+    dirs = sorted(p for p in CORPUS.iterdir() if p.is_dir())
+    assert len(dirs) >= 2
+    for a, b in itertools.combinations(dirs, 2):
+        r = D.diff_corpora(load_corpus(a), load_corpus(b))
+        assert r["unexplained"] == 0, (a.name, b.name, r["unexplained"])

@@ -36,7 +36,7 @@ def mark(srv) -> int:
 
 def kinds(srv, since: int) -> list[tuple[str, dict]]:
     out = srv.run(lambda sim: [(k, d) for _, k, d in sim.hub.after(since)])
-    version = srv.run(lambda sim: sim.profile.version)
+    version = srv.run(lambda sim: sim.version.name)
     for kind, data in out:
         ref.validate_reply({"event": kind, "data": data}, version)
     return out

@@ -14,7 +14,7 @@ def events(h, since=0):
     """The hub's events since ``since``, each checked against herdr's event schema."""
     out = [(k, d) for _, k, d in h.sim.hub.after(since)]
     for kind, data in out:
-        ref.validate_reply({"event": kind, "data": data}, h.sim.profile.version)
+        ref.validate_reply({"event": kind, "data": data}, h.sim.version.name)
     return out
 
 

@@ -132,7 +132,7 @@ def test_subscription_probe_error_id(server):
     try:
         reply = sub.next()
         # 0.9.2+ (#4344): set-up errors carry the request id
-        keeps = server.sim.profile.setup_errors_keep_request_id
+        keeps = server.sim.version.rows.setup_errors_keep_request_id
         assert reply == {
             "id": "s1" if keeps else "s1:sub:1:probe",
             "error": {"code": "pane_not_found", "message": "pane w9:p1 not found"},

@@ -20,14 +20,14 @@ def test_request_ok_and_validator(server):
 
 
 def test_exchange_is_raw_and_replies_parse_every_line(server):
-    client = SocketClient(server.path, 5.0, ref.validator(server.sim.profile.version))
+    client = SocketClient(server.path, 5.0, ref.validator(server.sim.version.name))
     assert client.exchange(b"\n") == b""  # a blank line closes silently
     [reply] = client.replies(b"not json\n")
     assert reply["error"]["code"] == "invalid_request"
 
 
 def test_stream_yields_each_line_until_closed(server):
-    client = SocketClient(server.path, 5.0, ref.validator(server.sim.profile.version))
+    client = SocketClient(server.path, 5.0, ref.validator(server.sim.version.name))
     with client.stream("events.subscribe", {"subscriptions": [{"type": "workspace.created"}]}) as s:
         assert next(s)["result"]["type"] == "subscription_started"
         client.ok("workspace.create", {"cwd": "/"})

@@ -255,13 +255,13 @@ def test_snapshot_order_and_focus(h, tmp_path):
     assert snap["focused_workspace_id"] == "w1" and snap["focused_pane_id"] == "w1:p1"
     assert [p["pane_id"] for p in snap["panes"]] == ["w1:p1", "w1:p2", "w1:p3"]
     assert len(snap["layouts"]) == 2 and snap["agents"] == []
-    assert (snap["version"], snap["protocol"]) == (h.sim.profile.version, h.sim.profile.protocol)
+    assert (snap["version"], snap["protocol"]) == (h.sim.version.name, h.sim.version.protocol)
 
 
 def test_ping_per_profile(h):
     pong = h.ok("ping")
     assert pong["protocol"] == {"0.8.2": 20, "0.9.3": 22}[pong["version"]]
-    assert pong["capabilities"] == h.sim.profile.capabilities
+    assert pong["capabilities"] == h.sim.version.rows.capabilities
     if pong["version"] == "0.8.2":
         assert set(pong["capabilities"]) == {"live_handoff", "detached_server_daemon"}
     else:  # [H093] src/api/server.rs default_capabilities()
@@ -288,7 +288,7 @@ def test_parse_failures_have_empty_id(h):
         ["not", "an", "object"],
     ):
         reply = h.request(bad)
-        keeps = h.sim.profile.version != "0.8.2" and isinstance(bad, dict) and bad["id"] == "x"
+        keeps = h.sim.version.name != "0.8.2" and isinstance(bad, dict) and bad["id"] == "x"
         assert reply["id"] == ("x" if keeps else ""), bad
         assert reply["error"]["code"] == "invalid_request", bad
         assert reply["error"]["message"].startswith("invalid request: ")
@@ -327,7 +327,7 @@ def test_recent_read_of_a_fresh_screen_differs_by_profile(h, tmp_path):
     h.ok("workspace.create", cwd=str(tmp_path))
     h.ok("pane.send_text", pane_id="w1:p1", text="hello")
     read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=5)["read"]
-    if h.sim.profile.recent_includes_viewport:
+    if h.sim.version.rows.recent_includes_viewport:
         assert read["text"] == "$ hello\n"
     else:
         assert read["text"] == ""

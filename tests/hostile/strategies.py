@@ -241,24 +241,24 @@ def expect_line(sim, data: bytes) -> Expect:
     try:
         obj = decode_request(text.strip())
     except DuplicateField as e:
-        return invalid_for(sim.profile, e.obj, e.names)
+        return invalid_for(sim.version, e.obj, e.names)
     except (ValueError, RecursionError):
         return Expect("invalid", "")
     return expect_obj(sim, obj)
 
 
-def invalid_for(profile, obj, duplicates: frozenset = frozenset()) -> Expect:
-    """The refusal of a line that does not parse, from the profile's rows alone."""
+def invalid_for(version, obj, duplicates: frozenset = frozenset()) -> Expect:
+    """The refusal of a line that does not parse, from the release's rows alone."""
     rid = ""
     if (
-        profile.invalid_request_keeps_id
+        version.rows.invalid_request_keeps_id
         and isinstance(obj, dict)
         and isinstance(obj.get("id"), str)
         and "id" not in duplicates
     ):
         rid = obj["id"]
     name = obj.get("method") if isinstance(obj, dict) else None
-    if isinstance(name, str) and name in profile.retired_methods and "method" not in duplicates:
+    if isinstance(name, str) and name in version.retired_methods and "method" not in duplicates:
         return Expect("invalid", rid, code="unknown_method")
     return Expect("invalid", rid)
 
@@ -267,7 +267,7 @@ def expect_obj(sim, obj) -> Expect:
     try:
         rid, mdef, _ = sim.parse(obj)
     except E.HerdrError:
-        return invalid_for(sim.profile, obj)
+        return invalid_for(sim.version, obj)
     if mdef is None:
         return Expect("not_implemented", rid)
     return Expect("runs", rid, mdef)

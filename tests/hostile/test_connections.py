@@ -88,7 +88,7 @@ def test_200_concurrent_clients(srv):
         data, want = CLIENT_MIX[i % len(CLIENT_MIX)]
         try:
             barrier.wait(10)
-            replies = lines(exchange(srv.path, data, timeout=20), srv.sim.profile.version)
+            replies = lines(exchange(srv.path, data, timeout=20), srv.sim.version.name)
             if want == "none":
                 assert replies == []
             else:
@@ -194,7 +194,7 @@ def test_connections_cut_mid_wait(srv):
                 if not b:
                     break
                 out += b
-            replies = lines(out, srv.sim.profile.version)
+            replies = lines(out, srv.sim.version.name)
             if WAITS[i % len(WAITS)]["method"] != "events.subscribe":
                 assert replies == [], replies
             else:

@@ -74,7 +74,7 @@ def srv(tmp_path_factory):
 def check(srv, data: bytes, expect: S.Expect, before) -> list[dict]:
     out = exchange(srv.path, data)
     assert not srv.crashes, srv.crashes
-    replies = lines(out, srv.sim.profile.version)
+    replies = lines(out, srv.sim.version.name)
     if expect.outcome == "none":
         assert replies == [], f"expected no reply, got {replies}"
     elif expect.outcome == "invalid":
@@ -120,7 +120,7 @@ def check(srv, data: bytes, expect: S.Expect, before) -> list[dict]:
 def test_random_json_requests(vsrv, obj):
     srv = vsrv
     CASES[f"{__name__}::random_json"] += 1
-    expect = S.expect_obj(ORACLES[srv.sim.profile.version], obj)
+    expect = S.expect_obj(ORACLES[srv.sim.version.name], obj)
     if expect.outcome == "runs" and expect.mdef.name in S.UNSAFE:
         return
     before = state(srv)
@@ -161,7 +161,7 @@ def test_wrong_types_for_every_method_in_process():
             s = h.sim.session
             return (
                 V.session_snapshot(
-                    s, VERSION, h.sim.profile.protocol, h.sim.version.rows.agent_completion_seq
+                    s, VERSION, h.sim.version.protocol, h.sim.version.rows.agent_completion_seq
                 ),
                 h.sim.hub.seq,
                 {
@@ -172,10 +172,10 @@ def test_wrong_types_for_every_method_in_process():
 
         before = snap()
         for name, field, wrong, value in MATRIX:
-            if name in h.sim.profile.retired_methods:
+            if name in h.sim.version.retired_methods:
                 continue  # unknown_method whatever its params (tested in tests/plugins)
             reply = h.request({"id": "m", "method": name, "params": {field: value}})
-            rid = "m" if h.sim.profile.invalid_request_keeps_id else ""
+            rid = "m" if h.sim.version.rows.invalid_request_keeps_id else ""
             assert reply["id"] == rid and reply["error"]["code"] == "invalid_request", (
                 name,
                 field,
@@ -196,7 +196,7 @@ def test_wrong_types_over_the_socket(srv, case, data):
     params[field] = value
     obj = {"id": data.draw(st.text(max_size=10)), "method": name, "params": params}
     before = state(srv)
-    check(srv, S.encode_line(obj), S.invalid_for(srv.sim.profile, obj), before)
+    check(srv, S.encode_line(obj), S.invalid_for(srv.sim.version, obj), before)
 
 
 @PER_VERSION
@@ -209,7 +209,7 @@ def test_random_params_for_every_method(vsrv, name, data):
         "method": name,
         "params": data.draw(S.params_for(S.METHODS[name].spec)),
     }
-    expect = S.expect_obj(ORACLES[srv.sim.profile.version], obj)
+    expect = S.expect_obj(ORACLES[srv.sim.version.name], obj)
     if expect.outcome == "runs" and name in S.UNSAFE:
         return
     before = state(srv)

@@ -171,7 +171,7 @@ def test_serde_json_rules_refuse_before_any_change(srv, params):
     # Not JSON: id "". Valid JSON whose params repeat a field: 0.9.2+ keeps the line's own
     # string id (#4344; the id parse ignores params).
     valid_json = 'target_pane_id":"w1:p1","target' in params or params.count("direction") == 2
-    keeps = valid_json and srv.sim.profile.invalid_request_keeps_id
+    keeps = valid_json and srv.sim.version.rows.invalid_request_keeps_id
     assert out[0]["id"] == ("j" if keeps else "")
     assert out[0]["error"]["code"] == "invalid_request"
     assert state(srv) == before  # no pane was created

@@ -200,7 +200,7 @@ def make_client(workdir, monkeypatch):
     made = []
 
     def factory(
-        pane_mode: str = "pty", scripts: dict | None = None, version: str = "0.8.2"
+        pane_mode: str = "pty", scripts: dict | None = None, version: str = "0.8.2", **config
     ) -> Client:
         home = os.path.join(workdir, "home")
         bindir = os.path.join(workdir, "bin")
@@ -232,6 +232,7 @@ def make_client(workdir, monkeypatch):
             pane_mode=pane_mode,
             pty_shell="bash --norc --noprofile",
             herdr_bin_path=stub,
+            **config,
         )
         srv = ThreadServer(
             version,

@@ -30,12 +30,5 @@ class FakeConn:
 
 
 @pytest.fixture
-def ws(h, tmp_path):
-    """One focused workspace w1 with pane w1:p1."""
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
-
-
-@pytest.fixture
 def conn(h):
     return FakeConn(h.loop)

@@ -11,8 +11,8 @@ import pytest
 from simherdr.facts import config_keys
 from simherdr.stub.cli import config_check
 from tests import herdr_reference as ref
+from tests.releases import VERSIONS
 
-VERSIONS = ("0.8.2", "0.9.3")
 #: Keys herdr reads that its reference does not list: serde aliases and retired settings
 #: (model.rs:446 fullscreen, :959 scrollback_lines, :903-905 agent_panel_scope, :1180-1215
 #: toast.enabled) and the [[keys.command]] rows (keybinds.rs:88-103).

@@ -9,8 +9,7 @@ import os
 import pytest
 
 from simherdr.stub.cli import integration as integ
-
-VERSIONS = ("0.8.2", "0.9.3")
+from tests.releases import VERSIONS
 
 
 def targets_of(version):

@@ -14,7 +14,7 @@ import time
 import pytest
 from stub_fake import ok
 
-VERSIONS = ("0.8.2", "0.9.3")
+from tests.releases import VERSIONS
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ import time
 import pytest
 
 from simherdr.stub.cli import launch, sessions
-
-VERSIONS = ("0.8.2", "0.9.3")
+from tests.releases import VERSIONS
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ import pytest
 
 from simherdr.stub.cli import core as herdr_cli
 from simherdr.stub.cli import machine, plugin
+from tests.releases import VERSIONS
 
 V9 = {"version": "0.9.3"}
-VERSIONS = ("0.8.2", "0.9.3")
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-VERSIONS = ["0.8.2", "0.9.3"]
+from tests.releases import VERSIONS
+
 USAGE = "usage: herdr completion <bash|elvish|fish|powershell|zsh>\n"
 
 

@@ -539,9 +539,8 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
     assert proc.returncode == 0, proc.stderr
     ours, heavy = (proc.stdout.splitlines() + [""])[:2]
     assert ours.split() == [
-        "simherdr",
-        "simherdr.facts",  # empty package: its docstring only
-        "simherdr.facts.paths",  # PathBuf::join, shared with facts.integration (no imports)
+        "simherdr",  # (no simherdr.facts: PathBuf::join loads on first use, and this call
+        # joins no path: HERDR_SOCKET_PATH is set)
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.base",  # path rules and exits (below every helper), one place

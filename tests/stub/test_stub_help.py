@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from stub_fake import PROTOCOLS
 
-VERSIONS = ["0.8.2", "0.9.3"]
+from tests.releases import VERSIONS
 
 HELP_ARGV = [
     ["--help"],

@@ -24,7 +24,7 @@ class Conn:
 
 
 def subscribe(h, subscriptions: list, rid: str = "sub") -> tuple[Conn, asyncio.Task]:
-    conn = Conn(h.loop, h.sim.profile.version)
+    conn = Conn(h.loop, h.sim.version.name)
     rid, mdef, p = h.sim.parse(
         {"id": rid, "method": "events.subscribe", "params": {"subscriptions": subscriptions}}
     )

@@ -6,12 +6,6 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture
-def ws(h, tmp_path):
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
-
-
 def _events(h, since, kinds):
     return [(k, d) for _, k, d in h.sim.hub.after(since, kinds)]
 
@@ -346,7 +340,7 @@ def test_the_exited_agent_is_named_with_the_version_kinds(ws):
     read with the version's kind table (profile row agent_kinds)."""
     from simherdr.scenarios import agents as sc
 
-    if ws.sim.profile.agent_kinds == "0.8.2":
+    if ws.sim.version.tables.agent_kinds == "0.8.2":
         pytest.skip("letta is a 0.9.x kind")
     ws.ok("agent.start", name="rev", kind="letta", pane_id="w1:p1")
     ws.advance(5)

@@ -127,7 +127,7 @@ def test_server_verbs(herdr):
     assert lines[
         3
     ] == "  pi        bundled        active %-14s remote -              not checked" % (
-        "2026.06.10.1" if herdr.srv.sim.profile.version == "0.8.2" else "2026.09.14.1"
+        "2026.06.10.1" if herdr.srv.sim.version.name == "0.8.2" else "2026.09.14.1"
     )
     rc, out, _ = herdr("server", "agent-manifests", "--json")
     assert rc == 0 and herdr.result(out)["type"] == "agent_manifest_status"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.agents.conftest import events, statuses
+from tests.releases import BASE, rows, tables
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def test_unknown_to_idle_completes_only_on_0_8_2(bg, version):
     _report(bg, "unknown")
     mark = bg.sim.hub.seq
     _report(bg, "idle")
-    expected = "done" if version == "0.8.2" else "idle"
+    expected = "done" if rows(version).completion_from_unknown else "idle"
     assert _pane_status(bg) == expected
     assert statuses(bg, mark) == [expected]
 
@@ -55,7 +56,7 @@ def test_idle_after_work_during_a_pending_start(bg, version):
     bg.advance(1.0)  # working at ~0.7, idle at ~1.2: still before the settle
     agent = bg.ok("agent.get", target="rev")["agent"]
     assert agent["launch_pending"] is True
-    if version == "0.8.2":
+    if not rows(version).managed_start_acquires:
         assert agent["agent_status"] == "idle"
     else:
         assert agent["agent_status"] == "done"
@@ -93,7 +94,7 @@ def test_a_late_session_report_clears_the_completion_on_0_9_3(bg, version):
     after = bg.ok("agent.get", target="rev")["agent"]
     assert after["agent_session"]["value"] == "s-1"
     assert after["state_change_seq"] == before["state_change_seq"]  # no state change
-    if version == "0.8.2":
+    if not rows(version).completion_reset_on_identity_change:
         assert after["agent_status"] == "done" and statuses(bg, mark) == []
     else:
         assert before["completion_seq"] == before["state_change_seq"]
@@ -124,7 +125,7 @@ def test_a_new_label_clears_the_completion_on_0_9_3(bg, version):
     mark = bg.sim.hub.seq
     _report(bg, "idle", agent="bot2")
     kinds = [k for k, _ in events(bg, mark, ("pane_agent_detected", "pane_agent_status_changed"))]
-    if version == "0.8.2":
+    if not rows(version).completion_reset_on_identity_change:
         assert _pane_status(bg) == "done" and kinds == ["pane_agent_detected"]
     else:
         assert _pane_status(bg) == "idle"
@@ -136,7 +137,7 @@ def test_codex_state_reports_are_authority_only_on_0_9_3(bg, version):
     0.9.3 is_reserved_native_state_source no longer lists it."""
     _report(bg, "working", agent="codex", source="herdr:codex", agent_session_id="c-1")
     pane = bg.ok("pane.get", pane_id="w1:p1")["pane"]
-    if version == "0.8.2":
+    if tables(version).hook_sources == tables(BASE).hook_sources:
         assert pane.get("agent") is None and pane["agent_status"] == "unknown"
     else:
         assert pane["agent"] == "codex" and pane["agent_status"] == "working"
@@ -147,7 +148,7 @@ def test_letta_state_reports_are_session_identity_only_on_0_9_3(bg, version):
     dropped); on 0.8.2 it is a custom source naming a self-reported agent."""
     _report(bg, "working", agent="letta", source="herdr:letta", agent_session_id="l-1")
     pane = bg.ok("pane.get", pane_id="w1:p1")["pane"]
-    if version == "0.8.2":
+    if tables(version).hook_sources == tables(BASE).hook_sources:
         assert pane["agent"] == "letta" and pane["agent_status"] == "working"
     else:
         assert pane.get("agent") is None and pane["agent_status"] == "unknown"
@@ -182,15 +183,17 @@ def test_work_before_the_first_idle_ends_the_acquisition_on_0_9_3(bg, version):
     assert bg.ok("pane.get", pane_id="w1:p1")["pane"]["agent"] == "claude"
     _report(bg, "working", agent="claude", source="custom:x")
     _report(bg, "idle", agent="claude", source="custom:x")
-    assert _pane_status(bg) == ("idle" if version == "0.8.2" else "done")
+    assert _pane_status(bg) == ("idle" if not rows(version).working_ends_acquisition else "done")
 
 
 def test_codex_report_for_another_session_is_dropped(bg, version):
     _report(bg, "working", agent="codex", source="herdr:codex", agent_session_id="c-1")
     _report(bg, "idle", agent="codex", source="herdr:codex", agent_session_id="c-2")
     pane = bg.ok("pane.get", pane_id="w1:p1")["pane"]
-    assert pane["agent_status"] == ("unknown" if version == "0.8.2" else "working")
-    if version != "0.8.2":
+    assert pane["agent_status"] == (
+        "unknown" if tables(version).hook_sources == tables(BASE).hook_sources else "working"
+    )
+    if tables(version).hook_sources != tables(BASE).hook_sources:
         _report(bg, "idle", agent="codex", source="herdr:codex", agent_session_id="c-1")
         assert _pane_status(bg) == "done"
 
@@ -198,7 +201,7 @@ def test_codex_report_for_another_session_is_dropped(bg, version):
 def test_an_exited_agent_takes_its_resume_command_along(h, tmp_path, version):
     """[H093] set_detected_state_with_screen_signals_at: the exit of the agent kind that
     reported resume_argv drops it, so a restart types nothing."""
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         pytest.skip("resume_argv is 0.9.2")
     h.ok("workspace.create", cwd=str(tmp_path))
     h.ok("agent.start", name="rev", kind="claude", pane_id="w1:p1")

@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from simherdr.agents.layer import command_kind
+from simherdr.facts.kinds import kind_names_in
 from simherdr.scenarios import agents as SC
+from tests.releases import BASE, rows, tables
 
 
 @pytest.fixture
@@ -41,7 +43,7 @@ def _agent(h):
 
 @pytest.fixture
 def v09(version):
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         pytest.skip("resume_argv is 0.9.2")
 
 
@@ -94,7 +96,7 @@ def test_the_resume_command_goes_with_its_reporter(bg, v09, drop):
 def test_grok_new_session_replaces_only_on_0_9_3(bg, version):
     _session(bg, "herdr:grok", "grok", "g1")
     _session(bg, "herdr:grok", "grok", "g2", start="new")
-    expected = "g1" if version == "0.8.2" else "g2"
+    expected = "g1" if tables(version).hook_sources == tables(BASE).hook_sources else "g2"
     assert _agent(bg)["agent_session"]["value"] == expected
 
 
@@ -105,7 +107,11 @@ def test_grok_never_takes_over_another_owner_on_0_9_3(bg, version):
     bg.advance(3.1)
     _session(bg, "herdr:grok", "grok", "g1")
     owner = bg.ok("agent.get", target="g")["agent"]["agent_session"]["source"]
-    assert owner == ("herdr:grok" if version == "0.8.2" else "herdr:claude")
+    assert owner == (
+        "herdr:grok"
+        if tables(version).hook_sources == tables(BASE).hook_sources
+        else "herdr:claude"
+    )
 
 
 def test_codex_authority_ends_with_its_session_on_0_9_3(bg, version):
@@ -139,7 +145,9 @@ def test_a_session_rebind_restarts_the_acquisition_on_0_9_3(bg, version):
     bg.advance(2)
     agent = bg.ok("agent.get", target="rev")["agent"]
     assert agent["agent_session"]["value"] == first + "-2"
-    assert agent["agent_status"] == ("done" if version == "0.8.2" else "idle")
+    assert agent["agent_status"] == (
+        "done" if not rows(version).session_rebind_restarts_acquisition else "idle"
+    )
 
 
 def test_a_rebind_while_idle_changes_nothing_later(bg, version):
@@ -169,7 +177,7 @@ def test_a_codex_start_completes_at_its_prompt_on_0_9_3(h, tmp_path, version):
     changed = h.sim.agents.codex_prompt_observed(pane, True)
     agent = h.ok("agent.get", target="cx")["agent"]
     assert agent["agent_status"] == "unknown"
-    if version == "0.8.2":
+    if not rows(version).codex_prompt_readiness:
         assert changed is False and agent["launch_pending"] is True
     else:
         assert changed is True and agent["interactive_ready"] is True
@@ -178,7 +186,7 @@ def test_a_codex_start_completes_at_its_prompt_on_0_9_3(h, tmp_path, version):
 
 
 def test_a_codex_prompt_seen_before_the_settle_waits_for_it(h, tmp_path, version):
-    if version == "0.8.2":
+    if not rows(version).codex_prompt_readiness:
         pytest.skip("0.9.3 rule")
     h.ok("workspace.create", cwd=str(tmp_path))
     h.sim.agents.configure_pane("w1:p1", startup=60.0)
@@ -200,7 +208,7 @@ def _codex_start(h, tmp_path, args, **behaviour):
 def test_codex_resume_start_names_its_session_on_0_9_3(h, tmp_path, version):
     r = _codex_start(h, tmp_path, ["resume", "sess-1"])
     assert r["argv"] == ["codex", "resume", "sess-1"]
-    if version == "0.8.2":
+    if not rows(version).start_args_session:
         assert "agent_session" not in r["agent"]
         return
     expected = {"source": "herdr:codex", "agent": "codex", "kind": "id", "value": "sess-1"}
@@ -211,7 +219,7 @@ def test_codex_resume_start_names_its_session_on_0_9_3(h, tmp_path, version):
 
 
 def test_a_failed_codex_resume_start_forgets_its_session(h, tmp_path, version):
-    if version == "0.8.2":
+    if not rows(version).start_args_session:
         pytest.skip("0.9.3 rule")
     h.ok("workspace.create", cwd=str(tmp_path))
     h.sim.agents.configure_pane("w1:p1", detect_after=20.0, session_at="never")  # never runs
@@ -251,8 +259,8 @@ def test_other_codex_arguments_name_no_session(h, tmp_path, version, args):
 )
 def test_only_an_interactive_letta_is_an_agent(h, tmp_path, version, line, agent):
     """[H093] src/detect/mod.rs is_interactive_letta_process; letta is no 0.8.2 kind."""
-    found = command_kind(line, h.sim.profile.agent_kinds)
-    if version == "0.8.2":
+    found = command_kind(line, h.sim.version.tables.agent_kinds)
+    if "letta" not in kind_names_in(tables(version).agent_kinds):
         assert found is None
     else:
         assert (found is not None) == agent
@@ -264,7 +272,7 @@ def test_only_an_interactive_letta_is_an_agent(h, tmp_path, version, line, agent
 def test_a_0_9_3_kind_starts_and_takes_prompts(h, tmp_path, version, kind):
     """letta and muse are kinds of 0.9.3's table: their start completes and agent.prompt
     reaches them (the status machine reads labels with the version's kinds)."""
-    if version == "0.8.2":
+    if kind not in kind_names_in(tables(version).agent_kinds):
         pytest.skip("0.9.x kinds")
     h.ok("workspace.create", cwd=str(tmp_path))
     h.ok("agent.start", name="a", kind=kind, pane_id="w1:p1")
@@ -276,7 +284,7 @@ def test_a_0_9_3_kind_starts_and_takes_prompts(h, tmp_path, version, kind):
 
 
 def test_a_simulated_letta_reports_its_session(h, tmp_path, version):
-    if version == "0.8.2":
+    if "letta" not in kind_names_in(tables(version).agent_kinds):
         pytest.skip("0.9.x kind")
     h.ok("workspace.create", cwd=str(tmp_path))
     h.ok("agent.start", name="a", kind="letta", pane_id="w1:p1")

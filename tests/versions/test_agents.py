@@ -11,12 +11,7 @@ import pytest
 from simherdr.agents.layer import RESTORE_ERROR_NO_DIRECTORY, SELF_REPORTED_SHELL_RECHECK
 from simherdr.simulator import Config, Simulator
 from tests.agents.conftest import start_ready
-
-
-@pytest.fixture
-def ws(h, tmp_path):
-    h.ok("workspace.create", cwd=str(tmp_path))
-    return h
+from tests.releases import distinguishing, rows
 
 
 def _agent(h, target="rev"):
@@ -31,7 +26,7 @@ def test_completion_seq_side_by_side(ws, version):
     ws.advance(10)
     assert ws.result(task)["result"]["agent"]["agent_status"] == "idle"
     agent = _agent(ws)
-    if version == "0.8.2":
+    if not rows(version).agent_completion_seq:
         assert "completion_seq" not in agent
     else:
         assert agent["completion_seq"] == agent["state_change_seq"]
@@ -54,7 +49,7 @@ def test_resume_argv_side_by_side(ws, version):
     ws.sim.restart()
     ws.settle()
     text = ws.ok("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         assert "bot" not in text
     else:
         assert "$ bot --resume 's 1'" in text
@@ -77,7 +72,7 @@ def test_resume_needs_its_directory(ws, version, tmp_path):
     ws.sim.restart()
     ws.settle()
     info = ws.ok("pane.get", pane_id=pane)["pane"]
-    if version == "0.8.2":
+    if not rows(version).restore_keeps_unavailable_panes:
         assert "restore_error" not in info
     else:
         assert info["restore_error"] == RESTORE_ERROR_NO_DIRECTORY
@@ -88,7 +83,7 @@ def test_resume_argv_type_checked_only_where_known(ws, version):
     r = ws.call(
         "pane.report_agent", pane_id="w1:p1", source="s", agent="bot", state="idle", resume_argv=5
     )
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         assert r["result"] == {"type": "ok"}
     else:
         assert r["error"]["code"] == "invalid_request"
@@ -116,7 +111,7 @@ def test_resume_argv_validated(ws, version, method, argv, message):
     r = ws.call(
         method, pane_id="w1:p1", source="custom:bot", agent="bot", resume_argv=argv, **extra
     )
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         assert r["result"] == {"type": "ok"}
         return
     assert r["error"] == {"code": "invalid_resume_argv", "message": message}
@@ -135,7 +130,7 @@ def test_resume_argv_plain_names_accepted(ws, version):
             resume_argv=argv,
         )
         assert r["result"] == {"type": "ok"}
-        if version != "0.8.2":
+        if rows(version).report_resume_argv:
             assert ws.sim.session.find_pane("w1:p1").agent.resume_argv == argv
 
 
@@ -149,7 +144,7 @@ def test_resume_argv_needs_the_reporter_to_hold_the_pane(ws, version):
         agent="bot",
         resume_argv=["bot", "--resume"],
     )
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         assert r["result"] == {"type": "ok"}
         return
     assert r["error"] == {
@@ -187,7 +182,7 @@ def test_resume_argv_of_a_stale_report_is_dropped(ws, version):
     r = ws.call("pane.report_agent", seq=4, resume_argv=["bot", "two"], **base)
     assert r["result"] == {"type": "ok"}
     kept = ws.sim.session.find_pane("w1:p1").agent.resume_argv
-    assert kept == (None if version == "0.8.2" else ["bot", "one"])
+    assert kept == (None if not rows(version).report_resume_argv else ["bot", "one"])
 
 
 def test_self_reported_agent_cleared_at_idle_shell(ws, version):
@@ -195,7 +190,7 @@ def test_self_reported_agent_cleared_at_idle_shell(ws, version):
     assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["agent"] == "bot"
     ws.advance(SELF_REPORTED_SHELL_RECHECK + 0.01)
     pane = ws.ok("pane.get", pane_id="w1:p1")["pane"]
-    if version == "0.8.2":
+    if not rows(version).clear_reported_agent_at_idle_shell:
         assert pane["agent"] == "bot" and pane["agent_status"] == "working"
     else:
         assert "agent" not in pane and pane["agent_status"] == "unknown"
@@ -216,7 +211,7 @@ def test_self_reported_agent_kept_while_a_program_runs(ws, version):
     assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["agent"] == "bot"
 
 
-@pytest.mark.parametrize("version_", ["0.8.2", "0.9.3"])
+@pytest.mark.parametrize("version_", distinguishing("term_program_env", "pane_env_removed"))
 def test_new_pane_environment_side_by_side(version_, monkeypatch):
     pytest.importorskip("pyte")
     for key in ("TMUX", "CLAUDECODE", "CODEX_THREAD_ID"):
@@ -230,12 +225,12 @@ def test_new_pane_environment_side_by_side(version_, monkeypatch):
     )
     env = sim.backend.pane_env(pane)
     assert "CODEX_THREAD_ID" not in env
-    if version_ == "0.8.2":
+    if not rows(version_).term_program_env:
         assert env.get("TERM_PROGRAM") == os.environ.get("TERM_PROGRAM")  # inherited as is
-        assert env["TMUX"] == "x" and env["CLAUDECODE"] == "x"
     else:
-        assert env["TERM_PROGRAM"] == "herdr" and env["TERM_PROGRAM_VERSION"] == "0.9.3"
-        assert "TMUX" not in env and "CLAUDECODE" not in env
+        assert env["TERM_PROGRAM"] == "herdr" and env["TERM_PROGRAM_VERSION"] == version_
+    for key in ("TMUX", "CLAUDECODE"):  # the outer terminal's and a parent agent's markers
+        assert (env.get(key) == "x") == (key not in rows(version_).pane_env_removed)
     pane.env = {"TERM_PROGRAM": "mine"}  # the caller's env comes after
     assert sim.backend.pane_env(pane)["TERM_PROGRAM"] == "mine"
 
@@ -263,7 +258,7 @@ def test_session_file_written_after_startup_is_backed_up(version, config, tmp_pa
         h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
         backups_dir = os.path.join(os.path.dirname(path), "session-backups")
         assert json.load(open(path))["workspaces"]  # replaced by this server's session
-        if version == "0.8.2":
+        if not rows(version).session_backups:
             assert not os.path.exists(backups_dir)
             return
         [name] = os.listdir(backups_dir)
@@ -312,7 +307,7 @@ def test_session_snapshots_history_side_by_side(version, config, tmp_path):
         h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
         h.ok("workspace.create", cwd=str(tmp_path))  # within 15 minutes: no second copy
         h.advance(persist.SAVE_DEBOUNCE)  # herdr's debounced save
-        if version == "0.8.2":
+        if not rows(version).session_backups:
             assert not os.path.exists(directory)
             return
         [first] = os.listdir(directory)

@@ -15,7 +15,7 @@ def events(h, since: int = 0) -> list[tuple[str, dict]]:
     """Hub events after ``since``, each validated against herdr's event schema."""
     out = []
     for _, kind, data in h.sim.hub.after(since):
-        ref.validate_reply({"event": kind, "data": data}, h.sim.profile.version)
+        ref.validate_reply({"event": kind, "data": data}, h.sim.version.name)
         out.append((kind, data))
     return out
 

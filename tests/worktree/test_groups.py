@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.releases import rows
+
 from .helpers import events, kinds
 
 
@@ -31,7 +33,7 @@ def test_closing_the_root(group, version):
     h.ok("workspace.focus", workspace_id="w3")
     before = {w["workspace_id"]: w for w in h.ok("workspace.list")["workspaces"]}
     mark = h.sim.hub.seq
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert h.ok("workspace.close", workspace_id="w2") == {"type": "ok"}
         evs = events(h, mark)
         # The whole group closes silently: one event, for the target.
@@ -66,7 +68,7 @@ def test_closing_the_root(group, version):
 
 def test_closing_a_linked_member_closes_only_it(group, version):
     h = group
-    params = {"close_group": True} if version != "0.8.2" else {}
+    params = {"close_group": True} if rows(version).close_group_required else {}
     h.ok("workspace.close", workspace_id="w3", **params)
     assert _ids(h) == ["w1", "w2", "w4"]
     # The root is alone in its group now: it closes by itself on every version.
@@ -83,7 +85,7 @@ def test_close_group_is_inert_on_an_ordinary_workspace(group):
 def test_close_group_param_by_version(group, version):
     h = group
     reply = h.call("workspace.close", workspace_id="w4", close_group="yes")
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert reply["result"] == {"type": "ok"}  # an unknown key: ignored, whatever its type
         assert _ids(h) == ["w1", "w2", "w3"]
     else:
@@ -92,7 +94,7 @@ def test_close_group_param_by_version(group, version):
         assert _ids(h) == ["w1", "w2", "w3", "w4"]
     # 0.8.2 ignores close_group=false too and closes the group; 0.9 refuses.
     reply = h.call("workspace.close", workspace_id="w2", close_group=False)
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert "result" in reply and _ids(h) == ["w1"]
     else:
         assert reply["error"]["code"] == "workspace_group_close_required"
@@ -147,7 +149,7 @@ def test_without_confirm_close_the_whole_group_closes(group, method):
 
 def test_group_from_worktree_open_and_list_after_group_close(h, repo, linked, version):
     h.ok("worktree.open", cwd=str(repo), path=str(linked))
-    params = {} if version == "0.8.2" else {"close_group": True}
+    params = {} if not rows(version).close_group_required else {"close_group": True}
     h.ok("workspace.close", workspace_id="w1", **params)
     assert _ids(h) == []
     assert linked.exists()  # workspace.close never touches the checkout
@@ -192,7 +194,7 @@ def test_duplicate_parents_close_independently(two_parents, version):
     h.ok("workspace.close", workspace_id="w2")
     closed = [d["workspace_id"] for k, d in events(h, mark) if k == "workspace_closed"]
     assert closed == ["w2"]
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert _ids(h) == ["w1", "w4"]
         return
     assert _ids(h) == ["w1", "w3", "w4", "w5"]
@@ -208,7 +210,7 @@ def test_explicit_group_close_takes_every_primary(two_parents, version):
     h.ok("workspace.close", workspace_id="w5", close_group=True)  # 0.8.2: an unknown key
     closed = [d for k, d in events(h, mark) if k == "workspace_closed"]
     # 0.8.2 closes the group silently: one event, for the target.
-    ids = ["w5"] if version == "0.8.2" else ["w2", "w3", "w5"]
+    ids = ["w5"] if not rows(version).close_group_required else ["w2", "w3", "w5"]
     assert closed == [
         {"type": "workspace_closed", "workspace_id": i, "workspace": before[i]} for i in ids
     ]
@@ -223,7 +225,7 @@ def test_last_tab_or_pane_of_a_duplicate_parent(two_parents, version, method):
     0.8.2 treats it as a group root: confirmation_required, then the whole group."""
     h = two_parents
     target = {"tab_id": "w2:t1"} if method == "tab.close" else {"pane_id": "w2:p1"}
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert h.err(method, **target)["code"] == "confirmation_required"
         h.sim.config.confirm_close = False
         h.ok(method, **target)

@@ -8,6 +8,8 @@ only, so worktree.open opens the checkout in a new workspace instead of taking t
 
 from __future__ import annotations
 
+from tests.releases import rows
+
 
 def _parent_in_linked_checkout(h, repo, linked):
     """w1 at the repository, made its group's parent, then its shell cd's into ``linked``."""
@@ -23,7 +25,7 @@ def test_list_open_workspace_id(h, repo, linked, version):
     _parent_in_linked_checkout(h, repo, linked)
     entries = h.ok("worktree.list", workspace_id="w1")["worktrees"]
     entry = next(e for e in entries if e["path"] == str(linked))
-    if version == "0.8.2":
+    if not rows(version).checkout_holder_membership_only:
         assert entry["open_workspace_id"] == "w1"
     else:
         assert "open_workspace_id" not in entry
@@ -35,7 +37,7 @@ def test_open_does_not_take_over_the_parent(h, repo, linked, version):
     _parent_in_linked_checkout(h, repo, linked)
     opened = h.ok("worktree.open", workspace_id="w1", path=str(linked))
     ids = [w["workspace_id"] for w in h.ok("workspace.list")["workspaces"]]
-    if version == "0.8.2":
+    if not rows(version).checkout_holder_membership_only:
         assert opened["already_open"] is True
         assert opened["workspace"]["workspace_id"] == "w1" and ids == ["w1"]
         assert opened["workspace"]["worktree"]["checkout_path"] == str(linked)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.releases import rows
+
 
 @pytest.fixture
 def untrusted(monkeypatch):
@@ -17,7 +19,7 @@ def test_list_and_open(h, version, repo, linked, untrusted):
     # open lists first, then checks that the path is absolute (api:473-490).
     assert h.err("worktree.open", cwd=str(repo), path="relative")["code"] == "worktree_list_failed"
     reply = h.call("worktree.list", cwd=str(repo), trust_repository=True)
-    if version == "0.8.2":
+    if not rows(version).trust_repository:
         assert reply["error"]["code"] == "worktree_list_failed"
         assert "dubious ownership" in reply["error"]["message"]
         assert (
@@ -35,7 +37,7 @@ def test_list_and_open(h, version, repo, linked, untrusted):
 
 def test_create_and_remove(h, version, repo, base, home, untrusted):
     path = base / "t"
-    if version == "0.8.2":
+    if not rows(version).trust_repository:
         e = h.err(
             "worktree.create", cwd=str(repo), branch="t", path=str(path), trust_repository=True
         )
@@ -53,10 +55,12 @@ def test_create_and_remove(h, version, repo, base, home, untrusted):
 
 def test_trust_repository_type_by_version(h, version, repo):
     reply = h.call("worktree.list", cwd=str(repo), trust_repository="yes")
-    if version == "0.8.2":
+    if not rows(version).trust_repository:
         assert reply["result"]["type"] == "worktree_list"  # unknown key, ignored
     else:
         assert reply["id"].startswith("req-")  # 0.9.2+: the request's own id (#4344)
         assert reply["error"]["code"] == "invalid_request"
     reply = h.call("worktree.list", cwd=str(repo), trust_repository=None)
-    assert ("result" in reply) == (version == "0.8.2")  # 0.9: a bool field refuses null
+    assert ("result" in reply) == (
+        not rows(version).trust_repository
+    )  # 0.9: a bool field refuses null

@@ -19,7 +19,6 @@ needs from the call (environment, streams, version, clock).
 import posix
 import sys
 
-from ...facts.paths import rust_paths_equal  # PathBuf equality, one place
 from . import base
 
 # The failures and exits live in .base (the helpers raise them without importing this module);
@@ -174,6 +173,8 @@ class Ctx:
 
     def startup_command(self, socket_path):
         """src/cli/server_not_running.rs startup_command."""
+        from ...facts.paths import rust_paths_equal  # PathBuf equality, one place
+
         session_socket = self.api_socket_path_for(self.active_name())
         if rust_paths_equal(socket_path, session_socket):
             return self.local_attach_command()

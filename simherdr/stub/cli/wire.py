@@ -116,8 +116,11 @@ def loads(text: str) -> _Loaded:
         f = float(s)
         if f in (float("inf"), float("-inf")):
             raise _NonFinite("number out of range")
-        if repr(f) != format_f64(f):
-            state["exact"] = False
+        if state["exact"]:
+            from .rustvalue import format_f64  # replies with floats only
+
+            if repr(f) != format_f64(f):
+                state["exact"] = False
         return f
 
     def parse_int(s):
@@ -153,84 +156,6 @@ def loads(text: str) -> _Loaded:
     return _Loaded(value, state["exact"])
 
 
-def format_f64(value: float) -> str:
-    """``serde_json``/``ryu`` text for a finite f64 (e.g. ``1e16``, ``0.0001``, ``1.5e-7``)."""
-    return _ryu(value, repr(value), 16, -5)
-
-
-def _digits_exponent(text: str):
-    """Split Python's shortest repr into (negative, digits, exponent) with value = digits*10^exp."""
-    negative = text.startswith("-")
-    if negative:
-        text = text[1:]
-    mantissa, _, exp = text.partition("e")
-    exponent = int(exp) if exp else 0
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    exponent -= len(frac)
-    if not digits:
-        return negative, "0", 0
-    stripped = digits.rstrip("0")
-    exponent += len(digits) - len(stripped)
-    return negative, stripped, exponent
-
-
-def _ryu(value: float, shortest: str, max_kk: int, min_kk_exclusive: int) -> str:
-    negative, digits, k = _digits_exponent(shortest)
-    sign = "-" if negative else ""
-    if digits == "0":
-        return sign + "0.0"
-    length = len(digits)
-    kk = length + k
-    if k >= 0 and kk <= max_kk:
-        return sign + digits + "0" * k + ".0"
-    if 0 < kk <= max_kk:
-        return sign + digits[:kk] + "." + digits[kk:]
-    if min_kk_exclusive < kk <= 0:
-        return sign + "0." + "0" * (-kk) + digits
-    if length == 1:
-        return sign + digits + "e" + str(kk - 1)
-    return sign + digits[0] + "." + digits[1:] + "e" + str(kk - 1)
-
-
-def _encode(value, out: list) -> None:
-    """serde_json compact writer for a generic value (keys sorted when ``sort`` is set)."""
-    if value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, str):
-        out.append(_quote(value))
-    elif isinstance(value, int):
-        out.append(str(value))
-    elif isinstance(value, float):
-        out.append(format_f64(value))
-    elif type(value).__name__ == "F32":
-        out.append(value.text)
-    elif isinstance(value, dict):
-        out.append("{")
-        first = True
-        for key in sorted(value):
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_quote(key))
-            out.append(":")
-            _encode(value[key], out)
-        out.append("}")
-    elif isinstance(value, (list, tuple)):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _encode(item, out)
-        out.append("]")
-    else:  # pragma: no cover - only JSON values reach here
-        raise TypeError(type(value).__name__)
-
-
 def _not_json(value):
     raise TypeError("not a JSON value: %s" % type(value).__name__)
 
@@ -252,9 +177,9 @@ def dumps_sorted(value, exact_fast: bool = True) -> str:
     """``serde_json::to_string(&Value)``: compact, keys sorted, raw UTF-8."""
     if exact_fast:
         return _c_encode(value, True)
-    out: list = []
-    _encode(value, out)
-    return "".join(out)
+    from .rustvalue import encode_exact  # floats serde prints unlike repr, F32 fields
+
+    return encode_exact(value)
 
 
 def dumps_ordered(value) -> str:
@@ -263,6 +188,7 @@ def dumps_ordered(value) -> str:
 
 
 def _encode_ordered(value, out: list) -> None:
+    """Insertion-order writer for a request (params in struct field order)."""
     if isinstance(value, dict):
         out.append("{")
         first = True
@@ -281,8 +207,20 @@ def _encode_ordered(value, out: list) -> None:
                 out.append(",")
             _encode_ordered(item, out)
         out.append("]")
-    else:
-        _encode(value, out)
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(_quote(value))
+    elif isinstance(value, int):
+        out.append(str(value))
+    else:  # floats, F32 fields, tuples: serde's exact writer (rare: --ratio, --amount)
+        from .rustvalue import encode_exact
+
+        out.append(encode_exact(value))
 
 
 def request_line(request_id: str, method: str, params: dict) -> bytes:

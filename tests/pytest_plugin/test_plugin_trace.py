@@ -40,6 +40,10 @@ def test_a_failing_test_shows_its_trace_and_keeps_it(pytester):
     assert reply["code"] == "pane_not_found" and reply["conn"].startswith("c")
     html = jsonl[0].with_suffix(".html")
     assert 'class="lane pane" data-pane="w1:p1"' in html.read_text()
+    chrome = jsonl[0].with_suffix(".trace.json")  # the Trace Event Format export beside it
+    assert str(chrome) in out
+    events = json.loads(chrome.read_text())["traceEvents"]
+    assert any(e["ph"] == "X" and e["name"] == "pane.get" for e in events)
 
 
 def test_a_passing_test_keeps_no_trace(pytester):
@@ -142,7 +146,7 @@ def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server
     # the best of three turns: what the clock costs, not how busy the machine happens to be
     wall = min(turn(n) for n in range(3))
     for reply in replies:
-        ref.validate_reply(reply, simherdr_server.sim.profile.version)
+        ref.validate_reply(reply, simherdr_server.sim.version.name)
     assert wall < 0.1, f"an agent turn took {wall * 1000:.0f} ms of wall time"
 
 

@@ -1,0 +1,75 @@
+"""The suite's ONE list of herdr releases, and how a test picks the releases it runs on.
+
+Every release simherdr simulates is a data file (simherdr/facts/releases/*.toml). A test that
+does not depend on a version difference runs on :data:`VERSIONS` (the base release and the
+default one: the two ends of every row). A test of one row runs on :func:`distinguishing`
+(one release per distinct value of that row, oldest first), and a sweep on :data:`RELEASES`.
+Tests branch on rows (``resolve(version).rows.<row>``), never on a version string.
+"""
+
+from __future__ import annotations
+
+from simherdr.facts.versions import DEFAULT_VERSION, RELEASES, HerdrVersion, releases, resolve
+
+__all__ = [
+    "BASE",
+    "DEFAULT_VERSION",
+    "RELEASES",
+    "REPRESENTATIVES",
+    "VERSIONS",
+    "distinguishing",
+    "releases_where",
+    "resolve",
+    "rows",
+    "tables",
+]
+
+#: The release every other inherits from (facts/releases: the one without ``inherits``).
+BASE: str = next(v.name for v in releases() if v.inherits is None)
+
+#: The suite's default pair: the base release and the default one.
+VERSIONS: tuple[str, ...] = tuple(dict.fromkeys((BASE, DEFAULT_VERSION)))
+
+
+def _signature(v: HerdrVersion) -> tuple:
+    return (repr(v.rows), repr(v.tables), v.protocol, tuple(sorted(v.methods)))
+
+
+#: One release per distinct set of rows, tables, protocol and methods (the newest of each).
+REPRESENTATIVES: tuple[str, ...] = tuple(
+    sorted(
+        {_signature(v): v.name for v in releases()}.values(),
+        key=lambda n: resolve(n).key,
+    )
+)
+
+
+def rows(version: str):
+    """The release's behaviour rows (``rows(version).report_resume_argv``)."""
+    return resolve(version).rows
+
+
+def distinguishing(*names: str) -> tuple[str, ...]:
+    """One release (the newest) per distinct value of the named rows, tables ("tables.cli"),
+    "protocol" or "methods": the releases a test of those rows must run on."""
+
+    def value(v: HerdrVersion, name: str) -> str:
+        if name.startswith("tables."):
+            return repr(getattr(v.tables, name[len("tables.") :]))
+        if name in ("protocol", "methods", "retired_methods"):
+            got = getattr(v, name)
+            return repr(sorted(got) if isinstance(got, frozenset) else got)
+        return repr(getattr(v.rows, name))
+
+    picked = {tuple(value(v, n) for n in names): v.name for v in releases()}
+    return tuple(sorted(picked.values(), key=lambda n: resolve(n).key))
+
+
+def releases_where(predicate) -> tuple[str, ...]:
+    """The releases whose version object satisfies ``predicate``."""
+    return tuple(v.name for v in releases() if predicate(v))
+
+
+def tables(version: str):
+    """The release's table keys (``tables(version).agent_kinds``)."""
+    return resolve(version).tables

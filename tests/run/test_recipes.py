@@ -1,0 +1,207 @@
+"""Every recipe in the README's `simherdr run` section and every per-test reset one-liner in
+CONTROL.md is run here, as written, where its toolchain exists (a clear skip where not)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = str(Path(sys.executable).parent)  # simherdr, python, pytest of this environment
+RECIPE = re.compile(r"<!-- recipe (\w+): (\S+) -->\n```[\w-]*\n(.*?)```", re.S)
+
+
+def recipes() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for name, path, body in RECIPE.findall((ROOT / "README.md").read_text()):
+        out.setdefault(name, {})[path] = body
+    return out
+
+
+def run_recipe(name: str, tmp_path: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    files = recipes()[name]
+    for path, body in files.items():
+        if path == "run":
+            continue
+        target = tmp_path / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(body)
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"])
+    return subprocess.run(
+        ["sh", "-c", files["run"].strip()],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_the_readme_has_every_recipe():
+    r = recipes()
+    assert {"pytest", "node", "vitest", "go", "cargo", "ci"} <= set(r)
+    assert all("run" in files for name, files in r.items() if name != "ci")
+
+
+def test_pytest_recipe(tmp_path):
+    p = run_recipe("pytest", tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "2 passed" in p.stdout
+
+
+def test_the_pytest_recipe_fails_without_its_reset(tmp_path):
+    """The autouse reset is what makes the second test see `w1` again."""
+    r = recipes()["pytest"]
+    (tmp_path / "test_client.py").write_text(r["test_client.py"])
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"])
+    p = subprocess.run(
+        ["sh", "-c", r["run"].strip()], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert p.returncode == 1 and "1 failed, 1 passed" in p.stdout, p.stdout
+    assert "simherdr run: the command failed (exit status 1)" in p.stderr
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_node_recipe(tmp_path):
+    p = run_recipe("node", tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "# pass 2" in p.stdout and "# fail 0" in p.stdout
+
+
+def _has_npx_tool(tool: str) -> bool:
+    if shutil.which("npx") is None:
+        return False
+    p = subprocess.run(
+        ["npx", "--no-install", tool, "--version"], capture_output=True, text=True, timeout=60
+    )
+    return p.returncode == 0
+
+
+def test_vitest_recipe(tmp_path):
+    if not _has_npx_tool("vitest"):
+        pytest.skip("vitest is not installed here (npx --no-install vitest fails; no network)")
+    p = run_recipe("vitest", tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed on this machine")
+def test_go_recipe(tmp_path):
+    p = run_recipe("go", tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
+def test_cargo_recipe(tmp_path):
+    p = run_recipe("cargo", tmp_path, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed" in p.stdout + p.stderr
+
+
+def test_ci_job_runs_the_pytest_recipe(tmp_path):
+    """The CI job's `simherdr run` step, in the pytest recipe's project."""
+    job = recipes()["ci"][".github/workflows/herdr.yml"]
+    steps = re.findall(r"^\s+- run: (simherdr run .*)$", job, re.M)
+    assert len(steps) == 1, job
+    r = recipes()["pytest"]
+    for path in ("conftest.py", "test_client.py"):
+        (tmp_path / path).write_text(r[path])
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"])
+    p = subprocess.run(
+        ["sh", "-c", steps[0]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (tmp_path / "herdr-trace.jsonl").exists()  # the artifact the failure step uploads
+
+
+# --- CONTROL.md's one-liners, inside `simherdr run` ---------------------------------------------
+
+CONTROL = (ROOT / "CONTROL.md").read_text()
+
+
+def one_liner(lang: str) -> str:
+    block = re.search(rf"```{lang}\n(.*?)```", CONTROL, re.S)
+    assert block, lang
+    return block.group(1)
+
+
+def in_run(script: str, tmp_path: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"])
+    return subprocess.run(
+        [sys.executable, "-m", "simherdr", "run", "--", "sh", "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+RESET_CHECK = (
+    "herdr workspace create >/dev/null && herdr workspace create >/dev/null && {reset} && "
+    "herdr workspace list | grep -o '\"workspace_id\"' | wc -l"
+)
+
+
+def test_shell_one_liners(tmp_path):
+    lines = [
+        line
+        for line in one_liner("sh").splitlines()
+        if line and not line.startswith("#") and ("socat" not in line or shutil.which("socat"))
+        if " nc " not in line or shutil.which("nc")
+    ]
+    assert any(line.startswith("simherdr ctl") for line in lines)
+    assert any(line.startswith("python3 -c") for line in lines)
+    for line in lines:
+        reset = line.split("  #")[0].strip()
+        p = in_run(RESET_CHECK.format(reset=reset + " >/dev/null"), tmp_path)
+        assert p.returncode == 0 and p.stdout.strip() == "0", (reset, p.stdout, p.stderr)
+
+
+def test_python_one_liner(tmp_path):
+    (tmp_path / "ctl.py").write_text(one_liner("python") + "\nprint(ctl('server.reset'))\n")
+    p = in_run(RESET_CHECK.format(reset=f"{sys.executable} ctl.py >/dev/null"), tmp_path)
+    assert p.returncode == 0 and p.stdout.strip() == "0", p.stderr
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_node_one_liner(tmp_path):
+    (tmp_path / "ctl.js").write_text(
+        one_liner("js") + "\nctl('server.reset').then((r) => process.exit(r.ok ? 0 : 1));\n"
+    )
+    p = in_run(RESET_CHECK.format(reset="node ctl.js"), tmp_path)
+    assert p.returncode == 0 and p.stdout.strip() == "0", p.stderr
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed on this machine")
+def test_go_one_liner(tmp_path):
+    (tmp_path / "go.mod").write_text("module ctl\n\ngo 1.21\n")
+    (tmp_path / "main.go").write_text(
+        'package main\n\nimport (\n\t"bufio"\n\t"fmt"\n\t"net"\n\t"os"\n)\n\n'
+        + one_liner("go")
+        + '\nfunc main() { fmt.Print(ctl("server.reset")) }\n'
+    )
+    p = in_run(RESET_CHECK.format(reset="go run . >/dev/null"), tmp_path)
+    assert p.returncode == 0 and p.stdout.strip() == "0", p.stderr
+
+
+@pytest.mark.skipif(shutil.which("rustc") is None, reason="rustc is not installed")
+def test_rust_one_liner(tmp_path):
+    (tmp_path / "ctl.rs").write_text(
+        one_liner("rust") + '\nfn main() { print!("{}", ctl("server.reset")); }\n'
+    )
+    built = subprocess.run(
+        ["rustc", "--edition", "2021", "-O", "ctl.rs", "-o", "ctl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    p = in_run(RESET_CHECK.format(reset="./ctl >/dev/null"), tmp_path)
+    assert p.returncode == 0 and p.stdout.strip() == "0", p.stderr

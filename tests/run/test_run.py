@@ -1,0 +1,294 @@
+"""`simherdr run -- COMMAND`: a client's suite (Python, Node, shell; each a small suite written
+here) against a private simulator; the exit status passed through; a failing suite's trace
+summary; nothing left behind after SIGINT, SIGTERM or a crash; a client that starts `herdr
+server` itself lands inside the private root."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+NODE = shutil.which("node")
+
+
+def simherdr_run(*argv, cwd=None, env=None, timeout=120, **kw):
+    return subprocess.run(
+        [sys.executable, "-m", "simherdr", "run", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=env,
+        **kw,
+    )
+
+
+def leftovers(root: str) -> list[str]:
+    """Processes whose command line names the run's private root (its server, strays)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if root in cmd:
+            found.append(f"{pid}: {cmd}")
+    return found
+
+
+def gone(root: str, timeout: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = leftovers(root)
+        if not left and not os.path.exists(root):
+            return []
+        time.sleep(0.05)
+    return leftovers(root) + ([root] if os.path.exists(root) else [])
+
+
+PY_SUITE = """
+import json, os, socket, subprocess, unittest
+
+def call(method, **params):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["HERDR_SOCKET_PATH"])
+    s.sendall(json.dumps({"id": "t", "method": method, "params": params}).encode() + b"\\n")
+    buf = b""
+    while not buf.endswith(b"\\n"):
+        buf += s.recv(65536)
+    return json.loads(buf)
+
+def ctl(op, **args):  # the per-test reset recipe (CONTROL.md)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["SIMHERDR_CONTROL_SOCKET"])
+    s.sendall(json.dumps({"op": op, "args": args}).encode() + b"\\n")
+    return json.loads(s.makefile().readline())
+
+class Suite(unittest.TestCase):
+    def setUp(self):
+        self.assertTrue(ctl("server.reset")["ok"])
+
+    def test_socket(self):
+        r = call("workspace.create", cwd="/tmp")
+        self.assertEqual(r["result"]["workspace"]["workspace_id"], "w1")
+
+    def test_binary_after_reset(self):
+        p = subprocess.run([os.environ["HERDR_BIN"], "workspace", "create"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["result"]["workspace"]["workspace_id"], "w1")
+
+    def test_dirs_are_private(self):
+        root = os.environ["SIMHERDR_RUN_ROOT"]
+        self.assertEqual(os.stat(root).st_mode & 0o777, 0o700)
+        for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "HERDR_SOCKET_PATH", "HERDR_BIN_PATH"):
+            self.assertTrue(os.environ[name].startswith(root + "/"), name)
+        self.assertEqual(os.environ["PATH"].split(os.pathsep)[0], os.path.dirname(
+            os.environ["HERDR_BIN"]))
+"""
+
+
+def test_a_python_suite_passes_and_leaves_nothing(tmp_path):
+    (tmp_path / "test_client.py").write_text(PY_SUITE)
+    p = simherdr_run("--herdr-version", "0.8.2", "--", sys.executable, "-m", "unittest", "-v",
+                     cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "Ran 3 tests" in p.stderr and "OK" in p.stderr
+    assert "simherdr run: the command failed" not in p.stderr
+
+
+NODE_SUITE = """
+const { test, beforeEach } = require("node:test");
+const assert = require("node:assert");
+const net = require("node:net");
+const { execFileSync } = require("node:child_process");
+
+// the per-test reset recipe (CONTROL.md): one line to the control socket
+const ctl = (op, args = {}) => new Promise((ok, fail) => {
+  const c = net.createConnection(process.env.SIMHERDR_CONTROL_SOCKET);
+  c.on("error", fail);
+  c.on("data", (d) => { c.end(); ok(JSON.parse(d)); });
+  c.write(JSON.stringify({ op, args }) + "\\n");
+});
+
+beforeEach(async () => assert.equal((await ctl("server.reset")).ok, true));
+
+const herdr = (...argv) => JSON.parse(execFileSync("herdr", argv, { encoding: "utf8" }));
+
+test("a workspace through the stand-in on PATH", () => {
+  assert.equal(herdr("workspace", "create").result.workspace.workspace_id, "w1");
+});
+
+test("ids start again after the reset; the trace is cut per test", async () => {
+  await ctl("trace.clear");
+  herdr("workspace", "create");
+  const got = await ctl("trace.get");
+  const methods = got.result.entries.filter((e) => e.kind === "request").map((e) => e.method);
+  assert.ok(methods.includes("workspace.create"), methods.join());
+  assert.equal(herdr("workspace", "list").result.workspaces.length, 1);
+});
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_a_node_suite_passes(tmp_path):
+    (tmp_path / "client.test.js").write_text(NODE_SUITE)
+    p = simherdr_run("--time-scale", "50", "--", NODE, "--test", "client.test.js", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "# pass 2" in p.stdout and "# fail 0" in p.stdout
+
+
+SHELL_SUITE = """#!/bin/sh
+set -e
+echo "$SIMHERDR_RUN_ROOT" > "$1"
+herdr workspace create --cwd /tmp >/dev/null
+herdr tab create --no-focus >/dev/null
+n=$(herdr tab list | grep -o '"tab_id"' | wc -l)
+[ "$n" -eq 2 ] || { echo "expected 2 tabs, got $n" >&2; exit 5; }
+herdr pane get w9:p9 >/dev/null 2>"$1.err" || exit 7
+"""
+
+
+def test_a_shell_suite_fails_with_its_status_and_a_trace_summary(tmp_path):
+    script = tmp_path / "suite.sh"
+    script.write_text(SHELL_SUITE)
+    script.chmod(0o755)
+    trace = tmp_path / "t.jsonl"
+    p = simherdr_run("--trace", str(trace), "--", str(script), str(tmp_path / "root"))
+    assert p.returncode == 7, p.stderr
+    # the stand-in's own error: herdr's JSON envelope on stderr
+    err = json.loads((tmp_path / "root.err").read_text())
+    assert err["error"]["code"] == "pane_not_found"
+    # the summary: the failed status, the last requests, the error reply, the paths
+    text = p.stderr
+    assert "simherdr run: the command failed (exit status 7)" in text
+    assert "-> workspace.create" in text and "-> tab.create" in text and "-> pane.get" in text
+    assert "-- error replies" in text and "error pane_not_found" in text
+    assert f"trace: {trace}" in text and f"timeline: {tmp_path / 't.html'}" in text
+    assert trace.exists() and (tmp_path / "t.html").exists()
+    assert '"method":"tab.create"' in trace.read_text()
+    assert gone((tmp_path / "root").read_text().strip()) == []
+
+
+def test_success_keeps_only_a_given_trace(tmp_path):
+    p = simherdr_run("--", "sh", "-c", 'echo "$SIMHERDR_TRACE"; herdr workspace list >/dev/null')
+    assert p.returncode == 0, p.stderr
+    default_trace = p.stdout.strip()
+    assert default_trace.endswith("trace.jsonl") and not os.path.exists(default_trace)
+    assert p.stderr == ""
+
+
+def test_bad_usage_is_one_line():
+    for argv, needle in (
+        ([], "give the command to run after --"),
+        (["--seed", "3", "--", "true"], "--seed needs --scenario"),
+        (["--scenario", "no-such-scenario", "--", "true"], "--scenario"),
+        (["--time-scale", "0", "--", "true"], "--time-scale"),
+    ):
+        p = simherdr_run(*argv)
+        assert p.returncode == 2, (argv, p.stderr)
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr, p.stderr
+
+
+def test_a_command_that_cannot_start_is_127(tmp_path):
+    p = simherdr_run("--", str(tmp_path / "no-such-command"))
+    assert p.returncode == 127 and "cannot run" in p.stderr
+
+
+WAITER = """#!/bin/sh
+echo "$SIMHERDR_RUN_ROOT" > "$1"
+herdr workspace create >/dev/null
+exec sleep 60
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_everything(tmp_path, sig):
+    script = tmp_path / "wait.sh"
+    script.write_text(WAITER)
+    script.chmod(0o755)
+    marker = tmp_path / "root"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simherdr", "run", "--", str(script), str(marker)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (marker.exists() and marker.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    root = marker.read_text().strip()
+    assert root and leftovers(root), "the server was not running"
+    time.sleep(0.3)  # the workspace created: the command sits in sleep
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err  # sleep was ended by the forwarded signal
+    assert gone(root) == [], err
+    assert "exit status" in err and "trace:" in err  # a failure: the summary
+
+
+def test_a_crash_of_the_command_stops_everything(tmp_path):
+    marker = tmp_path / "root"
+    p = simherdr_run(
+        "--",
+        "sh",
+        "-c",
+        f'echo "$SIMHERDR_RUN_ROOT" > {marker}; herdr workspace list; kill -SEGV $$',
+    )
+    assert p.returncode == 128 + signal.SIGSEGV, p.stderr
+    assert "the command failed (exit status 139)" in p.stderr
+    assert gone(marker.read_text().strip()) == []
+
+
+OWN_SERVER = """#!/bin/sh
+# a client that manages its own session: `herdr --session lab server`, left running
+set -e
+echo "$SIMHERDR_RUN_ROOT" > "$1"
+herdr --session lab server &
+i=0
+until herdr --session lab workspace list >/dev/null 2>&1; do
+  i=$((i+1)); [ $i -lt 400 ] || { echo "lab server did not start" >&2; exit 9; }; sleep 0.05
+done
+herdr --session lab workspace create >/dev/null
+herdr session list --json > "$1.sessions"
+"""
+
+
+def test_a_client_that_starts_herdr_server_itself(tmp_path):
+    script = tmp_path / "own.sh"
+    script.write_text(OWN_SERVER)
+    script.chmod(0o755)
+    marker = tmp_path / "root"
+    p = simherdr_run("--", str(script), str(marker))
+    assert p.returncode == 0, p.stderr
+    root = marker.read_text().strip()
+    sessions = json.loads((tmp_path / "root.sessions").read_text())["sessions"]
+    lab = next(s for s in sessions if s["name"] == "lab")
+    assert lab["running"] and lab["socket_path"].startswith(root + "/config/herdr/sessions/lab/")
+    default = next(s for s in sessions if s["default"])
+    assert default["running"] and default["socket_path"].startswith(root + "/")
+    assert gone(root) == []  # the lab server the client left running is stopped too
+
+
+def test_record_writes_a_cassette(tmp_path):
+    out = tmp_path / "corpus"
+    p = simherdr_run(
+        "--record", str(out), "--record-name", "suite", "--",
+        "sh", "-c", "herdr workspace create >/dev/null && herdr workspace list >/dev/null",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    cassette = json.loads((out / "suite.json").read_text())
+    sent = json.dumps(cassette)
+    assert "workspace.create" in sent and "workspace.list" in sent
+    assert "simherdr run: recorded" in p.stderr
