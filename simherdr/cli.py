@@ -232,10 +232,12 @@ def _serve(args) -> int:
 
 def _serve_data_session(args) -> str | None:
     """The named herdr session whose data dir holds the session file (None: the default)."""
-    from .stub.cli import base
-
     name = args.herdr_session if args.socket else args.session
-    if name is None or name == base.DEFAULT_SESSION_NAME:
+    if name is None:
+        return None
+    from .stub.cli import base  # not on the plain `serve --socket` path: the stand-in's CLI core
+
+    if name == base.DEFAULT_SESSION_NAME:
         return None
     problem = base.validate_session_name(name)
     if problem:

@@ -55,6 +55,13 @@ def _shutdown(loop: asyncio.AbstractEventLoop, sim: Simulator, unclosed: bool) -
             ResourceWarning,
             stacklevel=2,
         )
+    if unclosed and asyncio._get_running_loop() is not None:
+        # collected while another loop runs in this thread: ours cannot be driven now; its
+        # tasks are only dropped (the one case a "Task was destroyed" line may still show)
+        for t in asyncio.all_tasks(loop):
+            t.cancel()
+        loop.close()
+        return
     try:
         loop.run_until_complete(sim.close())
     finally:

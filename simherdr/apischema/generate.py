@@ -347,10 +347,10 @@ def _jsonable(value) -> bool:
 
 def simulator_params(version: str, types: dict) -> tuple[dict, set[str]]:
     """herdr params type name -> builder from the simulator's spec; and the modelled methods."""
-    from simherdr.facts.profiles import get_profile
+    from simherdr.facts.versions import resolve
     from simherdr.handlers.registry import load_all
 
-    profile = get_profile(version)
+    profile = resolve(version).rows  # what a versioned param's known(rows) reads
     registry = load_all()
     builders: dict = {}
     modelled: set[str] = set()
@@ -396,7 +396,7 @@ def _request(r: Renderer) -> dict:
 
 
 def document(version: str) -> dict:
-    from simherdr.facts.profiles import get_profile
+    from simherdr.facts.versions import resolve
 
     types = _types(version)
     builders, _ = simulator_params(version, types)
@@ -414,7 +414,7 @@ def document(version: str) -> dict:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Herdr API",
         "schema_version": 1,
-        "protocol": get_profile(version).protocol,
+        "protocol": resolve(version).protocol,
         "schemas": schemas,
     }
 

@@ -285,8 +285,9 @@ def prepare_socket(path: str) -> None:
     take_path(path, f"{path}: something already answers there")
 
 
-class RecordingError(RuntimeError):
-    """A recording that cannot start (one line: what, and what to do)."""
+class RecordingError(ValueError):
+    """A recording that cannot start (one line: what, and what to do); a ValueError, so a
+    caller that catches (OSError, ValueError) prints it as one line."""
 
 
 class ThreadRecorder:
@@ -339,6 +340,8 @@ class ThreadRecorder:
         self.listen = listen
         self.control_listen = control_listen if control_upstream else None
         self.warnings: list[str] = []
+        if time_scale is not None and not time_scale > 0:
+            raise RecordingError(f"--time-scale must be > 0, not {time_scale:g}")
         try:
             info = upstream_version(upstream)
         except (OSError, ValueError) as e:

@@ -9,7 +9,33 @@ every row. :func:`resolve` is the only way in; entry points call it once and pas
 down. Versions compare as parsed tuples (:attr:`HerdrVersion.key`), never as strings.
 
 Stdlib-only (the stand-in may import it) and cheap to import: no file is read until a release
-is resolved. A process that must not pay for ``tomllib`` reads :func:`compact` output instead.
+is resolved. A process that must not pay for ``tomllib`` reads :func:`compact` output instead;
+``releases/compiled.json`` (``python -m simherdr.facts.versions``) is used while its stamps match
+the TOML files, so a server resolves its release without tomllib.
+
+A release file (top-level keys ``name`` = the file's name, ``inherits``, ``commit``, ``schema``
+= the release whose published schema applies, ``protocol``)::
+
+    name = "0.9.3"
+    inherits = "0.9.2"
+    commit = "remziduzagac/herdsman@feeb0f97..."
+    schema = "0.9.3"
+    protocol = { value = 22, source = "[H093] src/protocol/wire.rs", evidence = "source" }
+
+    [methods]            # set / retired_set: a frozenset of facts/methods.py by name;
+    set = "METHODS_0_9_3"  # then add, remove, retire, unretire (lists of names)
+    source = "[H093] src/api/server.rs api_method_name"
+    evidence = "source"
+
+    [rows.events_lost_error]   # a field of Rows, typed as declared there
+    value = true
+    source = "[H093] src/api/server.rs stream_subscriptions ([CH093] 0.9.2 #4178)"
+    evidence = "source"
+
+    [tables.agent_kinds]       # a field of Tables: the key of the table to use
+    value = "0.9.3"
+    source = "[H093] src/detect/mod.rs Agent::ALL"
+    evidence = "source"
 """
 
 from __future__ import annotations

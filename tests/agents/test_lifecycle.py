@@ -8,6 +8,7 @@ import pytest
 from simherdr.agents import DEFAULT_BLOCK_MARKER
 from simherdr.scenarios import agents as scenarios
 from tests.agents.conftest import events, start_ready, statuses
+from tests.releases import rows
 
 NOT_RUNNING = {
     "code": "agent_not_running",
@@ -167,7 +168,7 @@ def test_exit_releases_name_and_label(ws, version):
         for k, d in events(ws, mark)
     ]
     released = ("pane_agent_detected", "claude", True, "idle", None)
-    if version == "0.8.2":
+    if not rows(version).exit_keeps_name_until_shell:
         assert got == [("pane_updated", None, None, None, None), released]
         assert ws.ok("agent.list")["agents"] == []
     else:
@@ -177,7 +178,7 @@ def test_exit_releases_name_and_label(ws, version):
     mark = ws.sim.hub.seq
     ws.advance(0.5)  # detection sees the shell again
     assert ws.ok("agent.list")["agents"] == []
-    if version != "0.8.2":
+    if rows(version).exit_keeps_name_until_shell:
         # the name went (pane_updated first, as emit_pane_state_update orders them)
         assert [k for k, _ in events(ws, mark)] == ["pane_updated", "pane_agent_status_changed"]
     assert ws.ok("pane.get", pane_id="w1:p1")["pane"]["agent_status"] == "unknown"
@@ -301,7 +302,9 @@ def test_prompt_stall(ws, version):
     ws.advance(4.99)
     assert not task.done()
     ws.advance(0.02)
-    seen = "state change" if version == "0.8.2" else "working or blocked state"
+    seen = (
+        "working or blocked state" if rows(version).prompt_gate_needs_activity else "state change"
+    )
     assert ws.result(task)["error"] == {
         "code": "agent_prompt_stalled",
         "message": f"agent prompt produced no observed {seen} within 5000 ms; status is idle "
@@ -332,7 +335,7 @@ def test_prompt_gate_differs_between_versions(ws, version):
     ws.ok("pane.clear_agent_authority", pane_id="w1:p1", source="custom:probe")
     ws.advance(5)
     reply = ws.result(task)
-    if version == "0.8.2":
+    if not rows(version).prompt_gate_needs_activity:
         assert reply["result"]["agent"]["agent_status"] == "idle"
     else:
         assert reply["error"]["code"] == "agent_prompt_stalled"

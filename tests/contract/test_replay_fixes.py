@@ -147,11 +147,13 @@ def test_the_stub_target_replays_the_recorded_gaps_between_cli_runs(tmp_path):
 
 
 def test_recordings_at_any_time_scale_replay_in_process(tmp_path, version):
+    # herdr's longest start timeout: at scale 1000 the default 30 s is 30 ms of wall time, which
+    # a loaded machine exceeds while recording (README, "Fast by default")
     work = tmp_path / "w"
     work.mkdir()
     script = (
         f"herdr workspace create --cwd {work} --no-focus >/dev/null; "
-        "herdr agent start job --kind pi --pane w1:p1; sleep 0.05; herdr agent get job; "
+        "herdr agent start job --kind pi --pane w1:p1 --timeout 300000; sleep 0.05; herdr agent get job; "
         "herdr pane list"
     )
     for scale in (1000, 100):

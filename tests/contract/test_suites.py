@@ -38,7 +38,8 @@ def test_a_suite_that_resets_between_tests_records_and_replays_as_one(tmp_path, 
     work.mkdir()
     one_test = (
         f"{RESET}; herdr workspace create --cwd {work} --no-focus >/dev/null; "
-        "herdr agent start job --kind pi --pane w1:p1 >/dev/null; herdr agent get job; "
+        "herdr agent start job --kind pi --pane w1:p1 --timeout 300000 >/dev/null; "
+        "herdr agent get job; "
     )
     c, rec = record_script(
         up,

@@ -13,6 +13,7 @@ import pytest
 from simherdr.server import socket_answers
 from simherdr.testing import spawn_server
 from tests.core.socketclient import request
+from tests.releases import DEFAULT_VERSION
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -44,7 +45,7 @@ def test_serve_refuses_a_socket_that_answers(tmp_path):
         assert second.returncode == 1
         assert "herdr is already running (socket busy at" in second.stderr
         assert socket_answers(path)
-        assert request(path, "ping")["result"]["version"] == "0.9.3"
+        assert request(path, "ping")["result"]["version"] == DEFAULT_VERSION
     finally:
         first.terminate()
         first.wait(10)

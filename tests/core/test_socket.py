@@ -13,6 +13,7 @@ import pytest
 from simherdr.server import SocketBusy, socket_answers
 from simherdr.testing import ThreadServer
 from tests.core.socketclient import Subscription, raw, request
+from tests.releases import rows
 
 
 def state(server):
@@ -107,7 +108,7 @@ def test_subscription_replay_depends_on_profile(server, version):
     sub = Subscription(server.path, [{"type": "workspace.created"}, {"type": "pane.created"}])
     try:
         assert sub.next() == {"id": "sub", "result": {"type": "subscription_started"}}
-        if version == "0.8.2":  # replays the ring
+        if rows(version).subscribe_replays_history:  # replays the ring
             first = sub.next()
             assert (
                 first["event"] == "workspace_created"
@@ -115,7 +116,7 @@ def test_subscription_replay_depends_on_profile(server, version):
             )
         request(server.path, "tab.create", {})
         line = sub.next()
-        if version == "0.8.2":
+        if rows(version).subscribe_replays_history:
             assert line["event"] == "pane_created" and line["data"]["pane"]["pane_id"] == "w1:p1"
             line = sub.next()
         assert line["event"] == "pane_created" and line["data"]["pane"]["pane_id"] == "w1:p2"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.releases import BASE, resolve
+
 
 def events(h, since=0):
     return [(k, d) for _, k, d in h.sim.hub.after(since)]
@@ -260,9 +262,9 @@ def test_snapshot_order_and_focus(h, tmp_path):
 
 def test_ping_per_profile(h):
     pong = h.ok("ping")
-    assert pong["protocol"] == {"0.8.2": 20, "0.9.3": 22}[pong["version"]]
+    assert pong["protocol"] == resolve(pong["version"]).protocol
     assert pong["capabilities"] == h.sim.version.rows.capabilities
-    if pong["version"] == "0.8.2":
+    if pong["capabilities"] == resolve(BASE).rows.capabilities:
         assert set(pong["capabilities"]) == {"live_handoff", "detached_server_daemon"}
     else:  # [H093] src/api/server.rs default_capabilities()
         assert pong["capabilities"] == {

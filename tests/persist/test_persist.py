@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 from simherdr import persist
-from simherdr.facts.profiles import get_profile
 from simherdr.scenarios import server_restart
 from simherdr.testing import Harness, ThreadServer, spawn_server
 from tests import herdr_reference as ref
 from tests.core.socketclient import request
+from tests.releases import rows
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # [H093] src/persist/restore.rs restore_tab: a restored pane whose saved directory is gone
@@ -149,7 +149,7 @@ def test_the_legacy_pre_tabs_file_restores_as_herdr_restores_it(version, config,
         panes = {p["pane_id"]: p for p in snap["panes"]}
         assert list(panes) == ["w1:p1", "w1:p2", "w1:p3", "w2:p1"]
         assert panes["w1:p1"]["cwd"] == str(root / "a")
-        if get_profile(version).restore_keeps_unavailable_panes:
+        if rows(version).restore_keeps_unavailable_panes:
             # 0.9.3: kept at its saved cwd, unavailable ([H093] unavailable_restored_terminal)
             assert panes["w1:p2"]["cwd"] == str(root / "gone")
             assert panes["w1:p2"]["restore_error"] == UNAVAILABLE

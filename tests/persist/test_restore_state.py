@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from simherdr import persist
-from simherdr.facts.profiles import get_profile
 from simherdr.model import snapshot as S
 from simherdr.scenarios import server_restart
 from simherdr.testing import Harness
 from tests import herdr_reference as ref
+from tests.releases import rows
 
 UNAVAILABLE = "Saved directory is unavailable. Restore the directory and restart this session."
 
@@ -96,7 +96,7 @@ def test_a_pane_whose_directory_is_gone(version, persisted, tmp_path):
         pane = h.ok("pane.get", pane_id="w1:p2")["pane"]
         command = h.ok("layout.export", tab_id="w1:t1")["layout"]["root"]["second"]
         assert "restore_error" not in h.ok("pane.get", pane_id="w1:p1")["pane"]
-        if get_profile(version).restore_keeps_unavailable_panes:
+        if rows(version).restore_keeps_unavailable_panes:
             assert (pane["cwd"], pane["restore_error"]) == (str(gone), UNAVAILABLE)
             assert command.get("command") == ["htop"]  # kept by the unavailable terminal
             read = h.ok("pane.read", pane_id="w1:p2", source="recent", lines=50)["read"]
@@ -115,7 +115,7 @@ def test_the_history_carries_the_sessions_layout_fingerprint(version, persisted,
         persist.save(h.sim)
         session_text = Path(persist.session_path(config)).read_text()
         history = json.loads(Path(persist.history_path(config)).read_text())
-        fingerprinted = get_profile(version).history_layout_fingerprint
+        fingerprinted = rows(version).history_layout_fingerprint
         if fingerprinted:
             # the file is herdr's full struct already: its canonical JSON is what is hashed
             canonical = json.dumps(
@@ -158,7 +158,7 @@ def test_a_history_without_fingerprint_is_ignored_by_0_9_3(version, persisted, t
         h.sim.commit()
         read = h.ok("pane.read", pane_id="w1:p1", source="recent", lines=50)["read"]
         replayed = "echo remembered" in read["text"]
-        assert replayed is not get_profile(version).history_layout_fingerprint
+        assert replayed is not rows(version).history_layout_fingerprint
 
 
 def test_each_change_moves_the_save_deadline(version, persisted, tmp_path):
@@ -183,7 +183,7 @@ def test_session_snapshots_compare_layout_fingerprints(version, persisted, tmp_p
     """writer.rs preserve_snapshot_history: a copy whose mtime is in the future does not hold
     the next one back; a copy with the same layout written differently (key order, spacing)
     counts as the same layout."""
-    if not get_profile(version).session_backups:
+    if not rows(version).session_backups:
         pytest.skip("0.9.x session-snapshots/")
     directory = Path(persist.session_path(persisted)).parent / persist.SNAPSHOT_DIR
     with _harness(version, persisted) as h:
@@ -250,7 +250,7 @@ def test_which_worktree_memberships_come_back(version, persisted, tmp_path):
             name: "worktree" in w
             for name, w in zip(checkouts, h.ok("workspace.list")["workspaces"], strict=True)
         }
-    if get_profile(version).restore_membership_unless_other_repo:
+    if rows(version).restore_membership_unless_other_repo:
         assert kept == {"same": True, "gone": True, "plain": True, "other": False}
     else:
         assert kept == {"same": True, "gone": False, "plain": False, "other": False}
@@ -322,7 +322,7 @@ def test_a_reported_resume_command_is_saved_and_restored(version, persisted, tmp
     """0.9.2+ PaneSnapshot.agent_resume ([H093] capture_tab; restore.rs
     saved_reported_resume): a server started on the file types it into the new shell and keeps
     saving it; an invalid saved command is dropped. 0.8.2 has no such field."""
-    if not get_profile(version).report_resume_argv:
+    if not rows(version).report_resume_argv:
         pytest.skip("0.9.2 resume_argv")
     persisted = dataclasses.replace(persisted, pane_history=True)
     with _harness(version, persisted) as h:
@@ -367,7 +367,7 @@ def test_a_reported_resume_command_is_saved_and_restored(version, persisted, tmp
 def test_the_sidebar_fields_saved(version, persisted, tmp_path):
     """0.8.2 saves the server's sidebar state (its defaults, or what the file gave); 0.9.3
     writes null, null, [] (the sidebar is each client's)."""
-    saves = get_profile(version).session_saves_sidebar
+    saves = rows(version).session_saves_sidebar
     with _harness(version, persisted) as h:
         h.ok("workspace.create", cwd=str(tmp_path))
         persist.save(h.sim)

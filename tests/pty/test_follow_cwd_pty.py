@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tests.releases import rows
+
 pytestmark = pytest.mark.pty
 
 
@@ -55,7 +57,7 @@ def test_foreground_cwd_follows_the_group_leader_on_0_9_3(make_client, workdir, 
     os.mkdir(c)
     pane = client.workspace(cwd=a, focus=True)
     client.run(pane, f"sh -c '(cd {c} && exec sleep 30) & exec sleep 31'")
-    want = a if version == "0.9.3" else c
+    want = a if rows(version).foreground_cwd_leader_first else c
     other = c if want == a else a
 
     def settled():

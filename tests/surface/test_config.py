@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from simherdr.facts.kinds import kind_names_in
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
+from tests.releases import rows, tables
 from tests.surface.conftest import Socket
 
 
@@ -132,7 +134,9 @@ def test_reload_toast_makes_an_in_app_notification_busy(version, tmp_path, cfgdi
     (cfgdir / "config.toml").write_text('[ui.toast]\ndelivery = "herdr"\n')
     with _h(version, tmp_path, cfgdir) as h:
         h.ok("server.reload_config")
-        if version != "0.8.2":  # 0.9: no client shell attached, whatever the toast
+        if rows(
+            version
+        ).notification_needs_client_shell:  # 0.9: no client shell attached, whatever the toast
             assert h.ok("notification.show", title="t")["reason"] == "no_foreground_client"
             return
         assert h.ok("notification.show", title="t")["reason"] == "busy"
@@ -156,7 +160,9 @@ def test_manifests_and_overrides(version, tmp_path, cfgdir):
         ms = h.ok("server.agent_manifests")["manifests"]
         assert [m["agent"] for m in ms][:3] == ["pi", "claude", "codex"]
         assert all(m["source_kind"] == "bundled" for m in ms)
-        assert ("muse" in {m["agent"] for m in ms}) == (version == "0.9.3")
+        assert ("muse" in {m["agent"] for m in ms}) == (
+            "muse" in kind_names_in(tables(version).agent_kinds)
+        )
         (od / "claude.toml").write_text(
             'id = "claude-code"\nversion = "local.1"\n'
             '[[rules]]\nid = "w"\nstate = "working"\ncontains = ["Working"]\n'

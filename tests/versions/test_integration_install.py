@@ -13,6 +13,7 @@ import pytest
 from simherdr.facts import integration as core
 from simherdr.stub.cli import integration as cli
 from tests.core.socketclient import request
+from tests.releases import resolve
 
 
 def call(server, method, **params):
@@ -81,7 +82,7 @@ def test_claude_install_writes_under_the_simulators_home(
 
 
 def test_integration_list_reports_what_install_wrote(server, version, home):
-    if version == "0.8.2":
+    if "integration.list" not in resolve(version).methods:
         pytest.skip("integration.list is 0.9.x")
 
     def state():

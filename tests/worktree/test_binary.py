@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from tests.releases import rows
+
 install = pytest.importorskip("simherdr.stub.install", reason="the stand-in binary is not built")
 
 
@@ -101,7 +103,7 @@ def test_worktree_commands(herdr, repo, linked, base):
 def test_workspace_close_group(herdr, version, repo, linked):
     assert herdr("worktree", "open", "--cwd", str(repo), "--path", str(linked))[0] == 0
     rc, out, err = herdr("workspace", "close", "w1", "--group")
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert rc == 2 and "usage: herdr workspace close <workspace_id>" in err
         rc, out, err = herdr("workspace", "close", "w1")  # 0.8.2 closes the group silently
         assert rc == 0, err
@@ -115,7 +117,7 @@ def test_workspace_close_group(herdr, version, repo, linked):
 def test_workspace_close_without_group(herdr, version, repo, linked):
     assert herdr("worktree", "open", "--cwd", str(repo), "--path", str(linked))[0] == 0
     rc, out, err = herdr("workspace", "close", "w1")
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         assert rc == 0 and _json(out) == {"id": "cli:workspace:close", "result": {"type": "ok"}}
         remaining = 0  # the whole group closed silently
     else:
@@ -136,7 +138,7 @@ def test_workspace_close_without_group(herdr, version, repo, linked):
 def test_trust_repository_flag(herdr, version, repo, monkeypatch):
     monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")  # server and stub share it
     rc, out, err = herdr("worktree", "list", "--cwd", str(repo), "--trust-repository")
-    if version == "0.8.2":
+    if not rows(version).trust_repository:
         assert rc == 2 and out == "" and err.strip() == "unknown option: --trust-repository"
     else:
         assert rc == 0, err

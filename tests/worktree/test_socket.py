@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from tests.core.socketclient import Subscription, request
+from tests.releases import rows
 
 
 def ok(server, method, **params):
@@ -39,7 +40,7 @@ def test_list_open_create_remove_close_group(server, version, repo, linked, base
     dirty.write_text("x\n")
     refusal = err(server, "worktree.remove", workspace_id="w2")
     assert refusal["id"] == "t" and refusal["error"]["code"] == "dirty_worktree_requires_force"
-    if version == "0.8.2":
+    if not rows(version).close_group_required:
         ok(server, "workspace.close", workspace_id="w1")
     else:
         assert err(server, "workspace.close", workspace_id="w1")["error"]["code"] == (
