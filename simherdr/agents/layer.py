@@ -178,13 +178,17 @@ class AgentLayer:
 
     # --- observations of the process (herdr's detection) ------------------------------------
 
+    def _blocked_phase(self) -> bool:
+        return self.sim.version.rows.managed_start_blocked_phase
+
     def process_detected(self, pane, kind: str) -> bool:
         now = self.sim.now()
         occ = self.occupant(pane)
         if occ is not None and occ.kind == kind:
             occ.detected = True
+        acquires = self.sim.version.rows.process_detection_acquires
         hooks = self.sim.version.tables.hook_sources
-        return self._update(pane, lambda a: T.process_detected(a, kind, now, hooks))
+        return self._update(pane, lambda a: T.process_detected(a, kind, now, hooks, acquires))
 
     def detected_state(self, pane, state: str, blocker: bool = False) -> bool:
         """Detection's state for the current detected process (screen manifests, §6.3)."""
@@ -404,7 +408,7 @@ class AgentLayer:
     def reconcile_target(self, pane) -> bool:
         """agent.get's reconcile (src/app/agents.rs:39-62): pane_updated when it changed."""
         pane.agent.kinds = self.sim.version.tables.agent_kinds
-        if T.reconcile_managed(pane.agent, self.sim.now()):
+        if T.reconcile_managed(pane.agent, self.sim.now(), self._blocked_phase()):
             self._emit_pane_updated(pane)
             return True
         return False
@@ -415,7 +419,11 @@ class AgentLayer:
         for pane in list(self.sim.session.all_panes()):
             pane.agent.kinds = self.sim.version.tables.agent_kinds
             d = T.next_managed_deadline(pane.agent)
-            if d is not None and now >= d and T.reconcile_managed(pane.agent, now):
+            if (
+                d is not None
+                and now >= d
+                and T.reconcile_managed(pane.agent, now, self._blocked_phase())
+            ):
                 self._emit_pane_updated(pane)
 
     def rename(self, pane, name: str | None) -> None:
@@ -441,7 +449,12 @@ class AgentLayer:
         profile = self.sim.version.rows
         # 0.8.2 suppresses every idle while the start is pending; 0.9.3 makes the start an
         # acquisition instead (profile row managed_start_acquires).
-        launch_pending = a.launch_pending and not profile.managed_start_acquires
+        # 0.8.0 (row process_detection_acquires false) suppresses no startup idle at all.
+        launch_pending = (
+            a.launch_pending
+            and not profile.managed_start_acquires
+            and self.sim.version.rows.process_detection_acquires
+        )
         mutation = mutate(a)
         T.reconcile_resume(a)  # herdr runs it whether or not the input applied
         if mutation is None:
@@ -461,7 +474,7 @@ class AgentLayer:
         if reset:
             a.completion_seq = None
             pane.seen = True
-        T.reconcile_managed(a, now)
+        T.reconcile_managed(a, now, self._blocked_phase())
         suppress_acquisition = T.finish_acquisition(a)
         name_changed = a.name != prev_name
         if not effective:

@@ -25,7 +25,7 @@ import sys
 from typing import Any
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "stub", "data")
-VERSIONS = ("0.8.2", "0.9.3")
+VERSIONS = ("0.8.0", "0.8.2", "0.9.3")  # the releases herdr published a schema of
 ROOTS = {  # src/api/schema/tests.rs:32-45
     "request": "Request",
     "success_response": "SuccessResponse",
@@ -41,14 +41,19 @@ _TOKEN_SCHEMAS = {  # src/api/schema/common.rs:3-23 (schema_with helpers)
 }
 
 
+#: The published schema's release -> its type deltas over types_082 (None: the table itself).
+TYPE_DELTAS = {"0.8.0": "types_080", "0.8.2": None, "0.9.3": "types_093"}
+
+
 def _types(version: str) -> dict:
+    import importlib
+
     from . import types_082
 
     types = dict(types_082.TYPES)
-    if not version.startswith("0.8"):
-        from . import types_093
-
-        types_093.apply(types)
+    delta = TYPE_DELTAS[version]
+    if delta is not None:
+        importlib.import_module(f"{__package__}.{delta}").apply(types)
     return types
 
 
@@ -280,8 +285,10 @@ def _checker_schema(check, herdr_expr: str | None, r: Renderer, profile) -> Any:
         v[1] == "unit" for v in herdr_type.get("variants", [])
     )
     if variants is not None and named and plain:
+        dropped = herdr_type.get("drop_wire", ())  # variants this release lacks (types_080)
         if named not in r.defs:
-            r.defs[named] = {"type": "string", "enum": list(variants), "title": named}
+            kept = [v for v in variants if v not in dropped]
+            r.defs[named] = {"type": "string", "enum": kept, "title": named}
         return {"$ref": "#/schemas/%s/$defs/%s" % (r.root, named)}
     fields = check.fields if isinstance(check, P.Struct) else None
     if fields is not None and named and named in r.types:
@@ -301,10 +308,11 @@ def _checker_schema(check, herdr_expr: str | None, r: Renderer, profile) -> Any:
 
 def _spec_object(name: str, spec: dict, r: Renderer, profile) -> dict:
     herdr = {f[0]: f for f in r.types.get(name, {}).get("fields", [])}
+    gone = r.types.get(name, {}).get("skip_fields", ())
     props: dict[str, Any] = {}
     required: list[str] = []
     for field, f in spec.items():
-        if f.known is not None and not f.known(profile):
+        if (f.known is not None and not f.known(profile)) or field in gone:
             continue  # a field this herdr version does not know
         expr = herdr.get(field, [None, None, {}])[1]
         schema = _checker_schema(f.check, expr, r, profile)

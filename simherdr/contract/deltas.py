@@ -150,6 +150,30 @@ SHOWS: tuple[Shows, ...] = (
         ("enum values",),
         ("muse",),
     ),
+    # herdr 0.8.0 -> 0.8.1/0.8.2 (releases/0.8.0.toml): the rows a client-suite corpus shows.
+    Shows(
+        "cli_pane_input",
+        "pane split sends right_click (#2504)",
+        ("herdr pane split",),
+        ("$.params.right_click",),
+    ),
+    Shows(
+        "headless_cols",
+        "the headless view size pane rects use (#2828)",
+        ("*",),
+        ("*.area.width", "*.area.x", "*.rect.width", "*.rect.x"),
+    ),
+    Shows(
+        "headless_rows",
+        "the headless view size pane rects use (#2828)",
+        ("*",),
+        ("*.area.height", "*.area.y", "*.rect.height", "*.rect.y"),
+    ),
+    Shows(
+        "cli_agent_start_pins_pane",
+        "agent start pins the pane's terminal first and retries a busy new shell (#2774)",
+        ("herdr agent start",),
+    ),
 )
 
 

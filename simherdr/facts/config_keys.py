@@ -293,7 +293,37 @@ def _keys_093() -> dict:
     return tree
 
 
-KNOWN_KEYS: dict[str, dict] = {"0.8.2": _keys_082(), "0.9.3": _keys_093()}
+def _keys_080() -> dict:
+    """0.8.0 = 0.8.2 minus the 17 keys its reference lacks (docs/next/website/src/data/
+    config-reference.json at 346411fa against 1c76079f), and minus the retired
+    ``ui.agent_panel_scope`` 0.8.2 still reads (accepted from 1f1e4342, #2295)."""
+    tree = _keys_082()
+    del tree["server"]
+    for key in (
+        "move_tab_previous",
+        "move_tab_next",
+        "resize_pane_left",
+        "resize_pane_down",
+        "resize_pane_up",
+        "resize_pane_right",
+    ):
+        del tree["keys"][key]
+    for key in ("active_row_bg", "selection_bg", "sidebar_bg"):
+        del tree["theme"]["custom"][key]
+    for key in (
+        "pane_outer_borders",
+        "status_indicators",
+        "tab_bar_right",
+        "tab_bar_right_separator",
+        "window_title",
+        "agent_panel_scope",
+    ):
+        del tree["ui"][key]
+    del tree["ui"]["sound"]["agents"]["qwen"]
+    return tree
+
+
+KNOWN_KEYS: dict[str, dict] = {"0.8.0": _keys_080(), "0.8.2": _keys_082(), "0.9.3": _keys_093()}
 
 #: src/config/io.rs:7-20 (same list in 0.9.3).
 KNOWN_TOP_LEVEL = [
@@ -356,8 +386,10 @@ MAX_TOAST_DELAY_SECONDS = 3600  # model.rs:12
 
 
 def known_keys(version: str) -> dict:
-    """The key tree for a herdr version (0.9.x share 0.9.3's)."""
-    return KNOWN_KEYS["0.8.2" if version.startswith("0.8") else "0.9.3"]
+    """The key tree for a herdr version: its release's table ``config_keys``."""
+    from .versions import resolve
+
+    return KNOWN_KEYS[resolve(version).tables.config_keys]
 
 
 def flat_keys(version: str) -> list[str]:
@@ -580,7 +612,9 @@ def diagnose(version: str, text: str | None, read_error: str | None = None) -> l
     deduped = [p for i, p in enumerate(unknown) if i == 0 or p != unknown[i - 1]]
     out = sorted(sections)
     out += ["unknown config key %s; ignoring key" % ".".join(map(_format_key, p)) for p in deduped]
-    out += _semantic(table)
+    from .versions import resolve
+
+    out += _semantic(table, resolve(version).rows.config_check_theme_names, "server" in tree)
     return out
 
 
@@ -593,14 +627,15 @@ def _section_header(key: str, value) -> str | None:
     return None
 
 
-def _semantic(table: dict) -> list[str]:
+def _semantic(table: dict, theme_names: bool, server_section: bool) -> list[str]:
     """The subset of Config::collect_diagnostics (src/config.rs:84-97) the simulator checks.
 
     CHOICE: keybinding strings, sound paths, tab-bar entries and window-title templates are
     not validated (no diagnostics for them).
     """
     out: list[str] = []
-    theme = table.get("theme", {})
+    # Row config_check_theme_names: 0.8.0 accepts any theme name (bdb5222e, #2452).
+    theme = table.get("theme", {}) if theme_names else {}
     valid = ", ".join(THEME_NAMES)
     for field, fallback in (
         ("name", "catppuccin"),
@@ -618,7 +653,7 @@ def _semantic(table: dict) -> list[str]:
     if isinstance(low, int) and isinstance(high, int) and low > high:
         # src/config.rs:118-125 (validated_sidebar_bounds: min must not exceed max).
         out.append("ui.sidebar_min_width (%d) is greater than sidebar_max_width (%d)" % (low, high))
-    server = table.get("server", {})
+    server = table.get("server", {}) if server_section else {}  # 0.8.0 has no [server]
     cols, rows = server.get("headless_cols", 120), server.get("headless_rows", 40)
     if cols == 0 or rows == 0:
         out.append(

@@ -411,23 +411,37 @@ _ALIASES = {"antigravity_cli": "antigravity-cli"}
 SOCKET_TARGETS: tuple[str, ...] = tuple(t.label.replace("-", "_") for t in TARGETS)
 
 
+def _kinds(version: str) -> tuple[str, ...]:
+    """The agent kinds of the release (its table ``agent_kinds``): an integration target exists
+    with its kind (qwen from 0.8.2, a4d52ab6 #2743; letta from 0.9.1, #3106)."""
+    from .kinds import kind_names_in
+    from .versions import resolve
+
+    return kind_names_in(resolve(version).tables.agent_kinds)
+
+
+def has_letta(version: str) -> bool:
+    return "letta" in _kinds(version)
+
+
 def targets(version: str) -> list[Target]:
     """The builtin targets, in herdr's order (registry.rs integration_specs)."""
-    return list(TARGETS)
+    kinds = _kinds(version)
+    return [t for t in TARGETS if t.label != "qwen" or "qwen" in kinds]
 
 
 def cli_labels(version: str) -> list[str]:
-    """The target words of the usage line, in herdr's order (letta after qwen on 0.9)."""
-    labels = [t.label for t in TARGETS if t.label != "antigravity-cli"]
-    if not version.startswith("0.8"):
+    """The target words of the usage line, in herdr's order (letta after qwen from 0.9.1)."""
+    labels = [t.label for t in targets(version) if t.label != "antigravity-cli"]
+    if has_letta(version):
         labels.insert(labels.index("qwen") + 1, "letta")
     return labels
 
 
 def help_labels(version: str) -> list[str]:
     """The group help's target order (src/cli/integration.rs print_integration_help)."""
-    labels = [t.label for t in TARGETS]
-    if not version.startswith("0.8"):
+    labels = [t.label for t in targets(version)]
+    if has_letta(version):
         labels.insert(labels.index("qwen") + 1, "letta")
     return labels
 
@@ -884,9 +898,9 @@ def status(target: Target, env: Mapping[str, str], version: str) -> Status:
 def resolve(word: str, version: str) -> Target | None:
     """A target by its CLI word or its socket name (``antigravity_cli``); letta on 0.9 only."""
     word = _ALIASES.get(word, word)
-    if word == "letta" and _v09(version):
+    if word == "letta" and has_letta(version):
         return LETTA
-    return next((t for t in TARGETS if t.label == word), None)
+    return next((t for t in targets(version) if t.label == word), None)
 
 
 def error_text(exc: Exception) -> str:

@@ -310,7 +310,7 @@ def _csi27(gm: int, code: int) -> bytes:
     return f"\x1b[27;{gm + 1};{code}~".encode()
 
 
-def _encode_special(combo: KeyCombo, application_cursor: bool) -> bytes:
+def _encode_special(combo: KeyCombo, application_cursor: bool, backtab_shift: bool) -> bytes:
     code = combo.code
     gm = combo.mods & _GHOSTTY_MODS
     if code == "enter":
@@ -330,6 +330,13 @@ def _encode_special(combo: KeyCombo, application_cursor: bool) -> bytes:
             return b"\x1b[Z"
         return b"\x1b\t" if gm == ALT else _csi27(gm, 9)
     if code == "backtab":
+        if not backtab_shift:
+            # herdr 0.8.0 (row backtab_keeps_shift false, 346411fa:src/pane/input.rs): the
+            # back-tab reaches libghostty as its Tab key with the other modifiers only.
+            # (Not herdr's own ctrl+tab path: that one takes KeyCode::Tab only.)
+            if gm == 0:
+                return b"\t"
+            return b"\x1b\t" if gm == ALT else _csi27(gm, 9)
         gm |= SHIFT  # libghostty sees back-tab as shift+tab
         return b"\x1b[Z" if gm == SHIFT else _csi27(gm, 9)
     if code == "backspace":
@@ -350,26 +357,40 @@ def _encode_special(combo: KeyCombo, application_cursor: bool) -> bytes:
     raise AssertionError(f"unhandled key code {code}")  # pragma: no cover
 
 
-def encode_combo(combo: KeyCombo, *, application_cursor: bool = False) -> bytes:
+def encode_combo(
+    combo: KeyCombo, *, application_cursor: bool = False, backtab_shift: bool = True
+) -> bytes:
+    """``backtab_shift``: the release's row backtab_keeps_shift (0.8.2 true, #2259)."""
     if combo.code == "char":
         assert combo.char is not None
         return _encode_char(combo.char, combo.mods)
-    return _encode_special(combo, application_cursor)
+    return _encode_special(combo, application_cursor, backtab_shift)
 
 
-def encode_key(key: str, *, application_cursor: bool = False) -> bytes:
+def encode_key(key: str, *, application_cursor: bool = False, backtab_shift: bool = True) -> bytes:
     """The bytes one API key writes to the PTY; raises InvalidKey."""
-    return encode_combo(parse_key(key), application_cursor=application_cursor)
+    return encode_combo(
+        parse_key(key), application_cursor=application_cursor, backtab_shift=backtab_shift
+    )
 
 
-def encode_key_list(keys: list[str], *, application_cursor: bool = False) -> list[bytes]:
+def encode_key_list(
+    keys: list[str], *, application_cursor: bool = False, backtab_shift: bool = True
+) -> list[bytes]:
     """Per-key encodings, validating every key before returning any (herdr 0.8.2
     ``pane.send_keys`` writes them one key at a time, ``src/app/api/panes.rs:1628-1637``)."""
     combos = [parse_key(key) for key in keys]
-    return [encode_combo(c, application_cursor=application_cursor) for c in combos]
+    return [
+        encode_combo(c, application_cursor=application_cursor, backtab_shift=backtab_shift)
+        for c in combos
+    ]
 
 
-def encode_keys(keys: list[str], *, application_cursor: bool = False) -> bytes:
+def encode_keys(
+    keys: list[str], *, application_cursor: bool = False, backtab_shift: bool = True
+) -> bytes:
     """All keys' bytes concatenated; raises InvalidKey for the first bad key before
     encoding anything."""
-    return b"".join(encode_key_list(keys, application_cursor=application_cursor))
+    return b"".join(
+        encode_key_list(keys, application_cursor=application_cursor, backtab_shift=backtab_shift)
+    )

@@ -94,10 +94,27 @@ _LOOKUP_0_9_3: dict[str, str] = {
     **{alias: label for label, _, aliases in KINDS_0_9_3 for alias in aliases},
 }
 EXECUTABLES_0_9_3: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_3}
+# herdr 0.8.0's Agent::ALL (346411fa:src/detect/mod.rs): 0.8.2's without qwen (a4d52ab6, #2743).
+KINDS_0_8_0: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    k for k in KINDS if k[0] != "qwen"
+)
+KIND_NAMES_0_8_0: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_8_0)
+_LOOKUP_0_8_0: dict[str, str] = {k: v for k, v in _LOOKUP.items() if v != "qwen"}
+EXECUTABLES_0_8_0: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_8_0}
+# herdr 0.9.0: 0.9.3's table without letta (Letta Code detection came with 0.9.1, #3106;
+# CHANGELOG `## [0.9.1]`), muse since 0.9.0 (#2489). Changelog, not source: no 0.9.0 tree here.
+KINDS_0_9_0: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    k for k in KINDS_0_9_3 if k[0] != "letta"
+)
+KIND_NAMES_0_9_0: tuple[str, ...] = tuple(label for label, _, _ in KINDS_0_9_0)
+_LOOKUP_0_9_0: dict[str, str] = {k: v for k, v in _LOOKUP_0_9_3.items() if v != "letta"}
+EXECUTABLES_0_9_0: dict[str, str] = {label: exe for label, exe, _ in KINDS_0_9_0}
 # The kind tables by key (a release's ``tables.agent_kinds``, facts/releases/*.toml): key ->
 # (labels, lookup by name or alias, executables, whether a "muse-bin-<digit>" binary names muse).
 _KIND_TABLES: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], bool]] = {
+    "0.8.0": (KIND_NAMES_0_8_0, _LOOKUP_0_8_0, EXECUTABLES_0_8_0, False),
     "0.8.2": (KIND_NAMES, _LOOKUP, EXECUTABLES, False),
+    "0.9.0": (KIND_NAMES_0_9_0, _LOOKUP_0_9_0, EXECUTABLES_0_9_0, True),
     "0.9.3": (KIND_NAMES_0_9_3, _LOOKUP_0_9_3, EXECUTABLES_0_9_3, True),
 }
 KIND_TABLES = tuple(_KIND_TABLES)
@@ -290,8 +307,21 @@ OFFICIAL_SESSION_SOURCES_0_9_3: frozenset[Pair] = OFFICIAL_SESSION_SOURCES | {
 }
 # The hook-source tables by key (a release's ``tables.hook_sources``):
 # table -> (reserved native, session identity only, official session sources).
+_QWEN: frozenset[Pair] = frozenset({("herdr:qwen", "qwen")})  # absent from 0.8.0 (a4d52ab6)
+_LETTA: frozenset[Pair] = frozenset({("herdr:letta", "letta")})  # absent from 0.9.0
 HOOK_SOURCE_TABLES: dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[Pair]]] = {
+    "0.8.0": (
+        RESERVED_NATIVE - _QWEN,
+        SESSION_IDENTITY_ONLY - _QWEN,
+        OFFICIAL_SESSION_SOURCES - _QWEN,
+    ),
     "0.8.2": (RESERVED_NATIVE, SESSION_IDENTITY_ONLY, OFFICIAL_SESSION_SOURCES),
+    # 0.9.0: 0.9.3's without herdr:letta (letta came with 0.9.1); herdr:codex as 0.9.3 (CHOICE).
+    "0.9.0": (
+        RESERVED_NATIVE_0_9_3,
+        SESSION_IDENTITY_ONLY_0_9_3 - _LETTA,
+        OFFICIAL_SESSION_SOURCES_0_9_3 - _LETTA,
+    ),
     "0.9.3": (RESERVED_NATIVE_0_9_3, SESSION_IDENTITY_ONLY_0_9_3, OFFICIAL_SESSION_SOURCES_0_9_3),
 }
 

@@ -186,6 +186,44 @@ class Rows:
     restore_membership_unless_other_repo: bool
     # session.json carries the server's sidebar fields
     session_saves_sidebar: bool
+    # --- rows that tell herdr 0.8.0 / 0.8.1 from 0.8.2 (releases/0.8.0.toml, 0.8.1.toml) ---
+    # agent.prompt to a blocked agent is refused with agent_blocked (and `agent prompt --help`
+    # says so)
+    prompt_refuses_blocked: bool
+    # a newly detected agent process starts `unknown` with a process acquisition (its first
+    # idle is startup readiness, never a completion); else it is published idle at once
+    process_detection_acquires: bool
+    # a managed start that sees `blocked` waits in a blocked phase (ready only at idle); else it
+    # is ready at idle or blocked
+    managed_start_blocked_phase: bool
+    # the headless view size (columns, rows) pane layouts use when no client is attached
+    headless_cols: int
+    headless_rows: int
+    # pane/agent send-keys `shift+tab` keeps its Shift (back-tab); else it is a plain tab
+    backtab_keeps_shift: bool
+    # closing the focused pane focuses the pane it was opened from (else the next in order)
+    close_focus_returns_to_opener: bool
+    # agent.prompt sends focus-in before prompting copilot
+    copilot_prompt_focus_in: bool
+    # config diagnostics report unknown built-in theme names
+    config_check_theme_names: bool
+    # pane.split takes right_click (else an unknown key, ignored)
+    split_right_click: bool
+    # the stand-in: `pane input`, `pane split --right-click`, and `pane split --current` without
+    # HERDR_PANE_ID a usage error (one commit, 10974c82)
+    cli_pane_input: bool
+    # the stand-in: `pane layout|process-info|edges --current` send the caller's HERDR_PANE_ID
+    cli_current_from_env: bool
+    # the stand-in: `pane read|wait-output` take options anywhere and --opt=value
+    cli_read_options_anywhere: bool
+    # the stand-in: `agent start` pins the pane's terminal and retries a busy new shell
+    cli_agent_start_pins_pane: bool
+    # the stand-in: `agent start` waits through unknown/working and refuses blocked
+    cli_agent_start_follows_status: bool
+    # the stand-in: root and command-group help end with the "Are you an AI?" footer
+    cli_agent_help_footer: bool
+    # the stand-in: a closed stdout pipe ends the CLI quietly (SIGPIPE), not by a panic
+    cli_quiet_broken_pipe: bool
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,7 @@ def send_keys(sim, p):
     kind = K.parse_kind_in(sim.version.tables.agent_kinds, pane.agent.label or "")
     if kind is None or not _hosts(sim, pane, kind):
         raise E.HerdrError("agent_not_ready", f"agent {p['target']} is not an active named agent")
-    data = _keys(p["keys"])
+    data = _keys(sim, p["keys"])
     sim.write_input(pane, data)
     return {"type": "ok"}
 
@@ -334,7 +334,9 @@ def submit_prompt(sim, target: str, text: str) -> dict:
         raise E.HerdrError("empty_agent_prompt", "agent prompt must not be empty")
     pane = resolve(sim, target)
     a = pane.agent
-    if a.internal == "blocked":
+    # Row prompt_refuses_blocked: 0.8.2 refuses a blocked agent (src/app/api/agents.rs:82-91,
+    # #2790); 0.8.0 types into its dialog like any other prompt.
+    if a.internal == "blocked" and sim.version.rows.prompt_refuses_blocked:
         raise E.HerdrError(
             "agent_blocked", f"agent {target} is blocked and requires interactive input"
         )
@@ -345,7 +347,7 @@ def submit_prompt(sim, target: str, text: str) -> dict:
         raise E.HerdrError(
             "agent_not_ready", f"agent {target} is no longer the pane foreground process"
         )
-    if kind == "copilot":
+    if kind == "copilot" and sim.version.rows.copilot_prompt_focus_in:
         sim.write_input(pane, FOCUS_IN)
     sim.write_input(pane, paste_bytes(pane, text))
     pane_id, terminal_id = pane.pane_id, pane.terminal_id

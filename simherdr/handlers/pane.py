@@ -31,7 +31,11 @@ BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
     ratio=P.opt(P.FLOAT),
     cwd=P.opt(P.STR),
     focus=P.dflt(P.BOOL, False),
-    right_click=P.dflt(P.enum("herdr", "pane"), "herdr"),
+    # 0.8.0 has no right_click (10974c82 added it with pane.input.set): an unknown key there.
+    right_click=P.versioned(
+        P.dflt(P.enum("herdr", "pane"), "herdr"),
+        lambda rows: rows.split_right_click,
+    ),
     env=P.dflt(P.MAP_STR, dict),  # #[serde(default)] HashMap: null is a type error
 )
 def split(sim, p):
@@ -140,11 +144,15 @@ def send_text(sim, p):
     return {"type": "ok"}
 
 
-def _keys(keys: list[str], pane=None) -> bytes:
+def _keys(sim, keys: list[str], pane=None) -> bytes:
     app_cursor = pane.screen.application_cursor if pane is not None else False
     try:
         # all keys validated before any byte is written
-        return encode_keys(keys, application_cursor=app_cursor)
+        return encode_keys(
+            keys,
+            application_cursor=app_cursor,
+            backtab_shift=sim.version.rows.backtab_keeps_shift,
+        )
     except InvalidKey as e:
         raise E.invalid_key(e.key) from None
 
@@ -152,7 +160,7 @@ def _keys(keys: list[str], pane=None) -> bytes:
 @method("pane.send_keys", pane_id=P.req(P.STR), keys=P.req(P.LIST_STR))
 def send_keys(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = _keys(p["keys"], pane)
+    data = _keys(sim, p["keys"], pane)
     sim.write_input(pane, data)
     return {"type": "ok"}
 
@@ -169,7 +177,7 @@ def paste_bytes(pane, text: str) -> bytes:
 )
 def send_input(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = paste_bytes(pane, p["text"]) + _keys(p["keys"], pane)
+    data = paste_bytes(pane, p["text"]) + _keys(sim, p["keys"], pane)
     sim.write_input(pane, data)  # one write
     return {"type": "ok"}
 

@@ -211,6 +211,7 @@ class Session:
         record: ev.EventSink | None = None,
         *,
         agent_kinds: str,
+        close_focus_to_opener: bool,
     ):
         self.workspaces: list[Workspace] = []
         self.active: str | None = None
@@ -233,6 +234,9 @@ class Session:
         self.agent_kinds = agent_kinds
         # The sidebar fields a restored session file gave (0.8.2 saves them back).
         self.sidebar: dict = {}
+        # Row close_focus_returns_to_opener: closing the focused pane refocuses the pane it was
+        # opened from (0.8.2, #2266) or just the next one in layout order (0.8.0).
+        self.close_focus_to_opener = close_focus_to_opener
 
     def new_agent_slot(self) -> AgentSlot:
         return _agent_slot(self.agent_kinds)
@@ -632,7 +636,11 @@ class Session:
         if t.focused_pane == pane_id:
             # src/layout.rs:203-229: back to the previously focused pane if still open,
             # else the next pane in layout order (the previous one when it was last).
-            if t.prev_focused in remaining and t.prev_focused != pane_id:
+            if (
+                self.close_focus_to_opener
+                and t.prev_focused in remaining
+                and t.prev_focused != pane_id
+            ):
                 t.focused_pane = t.prev_focused
             else:
                 t.focused_pane = remaining[min(i, len(remaining) - 1)]

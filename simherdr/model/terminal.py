@@ -43,8 +43,22 @@ _SESSION_REPLACEMENT = {
 # grok's "new" session replaces its current one, and grok never takes a pane over from another
 # session owner.
 _SESSION_REPLACEMENT_0_9_3 = {**_SESSION_REPLACEMENT, ("herdr:grok", "grok"): ("new",)}
-_REPLACEMENT_TABLES = {"0.8.2": _SESSION_REPLACEMENT, "0.9.3": _SESSION_REPLACEMENT_0_9_3}
-_NO_SESSION_TAKEOVER = {"0.8.2": frozenset(), "0.9.3": frozenset({("herdr:grok", "grok")})}
+# 0.8.0 (the hook-source table "0.8.0"): 0.8.2's without qwen (a4d52ab6, #2743).
+_SESSION_REPLACEMENT_0_8_0 = {
+    k: v for k, v in _SESSION_REPLACEMENT.items() if k != ("herdr:qwen", "qwen")
+}
+_REPLACEMENT_TABLES = {
+    "0.8.0": _SESSION_REPLACEMENT_0_8_0,
+    "0.8.2": _SESSION_REPLACEMENT,
+    "0.9.0": _SESSION_REPLACEMENT_0_9_3,  # CHOICE: 0.9.3's, read in [H093] only
+    "0.9.3": _SESSION_REPLACEMENT_0_9_3,
+}
+_NO_SESSION_TAKEOVER = {
+    "0.8.0": frozenset(),
+    "0.8.2": frozenset(),
+    "0.9.0": frozenset({("herdr:grok", "grok")}),  # CHOICE: 0.9.3's
+    "0.9.3": frozenset({("herdr:grok", "grok")}),
+}
 
 MAX_SESSION_ID_BYTES = 512
 MAX_SESSION_PATH_BYTES = 4096
@@ -341,8 +355,14 @@ def next_managed_deadline(a: AgentSlot) -> float | None:
     return min(ra if ra is not None else m["deadline"], m["deadline"])
 
 
-def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) -> bool:
-    """reconcile_managed_agent_at (src/terminal/state.rs:1949-2029). True when anything changed."""
+def reconcile_managed(
+    a: AgentSlot, now: float, blocked_phase: bool, process_exited: bool = False
+) -> bool:
+    """reconcile_managed_agent_at (src/terminal/state.rs:1949-2029). True when anything changed.
+
+    ``blocked_phase`` (row managed_start_blocked_phase): 0.8.2 parks a start that sees
+    ``blocked`` in a blocked phase, ready only at idle; 0.8.0 is ready at idle or blocked
+    (346411fa:src/terminal/state.rs:1846-1910)."""
     m = a.managed
     if m is None:
         return False
@@ -364,7 +384,7 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
             return True
         return False
     if pending:
-        if known == kind and a.internal == "blocked":
+        if blocked_phase and known == kind and a.internal == "blocked":
             a.managed = {**m, "phase": "blocked"}
             return True
         if now >= m["deadline"]:
@@ -372,7 +392,9 @@ def reconcile_managed(a: AgentSlot, now: float, process_exited: bool = False) ->
             return True
         ra = m["ready_after"]
         if ra is None or now >= ra:
-            if known == kind and _start_ready(a, kind):
+            if known == kind and (
+                _start_ready(a, kind) or (not blocked_phase and a.internal == "blocked")
+            ):
                 a.managed = {**m, "phase": "active"}
                 a.launch_session = None
                 return True
@@ -436,8 +458,14 @@ def _suppress_full_lifecycle(a: AgentSlot, source: str, label: str, session, rea
         a.suppressed[source] = {"label": label, "session": session, "reason": reason}
 
 
-def process_detected(a: AgentSlot, agent: str, now: float, hooks: str) -> Mutation:
-    """set_detected_agent_process_at: a fresh agent process is in the pane's foreground."""
+def process_detected(a: AgentSlot, agent: str, now: float, hooks: str, acquires: bool) -> Mutation:
+    """set_detected_agent_process_at: a fresh agent process is in the pane's foreground.
+
+    ``acquires`` (row process_detection_acquires): 0.8.2 starts it ``unknown`` with a process
+    acquisition; 0.8.0 publishes it ``idle`` at once and acquires nothing
+    (346411fa:src/pane.rs:777-800)."""
+    if not acquires:
+        return detection(a, agent, "idle", False, False, now, hooks)
     starts = not _ignore_detection_under_full_lifecycle(a, agent, False)
     m = detection(a, agent, "unknown", False, False, now, hooks)
     if starts:

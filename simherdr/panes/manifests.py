@@ -203,6 +203,9 @@ def parse(text: str, agent: str, path: str = "") -> Manifest:
 # The manifest tables by key (a release's tables.manifests): key -> (the agents bundled, those
 # whose file is the table's own, in manifests/<key>/; the others are manifests/<agent>.toml).
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # CHOICE (0.8.0): 0.8.2's manifests without qwen's (346411fa bundles no qwen.toml; its
+    # other manifests' 0.8.0 versions, e.g. codex 2026.07.18.1, are not transcribed).
+    "0.8.0": (tuple(a for a in BUNDLED if a != "qwen"), ()),
     "0.8.2": (BUNDLED, ()),
     "0.9.3": (BUNDLED + BUNDLED_0_9, CHANGED_0_9_3),
 }

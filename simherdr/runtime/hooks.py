@@ -51,14 +51,18 @@ class PaneHooks:
     def new_session(self, record: EventSink) -> Session:
         from ..model.state import Session
 
+        rows = self._host.version.rows
         s = Session(
             self.make_screen,
             self.label_for_cwd,
             record,
             agent_kinds=self._host.version.tables.agent_kinds,
+            close_focus_to_opener=rows.close_focus_returns_to_opener,
         )
-        if self._host.config.layout_area is not None:
-            s.area = tuple(self._host.config.layout_area)
+        # Pane rects use the headless view size (rows headless_cols/headless_rows: 0.8.2's
+        # configurable 120x40, 0.8.0's fixed 80x24) unless the host names an area.
+        area = self._host.config.layout_area or (0, 0, rows.headless_cols, rows.headless_rows)
+        s.area = (area[0], area[1], area[2], area[3])
         return s
 
     def make_screen(self) -> Screen:

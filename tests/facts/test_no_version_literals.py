@@ -21,14 +21,11 @@ VERSION_LIKE = re.compile(r"^\d+\.\d+(\.\d+)?$")
 
 # (path under simherdr/, literal): still converted elsewhere (the owner's issue).
 ALLOWED: set[tuple[str, str]] = {
-    # the published-schema generator's 0.9 deltas (house: apischema data)
-    ("apischema/generate.py", "0.8"),
     # known config keys and integration targets by release (next: tables.config_keys and
     # tables.integration keys; house owns these files as data, the stand-in calls them)
     ("facts/config_keys.py", "0.8"),
     ("facts/integration.py", "0.8"),
     # the stand-in (standin: converted on its branch to the version object)
-    ("stub/cli/api_schema.py", "0.8"),
     ("stub/cli/roothelp.py", "0.9"),
 }
 

@@ -76,6 +76,7 @@ BASE_ROWS = "\n".join(
         "{value}",
         {
             "bool": "false",
+            "int": "1",
             "str": '"s"',
             "tuple[str, ...]": '["A"]',
             "Mapping[str, bool | int]": "{ a = true }",

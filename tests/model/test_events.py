@@ -9,7 +9,12 @@ from simherdr.outbox import Outbox
 
 
 def _session(record=None) -> Session:
-    return Session(lambda: Screen(cols=80, rows=24), record=record, agent_kinds="0.9.3")
+    return Session(
+        lambda: Screen(cols=80, rows=24),
+        record=record,
+        agent_kinds="0.9.3",
+        close_focus_to_opener=True,
+    )
 
 
 def test_a_bare_session_records_domain_events_in_order():

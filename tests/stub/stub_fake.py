@@ -13,7 +13,7 @@ import socket
 import threading
 from dataclasses import dataclass
 
-PROTOCOLS = {"0.8.2": 20, "0.9.3": 22}
+PROTOCOLS = {"0.8.0": 19, "0.8.2": 20, "0.9.3": 22}
 
 
 class Raw:

@@ -320,7 +320,10 @@ def start(ctx, row, args):
     if timeout_ms is not None:
         start_params["timeout_ms"] = timeout_ms
 
-    pinned = pane_terminal_id()
+    # Row cli_agent_start_pins_pane (37644cab, #2774): 0.8.2 pins the pane's terminal first and
+    # retries a new pane's busy shell; 0.8.0 sends agent.start at once (346411fa:src/cli/
+    # agent.rs:333-349): no pin, so no retry and no lost-terminal check.
+    pinned = pane_terminal_id() if ctx.rows["cli_agent_start_pins_pane"] else None
     retry_deadline = None
     previous_busy = None
     while True:
@@ -360,7 +363,15 @@ def start(ctx, row, args):
         return _print_value(ctx, lost)
     try:
         outcome = _wait_for_named_agent(
-            ctx, wire, name, pane_id, timeout_nominal_ms, expected_kind, expected_terminal, lost
+            ctx,
+            wire,
+            name,
+            pane_id,
+            timeout_nominal_ms,
+            expected_kind,
+            expected_terminal,
+            lost,
+            ctx.rows["cli_agent_start_follows_status"],
         )
     except wire.ServerNotRunning as failure:
         # Printed through print_response, i.e. sorted (error before id), unlike main's print.
@@ -386,9 +397,14 @@ def start(ctx, row, args):
 
 
 def _wait_for_named_agent(
-    ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost
+    ctx, wire, name, pane_id, timeout_ms, expected_kind, expected_terminal, lost, follows_status
 ):
-    """wait_for_named_agent: (True, agent) or (False, error envelope)."""
+    """wait_for_named_agent: (True, agent) or (False, error envelope).
+
+    ``follows_status`` (row cli_agent_start_follows_status, 7ae4b056 #2537): 0.8.2 reads
+    ``agent_status`` (blocked fails, working/unknown wait, idle/done settle); 0.8.0 takes
+    ``interactive_ready`` at once, else fails once ``launch_pending`` is false
+    (346411fa:src/cli/agent.rs:501-560)."""
     timeout_s = timeout_ms / 1000.0
     # Instant::checked_add overflows for absurd timeouts: no deadline at all.  CHOICE: "absurd"
     # is taken as >= 10^12 s (Rust's exact overflow point depends on the platform clock).
@@ -426,6 +442,15 @@ def _wait_for_named_agent(
             )
         if _as_str(get("name")) != name:
             return False, lost
+        if not follows_status:
+            if _as_bool(get("interactive_ready")) is True:
+                return True, agent
+            if not _or(_as_bool(get("launch_pending")), False):
+                return False, _cli_error(
+                    "agent_start_failed", "agent process exited before becoming interactive"
+                )
+            ctx.clock.sleep(AGENT_START_POLL_INTERVAL)
+            continue
         if status == "blocked":
             return False, _cli_error(
                 "agent_not_ready",

@@ -17,10 +17,12 @@ DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 def schema_file(version: str) -> str:
-    """CHOICE: 0.9.0 and 0.9.1 (protocol 22 like 0.9.3) print 0.9.3's schema."""
-    return os.path.join(
-        DATA_DIR, "api-schema-%s.json" % ("0.8.2" if version.startswith("0.8") else "0.9.3")
-    )
+    """The schema of the release's ``schema`` (facts/versions.py): its own where herdr
+    published one (0.8.0, 0.8.2, 0.9.3); 0.8.1 bundles 0.8.2's byte for byte (09b2554d); CHOICE:
+    0.9.0-0.9.2 (no tree readable here) print 0.9.3's."""
+    from ...facts.versions import resolve
+
+    return os.path.join(DATA_DIR, "api-schema-%s.json" % resolve(version).schema)
 
 
 def summary(text: str) -> str:

@@ -151,7 +151,20 @@ def parent_and_stem(path: str) -> tuple[str, str | None]:
 # ---------------------------------------------------------------------------------------------
 
 #: The rows of simherdr.facts.versions' ``Rows`` the stand-in reads (each a CLI difference too).
-VERSION_ROWS = ("report_agent_options_anywhere", "report_resume_argv", "trust_repository")
+VERSION_ROWS = (
+    "report_agent_options_anywhere",
+    "report_resume_argv",
+    "trust_repository",
+    # herdr 0.8.0 / 0.8.1 (facts/releases/0.8.0.toml, 0.8.1.toml)
+    "prompt_refuses_blocked",
+    "cli_pane_input",
+    "cli_current_from_env",
+    "cli_read_options_anywhere",
+    "cli_agent_start_pins_pane",
+    "cli_agent_start_follows_status",
+    "cli_agent_help_footer",
+    "cli_quiet_broken_pipe",
+)
 
 
 class Release:

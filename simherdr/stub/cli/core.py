@@ -250,7 +250,7 @@ def launch(argv, version):
     try:
         code = main(argv, version=version)
     except BrokenPipeError:  # a write on the way failed: the reader went away
-        _reader_gone()
+        _reader_gone(version)
         raise  # pragma: no cover - the signal ends the process
     # (any other exception from main reports itself: issue 25 found one hidden behind an
     # UnboundLocalError here)
@@ -258,7 +258,7 @@ def launch(argv, version):
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        _reader_gone()
+        _reader_gone(version)
     except Exception:  # closed streams: let the normal exit report them
         return code
     if type(code) is int and 0 <= code <= 255:
@@ -266,7 +266,31 @@ def launch(argv, version):
     return code  # pragma: no cover - every CLI path returns a status in 0..255
 
 
-def _reader_gone():
+#: herdr 0.8.0/0.8.1's panic when a print! meets a closed stdout (Rust's std print_to; row
+#: cli_quiet_broken_pipe false). CHOICE: the location is the stdio.rs line of this machine's
+#: rustc (herdr's release toolchain is not recorded); exit 101 is Rust's panic status.
+PIPE_PANIC = (
+    "\nthread 'main' panicked at library/std/src/io/stdio.rs:1165:9:\n"
+    "failed printing to stdout: Broken pipe (os error 32)\n"
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+)
+
+
+def _reader_gone(version):
+    """A reader that went away: 0.8.2 on ends by SIGPIPE (below); 0.8.0 and 0.8.1 panic (row
+    cli_quiet_broken_pipe; e3c3d443, #2994, came after 0.8.1)."""
+    from .base import release_of
+
+    if not release_of(version).rows["cli_quiet_broken_pipe"]:
+        try:
+            posix.write(2, PIPE_PANIC.encode())
+        except OSError:
+            pass
+        posix._exit(101)
+    _reader_quiet()
+
+
+def _reader_quiet():
     """herdr prints with SIGPIPE at its default action (``begin_cli_output`` before each
     ``print!``, src/platform/unix_common.rs, 0.8.2 and 0.9.3): when the reader of its output
     has gone (``herdr api schema --json | head -c1``) the signal ends it, printing nothing.

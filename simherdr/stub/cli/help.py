@@ -52,7 +52,8 @@ def requested_help(ctx, args):
     if found is None:
         return None
     path, command = found
-    return render(command, "herdr " + " ".join(path), depth=len(path)) + "\n"
+    footer = ctx.rows["cli_agent_help_footer"]
+    return render(command, "herdr " + " ".join(path), depth=len(path), footer=footer) + "\n"
 
 
 def _display(arg, required=None):
@@ -116,7 +117,9 @@ def _arg_block(arg):
     return head + "\n" + indent + body.replace("\n", "\n" + indent)
 
 
-def render(command, bin_name, depth):
+def render(command, bin_name, depth, footer=True):
+    """clap's long help; ``footer`` (row cli_agent_help_footer, 1af1a5b8): a command group's
+    help ends with AGENT_HELP_FOOTER (0.8.2 spec.rs configure_help depth 1; 0.8.0 has none)."""
     name, about, args, subs, extra = command
     out = []
     if about:
@@ -139,7 +142,7 @@ def render(command, bin_name, depth):
     sections.append("Options:\n" + "\n\n".join(_arg_block(a) for a in options))
     out.append("\n\n".join(sections))
     after = extra.get("after")
-    if depth == 1 and subs:
+    if depth == 1 and subs and footer:
         after = AGENT_HELP_FOOTER
     if after:
         out.append("\n\n" + after)

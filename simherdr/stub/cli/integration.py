@@ -18,10 +18,10 @@ from ...facts.integration import (
     TARGETS,
     IntegrationError,
     Status,
-    _v09,
     cli_labels,
     error_text,
     expected_version,  # noqa: F401
+    has_letta,
     help_labels,
     install,
     parse_version,  # noqa: F401
@@ -58,7 +58,7 @@ def run(
             return 2
         try:
             found = [status(t, env, version) for t in targets(version)]
-            letta = status(LETTA, env, version) if _v09(version) else None
+            letta = status(LETTA, env, version) if has_letta(version) else None
         except OSError:
             found, letta = [], None  # integration_specs skips unresolvable paths
         if args:

@@ -15,6 +15,8 @@ AGENT_HELP_FOOTER = (
     "    SKIP if a Herdr skill is already in your context. Otherwise run: herdr --skill"
 )
 
+SKILL_LINE_080 = "Skill:  herdr --skill prints agent instructions for driving herdr from a pane"
+
 _USAGE = (
     ("herdr [options]", None),
     ("herdr --session <name> [options]", None),
@@ -108,7 +110,10 @@ def root_help(ctx):
         "Logs:   %s (plus herdr-client.log, herdr-server.log)" % log,
         "Env:    HERDR_CONFIG_PATH overrides config file path",
         "Home:   https://herdr.dev",
-        "",
-        AGENT_HELP_FOOTER,
     ]
+    if ctx.rows["cli_agent_help_footer"]:
+        lines += ["", AGENT_HELP_FOOTER]
+    else:
+        # herdr 0.8.0 (346411fa:src/main.rs:687), before the footer of 1af1a5b8.
+        lines.append(SKILL_LINE_080)
     return "\n".join(lines) + "\n"

@@ -87,7 +87,9 @@ def tree(release):
 
     agent_kinds = list(kind_names_in(release.agent_kinds))  # spec.rs agent_kind_values
     # IntegrationTarget::ALL, then (0.9.x) EXPERIMENTAL_INTEGRATION_TARGET_LABELS (spec.rs).
-    targets = [t.label for t in TARGETS] + ([LETTA.label] if v09 else [])
+    # a target comes with its kind (0.8.0 has no qwen, 0.9.0 no letta)
+    targets = [t.label for t in TARGETS if t.label != "qwen" or "qwen" in agent_kinds]
+    targets += [LETTA.label] if "letta" in agent_kinds else []
     trust = [flag("trust-repository")] if v09 else []
     if v09:
         prompt_after = (
@@ -98,6 +100,16 @@ def tree(release):
             "then matches idle, done, or blocked by default, or any exact --until state. It does "
             "not track turns: if the agent is already working, that active turn's completion may "
             "match."
+        )
+    elif not release.rows["prompt_refuses_blocked"]:
+        # herdr 0.8.0 (346411fa:src/cli/spec.rs:357): before agent_blocked (9351b058, #2790).
+        prompt_after = (
+            "When submission starts from a non-working state, --wait first requires an observed "
+            "state change within 5000ms; otherwise it returns agent_prompt_stalled. A shorter "
+            "--timeout returns timeout instead. It then matches idle, done, or blocked by "
+            "default, or any exact --until state. It does not track turns: if the agent is "
+            "already working, that active turn's completion may match. Without --timeout, the "
+            "settled-state wait is indefinite."
         )
     else:
         prompt_after = (
@@ -453,7 +465,7 @@ def tree(release):
                 ),
             ],
         ),
-        _pane_command(release.rows["report_resume_argv"]),
+        _pane_command(release.rows["report_resume_argv"], release.rows["cli_pane_input"]),
         cmd(
             "terminal",
             "Attach to or observe raw terminal streams",
@@ -623,7 +635,10 @@ def _resume_argv(resume):
     ]
 
 
-def _pane_command(resume):
+def _pane_command(resume, pane_input):
+    """``pane_input`` (row cli_pane_input): 0.8.0 has no `pane input` and no split
+    `--right-click` (10974c82)."""
+    right_click = [option("right-click", "TARGET", pv=["herdr", "pane"])] if pane_input else []
     return cmd(
         "pane",
         "Control terminal panes",
@@ -669,12 +684,18 @@ def _pane_command(resume):
                     flag("clear"),
                 ],
             ),
-            cmd(
-                "input",
-                "Set pane input routing",
-                [positional("pane_id", "PANE_ID")]
-                + _current_pane()
-                + [option("right-click", "TARGET", pv=["herdr", "pane"], req=True)],
+            *(
+                [
+                    cmd(
+                        "input",
+                        "Set pane input routing",
+                        [positional("pane_id", "PANE_ID")]
+                        + _current_pane()
+                        + [option("right-click", "TARGET", pv=["herdr", "pane"], req=True)],
+                    )
+                ]
+                if pane_input
+                else []
             ),
             cmd(
                 "split",
@@ -686,7 +707,7 @@ def _pane_command(resume):
                     option("ratio", "FLOAT"),
                     path_option("cwd", "PATH"),
                     _env(),
-                    option("right-click", "TARGET", pv=["herdr", "pane"]),
+                    *right_click,
                     flag("focus"),
                     flag("no-focus"),
                 ],

@@ -247,6 +247,11 @@ def _ids(group: str, verb: str, field: str) -> Verb:
     )
 
 
+def varied(verb: "Verb", **changes: object) -> "Verb":
+    """A copy of ``verb`` with ``changes`` (a release's variant of it)."""
+    return Verb(**{**verb.__dict__, **changes})
+
+
 def group_list(group: "Group") -> str:
     """A group's hand-written command list (its header, each verb's lines, its trailer)."""
     header, verbs, trailer = group
