@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, RealClock
 from .facts import errors as E
-from .facts.profiles import Profile, profile_of
 from .facts.versions import HerdrVersion
 from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
@@ -38,12 +37,11 @@ if TYPE_CHECKING:
 class Simulator:
     def __init__(
         self,
-        profile: HerdrVersion | Profile | str | None = None,
+        profile: HerdrVersion | str | None = None,
         clock: Clock | None = None,
         config: Config | None = None,
     ):
         self.version: HerdrVersion = release_of(profile)  # readers take version.rows
-        self.profile: Profile = profile_of(self.version)  # TRANSITIONAL flat view (issue 20)
         self.clock = clock or RealClock()
         self.config = config or Config()
         self.methods = Methods()  # an area is imported on first use of one of its methods

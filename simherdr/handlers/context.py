@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from ..agents import AgentLayer
-    from ..facts.profiles import Profile
     from ..facts.versions import HerdrVersion
     from ..model.hub import EventHub
     from ..model.seams import PaneBackend
@@ -73,7 +72,6 @@ class HandlerContext(Protocol):
     hub: EventHub  # herdr's event ring: ``seq``, ``after(cursor, kinds)``
     outbox: Outbox  # the batch's events until commit: ``emit``, ``suppressed``, ``deferred``
     version: HerdrVersion  # the herdr release: version.rows.<row>, version.tables.<table>
-    profile: Profile  # TRANSITIONAL flat view of version (issue 20)
     config: HandlerConfig
     agents: AgentLayer  # the agent layer: every agent-state input goes through it
     backend: PaneBackend  # the pane backend (model/seams.py)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..facts.profiles import Profile, version_of
 from ..facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from ..trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 
@@ -55,10 +54,8 @@ class Config:
     pane_history: bool = False  # [experimental] pane_history: also session-history.json
 
 
-def release_of(given: HerdrVersion | Profile | str | None) -> HerdrVersion:
-    """The herdr release a simulator is, resolved once (a name, a version, a profile)."""
-    if isinstance(given, Profile):
-        return version_of(given)
+def release_of(given: HerdrVersion | str | None) -> HerdrVersion:
+    """The herdr release a simulator is, resolved once (a name or a version)."""
     if isinstance(given, HerdrVersion):
         return given
     return resolve(given or DEFAULT_VERSION)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import tests.herdr_reference as ref
-from simherdr.facts.profiles import DEFAULT_VERSION
+from simherdr.facts.versions import DEFAULT_VERSION
 
 # The server runs in the main thread; a client thread pings it, then prints the reply and
 # every module loaded so far, and ends the process.

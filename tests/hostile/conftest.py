@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, settings
 
 from simherdr import views as V
 from simherdr.clock import VirtualClock
-from simherdr.facts.profiles import DEFAULT_VERSION
+from simherdr.facts.versions import DEFAULT_VERSION
 from simherdr.handlers.common import read_pane
 from simherdr.simulator import Config
 from simherdr.testing import SocketClient, ThreadServer

@@ -1,5 +1,5 @@
 """0.8.2 -> 0.9.3 deltas of the socket surface, each answered by both profiles side by side
-(simherdr/facts/profiles.py rows; VERSIONS.md §5)."""
+(the release rows, simherdr/facts/releases/; VERSIONS.md §5)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import json
 import pytest
 
 from simherdr.facts.methods import METHODS_0_8_2, METHODS_0_9_3
-from simherdr.facts.profiles import PROFILES
 from tests import herdr_reference as ref
 from tests.core.socketclient import raw, request
 from tests.releases import BASE, resolve
@@ -26,7 +25,7 @@ def _schema_methods(version: str) -> set[str]:
 def test_method_set_is_the_published_schemas(version):
     """Every method the version's schema lists parses; 0.8.2 also has pane.graphics.stream
     (src/api/schema.rs, not in its published schema)."""
-    methods = PROFILES[version].methods
+    methods = resolve(version).methods
     assert _schema_methods(version) <= methods
     extra = methods - _schema_methods(version)
     assert extra == (
