@@ -232,7 +232,8 @@ class Target:
 
     def control(self, op: dict) -> dict:
         """One control-plane op (simherdr's own; ``scenarios.control``) on this target."""
-        from ..scenarios.control import control_request, handle
+        from ..ctl import request as control_request
+        from ..scenarios.control import handle
 
         if self.harness is not None:
             reply = handle(self.harness.sim, op)  # type: ignore[attr-defined]

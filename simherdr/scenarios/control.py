@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -293,26 +292,3 @@ class ControlServer:
             self._conns.discard(task)
             with contextlib.suppress(Exception):
                 writer.close()
-
-
-# --- the client (``simherdr ctl``) ---------------------------------------------------------------
-
-
-def control_request(path: str, op: str, args: dict | None = None, timeout: float = 10.0) -> dict:
-    """Send one op to a control socket and return its reply object."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.sendall(_encode({"op": op, "args": args or {}}))
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-    finally:
-        s.close()
-    if not buf.strip():
-        raise ConnectionError("the control socket closed without a reply")
-    return json.loads(buf)
