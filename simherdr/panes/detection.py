@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..facts import kinds as K
-from ..model.screen import rust_lines
+from ..model.paneread import rust_lines
 from . import manifests, procfs
 
 # --- timing (src/pane/agent_detection.rs:5-13, src/pane.rs:290-298,720) ---------------------

@@ -2,15 +2,15 @@
 
 :class:`PtyScreen` is fed the raw bytes a pane's processes write to their terminal and answers
 ``read(source, lines, fmt, recent_includes_viewport)`` exactly like the simulated
-:class:`simherdr.model.screen.Screen` (the herdr facts are documented there: SOCKET.md §4.3,
-§7.4, VERSIONS.md §1.6, ``src/app/api_helpers.rs:109-158``, ``src/pane/terminal.rs``). The
-emulation itself (cursor movement, erasing, scrolling regions, charsets, SGR, wide characters)
+:class:`simherdr.model.screen.Screen` (the herdr facts are documented in model/paneread.py:
+SOCKET.md §4.3, §7.4, VERSIONS.md §1.6, ``src/app/api_helpers.rs:109-158``,
+``src/pane/terminal.rs``). The emulation itself (cursor movement, erasing, scrolling regions, charsets, SGR, wide characters)
 is pyte's; this module adds what pyte lacks and herdr needs:
 
 * scrollback: rows that scroll off the top of the primary screen (full-screen scroll region
   only, like xterm/libghostty) go to a bounded history;
 * soft wraps: a row that auto-wrapped is marked ``wraps`` and the next one ``cont``, so
-  ``recent_unwrapped`` can join them (libghostty formatter rules, as in model/screen.py);
+  ``recent_unwrapped`` can join them (libghostty formatter rules, as in model/paneread.py);
 * the alternate screen (DECSET 47/1047/1049): a separate, blank, history-less grid; 1049 also
   saves and restores the cursor;
 * modes read by herdr: bracketed paste (DECSET 2004, ``bracketed_paste``) and application
@@ -39,7 +39,7 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Margins
 
-from ..model.screen import (
+from ..model.paneread import (
     HerdrReadContract,
     first_matching_line,
 )
@@ -378,7 +378,7 @@ class PtyScreen(HerdrReadContract):
             return []
         return [_Row(line, self.cols) for line in self._emu.history]
 
-    # --- HerdrReadContract hooks (the read rules themselves live in model/screen.py) -------
+    # --- HerdrReadContract hooks (the read rules themselves live in model/paneread.py) ----
 
     def _read_grid(self):
         return self._grid()
