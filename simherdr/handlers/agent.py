@@ -396,6 +396,7 @@ async def prompt(sim, p, rid, conn):
             if timeout_ms is not None and timeout_ms <= PROMPT_EFFECT_TIMEOUT_MS
             else (baseline, gate_ms)
         )
+        gate_until: tuple[str, ...]
         if sim.version.rows.prompt_gate_needs_activity:  # PROMPT_GATE_09
             gate_until, transient = ("working", "blocked"), True
         else:

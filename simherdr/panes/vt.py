@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import copy
 import re
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable
 
 import pyte
 from pyte import modes as mo
-from pyte.screens import Margins
+from pyte.screens import Char, Cursor, Margins, StaticDefaultDict
 
 from ..model.paneread import (
     HerdrReadContract,
@@ -118,12 +118,23 @@ def _sgr(char) -> str:
     return ";".join(parts)
 
 
+# The primary screen's (buffer, saved cursor) while the alternate screen is on.
+_SavedPrimary = tuple[dict[int, StaticDefaultDict[int, Char]], Cursor | None]
+
+
+def _set_mark(line: StaticDefaultDict[int, Char], mark: str) -> None:
+    """A soft-wrap mark ("wraps"/"cont") on a pyte line, kept in the line's own ``__dict__``
+    (pyte's lines are plain dicts; :class:`_Row` reads the marks, erasing pops them)."""
+    line.__dict__[mark] = True
+
+
 class _Emulator(pyte.Screen):
     """pyte's screen plus scrollback, soft-wrap marks and the alternate screen."""
 
     def __init__(self, columns: int, lines: int, scrollback: int):
         self.history: deque = deque(maxlen=max(0, scrollback))
-        self.saved_primary = None  # (buffer, cursor, history) while the alternate screen is on
+        # (buffer, saved cursor) of the primary screen while the alternate screen is on
+        self.saved_primary: _SavedPrimary | None = None
         self.respond: Callable[[str], None] | None = None
         super().__init__(columns, lines)
 
@@ -143,9 +154,9 @@ class _Emulator(pyte.Screen):
             return
         for ch in data:
             if self.cursor.x == self.columns:
-                self.buffer[self.cursor.y].wraps = True
+                _set_mark(self.buffer[self.cursor.y], "wraps")
                 super().draw(ch)
-                self.buffer[self.cursor.y].cont = True
+                _set_mark(self.buffer[self.cursor.y], "cont")
             else:
                 super().draw(ch)
 
@@ -174,7 +185,9 @@ class _Emulator(pyte.Screen):
     def _alternate(self, on: bool, *, save_cursor: bool) -> None:
         if on and self.saved_primary is None:
             self.saved_primary = (self.buffer, copy.copy(self.cursor) if save_cursor else None)
-            self.buffer = type(self.buffer)(self.buffer.default_factory)
+            primary = self.buffer
+            assert isinstance(primary, defaultdict)  # pyte's buffer (pyte.screens.Screen.reset)
+            self.buffer = defaultdict(primary.default_factory)
             self.dirty.update(range(self.lines))
         elif not on and self.saved_primary is not None:
             buffer, cursor = self.saved_primary
@@ -218,7 +231,7 @@ class _Row:
     def __init__(self, line, cols: int):
         self.line = line
         self.cols = cols
-        self._cells = None
+        self._cells: list[str] | None = None
 
     @property
     def wraps(self) -> bool:
