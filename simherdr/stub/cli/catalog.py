@@ -18,6 +18,7 @@ load or store failure, ``error: ...`` for a validation refusal).
 """
 
 from . import base
+from .catalogjson import PROFILE_FIELDS
 
 CATALOG_VERSION = 1  # catalog.rs CATALOG_VERSION
 SELECTION_VERSION = 1  # catalog.rs SELECTION_VERSION
@@ -33,10 +34,6 @@ PROFILE_ID_HEX = 32  # PROFILE_ID_BYTES * 2
 #: agrees where it can be read: its saved-bridge check (``src/remote/saved.rs``
 #: ``validate_profile_path_id``) and its tests' ids are 32 lowercase hex digits.
 PROFILE_ID_ERROR = "endpoint profile id must be 32 lowercase hexadecimal characters"
-
-CATALOG_FIELDS = ("version", "selected_profile", "ssh")
-PROFILE_FIELDS = ("id", "label", "target", "session", "enabled")
-SELECTION_FIELDS = ("version", "selected_profile")
 
 #: Rust ``str::trim``: Unicode White_Space (Python's ``str.strip`` also drops U+001C..U+001F).
 RUST_WHITESPACE = (
@@ -255,9 +252,10 @@ def load(env, *, selection: bool = True) -> Catalog:
         from .catalogjson import SerdeError, decode_catalog
 
         try:
-            catalog = decode_catalog(text)
+            version, selected, profiles = decode_catalog(text)
         except SerdeError as exc:
             raise CatalogError("stored endpoint catalog is invalid: %s" % exc.text) from None
+        catalog = Catalog(version, selected, [Profile(*fields) for fields in profiles])
         validate_catalog(catalog)
     if selection:
         _apply_selection(env, catalog)

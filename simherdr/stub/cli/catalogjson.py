@@ -16,6 +16,11 @@ serde's exponent spelling (ryu differs for a few magnitudes).
 
 from ...facts.rusttext import rust_debug_str
 
+#: The structs' fields in declaration order (serde's order for ``missing field`` and output).
+CATALOG_FIELDS = ("version", "selected_profile", "ssh")
+PROFILE_FIELDS = ("id", "label", "target", "session", "enabled")
+SELECTION_FIELDS = ("version", "selected_profile")
+
 _WS = b" \t\n\r"
 _U32_MAX = 2**32 - 1
 
@@ -168,7 +173,7 @@ class _Reader:
         if self.ws() != 0x5B:
             raise self.invalid_type("a sequence")
         self.i += 1
-        out = []
+        out: list = []
         while True:
             byte = self.ws()
             if byte == 0x5D:
@@ -205,9 +210,7 @@ class _Reader:
             key = self.string()
             if key not in fields:
                 self._after_key()
-                raise self.error(
-                    "unknown field `%s`, %s" % (key, _expected_one_of(tuple(fields)))
-                )
+                raise self.error("unknown field `%s`, %s" % (key, _expected_one_of(tuple(fields))))
             if key in found:
                 self._after_key()
                 raise self.error("duplicate field `%s`" % key)
@@ -252,36 +255,31 @@ def _float_text(value: float) -> str:
 
 
 def decode_catalog(text: str):
-    """``EndpointCatalog`` from the file's text, or :class:`SerdeError`."""
-    from .catalog import CATALOG_FIELDS, PROFILE_FIELDS, Catalog, Profile
-
+    """``EndpointCatalog`` from the file's text as (version, selected profile id or None,
+    [profile field tuples in PROFILE_FIELDS order]), or :class:`SerdeError`."""
     reader = _Reader(text)
 
     def profile():
+        readers = (reader.str_, reader.str_, reader.str_, reader.str_, reader.bool_)
         got = reader.struct(
-            "SavedSshEndpoint",
-            dict(
-                zip(
-                    PROFILE_FIELDS,
-                    (reader.str_, reader.str_, reader.str_, reader.str_, reader.bool_),
-                )
-            ),
-            PROFILE_FIELDS,
+            "SavedSshEndpoint", dict(zip(PROFILE_FIELDS, readers, strict=True)), PROFILE_FIELDS
         )
-        return Profile(*(got[f] for f in PROFILE_FIELDS))
+        return tuple(got[f] for f in PROFILE_FIELDS)
 
-    fields = dict(zip(CATALOG_FIELDS, (reader.u32, reader.opt_str, lambda: reader.seq(profile))))
-    got = reader.struct("EndpointCatalog", fields, ("version",))
+    readers = (reader.u32, reader.opt_str, lambda: reader.seq(profile))
+    got = reader.struct(
+        "EndpointCatalog", dict(zip(CATALOG_FIELDS, readers, strict=True)), ("version",)
+    )
     reader.end()
-    return Catalog(got["version"], got.get("selected_profile"), got.get("ssh", []))
+    return got["version"], got.get("selected_profile"), got.get("ssh", [])
 
 
 def decode_selection(text: str):
     """``EndpointSelection``: (version, selected profile id or None), or :class:`SerdeError`."""
-    from .catalog import SELECTION_FIELDS
-
     reader = _Reader(text)
-    fields = dict(zip(SELECTION_FIELDS, (reader.u32, reader.opt_str)))
-    got = reader.struct("EndpointSelection", fields, ("version",))
+    readers = (reader.u32, reader.opt_str)
+    got = reader.struct(
+        "EndpointSelection", dict(zip(SELECTION_FIELDS, readers, strict=True)), ("version",)
+    )
     reader.end()
     return got["version"], got.get("selected_profile")
