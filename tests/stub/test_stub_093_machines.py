@@ -428,3 +428,27 @@ def test_add_checks_the_catalog_before_ssh(cli, two):
     write_catalog(two, *profiles)
     res = cli("machine", "add", "other", **V9)
     assert (res.rc, res.stderr) == (2, "error: at most 64 SSH endpoints can be saved\n")
+
+
+def test_a_symlinked_catalog_is_read_but_never_replaced(cli, state, tmp_path):
+    # Clients declare the catalog as a link into a read-only store (a Nix home-manager file,
+    # index id 70155324800): herdr reads through it and refuses to replace it.
+    target = tmp_path / "declared.json"
+    target.write_text(json.dumps({"version": 1, "ssh": [_profile(MAC, "mac", "m")]}))
+    os.symlink(target, os.path.join(state, "endpoints.json"))
+    assert cli("machine", "list", **V9).stdout == "%s\tmac\tm\tdefault\tenabled\n" % MAC
+    res = cli("machine", "disable", MAC, **V9)
+    assert (res.rc, res.stdout, res.stderr) == (
+        1,
+        "",
+        'Error: Custom { kind: Other, error: "refusing to replace endpoint catalog through a '
+        'non-file path" }\n',
+    )
+    assert json.loads(target.read_text())["ssh"][0]["enabled"] is True
+
+
+def test_the_catalog_is_shared_by_every_local_session(cli, two):
+    # herdr#4036: saved machines are global across named local sessions.
+    res = cli("--session", "other", "machine", "list", **V9)
+    assert res.stdout == cli("machine", "list", **V9).stdout
+    assert res.stdout.count("\n") == 2
