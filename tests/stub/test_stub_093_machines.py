@@ -452,3 +452,21 @@ def test_the_catalog_is_shared_by_every_local_session(cli, two):
     res = cli("--session", "other", "machine", "list", **V9)
     assert res.stdout == cli("machine", "list", **V9).stdout
     assert res.stdout.count("\n") == 2
+
+
+def test_routed_worktree_paths_are_the_remote_machines(cli, fake, two):
+    # 0.9.3 src/cli/worktree.rs normalize_path_arg and its machine test
+    # remote_worktree_paths_are_not_expanded_on_the_caller_machine.
+    for path in ("~/Projects/herdr", "/Users/can/Projects/herdr", r"C:\work\repo", "C:/work/repo"):
+        assert machine.remote_path(path) == path
+    res = cli("--machine", "build", "worktree", "create", "--cwd", "../other", **V9)
+    assert (res.rc, res.stderr) == (
+        1,
+        'Error: Custom { kind: InvalidInput, error: "remote worktree paths must be absolute or '
+        'start with ~/" }\n',
+    )
+    res = cli("--machine", "build", "worktree", "open", "--path", "C:relative", **V9)
+    assert res.rc == 1 and "remote worktree paths must be absolute" in res.stderr
+    res = cli("--machine", "build", "worktree", "list", "--cwd", "~/repo", **V9)
+    assert (res.rc, res.stderr) == (1, UNREACHABLE_BUILD)
+    assert fake.lines == []

@@ -81,7 +81,7 @@ def _parse_prefix(args):
                 if index >= len(args):
                     raise _usage_error("missing value for --machine")
                 value = args[index]
-            if not value.strip() or value.startswith("-"):
+            if not value.strip(C.RUST_WHITESPACE) or value.startswith("-"):
                 raise _usage_error("--machine requires a saved machine label or profile ID")
             machine = value
         elif arg.startswith("-") and arg != "--":
@@ -171,6 +171,29 @@ def unreachable(ctx, profile):
     """src/cli/target.rs api_client: the bridge did not start -> ``machine '<label>': <error>``
     (``io::Error::new(kind, ...)``, Other here), which main prints as ``Error: Custom {...}``."""
     return _other("machine '%s': %s" % (profile.label, reach_error(ctx, profile)))
+
+
+def remote_path(value):
+    """0.9.3 src/cli/worktree.rs normalize_path_arg for a remote target: an absolute path
+    (POSIX, UNC or drive, target.rs remote_path_is_absolute) or ``~``/``~/...`` is sent as
+    given, never expanded here; anything else is ``io::Error::new(InvalidInput, ...)``."""
+    drive = len(value) >= 3 and value[0].isascii() and value[0].isalpha() and value[1] == ":"
+    if (
+        value.startswith(("/", "\\\\"))
+        or (drive and value[2] in "/\\")
+        or value == "~"
+        or value.startswith("~/")
+    ):
+        return value
+    from ...facts.rusttext import rust_debug_str
+    from .rust import TransportError
+
+    message = "remote worktree paths must be absolute or start with ~/"
+    raise TransportError(
+        "Custom { kind: InvalidInput, error: %s }" % rust_debug_str(message),
+        message,
+        "InvalidInput",
+    )
 
 
 # -- herdr --machine <label-or-id> <command> ----------------------------------------------------
