@@ -12,6 +12,7 @@ from simherdr.facts.versions import releases
 from simherdr.panes import detection as D
 from simherdr.panes import manifests as M
 from simherdr.panes.detection import detect
+from tests.releases import VERSIONS
 
 # (kind, screen, osc_title, osc_progress, expected state, expected rule) — written for these tests
 GOLDEN = [
@@ -227,6 +228,6 @@ def test_agent_manifest_infos_report_the_bundled_sources():
         "active_version": "2026.06.10.1",
         "local_override_shadowing_remote": False,
     }
-    for version in ("0.8.2", "0.9.3"):
+    for version in VERSIONS:
         reply = {"id": "t", "result": {"type": "agent_manifest_status", "manifests": infos}}
         ref.validate_reply(reply, version)
