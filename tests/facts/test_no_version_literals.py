@@ -28,10 +28,6 @@ VERSION_LIKE = re.compile(r"^\d+\.\d+(\.\d+)?$")
 
 # (path under simherdr/, literal): still converted elsewhere (the owner's issue).
 ALLOWED: set[tuple[str, str]] = {
-    # known config keys and integration targets by release (next: tables.config_keys and
-    # tables.integration keys; house owns these files as data, the stand-in calls them)
-    ("facts/config_keys.py", "0.8"),
-    ("facts/integration.py", "0.8"),
     # the stand-in (standin: converted on its branch to the version object)
     ("stub/cli/roothelp.py", "0.9"),
 }
