@@ -207,6 +207,8 @@ class Rows:
     copilot_prompt_focus_in: bool
     # config diagnostics report unknown built-in theme names
     config_check_theme_names: bool
+    # config.toml: a leading BOM and line-start BOMs are dropped before parsing (else a parse error)
+    config_strips_bom: bool
     # pane.split takes right_click (else an unknown key, ignored)
     split_right_click: bool
     # the stand-in: `pane input`, `pane split --right-click`, and `pane split --current` without
