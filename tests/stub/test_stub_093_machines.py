@@ -16,17 +16,14 @@ import json
 import os
 
 import pytest
-from stub_fake import PROTOCOLS
 
-from simherdr.stub.cli import base, catalog, machine
-from tests.releases import releases_where
+from simherdr.stub.cli import catalog, machine
+from tests.releases import grammar, releases_where
 
 V9 = {"version": "0.9.3"}
-#: The stand-ins the fixtures install, with and without saved machines (grammar row ``machine``).
-WITH_MACHINES = releases_where(lambda v: v.name in PROTOCOLS and base.Grammar(v.tables.cli).machine)
-WITHOUT_MACHINES = releases_where(
-    lambda v: v.name in PROTOCOLS and not base.Grammar(v.tables.cli).machine
-)
+#: Releases with and without saved machines (the grammar row ``machine``).
+WITH_MACHINES = releases_where(lambda v: grammar(v.name).machine)
+WITHOUT_MACHINES = releases_where(lambda v: not grammar(v.name).machine)
 MAC = "0123456789abcdef0123456789abcdef"
 BUILD = "fedcba9876543210fedcba9876543210"
 UNREACHABLE_BUILD = (
