@@ -475,3 +475,19 @@ def test_there_is_no_machine_get(cli, two):
     res = cli("machine", "get", "build", **V9)
     assert (res.rc, res.out) == (2, b"")
     assert res.stderr.startswith("Usage:\n  herdr machine list [--json]\n")
+
+
+def test_a_state_dir_that_is_a_file_is_one_clear_line(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for argv in (
+        ("machine", "list"),
+        ("machine", "enable", MAC),
+        ("--machine", "x", "tab", "list"),
+    ):
+        res = cli(*argv, env={"XDG_STATE_HOME": str(blocker)}, **V9)
+        assert (res.rc, res.out) == (1, b""), argv
+        assert res.stderr == (
+            'Error: Custom { kind: Other, error: "failed to open endpoint catalog %s/herdr/client/'
+            'endpoints.json: Not a directory (os error 20)" }\n' % blocker
+        )
