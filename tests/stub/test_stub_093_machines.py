@@ -467,3 +467,27 @@ def test_routed_worktree_paths_are_the_remote_machines(cli, fake, two):
     res = cli("--machine", "build", "worktree", "list", "--cwd", "~/repo", **V9)
     assert (res.rc, res.stderr) == (1, UNREACHABLE_BUILD)
     assert fake.lines == []
+
+
+def test_there_is_no_machine_get(cli, two):
+    # 0.9.3 run_machine_command knows list/status/reconnect/add/rename/remove/enable/disable;
+    # any other word prints the machine help on stderr, exit 2.
+    res = cli("machine", "get", "build", **V9)
+    assert (res.rc, res.out) == (2, b"")
+    assert res.stderr.startswith("Usage:\n  herdr machine list [--json]\n")
+
+
+def test_a_state_dir_that_is_a_file_is_one_clear_line(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for argv in (
+        ("machine", "list"),
+        ("machine", "enable", MAC),
+        ("--machine", "x", "tab", "list"),
+    ):
+        res = cli(*argv, env={"XDG_STATE_HOME": str(blocker)}, **V9)
+        assert (res.rc, res.out) == (1, b""), argv
+        assert res.stderr == (
+            'Error: Custom { kind: Other, error: "failed to open endpoint catalog %s/herdr/client/'
+            'endpoints.json: Not a directory (os error 20)" }\n' % blocker
+        )

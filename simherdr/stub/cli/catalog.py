@@ -203,9 +203,9 @@ def _read_limited(path: str, what: str) -> bytes | None:
         fd = posix.open(base.fsencode(path), posix.O_RDONLY | posix.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise CatalogError(
-            "failed to open endpoint %s %s: %s" % (what, path, base.os_error_text(exc))
+            "failed to open endpoint %s %s: %s" % (what, path, _io_text(exc))
         ) from None
     try:
         try:
@@ -339,10 +339,8 @@ def _store_private_json(path: str, text: str, what: str) -> None:
     parent = parent or "/"
     try:
         _create_dir_all(parent)
-    except OSError as exc:
-        raise CatalogError(
-            "failed to create %s directory: %s" % (what, base.os_error_text(exc))
-        ) from None
+    except (OSError, ValueError) as exc:
+        raise CatalogError("failed to create %s directory: %s" % (what, _io_text(exc))) from None
     try:
         mode = posix.lstat(base.fsencode(path)).st_mode
     except OSError:
@@ -383,6 +381,13 @@ def _store_private_json(path: str, text: str, what: str) -> None:
         raise CatalogError(
             "failed to persist %s directory: %s" % (what, base.os_error_text(exc))
         ) from None
+
+
+def _io_text(exc: Exception) -> str:
+    """An OSError's Rust text; a NUL in the path (ValueError) is Rust's InvalidInput."""
+    if isinstance(exc, OSError):
+        return base.os_error_text(exc)
+    return "file name contained an unexpected NUL byte"
 
 
 def _create_dir_all(path: str) -> None:
