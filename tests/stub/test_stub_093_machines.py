@@ -18,11 +18,13 @@ import os
 import pytest
 
 from simherdr.stub.cli import catalog, machine
-from tests.releases import grammar, releases_where
+from tests.releases import grammar, releases_where, rows
 
 V9 = {"version": "0.9.3"}
 #: Releases with and without saved machines (the grammar row ``machine``).
 WITH_MACHINES = releases_where(lambda v: grammar(v.name).machine)
+#: ... and the releases with the ``--machine`` prefix (row cli_machine_prefix: 0.9.1 on).
+WITH_PREFIX = releases_where(lambda v: v.rows.cli_machine_prefix)
 WITHOUT_MACHINES = releases_where(lambda v: not grammar(v.name).machine)
 MAC = "0123456789abcdef0123456789abcdef"
 BUILD = "fedcba9876543210fedcba9876543210"
@@ -218,7 +220,7 @@ def test_a_catalog_that_cannot_be_read(cli, state):
 # -- herdr --machine NAME ...: disabled, unknown, ambiguous, unreachable ---------------------------
 
 
-@pytest.mark.parametrize("version", WITH_MACHINES)
+@pytest.mark.parametrize("version", WITH_PREFIX)
 def test_machine_prefix_refuses_a_disabled_machine(cli, fake, two, version):
     for selector in ("mac", MAC):
         res = cli("--machine", selector, "pane", "list", version=version)
@@ -491,3 +493,18 @@ def test_a_state_dir_that_is_a_file_is_one_clear_line(cli, tmp_path):
             'Error: Custom { kind: Other, error: "failed to open endpoint catalog %s/herdr/client/'
             'endpoints.json: Not a directory (os error 20)" }\n' % blocker
         )
+
+
+@pytest.mark.parametrize("version", releases_where(lambda v: grammar(v.name).machine))
+def test_machine_prefix_came_after_the_machine_group(cli, fake, two, version):
+    # herdr 0.9.0 has `herdr machine` (#3670); the global --machine is 0.9.1's (#3918).
+    assert cli("machine", "list", version=version).stdout.count("\t") == 8
+    res = cli("--machine", "mac", "pane", "list", version=version)
+    if rows(version).cli_machine_prefix:
+        assert (res.rc, res.stderr) == (2, "error: machine 'mac' is disabled\n")
+    else:
+        assert (res.rc, res.stderr) == (
+            2,
+            "unknown option: --machine\nrun 'herdr --help' for usage\n",
+        )
+    assert fake.lines == []

@@ -343,7 +343,7 @@ def _run(ctx, argv):
     for index, arg in enumerate(argv, start=1):
         if has_surrogates(arg):
             raise Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
-    if ctx.cli.machine and _has_machine_prefix(argv):
+    if ctx.rows["cli_machine_prefix"] and _has_machine_prefix(argv):
         # CHOICE: 0.9.3 checks the `--machine` prefix on the whole argv (its parser rejects a
         # `--session` beside it), so it runs before the global --session extraction.
         from .machine import route
