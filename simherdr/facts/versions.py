@@ -237,6 +237,9 @@ class Rows:
     cli_agent_help_footer: bool
     # the stand-in: a closed stdout pipe ends the CLI quietly (SIGPIPE), not by a panic
     cli_quiet_broken_pipe: bool
+    # the stand-in: the global `herdr --machine <label-or-id> <command>` prefix (else
+    # `--machine` is an unknown launch option; `herdr machine` is the grammar row `machine`)
+    cli_machine_prefix: bool
 
 
 @dataclass(frozen=True)

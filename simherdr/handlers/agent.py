@@ -30,6 +30,7 @@ from ..facts import kinds as K
 from ..facts.keys import encode_keys
 from ..facts.shellquote import compose_command, has_control_char
 from ..model import terminal as T
+from ..model import terminal_reports as TR
 from ..model.status import RUST_VARIANT, WIRE_STATUSES
 from .common import READ_FORMATS, READ_SOURCES, read_pane
 from .pane import _keys, paste_bytes
@@ -395,6 +396,7 @@ async def prompt(sim, p, rid, conn):
             if timeout_ms is not None and timeout_ms <= PROMPT_EFFECT_TIMEOUT_MS
             else (baseline, gate_ms)
         )
+        gate_until: tuple[str, ...]
         if sim.version.rows.prompt_gate_needs_activity:  # PROMPT_GATE_09
             gate_until, transient = ("working", "blocked"), True
         else:
@@ -601,9 +603,9 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
         p["agent_session_path"],
         sim.version.tables.hook_sources,
     )
-    newer = T.seq_is_newer(a, source, p["seq"])
+    newer = TR.seq_is_newer(a, source, p["seq"])
     report()
-    if argv is None or not (newer and T.session_is_current(a, source, stored, session)):
+    if argv is None or not (newer and TR.session_is_current(a, source, stored, session)):
         return
     if not T.can_record_resume(a, source, stored, sim.version.tables.agent_kinds):
         raise E.HerdrError("resume_not_accepted", RESUME_NOT_ACCEPTED)

@@ -70,12 +70,10 @@ def auto_label(sim, cwd: str) -> str:
     try:
         from ..git import label_for_cwd
     except ImportError:  # git layer not present
-        label_for_cwd = None
-    if label_for_cwd is not None:
-        return label_for_cwd(cwd, sim.config.home)
-    if os.path.realpath(cwd) == os.path.realpath(sim.config.home):
-        return "~"
-    return os.path.basename(os.path.normpath(cwd)) or cwd
+        if os.path.realpath(cwd) == os.path.realpath(sim.config.home):
+            return "~"
+        return os.path.basename(os.path.normpath(cwd)) or cwd
+    return label_for_cwd(cwd, sim.config.home)
 
 
 def optional_pane(s: Session, ref: str | None) -> Pane:

@@ -7,7 +7,7 @@ from .. import views as V
 from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
-from ..model.screen import first_matching_line
+from ..model.paneread import first_matching_line
 from .common import (
     READ_FORMATS,
     READ_SOURCES,

@@ -186,8 +186,6 @@ def test_machine_catalog_commands_check_arguments(cli, fake, argv, rc, message):
     [
         ["add", "workbox"],
         ["add", "--remote-session", "agents", "dev@workbox", "--label=Box"],
-        ["rename", "build.example", "--label", "x"],  # an id whose parse rule is not known
-        ["remove", "not-an-id"],
     ],
 )
 def test_machine_commands_past_the_checks_are_not_supported(cli, fake, argv):

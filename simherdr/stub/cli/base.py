@@ -171,6 +171,8 @@ VERSION_ROWS = (
     "cli_session_probe_errors",
     "cli_session_delete_exact_name",
     "cli_session_dash_dash",
+    # herdr 0.9.1 (facts/releases/0.9.1.toml)
+    "cli_machine_prefix",
 )
 
 

@@ -535,19 +535,19 @@ def tree(release):
     return cmd(
         "herdr",
         "terminal workspace manager for AI coding agents",
-        _root_args(release.grammar),
+        _root_args(release.grammar, release.rows["cli_machine_prefix"]),
         subs=subs,
     )
 
 
-def _root_args(grammar):
+def _root_args(grammar, machine_prefix):
     """The root command's own args (``spec.rs`` ``command()``): clap never renders the root
-    help (herdr prints its own), completions list them."""
+    help (herdr prints its own), completions list them (``--machine``: row cli_machine_prefix)."""
     args = [flag("help", "Show help", short="h")]
     if grammar.no_session_flag:
         args.append(flag("no-session", "Run monolithically without server/client session mode"))
     args.append(option("session", "NAME", "Use or create a named persistent session"))
-    if grammar.machine:
+    if machine_prefix:
         args.append(option("machine", "LABEL-OR-ID", "Run an API command on a saved SSH machine"))
     args += [
         option("remote", "TARGET", "Attach through SSH to a remote Herdr server"),
