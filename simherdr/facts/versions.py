@@ -207,6 +207,8 @@ class Rows:
     copilot_prompt_focus_in: bool
     # config diagnostics report unknown built-in theme names
     config_check_theme_names: bool
+    # config.toml: a leading BOM and line-start BOMs are dropped before parsing (else a parse error)
+    config_strips_bom: bool
     # pane.split takes right_click (else an unknown key, ignored)
     split_right_click: bool
     # the stand-in: `pane input`, `pane split --right-click`, and `pane split --current` without
@@ -224,6 +226,9 @@ class Rows:
     cli_agent_help_footer: bool
     # the stand-in: a closed stdout pipe ends the CLI quietly (SIGPIPE), not by a panic
     cli_quiet_broken_pipe: bool
+    # the stand-in: the global `herdr --machine <label-or-id> <command>` prefix (else
+    # `--machine` is an unknown launch option; `herdr machine` is the grammar row `machine`)
+    cli_machine_prefix: bool
 
 
 @dataclass(frozen=True)

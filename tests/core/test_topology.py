@@ -290,7 +290,11 @@ def test_parse_failures_have_empty_id(h):
         ["not", "an", "object"],
     ):
         reply = h.request(bad)
-        keeps = h.sim.version.name != "0.8.2" and isinstance(bad, dict) and bad["id"] == "x"
+        keeps = (
+            h.sim.version.rows.invalid_request_keeps_id
+            and isinstance(bad, dict)
+            and bad["id"] == "x"
+        )
         assert reply["id"] == ("x" if keeps else ""), bad
         assert reply["error"]["code"] == "invalid_request", bad
         assert reply["error"]["message"].startswith("invalid request: ")

@@ -164,6 +164,8 @@ VERSION_ROWS = (
     "cli_agent_start_follows_status",
     "cli_agent_help_footer",
     "cli_quiet_broken_pipe",
+    # herdr 0.9.1 (facts/releases/0.9.1.toml)
+    "cli_machine_prefix",
 )
 
 

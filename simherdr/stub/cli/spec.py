@@ -532,18 +532,21 @@ def tree(release):
         _plugin_command(),
     ]
     return cmd(
-        "herdr", "terminal workspace manager for AI coding agents", _root_args(v09), subs=subs
+        "herdr",
+        "terminal workspace manager for AI coding agents",
+        _root_args(v09, release.rows["cli_machine_prefix"]),
+        subs=subs,
     )
 
 
-def _root_args(v09):
+def _root_args(v09, machine_prefix):
     """The root command's own args (``spec.rs`` ``command()``): clap never renders the root
-    help (herdr prints its own), completions list them."""
+    help (herdr prints its own), completions list them (``--machine``: row cli_machine_prefix)."""
     args = [flag("help", "Show help", short="h")]
     if not v09:
         args.append(flag("no-session", "Run monolithically without server/client session mode"))
     args.append(option("session", "NAME", "Use or create a named persistent session"))
-    if v09:
+    if machine_prefix:
         args.append(option("machine", "LABEL-OR-ID", "Run an API command on a saved SSH machine"))
     args += [
         option("remote", "TARGET", "Attach through SSH to a remote Herdr server"),
