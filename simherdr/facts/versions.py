@@ -251,7 +251,7 @@ class Tables:
     agent_kinds: str
     # facts/kinds.py HOOK_SOURCE_TABLES: reserved native / session-identity-only / official
     hook_sources: str
-    # facts/config_keys.py KNOWN_KEYS: the known config.toml keys
+    # facts/config_keys.py (data/config_keys.json tables): the known config.toml keys
     config_keys: str
     # panes/manifests.py: the bundled agent screen manifests
     manifests: str
