@@ -20,7 +20,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .rusttext import rust_debug_str
+from ..facts.rusttext import rust_debug_str
 
 # --- leaf kinds ----------------------------------------------------------------------------
 # A leaf is a string tag, an Enum, or a dict (a table with its own known keys). ``ANY`` marks a
@@ -168,7 +168,7 @@ MAX_TOAST_DELAY_SECONDS = 3600  # model.rs:12
 
 def known_keys(version: str) -> dict:
     """The key tree for a herdr version: its release's table ``config_keys``."""
-    from .versions import resolve
+    from ..facts.versions import resolve
 
     return _tree(resolve(version).tables.config_keys)
 
@@ -352,7 +352,7 @@ def diagnose(version: str, text: str | None, read_error: str | None = None) -> l
         return ["config read error: %s; using defaults" % read_error]
     if text is None:
         return []
-    from .versions import resolve
+    from ..facts.versions import resolve
 
     rows = resolve(version).rows
     if rows.config_strips_bom:

@@ -1,4 +1,4 @@
-"""The config key tables (package data facts/data/config_keys.json) and the row
+"""The config key tables (package data hostcore/data/config_keys.json) and the row
 config_strips_bom: herdr 0.9's normalize_utf8_bom ([H093] src/config/io.rs) drops a
 leading BOM and line-start BOMs before parsing config.toml; 0.8.2 hands the BOM to toml."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.facts import config_keys as CK
+from simherdr.hostcore import config_keys as CK
 from tests.releases import distinguishing, rows
 
 TEXT = '\ufeff[ui]\nsidebar_min_width = 20\n\ufeff[theme]\nname = "catppuccin"\n'
