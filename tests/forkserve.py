@@ -45,7 +45,7 @@ def _serve(argv: list[str], err_path: str) -> None:
     fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     os.close(fd)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 (the process's own)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # the process's own stderr
     from simherdr.cli import main
 
     sys.exit(main(argv))
@@ -104,4 +104,3 @@ class _Stderr:
 def start(argv: list[str]) -> ForkedServe:
     """``simherdr <argv>`` (``["serve", "--socket", path, ...]``) in a forked child."""
     return ForkedServe(argv)
-
