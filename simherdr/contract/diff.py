@@ -241,6 +241,37 @@ def _unnumbered(v: Any) -> str:
     return _REF_NUMBERED.sub(lambda m: f"<{m.group(1)}>", json.dumps(v, sort_keys=True))
 
 
+def _align_repeats(xs: list, ys: list, repeat, anchor=None) -> list[tuple[int | None, int | None]]:
+    """:func:`_align` where a run of one repeated read (``repeat(sig)``: a client polling until
+    herdr answers what it waits for) is compared by its last one; the others stand alone."""
+
+    def last_of_runs(zs: list) -> list[int]:
+        return [
+            i for i, z in enumerate(zs) if not (repeat(z) and i + 1 < len(zs) and zs[i + 1] == z)
+        ]
+
+    kx, ky = last_of_runs(xs), last_of_runs(ys)
+    paired = _align([xs[i] for i in kx], [ys[j] for j in ky], anchor)
+    out: list[tuple[int | None, int | None]] = []
+    done_x: set[int] = set()
+    done_y: set[int] = set()
+    for i, j in paired:
+        i, j = (None if i is None else kx[i]), (None if j is None else ky[j])
+        out.append((i, j))
+        done_x.add(i) if i is not None else None
+        done_y.add(j) if j is not None else None
+        while i is not None and j is not None and i > 0 and j > 0:
+            i, j = i - 1, j - 1  # the runs' earlier repeats, paired from the end
+            if not (repeat(xs[i]) and xs[i] == xs[i + 1] and ys[j] == ys[j + 1]):
+                break
+            out.append((i, j))
+            done_x.add(i)
+            done_y.add(j)
+    out += [(i, None) for i in range(len(xs)) if i not in done_x]
+    out += [(None, j) for j in range(len(ys)) if j not in done_y]
+    return out
+
+
 def _align(xs: list, ys: list, anchor=None) -> list[tuple[int | None, int | None]]:
     """Pairs of positions of two sequences of signatures (difflib's alignment: the longest
     common runs in order; unequal stretches paired position by position, the rest alone).
@@ -263,6 +294,12 @@ def _align(xs: list, ys: list, anchor=None) -> list[tuple[int | None, int | None
 
     if anchor is None:
         return plain(0, len(xs), 0, len(ys))
+    return _align_anchored(xs, ys, anchor, plain)
+
+
+def _align_anchored(xs: list, ys: list, anchor, plain) -> list[tuple[int | None, int | None]]:
+    from difflib import SequenceMatcher
+
     ax = [i for i, x in enumerate(xs) if anchor(x)]
     ay = [j for j, y in enumerate(ys) if anchor(y)]
     fixed = [
@@ -297,9 +334,10 @@ def _conn_pairs(
     own_b = [k for k in cb if k[0] == "socket"]
     pairs: list[tuple[tuple | None, tuple | None]] = [
         (None if i is None else own_a[i], None if j is None else own_b[j])
-        for i, j in _align(
+        for i, j in _align_repeats(
             [sig(ca[k]) for k in own_a],
             [sig(cb[k]) for k in own_b],
+            repeat=lambda x: is_read(x.split(" ", 1)[0]),
             anchor=lambda x: not is_read(x.split(" ", 1)[0]),
         )
     ]
@@ -424,14 +462,28 @@ def _diff_wire(p: _Pair, a: Cassette, b: Cassette, runs: dict[str, str]) -> None
         # history (or not) differs in what comes first, and how many live events a stream
         # saw before its client closed it is the client's timing; an event that differs in a
         # field pairs with its counterpart in the unequal stretch
+        alone_a, alone_b = [], []
         for ja, jb in _align(
             [_unnumbered(v) for _, v in events_a], [_unnumbered(v) for _, v in events_b]
         ):
-            if ja is None or jb is None:
+            x = events_a[ja][1] if ja is not None else None
+            y = events_b[jb][1] if jb is not None else None
+            if x is not None and y is not None and x["event"] == y["event"] and p.corresponds(x, y):
+                structural(p, x, y, "$", f"{where}: {x['event']}", events_a[ja][0], events_b[jb][0])
                 continue
-            (ia, x), (ib, y) = events_a[ja], events_b[jb]
-            if x["event"] == y["event"] and p.corresponds(x, y):
-                structural(p, x, y, "$", f"{where}: {x['event']}", ia, ib)
+            alone_a += [(events_a[ja][0], x["event"])] if x is not None else []
+            alone_b += [(events_b[jb][0], y["event"])] if y is not None else []
+        if ea == eb and (alone_a or alone_b):
+            # the same kinds of event, but about other things (a replayed one beside a live one)
+            p.add(
+                "event order",
+                where,
+                "$.event (without a counterpart)",
+                [e for _, e in alone_a],
+                [e for _, e in alone_b],
+                (alone_a or [(None, None)])[0][0],
+                (alone_b or [(None, None)])[0][0],
+            )
         id_a = _sent_id(send_a)
         id_b = _sent_id(send_b)
         for (ia, x), (ib, y) in zip(lines_a, lines_b, strict=False):
@@ -492,7 +544,7 @@ def _run_pairs(a: Cassette, b: Cassette) -> list[tuple[tuple | None, tuple | Non
     sig = [[_unnumbered(r.get("argv")) for _, r, _ in runs] for runs in (runs_a, runs_b)]
     return [
         (None if i is None else runs_a[i], None if j is None else runs_b[j])
-        for i, j in _align(sig[0], sig[1])
+        for i, j in _align_repeats(sig[0], sig[1], repeat=lambda x: is_read_cli(json.loads(x)))
     ]
 
 
