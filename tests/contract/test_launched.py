@@ -213,3 +213,28 @@ def test_diff_pairs_a_history_event_with_no_live_one(tmp_path):
     )
     # the same live event in both: compared, no difference
     assert D.diff_pair(cas([1, 2], [live]), b, "x") == []
+
+
+def test_selftest_of_a_command_that_talks_to_no_herdr_fails():
+    """Before: "PASS ... (0 steps)" on every target, exit 0 (herdr-dock's first recording)."""
+    import subprocess
+    import sys
+
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simherdr",
+            "contract",
+            "selftest",
+            "--herdr-version",
+            "0.9.3",
+            "--",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "holds no socket traffic" in p.stdout and "PASS" not in p.stdout
