@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     q = args.quick
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
-        "stub": lambda: [stub_call.run(rounds=7 if q else 21)],
+        "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
         "scale": lambda: scale.run(
             sizes=(100, 1_000) if q else scale.SIZES,
             reps=3 if q else 9,
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         ),
         "virtual": lambda: [virtual_time.run(repeats=2 if q else 5)],
         "screen": lambda: screen.run(repeats=2 if q else 5),
-        "serve": lambda: [serve_start.run(rounds=5 if q else 11)],
+        "serve": lambda: [serve_start.run(rounds=5 if q else 21)],
         "reset": lambda: [reset.run(rounds=10 if q else 30)],
         "day": lambda: [client_day.run(calls=50 if q else client_day.CALLS)],
         "agents": lambda: [agent_suite.run(tests=10 if q else 100, real_tests=1 if q else 3)],

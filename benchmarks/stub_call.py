@@ -1,8 +1,9 @@
-"""One stand-in binary call vs a bare interpreter start (target <= 2.5x).
+"""One stand-in binary call vs a bare interpreter start (target <= 1.2x, issue 26).
 
 ``herdr pane get w1:p1`` (the stand-in written by ``simherdr install-stub``, against a running
 ``simherdr serve``) vs ``python -I -S -c pass`` on the same interpreter, alternating in rounds;
-the figure is the median of the per-round ratios.
+the figure is the median of the per-round ratios, with their p10-p90 spread (stable under
+load: a round is one stand-in call and one bare start back to back).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 
 from .common import Result, fmt_time, median, ok, python_module, stop, wait_for_socket
 
-TARGET = 1.3  # issue 9: a stand-in call within 1.3x a bare interpreter
+TARGET = 1.2  # issue 26 (was 1.3, issue 9): a stand-in call within 1.2x a bare interpreter
 
 
 def _timed(argv, env) -> float:
@@ -28,7 +29,7 @@ def _timed(argv, env) -> float:
     return dt
 
 
-def run(rounds: int = 21, version: str = "0.9.3") -> Result:
+def run(rounds: int = 61, version: str = "0.9.3") -> Result:
     from simherdr.stub.install import write_stub
 
     tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
@@ -65,6 +66,8 @@ def run(rounds: int = 21, version: str = "0.9.3") -> Result:
         stop(server)
         shutil.rmtree(tmp, ignore_errors=True)
     ratio = median(ratios)
+    spread = sorted(ratios)
+    p10, p90 = spread[len(spread) // 10], spread[(len(spread) * 9) // 10]
     return Result(
         "stub `herdr pane get` / `python -I -S -c pass`",
         round(ratio, 3),
@@ -72,7 +75,8 @@ def run(rounds: int = 21, version: str = "0.9.3") -> Result:
         f"<= {TARGET}",
         ratio <= TARGET,
         f"stub {fmt_time(median(s_times))}, bare interpreter {fmt_time(median(b_times))} "
-        f"(median of {rounds} rounds)",
+        f"(median of {rounds} rounds; per-round ratios p10-p90 {p10:.3f}-{p90:.3f}, "
+        f"load {os.getloadavg()[0]:.1f})",
         {
             "ratio": ratio,
             "ratios": ratios,

@@ -1,22 +1,20 @@
-"""The whole ``make test`` (``.venv/bin/python -m pytest -n auto -q``) as a subprocess: its
-wall time on this machine (target < 60 s on 2 cores)."""
+"""The whole ``make test`` as a subprocess (``make -s test``: the Makefile's own pytest line,
+so the worker count here is the one users get): its wall time on this machine (target
+<= 45 s on 2 cores, issue 26)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 
 from .common import ROOT, Result
 
-TARGET = 60.0
+TARGET = 45.0  # issue 26 (was 60)
 
 
 def run(timeout: float = 900.0) -> Result:
-    venv_python = os.path.join(ROOT, ".venv", "bin", "python")
-    python = venv_python if os.path.exists(venv_python) else sys.executable
-    argv = [python, "-m", "pytest", "-n", "auto", "-q"]  # exactly `make test`
+    argv = ["make", "-s", "test"]  # exactly `make test`, whatever its pytest line says
     t0 = time.perf_counter()
     try:
         p = subprocess.run(
@@ -34,7 +32,7 @@ def run(timeout: float = 900.0) -> Result:
         ),
         out.strip()[-200:],
     )
-    ok = rc == 0 and wall < TARGET
+    ok = rc == 0 and wall <= TARGET
     detail = f"{os.cpu_count()} cores; pytest: {summary.strip('= ')}"
     if rc is None:
         detail += f" (killed after {timeout:.0f} s)"
@@ -44,7 +42,7 @@ def run(timeout: float = 900.0) -> Result:
         "make test wall time",
         round(wall, 1),
         "s",
-        f"< {TARGET:g}",
+        f"<= {TARGET:g}",
         ok,
         detail,
         {"wall_s": wall, "returncode": rc, "cores": os.cpu_count(), "summary": summary},

@@ -10,6 +10,7 @@ shows one for an internal error).
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import sys
@@ -206,28 +207,40 @@ def _serve(args) -> int:
     # CHOICE: the serve process never needs TLS; asyncio imports ssl only if it is there, and
     # that import is a fifth of the start-up time (`simherdr serve` to its first pong).
     sys.modules.setdefault("ssl", None)  # type: ignore[arg-type]
+    # No collection passes while the server's code loads (a tenth of its start-up work);
+    # once it listens, what was loaded is frozen out of every later pass (gc.freeze).
+    gc.disable()
     import asyncio
 
     from .serving import run_server
 
-    return asyncio.run(
-        run_server(
-            socket_path=socket_path,
-            control_path=control_path,
-            version=resolve(args.herdr_version),  # resolved once, passed down
-            time_scale=args.time_scale,
-            cwd=args.cwd,
-            pane_mode=args.pane_mode,
-            trace_file=trace_file,
-            scenario=scenario,
-            persist=args.persist,
-            pane_history=args.pane_history,
-            herdr_config_dir=args.herdr_config_dir,
-            herdr_session=_serve_data_session(args),
-            read_herdr_config=not args.no_herdr_config,
-            quiet=args.quiet,
+    try:
+        return asyncio.run(
+            run_server(
+                socket_path=socket_path,
+                control_path=control_path,
+                version=resolve(args.herdr_version),  # resolved once, passed down
+                time_scale=args.time_scale,
+                cwd=args.cwd,
+                pane_mode=args.pane_mode,
+                trace_file=trace_file,
+                scenario=scenario,
+                persist=args.persist,
+                pane_history=args.pane_history,
+                herdr_config_dir=args.herdr_config_dir,
+                herdr_session=_serve_data_session(args),
+                read_herdr_config=not args.no_herdr_config,
+                quiet=args.quiet,
+                listening=_collect_again,
+            )
         )
-    )
+    finally:
+        gc.enable()  # whatever happened (a refusal before it listened)
+
+
+def _collect_again() -> None:
+    gc.freeze()
+    gc.enable()
 
 
 def _serve_data_session(args) -> str | None:

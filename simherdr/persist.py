@@ -296,7 +296,7 @@ def restore(sim, snap: dict, history: dict | None) -> None:
         # [H093] src/persist/restore.rs restore_with_imports_and_failures
         _warn("Ignoring pane history without a matching session layout")
         history = None
-    unavailable = None
+    unavailable: str | None = None
     if sim.version.rows.restore_keeps_unavailable_panes:
         from .agents.layer import RESTORE_ERROR_NO_DIRECTORY as unavailable
     kept = _membership_kept_093 if sim.version.rows.restore_membership_unless_other_repo else None

@@ -39,6 +39,10 @@ log = logging.getLogger("simherdr.server")
 
 MAX_REQUEST_BYTES = 1024 * 1024  # src/api/server.rs:32
 REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
+# herdr checks that deadline between 100 ms polls of a pending read (src/api/server.rs:28,
+# 540-548), so a stalled line is dropped 5.0-5.1 s after the accept: one sweep of every
+# connection still reading, on the same period, instead of a timer per connection.
+POLL_INTERVAL = 0.1
 WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
 # CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
 # connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
@@ -51,6 +55,10 @@ async def flush(proto: _Request) -> bool:
     WRITE_TIMEOUT is dropped (aborted) and False returned; a slow but reading client is not."""
     transport = proto.transport
     size = transport.get_write_buffer_size()
+    if size:
+        # Pause at any unsent byte (limit 0): drained() is then done when the client took
+        # everything. Set here, on the slow path, not for every connection.
+        transport.set_write_buffer_limits(high=0)
     while size:
         try:
             async with asyncio.timeout(WRITE_TIMEOUT):
@@ -138,12 +146,9 @@ class _Request(asyncio.Protocol):
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         self.transport: asyncio.WriteTransport = transport
-        # Pause at any unsent byte: flush() then waits for the client to take everything.
-        transport.set_write_buffer_limits(high=0)
-        # herdr drops a connection whose request line is not complete after 5 s (it polls
-        # every 100 ms past the deadline, src/api/server.rs:503-553): here the transport is
-        # aborted when the deadline passes.
-        self.expire = self.loop.call_later(REQUEST_TIMEOUT, transport.abort)
+        # herdr drops a connection whose request line is not complete after 5 s
+        # (src/api/server.rs:503-553): the server's sweep aborts it (Server._sweep).
+        self.server._await_line(self)
         self.label = self.server.next_label()
         self.server._protos.add(self)
 
@@ -163,7 +168,7 @@ class _Request(asyncio.Protocol):
                 self.buf = buf
             return
         self.buf = b""
-        self.expire.cancel()
+        self.server._reading.pop(self, None)
         if i > MAX_REQUEST_BYTES:
             self._drop()
             return
@@ -180,7 +185,7 @@ class _Request(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._lost = True
-        self.expire.cancel()
+        self.server._reading.pop(self, None)
         self.server._protos.discard(self)
         self._gone()
         if self._drained is not None and not self._drained.done():
@@ -201,7 +206,7 @@ class _Request(asyncio.Protocol):
 
     def _drop(self) -> None:
         self.phase = DONE
-        self.expire.cancel()
+        self.server._reading.pop(self, None)
         self.transport.close()
 
     def answer(self, reply: dict | None) -> None:
@@ -251,6 +256,9 @@ class Server:
         self.path = os.path.abspath(path)
         self._server: Listening | None = None
         self._protos: set[_Request] = set()
+        # connections still reading their request line -> their deadline (loop time)
+        self._reading: dict[_Request, float] = {}
+        self._sweeper: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task] = set()
         self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
@@ -287,6 +295,22 @@ class Server:
             raise
         await self.sim.start()
 
+    def _await_line(self, proto: _Request) -> None:
+        loop = self.loop
+        self._reading[proto] = loop.time() + REQUEST_TIMEOUT
+        if self._sweeper is None:
+            self._sweeper = loop.call_later(POLL_INTERVAL, self._sweep)
+
+    def _sweep(self) -> None:
+        """Abort every connection whose request line is past its deadline; run again while
+        any connection is still reading."""
+        now = self.loop.time()
+        for proto, deadline in list(self._reading.items()):
+            if now >= deadline:
+                del self._reading[proto]
+                proto.transport.abort()
+        self._sweeper = self.loop.call_later(POLL_INTERVAL, self._sweep) if self._reading else None
+
     def spawn(self, coro) -> asyncio.Task:
         task = self.loop.create_task(coro)
         self._tasks.add(task)
@@ -303,6 +327,9 @@ class Server:
         asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.close()))
 
     async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self._server is not None:
             self.fate = self._server.close()  # removes the socket only if it is still ours
             self._server = None

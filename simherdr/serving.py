@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,7 +45,9 @@ async def run_server(
     herdr_session: str | None = None,
     read_herdr_config: bool = True,
     quiet: bool = False,
+    listening: Callable[[], None] | None = None,
 ) -> int:
+    """Serve until stopped; ``listening`` is called once the socket answers."""
     from .clock import RealClock, ScaledClock
     from .server import Server, SocketBusy
     from .simulator import Config, Simulator
@@ -116,6 +119,8 @@ async def run_server(
         loop.add_signal_handler(sig, stop)
     if scenario is not None:
         scenario.install(sim)
+    if listening is not None:
+        listening()
     info(f"herdr {sim.version.name} (protocol {sim.version.protocol}) listening on {server.path}")
     if control is not None:
         info(f"control socket on {control.path}")

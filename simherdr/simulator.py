@@ -269,8 +269,8 @@ class Simulator:
     def retired(self, obj: Any, duplicates: frozenset = frozenset()) -> E.HerdrError | None:
         return self.dispatcher.retired(obj, duplicates)
 
-    async def invoke(self, method: str, params: dict | None = None, rid: str = "t") -> dict:
-        """In-process convenience: one request by method name."""
+    async def invoke(self, method: str, params: dict | None = None, rid: str = "t") -> dict | None:
+        """In-process convenience: one request by method name (None: a fault dropped the reply)."""
         return await self.request({"id": rid, "method": method, "params": params or {}})
 
     def refresh_cwds(self) -> None:

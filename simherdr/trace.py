@@ -76,7 +76,7 @@ class Trace:
         self._wall = wall
         self.origin = now()
         self.size = size
-        self._ring: deque[dict] = deque(maxlen=size)
+        self._ring: deque[tuple | dict] = deque(maxlen=size)  # raw parts or built entries
         self.seq = 0
         self.sink = sink
         self._listeners: list[Callable[[dict], None]] = []
@@ -87,20 +87,32 @@ class Trace:
 
     def record(self, kind: str, conn: str | None = None, **fields: Any) -> None:
         self.seq += 1
-        entry = {
-            "seq": self.seq,
-            "kind": kind,
-            "t": round(self._now() - self.origin, 6),
-            "wall": round(self._wall(), 6),
-            "conn": conn,
-            **fields,
-        }
+        raw = (self.seq, kind, self._now(), self._wall(), conn, fields)
+        if self.sink is None and not self._listeners:
+            # Nobody reads the entry now: keep its raw parts, build the dict when it is read
+            # (entries(), write()). Two entries per request: this is the socket's hot path.
+            self._ring.append(raw)
+            return
+        entry = self._entry(raw)
         self._ring.append(entry)
         if self.sink is not None:
             self.sink.write(dumps(entry) + "\n")
             self.sink.flush()
         for listener in self._listeners:
             listener(entry)
+
+    def _entry(self, raw: tuple | dict) -> dict:
+        if isinstance(raw, dict):
+            return raw
+        seq, kind, t, wall, conn, fields = raw
+        return {
+            "seq": seq,
+            "kind": kind,
+            "t": round(t - self.origin, 6),
+            "wall": round(wall, 6),
+            "conn": conn,
+            **fields,
+        }
 
     def subscribe(self, listener: Callable[[dict], None]) -> None:
         """Call ``listener(entry)`` after each entry is recorded (scenario triggers)."""
@@ -112,7 +124,8 @@ class Trace:
 
     def entries(self, since: int = 0) -> list[dict]:
         """Entries with ``seq > since`` still in the ring, oldest first."""
-        return [e for e in self._ring if e["seq"] > since]
+        entry = self._entry
+        return [entry(e) for e in self._ring if _seq(e) > since]
 
     def clear(self) -> int:
         """Forget every entry (sequence numbers keep counting); returns how many went."""
@@ -122,8 +135,12 @@ class Trace:
 
     def write(self, path: str) -> str:
         with open(path, "w", encoding="utf-8") as f:
-            f.writelines(dumps(e) + "\n" for e in self._ring)
+            f.writelines(dumps(self._entry(e)) + "\n" for e in self._ring)
         return path
+
+
+def _seq(raw: tuple | dict) -> int:
+    return raw[0] if isinstance(raw, tuple) else raw["seq"]
 
 
 def dumps(entry: dict) -> str:

@@ -23,10 +23,23 @@ import os
 import socket
 import stat
 from collections.abc import Awaitable, Callable
+from typing import Protocol, cast
 
 # What serves one accepted connection: an asyncio protocol factory (the API socket answers
 # from data_received, with no task per request; see simherdr.server).
 ProtocolFactory = Callable[[], asyncio.BaseProtocol]
+
+
+class _TransportMaker(Protocol):
+    """What asyncio's selector event loop (the default on Linux) has had since Python 3.4:
+    a socket transport made at once, where ``loop.connect_accepted_socket`` needs a task, a
+    waiter and three loop turns per connection (issue 26: one-line requests)."""
+
+    def _make_socket_transport(
+        self, sock: socket.socket, protocol: asyncio.BaseProtocol
+    ) -> asyncio.Transport: ...
+
+
 StreamHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
@@ -159,6 +172,13 @@ class Listening:
         self._factory = factory
         self._backlog = backlog
         self._loop = asyncio.get_running_loop()
+        # the selector loop makes an accepted connection's transport synchronously; any other
+        # loop (uvloop, a test's) goes through the public connect_accepted_socket
+        self._maker: _TransportMaker | None = (
+            cast(_TransportMaker, self._loop)
+            if isinstance(self._loop, asyncio.selector_events.BaseSelectorEventLoop)
+            else None
+        )
         self._delay = ACCEPT_BACKOFF_MIN
         self._retry: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task] = set()
@@ -180,6 +200,13 @@ class Listening:
                 self.starved = False
                 self._delay = ACCEPT_BACKOFF_MIN
                 log.warning("accepting connections on %s again", self.path)
+            if self._maker is not None:
+                try:
+                    conn.setblocking(False)
+                    self._maker._make_socket_transport(conn, self._factory())
+                except OSError:
+                    conn.close()
+                continue
             # non-blocking: connect_accepted_socket sets it (one ioctl, not two)
             task = self._loop.create_task(self._connect(conn))
             self._tasks.add(task)

@@ -37,7 +37,7 @@ def workspace_info(s: Session, w: Workspace) -> dict:
     if w.tokens:
         info["tokens"] = dict(w.tokens)
     if w.worktree:
-        info["worktree"] = dict(w.worktree)
+        info["worktree"] = w.worktree.info()
     return info
 
 

@@ -18,6 +18,9 @@ __all__ = [
     "REPRESENTATIVES",
     "VERSIONS",
     "distinguishing",
+    "grammar",
+    "kinds",
+    "like_base",
     "releases_where",
     "resolve",
     "rows",
@@ -49,9 +52,11 @@ def rows(version: str):
     return resolve(version).rows
 
 
-def distinguishing(*names: str) -> tuple[str, ...]:
+def distinguishing(*names: str, among: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """One release (the newest) per distinct value of the named rows, tables ("tables.cli"),
-    "protocol" or "methods": the releases a test of those rows must run on."""
+    "protocol" or "methods": the releases a test of those rows must run on. ``among`` limits
+    the choice to those releases (e.g. :func:`like_base`: a test written against the base's
+    other rows)."""
 
     def value(v: HerdrVersion, name: str) -> str:
         if name.startswith("tables."):
@@ -61,13 +66,43 @@ def distinguishing(*names: str) -> tuple[str, ...]:
             return repr(sorted(got) if isinstance(got, frozenset) else got)
         return repr(getattr(v.rows, name))
 
-    picked = {tuple(value(v, n) for n in names): v.name for v in releases()}
+    pool = [v for v in releases() if among is None or v.name in among]
+    picked = {tuple(value(v, n) for n in names): v.name for v in pool}
     return tuple(sorted(picked.values(), key=lambda n: resolve(n).key))
 
 
 def releases_where(predicate) -> tuple[str, ...]:
     """The releases whose version object satisfies ``predicate``."""
     return tuple(v.name for v in releases() if predicate(v))
+
+
+def like_base(*names: str) -> tuple[str, ...]:
+    """The releases whose named tables/rows (as in :func:`distinguishing`) equal the base's:
+    ``like_base("tables.cli")`` = the releases speaking the base's CLI grammar."""
+    base = resolve(BASE)
+
+    def same(v: HerdrVersion, name: str) -> bool:
+        if name.startswith("tables."):
+            t = name[len("tables.") :]
+            return getattr(v.tables, t) == getattr(base.tables, t)
+        return getattr(v.rows, name) == getattr(base.rows, name)
+
+    return releases_where(lambda v: all(same(v, n) for n in names))
+
+
+def grammar(version: str):
+    """The stand-in's CLI grammar rows of the release (``grammar(version).machine``:
+    simherdr/stub/cli/base.py GRAMMAR_ROWS by the release's ``tables.cli`` key)."""
+    from simherdr.stub.cli.base import release_of
+
+    return release_of(version).grammar
+
+
+def kinds(version: str) -> tuple[str, ...]:
+    """The agent kinds the release knows (its ``tables.agent_kinds``)."""
+    from simherdr.facts.kinds import kind_names_in
+
+    return kind_names_in(resolve(version).tables.agent_kinds)
 
 
 def tables(version: str):

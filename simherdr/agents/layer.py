@@ -26,6 +26,8 @@ from ..model import metadata as M
 from ..model import shellwords
 from ..model import status as ST
 from ..model import terminal as T
+from ..model import terminal_detection as TD
+from ..model import terminal_reports as TR
 from ..model.seams import ForegroundJob, RealForeground
 from .behaviour import Behaviour, BehaviourTable
 from .occupant import Occupant
@@ -188,14 +190,14 @@ class AgentLayer:
             occ.detected = True
         acquires = self.sim.version.rows.process_detection_acquires
         hooks = self.sim.version.tables.hook_sources
-        return self._update(pane, lambda a: T.process_detected(a, kind, now, hooks, acquires))
+        return self._update(pane, lambda a: TD.process_detected(a, kind, now, hooks, acquires))
 
     def detected_state(self, pane, state: str, blocker: bool = False) -> bool:
         """Detection's state for the current detected process (screen manifests, §6.3)."""
         now, hooks, keep = self._detection_rules()
         agent = pane.agent.detected
         return self._update(
-            pane, lambda a: T.detection(a, agent, state, blocker, False, now, hooks, keep)
+            pane, lambda a: TD.detection(a, agent, state, blocker, False, now, hooks, keep)
         )
 
     def detection_update(
@@ -206,7 +208,7 @@ class AgentLayer:
         state, a visible blocker, and whether this reports the process's exit."""
         now, hooks, keep = self._detection_rules()
         return self._update(
-            pane, lambda a: T.detection(a, agent, state, blocker, exited, now, hooks, keep)
+            pane, lambda a: TD.detection(a, agent, state, blocker, exited, now, hooks, keep)
         )
 
     def process_exited(self, pane, occupant: Occupant | None = None) -> bool:
@@ -216,7 +218,7 @@ class AgentLayer:
         agent = pane.agent.detected or (occ.kind if occ else None)
         now, hooks, keep = self._detection_rules()
         changed = self._update(
-            pane, lambda a: T.detection(a, agent, "idle", False, True, now, hooks, keep)
+            pane, lambda a: TD.detection(a, agent, "idle", False, True, now, hooks, keep)
         )
         terminal_id = pane.terminal_id
 
@@ -236,7 +238,7 @@ class AgentLayer:
             return False
         t, hooks, keep = self._detection_rules()
         return self._update(
-            pane, lambda a: T.detection(a, None, "unknown", False, False, t, hooks, keep)
+            pane, lambda a: TD.detection(a, None, "unknown", False, False, t, hooks, keep)
         )
 
     def codex_prompt_observed(self, pane, ready: bool = True) -> bool:
@@ -250,7 +252,7 @@ class AgentLayer:
         return self._update(pane, lambda a: T.observe_codex_prompt(a, ready))
 
     def _detection_rules(self) -> tuple[float, str, bool]:
-        """(now, hook-source table, exit_keeps_name_until_shell) for T.detection."""
+        """(now, hook-source table, exit_keeps_name_until_shell) for TD.detection."""
         v = self.sim.version
         return self.sim.now(), v.tables.hook_sources, v.rows.exit_keeps_name_until_shell
 
@@ -263,7 +265,7 @@ class AgentLayer:
         if not self.sim.version.rows.clear_reported_agent_at_idle_shell:
             return
         if (
-            not T.self_reported_active(pane.agent, self.sim.version.tables.agent_kinds)
+            not TR.self_reported_active(pane.agent, self.sim.version.tables.agent_kinds)
             or pane.pane_id in self._shell_watch
         ):
             return
@@ -275,7 +277,7 @@ class AgentLayer:
             if (
                 p is None
                 or p.terminal_id != terminal_id
-                or not T.self_reported_active(p.agent, self.sim.version.tables.agent_kinds)
+                or not TR.self_reported_active(p.agent, self.sim.version.tables.agent_kinds)
             ):
                 self._shell_watch.discard(pane.pane_id)
                 return
@@ -283,7 +285,7 @@ class AgentLayer:
                 self._shell_watch.discard(pane.pane_id)
                 now = self.sim.now()
                 kinds = self.sim.version.tables.agent_kinds
-                self._update(p, lambda a: T.clear_self_reported(a, now, kinds))
+                self._update(p, lambda a: TR.clear_self_reported(a, now, kinds))
                 return
             self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
 
@@ -328,12 +330,12 @@ class AgentLayer:
             rebind = self.sim.version.rows.session_rebind_restarts_acquisition
             return self._update(
                 pane,
-                lambda a: T.session_report(a, source, label, session, seq, None, hooks, rebind),
+                lambda a: TR.session_report(a, source, label, session, seq, None, hooks, rebind),
             )
         now = self.sim.now()
         changed = self._update(
             pane,
-            lambda a: T.hook_report(a, source, label, state, message, session, seq, now, hooks),
+            lambda a: TR.hook_report(a, source, label, state, message, session, seq, now, hooks),
         )
         self.watch_self_reported(pane)
         return changed
@@ -354,10 +356,10 @@ class AgentLayer:
         hooks = self.sim.version.tables.hook_sources
         session = T.session_ref(source, label, session_id, session_path, hooks)
         start = session_start_source.strip() if session_start_source else None
-        start = start if start in T.RECOGNIZED_START_SOURCES + ("branch",) else None
+        start = start if start in TR.RECOGNIZED_START_SOURCES + ("branch",) else None
         rebind = self.sim.version.rows.session_rebind_restarts_acquisition
         return self._update(
-            pane, lambda a: T.session_report(a, source, label, session, seq, start, hooks, rebind)
+            pane, lambda a: TR.session_report(a, source, label, session, seq, start, hooks, rebind)
         )
 
     def release_agent(self, pane, source: str, agent: str, seq: int | None = None) -> bool:
@@ -366,10 +368,10 @@ class AgentLayer:
             raise ValueError("agent label must not be empty")
         if T.is_official(source, label, self.sim.version.tables.hook_sources):
             return False  # official herdr:* sources are ignored (src/app/actions.rs:2898-2914)
-        return self._update(pane, lambda a: T.release(a, source, label, seq))
+        return self._update(pane, lambda a: TR.release(a, source, label, seq))
 
     def clear_authority(self, pane, source: str | None = None, seq: int | None = None) -> bool:
-        return self._update(pane, lambda a: T.clear_authority(a, source, seq))
+        return self._update(pane, lambda a: TR.clear_authority(a, source, seq))
 
     # --- reported metadata (src/terminal/metadata.rs): the presentation overlay ----------
 

@@ -25,7 +25,6 @@ import sys
 from typing import Any
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "stub", "data")
-VERSIONS = ("0.8.0", "0.8.2", "0.9.3")  # the releases herdr published a schema of
 ROOTS = {  # src/api/schema/tests.rs:32-45
     "request": "Request",
     "success_response": "SuccessResponse",
@@ -423,9 +422,16 @@ def path_for(version: str) -> str:
     return os.path.join(DATA_DIR, "api-schema-%s.json" % version)
 
 
+def published() -> tuple[str, ...]:
+    """The releases herdr published a schema of (their ``schema_published``), oldest first."""
+    from simherdr.facts.versions import releases
+
+    return tuple(v.name for v in releases() if v.schema_published)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.makedirs(DATA_DIR, exist_ok=True)
-    for version in VERSIONS:
+    for version in published():
         text = json.dumps(document(version), indent=2, sort_keys=True) + "\n"
         with open(path_for(version), "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -571,8 +571,11 @@ def diagnose(version: str, text: str | None, read_error: str | None = None) -> l
         return ["config read error: %s; using defaults" % read_error]
     if text is None:
         return []
-    if not version.startswith("0.8"):
-        # 0.9.x normalize_utf8_bom drops a leading BOM and line-start BOMs (fork io.rs).
+    from .versions import resolve
+
+    rows = resolve(version).rows
+    if rows.config_strips_bom:
+        # row config_strips_bom: normalize_utf8_bom drops a leading BOM and line-start BOMs
         text = text.removeprefix("\ufeff").replace("\n\ufeff", "\n")
     try:
         table = tomllib.loads(text)
@@ -612,9 +615,7 @@ def diagnose(version: str, text: str | None, read_error: str | None = None) -> l
     deduped = [p for i, p in enumerate(unknown) if i == 0 or p != unknown[i - 1]]
     out = sorted(sections)
     out += ["unknown config key %s; ignoring key" % ".".join(map(_format_key, p)) for p in deduped]
-    from .versions import resolve
-
-    out += _semantic(table, resolve(version).rows.config_check_theme_names, "server" in tree)
+    out += _semantic(table, rows.config_check_theme_names, "server" in tree)
     return out
 
 

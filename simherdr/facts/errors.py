@@ -292,3 +292,210 @@ def validate_env(env: dict[str, str] | None) -> None:
             raise invalid_env("env key must not contain NUL bytes")
         if "\0" in value:
             raise invalid_env(f"env value for {key} must not contain NUL bytes")
+
+
+# --- worktree.* (src/app/api/worktrees.rs, src/app/api/worktrees/deferred.rs at 1c76079f):
+# herdr's worktree handlers write their own messages, without serde's "invalid request:".
+
+
+def worktree_source_conflict() -> HerdrError:
+    return HerdrError("invalid_request", "only one of workspace_id or cwd may be supplied")
+
+
+def worktree_source_required() -> HerdrError:
+    return HerdrError(
+        "invalid_request", "workspace_id or cwd is required when no workspace is active"
+    )
+
+
+def worktree_workspace_not_found(ref: str | None) -> HerdrError:
+    """``ref``: the workspace_id that did not parse (named, even when empty); None: a positional
+    id that parsed and names no workspace."""
+    if ref is None:
+        return HerdrError("workspace_not_found", "workspace not found")
+    return HerdrError("workspace_not_found", f"workspace {ref} not found")
+
+
+def worktree_path_not_absolute(message: str) -> HerdrError:
+    """``message``: the git layer's (simherdr/git PATH_MUST_BE_ABSOLUTE)."""
+    return HerdrError("invalid_request", message)
+
+
+def not_git_worktree_path() -> HerdrError:
+    return HerdrError(
+        "not_git_worktree", "Herdr worktree actions require a path inside a Git work tree"
+    )
+
+
+def not_git_worktree_workspace() -> HerdrError:
+    return HerdrError(
+        "not_git_worktree", "Herdr worktree actions require a workspace inside a Git work tree"
+    )
+
+
+def linked_worktree_source() -> HerdrError:
+    return HerdrError(
+        "linked_worktree_source",
+        "New and open worktree actions start from the repo parent workspace.",
+    )
+
+
+def worktree_path_or_branch() -> HerdrError:
+    return HerdrError("invalid_request", "exactly one of path or branch is required")
+
+
+def worktree_branch_required() -> HerdrError:
+    return HerdrError("invalid_request", "branch is required")
+
+
+def worktree_path_not_found() -> HerdrError:
+    return HerdrError("worktree_not_found", "worktree path not found")
+
+
+def worktree_branch_not_found() -> HerdrError:
+    return HerdrError("worktree_not_found", "worktree branch not found")
+
+
+def worktree_not_openable() -> HerdrError:
+    return HerdrError("worktree_not_found", "worktree cannot be opened")
+
+
+def ambiguous_worktree_branch() -> HerdrError:
+    return HerdrError("ambiguous_worktree_branch", "multiple worktrees matched branch")
+
+
+def worktree_in_progress() -> HerdrError:
+    return HerdrError(
+        "worktree_operation_in_progress",
+        "worktree operation is already in progress for this checkout",
+    )
+
+
+def not_managed_worktree() -> HerdrError:
+    return HerdrError("not_linked_worktree", "workspace is not a Herdr-managed worktree checkout")
+
+
+def not_linked_worktree() -> HerdrError:
+    return HerdrError("not_linked_worktree", "workspace is not a linked worktree checkout")
+
+
+def worktree_git_failed(code: str, message: str) -> HerdrError:
+    """git's own message under the operation's code (worktree_list_failed,
+    worktree_create_failed, the remove codes of git.remove_error_code)."""
+    return HerdrError(code, message)
+
+
+# --- agent.* (src/app/api/agents.rs, src/app/terminal_targets.rs, src/api/wait.rs,
+# src/server/headless.rs; 0.9.2 resume_argv: [H093] src/app/api/panes.rs) ----------------------
+
+INVALID_AGENT_NAME = (
+    "agent name must start with a lowercase letter and contain only lowercase "
+    "letters, digits, '-' or '_' (1-32 characters)"
+)
+
+
+def agent_not_found(target: str) -> HerdrError:
+    return HerdrError("agent_not_found", f"agent target {target} not found")
+
+
+def agent_not_hosted() -> HerdrError:
+    return HerdrError("agent_not_found", "agent target does not currently host an agent")
+
+
+def agent_target_ambiguous(target: str, candidates: str) -> HerdrError:
+    return HerdrError(
+        "agent_target_ambiguous", f"agent target {target} is ambiguous; candidates: {candidates}"
+    )
+
+
+def invalid_agent_name() -> HerdrError:
+    return HerdrError("invalid_agent_name", INVALID_AGENT_NAME)
+
+
+def agent_name_taken(name: str, candidates: str) -> HerdrError:
+    return HerdrError(
+        "agent_name_taken", f"agent name {name} is already used; candidates: {candidates}"
+    )
+
+
+def agent_launch_pending() -> HerdrError:
+    return HerdrError("agent_launch_pending", "agent name cannot change while startup is pending")
+
+
+def agent_not_idle(lines: int, target: str, state: str) -> HerdrError:
+    """agent.read of alternate-screen history (src/server/headless.rs:3353-3398)."""
+    return HerdrError(
+        "agent_not_idle",
+        f"cannot read {lines} lines while {target} is {state}: its alternate-screen history "
+        "can only be captured by scrolling while idle. Wait and retry, or use --source visible",
+    )
+
+
+def agent_explain_unavailable(target: str) -> HerdrError:
+    return HerdrError(
+        "agent_explain_unavailable", f"agent target {target} does not have a detected agent label"
+    )
+
+
+def agent_not_ready(target: str) -> HerdrError:
+    return HerdrError("agent_not_ready", f"agent {target} is not an active named agent")
+
+
+def agent_not_foreground(target: str) -> HerdrError:
+    return HerdrError("agent_not_ready", f"agent {target} is no longer the pane foreground process")
+
+
+def unsupported_agent_kind(message: str) -> HerdrError:
+    """``message``: facts/kinds.py UNSUPPORTED_KIND_MESSAGE, formatted with the kind."""
+    return HerdrError("unsupported_agent_kind", message)
+
+
+def invalid_agent_argument() -> HerdrError:
+    return HerdrError(
+        "invalid_agent_argument", "agent arguments cannot be encoded safely for the target shell"
+    )
+
+
+def agent_pane_not_found(pane_id: str) -> HerdrError:
+    return HerdrError("agent_pane_not_found", f"agent target pane {pane_id} not found")
+
+
+def agent_pane_busy(pane_id: str) -> HerdrError:
+    return HerdrError("agent_pane_busy", f"agent target pane {pane_id} is not an available shell")
+
+
+def invalid_agent_timeout() -> HerdrError:
+    return HerdrError(
+        "invalid_agent_timeout",
+        "agent start timeout must be greater than 3000ms and at most 300000ms",
+    )
+
+
+def empty_agent_prompt() -> HerdrError:
+    return HerdrError("empty_agent_prompt", "agent prompt must not be empty")
+
+
+def agent_blocked(target: str) -> HerdrError:
+    return HerdrError("agent_blocked", f"agent {target} is blocked and requires interactive input")
+
+
+def agent_not_running() -> HerdrError:
+    return HerdrError("agent_not_running", "agent is no longer running in the target pane")
+
+
+def agent_prompt_stalled(message: str) -> HerdrError:
+    """``message``: the release's row prompt_stall_message, formatted."""
+    return HerdrError("agent_prompt_stalled", message)
+
+
+def invalid_resume_argv(problem: str) -> HerdrError:
+    """``problem``: the rule the argv breaks (handlers/agent.py resume_argv_problem)."""
+    return HerdrError("invalid_resume_argv", problem)
+
+
+def resume_not_accepted() -> HerdrError:
+    return HerdrError(
+        "resume_not_accepted",
+        "resume_argv requires the reporter to hold the pane; report its state with "
+        "pane.report_agent first",
+    )

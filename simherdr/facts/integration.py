@@ -118,8 +118,9 @@ class Config:
     ``hooks`` a JSON file whose ``hooks.<event>`` list gets one command entry; ``owned`` a JSON
     file herdr owns outright (grok's hooks/herdr.json, herdr's exact content); ``block`` a
     marker-delimited block appended to a TOML/YAML file; ``plugin-list`` opencode's tui.jsonc
-    ``plugin`` array; ``untouched`` a file herdr reports but the stand-in leaves alone
-    (codex config.toml: herdr only flips hook feature flags there).
+    ``plugin`` array; ``asset`` a second asset file carrying the marker; ``untouched`` a file
+    herdr reports but the stand-in leaves alone (codex config.toml: herdr only flips hook
+    feature flags there).
     """
 
     path: str  # relative to the agent's directory
@@ -131,11 +132,13 @@ class Config:
     always: bool = True  # install message printed even when nothing changed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Target:
+    """One row of data/integration.json ``targets`` (or ``experimental``)."""
+
     label: str
     asset: str  # the marker file, relative to the agent's directory
-    versions: tuple[int, int]  # (0.8.2, 0.9.3): src/integration/mod.rs *_INTEGRATION_VERSION
+    versions: Mapping[str, int]  # integration table key -> *_INTEGRATION_VERSION
     missing: str | None  # error when the directory is absent, {dir}; None: created
     install: str  # first install message, {path}
     removed: str  # uninstall messages for the asset, {path}
@@ -143,268 +146,35 @@ class Target:
     configs: tuple[Config, ...] = ()
     extension_dir: bool = False  # pi/omp: created when its parent exists (targets.rs:62-73)
     plugin_dir: str | None = None  # hermes: the installed directory reported by messages
-    since: str = "0.8"
     experimental: bool = False
 
 
-def _hook(
-    label: str,
-    asset: str,
-    version: tuple[int, int],
-    missing: str | None,
-    noun="settings",
-    config_path="settings.json",
-    kind="hooks",
-    event="SessionStart",
-    verb="ensured",
-):
-    return Target(
-        label,
-        asset,
-        version,
-        missing,
-        "installed %s integration hook to {path}" % label,
-        "removed %s hook at {path}" % label,
-        "no %s hook found at {path}" % label,
-        (
-            Config(
-                config_path,
-                kind,
-                "%s %s %s at {path}" % (verb, label, noun),
-                "removed herdr %s hook entries from {path}" % label,
-                "no herdr %s hook entries found in {path}" % label,
-                event=event,
-            ),
-        ),
-    )
+@dataclass(frozen=True)
+class Table:
+    """One integration table (a release's ``tables.integration`` key) of data/integration.json."""
+
+    source: str
+    status_checks_registration: bool  # status also checks each config registration (0.9)
 
 
-_SH = "herdr-agent-state.sh"
-TARGETS: tuple[Target, ...] = (
-    Target(
-        "pi",
-        "herdr-agent-state.ts",
-        (8, 9),
-        None,
-        "installed pi integration to {path}",
-        "removed pi integration extension at {path}",
-        "no pi integration extension found at {path}",
-        extension_dir=True,
-    ),
-    Target(
-        "omp",
-        "herdr-omp-agent-state.ts",
-        (8, 10),
-        None,
-        "installed omp integration to {path}",
-        "removed omp integration extension at {path}",
-        "no omp integration extension found at {path}",
-        extension_dir=True,
-    ),
-    _hook(
-        "claude",
-        "hooks/" + _SH,
-        (8, 10),
-        "claude directory not found at {dir}. install claude code first",
-    ),
-    Target(
-        "codex",
-        _SH,
-        (8, 9),
-        "codex config directory not found at {dir}. install codex first",
-        "installed codex integration hook to {path}",
-        "removed codex hook at {path}",
-        "no codex hook found at {path}",
-        (
-            Config(
-                "hooks.json",
-                "hooks",
-                "ensured codex hooks at {path}",
-                "removed herdr codex hook entries from {path}",
-                "no herdr codex hook entries found in {path}",
-            ),
-            Config(
-                "config.toml",
-                "untouched",
-                "ensured codex config at {path}",
-                "left codex config unchanged at {path}",
-                "left codex config unchanged at {path}",
-            ),
-        ),
-    ),
-    _hook(
-        "copilot",
-        "hooks/" + _SH,
-        (3, 3),
-        "copilot config directory not found at {dir}. install github copilot cli first",
-    ),
-    _hook(
-        "devin",
-        _SH,
-        (2, 2),
-        "devin config directory not found at {dir}. install devin cli first",
-        config_path="config.json",
-    ),
-    Target(
-        "droid",
-        "hooks/" + _SH,
-        (3, 3),
-        "droid config directory not found at {dir}. install droid first",
-        "installed droid integration hook to {path}",
-        "removed droid hook at {path}",
-        "no droid hook found at {path}",
-        (
-            Config(
-                "hooks.json",
-                "hooks",
-                None,
-                "removed legacy herdr droid hook entries from {path}",
-                "no legacy herdr droid hook entries found in {path}",
-                event="legacy",
-            ),
-            Config(
-                "settings.json",
-                "hooks",
-                "ensured droid hooks at {path}",
-                "removed herdr droid hook entries from {path}",
-                "no herdr droid hook entries found in {path}",
-            ),
-        ),
-    ),
-    _hook(
-        "kimi",
-        "hooks/" + _SH,
-        (7, 7),
-        "kimi code config directory not found at {dir}. install kimi code first",
-        noun="config",
-        config_path="config.toml",
-        kind="block",
-    ),
-    Target(
-        "opencode",
-        "plugins/herdr-agent-state.js",
-        (10, 13),
-        "opencode config directory not found at {dir}. install opencode first",
-        "installed opencode integration plugin to {path}",
-        "removed opencode integration plugin at {path}",
-        "no opencode integration plugin found at {path}",
-        (
-            Config(
-                "herdr-tui-session.js",
-                "asset",
-                "installed opencode tui integration plugin to {path}",
-                "removed opencode tui integration plugin at {path}",
-                "no opencode tui integration plugin found at {path}",
-            ),
-            Config(
-                "tui.jsonc",
-                "plugin-list",
-                "ensured opencode tui plugin config at {path}",
-                "removed herdr opencode plugin entry from {path}",
-                None,
-            ),
-        ),
-    ),
-    Target(
-        "kilo",
-        "plugin/herdr-agent-state.js",
-        (4, 4),
-        "kilo config directory not found at {dir}. install kilo first",
-        "installed kilo integration plugin to {path}",
-        "removed kilo integration plugin at {path}",
-        "no kilo integration plugin found at {path}",
-    ),
-    Target(
-        "hermes",
-        "plugins/herdr-agent-state/__init__.py",
-        (5, 5),
-        "hermes config directory not found at {dir}. install hermes agent first",
-        "installed hermes integration plugin to {path}",
-        "removed hermes integration plugin at {path}",
-        "no hermes integration plugin found at {path}",
-        (
-            Config(
-                "config.yaml",
-                "block",
-                "enabled hermes plugin in {path}",
-                "disabled hermes plugin in {path}",
-                "no hermes plugin entry found in {path}",
-            ),
-        ),
-        plugin_dir="plugins/herdr-agent-state",
-    ),
-    _hook(
-        "qodercli",
-        "hooks/" + _SH,
-        (3, 3),
-        "qodercli config directory not found at {dir}. install qodercli first",
-    ),
-    _hook(
-        "qwen",
-        "hooks/herdr-agent-session.sh",
-        (1, 1),
-        "qwen code config directory not found at {dir}. install qwen code first",
-    ),
-    _hook(
-        "cursor",
-        _SH,
-        (1, 1),
-        "cursor config directory not found at {dir}. install cursor agent cli first",
-        noun="hooks",
-        config_path="hooks.json",
-        verb="updated",
-    ),
-    _hook("mastracode", "hooks/" + _SH, (2, 2), None, noun="hooks", config_path="hooks.json"),
-    _hook(
-        "antigravity-cli",
-        "hooks/" + _SH,
-        (2, 3),
-        "antigravity cli config directory not found at {dir}. install antigravity cli first",
-        noun="hooks",
-        config_path="hooks.json",
-        event="PreInvocation",
-    ),
-    Target(
-        "grok",
-        "hooks/" + _SH,
-        (1, 2),
-        "grok config directory not found at {dir}. install grok cli first",
-        "installed grok integration hook to {path}",
-        "removed grok hook at {path}",
-        "no grok hook found at {path}",
-        (
-            Config(
-                "hooks/herdr.json",
-                "owned",
-                "registered grok hook config at {path}",
-                "removed grok hook config at {path}",
-                "no grok hook config found at {path}",
-            ),
-        ),
-    ),
-)
-#: 0.9.x's experimental CLI-only target (fork src/cli/integration.rs, registry.rs, actions.rs).
-#: CHOICE: its missing-directory message follows the other targets' pattern (not read).
-LETTA = Target(
-    "letta",
-    "hooks/herdr-agent-session.sh",
-    (0, 1),
-    "letta config directory not found at {dir}. install letta code first",
-    "installed letta integration hook to {path}",
-    "removed letta hook at {path}",
-    "no letta hook found at {path}",
-    (
-        Config(
-            "settings.json",
-            "hooks",
-            "ensured letta settings at {path}",
-            "removed herdr letta hook entries from {path}",
-            "no herdr letta hook entries found in {path}",
-        ),
-    ),
-    since="0.9",
-    experimental=True,
-)
+def _target(row: dict) -> Target:
+    configs = tuple(Config(**c) for c in row.get("configs", ()))
+    return Target(**{**row, "configs": configs})
+
+
+def _load() -> tuple[tuple[Target, ...], Target, dict[str, Table]]:
+    """data/integration.json: the targets (herdr's order), letta, the tables (read once)."""
+    with open(os.path.join(os.path.dirname(__file__), "data", "integration.json"), "rb") as f:
+        doc = json.load(f)
+    (letta,) = doc["experimental"]
+    tables = {key: Table(**value) for key, value in doc["tables"].items()}
+    return tuple(_target(row) for row in doc["targets"]), _target(letta), tables
+
+
+#: The targets in herdr's IntegrationTarget::ALL order; LETTA: 0.9.x's experimental CLI-only
+#: target (fork src/cli/integration.rs, registry.rs, actions.rs; CHOICE: its missing-directory
+#: message follows the other targets' pattern, not read).
+TARGETS, LETTA, TABLES = _load()
 _ALIASES = {"antigravity_cli": "antigravity-cli"}
 #: The socket's IntegrationTarget (src/api/schema/integrations.rs:13-33, serde snake_case; the
 #: same 17 on 0.9.3: letta is CLI-only there).
@@ -446,12 +216,16 @@ def help_labels(version: str) -> list[str]:
     return labels
 
 
-def _v09(version: str) -> bool:
-    return not version.startswith("0.8")
+def _table_key(version: str) -> str:
+    """The release's integration table key (its ``tables.integration``)."""
+    from .versions import resolve
+
+    return resolve(version).tables.integration
 
 
 def expected_version(target: Target, version: str) -> int:
-    return target.versions[1 if _v09(version) else 0]
+    """The target's asset version in the release's integration table."""
+    return target.versions[_table_key(version)]
 
 
 # --- simherdr's own asset files -----------------------------------------------------------------
@@ -876,6 +650,7 @@ def status(target: Target, env: Mapping[str, str], version: str) -> Status:
     base = _DIRS[target.label](env)
     path = _at(base, target.asset)
     expected = expected_version(target, version)
+    checks_registration = TABLES[_table_key(version)].status_checks_registration
     if not os.path.isfile(path):
         return Status(target, path, "not_installed", None, expected)
     installed = parse_version(_read(path) or "")
@@ -885,7 +660,7 @@ def status(target: Target, env: Mapping[str, str], version: str) -> Status:
             cfg_path = _at(base, cfg.path)
             if cfg.kind == "asset":
                 ok = (parse_version(_read(cfg_path) or "") or -1) >= expected
-            elif cfg.kind in ("owned", "plugin-list") or _v09(version):
+            elif cfg.kind in ("owned", "plugin-list") or checks_registration:
                 ok = _registered(target, cfg, cfg_path, path, version)
             else:
                 ok = True

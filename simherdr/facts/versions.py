@@ -186,6 +186,17 @@ class Rows:
     restore_membership_unless_other_repo: bool
     # session.json carries the server's sidebar fields
     session_saves_sidebar: bool
+    # the stand-in: `herdr status` reports the endpoint protocol generation (endpoint_* and
+    # private_protocol fields, server_binary_stale, 0.9's capability list, restart_needed by
+    # generation); else protocol/compatible and restart_needed by version
+    cli_status_endpoint_generation: bool
+    # the stand-in: `herdr session list` probes report a connection_error (JSON) and an
+    # `unavailable` row with the error under it; else not running / stopped
+    cli_session_probe_errors: bool
+    # the stand-in: `herdr session delete` needs the exact spelling of a session directory
+    cli_session_delete_exact_name: bool
+    # the stand-in: in `herdr session stop|delete` the first `--` ends the options
+    cli_session_dash_dash: bool
     # --- rows that tell herdr 0.8.0 / 0.8.1 from 0.8.2 (releases/0.8.0.toml, 0.8.1.toml) ---
     # agent.prompt to a blocked agent is refused with agent_blocked (and `agent prompt --help`
     # says so)
@@ -207,6 +218,8 @@ class Rows:
     copilot_prompt_focus_in: bool
     # config diagnostics report unknown built-in theme names
     config_check_theme_names: bool
+    # config.toml: a leading BOM and line-start BOMs are dropped before parsing (else a parse error)
+    config_strips_bom: bool
     # pane.split takes right_click (else an unknown key, ignored)
     split_right_click: bool
     # the stand-in: `pane input`, `pane split --right-click`, and `pane split --current` without
@@ -224,6 +237,9 @@ class Rows:
     cli_agent_help_footer: bool
     # the stand-in: a closed stdout pipe ends the CLI quietly (SIGPIPE), not by a panic
     cli_quiet_broken_pipe: bool
+    # the stand-in: the global `herdr --machine <label-or-id> <command>` prefix (else
+    # `--machine` is an unknown launch option; `herdr machine` is the grammar row `machine`)
+    cli_machine_prefix: bool
 
 
 @dataclass(frozen=True)

@@ -30,23 +30,10 @@ from ..facts import kinds as K
 from ..facts.keys import encode_keys
 from ..facts.shellquote import compose_command, has_control_char
 from ..model import terminal as T
+from ..model import terminal_reports as TR
 from ..model.status import RUST_VARIANT, WIRE_STATUSES
-from .common import READ_FORMATS, READ_SOURCES, read_pane
-from .pane import _keys, paste_bytes
-from .registry import REGISTRY, MethodDef, method
-
-
-def method_with(name: str, fields: dict, kind: str = "call"):
-    """Like registry.method, for params named ``name`` or ``kind`` (agent.start, agent.rename)."""
-
-    def deco(fn):
-        if name in REGISTRY:
-            raise RuntimeError(f"method {name} registered twice")
-        REGISTRY[name] = MethodDef(name, fields, fn, kind)
-        return fn
-
-    return deco
-
+from .common import READ_FORMATS, READ_SOURCES, key_bytes, paste_bytes, read_pane
+from .registry import method, method_with
 
 DEFAULT_START_TIMEOUT_MS = 30_000  # src/app/agents.rs:8
 MAX_START_TIMEOUT_MS = 300_000  # src/app/agents.rs:9
@@ -56,12 +43,6 @@ PROMPT_EFFECT_TIMEOUT_MS = 5_000  # src/api/wait.rs (AGENT_PROMPT_EFFECT_TIMEOUT
 DEFAULT_UNTIL = ("idle", "done", "blocked")  # src/api/wait.rs:511-523
 FOCUS_IN = b"\x1b[I"  # copilot only (src/app/api/agents.rs:108-118)
 
-INVALID_NAME = (
-    "agent name must start with a lowercase letter and contain only lowercase "
-    "letters, digits, '-' or '_' (1-32 characters)"
-)
-INVALID_TIMEOUT = "agent start timeout must be greater than 3000ms and at most 300000ms"
-NOT_RUNNING = "agent is no longer running in the target pane"
 
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 STATUS = P.enum(*WIRE_STATUSES)
@@ -82,10 +63,6 @@ def _candidates(s, panes) -> str:
     )
 
 
-def agent_not_found(target: str) -> E.HerdrError:
-    return E.HerdrError("agent_not_found", f"agent target {target} not found")
-
-
 def resolve(sim, target: str):
     """src/app/terminal_targets.rs:75-106: a current canonical pane id hosting an agent, else
     an exact agent name across all workspaces."""
@@ -95,13 +72,10 @@ def resolve(sim, target: str):
         return p
     named = [x for x in s.all_panes() if x.agent.name == target]
     if len(named) > 1:
-        raise E.HerdrError(
-            "agent_target_ambiguous",
-            f"agent target {target} is ambiguous; candidates: {_candidates(s, named)}",
-        )
+        raise E.agent_target_ambiguous(target, _candidates(s, named))
     if named:
         return named[0]
-    raise agent_not_found(target)
+    raise E.agent_not_found(target)
 
 
 def info(sim, pane) -> dict:
@@ -149,7 +123,7 @@ def rename(sim, p):
     pane = resolve(sim, p["target"])
     name = p["name"]
     if name is not None and not valid_agent_name(name):
-        raise E.HerdrError("invalid_agent_name", INVALID_NAME)
+        raise E.invalid_agent_name()
     if name is not None:
         taken = [
             x
@@ -159,16 +133,11 @@ def rename(sim, p):
             and x.terminal_id != pane.terminal_id
         ]
         if taken:
-            raise E.HerdrError(
-                "agent_name_taken",
-                f"agent name {name} is already used; candidates: {_candidates(s, taken)}",
-            )
+            raise E.agent_name_taken(name, _candidates(s, taken))
     if pane.agent.launch_pending:
-        raise E.HerdrError(
-            "agent_launch_pending", "agent name cannot change while startup is pending"
-        )
+        raise E.agent_launch_pending()
     if pane.agent.label is None:
-        raise E.HerdrError("agent_not_found", "agent target does not currently host an agent")
+        raise E.agent_not_hosted()
     sim.agents.rename(pane, name)
     return {"type": "agent_info", "agent": info(sim, pane)}
 
@@ -201,11 +170,7 @@ def _refuse_alt_screen_history(sim, pane, p) -> None:
     screen = pane.screen
     if not screen.alternate_screen or screen.rows >= min(lines, 1000):
         return
-    raise E.HerdrError(
-        "agent_not_idle",
-        f"cannot read {lines} lines while {p['target']} is {a.internal}: its alternate-screen history "
-        "can only be captured by scrolling while idle. Wait and retry, or use --source visible",
-    )
+    raise E.agent_not_idle(lines, p["target"], a.internal)
 
 
 @method("agent.explain", target=P.req(P.STR))
@@ -219,10 +184,7 @@ def explain(sim, p):
         else (K.parse_kind_in(sim.version.tables.agent_kinds, a.label or "") or a.detected)
     )
     if agent is None:
-        raise E.HerdrError(
-            "agent_explain_unavailable",
-            f"agent target {p['target']} does not have a detected agent label",
-        )
+        raise E.agent_explain_unavailable(p["target"])
     obj = {
         "agent": agent,
         "state": a.internal,
@@ -257,8 +219,8 @@ def send_keys(sim, p):
     pane = resolve(sim, p["target"])
     kind = K.parse_kind_in(sim.version.tables.agent_kinds, pane.agent.label or "")
     if kind is None or not _hosts(sim, pane, kind):
-        raise E.HerdrError("agent_not_ready", f"agent {p['target']} is not an active named agent")
-    data = _keys(sim, p["keys"])
+        raise E.agent_not_ready(p["target"])
+    data = key_bytes(sim, p["keys"])
     sim.write_input(pane, data)
     return {"type": "ok"}
 
@@ -280,29 +242,19 @@ def start(sim, p):
     s = sim.session
     name = p["name"]
     if not valid_agent_name(name):
-        raise E.HerdrError("invalid_agent_name", INVALID_NAME)
+        raise E.invalid_agent_name()
     kind = K.parse_kind_in(sim.version.tables.agent_kinds, p["kind"])
     if kind is None:
-        raise E.HerdrError(
-            "unsupported_agent_kind", K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"])
-        )
+        raise E.unsupported_agent_kind(K.UNSUPPORTED_KIND_MESSAGE.format(kind=p["kind"]))
     if any(has_control_char(a) for a in p["args"]):
-        raise E.HerdrError(
-            "invalid_agent_argument",
-            "agent arguments cannot be encoded safely for the target shell",
-        )
+        raise E.invalid_agent_argument()
     taken = [x for x in s.all_panes() if x.agent.is_agent_terminal() and x.agent.name == name]
     if taken:
-        raise E.HerdrError(
-            "agent_name_taken",
-            f"agent name {name} is already used; candidates: {_candidates(s, taken)}",
-        )
+        raise E.agent_name_taken(name, _candidates(s, taken))
     pane = s.canonical_pane(p["pane_id"])
     if pane is None:
-        raise E.HerdrError("agent_pane_not_found", f"agent target pane {p['pane_id']} not found")
-    busy = E.HerdrError(
-        "agent_pane_busy", f"agent target pane {p['pane_id']} is not an available shell"
-    )
+        raise E.agent_pane_not_found(p["pane_id"])
+    busy = E.agent_pane_busy(p["pane_id"])
     if pane.agent.is_agent_terminal() or pane.agent.managed is not None:
         raise busy
     shell_ready = sim.backend.shell_in_foreground(pane)
@@ -312,7 +264,7 @@ def start(sim, p):
     command = compose_command(argv, pane.shell)
     timeout = p["timeout_ms"] if p["timeout_ms"] is not None else DEFAULT_START_TIMEOUT_MS
     if timeout <= SETTLE_DELAY_MS or timeout > MAX_START_TIMEOUT_MS:
-        raise E.HerdrError("invalid_agent_timeout", INVALID_TIMEOUT)
+        raise E.invalid_agent_timeout()
     # 0.9.3: `codex resume <id>` names its session at once (profile row start_args_session)
     session = (
         T.launch_session(kind, p["args"], sim.version.tables.hook_sources)
@@ -331,22 +283,18 @@ def submit_prompt(sim, target: str, text: str) -> dict:
     """handle_agent_prompt (src/app/api/agents.rs:62-131): checks in order, text now, Enter
     300 ms later on the clock. Returns the AgentInfo snapshot taken before Enter."""
     if text == "":
-        raise E.HerdrError("empty_agent_prompt", "agent prompt must not be empty")
+        raise E.empty_agent_prompt()
     pane = resolve(sim, target)
     a = pane.agent
     # Row prompt_refuses_blocked: 0.8.2 refuses a blocked agent (src/app/api/agents.rs:82-91,
     # #2790); 0.8.0 types into its dialog like any other prompt.
     if a.internal == "blocked" and sim.version.rows.prompt_refuses_blocked:
-        raise E.HerdrError(
-            "agent_blocked", f"agent {target} is blocked and requires interactive input"
-        )
+        raise E.agent_blocked(target)
     kind = K.parse_kind_in(sim.version.tables.agent_kinds, a.label or "")
     if kind is None or a.launch_pending:
-        raise E.HerdrError("agent_not_ready", f"agent {target} is not an active named agent")
+        raise E.agent_not_ready(target)
     if not _hosts(sim, pane, kind):
-        raise E.HerdrError(
-            "agent_not_ready", f"agent {target} is no longer the pane foreground process"
-        )
+        raise E.agent_not_foreground(target)
     if kind == "copilot" and sim.version.rows.copilot_prompt_focus_in:
         sim.write_input(pane, FOCUS_IN)
     sim.write_input(pane, paste_bytes(pane, text))
@@ -378,7 +326,7 @@ async def prompt(sim, p, rid, conn):
     prompted = submit_prompt(sim, target, p["text"])
     pin_name = before.get("name") if before.get("name") == target else None
     if not _identity(prompted, before["terminal_id"], pin_name, before.get("agent")):
-        raise E.HerdrError("agent_not_running", NOT_RUNNING)
+        raise E.agent_not_running()
     started = sim.now()
     baseline = prompted["state_change_seq"]
     until = tuple(wait["until"]) or DEFAULT_UNTIL
@@ -395,6 +343,7 @@ async def prompt(sim, p, rid, conn):
             if timeout_ms is not None and timeout_ms <= PROMPT_EFFECT_TIMEOUT_MS
             else (baseline, gate_ms)
         )
+        gate_until: tuple[str, ...]
         if sim.version.rows.prompt_gate_needs_activity:  # PROMPT_GATE_09
             gate_until, transient = ("working", "blocked"), True
         else:
@@ -465,7 +414,7 @@ def _probe(sim, target: str) -> dict:
         return agent_get(sim, target)
     except E.HerdrError as e:
         if e.code == "agent_not_found":
-            raise E.HerdrError("agent_not_running", NOT_RUNNING) from None
+            raise E.agent_not_running() from None
         raise
 
 
@@ -479,7 +428,7 @@ async def _wait_resolved(
     name = initial.get("name") if initial.get("name") == target else None
     label = initial.get("agent")
     pane_id = initial["pane_id"]
-    not_running = E.HerdrError("agent_not_running", NOT_RUNNING)
+    not_running = E.agent_not_running()
     while True:
         if sim.stopping or (conn is not None and conn.cancelled()):
             return None
@@ -524,11 +473,10 @@ async def _wait_resolved(
                 return current
             if stalled is not None:
                 baseline, gate_ms = stalled
-                raise E.HerdrError(
-                    "agent_prompt_stalled",
+                raise E.agent_prompt_stalled(
                     sim.version.rows.prompt_stall_message.format(
                         gate_ms=gate_ms, status=current["agent_status"], baseline=baseline
-                    ),
+                    )
                 )
             raise E.timeout("agent status")
         await sim.wait_change(deadline, conn)
@@ -552,10 +500,6 @@ RESUME_ARGV = P.versioned(P.opt(P.LIST_STR), lambda rows: rows.report_resume_arg
 MAX_RESUME_ARGS = 64
 MAX_RESUME_ARGV_BYTES = 8192
 _PLAIN_COMMAND = re.compile(r"[A-Za-z0-9_.-]+")
-RESUME_NOT_ACCEPTED = (
-    "resume_argv requires the reporter to hold the pane; report its state with "
-    "pane.report_agent first"
-)
 
 
 def resume_argv_problem(argv: list[str]) -> str | None:
@@ -581,7 +525,7 @@ def _check_resume(argv: list | None) -> None:
     if argv is not None:
         problem = resume_argv_problem(argv)
         if problem is not None:
-            raise E.HerdrError("invalid_resume_argv", problem)
+            raise E.invalid_resume_argv(problem)
 
 
 def _resume_report(sim, pane, p: dict, label: str, report) -> None:
@@ -601,12 +545,12 @@ def _resume_report(sim, pane, p: dict, label: str, report) -> None:
         p["agent_session_path"],
         sim.version.tables.hook_sources,
     )
-    newer = T.seq_is_newer(a, source, p["seq"])
+    newer = TR.seq_is_newer(a, source, p["seq"])
     report()
-    if argv is None or not (newer and T.session_is_current(a, source, stored, session)):
+    if argv is None or not (newer and TR.session_is_current(a, source, stored, session)):
         return
     if not T.can_record_resume(a, source, stored, sim.version.tables.agent_kinds):
-        raise E.HerdrError("resume_not_accepted", RESUME_NOT_ACCEPTED)
+        raise E.resume_not_accepted()
     T.record_resume(a, source, stored, argv)
     T.reconcile_resume(a)
 

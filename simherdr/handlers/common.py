@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..facts import errors as E
+from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
 from ..model.state import Pane, Session, Workspace
 
@@ -70,12 +71,10 @@ def auto_label(sim, cwd: str) -> str:
     try:
         from ..git import label_for_cwd
     except ImportError:  # git layer not present
-        label_for_cwd = None
-    if label_for_cwd is not None:
-        return label_for_cwd(cwd, sim.config.home)
-    if os.path.realpath(cwd) == os.path.realpath(sim.config.home):
-        return "~"
-    return os.path.basename(os.path.normpath(cwd)) or cwd
+        if os.path.realpath(cwd) == os.path.realpath(sim.config.home):
+            return "~"
+        return os.path.basename(os.path.normpath(cwd)) or cwd
+    return label_for_cwd(cwd, sim.config.home)
 
 
 def optional_pane(s: Session, ref: str | None) -> Pane:
@@ -108,3 +107,30 @@ def read_pane(sim, p: Pane, source: str, lines: int | None, fmt: str) -> dict:
         "revision": 0,
         "truncated": truncated,
     }
+
+
+# --- a pane's input (pane.send_keys / send_input, agent.send_keys / prompt / start) ------------
+
+BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
+
+
+def key_bytes(sim, keys: list[str], pane=None) -> bytes:
+    """herdr's key names as the bytes a pane's terminal reads (invalid_key on the first bad one;
+    all keys are validated before any byte is written)."""
+    app_cursor = pane.screen.application_cursor if pane is not None else False
+    try:
+        return encode_keys(
+            keys,
+            application_cursor=app_cursor,
+            backtab_shift=sim.version.rows.backtab_keeps_shift,
+        )
+    except InvalidKey as e:
+        raise E.invalid_key(e.key) from None
+
+
+def paste_bytes(pane, text: str) -> bytes:
+    """Text as typed into ``pane``: wrapped in bracketed paste when its screen asked for it."""
+    data = text.encode()
+    if text and pane.screen.bracketed_paste:
+        data = BRACKETED_PASTE[0] + data + BRACKETED_PASTE[1]
+    return data

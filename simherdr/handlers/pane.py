@@ -5,22 +5,21 @@ from __future__ import annotations
 from .. import params as P
 from .. import views as V
 from ..facts import errors as E
-from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
-from ..model.screen import first_matching_line
+from ..model.paneread import first_matching_line
 from .common import (
     READ_FORMATS,
     READ_SOURCES,
     close_with_group,
+    key_bytes,
     launch_cwd,
     optional_pane,
+    paste_bytes,
     read_pane,
     resolve_new_cwd,
 )
 from .matching import compile_match
 from .registry import method
-
-BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
 
 
 @method(
@@ -144,32 +143,12 @@ def send_text(sim, p):
     return {"type": "ok"}
 
 
-def _keys(sim, keys: list[str], pane=None) -> bytes:
-    app_cursor = pane.screen.application_cursor if pane is not None else False
-    try:
-        # all keys validated before any byte is written
-        return encode_keys(
-            keys,
-            application_cursor=app_cursor,
-            backtab_shift=sim.version.rows.backtab_keeps_shift,
-        )
-    except InvalidKey as e:
-        raise E.invalid_key(e.key) from None
-
-
 @method("pane.send_keys", pane_id=P.req(P.STR), keys=P.req(P.LIST_STR))
 def send_keys(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = _keys(sim, p["keys"], pane)
+    data = key_bytes(sim, p["keys"], pane)
     sim.write_input(pane, data)
     return {"type": "ok"}
-
-
-def paste_bytes(pane, text: str) -> bytes:
-    data = text.encode()
-    if text and pane.screen.bracketed_paste:
-        data = BRACKETED_PASTE[0] + data + BRACKETED_PASTE[1]
-    return data
 
 
 @method(
@@ -177,7 +156,7 @@ def paste_bytes(pane, text: str) -> bytes:
 )
 def send_input(sim, p):
     pane = sim.session.require_pane(p["pane_id"])
-    data = paste_bytes(pane, p["text"]) + _keys(sim, p["keys"], pane)
+    data = paste_bytes(pane, p["text"]) + key_bytes(sim, p["keys"], pane)
     sim.write_input(pane, data)  # one write
     return {"type": "ok"}
 

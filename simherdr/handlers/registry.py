@@ -33,10 +33,20 @@ REGISTRY: dict[str, MethodDef] = {}
 
 
 def method(name: str, kind: str = "call", **fields: P.F) -> Callable[[Handler], Handler]:
+    """Register ``fn`` as herdr's method ``name``; ``fields``: its params spec."""
+    return method_with(name, fields, kind)
+
+
+def method_with(
+    name: str, fields: Mapping[str, P.F], kind: str = "call"
+) -> Callable[[Handler], Handler]:
+    """:func:`method` with the params spec as a mapping: for params named ``name`` or ``kind``
+    (agent.start, agent.rename)."""
+
     def deco(fn: Handler) -> Handler:
         if name in REGISTRY:
             raise RuntimeError(f"method {name} registered twice")
-        REGISTRY[name] = MethodDef(name, fields, fn, kind)
+        REGISTRY[name] = MethodDef(name, dict(fields), fn, kind)
         return fn
 
     return deco

@@ -44,26 +44,11 @@ from ..facts import ids
 from ..facts.paths import rust_paths_equal
 from ..git.layout import FoundCheckout, canonical_or_original, find_checkout, repo_name_for
 from ..model import events as ev
+from ..model.membership import Membership
 from ..model.state import Session, Workspace
 from .common import auto_label, close_with_group
 from .context import HandlerContext, WorktreeOperations
 from .registry import method
-
-# --- messages (exact herdr texts) ---------------------------------------------------------------
-
-ONLY_ONE_SOURCE = "only one of workspace_id or cwd may be supplied"
-SOURCE_REQUIRED = "workspace_id or cwd is required when no workspace is active"
-NOT_GIT_PATH = "Herdr worktree actions require a path inside a Git work tree"
-NOT_GIT_WORKSPACE = "Herdr worktree actions require a workspace inside a Git work tree"
-LINKED_SOURCE = "New and open worktree actions start from the repo parent workspace."
-PATH_OR_BRANCH = "exactly one of path or branch is required"
-IN_PROGRESS = "worktree operation is already in progress for this checkout"
-
-
-def _fail(code: str, message: str) -> E.HerdrError:
-    # herdr's worktree handlers write their own messages, without serde's "invalid request:"
-    return E.HerdrError(code, message)
-
 
 #: ``trust_repository``: a 0.9.x field (#3044) on all four methods (VERSIONS.md §1.3); 0.8.2
 #: ignores it as an unknown key.
@@ -96,7 +81,7 @@ def holder_of_checkout(
     canonical = canonical_or_original(checkout_path)
     for w in s.workspaces:
         m = w.worktree
-        if m and canonical_or_original(m["checkout_path"]) == canonical:
+        if m and canonical_or_original(m.checkout_path) == canonical:
             return w
         if m and membership_only:
             continue
@@ -117,7 +102,7 @@ def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
     """``find_parent_workspace_by_key`` (api:427-435): non-linked membership or git space."""
     for w in s.workspaces:
         m = w.worktree
-        if m and m["repo_key"] == repo_key and not m["is_linked_worktree"]:
+        if m and m.repo_key == repo_key and not m.is_linked_worktree:
             return w
         space = _git_space(s, w)
         if space is not None and space.common_dir == repo_key and not space.is_linked_worktree:
@@ -125,37 +110,20 @@ def _parent_by_key(s: Session, repo_key: str) -> Workspace | None:
     return None
 
 
-def _membership(src: Source, checkout_path: str, linked: bool) -> dict:
-    return {
-        "repo_key": src.repo_key,
-        "repo_name": src.repo_name,
-        "repo_root": src.repo_root,
-        "checkout_path": checkout_path,
-        "is_linked_worktree": linked,
-    }
+def _membership(src: Source, checkout_path: str, linked: bool) -> Membership:
+    return Membership(src.repo_key, src.repo_name, src.repo_root, checkout_path, linked)
 
 
-def same_membership(a: dict | None, b: dict | None) -> bool:
-    """Membership equality as herdr's derived ``PartialEq``: the two paths are ``PathBuf``s,
-    equal by components (``/w/proj/.`` == ``/w/proj``); the rest compares exactly."""
-    if a is None or b is None:
-        return a is b
-    return (
-        a["repo_key"] == b["repo_key"]
-        and a["repo_name"] == b["repo_name"]
-        and a["is_linked_worktree"] == b["is_linked_worktree"]
-        and rust_paths_equal(a["repo_root"], b["repo_root"])
-        and rust_paths_equal(a["checkout_path"], b["checkout_path"])
-    )
-
-
-def _set_membership(sim, w: Workspace, membership: dict, emit_update: bool) -> None:
-    """``set_worktree_membership`` (api:449-471): workspace_updated only when it changed."""
-    if same_membership(w.worktree, membership):
-        return
-    w.worktree = dict(membership)
+def _set_membership(sim, w: Workspace, membership: Membership, emit_update: bool) -> Membership:
+    """``set_worktree_membership`` (api:449-471): workspace_updated only when it changed
+    (herdr's PartialEq: Membership.__eq__). Returns the membership held: an equal one already
+    there is kept, with its own path spelling."""
+    if w.worktree == membership:
+        return w.worktree
+    w.worktree = membership
     if emit_update:
         sim.outbox.emit("workspace_updated", {"workspace": V.workspace_info(sim.session, w)})
+    return membership
 
 
 # --- workspaces created for worktrees ---------------------------------------------------------
@@ -221,26 +189,26 @@ def _lookup_workspace(s: Session, ref: str) -> tuple[bool, Workspace | None]:
 def _source_workspace(s: Session, workspace_id: str | None, cwd: str | None) -> Workspace | None:
     """The first steps shared by every source resolution (api:174-232); None means "use cwd"."""
     if workspace_id is not None and cwd is not None:
-        raise _fail("invalid_request", ONLY_ONE_SOURCE)
+        raise E.worktree_source_conflict()
     if workspace_id is not None:
         parsed, w = _lookup_workspace(s, workspace_id)
         if not parsed:
-            raise _fail("workspace_not_found", f"workspace {workspace_id} not found")
+            raise E.worktree_workspace_not_found(workspace_id)
         if w is None:
-            raise _fail("workspace_not_found", "workspace not found")
+            raise E.worktree_workspace_not_found(None)
         return w
     if cwd is not None:
         return None
     w = s.active_ws()  # CHOICE(selected): no separate selection to fall back to
     if w is None:
-        raise _fail("invalid_request", SOURCE_REQUIRED)
+        raise E.worktree_source_required()
     return w
 
 
 def _absolute(sim, path: str) -> str:
     absolute = git.absolute_user_path(path, sim.config.home)
     if absolute is None:
-        raise _fail("invalid_request", git.PATH_MUST_BE_ABSOLUTE)
+        raise E.worktree_path_not_absolute(git.PATH_MUST_BE_ABSOLUTE)
     return absolute
 
 
@@ -251,9 +219,9 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
     if w is None:
         found = find_checkout(_absolute(sim, cwd))
         if found is None:
-            raise _fail("not_git_worktree", NOT_GIT_PATH)
+            raise E.not_git_worktree_path()
         if found.is_linked_worktree:
-            raise _fail("linked_worktree_source", LINKED_SOURCE)
+            raise E.linked_worktree_source()
         holder = _parent_by_key(s, found.common_dir) or holder_of_checkout(
             s, found.checkout_root, _by_membership(sim)
         )
@@ -262,14 +230,14 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
         )
     m = w.worktree
     if m:
-        if m["is_linked_worktree"]:
-            raise _fail("linked_worktree_source", LINKED_SOURCE)
-        return Source(w, m["checkout_path"], m["repo_root"], m["repo_key"], m["repo_name"])
+        if m.is_linked_worktree:
+            raise E.linked_worktree_source()
+        return Source(w, m.checkout_path, m.repo_root, m.repo_key, m.repo_name)
     found = _git_space(s, w)
     if found is None:
-        raise _fail("not_git_worktree", NOT_GIT_WORKSPACE)
+        raise E.not_git_worktree_workspace()
     if found.is_linked_worktree:
-        raise _fail("linked_worktree_source", LINKED_SOURCE)
+        raise E.linked_worktree_source()
     return Source(
         w, found.checkout_root, found.checkout_root, found.common_dir, repo_name_for(found)
     )
@@ -284,7 +252,7 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
     if w is None:
         checkout = git.discover(_absolute(sim, cwd), trust=trust)
         if checkout is None:
-            raise _fail("not_git_worktree", NOT_GIT_PATH)
+            raise E.not_git_worktree_path()
         if checkout.is_linked_worktree:
             holder = holder_of_checkout(s, checkout.repo_root, _by_membership(sim))
         else:
@@ -296,19 +264,19 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
         )
     m = w.worktree
     if m:
-        if m["is_linked_worktree"]:
+        if m.is_linked_worktree:
             return Source(
-                holder_of_checkout(s, m["repo_root"], _by_membership(sim)),
-                m["repo_root"],
-                m["repo_root"],
-                m["repo_key"],
-                m["repo_name"],
+                holder_of_checkout(s, m.repo_root, _by_membership(sim)),
+                m.repo_root,
+                m.repo_root,
+                m.repo_key,
+                m.repo_name,
             )
-        return Source(w, m["checkout_path"], m["repo_root"], m["repo_key"], m["repo_name"])
+        return Source(w, m.checkout_path, m.repo_root, m.repo_key, m.repo_name)
     cwd_of = s.identity_cwd(w)
     checkout = git.discover(cwd_of, trust=trust) if cwd_of else None
     if checkout is None:
-        raise _fail("not_git_worktree", NOT_GIT_WORKSPACE)
+        raise E.not_git_worktree_workspace()
     holder = (
         holder_of_checkout(s, checkout.repo_root, _by_membership(sim))
         if checkout.is_linked_worktree
@@ -360,22 +328,22 @@ def _worktree_info(
     return info
 
 
-def worktree_info_for_membership(m: dict, open_workspace_id: str | None) -> dict:
+def worktree_info_for_membership(m: Membership, open_workspace_id: str | None) -> dict:
     """``worktree_info_for_membership`` (api:550-567): the branch is read from the checkout's
     HEAD; no branch means detached."""
-    branch = git.head_branch(m["checkout_path"])
-    info: dict = {"path": m["checkout_path"]}
+    branch = git.head_branch(m.checkout_path)
+    info: dict = {"path": m.checkout_path}
     if branch is not None:
         info["branch"] = branch
     info.update(
         is_bare=False,
         is_detached=branch is None,
         is_prunable=False,
-        is_linked_worktree=m["is_linked_worktree"],
+        is_linked_worktree=m.is_linked_worktree,
     )
     if open_workspace_id is not None:
         info["open_workspace_id"] = open_workspace_id
-    info["label"] = m["repo_name"]
+    info["label"] = m.repo_name
     return info
 
 
@@ -383,7 +351,7 @@ def _list_entries(repo_root: str, trust: bool) -> list[git.WorktreeEntry]:
     try:
         return git.worktree_list(repo_root, trust=trust)
     except git.GitError as e:
-        raise _fail("worktree_list_failed", e.message) from None
+        raise E.worktree_git_failed("worktree_list_failed", e.message) from None
 
 
 # --- pending operations (deferred:140-160,277-307) -------------------------------------------
@@ -391,10 +359,6 @@ def _list_entries(repo_root: str, trust: bool) -> list[git.WorktreeEntry]:
 
 def _pending(sim: HandlerContext) -> WorktreeOperations:
     return sim.worktree_ops  # declared in handlers/context.py
-
-
-def _in_progress() -> E.HerdrError:
-    return _fail("worktree_operation_in_progress", IN_PROGRESS)
 
 
 #: Where create/remove run git. A seam for tests that need an operation to stay pending.
@@ -443,14 +407,14 @@ def open_(sim, p):
     s = sim.session
     trust = _trust(sim, p)
     if (p["path"] is None) == (p["branch"] is None):
-        raise _fail("invalid_request", PATH_OR_BRANCH)
+        raise E.worktree_path_or_branch()
     src = resolve_source(sim, p["workspace_id"], p["cwd"])
     entries = _list_entries(src.repo_root, trust)
     if p["path"] is not None:
         expected = canonical_or_original(_absolute(sim, p["path"]))
         entry = next((e for e in entries if canonical_or_original(e.path) == expected), None)
         if entry is None:
-            raise _fail("worktree_not_found", "worktree path not found")
+            raise E.worktree_path_not_found()
     else:
         matches = [
             e
@@ -458,12 +422,12 @@ def open_(sim, p):
             if not e.is_bare and not e.is_prunable and not e.is_detached and e.branch == p["branch"]
         ]
         if not matches:
-            raise _fail("worktree_not_found", "worktree branch not found")
+            raise E.worktree_branch_not_found()
         if len(matches) > 1:
-            raise _fail("ambiguous_worktree_branch", "multiple worktrees matched branch")
+            raise E.ambiguous_worktree_branch()
         entry = matches[0]
     if entry.is_bare or entry.is_prunable:
-        raise _fail("worktree_not_found", "worktree cannot be opened")
+        raise E.worktree_not_openable()
 
     canonical = canonical_or_original(entry.path)
     target_is_source = canonical == canonical_or_original(src.checkout_path)
@@ -512,7 +476,7 @@ def open_(sim, p):
 
 
 def _create_source_workspace(
-    s: Session, src: Source, source_id: str | None, source_membership: dict | None
+    s: Session, src: Source, source_id: str | None, source_membership: Membership | None
 ) -> Workspace | None:
     """``api_create_source_workspace_idx`` (deferred:43-92): the source workspace if it is
     still the same repo parent once git is done, else the repo parent found by key."""
@@ -522,12 +486,10 @@ def _create_source_workspace(
     if w is None:
         return _parent_by_key(s, src.repo_key)
     if source_membership is not None:
-        return (
-            w if same_membership(w.worktree, source_membership) else _parent_by_key(s, src.repo_key)
-        )
+        return w if w.worktree == source_membership else _parent_by_key(s, src.repo_key)
     if w.worktree:
         expected = _membership(src, src.checkout_path, False)
-        return w if same_membership(w.worktree, expected) else _parent_by_key(s, src.repo_key)
+        return w if w.worktree == expected else _parent_by_key(s, src.repo_key)
     space = _git_space(s, w)
     if (
         space is not None
@@ -558,7 +520,7 @@ async def create(sim, p, rid, conn):
     # An omitted branch is generated from the clock's microseconds, as herdr seeds it.
     branch = git.resolve_branch(p["branch"], sim.now_us)
     if not branch:
-        raise _fail("invalid_request", "branch is required")
+        raise E.worktree_branch_required()
     base = p["base"] if p["base"] is not None else "HEAD"
     src = resolve_source(sim, p["workspace_id"], p["cwd"])
     if p["path"] is not None:
@@ -574,20 +536,17 @@ async def create(sim, p, rid, conn):
     key = canonical_or_original(path)
     pending = _pending(sim)
     if key in pending.creates or key in pending.remove_paths:
-        raise _in_progress()
+        raise E.worktree_in_progress()
     pending.creates.add(key)
     source_id = src.workspace.workspace_id if src.workspace is not None else None
-    source_membership = (
-        dict(src.workspace.worktree)
-        if (src.workspace is not None and src.workspace.worktree)
-        else None
-    )
+    # frozen: the source's membership as it was before git ran
+    source_membership = src.workspace.worktree if src.workspace is not None else None
     try:
         await sim.offloop(
             run_in_thread(git.worktree_add, src.checkout_path, path, branch, base, trust=trust)
         )
     except git.GitError as e:
-        raise _fail("worktree_create_failed", e.message) from None
+        raise E.worktree_git_failed("worktree_create_failed", e.message) from None
     finally:
         pending.creates.discard(key)
 
@@ -602,12 +561,12 @@ async def create(sim, p, rid, conn):
             w = _create_workspace(sim, path, p["focus"])
         elif p["focus"]:
             s.switch_workspace(w)
-        _set_membership(sim, w, _membership(src, path, True), not created)
+        held = _set_membership(sim, w, _membership(src, path, True), not created)
         if p["label"] is not None:
             w.custom_label = p["label"]  # no workspace_renamed, even on a reused workspace
         if created:
             _emit_open_events(s, w)
-        worktree = worktree_info_for_membership(w.worktree, w.workspace_id)
+        worktree = worktree_info_for_membership(held, w.workspace_id)
         sim.outbox.emit(
             "worktree_created", {"workspace": V.workspace_info(s, w), "worktree": worktree}
         )
@@ -626,7 +585,7 @@ def _close_removed(sim, w: Workspace) -> None:
     s = sim.session
     was_active = s.active == w.workspace_id
     m = w.worktree
-    parent_key = m["repo_key"] if m and m["is_linked_worktree"] else None
+    parent_key = m.repo_key if m and m.is_linked_worktree else None
     close_with_group(sim, w)
     if sim.version.rows.worktree_remove_focus_parent_only_if_active and not was_active:
         return
@@ -637,8 +596,8 @@ def _close_removed(sim, w: Workspace) -> None:
             x
             for x in s.workspaces
             if x.worktree
-            and not x.worktree["is_linked_worktree"]
-            and x.worktree["repo_key"] == parent_key
+            and not x.worktree.is_linked_worktree
+            and x.worktree.repo_key == parent_key
         ),
         None,
     )
@@ -660,16 +619,16 @@ async def remove(sim, p, rid, conn):
     force = p["force"]
     parsed, w = _lookup_workspace(s, p["workspace_id"])
     if not parsed:
-        raise _fail("workspace_not_found", f"workspace {p['workspace_id']} not found")
+        raise E.worktree_workspace_not_found(p["workspace_id"])
     if w is None or not w.worktree:
-        raise _fail("not_linked_worktree", "workspace is not a Herdr-managed worktree checkout")
-    m = dict(w.worktree)
-    if not m["is_linked_worktree"]:
-        raise _fail("not_linked_worktree", "workspace is not a linked worktree checkout")
-    key = canonical_or_original(m["checkout_path"])
+        raise E.not_managed_worktree()
+    m = w.worktree  # frozen: what git is asked to remove
+    if not m.is_linked_worktree:
+        raise E.not_linked_worktree()
+    key = canonical_or_original(m.checkout_path)
     pending = _pending(sim)
     if w.workspace_id in pending.removes or key in pending.remove_paths or key in pending.creates:
-        raise _in_progress()
+        raise E.worktree_in_progress()
     # CHOICE(force-shutdown): the panes keep running until the workspace closes below.
     workspace_id = w.workspace_id
     pending.removes.add(workspace_id)
@@ -678,12 +637,10 @@ async def remove(sim, p, rid, conn):
     worktree = worktree_info_for_membership(m, None)
     try:
         await sim.offloop(
-            run_in_thread(
-                git.worktree_remove, m["repo_root"], m["checkout_path"], force, trust=trust
-            )
+            run_in_thread(git.worktree_remove, m.repo_root, m.checkout_path, force, trust=trust)
         )
     except git.GitError as e:
-        raise _fail(git.remove_error_code(e.message, force), e.message) from None
+        raise E.worktree_git_failed(git.remove_error_code(e.message, force), e.message) from None
     finally:
         pending.removes.discard(workspace_id)
         pending.remove_paths.discard(key)
@@ -694,8 +651,8 @@ async def remove(sim, p, rid, conn):
         if (
             current is not None
             and current.worktree
-            and current.worktree["is_linked_worktree"]
-            and rust_paths_equal(current.worktree["checkout_path"], m["checkout_path"])
+            and current.worktree.is_linked_worktree
+            and rust_paths_equal(current.worktree.checkout_path, m.checkout_path)
         ):
             _close_removed(sim, current)
             sim.outbox.emit(
@@ -713,7 +670,7 @@ async def remove(sim, p, rid, conn):
         return {
             "type": "worktree_removed",
             "workspace_id": workspace_id,
-            "path": m["checkout_path"],
+            "path": m.checkout_path,
             "forced": force,
         }
     finally:

@@ -22,13 +22,13 @@ def group_members(s: Session, w: Workspace) -> list[Workspace]:
     """Every workspace (sidebar order) whose membership shares ``w``'s repo_key."""
     if not w.worktree:
         return [w]
-    key = w.worktree.get("repo_key")
-    return [x for x in s.workspaces if x.worktree and x.worktree.get("repo_key") == key]
+    key = w.worktree.repo_key
+    return [x for x in s.workspaces if x.worktree and x.worktree.repo_key == key]
 
 
 def _is_primary(w: Workspace) -> bool:
     """A group member that is not a linked worktree checkout (a repo parent)."""
-    return w.worktree is not None and not w.worktree.get("is_linked_worktree")
+    return w.worktree is not None and not w.worktree.is_linked_worktree
 
 
 def close_set(s: Session, w: Workspace, duplicates_alone: bool = False) -> list[Workspace]:
@@ -40,7 +40,7 @@ def close_set(s: Session, w: Workspace, duplicates_alone: bool = False) -> list[
     parent of the same repository) closes by itself, on every implicit closing path
     (workspace.close without close_group, the last tab or pane: [H093] test
     ``duplicate_repo_parents_close_independently_unless_group_is_explicit``)."""
-    if w.worktree and not w.worktree.get("is_linked_worktree"):
+    if w.worktree and not w.worktree.is_linked_worktree:
         members = group_members(s, w)
         if len(members) >= 2:
             if duplicates_alone and any(x is not w and _is_primary(x) for x in members):

@@ -42,10 +42,10 @@ class PaneScreen(Protocol):
         fmt: str = "text",
         recent_includes_viewport: bool = True,
     ) -> tuple[str, bool]:
-        """herdr's pane.read contract (model/screen.py HerdrReadContract.read)."""
+        """herdr's pane.read contract (model/paneread.py HerdrReadContract.read)."""
         ...
 
-    # 0.9.x scrollback and copy-mode views (model/screen.py HerdrReadContract)
+    # 0.9.x scrollback and copy-mode views (model/paneread.py HerdrReadContract)
     def content_revision(self) -> int: ...
 
     def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None: ...

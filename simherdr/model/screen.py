@@ -1,57 +1,8 @@
 """A simulated terminal screen with scrollback, for panes that have no real process.
 
-It is fed the pane's output as text and answers ``pane.read`` the way herdr 0.8.2
-does (SOCKET.md §4.3 pane.read, §7.4 pane.wait_for_output, VERSIONS.md §1.6).
-
-HOW HERDR READS A PANE (herdr 0.8.2, read, not guessed)
-------------------------------------------------------
-* ``src/app/api_helpers.rs:109-158``: ``lines`` is capped at 1000; recent sources
-  default to 80 rows; ``visible`` and ``detection`` return the whole snapshot and,
-  when ``lines`` is set, keep the last ``lines`` newline-terminated pieces
-  (``split_inclusive('\\n')``), ``truncated`` = more pieces than that. ``detection`` is
-  plain text even when ``format`` is ``ansi``.
-* The rendered rows are the scrollback history followed by the active screen's
-  full grid of ``rows`` rows, blank rows below the cursor included
-  (libghostty ``total_rows`` = history + rows, ``src/pane/terminal.rs:2727-2739``,
-  ``vendor/libghostty-vt/src/terminal/c/terminal.zig:872``).
-* ``recent``/``recent_unwrapped`` select the last ``lines`` of those rows
-  (``ghostty_recent_read_range``), and ``truncated`` is ``total rows > lines``
-  (``finish_recent_snapshot``, ``src/pane/terminal.rs:2655-2680``) — so a fresh
-  24-row screen read with ``lines=10`` is truncated.
-* Text join for ``visible``, ``detection`` and ``recent`` (herdr's own join,
-  ``src/pane/terminal.rs:2510-2527,2682-2694,3275-3298``): each row right-trimmed
-  (Rust ``trim_end``), trailing blank rows dropped *after* the rows were selected,
-  rows joined with ``\\n``, and a final ``\\n`` added when the text is non-empty.
-  Leading and inner blank rows are kept as empty lines.
-* ``recent_unwrapped`` text and every ``ansi`` read go through libghostty's
-  formatter (``read_text_screen``/``read_ansi_screen``,
-  ``vendor/libghostty-vt/src/terminal/formatter.zig:1040-1160``): blank rows are only
-  written when a later row has text, so there is **no trailing newline**; rows are
-  separated by ``\\n`` (plain) or ``\\r\\n`` (ansi); with unwrapping, a soft-wrapped row
-  and its continuation are joined with no separator and the wrapped row's trailing
-  blank cells are kept when the continuation has text.
-  Example (5 columns, ``ABCDEFGHIJ``): recent ``"ABCDE\\nFGHIJ\\n"``, recent_unwrapped
-  ``"ABCDEFGHIJ"`` (herdr's own test, ``src/pane/terminal.rs:5175-5183``).
-* Line matching for ``pane.wait_for_output`` uses Rust ``str::lines`` (split on
-  ``\\n``, one trailing ``\\r`` dropped per line, no empty last line) and the first
-  matching line wins (``src/api/subscriptions.rs:20-37``).
-
-VERSION SWITCH ``recent_includes_viewport``
-------------------------------------------
-* ``False`` = herdr 0.8.2 as read above: the selection always ends at the bottom row
-  of the grid, so blank rows below the cursor use up the ``lines`` budget. A short
-  output at the top of a fresh screen read with a small ``lines`` comes back as
-  empty text — the defect 0.9.0 fixed (VERSIONS.md §1.6, #3444).
-  NOTE: this is *not* "history rows only"; 0.8.2's source reads the viewport too,
-  it just counts the blank rows under the cursor.
-* ``True`` (0.9.x): on the primary screen the selection ends at the later of the
-  cursor row and the last non-blank row of the grid (bottom row when the grid is
-  blank); the alternate screen still ends at its bottom row. ``truncated`` stays
-  ``total rows > lines``. CHOICE: no 0.9 source tree was available; this follows a
-  0.9-era fork's ``ghostty_recent_read_range`` (found by searching public code) and
-  the changelog wording.
-* ``detection`` is the same as ``visible`` in both modes (CHOICE for 0.9: its
-  detection text is built on the recent read and might reach into history).
+It is fed the pane's output as text and answers ``pane.read`` the way herdr does: the read
+rules (herdr's, with their sources and the ``recent_includes_viewport`` version switch) are
+:mod:`.paneread`'s; the cells are :mod:`.screenrows`'. This module is the terminal emulation.
 
 SIMULATION CHOICES (not herdr facts)
 -----------------------------------
@@ -86,25 +37,12 @@ from __future__ import annotations
 
 import codecs
 import re
-import unicodedata
-from collections import deque
 from collections.abc import Callable
 
-__all__ = [
-    "DEFAULT_RECENT_LINES",
-    "MAX_READ_LINES",
-    "READ_FORMATS",
-    "READ_SOURCES",
-    "Screen",
-    "first_matching_line",
-    "limit_snapshot_lines",
-    "rust_lines",
-]
+from .paneread import HerdrReadContract, first_matching_line
+from .screenrows import Buffer, Row, char_width
 
-DEFAULT_RECENT_LINES = 80
-MAX_READ_LINES = 1000
-READ_SOURCES = ("visible", "recent", "recent_unwrapped", "detection")
-READ_FORMATS = ("text", "ansi")
+__all__ = ["Screen"]
 
 _MAX_PARTIAL = 65536  # an unterminated escape sequence longer than this is dropped
 
@@ -132,88 +70,6 @@ _PARTIAL = re.compile(
 )
 
 _ASCII_SPLIT = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
-_SGR_RESET = ("\x1b[m", "\x1b[0m")
-
-_WIDTH_CACHE: dict[str, int] = {}
-
-
-def _char_width(ch: str) -> int:
-    width = _WIDTH_CACHE.get(ch)
-    if width is None:
-        category = unicodedata.category(ch)
-        if category in ("Mn", "Me") or (category == "Cf" and ch != "\xad"):
-            width = 0
-        elif unicodedata.east_asian_width(ch) in ("W", "F"):
-            width = 2
-        else:
-            width = 1
-        _WIDTH_CACHE[ch] = width
-    return width
-
-
-class _Row:
-    """One rendered row: ``cells`` holds one string per column ('' for the second half
-    of a wide character or a wide character's spacer at the end of a row)."""
-
-    __slots__ = ("cells", "cont", "styles", "wraps")
-
-    def __init__(self) -> None:
-        self.cells: list[str] = []
-        self.styles: dict[int, str] | None = None  # column -> SGR sequences before it
-        self.wraps = False  # soft-wraps into the next row
-        self.cont = False  # continues the previous (soft-wrapped) row
-
-    def text(self) -> str:
-        """herdr's row text: cells joined, right-trimmed."""
-        return "".join(self.cells).rstrip()
-
-    def plain(self) -> str:
-        """libghostty formatter row text: only trailing spaces/empty cells trimmed."""
-        return "".join(self.cells).rstrip(" ")
-
-    def trailing_blank_cells(self, cols: int) -> int:
-        cells = self.cells
-        i = len(cells) - 1
-        while i >= 0 and cells[i] in (" ", ""):
-            i -= 1
-        return cells[i + 1 :].count(" ") + max(0, cols - len(cells))
-
-    def ansi(self) -> str:
-        styles = self.styles
-        if not styles:
-            return self.plain()
-        cells = self.cells
-        last = len(cells) - 1
-        while last >= 0 and cells[last] in (" ", "") and last not in styles:
-            last -= 1
-        parts = []
-        styled = False
-        for col in range(last + 1):
-            prefix = styles.get(col)
-            if prefix:
-                parts.append(prefix)
-                styled = not prefix.endswith(_SGR_RESET)
-            parts.append(cells[col])
-        if styled:
-            parts.append("\x1b[0m")
-        return "".join(parts)
-
-    def clear_styles(self, start: int, end: int | None = None) -> None:
-        if self.styles:
-            for col in [c for c in self.styles if c >= start and (end is None or c < end)]:
-                del self.styles[col]
-
-
-class _Buffer:
-    __slots__ = ("cx", "cy", "grid", "history", "saved", "wrap_pending")
-
-    def __init__(self, rows: int, scrollback_limit: int) -> None:
-        self.history: deque[_Row] = deque(maxlen=max(0, scrollback_limit))
-        self.grid: list[_Row] = [_Row() for _ in range(rows)]
-        self.cx = 0
-        self.cy = 0
-        self.wrap_pending = False
-        self.saved: tuple[int, int] | None = None
 
 
 CSI_PARAM_MAX = 65535  # terminals clamp numeric parameters; huge ones must not cost time
@@ -224,190 +80,6 @@ def _csi_param(p: str) -> int:
     if not p or not (p.isascii() and p.isdigit()):
         return 0
     return CSI_PARAM_MAX if len(p) > 5 else min(int(p), CSI_PARAM_MAX)
-
-
-def limit_snapshot_lines(text: str, limit: int | None) -> tuple[str, bool]:
-    """herdr's ``limit_snapshot_lines``: keep the last ``limit`` pieces of
-    ``split_inclusive('\\n')``; truncated when pieces were dropped."""
-    if limit is None:
-        return text, False
-    if limit < 0:
-        raise ValueError("lines must not be negative")
-    if not text:
-        return "", False
-    pieces = text.split("\n")
-    count = len(pieces) - 1 + (1 if pieces[-1] else 0)
-    if count <= limit:
-        return text, False
-    if limit == 0:
-        return "", True
-    # Find where the last `limit` pieces start: after the (count - limit)-th newline.
-    drop = count - limit
-    index = -1
-    for _ in range(drop):
-        index = text.index("\n", index + 1)
-    return text[index + 1 :], True
-
-
-def rust_lines(text: str) -> list[str]:
-    """Rust ``str::lines``: split on ``\\n``, drop one trailing ``\\r`` per line, no
-    empty last line for a final ``\\n``."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    if parts[-1] == "":
-        parts.pop()
-    return [p[:-1] if p.endswith("\r") else p for p in parts]
-
-
-def first_matching_line(text: str, predicate: Callable[[str], bool]) -> str | None:
-    """pane.wait_for_output's matcher: the first line (``rust_lines``) that matches."""
-    for line in rust_lines(text):
-        if predicate(line):
-            return line
-    return None
-
-
-class HerdrReadContract:
-    """herdr's pane.read rules over a grid of rows, shared by the simulated :class:`Screen` and
-    the PTY screen (simherdr/panes/vt.py). A subclass provides the rows:
-
-    - ``_read_grid()``: the active screen's rows;
-    - ``_read_total()``: history rows plus grid rows (libghostty's total_rows);
-    - ``_read_recent(count, includes_viewport)``: the rows a recent read selects, or None;
-    - ``_blank_cells(row)``: trailing blank cells of a soft-wrapped row.
-    Rows offer ``text()``, ``plain()``, ``ansi()``, ``wraps`` and ``cont``.
-    """
-
-    rows: int  # the grid's size (subclasses set them)
-    cols: int
-    content_seq = 0  # bumped by every change of content (subclasses)
-    # The OSC 0/2 title. ``on_title`` (set by the simulator) hears every change, so herdr's
-    # revision / pane_updated rules can follow it (model/titles.py).
-    on_title = None
-    _title = ""
-
-    @property
-    def title(self) -> str:
-        return self._title
-
-    @title.setter
-    def title(self, value: str) -> None:
-        if value != self._title:
-            self._title = value
-            if self.on_title is not None:
-                self.on_title()
-
-    # The rows a subclass provides (see the class notes).
-    def _read_grid(self) -> list:
-        raise NotImplementedError
-
-    def _read_total(self) -> int:
-        raise NotImplementedError
-
-    def _read_recent(self, count: int, includes_viewport: bool) -> list | None:
-        raise NotImplementedError
-
-    def _blank_cells(self, row) -> int:
-        raise NotImplementedError
-
-    @staticmethod
-    def _join_herdr(rows) -> str:
-        texts = [row.text() for row in rows]
-        while texts and not texts[-1].strip():
-            texts.pop()
-        return "\n".join(texts) + "\n" if texts else ""
-
-    def _join_formatter(self, rows, *, unwrap: bool, ansi: bool) -> str:
-        sep = "\r\n" if ansi else "\n"
-        out: list[str] = []
-        blank_rows = 0
-        blank_cells = 0
-        for row in rows:
-            plain = row.plain()
-            if not plain:
-                blank_rows += 1
-                continue
-            if blank_rows:
-                out.append(sep * blank_rows)
-                blank_rows = 0
-            if not (unwrap and row.wraps):
-                blank_rows += 1
-            if not (unwrap and row.cont):
-                blank_cells = 0
-            if blank_cells:
-                out.append(" " * blank_cells)
-            out.append(row.ansi() if ansi else plain)
-            blank_cells = self._blank_cells(row)
-        return "".join(out)
-
-    # --- 0.9.x scrollback and copy-mode views ([H093] src/app/api/panes.rs) ----------------
-
-    def _all_rows(self) -> list:
-        """History rows, oldest first, then the active grid (absolute row numbers)."""
-        raise NotImplementedError
-
-    def content_revision(self) -> int:
-        """herdr's content_seq as pane.selection.read / copy methods compare it (even while
-        the content is stable). CHOICE: twice the screen's change counter."""
-        return 2 * self.content_seq
-
-    def scroll_max(self) -> int:
-        """max_offset_from_bottom: the rows above the viewport."""
-        return max(0, self._read_total() - self.rows)
-
-    def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None:
-        """The text of an absolute (row, col) range, both ends inclusive, in reading order;
-        None when a row is outside the content (herdr: selection_unavailable). CHOICE: each
-        row right-trimmed, rows joined by "\n" except across a soft wrap; columns are cells."""
-        rows = self._all_rows()
-        (r0, c0), (r1, c1) = sorted((anchor, cursor))
-        if r1 >= len(rows):
-            return None
-        out = []
-        for r in range(r0, r1 + 1):
-            cells = list(rows[r].cells)
-            lo = c0 if r == r0 else 0
-            hi = c1 + 1 if r == r1 else len(cells)
-            out.append("".join(cells[lo:hi]).rstrip())
-            if r < r1 and not rows[r].wraps:
-                out.append("\n")
-        return "".join(out)
-
-    def read(
-        self,
-        source: str,
-        lines: int | None = None,
-        fmt: str = "text",
-        recent_includes_viewport: bool = True,
-    ) -> tuple[str, bool]:
-        """``(text, truncated)`` for a pane.read of ``source`` (see the module notes).
-        ``lines`` is the request's value (None when omitted); defaults and the 1000
-        cap are applied here."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
-        limit = None if lines is None else min(lines, MAX_READ_LINES)
-        if source in ("visible", "detection"):
-            grid = self._read_grid()
-            if fmt == "ansi" and source == "visible":
-                text = self._join_formatter(grid, unwrap=False, ansi=True)
-            else:
-                text = self._join_herdr(grid)
-            return limit_snapshot_lines(text, limit)
-
-        count = DEFAULT_RECENT_LINES if limit is None else limit
-        truncated = self._read_total() > count
-        rows = self._read_recent(count, recent_includes_viewport) if count else None
-        if not rows:
-            return "", truncated
-        unwrap = source == "recent_unwrapped"
-        if fmt == "text" and not unwrap:
-            return self._join_herdr(rows), truncated
-        return self._join_formatter(rows, unwrap=unwrap, ansi=(fmt == "ansi")), truncated
 
 
 class Screen(HerdrReadContract):
@@ -422,8 +94,8 @@ class Screen(HerdrReadContract):
         self.title = ""
         self.bracketed_paste = False
         self.application_cursor = False
-        self._primary = _Buffer(rows, scrollback_limit)
-        self._alt: _Buffer | None = None
+        self._primary = Buffer(rows, scrollback_limit)
+        self._alt: Buffer | None = None
         self._buf = self._primary
         self._partial = ""
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -457,7 +129,7 @@ class Screen(HerdrReadContract):
         self.content_seq += 1
         buf = self._buf
         buf.history.clear()
-        buf.grid = [_Row() for _ in range(self.rows)]
+        buf.grid = [Row() for _ in range(self.rows)]
         buf.cx = buf.cy = 0
         buf.wrap_pending = False
         self._pending_sgr = []
@@ -466,7 +138,7 @@ class Screen(HerdrReadContract):
 
     def reset(self) -> None:
         """Full reset (ESC c): primary screen, blank, no history, modes off, no title."""
-        self._primary = _Buffer(self.rows, self.scrollback_limit)
+        self._primary = Buffer(self.rows, self.scrollback_limit)
         self._alt = None
         self._buf = self._primary
         self.title = ""
@@ -560,7 +232,7 @@ class Screen(HerdrReadContract):
                 buf.cy += 1
             else:
                 buf.history.append(buf.grid.pop(0))
-                buf.grid.append(_Row())
+                buf.grid.append(Row())
             return
         room = self.rows - 1 - buf.cy
         if count <= room:
@@ -573,11 +245,11 @@ class Screen(HerdrReadContract):
             blanks = scroll - self.rows
             if buf.history.maxlen is not None:
                 blanks = min(blanks, buf.history.maxlen)
-            buf.history.extend(_Row() for _ in range(blanks))
-            buf.grid = [_Row() for _ in range(self.rows)]
+            buf.history.extend(Row() for _ in range(blanks))
+            buf.grid = [Row() for _ in range(self.rows)]
         else:
             buf.history.extend(buf.grid[:scroll])
-            buf.grid = buf.grid[scroll:] + [_Row() for _ in range(scroll)]
+            buf.grid = buf.grid[scroll:] + [Row() for _ in range(scroll)]
 
     def _commit_pending_resets(self) -> None:
         """At a line feed, an SGR reset still waiting for a cell belongs to the row
@@ -616,7 +288,7 @@ class Screen(HerdrReadContract):
         self._pending_sgr = []
         return "".join(parts)
 
-    def _put(self, row: _Row, cx: int, chunk, width: int) -> None:
+    def _put(self, row: Row, cx: int, chunk, width: int) -> None:
         """Write ``width`` cells (``chunk``: a str of narrow chars or a list of cells)."""
         cells = row.cells
         length = len(cells)
@@ -688,7 +360,7 @@ class Screen(HerdrReadContract):
     def _print_char(self, ch: str) -> None:
         buf = self._buf
         cols = self.cols
-        width = _char_width(ch)
+        width = char_width(ch)
         if width == 0:
             row = buf.grid[buf.cy]
             target = buf.cx if buf.wrap_pending else buf.cx - 1
@@ -815,13 +487,13 @@ class Screen(HerdrReadContract):
         if mode == 0:
             self._erase_line(0)
             for r in range(buf.cy + 1, self.rows):
-                buf.grid[r] = _Row()
+                buf.grid[r] = Row()
         elif mode == 1:
             for r in range(buf.cy):
-                buf.grid[r] = _Row()
+                buf.grid[r] = Row()
             self._erase_line(1)
         elif mode == 2:
-            buf.grid = [_Row() for _ in range(self.rows)]
+            buf.grid = [Row() for _ in range(self.rows)]
         elif mode == 3:
             buf.history.clear()
         buf.wrap_pending = False
@@ -838,7 +510,7 @@ class Screen(HerdrReadContract):
         if alternate and self._buf is self._primary:
             if save_cursor:
                 self._primary.saved = (self._primary.cy, self._primary.cx)
-            self._alt = _Buffer(self.rows, 0)
+            self._alt = Buffer(self.rows, 0)
             self._buf = self._alt
             self._row_fresh = True
         elif not alternate and self._buf is not self._primary:
@@ -874,7 +546,7 @@ class Screen(HerdrReadContract):
             if buf.cy > 0:
                 buf.cy -= 1
             else:
-                buf.grid.insert(0, _Row())
+                buf.grid.insert(0, Row())
                 buf.grid.pop()
             buf.wrap_pending = False
             self._row_fresh = True
@@ -883,7 +555,7 @@ class Screen(HerdrReadContract):
 
     # ------------------------------------------------------------------ reading
 
-    def _row(self, index: int) -> _Row:
+    def _row(self, index: int) -> Row:
         buf = self._buf
         history = len(buf.history)
         return buf.history[index] if index < history else buf.grid[index - history]

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from ..facts import ids
 from . import layout as L
+from .membership import Membership
 from .state import Pane, Session, Tab, Workspace
 
 SNAPSHOT_VERSION = 3  # snapshot.rs:12
@@ -39,19 +40,6 @@ class SnapshotError(ValueError):
 def _layout(node: L.Node, numbers: dict[str, int]) -> dict:
     # iterative (simherdr.model.layout): a tab may hold any number of nested splits
     return L.to_saved(node, numbers.__getitem__)
-
-
-def _membership(wt: dict | None) -> dict | None:
-    """Our WorkspaceWorktreeInfo as herdr's WorktreeSpaceMembership (src/workspace.rs:35-41)."""
-    if not wt:
-        return None
-    return {
-        "key": wt["repo_key"],
-        "label": wt["repo_name"],
-        "repo_root": wt["repo_root"],
-        "checkout_path": wt["checkout_path"],
-        "is_linked_worktree": wt["is_linked_worktree"],
-    }
 
 
 def _agent_resume(p: Pane) -> dict | None:
@@ -124,9 +112,8 @@ def capture(s: Session, agent_resume: bool = False, sidebar: bool = False) -> di
             # resolved_identity_cwd_from (0.8.2 snapshot.rs:290-292; [H093] capture_workspace)
             "identity_cwd": s.identity_cwd(w),
         }
-        membership = _membership(w.worktree)
-        if membership:
-            ws["worktree_space"] = membership
+        if w.worktree is not None:  # herdr's WorktreeSpaceMembership (src/workspace.rs:35-41)
+            ws["worktree_space"] = w.worktree.saved()
         ws.update(
             public_pane_numbers={str(n): n for n in numbers.values()},
             next_public_pane_number=w.next_pane_number,
@@ -502,13 +489,7 @@ def restore(
         )
         membership = ws.get("worktree_space")
         if membership and membership_kept(membership):
-            w.worktree = {
-                "repo_key": membership["key"],
-                "repo_name": membership["label"],
-                "repo_root": membership["repo_root"],
-                "checkout_path": membership["checkout_path"],
-                "is_linked_worktree": membership["is_linked_worktree"],
-            }
+            w.worktree = Membership.from_saved(membership)
         tab_history = (history_ws[wi].get("tabs") if wi < len(history_ws) else None) or []
         for ti, tab in enumerate(ws["tabs"]):
             number = tab_numbers[ti] if ti < len(tab_numbers) else ti + 1

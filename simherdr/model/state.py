@@ -16,6 +16,7 @@ from ..facts import errors as E
 from ..facts import ids
 from . import events as ev
 from . import layout as L
+from .membership import Membership
 from .status import wire_status
 
 if TYPE_CHECKING:  # annotations only
@@ -108,7 +109,7 @@ class Workspace:
     active_tab: str | None = None
     next_tab_number: int = 1
     next_pane_number: int = 1
-    worktree: dict | None = None
+    worktree: Membership | None = None  # its worktree group membership (model/membership.py)
     tokens: dict = field(default_factory=dict)
     meta: M.WorkspaceMetadata = field(default_factory=_workspace_metadata)  # tokens (TTL), seqs
     # (cwd, automatic label) once the identity cwd moved away from ``cwd`` (Session.label_of)

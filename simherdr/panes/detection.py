@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..facts import kinds as K
-from ..model.screen import rust_lines
+from ..model.paneread import rust_lines
 from . import manifests, procfs
 
 # --- timing (src/pane/agent_detection.rs:5-13, src/pane.rs:290-298,720) ---------------------
@@ -291,11 +291,11 @@ def probe_foreground(shell_pid: int, fg_pgid: int | None, tty_fd: int | None = N
     if fg_pgid is not None:
         st = procfs.stat(fg_pgid)
         if st is not None and st.pgrp == fg_pgid:
-            leader = procfs.ForegroundJob(
+            leader_job = procfs.ForegroundJob(
                 fg_pgid, [procfs.Process(fg_pgid, st.comm, procfs.argv(fg_pgid))]
             )
             hint = env_hint(fg_pgid)
-            found = (hint, hint) if hint else identify_agent_in_job(leader)
+            found = (hint, hint) if hint else identify_agent_in_job(leader_job)
             if found:
                 return Probe(fg_pgid, fg_pgid == shell_pid, found[0])
     job = procfs.foreground_job(shell_pid, tty_fd)
@@ -479,12 +479,12 @@ def region(spec: str, screen: str, osc_title: str = "", osc_progress: str = "") 
         return _slice_from(content, lines, max(len(lines) - n, 0))
     n = _count(spec, "bottom_non_empty_lines")
     if n is not None:
-        idx = [i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()][:n]
-        return _slice_from(content, lines, idx[-1]) if idx else ""
+        kept = [i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()][:n]
+        return _slice_from(content, lines, kept[-1]) if kept else ""
     m = re.fullmatch(r"top_non_empty_lines\(([1-9]\d*)\)", spec)
     if m and int(m.group(1)) <= 65535:
-        idx = [i for i, line in enumerate(lines) if line.strip()][: int(m.group(1))]
-        return content[: _line_start(content, lines, idx[-1] + 1)] if idx else ""
+        kept = [i for i, line in enumerate(lines) if line.strip()][: int(m.group(1))]
+        return content[: _line_start(content, lines, kept[-1] + 1)] if kept else ""
     return ""
 
 

@@ -113,7 +113,7 @@ def children(pid: int) -> list[int]:
 
 def process_tree(roots) -> list[int]:
     """Breadth-first pids of the trees rooted at ``roots`` (each pid once)."""
-    pending = deque()
+    pending: deque[int] = deque()
     seen: set[int] = set()
     for pid in roots:
         if pid and pid > 0 and pid not in seen:

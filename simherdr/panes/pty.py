@@ -438,7 +438,8 @@ class PtyBackend:
         if rt.closed:
             return
         if not rt.drain():
-            rt.loop.remove_reader(rt.fd)
+            if rt.loop is not None:  # set before the reader that calls this was added
+                rt.loop.remove_reader(rt.fd)
             if rt.proc.poll() is not None:
                 self._on_shell_exit(rt)
 
@@ -448,7 +449,7 @@ class PtyBackend:
         if rt.proc.poll() is None:
             return
         rt.exited = True
-        if rt.pidfd is not None:
+        if rt.pidfd is not None and rt.loop is not None:
             rt.loop.remove_reader(rt.pidfd)
         rt.drain()
         pane = rt.pane

@@ -26,6 +26,7 @@ import asyncio
 import collections
 import os
 import re
+from typing import Any
 
 from ..model import shellwords
 
@@ -80,7 +81,8 @@ class SimulatedBackend:
 
     def renamed(self, pane, old_id: str) -> None:
         """pane.move across workspaces: the shell's state follows the pane's new id."""
-        for table in (self._lines, self._pids, self._busy, self._typeahead):
+        tables: tuple[dict[str, Any], ...] = (self._lines, self._pids, self._busy, self._typeahead)
+        for table in tables:
             if old_id in table:
                 table[pane.pane_id] = table.pop(old_id)
 

@@ -2,15 +2,15 @@
 
 :class:`PtyScreen` is fed the raw bytes a pane's processes write to their terminal and answers
 ``read(source, lines, fmt, recent_includes_viewport)`` exactly like the simulated
-:class:`simherdr.model.screen.Screen` (the herdr facts are documented there: SOCKET.md §4.3,
-§7.4, VERSIONS.md §1.6, ``src/app/api_helpers.rs:109-158``, ``src/pane/terminal.rs``). The
-emulation itself (cursor movement, erasing, scrolling regions, charsets, SGR, wide characters)
+:class:`simherdr.model.screen.Screen` (the herdr facts are documented in model/paneread.py:
+SOCKET.md §4.3, §7.4, VERSIONS.md §1.6, ``src/app/api_helpers.rs:109-158``,
+``src/pane/terminal.rs``). The emulation itself (cursor movement, erasing, scrolling regions, charsets, SGR, wide characters)
 is pyte's; this module adds what pyte lacks and herdr needs:
 
 * scrollback: rows that scroll off the top of the primary screen (full-screen scroll region
   only, like xterm/libghostty) go to a bounded history;
 * soft wraps: a row that auto-wrapped is marked ``wraps`` and the next one ``cont``, so
-  ``recent_unwrapped`` can join them (libghostty formatter rules, as in model/screen.py);
+  ``recent_unwrapped`` can join them (libghostty formatter rules, as in model/paneread.py);
 * the alternate screen (DECSET 47/1047/1049): a separate, blank, history-less grid; 1049 also
   saves and restores the cursor;
 * modes read by herdr: bracketed paste (DECSET 2004, ``bracketed_paste``) and application
@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import copy
 import re
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable
 
 import pyte
 from pyte import modes as mo
-from pyte.screens import Margins
+from pyte.screens import Char, Cursor, Margins, StaticDefaultDict
 
-from ..model.screen import (
+from ..model.paneread import (
     HerdrReadContract,
     first_matching_line,
 )
@@ -118,12 +118,23 @@ def _sgr(char) -> str:
     return ";".join(parts)
 
 
+# The primary screen's (buffer, saved cursor) while the alternate screen is on.
+_SavedPrimary = tuple[dict[int, StaticDefaultDict[int, Char]], Cursor | None]
+
+
+def _set_mark(line: StaticDefaultDict[int, Char], mark: str) -> None:
+    """A soft-wrap mark ("wraps"/"cont") on a pyte line, kept in the line's own ``__dict__``
+    (pyte's lines are plain dicts; :class:`_Row` reads the marks, erasing pops them)."""
+    line.__dict__[mark] = True
+
+
 class _Emulator(pyte.Screen):
     """pyte's screen plus scrollback, soft-wrap marks and the alternate screen."""
 
     def __init__(self, columns: int, lines: int, scrollback: int):
         self.history: deque = deque(maxlen=max(0, scrollback))
-        self.saved_primary = None  # (buffer, cursor, history) while the alternate screen is on
+        # (buffer, saved cursor) of the primary screen while the alternate screen is on
+        self.saved_primary: _SavedPrimary | None = None
         self.respond: Callable[[str], None] | None = None
         super().__init__(columns, lines)
 
@@ -143,9 +154,9 @@ class _Emulator(pyte.Screen):
             return
         for ch in data:
             if self.cursor.x == self.columns:
-                self.buffer[self.cursor.y].wraps = True
+                _set_mark(self.buffer[self.cursor.y], "wraps")
                 super().draw(ch)
-                self.buffer[self.cursor.y].cont = True
+                _set_mark(self.buffer[self.cursor.y], "cont")
             else:
                 super().draw(ch)
 
@@ -174,7 +185,9 @@ class _Emulator(pyte.Screen):
     def _alternate(self, on: bool, *, save_cursor: bool) -> None:
         if on and self.saved_primary is None:
             self.saved_primary = (self.buffer, copy.copy(self.cursor) if save_cursor else None)
-            self.buffer = type(self.buffer)(self.buffer.default_factory)
+            primary = self.buffer
+            assert isinstance(primary, defaultdict)  # pyte's buffer (pyte.screens.Screen.reset)
+            self.buffer = defaultdict(primary.default_factory)
             self.dirty.update(range(self.lines))
         elif not on and self.saved_primary is not None:
             buffer, cursor = self.saved_primary
@@ -218,7 +231,7 @@ class _Row:
     def __init__(self, line, cols: int):
         self.line = line
         self.cols = cols
-        self._cells = None
+        self._cells: list[str] | None = None
 
     @property
     def wraps(self) -> bool:
@@ -378,7 +391,7 @@ class PtyScreen(HerdrReadContract):
             return []
         return [_Row(line, self.cols) for line in self._emu.history]
 
-    # --- HerdrReadContract hooks (the read rules themselves live in model/screen.py) -------
+    # --- HerdrReadContract hooks (the read rules themselves live in model/paneread.py) ----
 
     def _read_grid(self):
         return self._grid()

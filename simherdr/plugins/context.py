@@ -68,11 +68,11 @@ def for_workspace(s: Session, w: Workspace, cid: str) -> dict:
 
 
 def for_tab(s: Session, t: Tab, cid: str) -> dict:
-    return _from_parts(s, s.ws(t.workspace_id), t, s.panes.get(t.focused_pane), cid)
+    return _from_parts(s, s.ws_of(t), t, s.panes.get(t.focused_pane), cid)
 
 
 def for_pane(s: Session, p: Pane, cid: str) -> dict:
-    return _from_parts(s, s.ws(p.workspace_id), s.tab_of(p), p, cid)
+    return _from_parts(s, s.ws_of(p), s.tab_of(p), p, cid)
 
 
 def current(s: Session, cid: str) -> dict:

@@ -222,7 +222,7 @@ def _action(t: dict) -> dict:
     aid = normalize_action_id(raw_id)
     if aid is None:
         raise PluginError("invalid_plugin_action_id", "invalid action id")
-    out = {
+    out: dict[str, Any] = {
         "id": aid,
         "title": _trimmed(title, "invalid_plugin_action_title", "action title is required"),
     }
@@ -255,7 +255,7 @@ def _pane(t: dict) -> dict:
     pid = normalize_action_id(raw_id)
     if pid is None:
         raise PluginError("invalid_plugin_pane_id", "invalid pane id")
-    out = {
+    out: dict[str, Any] = {
         "id": pid,
         "title": _trimmed(title, "invalid_plugin_pane_title", "pane title is required"),
     }
@@ -296,7 +296,7 @@ def _link_handler(t: dict) -> dict:
     aid = normalize_action_id(action)
     if aid is None:
         raise PluginError("invalid_plugin_link_handler_action", "invalid link handler action")
-    out = {"id": hid, "title": title, "pattern": pattern, "action": aid}
+    out: dict[str, Any] = {"id": hid, "title": title, "pattern": pattern, "action": aid}
     platforms = _platforms(t)
     if platforms is not None:
         out["platforms"] = platforms

@@ -25,6 +25,27 @@ def manifest_available(plugin: dict) -> bool:
     )
 
 
+# --- file I/O (plugin_registry.rs:32-100), for a file-backed registry ----------------------
+
+
+def _load_strict(path: str) -> list[dict]:
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+        raise ValueError("invalid type: expected a sequence of InstalledPluginInfo")
+    return data
+
+
+def _save(path: str, entries: list[dict]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"  # herdr: path.with_extension("json.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(entries, f, indent=2)
+    os.replace(tmp, path)
+
+
 class PluginRegistry:
     def __init__(self, herdr_version: str, path: str | None = None):
         self.herdr_version = herdr_version
@@ -38,37 +59,19 @@ class PluginRegistry:
         ``plugin_registry_load_failed``."""
         if self.path is None:
             return
-        self._replace(self._load_strict())
+        self._replace(_load_strict(self.path))
 
     def update(self, mutation: Callable[[dict[str, dict]], object]) -> object:
         """Apply ``mutation`` to {plugin_id: info}; persisted when file-backed. Raises OSError
         as herdr's ``plugin_registry_save_failed``."""
         if self.path is None:
             return mutation(self.plugins)
-        entries = {p["plugin_id"]: p for p in self._load_strict()}
+        entries = {p["plugin_id"]: p for p in _load_strict(self.path)}
         result = mutation(entries)
         ordered = [entries[k] for k in sorted(entries)]
-        self._save(ordered)
+        _save(self.path, ordered)
         self._replace(ordered)
         return result
-
-    # --- file I/O (plugin_registry.rs:32-100) ------------------------------------------------
-
-    def _load_strict(self) -> list[dict]:
-        if not os.path.exists(self.path):
-            return []
-        with open(self.path, encoding="utf-8") as f:
-            data = json.load(f)
-        if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
-            raise ValueError("invalid type: expected a sequence of InstalledPluginInfo")
-        return data
-
-    def _save(self, entries: list[dict]) -> None:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        tmp = self.path + ".tmp"  # herdr: path.with_extension("json.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(entries, f, indent=2)
-        os.replace(tmp, self.path)
 
     def _replace(self, entries: list[dict]) -> None:
         """reload_manifests (plugin_registry.rs:108-130): fresh manifest, stored enabled and

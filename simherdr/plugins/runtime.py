@@ -224,7 +224,8 @@ class PluginHost:
             self._procs.add(proc)
             try:
                 out, err = await proc.communicate()
-                exit_code = proc.returncode if proc.returncode >= 0 else None
+                code = proc.returncode  # set once communicate() returns; < 0: a signal
+                exit_code = code if code is not None and code >= 0 else None
             finally:
                 self._procs.discard(proc)
         self.in_flight = max(0, self.in_flight - 1)
@@ -277,7 +278,9 @@ class PluginHost:
     def on_event(self, kind: str, data: dict) -> None:
         if kind in ("pane_closed", "pane_exited"):
             # a gone pane is no plugin pane any more (mod.rs test pane_exit_removes_...)
-            self.panes.pop(data.get("pane_id"), None)
+            gone = data.get("pane_id")
+            if gone is not None:
+                self.panes.pop(gone, None)
         elif kind == "pane_moved" and data.get("previous_pane_id") in self.panes:
             # herdr keys the record by the internal pane id, which a move keeps
             # (mod.rs test plugin_pane_record_survives_pane_move); ours is the public id

@@ -28,8 +28,10 @@ class HookHost(Protocol):
 
     session: Session
     outbox: Outbox
-    config: SessionConfig
     version: HerdrVersion
+
+    @property  # read-only: the runtime's Config is wider than what the hooks read
+    def config(self) -> SessionConfig: ...
 
     @property
     def backend(self) -> PaneBackend: ...

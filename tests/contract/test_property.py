@@ -21,6 +21,7 @@ from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
 from tests.contract.conftest import verify_everywhere
+from tests.releases import VERSIONS
 
 # (group, verb, the rest): {ws} / {pane} / {dir} are filled from what earlier calls printed
 CALLS: tuple[tuple[str, ...], ...] = (
@@ -65,7 +66,7 @@ def _learn(state: dict, out: str) -> None:
 @given(
     calls=st.lists(st.sampled_from(CALLS), min_size=2, max_size=6),
     scale=st.sampled_from([1, 100, 1000]),
-    version=st.sampled_from(["0.8.2", "0.9.3"]),
+    version=st.sampled_from(VERSIONS),
 )
 def test_any_cli_sequence_recorded_at_any_scale_with_a_real_home_verifies(
     calls, scale, version, real_home, tmp_path_factory

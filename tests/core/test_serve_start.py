@@ -53,6 +53,8 @@ NOT_AT_START = (
     "simherdr.model.metadata",
     "simherdr.model.screen",
     "simherdr.model.terminal",
+    "simherdr.model.terminal_detection",
+    "simherdr.model.terminal_reports",
     "simherdr.panes.manifests",
     "simherdr.panes.pty",
     "simherdr.panes.simulated",

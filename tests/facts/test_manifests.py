@@ -8,9 +8,11 @@ import re
 
 import pytest
 
+from simherdr.facts.versions import releases
 from simherdr.panes import detection as D
 from simherdr.panes import manifests as M
 from simherdr.panes.detection import detect
+from tests.releases import VERSIONS
 
 # (kind, screen, osc_title, osc_progress, expected state, expected rule) — written for these tests
 GOLDEN = [
@@ -104,11 +106,19 @@ def test_no_rule_means_the_idle_fallback_and_no_agent_unknown():
     assert detect(None, "Working...\n", manifests="0.8.2").state == "unknown"
 
 
-@pytest.mark.parametrize("table", ["0.8.2", "0.9.3"])
+# The agents each manifest table bundles, by table key: 0.8.0 has no qwen (346411fa bundles
+# no qwen.toml), muse is 0.9.x only.
+BUNDLED_BY_TABLE = {
+    "0.8.0": set(M.BUNDLED) - {"qwen"},
+    "0.8.2": set(M.BUNDLED),
+    "0.9.3": set(M.BUNDLED) | set(M.BUNDLED_0_9),
+}
+
+
+@pytest.mark.parametrize("table", sorted({v.tables.manifests for v in releases()}))
 def test_each_file_pins_herdrs_manifest_version(table):
     loaded = M.load(table)
-    # muse: 0.9.x only
-    assert set(loaded) == set(M.BUNDLED) | (set(M.BUNDLED_0_9) if table == "0.9.3" else set())
+    assert set(loaded) == BUNDLED_BY_TABLE[table]
     for m in loaded.values():
         assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}\.\d+", m.version), m.agent
         assert m.min_engine_version <= M.ENGINE_VERSION and m.rules
@@ -117,6 +127,7 @@ def test_each_file_pins_herdrs_manifest_version(table):
     assert "antigravity" in loaded["agy"].aliases and "ghcs" in loaded["copilot"].aliases
     # 0.9.3's own pi and grok ([H093] src/detect/manifests/), 0.8.2's elsewhere
     versions = {
+        "0.8.0": ("2026.06.10.1", "2026.07.16.2"),  # CHOICE (panes/manifests.py): 0.8.2's
         "0.8.2": ("2026.06.10.1", "2026.07.16.2"),
         "0.9.3": ("2026.09.14.1", "2026.09.18.2"),
     }
@@ -217,6 +228,6 @@ def test_agent_manifest_infos_report_the_bundled_sources():
         "active_version": "2026.06.10.1",
         "local_override_shadowing_remote": False,
     }
-    for version in ("0.8.2", "0.9.3"):
+    for version in VERSIONS:
         reply = {"id": "t", "result": {"type": "agent_manifest_status", "manifests": infos}}
         ref.validate_reply(reply, version)

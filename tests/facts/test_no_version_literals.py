@@ -8,6 +8,12 @@ argument of ``.startswith``/``.endswith``, a ``default=`` keyword, or an ``or`` 
 Table keys ("0.8.2" naming the table read from that release) are dict keys, never compared,
 and pass. ``ALLOWED`` lists what is still being converted, by file and literal; an entry
 that no longer occurs fails too, so the list only shrinks.
+
+The suite (tests/) is scanned too, with one difference: a comparison that is the whole test of
+an ``assert`` (or one term of its ``and``) states a fact (``assert v.name == "0.8.2"``) and
+passes; one that decides what a test expects (``if version == ...``, ``x if version == ...``,
+``(a in out) == (version == ...)``, a helper returning one) fails. A test asks the row the
+behaviour depends on (tests/releases.py: ``rows(v)``, ``tables(v)``, ``grammar(v)``).
 """
 
 from __future__ import annotations
@@ -17,16 +23,16 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "simherdr"
+TESTS = Path(__file__).resolve().parents[1]
 VERSION_LIKE = re.compile(r"^\d+\.\d+(\.\d+)?$")
 
-# (path under simherdr/, literal): still converted elsewhere (the owner's issue).
-ALLOWED: set[tuple[str, str]] = {
-    # known config keys and integration targets by release (next: tables.config_keys and
-    # tables.integration keys; house owns these files as data, the stand-in calls them)
-    ("facts/config_keys.py", "0.8"),
-    ("facts/integration.py", "0.8"),
-    # the stand-in (standin: converted on its branch to the version object)
-    ("stub/cli/roothelp.py", "0.9"),
+# (path under simherdr/, literal): what is still being converted (empty: keep it so).
+ALLOWED: set[tuple[str, str]] = set()
+
+# (path under tests/, literal): each with its reason.
+ALLOWED_TESTS: set[tuple[str, str]] = {
+    # a plugin manifest's min_herdr_version field (herdr's plugin format), not a release choice
+    ("plugins/helpers.py", "0.8.0"),
 }
 
 
@@ -38,7 +44,19 @@ def _is_version(node: ast.AST) -> bool:
     )
 
 
-def _hits(tree: ast.AST):
+def _asserted(tree: ast.AST) -> set[int]:
+    """The comparisons that are an assert's whole test or one term of its ``and``."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            terms = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
+            if isinstance(node.test, ast.BoolOp) and not isinstance(node.test.op, ast.And):
+                terms = [node.test]
+            out.update(id(t) for t in terms if isinstance(t, ast.Compare))
+    return out
+
+
+def _hits(tree: ast.AST, facts: set[int] = frozenset()):  # type: ignore[assignment]
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             for d in [*node.args.defaults, *node.args.kw_defaults]:
@@ -49,7 +67,7 @@ def _hits(tree: ast.AST):
                 if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
                     if _is_version(stmt.value):
                         yield stmt.value, "a field default"
-        elif isinstance(node, ast.Compare):
+        elif isinstance(node, ast.Compare) and id(node) not in facts:
             for operand in [node.left, *node.comparators]:
                 if _is_version(operand):
                     yield operand, "a comparison"
@@ -72,12 +90,14 @@ def _hits(tree: ast.AST):
                     yield v, "an `or` fallback"
 
 
-def scan(root: Path = ROOT) -> list[tuple[str, int, str, str]]:
+def scan(root: Path = ROOT, *, tests: bool = False) -> list[tuple[str, int, str, str]]:
     out = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
+        if tests and rel.startswith("contract/corpus/"):
+            continue  # recorded conversations, not tests
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for node, how in _hits(tree):
+        for node, how in _hits(tree, _asserted(tree) if tests else set()):
             out.append((rel, node.lineno, node.value, how))  # type: ignore[attr-defined]
     return out
 
@@ -95,6 +115,37 @@ def test_no_version_literal_decides_behaviour():
     )
     stale = ALLOWED - {(p, lit) for p, _, lit, _ in found}
     assert not stale, f"converted: remove from ALLOWED: {sorted(stale)}"
+
+
+def test_no_version_literal_decides_a_test():
+    found = scan(TESTS, tests=True)
+    bad = [
+        f"tests/{p}:{line}: {lit!r} as {how}"
+        for p, line, lit, how in found
+        if (p, lit) not in ALLOWED_TESTS
+    ]
+    assert not bad, (
+        "a test branches on a version string; ask the row it depends on instead "
+        "(tests/releases.py: rows(v).<row>, tables(v).<table>, grammar(v).<row>, "
+        "distinguishing(<row>)):\n" + "\n".join(bad)
+    )
+    stale = ALLOWED_TESTS - {(p, lit) for p, _, lit, _ in found}
+    assert not stale, f"converted: remove from ALLOWED_TESTS: {sorted(stale)}"
+
+
+def test_the_tests_scan_lets_asserted_facts_pass(tmp_path):
+    (tmp_path / "t.py").write_text(
+        "assert v.name == '0.8.2'\n"  # a fact: fine
+        "assert ok and v.name == '0.8.2'\n"  # a fact: fine
+        "if version == '0.8.2': pass\n"
+        "x = 1 if version == '0.9.3' else 2\n"
+        "assert ('a' in out) == (version == '0.8.2')\n"
+        "def old(v): return v == '0.8.0'\n"
+        "def call(version='0.9.3'): pass\n"
+    )
+    hows = [how for _, _, _, how in scan(tmp_path, tests=True)]
+    assert hows.count("a comparison") == 4 and hows.count("a parameter default") == 1
+    assert len(scan(tmp_path)) == 7  # the code's scan lets no comparison pass
 
 
 def test_the_scan_catches_each_form(tmp_path):

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from simherdr.facts.methods import ALL_METHODS
 from simherdr.simulator import Simulator
 from simherdr.testing import Harness
+from tests.releases import VERSIONS
 
 from . import strategies as S
 from .conftest import (
@@ -33,7 +34,7 @@ from .conftest import (
 pytestmark = pytest.mark.hostile
 
 VERSION = "0.9.3"
-ORACLES = {v: Simulator(v) for v in ("0.8.2", "0.9.3")}  # parse() only: pure, no loop needed
+ORACLES = {v: Simulator(v) for v in VERSIONS}  # parse() only: pure, no loop needed
 ORACLE = ORACLES[VERSION]
 PER_VERSION = settings(HOSTILE, max_examples=max(1, EXAMPLES * 3 // 4))  # run once per profile
 

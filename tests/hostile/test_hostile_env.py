@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from simherdr.stub.install import write_stub
+from tests.releases import VERSIONS
 
 pytestmark = pytest.mark.hostile
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.hostile
 @pytest.fixture(scope="module")
 def stubs(tmp_path_factory):
     base = tmp_path_factory.mktemp("stubs")
-    return {v: write_stub(str(base / v), v) for v in ("0.8.2", "0.9.3")}
+    return {v: write_stub(str(base / v), v) for v in VERSIONS}
 
 
 def _run(stub: str, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:

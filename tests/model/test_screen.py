@@ -2,12 +2,8 @@
 
 import pytest
 
-from simherdr.model.screen import (
-    Screen,
-    first_matching_line,
-    limit_snapshot_lines,
-    rust_lines,
-)
+from simherdr.model.paneread import first_matching_line, limit_snapshot_lines, rust_lines
+from simherdr.model.screen import Screen
 
 V082 = {"recent_includes_viewport": False}
 V09 = {"recent_includes_viewport": True}

@@ -35,6 +35,7 @@ from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import SocketClient, ThreadServer
 from tests import herdr_reference as ref
+from tests.releases import BASE
 
 SCALE = 20.0  # simulated seconds per wall second
 WALL_TIMEOUT = 10.0  # how long a test waits for something real to happen
@@ -200,7 +201,7 @@ def make_client(workdir, monkeypatch):
     made = []
 
     def factory(
-        pane_mode: str = "pty", scripts: dict | None = None, version: str = "0.8.2", **config
+        pane_mode: str = "pty", scripts: dict | None = None, version: str = BASE, **config
     ) -> Client:
         home = os.path.join(workdir, "home")
         bindir = os.path.join(workdir, "bin")

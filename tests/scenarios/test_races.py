@@ -12,6 +12,7 @@ from simherdr.scenarios import (
     session_reported,
     shell_idle,
 )
+from tests.releases import rows
 from tests.scenarios.conftest import NOT_RUNNING, events, start_ready
 
 
@@ -59,7 +60,7 @@ def test_pane_reused_with_the_exit_seen_releases_first(ws, version):
     ]
     assert got == [("claude", True), ("claude", None)]  # then the new process is detected
     a = ws.ok("agent.get", target="w1:p1")["agent"]
-    if version == "0.8.2":
+    if not rows(version).exit_keeps_name_until_shell:
         assert a["agent"] == "claude" and "name" not in a  # a new occupant: no name
     else:
         # 0.9.3 frees a name only when detection sees no agent after the exit; the shell never
@@ -92,7 +93,7 @@ def test_agent_vanishes_shell_comes_back(ws, version):
     agent_vanishes(ws.sim, "w1:p1")
     ws.settle()
     assert ws.result(task)["error"] == NOT_RUNNING
-    if version != "0.8.2":  # the name stays until detection sees the shell again
+    if rows(version).exit_keeps_name_until_shell:  # the name stays until the shell is seen
         assert "agent" not in ws.ok("agent.get", target="rev")["agent"]
         ws.advance(1)
     assert ws.err("agent.get", target="rev") == {

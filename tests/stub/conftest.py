@@ -13,15 +13,27 @@ import subprocess
 import tempfile
 
 import pytest
-from stub_fake import PROTOCOLS, FakeHerdr, Result
+from stub_fake import FakeHerdr, Result
 
 from simherdr.stub.install import write_stub
+from tests.releases import BASE
+
+
+class _Stubs(dict):
+    """release name -> an installed stand-in for it, written on first use (any release)."""
+
+    def __init__(self, base) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, version: str) -> str:
+        self[version] = path = write_stub(str(self.base / version), version)
+        return path
 
 
 @pytest.fixture(scope="session")
 def stubs(tmp_path_factory):
-    base = tmp_path_factory.mktemp("stubs")
-    return {version: write_stub(str(base / version), version) for version in PROTOCOLS}
+    return _Stubs(tmp_path_factory.mktemp("stubs"))
 
 
 @pytest.fixture
@@ -43,7 +55,7 @@ def fake(sockdir):
 def make_fake(sockdir):
     made = []
 
-    def factory(name="herdr.sock", version="0.8.2", protocol=None):
+    def factory(name="herdr.sock", version=BASE, protocol=None):
         server = FakeHerdr(os.path.join(sockdir, name), version=version, protocol=protocol)
         made.append(server)
         return server
@@ -62,11 +74,9 @@ def base_env(tmp_path):
 
 @pytest.fixture
 def herdr(stubs, fake, base_env):
-    """Run the stub: herdr(*argv, version="0.8.2", env={...}, unset=(...), socket=path)."""
+    """Run the stub: herdr(*argv, version=BASE, env={...}, unset=(...), socket=path)."""
 
-    def run(
-        *argv, version="0.8.2", env=None, unset=(), socket=None, timeout=20, cwd=None
-    ) -> Result:
+    def run(*argv, version=BASE, env=None, unset=(), socket=None, timeout=20, cwd=None) -> Result:
         full_env = dict(base_env)
         full_env["HERDR_SOCKET_PATH"] = fake.path if socket is None else socket
         full_env.update(env or {})
@@ -91,7 +101,7 @@ def cli(stubs, fake, base_env):
 
     from simherdr.stub.cli import core as herdr_cli
 
-    def run(*argv, version="0.8.2", env=None, unset=(), socket=None) -> Result:
+    def run(*argv, version=BASE, env=None, unset=(), socket=None) -> Result:
         full_env = dict(base_env)
         full_env["HERDR_SOCKET_PATH"] = fake.path if socket is None else socket
         full_env.update(env or {})

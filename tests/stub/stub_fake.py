@@ -13,7 +13,7 @@ import socket
 import threading
 from dataclasses import dataclass
 
-PROTOCOLS = {"0.8.0": 19, "0.8.2": 20, "0.9.3": 22}
+from tests.releases import BASE, resolve
 
 
 class Raw:
@@ -49,10 +49,10 @@ def error(code, message):
 
 
 class FakeHerdr:
-    def __init__(self, path: str, version: str = "0.8.2", protocol: int | None = None):
+    def __init__(self, path: str, version: str = BASE, protocol: int | None = None):
         self.path = path
         self.version = version
-        self.protocol = PROTOCOLS.get(version, 20) if protocol is None else protocol
+        self.protocol = resolve(version).protocol if protocol is None else protocol
         self.capabilities = {"live_handoff": True, "detached_server_daemon": True}
         self.ping_reply = None  # reply item overriding the normal pong
         self.default_reply = None  # reply for unscripted methods (None: not_implemented error)

@@ -9,11 +9,11 @@ import os
 import pytest
 
 from simherdr.stub.cli import integration as integ
-from tests.releases import VERSIONS
+from tests.releases import VERSIONS, kinds
 
 
 def targets_of(version):
-    return integ.targets(version) + ([integ.LETTA] if version != "0.8.2" else [])
+    return integ.targets(version) + ([integ.LETTA] if "letta" in kinds(version) else [])
 
 
 CASES = [(v, t.label) for v in VERSIONS for t in targets_of(v)]

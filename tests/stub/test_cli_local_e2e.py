@@ -14,7 +14,7 @@ import time
 import pytest
 from stub_fake import ok
 
-from tests.releases import VERSIONS
+from tests.releases import DEFAULT_VERSION, VERSIONS, kinds, tables
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def home():
 
 @pytest.fixture
 def run(stubs, home):
-    def call(*argv, version="0.9.3", env=None, timeout=30):
+    def call(*argv, version=DEFAULT_VERSION, env=None, timeout=30):
         full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8"}
         full["XDG_CONFIG_HOME"] = os.path.join(home, "cfg")
         full.update(env or {})
@@ -143,10 +143,12 @@ def test_integration_through_the_stand_in(run, home, version):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "installed claude integration hook to " + hook
     status = run("integration", "status", version=version).stdout
-    assert "claude: current (v%d) (%s)" % (8 if version == "0.8.2" else 10, hook) in status
+    # src/integration/mod.rs CLAUDE_INTEGRATION_VERSION, by the release's integration table
+    claude = {"0.8.2": 8, "0.9.3": 10}[tables(version).integration]
+    assert "claude: current (v%d) (%s)" % (claude, hook) in status
     done = run("integration", version=version)
     assert done.returncode == 2 and done.stderr.startswith("herdr integration commands:\n")
-    assert ("  herdr integration install letta\n" in done.stderr) == (version != "0.8.2")
+    assert ("  herdr integration install letta\n" in done.stderr) == ("letta" in kinds(version))
     assert run("integration", "uninstall", "claude", version=version).returncode == 0
 
 

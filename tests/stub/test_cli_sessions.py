@@ -15,7 +15,7 @@ import time
 import pytest
 
 from simherdr.stub.cli import launch, sessions
-from tests.releases import VERSIONS
+from tests.releases import BASE, DEFAULT_VERSION, VERSIONS, rows
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def wait_for(predicate, timeout=15.0):
 def serve(env):
     procs = []
 
-    def start(*extra, version="0.9.3"):
+    def start(*extra, version=DEFAULT_VERSION):
         argv = [sys.executable, "-m", "simherdr", "serve", "--herdr-version", version, *extra]
         proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
         procs.append(proc)
@@ -63,7 +63,7 @@ def serve(env):
         proc.stderr.close()
 
 
-def call(env, verb, *args, version="0.9.3"):
+def call(env, verb, *args, version=DEFAULT_VERSION):
     out, err = io.StringIO(), io.StringIO()
     code = sessions.run(verb, list(args), env, version, out, err)
     return code, out.getvalue(), err.getvalue()
@@ -224,7 +224,7 @@ def test_dash_dash_ends_the_options_from_0_9(env, version):
     options (`-- --json` names a session `--json`); 0.8.2 takes `--` for the name."""
     code, out, err = call(env, "delete", "--", "--json", version=version)
     assert (code, err) == (0, "")
-    if version == "0.9.3":
+    if rows(version).cli_session_dash_dash:
         assert out == "deleted session --json\n"
     else:
         assert json.loads(out)["deleted"] is True
@@ -241,22 +241,23 @@ def test_unreachable_socket_is_unavailable_from_0_9(xdg, version):
     the error under the row (table); 0.8.2 just says not running."""
     config = os.path.join(xdg, "c" * 100)  # the socket path outgrows sockaddr_un
     env = {"PATH": os.environ.get("PATH", ""), "HOME": xdg, "XDG_CONFIG_HOME": config}
+    probes = rows(version).cli_session_probe_errors
     code, out, err = call(env, "list", "--json", version=version)
     assert (code, err) == (0, "")
     (default,) = json.loads(out)["sessions"]
     assert default["running"] is False
-    if version == "0.8.2":
+    if not probes:
         assert "connection_error" not in default
     else:
         assert default["connection_error"] == "path must be shorter than SUN_LEN"
         assert '"connection_error":"path must be shorter than SUN_LEN","default":true' in out
     code, out, err = call(env, "list", version=version)
-    rows = out.splitlines()
-    assert rows[1].split()[:2] == ["default", "stopped" if version == "0.8.2" else "unavailable"]
-    if version == "0.8.2":
-        assert len(rows) == 2
+    lines = out.splitlines()
+    assert lines[1].split()[:2] == ["default", "unavailable" if probes else "stopped"]
+    if not probes:
+        assert len(lines) == 2
     else:
-        assert rows[2:] == ["  path must be shorter than SUN_LEN"]
+        assert lines[2:] == ["  path must be shorter than SUN_LEN"]
 
 
 def test_delete_needs_the_exact_spelling_from_0_9(env, monkeypatch):
@@ -294,7 +295,7 @@ def test_delete_needs_the_exact_spelling_from_0_9(env, monkeypatch):
 # --- herdr server -----------------------------------------------------------------------------
 
 
-def run_launcher(env, *args, version="0.9.3"):
+def run_launcher(env, *args, version=DEFAULT_VERSION):
     """`herdr [--session X] server` through the launch module in its own process (it execs)."""
     script = (
         "import sys, os\n"
@@ -485,3 +486,18 @@ def test_serve_session_persist_uses_the_sessions_data_dir(env, xdg, serve):
     saved = json.loads(open(os.path.join(os.path.dirname(sock), "session.json")).read())
     assert [w.get("custom_name") for w in saved["workspaces"]] == ["lab-only"]
     assert not os.path.exists(os.path.join(xdg, "herdr", "session.json"))
+
+
+# The session rows as read in herdr's trees (the tests above follow the row; this pins it):
+# 1c76079f (the base, 0.8.2) and [H093] (0.9.3) src/session.rs, src/cli.rs.
+READ_IN_TREES = {
+    "cli_session_probe_errors": (False, True),
+    "cli_session_delete_exact_name": (False, True),
+    "cli_session_dash_dash": (False, True),
+}
+
+
+@pytest.mark.parametrize("row", READ_IN_TREES)
+def test_the_session_rows_are_herdrs(row):
+    base, fork = rows(BASE), rows("0.9.3")
+    assert (getattr(base, row), getattr(fork, row)) == READ_IN_TREES[row]

@@ -11,21 +11,24 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from stub_fake import PROTOCOLS, result
+from stub_fake import result
 
-from simherdr.facts.versions import resolve
 from simherdr.stub.cli.roothelp import AGENT_HELP_FOOTER
+from tests.releases import distinguishing, kinds, like_base, resolve, rows
 
-both = pytest.mark.parametrize("version", ["0.8.0", "0.8.2"])
+#: The releases speaking the base's CLI grammar (tables.cli): what these tests are written
+#: against; each test runs on the ones its row tells apart.
+BASE_GRAMMAR = like_base("tables.cli")
 
 
-def old(version: str) -> bool:
-    return version == "0.8.0"
+def on(*names: str):
+    """Parametrize over the base-grammar releases the named rows tell apart."""
+    return pytest.mark.parametrize("version", distinguishing(*names, among=BASE_GRAMMAR))
 
 
 def as_release(fake, version):
     """The fake server answers ping as ``version`` (the stand-in's protocol guard)."""
-    fake.version, fake.protocol = version, PROTOCOLS[version]
+    fake.version, fake.protocol = version, resolve(version).protocol
     return fake
 
 
@@ -64,24 +67,24 @@ def test_agent_start_blocked_at_startup(herdr, fake):
             agent="opencode", agent_status="blocked", interactive_ready=True, launch_pending=False
         ),
     )
-    for version in ("0.8.0", "0.8.2"):
+    for version in distinguishing("cli_agent_start_follows_status", among=BASE_GRAMMAR):
         as_release(fake, version)
         res = herdr(
             "agent", "start", "reviewer", "--kind", "opencode", "--pane", "w1:p1", version=version
         )
-        if old(version):
+        if not rows(version).cli_agent_start_follows_status:
             assert res.rc == 0, res.stderr
         else:
             assert res.rc == 1 and res.stdout == ""
             assert '"code":"agent_not_ready"' in res.stderr
 
 
-@both
+@on("cli_read_options_anywhere")
 def test_pane_read_bad_value(herdr, version):
     """v0.8.2 tests/cli/panes.rs pane_read_rejects_invalid_value_with_usage_error: exit 2 with
     the plain message; 0.8.0 returns the io::Error from main (exit 1, `Error: Custom {...}`)."""
     res = herdr("pane", "read", "w1:p1", "--source", "bogus", version=version)
-    if old(version):
+    if not rows(version).cli_read_options_anywhere:
         assert (res.rc, res.stderr) == (
             1,
             'Error: Custom { kind: Other, error: "invalid read source: bogus" }\n',
@@ -90,7 +93,7 @@ def test_pane_read_bad_value(herdr, version):
         assert (res.rc, res.stderr) == (2, "invalid read source: bogus\n")
 
 
-@both
+@on("cli_read_options_anywhere")
 def test_pane_read_option_order_and_equals(herdr, fake, version):
     """#2183: 0.8.2 takes options before the pane id and --opt=value; 0.8.0's first word is the
     pane id and every later one must be an option of its own."""
@@ -98,12 +101,12 @@ def test_pane_read_option_order_and_equals(herdr, fake, version):
         "pane.read", result("pane_read", read={"pane_id": "w1:p1", "text": "x"})
     )
     res = herdr("pane", "read", "--source", "visible", "w1:p1", version=version)
-    if old(version):
+    if not rows(version).cli_read_options_anywhere:
         assert (res.rc, res.stderr) == (2, "unknown option: visible\n")
     else:
         assert res.rc == 0, res.stderr
     res = herdr("pane", "read", "w1:p1", "--lines=5", version=version)
-    if old(version):
+    if not rows(version).cli_read_options_anywhere:
         assert (res.rc, res.stderr) == (2, "unknown option: --lines=5\n")
     else:
         assert res.rc == 0 and fake.ops()[-1]["params"]["lines"] == 5
@@ -111,31 +114,31 @@ def test_pane_read_option_order_and_equals(herdr, fake, version):
     usage = (
         "usage: herdr pane read <pane_id> [--source visible|recent|recent-unwrapped] [--lines N] "
         "[--format text|ansi] [--ansi]\n"
-        if old(version)
+        if not rows(version).cli_read_options_anywhere
         else "usage: herdr pane read <pane_id> [--source visible|recent|recent-unwrapped|detection] "
         "[--lines N] [--format text|ansi] [--ansi] [--raw]\n"
     )
     assert (res.rc, res.stderr) == (2, usage)
 
 
-@both
+@on("cli_read_options_anywhere")
 def test_wait_output_timeout_value(herdr, version):
     res = herdr(
         "pane", "wait-output", "w1:p1", "--match", "x", "--timeout", "soon", version=version
     )
     message = "invalid value for --timeout: soon"
-    if old(version):
+    if not rows(version).cli_read_options_anywhere:
         assert (res.rc, res.stderr) == (1, 'Error: Custom { kind: Other, error: "%s" }\n' % message)
     else:
         assert (res.rc, res.stderr) == (2, message + "\n")
 
 
-@both
+@on("cli_pane_input")
 def test_pane_input_and_right_click(herdr, fake, version):
     """#2504: 0.8.0 has no `pane input` verb and no `pane split --right-click`."""
     as_release(fake, version).on("pane.input.set", result("ok"))
     res = herdr("pane", "input", "w1:p1", "--right-click", "pane", version=version)
-    if old(version):
+    if not rows(version).cli_pane_input:
         assert res.rc == 2 and res.stderr.startswith("herdr pane commands:\n")
         assert "pane input" not in res.stderr and "--right-click" not in res.stderr
     else:
@@ -143,13 +146,13 @@ def test_pane_input_and_right_click(herdr, fake, version):
     res = herdr(
         "pane", "split", "w1:p1", "--direction", "right", "--right-click", "pane", version=version
     )
-    if old(version):
+    if not rows(version).cli_pane_input:
         assert (res.rc, res.stderr) == (2, "unknown option: --right-click\n")
     res = herdr("pane", "--help", version=version)
-    assert ("input" in res.stdout.split()) is not old(version)
+    assert ("input" in res.stdout.split()) is rows(version).cli_pane_input
 
 
-@both
+@on("cli_pane_input")
 def test_split_current_without_a_calling_pane(herdr, fake, version):
     """#2504: 0.8.2 refuses `--current` without HERDR_PANE_ID; 0.8.0 splits the focused pane
     (v0.8.0 src/cli/pane.rs test parse_pane_split_args_current_without_env_keeps_focused_fallback)."""
@@ -163,14 +166,14 @@ def test_split_current_without_a_calling_pane(herdr, fake, version):
         version=version,
         unset=("HERDR_PANE_ID",),
     )
-    if old(version):
+    if not rows(version).cli_pane_input:
         assert res.rc == 0, res.stderr
         assert "target_pane_id" not in fake.ops()[-1]["params"]
     else:
         assert (res.rc, res.stderr) == (2, "--current requires HERDR_PANE_ID\n")
 
 
-@both
+@on("cli_current_from_env")
 def test_layout_current_resolves_the_caller_from_082(herdr, fake, version):
     """#2297/#2298: `pane layout|process-info|edges --current` send HERDR_PANE_ID on 0.8.2;
     0.8.0 sends no pane id (the server's focused pane)."""
@@ -183,10 +186,12 @@ def test_layout_current_resolves_the_caller_from_082(herdr, fake, version):
         herdr("pane", verb, "--current", version=version, env={"HERDR_PANE_ID": "w1:p2"})
         sent = fake.ops()[-1]
         assert sent["method"] == method
-        assert sent["params"].get("pane_id") == (None if old(version) else "w1:p2")
+        assert sent["params"].get("pane_id") == (
+            "w1:p2" if rows(version).cli_current_from_env else None
+        )
 
 
-@both
+@on("cli_agent_help_footer", "prompt_refuses_blocked")
 def test_help_points_agents_to_resources_from_082(herdr, version):
     """v0.8.2 tests/cli/surface.rs root_and_command_group_help_point_agents_to_plain_text_docs;
     0.8.0's root help ends with its Skill: line and group help has no footer."""
@@ -194,15 +199,15 @@ def test_help_points_agents_to_resources_from_082(herdr, version):
     group = herdr("agent", "--help", version=version)
     assert root.rc == group.rc == 0
     for text in (root.stdout, group.stdout):
-        assert (AGENT_HELP_FOOTER in text) is not old(version)
-        assert ("https://herdr.dev/llms.txt" in text) is not old(version)
+        assert (AGENT_HELP_FOOTER in text) is rows(version).cli_agent_help_footer
+        assert ("https://herdr.dev/llms.txt" in text) is rows(version).cli_agent_help_footer
     skill = "Skill:  herdr --skill prints agent instructions for driving herdr from a pane\n"
-    assert root.stdout.endswith(skill) is old(version)
+    assert root.stdout.endswith(skill) is not rows(version).cli_agent_help_footer
     prompt = herdr("agent", "prompt", "--help", version=version).stdout
-    assert ("rejected with agent_blocked" in prompt) is not old(version)
+    assert ("rejected with agent_blocked" in prompt) is rows(version).prompt_refuses_blocked
 
 
-@both
+@on("cli_quiet_broken_pipe")
 def test_closed_stdout_pipe(stubs, base_env, version):
     """v0.8.2 tests/broken_pipe.rs cli_exits_via_sigpipe_without_panicking_when_stdout_closes:
     0.8.2 dies by SIGPIPE and prints nothing; 0.8.0 (and 0.8.1) panic, exit 101."""
@@ -212,48 +217,47 @@ def test_closed_stdout_pipe(stubs, base_env, version):
     proc.stdout.close()  # the reader is gone before the first write
     err = proc.stderr.read().decode()
     rc = proc.wait(timeout=20)
-    if old(version):
+    if not rows(version).cli_quiet_broken_pipe:
         assert rc == 101 and "failed printing to stdout: Broken pipe (os error 32)" in err
     else:
         assert (rc, err) == (-13, "")
-    assert resolve("0.8.1").rows.cli_quiet_broken_pipe is False
 
 
-@both
+@on("protocol")
 def test_status_reports_the_release_protocol(herdr, make_fake, version):
     """v0.8.0 tests/cli/sessions.rs status_commands_report_client_and_server_versions and
     tests/api_ping.rs ping_over_socket_returns_version: protocol 19 (0.8.2: 20)."""
     server = make_fake("s.sock", version=version)
     res = herdr("status", version=version, socket=server.path)
     assert res.rc == 0, res.stderr
-    protocol = 19 if old(version) else 20
+    protocol = resolve(version).protocol
     assert "  protocol: %d\n" % protocol in res.stdout and "compatible: yes" in res.stdout
 
 
-@both
+@on("config_check_theme_names")
 def test_config_check_theme_names(herdr, tmp_path, version):
     """v0.8.2 tests/cli/workspace.rs config_check_reports_unknown_theme_names (#2452); 0.8.0
     accepts the name."""
     config = tmp_path / "config.toml"
     config.write_text('[theme]\nname = "catppucin"\n')
     res = herdr("config", "check", version=version, env={"HERDR_CONFIG_PATH": str(config)})
-    if old(version):
+    if not rows(version).config_check_theme_names:
         assert (res.rc, res.stdout) == (0, "config: ok\n")
     else:
         assert res.rc == 1 and "config: issues found" in res.stdout
         assert 'unknown theme name theme.name = "catppucin"; using "catppuccin"' in res.stdout
 
 
-@both
+@on("tables.agent_kinds")
 def test_qwen_kind_and_integration(herdr, version):
     res = herdr("agent", "start", "q", "--kind", "qwen", "--pane", "w1:p1", version=version)
-    if old(version):
+    if "qwen" not in kinds(version):
         assert (res.rc, res.stderr) == (2, "unsupported interactive agent kind: qwen\n")
-    kinds = herdr("agent", version=version).stderr
-    assert ("|qwen|" in kinds) is not old(version)
+    listed = herdr("agent", version=version).stderr
+    assert ("|qwen|" in listed) is ("qwen" in kinds(version))
 
 
-@both
+@on("cli_pane_input")
 def test_group_list_names_each_verb_once(herdr, version):
     """A verb kept in two release variants (read, wait-output, split, layout, ...) is listed
     once, with the release's own usage line."""
@@ -261,4 +265,4 @@ def test_group_list_names_each_verb_once(herdr, version):
     verbs = [line.split()[2] for line in listing[1:]]
     assert len(verbs) == len(set(verbs)) + verbs.count("swap") + verbs.count("move") - 2
     split = next(line for line in listing if line.startswith("  herdr pane split"))
-    assert ("--right-click" in split) is not old(version)
+    assert ("--right-click" in split) is rows(version).cli_pane_input

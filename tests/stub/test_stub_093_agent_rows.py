@@ -10,21 +10,22 @@ import json
 import pytest
 from stub_fake import ok
 
+from tests.releases import distinguishing, grammar, kinds, resolve, rows
+
 REPORT = ("pane", "report-agent", "w1:p1", "--source", "s", "--agent", "bot", "--state", "idle")
 SESSION = ("pane", "report-agent-session", "w1:p1", "--source", "s", "--agent", "bot")
 
 
 def _serve(fake, version):
-    if version != "0.8.2":
-        fake.version, fake.protocol = version, 22
+    fake.version, fake.protocol = version, resolve(version).protocol
     fake.default_reply = ok()
 
 
-@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+@pytest.mark.parametrize("version", distinguishing("report_resume_argv"))
 def test_report_agent_resume_words(cli, fake, version):
     _serve(fake, version)
     res = cli(*REPORT, "--", "bot", "--resume", "s 1", version=version)
-    if version == "0.8.2":
+    if not rows(version).report_resume_argv:
         assert res.rc == 2 and res.stderr.strip() == "unknown option: --"
         assert fake.ops() == []
         return
@@ -56,12 +57,12 @@ def test_report_agent_usage_names_the_resume_command(cli):
     assert res.stderr.strip().endswith("[--agent-session-path PATH]")
 
 
-@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+@pytest.mark.parametrize("version", distinguishing("tables.cli"))
 def test_explain_file_missing(cli, tmp_path, version):
     path = str(tmp_path / "missing.txt")
     res = cli("agent", "explain", "--file", path, "--agent", "pi", "--json", version=version)
     assert res.rc == 1 and res.stdout == ""
-    if version == "0.8.2":
+    if not grammar(version).explain_file_errors_as_envelope:
         assert res.stderr == (
             'Error: Os { code: 2, kind: NotFound, message: "No such file or directory" }\n'
         )
@@ -77,11 +78,11 @@ def test_explain_file_missing(cli, tmp_path, version):
     assert res.stderr.startswith('{"id":"cli:agent:explain","error":{"code":')
 
 
-@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+@pytest.mark.parametrize("version", distinguishing("tables.agent_kinds"))
 def test_agent_start_knows_the_versions_kinds(cli, fake, version):
     _serve(fake, version)
     res = cli("agent", "start", "m", "--kind", "muse", "--pane", "w1:p1", version=version)
-    if version == "0.8.2":
+    if "muse" not in kinds(version):
         assert (res.rc, res.stderr.strip()) == (2, "unsupported interactive agent kind: muse")
         assert fake.ops() == []
     else:

@@ -11,6 +11,7 @@ from stub_fake import Hangup, ThenShutdown, error, result
 from simherdr.stub.cli import agent as agent_cli
 from simherdr.stub.cli import base
 from simherdr.stub.cli import core as herdr_cli
+from tests.releases import distinguishing, grammar, resolve
 
 # Success paths: 100 ms poll -> 1 ms, default 30 s deadline -> 300 ms (room for a loaded machine).
 FAST = {"SIMHERDR_TIME_SCALE": "100"}
@@ -481,12 +482,11 @@ def test_kind_table():
     assert not agent_cli._shows_shell_initialization(EDITOR["result"]["process_info"])
 
 
-@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+@pytest.mark.parametrize("version", distinguishing("tables.cli"))
 def test_codex_unknown_but_interactive_is_started_from_0_9(herdr, fake, version):
     """[H093] src/cli/agent.rs wait_for_named_agent: 0.9 accepts a codex agent whose status is
     still `unknown` once `interactive_ready`; 0.8.2 polls on until idle/done."""
-    if version != "0.8.2":
-        fake.version, fake.protocol = version, 22
+    fake.version, fake.protocol = version, resolve(version).protocol
     script(
         fake,
         info("unknown", agent="codex", interactive_ready=True),
@@ -496,7 +496,8 @@ def test_codex_unknown_but_interactive_is_started_from_0_9(herdr, fake, version)
     assert res.rc == 0, res.err
     polls = [m for m, _ in fake.calls()].count("agent.get")
     status = res.json()["result"]["agent"]["agent_status"]
-    assert (polls, status) == ((1, "unknown") if version == "0.9.3" else (2, "idle"))
+    ready_codex = grammar(version).start_codex_unknown_ready
+    assert (polls, status) == ((1, "unknown") if ready_codex else (2, "idle"))
 
 
 def test_unknown_but_interactive_other_kind_keeps_polling_in_0_9(herdr, fake):

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.releases import VERSIONS
+from tests.releases import VERSIONS, grammar
 
 USAGE = "usage: herdr completion <bash|elvish|fish|powershell|zsh>\n"
 
@@ -30,8 +30,8 @@ def test_bash_script_parses_and_lists_every_verb(cli, tmp_path, version):
     assert subprocess.run(["bash", "-n", str(path)]).returncode == 0
     assert 'opts="-h --json --output --help"' in text  # api schema
     assert "herdr__subcmd__pane__subcmd__wait__subcmd__output)" in text
-    assert ("--no-session" in text) == (version == "0.8.2")
-    assert ("herdr,machine)" in text) == (version == "0.9.3")
+    assert ("--no-session" in text) == grammar(version).no_session_flag
+    assert ("herdr,machine)" in text) == grammar(version).machine
 
 
 def test_bash_completes_subcommands_and_values(cli, tmp_path):

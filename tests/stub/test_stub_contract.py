@@ -11,6 +11,7 @@ from stub_fake import Hangup, Raw, error, ok, result
 
 from simherdr.stub.cli import core as herdr_cli
 from simherdr.stub.install import write_stub
+from tests.releases import VERSIONS
 
 PANE = {
     "pane_id": "w1:p1",
@@ -57,7 +58,7 @@ def test_write_stub_rejects_unknown_version(tmp_path):
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
-@pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_version(herdr, fake, flag, version):
     res = herdr(flag, version=version)
     assert (res.rc, res.out, res.err) == (0, f"herdr {version}\n".encode(), b"")

@@ -14,6 +14,7 @@ from stub_fake import ok
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
 from tests import herdr_reference as ref
+from tests.releases import VERSIONS
 
 MOVE_USAGE = (
     "usage: herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] "
@@ -159,7 +160,7 @@ def test_usage_errors(cli, fake, argv, message):
     assert fake.lines == []
 
 
-@pytest.fixture(params=("0.8.2", "0.9.3"))
+@pytest.fixture(params=VERSIONS)
 def live(request, tmp_path):
     version = request.param
     herdr = write_stub(str(tmp_path / "bin"), herdr_version=version)

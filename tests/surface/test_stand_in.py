@@ -124,10 +124,15 @@ def test_server_verbs(herdr):
     rc, out, _ = herdr("server", "agent-manifests")
     lines = out.splitlines()
     assert rc == 0 and lines[:3] == ["last check: never", "result: not checked", ""]
-    assert lines[
-        3
-    ] == "  pi        bundled        active %-14s remote -              not checked" % (
-        "2026.06.10.1" if herdr.srv.sim.version.name == "0.8.2" else "2026.09.14.1"
+    assert (
+        lines[3]
+        == "  pi        bundled        active %-14s remote -              not checked"
+        % (
+            # pi's bundled manifest version, by the release's manifest table
+            {"0.8.2": "2026.06.10.1", "0.9.3": "2026.09.14.1"}[
+                herdr.srv.sim.version.tables.manifests
+            ]
+        )
     )
     rc, out, _ = herdr("server", "agent-manifests", "--json")
     assert rc == 0 and herdr.result(out)["type"] == "agent_manifest_status"

@@ -8,10 +8,13 @@ import pytest
 
 from simherdr.facts import config_keys as CK
 from simherdr.facts import methods as M
-from simherdr.facts.versions import resolve
 from tests.agents.conftest import start_ready, statuses
+from tests.releases import distinguishing, kinds, resolve, rows
 
-both = pytest.mark.parametrize("version", ["0.8.0", "0.8.2"])
+
+def on(*names: str):
+    """Parametrize over the releases the named rows tell apart."""
+    return pytest.mark.parametrize("version", distinguishing(*names))
 
 
 @pytest.fixture
@@ -20,26 +23,22 @@ def ws(h, tmp_path):
     return h
 
 
-def old(version: str) -> bool:
-    return version == "0.8.0"
-
-
-@both
+@on("protocol")
 def test_ping_answers_the_release_protocol(h, version):
     pong = h.ok("ping")
-    assert pong["protocol"] == (19 if old(version) else 20) and pong["version"] == version
+    assert pong["protocol"] == resolve(version).protocol and pong["version"] == version
 
 
-@both
+@on("methods")
 def test_pane_input_set_is_an_unknown_variant_in_080(ws, version):
-    if old(version):
+    if "pane.input.set" not in resolve(version).methods:
         e = ws.err("pane.input.set", pane_id="w1:p1", right_click="pane")
         assert e["code"] == "invalid_request" and "unknown variant `pane.input.set`" in e["message"]
     else:
         assert ws.ok("pane.input.set", pane_id="w1:p1", right_click="pane") == {"type": "ok"}
 
 
-@both
+@on("prompt_refuses_blocked")
 def test_prompt_to_a_blocked_agent(ws, version):
     """#2790: 0.8.2 refuses it with agent_blocked; 0.8.0 types into the dialog."""
     from simherdr.agents import DEFAULT_BLOCK_MARKER
@@ -48,7 +47,7 @@ def test_prompt_to_a_blocked_agent(ws, version):
     ws.ok("agent.prompt", target="rev", text=f"rm -rf {DEFAULT_BLOCK_MARKER}")
     ws.advance(1.1)
     assert ws.ok("agent.get", target="rev")["agent"]["agent_status"] == "blocked"
-    if old(version):
+    if not rows(version).prompt_refuses_blocked:
         assert ws.ok("agent.prompt", target="rev", text="more")["type"] == "agent_prompted"
     else:
         assert ws.err("agent.prompt", target="rev", text="more") == {
@@ -57,7 +56,7 @@ def test_prompt_to_a_blocked_agent(ws, version):
         }
 
 
-@both
+@on("process_detection_acquires")
 def test_a_detected_agent_is_idle_at_once_in_080(ws, version):
     """#2537: 0.8.0 publishes a freshly detected agent process idle at once; 0.8.2 starts it
     unknown until its screen says idle (claude: detected at 0.2 s, idle at 2.2 s)."""
@@ -66,13 +65,13 @@ def test_a_detected_agent_is_idle_at_once_in_080(ws, version):
     ws.advance(0.25)
     a = ws.ok("agent.get", target="rev")["agent"]
     assert a["agent"] == "claude"
-    assert a["agent_status"] == ("idle" if old(version) else "unknown")
+    assert a["agent_status"] == ("unknown" if rows(version).process_detection_acquires else "idle")
     ws.advance(3)
     assert ws.ok("agent.get", target="rev")["agent"]["interactive_ready"] is True
     assert statuses(ws, mark) == ["idle"]
 
 
-@both
+@on("managed_start_blocked_phase")
 def test_a_start_blocked_at_startup_is_ready_in_080(ws, version):
     """#2537: 0.8.0 takes a blocked startup dialog for readiness; 0.8.2 waits in a blocked
     phase (launch_pending) until the agent is idle."""
@@ -81,25 +80,25 @@ def test_a_start_blocked_at_startup_is_ready_in_080(ws, version):
     ws.advance(10)
     a = ws.ok("agent.get", target="rev")["agent"]
     assert a["agent_status"] == "blocked" and a["name"] == "rev"
-    if old(version):
+    if not rows(version).managed_start_blocked_phase:
         assert a["interactive_ready"] is True and "launch_pending" not in a
     else:
         assert a["launch_pending"] is True and "interactive_ready" not in a
 
 
-@both
+@on("backtab_keeps_shift")
 def test_shift_tab_keeps_shift_from_082(ws, version, monkeypatch):
     """#2259 (CHANGELOG #1561): 0.8.0 sends shift+tab as a plain tab."""
     written = []
     monkeypatch.setattr(ws.sim, "write_input", lambda pane, data: written.append(data))
     ws.ok("pane.send_keys", pane_id="w1:p1", keys=["shift+tab", "tab", "ctrl+shift+tab"])
-    if old(version):
+    if not rows(version).backtab_keeps_shift:
         assert written == [b"\t\t\x1b[27;5;9~"]
     else:
         assert written == [b"\x1b[Z\t\x1b[27;6;9~"]
 
 
-@both
+@on("close_focus_returns_to_opener")
 def test_closing_the_focused_pane_refocuses_its_opener_from_082(ws, version):
     """#2266: w1:p2 is split from w1:p1, w1:p3 from w1:p2; focus w1:p1, then w1:p3, close it:
     0.8.2 goes back to w1:p1 (the pane focus came from), 0.8.0 to the next in layout order
@@ -110,29 +109,33 @@ def test_closing_the_focused_pane_refocuses_its_opener_from_082(ws, version):
     ws.ok("pane.focus", pane_id="w1:p3")
     ws.ok("pane.close", pane_id="w1:p3")
     focused = ws.ok("pane.current")["pane"]["pane_id"]
-    assert focused == ("w1:p2" if old(version) else "w1:p1")
+    assert focused == ("w1:p1" if rows(version).close_focus_returns_to_opener else "w1:p2")
 
 
-@both
+@on("headless_cols", "headless_rows")
 def test_headless_layout_area(ws, version):
     """#2828: 0.8.0's shared size without a client is 80x24, 0.8.2's 120x40."""
     area = ws.ok("pane.layout", pane_id="w1:p1")["layout"]["area"]
-    assert (area["width"], area["height"]) == ((80, 24) if old(version) else (120, 40))
+    assert (area["width"], area["height"]) == (
+        rows(version).headless_cols,
+        rows(version).headless_rows,
+    )
+    assert (area["width"], area["height"]) in ((80, 24), (120, 40))  # #2828's two sizes
 
 
-@both
+@on("copilot_prompt_focus_in")
 def test_copilot_prompt_focus_in_from_082(ws, version, monkeypatch):
     """#2734: 0.8.2 sends focus-in (ESC [ I) before a copilot prompt."""
     start_ready(ws, kind="copilot")
     written = []
     monkeypatch.setattr(ws.sim, "write_input", lambda pane, data: written.append(data))
     ws.ok("agent.prompt", target="rev", text="go")
-    assert (b"\x1b[I" in written) is not old(version)
+    assert (b"\x1b[I" in written) is rows(version).copilot_prompt_focus_in
 
 
-@both
+@on("tables.agent_kinds")
 def test_qwen_is_no_kind_in_080(ws, version):
-    if old(version):
+    if "qwen" not in kinds(version):
         e = ws.err("agent.start", name="q", kind="qwen", pane_id="w1:p1")
         assert e["code"] == "unsupported_agent_kind"
     else:
@@ -141,7 +144,7 @@ def test_qwen_is_no_kind_in_080(ws, version):
         )
 
 
-@both
+@on("tables.config_keys", "config_check_theme_names")
 def test_config_diagnostics(version):
     """#2452 theme names, and the keys 0.8.0's reference lacks ([server], window_title, the
     retired ui.agent_panel_scope 0.8.2 still reads)."""
@@ -150,7 +153,7 @@ def test_config_diagnostics(version):
         '[ui]\nwindow_title = "x"\nagent_panel_scope = "all"\n'
     )
     got = CK.diagnose(version, text)
-    if old(version):
+    if not rows(version).config_check_theme_names:
         assert got == [
             "unknown config section [server]; ignoring section",
             "unknown config key ui.agent_panel_scope; ignoring key",
@@ -164,15 +167,15 @@ def test_config_diagnostics(version):
         ]
 
 
-@both
-def test_release_data(version):
-    v = resolve(version)
-    assert v.methods == (M.METHODS_0_8_2 - {"pane.input.set"} if old(version) else M.METHODS_0_8_2)
-    assert v.schema == version and v.schema_published
-    if old(version):
-        assert v.commit.endswith("346411fa21afd297f5ed3b3fa56f9e3fbf7654b7")
-        # every row read in a tree; the one choice: 0.8.0's manifests are 0.8.2's but qwen's
-        assert {k for k, src in v.sources.items() if src.evidence != "source"} == {"manifests"}
+def test_release_data():
+    """releases/0.8.0.toml's own facts, beside the base's."""
+    v080, v082 = resolve("0.8.0"), resolve("0.8.2")
+    assert v082.methods == M.METHODS_0_8_2 and v080.methods == M.METHODS_0_8_2 - {"pane.input.set"}
+    for v in (v080, v082):
+        assert v.schema == v.name and v.schema_published
+    assert v080.commit.endswith("346411fa21afd297f5ed3b3fa56f9e3fbf7654b7")
+    # every row read in a tree; the one choice: 0.8.0's manifests are 0.8.2's but qwen's
+    assert {k for k, src in v080.sources.items() if src.evidence != "source"} == {"manifests"}
 
 
 def test_081_is_082_but_two_rows():

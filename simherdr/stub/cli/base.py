@@ -164,6 +164,15 @@ VERSION_ROWS = (
     "cli_agent_start_follows_status",
     "cli_agent_help_footer",
     "cli_quiet_broken_pipe",
+    # `agent prompt --help` words the 0.9 wait gate (spec.rs after_help)
+    "prompt_gate_needs_activity",
+    # herdr status / session texts and rules (status.rs, session.rs)
+    "cli_status_endpoint_generation",
+    "cli_session_probe_errors",
+    "cli_session_delete_exact_name",
+    "cli_session_dash_dash",
+    # herdr 0.9.1 (facts/releases/0.9.1.toml)
+    "cli_machine_prefix",
 )
 
 
@@ -244,12 +253,6 @@ GRAMMAR_ROWS = {
         "[H093] src/cli/plugin.rs parse_plugin_install_args",
         {"0.8.2": False, "0.9.3": True},
     ),
-    # help, completion, status and session texts are 0.9.3's (spec.rs tree, status.rs fields,
-    # session.rs probes).  TRANSITIONAL: one coarse row for the text modules, to be split
-    "texts_093": (
-        "[H093] src/cli/spec.rs, src/cli/status.rs, src/session.rs (VERSIONS.md §5)",
-        {"0.8.2": False, "0.9.3": True},
-    ),
 }
 
 
@@ -264,7 +267,6 @@ class Grammar:
     explain_file_errors_as_envelope: bool
     start_codex_unknown_ready: bool
     plugin_install_options_anywhere: bool
-    texts_093: bool
 
     def __init__(self, key):
         self.key = key

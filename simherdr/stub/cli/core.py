@@ -98,6 +98,9 @@ class Ctx:
         self.argv0 = argv0
         self.clock = clock  # base.Clock: every wait of the call (SIMHERDR_TIME_SCALE)
         self.explicit_session = False
+        #: the saved machine ``--machine`` routed this call to (0.9.x ``target.rs`` TARGET);
+        #: None for the local server
+        self.machine = None
 
     # -- output -----------------------------------------------------------------------------
     @staticmethod
@@ -127,7 +130,10 @@ class Ctx:
         return name in self.env
 
     def pane_id(self):
-        """``HERDR_PANE_ID`` when set and not blank."""
+        """``HERDR_PANE_ID`` when set and not blank; never for a machine-routed call
+        (0.9.3 src/cli/target.rs caller_pane_id)."""
+        if self.machine is not None:
+            return None
         value = self.var("HERDR_PANE_ID")
         if value is None or not value.strip():
             return None
@@ -147,6 +153,12 @@ class Ctx:
         return base.api_socket_path_for(self.env, name)
 
     def socket_path(self):
+        if self.machine is not None:
+            # target.rs api_client: the machine's SSH bridge is where a routed call connects;
+            # it cannot start here (stub/cli/machine.py CHOICE(unreachable)).
+            from .machine import unreachable
+
+            raise unreachable(self, self.machine)
         if self.explicit_session:
             return self.api_socket_path_for(self.active_name())
         override = self.var(SOCKET_PATH_ENV)
@@ -331,12 +343,20 @@ def _run(ctx, argv):
     for index, arg in enumerate(argv, start=1):
         if has_surrogates(arg):
             raise Exit(2, "error: argument %d is not valid UTF-8\n%s" % (index, USAGE_FOOTER))
-    if ctx.cli.machine and _has_machine_prefix(argv):
+    if ctx.rows["cli_machine_prefix"] and _has_machine_prefix(argv):
         # CHOICE: 0.9.3 checks the `--machine` prefix on the whole argv (its parser rejects a
         # `--session` beside it), so it runs before the global --session extraction.
-        from .machine import run_machine_prefix
+        from .machine import route
 
-        return run_machine_prefix(ctx, argv)
+        routed = route(ctx, argv)
+        if isinstance(routed, int):
+            return routed
+        handled = maybe_run(ctx, routed)
+        if handled is not None:
+            return handled
+        from .launcher import launcher  # pragma: no cover - every routed command is a CLI one
+
+        return launcher(ctx, routed, None)  # pragma: no cover
     args = _configure_session(ctx, argv)
     args, remote = _extract_remote_args(args)
     if (

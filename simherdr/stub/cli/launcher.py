@@ -33,10 +33,10 @@ def launcher(ctx, args, remote):
 
         return run_module(ctx, run, first, args[1:])
     if first in ("remote-client-bridge", "update") or (
-        ctx.cli.machine and first == "remote-api-bridge"
+        ctx.rows["cli_machine_prefix"] and first == "remote-api-bridge"
     ):
-        # 0.9.3 src/main.rs runs the hidden `remote-api-bridge` (the far end of `--machine`)
-        # before its help and unknown-word checks.
+        # 0.9.3 src/main.rs runs the hidden `remote-api-bridge` (the far end of `--machine`,
+        # CHOICE: it came with the prefix) before its help and unknown-word checks.
         return unsupported(ctx, "herdr " + first)
     if any(a in ("--help", "-h") for a in args):
         from .help import root_help
@@ -60,9 +60,10 @@ def launcher(ctx, args, remote):
         "--help",
         "-h",
     ]
-    if ctx.cli.machine:
-        # 0.9.3 src/main.rs: `--machine` is a known launch flag and `machine` a known word
-        # (both reach here only in forms the `--machine` prefix parser already refused).
+    if ctx.rows["cli_machine_prefix"]:
+        # 0.9.3 src/main.rs: `--machine` is a known launch flag (it reaches here only in forms
+        # the `--machine` prefix parser already refused; 0.9.0 has no prefix: row
+        # cli_machine_prefix).
         known_flags.insert(1, "--machine")
     if ctx.cli.no_session_flag:
         # CHOICE: 0.9.0 removed --no-session (VERSIONS.md §1.7), so 0.9.x calls it unknown.

@@ -1,16 +1,28 @@
 """0.9.x saved SSH machines: the ``--machine`` prefix and ``herdr machine`` (0.9.3
-``src/cli/target.rs``, ``src/cli/machine.rs``; VERSIONS.md §5 row 12).
+``src/cli/target.rs``, ``src/cli/machine.rs``; VERSIONS.md §5 row 12), over the catalog herdr
+keeps in its state dir (:mod:`.catalog`).
 
-CHOICE: the stand-in keeps no machine catalog: the list is always empty, so every selector is
-unknown, and the commands that change the catalog or need SSH (``add``, ``rename``, ``remove``,
-``enable``, ``disable``) answer "not supported" once herdr's own argument checks pass.  With an
-empty catalog herdr answers ``machine profile <id> was not found`` (exit 1) for a profile id
-it can parse; ``ProfileId::parse`` is not readable here (``src/client/endpoint`` is not in the
-fork's index), so only ids shaped like the ones herdr generates (:data:`PROFILE_ID_SHAPE`) get
-that answer, any other id "not supported".
+What needs no SSH is herdr's: ``list``, the catalog edits (``rename``, ``remove``, ``enable``,
+``disable``), ``status`` of a disabled machine, every argument check and refusal (unknown,
+ambiguous and disabled machines), and ``add``'s checks up to its SSH connection.
+
+CHOICE(unreachable): the stand-in has no SSH, so every enabled saved machine is one herdr
+cannot reach.  herdr's first SSH step for a machine (``detect_remote_platform``,
+src/remote/attach.rs) then fails with ``remote platform detection failed: <ssh's stderr>``;
+the stand-in uses the text OpenSSH prints for a host it cannot resolve, or the text in
+``SIMHERDR_MACHINE_SSH_ERROR`` (:data:`SSH_ERROR_ENV`; e.g. ``Permission denied (publickey).``
+makes ``machine status`` report ``auth required``).  ``--machine`` routing fails where herdr
+starts its SSH bridge: on the command's first request, after the command parsed its own
+arguments.  ``machine add`` (which would prepare the remote installation) still answers
+"not supported" once herdr's checks pass.
 """
 
+from . import catalog as C
 from .base import Exit, unsupported
+
+#: simherdr extension (not a herdr variable): what ``ssh`` prints (its stderr, trimmed) when
+#: herdr tries to reach any enabled saved machine (see the module CHOICE).
+SSH_ERROR_ENV = "SIMHERDR_MACHINE_SSH_ERROR"
 
 MACHINE_HELP = """Usage:
   herdr machine list [--json]
@@ -29,15 +41,7 @@ Removing or disabling a machine leaves its remote sessions running.
 Saved machines contain only a label, SSH target, explicit Herdr session, and enabled state.
 SSH credentials and key material remain owned by OpenSSH."""
 
-#: The saved machines (``EndpointCatalog::load_profiles``); see the module CHOICE.
-SAVED_MACHINES = ()
-
-#: CHOICE: profile ids herdr surely parses: 32 lowercase hex digits, the shape of the ids it
-#: generates (0.9.3 ``src/cli/machine.rs`` tests).
-PROFILE_ID_SHAPE = (32, "0123456789abcdef")
-#: 0.9.3 ``src/client/endpoint/catalog.rs`` MAX_LABEL_BYTES / MAX_TARGET_BYTES.
-MAX_LABEL_BYTES = 128
-MAX_TARGET_BYTES = 1024
+MAX_LABEL_BYTES = C.MAX_LABEL_BYTES
 DEFAULT_SESSION_NAME = "default"
 
 ADD_USAGE = "usage: herdr machine add <ssh-target> [--label <label>] [--remote-session <name>]"
@@ -77,7 +81,7 @@ def _parse_prefix(args):
                 if index >= len(args):
                     raise _usage_error("missing value for --machine")
                 value = args[index]
-            if not value.strip() or value.startswith("-"):
+            if not value.strip(C.RUST_WHITESPACE) or value.startswith("-"):
                 raise _usage_error("--machine requires a saved machine label or profile ID")
             machine = value
         elif arg.startswith("-") and arg != "--":
@@ -116,12 +120,89 @@ def _validate(args):
         )
 
 
-def resolve(selector):
-    """resolve_machine over SAVED_MACHINES (empty): the unknown-machine message."""
-    return "unknown machine '%s'; use `herdr machine list`" % selector
+def _load(ctx, *, selection=True):
+    """``load_catalog`` / ``load_profiles``: a failure is ``io::Error::other`` (main prints
+    ``Error: Custom {...}``, exit 1)."""
+    try:
+        return C.load(ctx.env, selection=selection)
+    except C.CatalogError as exc:
+        raise _other(exc.message) from None
 
 
-def run_machine_prefix(ctx, argv):
+def _store(ctx, catalog, *, selection_changed=False):
+    try:
+        C.store(ctx.env, catalog)
+        if selection_changed:
+            C.store_selection(ctx.env, catalog)
+    except C.CatalogError as exc:
+        raise _other(exc.message) from None
+
+
+def _other(message):
+    from .rust import custom_other
+
+    return custom_other(message)
+
+
+# -- reaching a machine (see the module CHOICE) ------------------------------------------------
+
+
+def ssh_host(target):
+    """The host ``ssh`` names in its errors: ``default_label``'s host, session aside."""
+    return default_label(target, DEFAULT_SESSION_NAME)
+
+
+def ssh_error(ctx, profile):
+    """What ssh prints when herdr tries to reach ``profile`` (see the module CHOICE)."""
+    configured = ctx.var(SSH_ERROR_ENV)
+    if configured is not None and configured.strip():
+        return configured.strip()
+    return "ssh: Could not resolve hostname %s: Name or service not known" % ssh_host(
+        profile.target
+    )
+
+
+def reach_error(ctx, profile):
+    """``detect_remote_platform``'s error (``command_failed`` of the ssh exit 255)."""
+    return "remote platform detection failed: " + ssh_error(ctx, profile)
+
+
+def unreachable(ctx, profile):
+    """src/cli/target.rs api_client: the bridge did not start -> ``machine '<label>': <error>``
+    (``io::Error::new(kind, ...)``, Other here), which main prints as ``Error: Custom {...}``."""
+    return _other("machine '%s': %s" % (profile.label, reach_error(ctx, profile)))
+
+
+def remote_path(value):
+    """0.9.3 src/cli/worktree.rs normalize_path_arg for a remote target: an absolute path
+    (POSIX, UNC or drive, target.rs remote_path_is_absolute) or ``~``/``~/...`` is sent as
+    given, never expanded here; anything else is ``io::Error::new(InvalidInput, ...)``."""
+    drive = len(value) >= 3 and value[0].isascii() and value[0].isalpha() and value[1] == ":"
+    if (
+        value.startswith(("/", "\\\\"))
+        or (drive and value[2] in "/\\")
+        or value == "~"
+        or value.startswith("~/")
+    ):
+        return value
+    from ...facts.rusttext import rust_debug_str
+    from .rust import TransportError
+
+    message = "remote worktree paths must be absolute or start with ~/"
+    raise TransportError(
+        "Custom { kind: InvalidInput, error: %s }" % rust_debug_str(message),
+        message,
+        "InvalidInput",
+    )
+
+
+# -- herdr --machine <label-or-id> <command> ----------------------------------------------------
+
+
+def route(ctx, argv):
+    """target.rs maybe_run up to the command: the prefix, the allow-list, help, the catalog
+    and resolve_machine.  Returns an exit code (help printed) or the command's argv; the CLI
+    core then runs it with ``ctx.machine`` set (its first request fails, :func:`unreachable`)."""
     selector, args = _parse_prefix(argv)
     _validate(args)
     if "--help" in args or "-h" in args:
@@ -131,50 +212,217 @@ def run_machine_prefix(ctx, argv):
         if text is not None:
             ctx.write_out(text)
             return 0
-    raise _usage_error(resolve(selector))
+    profiles = _load(ctx, selection=False).ssh
+    try:
+        ctx.machine = C.resolve(profiles, selector)
+    except C.CatalogError as exc:
+        raise _usage_error(exc.message) from None
+    return args
+
+
+# -- herdr machine ... --------------------------------------------------------------------------
 
 
 def run_group(ctx, row, args):
     verb = args[0] if args else None
     rest = args[1:]
     if verb == "list":
-        if rest not in ([], ["--json"]):
-            raise Exit(2, "usage: herdr machine list [--json]")
-        # serde_json::to_string_pretty of an empty Vec is "[]".
-        ctx.write_out("[]\n" if rest else "No saved SSH machines.\n")
-        return 0
+        return _list(ctx, rest)
     if verb == "status":
-        json_out = False
-        selector = None
-        for arg in rest:
-            if arg == "--json" and not json_out:
-                json_out = True
-            elif not arg.startswith("-") and selector is None:
-                selector = arg
-            else:
-                raise Exit(2, "usage: herdr machine status [<label-or-id>] [--json]")
-        if selector is not None:
-            raise Exit(2, resolve(selector))
-        ctx.write_out("[]\n" if json_out else "No saved SSH machines.\n")
-        return 0
+        return _status(ctx, rest)
     if verb == "reconnect":
-        if len(rest) != 1:
-            raise Exit(2, "usage: herdr machine reconnect <label-or-id>")
-        raise Exit(2, resolve(rest[0]))
+        return _reconnect(ctx, rest)
     if verb == "add":
         return _add(ctx, rest)
     if verb == "rename":
-        rest = _expand_equals(rest, ("--label",))
-        if len(rest) != 3 or rest[1] != "--label":
-            raise Exit(2, RENAME_USAGE)
-        return _profile_not_found(ctx, verb, rest[0])
-    if verb in ("remove", "enable", "disable"):
-        if len(rest) != 1:
-            raise Exit(2, "usage: herdr machine %s <profile-id>" % verb)
-        return _profile_not_found(ctx, verb, rest[0])
+        return _rename(ctx, rest)
+    if verb == "remove":
+        return _remove(ctx, rest)
+    if verb in ("enable", "disable"):
+        return _set_enabled(ctx, verb, rest)
     if verb in ("help", "--help", "-h"):
         raise Exit(0, MACHINE_HELP, stdout=True)
     raise Exit(2, MACHINE_HELP)
+
+
+def _list(ctx, rest):
+    if rest not in ([], ["--json"]):
+        raise Exit(2, "usage: herdr machine list [--json]")
+    catalog = _load(ctx)
+    rows = [
+        {
+            "id": p.id,
+            "label": p.label,
+            "target": p.target,
+            "session": p.session,
+            "enabled": p.enabled,
+            "selected": catalog.selected == p.id,
+        }
+        for p in catalog.ssh
+    ]
+    if rest:
+        ctx.write_out(C.pretty(rows) + "\n")
+    elif not rows:
+        ctx.write_out("No saved SSH machines.\n")
+    else:
+        ctx.write_out(
+            "".join(
+                "%s\t%s\t%s\t%s\t%s\n"
+                % (r["id"], r["label"], r["target"], r["session"], _state(r["enabled"]))
+                for r in rows
+            )
+        )
+    return 0
+
+
+def _state(enabled):
+    return "enabled" if enabled else "disabled"
+
+
+def _resolve_or_exit(profiles, selector):
+    """status / reconnect: resolve_machine's refusal on stderr without ``error: ``, exit 2."""
+    try:
+        return C.resolve(profiles, selector)
+    except C.CatalogError as exc:
+        raise Exit(2, exc.message) from None
+
+
+def _status(ctx, rest):
+    json_out = False
+    selector = None
+    for arg in rest:
+        if arg == "--json" and not json_out:
+            json_out = True
+        elif not arg.startswith("-") and selector is None:
+            selector = arg
+        else:
+            raise Exit(2, "usage: herdr machine status [<label-or-id>] [--json]")
+    catalog = _load(ctx)
+    profiles = catalog.ssh if selector is None else [_resolve_or_exit(catalog.ssh, selector)]
+    rows = []
+    for profile in profiles:
+        status, error = "disabled", None
+        if profile.enabled:
+            # check_saved_ssh: the target and session were checked when the catalog loaded;
+            # then the SSH probe, which fails (module CHOICE).
+            error = reach_error(ctx, profile)
+            status = "auth required" if _requires_authentication(error) else "error"
+        rows.append({"id": profile.id, "label": profile.label, "status": status, "error": error})
+    if json_out:
+        ctx.write_out(C.pretty(rows) + "\n")
+    else:
+        out = []
+        for r in rows:
+            out.append("%s\t%s\t%s\n" % (r["id"], r["label"], r["status"]))
+            if r["error"] is not None:
+                out.append("  %s\n" % _escape_debug(r["error"]))
+        if not rows:
+            out.append("No saved SSH machines.\n")
+        ctx.write_out("".join(out))
+    return 1 if any(r["error"] is not None for r in rows) else 0
+
+
+def _requires_authentication(message):
+    """src/remote/attach.rs ssh_error_requires_authentication."""
+    message = message.lower()
+    if (
+        "host key verification failed" in message
+        or "remote host identification has changed" in message
+    ):
+        return False
+    return (
+        "permission denied" in message
+        and any(m in message for m in ("(publickey", "(keyboard-interactive", "(password"))
+    ) or ("signing failed" in message and ("sign_and_send_pubkey" in message or "agent" in message))
+
+
+def _escape_debug(text):
+    """Rust ``str::escape_debug``: ``{:?}`` without the quotes, single quotes escaped too."""
+    from ...facts.rusttext import rust_debug_str
+
+    return rust_debug_str(text)[1:-1].replace("'", "\\'")
+
+
+def _reconnect(ctx, rest):
+    if len(rest) != 1:
+        raise Exit(2, "usage: herdr machine reconnect <label-or-id>")
+    profile = _resolve_or_exit(_load(ctx).ssh, rest[0])
+    if not _is_terminal(0):
+        raise Exit(
+            2,
+            "reconnect requires an interactive terminal; use herdr machine status for "
+            "noninteractive checks",
+        )
+    # The interactive `ssh ... exit` (ssh_authentication_command) prints its own error to the
+    # terminal and fails (module CHOICE).
+    ctx.write_err(ssh_error(ctx, profile) + "\n")
+    raise Exit(1, "SSH authentication failed; the saved machine was not changed.")
+
+
+def _profile_id(raw):
+    """one_profile_id / rename's parse: ``error: <parse error>``, exit 2."""
+    try:
+        return C.parse_profile_id(raw)
+    except C.CatalogError as exc:
+        raise _usage_error(exc.message) from None
+
+
+def _rename(ctx, rest):
+    rest = _expand_equals(rest, ("--label",))
+    if len(rest) != 3 or rest[1] != "--label":
+        raise Exit(2, RENAME_USAGE)
+    profile_id = _profile_id(rest[0])
+    label = rest[2]
+    catalog = _load(ctx)
+    profile = catalog.find(profile_id)
+    if profile is None:
+        raise Exit(1, "machine profile %s was not found" % profile_id)
+    renamed = C.Profile(profile.id, label, profile.target, profile.session, profile.enabled)
+    try:
+        C.validate_profile(renamed)
+    except C.CatalogError as exc:
+        raise _usage_error(exc.message) from None
+    profile.label = label
+    _store(ctx, catalog)
+    ctx.write_out("Renamed SSH machine %s.\n" % profile_id)
+    return 0
+
+
+def _one_profile_id(verb, rest):
+    if len(rest) != 1:
+        raise Exit(2, "usage: herdr machine %s <profile-id>" % verb)
+    return _profile_id(rest[0])
+
+
+def _remove(ctx, rest):
+    profile_id = _one_profile_id("remove", rest)
+    catalog = _load(ctx)
+    previous = catalog.selected
+    if catalog.find(profile_id) is None:
+        raise Exit(1, "machine profile %s was not found" % profile_id)
+    catalog.ssh = [p for p in catalog.ssh if p.id != profile_id]
+    if catalog.selected == profile_id:
+        catalog.selected = None
+    # CHOICE: herdr also drops the machine's SSH metadata cache; the stand-in keeps none.
+    _store(ctx, catalog, selection_changed=catalog.selected != previous)
+    ctx.write_out("Removed SSH machine %s.\n" % profile_id)
+    return 0
+
+
+def _set_enabled(ctx, verb, rest):
+    profile_id = _one_profile_id(verb, rest)
+    enabled = verb == "enable"
+    catalog = _load(ctx)
+    previous = catalog.selected
+    profile = catalog.find(profile_id)
+    if profile is None:
+        raise Exit(1, "machine profile %s was not found" % profile_id)
+    profile.enabled = enabled
+    if not enabled and catalog.selected == profile_id:
+        catalog.selected = None
+    _store(ctx, catalog, selection_changed=catalog.selected != previous)
+    ctx.write_out("%s SSH machine %s.\n" % ("Enabled" if enabled else "Disabled", profile_id))
+    return 0
 
 
 def _expand_equals(args, options):
@@ -187,14 +435,6 @@ def _expand_equals(args, options):
         else:
             out.append(arg)
     return out
-
-
-def _profile_not_found(ctx, verb, raw):
-    """rename/remove/enable/disable on the empty catalog (see the module CHOICE)."""
-    size, digits = PROFILE_ID_SHAPE
-    if len(raw) == size and all(ch in digits for ch in raw):
-        raise Exit(1, "machine profile %s was not found" % raw)
-    return unsupported(ctx, "herdr machine " + verb)
 
 
 def _parse_add(args):
@@ -242,48 +482,38 @@ def default_label(target, session):
     return host if session == DEFAULT_SESSION_NAME else "%s/%s" % (host, session)
 
 
-#: Rust ``str::trim``: Unicode White_Space (Python's ``str.strip`` also drops U+001C..U+001F).
-_RUST_WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def _has_control(text):
-    # Rust char::is_control: the Unicode Cc category.
-    return any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text)
-
-
 def _add(ctx, args):
-    """machine add: herdr's checks up to the SSH connection, then "not supported".
+    """machine add: herdr's checks up to its SSH connection, then "not supported".
 
     Order as herdr: arguments; the session (an interactive terminal would ask the remote
-    host); the default label's length; then ``SavedSshEndpoint::validate`` up to the target
-    check that needs ``remote::validate_remote_target`` (not emulated)."""
+    host); the default label; the catalog (its load, the default label's length and
+    uniqueness, ``add_ssh``: the profile count and ``SavedSshEndpoint::validate``); then
+    ``SavedSshSetup::connect`` (SSH: not emulated)."""
     target, label, session = _parse_add(args)
     if session is None and _is_terminal(0) and _is_terminal(2):
         return unsupported(ctx, "herdr machine add")  # remote session discovery over SSH
     session = DEFAULT_SESSION_NAME if session is None else session
+    label_is_default = label is None
     if label is None:
         label = default_label(target, session)
-        if len(label.encode()) > MAX_LABEL_BYTES:
+    catalog = _load(ctx)
+    if label_is_default:
+        if len(label.encode("utf-8", "surrogatepass")) > MAX_LABEL_BYTES:
             raise _usage_error(
                 "default machine name '%s' is longer than %d bytes; pass --label to choose a "
                 "name" % (label, MAX_LABEL_BYTES)
             )
-    trimmed = label.strip(_RUST_WHITESPACE)
-    if not trimmed:
-        raise _usage_error("SSH endpoint label cannot be empty")
-    if len(trimmed.encode()) > MAX_LABEL_BYTES or _has_control(trimmed):
-        raise _usage_error(
-            "SSH endpoint label must be at most %d bytes and contain no control characters"
-            % MAX_LABEL_BYTES
-        )
-    if len(target.encode()) > MAX_TARGET_BYTES or _has_control(target):
-        raise _usage_error(
-            "SSH target must be at most %d bytes and contain no control characters"
-            % MAX_TARGET_BYTES
-        )
+        if any(p.label == label for p in catalog.ssh):
+            raise _usage_error(
+                "a machine named '%s' already exists; pass --label to choose another name" % label
+            )
+    if len(catalog.ssh) >= C.MAX_PROFILES:
+        raise _usage_error("at most %d SSH endpoints can be saved" % C.MAX_PROFILES)
+    # SavedSshEndpoint::new validates a fresh profile (a generated id always parses).
+    try:
+        C.validate_profile(C.Profile("0" * C.PROFILE_ID_HEX, label, target, session, True))
+    except C.CatalogError as exc:
+        raise _usage_error(exc.message) from None
     return unsupported(ctx, "herdr machine add")
 
 

@@ -20,13 +20,13 @@ SKILL_LINE_080 = "Skill:  herdr --skill prints agent instructions for driving he
 _USAGE = (
     ("herdr [options]", None),
     ("herdr --session <name> [options]", None),
-    ("herdr --machine <label-or-id> <command>", "0.9"),
+    ("herdr --machine <label-or-id> <command>", "machine"),
     ("herdr --remote <ssh-target> [--session <name>]", None),
     ("herdr session attach <name>", None),
     ("herdr completion zsh", None),
     ("herdr update [--handoff]", None),
     ("herdr channel set <stable|preview>", None),
-    ("herdr machine <subcommand> ...", "0.9"),
+    ("herdr machine <subcommand> ...", "machine"),
     ("herdr server stop", None),
     ("herdr server reload-config", None),
     ("herdr api <subcommand> ...", None),
@@ -53,7 +53,7 @@ _COMMON = (
     ("herdr server reload-config", "Reload config.toml in the running server", None),
     ("herdr config reset-keys", "Back up config.toml and remove custom keybindings", None),
     ("herdr channel <subcommand>", "Manage the stable or preview update channel", None),
-    ("herdr machine <subcommand>", "Manage saved SSH machines", "0.9"),
+    ("herdr machine <subcommand>", "Manage saved SSH machines", "machine"),
     ("herdr api <subcommand>", "Inspect socket API metadata and live runtime state", None),
     ("herdr workspace <subcommand>", "Workspace helpers over the socket API", None),
     ("herdr worktree <subcommand>", "Git worktree helpers over the socket API", None),
@@ -66,9 +66,12 @@ _COMMON = (
 )
 
 _OPTIONS = (
-    ("  --no-session        Run monolithically (no server/client, escape hatch)", "0.8"),
+    (
+        "  --no-session        Run monolithically (no server/client, escape hatch)",
+        "no_session_flag",
+    ),
     ("  --session <name>    Use or create a named persistent session", None),
-    ("  --machine <label-or-id>  Run an API command on a saved SSH machine", "0.9"),
+    ("  --machine <label-or-id>  Run an API command on a saved SSH machine", "machine"),
     ("  --remote <target>   Attach through SSH to a remote Herdr server", None),
     ("  --remote-keybindings <local|server>", None),
     ("                      Keybindings for --remote app attach (default: local)", None),
@@ -80,26 +83,27 @@ _OPTIONS = (
 )
 
 
-def _keep(gate, v09):
-    return gate is None or (gate == "0.9") == v09
+def _keep(gate, cli):
+    """An entry without a gate, or whose grammar row (base.GRAMMAR_ROWS) is on."""
+    return gate is None or getattr(cli, gate)
 
 
 def root_help(ctx):
     """The root help text (stdout, exit 0), with this invocation's config and log paths."""
     from .base import join
 
-    v09 = ctx.cli.texts_093
-    usage = [u for u, gate in _USAGE if _keep(gate, v09)]
+    cli = ctx.cli
+    usage = [u for u, gate in _USAGE if _keep(gate, cli)]
     lines = ["herdr \u2014 terminal workspace manager for AI coding agents", ""]
     lines.append("Usage: " + usage[0])
     lines.extend("       " + u for u in usage[1:])
     lines += ["", "Common commands:"]
     for command, description, gate in _COMMON:
-        if _keep(gate, v09):
+        if _keep(gate, cli):
             lines.append("  %-32s %s" % (command, description))
     lines += ["", "Advanced commands:", "  %-32s Run as headless server" % "herdr server", ""]
     lines.append("Options:")
-    lines.extend(text for text, gate in _OPTIONS if _keep(gate, v09))
+    lines.extend(text for text, gate in _OPTIONS if _keep(gate, cli))
     config = ctx.var("HERDR_CONFIG_PATH")
     if config is None:
         config = join(ctx.config_dir(), "config.toml")

@@ -110,7 +110,12 @@ def take_value(args, index, flag, end=None):
 
 
 def absolute_path(ctx, value):
-    """normalize_path_arg: expand `~`/`~/...` with HOME, then make absolute against the cwd."""
+    """normalize_path_arg: expand `~`/`~/...` with HOME, then make absolute against the cwd
+    (a machine-routed call keeps the remote path as given, :func:`.machine.remote_path`)."""
+    if ctx.machine is not None:
+        from .machine import remote_path
+
+        return remote_path(value)
     home = ctx.var("HOME")
     path = value
     if value == "~" and home is not None:

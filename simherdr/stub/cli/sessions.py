@@ -55,11 +55,11 @@ def is_running_at(socket_path: str) -> bool:
     return _wire().is_reachable(socket_path)
 
 
-def _v09(version: str) -> bool:
-    """The grammar row ``texts_093`` of ``version`` (session.rs's 0.9.3 probes and texts)."""
+def _rows(version: str) -> Mapping[str, object]:
+    """The release's stand-in rows (``cli_session_*``: session.rs's 0.9 probes and rules)."""
     from .base import release_of
 
-    return release_of(version).grammar.texts_093
+    return release_of(version).rows
 
 
 def _probe(socket_path: str) -> tuple[bool, str | None]:
@@ -75,12 +75,13 @@ def _probe(socket_path: str) -> tuple[bool, str | None]:
     return True, None
 
 
-def session_info(env: Mapping[str, str], name: str | None, v09: bool = False) -> dict:
+def session_info(env: Mapping[str, str], name: str | None, probes: bool = False) -> dict:
     """SessionInfo (src/session.rs:20-27,214-226), fields in herdr's declaration order; 0.9.x
-    adds ``connection_error`` after ``running`` (skipped when None)."""
+    adds ``connection_error`` after ``running`` (skipped when None; row
+    ``cli_session_probe_errors``)."""
     socket_path = base.api_socket_path_for(env, name)
     info = {"name": name or base.DEFAULT_SESSION_NAME, "default": name is None}
-    if v09:
+    if probes:
         info["running"], error = _probe(socket_path)
         if error is not None:
             info["connection_error"] = error
@@ -91,11 +92,11 @@ def session_info(env: Mapping[str, str], name: str | None, v09: bool = False) ->
     return info
 
 
-def list_sessions(env: Mapping[str, str], v09: bool = False) -> list[dict]:
+def list_sessions(env: Mapping[str, str], probes: bool = False) -> list[dict]:
     """src/session.rs:187-212: default first, then valid named directories sorted."""
     import os
 
-    sessions = [session_info(env, None, v09)]
+    sessions = [session_info(env, None, probes)]
     folder = base.join(base.config_dir(env), "sessions")
     try:
         entries = list(os.scandir(folder))
@@ -108,7 +109,7 @@ def list_sessions(env: Mapping[str, str], v09: bool = False) -> list[dict]:
         and entry.name != base.DEFAULT_SESSION_NAME
         and base.validate_session_name(entry.name) is None
     )
-    return sessions + [session_info(env, name, v09) for name in names]
+    return sessions + [session_info(env, name, probes) for name in names]
 
 
 def normalize_name(name: str) -> str | None:
@@ -168,12 +169,12 @@ def stop_socket(socket_path: str, wait_paths: list[str], label: str) -> None:
         )
 
 
-def stop_session(env: Mapping[str, str], name: str | None, v09: bool = False) -> dict:
+def stop_session(env: Mapping[str, str], name: str | None, probes: bool = False) -> dict:
     """src/session.rs:247-258."""
     socket_path = base.api_socket_path_for(env, name)
     label = "session %s" % (name or base.DEFAULT_SESSION_NAME)
     stop_socket(socket_path, [socket_path, base.client_socket_path_for(env, name)], label)
-    return session_info(env, name, v09)
+    return session_info(env, name, probes)
 
 
 def _exact_session_dir(env: Mapping[str, str], name: str) -> str | None:
@@ -205,8 +206,11 @@ def _exact_session_dir(env: Mapping[str, str], name: str) -> str | None:
     )
 
 
-def delete_session(env: Mapping[str, str], name: str, v09: bool = False) -> dict:
-    """src/session.rs:299-317: refuses `default` and a running session."""
+def delete_session(
+    env: Mapping[str, str], name: str, probes: bool = False, exact: bool = False
+) -> dict:
+    """src/session.rs:299-317: refuses `default` and a running session; ``exact`` (row
+    ``cli_session_delete_exact_name``): only the directory spelled exactly."""
     import shutil
 
     failed = "session_delete_failed"
@@ -215,15 +219,15 @@ def delete_session(env: Mapping[str, str], name: str, v09: bool = False) -> dict
     problem = base.validate_session_name(name)
     if problem:
         raise SessionError(failed, problem)
-    if v09:
+    if exact:
         folder = _exact_session_dir(env, name)
         if folder is None:
-            return session_info(env, name, v09)  # nothing to delete
+            return session_info(env, name, probes)  # nothing to delete
     else:
         folder = base.data_dir_for(env, name)
     if is_running_at(base.join(folder, "herdr.sock")):
         raise SessionError(failed, "session %s is running; stop it before deleting" % name)
-    info = session_info(env, name, v09)
+    info = session_info(env, name, probes)
     try:
         shutil.rmtree(folder)
     except FileNotFoundError:
@@ -256,13 +260,14 @@ def table(sessions: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _name_and_json(args: list[str], usage: str, v09: bool = False) -> tuple[str, bool] | None:
-    """parse_session_name_and_json (src/cli.rs:964-983); 0.9.x: the first ``--`` ends the
-    options, so ``-- --json`` names a session ``--json``."""
+def _name_and_json(args: list[str], usage: str, dash_dash: bool = False) -> tuple[str, bool] | None:
+    """parse_session_name_and_json (src/cli.rs:964-983); ``dash_dash`` (row
+    ``cli_session_dash_dash``): the first ``--`` ends the options, so ``-- --json`` names a
+    session ``--json``."""
     name, as_json = None, False
     ended = False
     for arg in args:
-        if v09 and not ended and arg == "--":
+        if dash_dash and not ended and arg == "--":
             ended = True
         elif not ended and arg == "--json":
             as_json = True
@@ -296,14 +301,14 @@ def run(
     verb: str, args: list[str], env: Mapping[str, str], version: str, out: TextIO, err: TextIO
 ) -> int:
     """One `herdr session <verb>`; the group's own help/unknown-verb answers included."""
-    v09 = _v09(version)
+    rows = _rows(version)
     if verb in ("help", "--help", "-h"):
         err.write(HELP)
         return 0
     if verb == "attach":
         return _attach(args, err)
     try:
-        return _run_verb(verb, args, env, v09, out, err)
+        return _run_verb(verb, args, env, rows, out, err)
     except OSError as exc:
         # The session commands return io::Result (src/cli.rs:418 run_session_command; 0.9.3
         # too): an I/O error met on the way (a sessions dir under a HOME that is a regular file,
@@ -315,29 +320,35 @@ def run(
 
 
 def _run_verb(
-    verb: str, args: list[str], env: Mapping[str, str], v09: bool, out: TextIO, err: TextIO
+    verb: str,
+    args: list[str],
+    env: Mapping[str, str],
+    rows: Mapping[str, object],
+    out: TextIO,
+    err: TextIO,
 ) -> int:
+    probes = bool(rows["cli_session_probe_errors"])
     if verb == "list":
         if args not in ([], ["--json"]):
             err.write(USAGE_LIST + "\n")
             return 2
-        sessions = list_sessions(env, v09)
+        sessions = list_sessions(env, probes)
         out.write(_json({"sessions": sessions}) + "\n" if args else table(sessions))
         return 0
     if verb not in ("stop", "delete"):
         err.write(HELP)
         return 2
     usage = USAGE_STOP if verb == "stop" else USAGE_DELETE
-    parsed = _name_and_json(args, usage, v09)
+    parsed = _name_and_json(args, usage, bool(rows["cli_session_dash_dash"]))
     if parsed is None:
         err.write(usage + "\n")
         return 2
     name, as_json = parsed
     try:
         if verb == "stop":
-            info = stop_session(env, normalize_name(name), v09)
+            info = stop_session(env, normalize_name(name), probes)
         else:
-            info = delete_session(env, name, v09)
+            info = delete_session(env, name, probes, bool(rows["cli_session_delete_exact_name"]))
     except SessionError as exc:
         err.write(_json({"error": {"code": exc.code, "message": exc.message}}) + "\n")
         return 1

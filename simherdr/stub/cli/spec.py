@@ -78,9 +78,10 @@ def _text_ansi():
 
 
 def tree(release):
-    """The root command of a :class:`.base.Release`'s clap tree (the grammar row
-    ``texts_093``, its agent-kinds table, the version row ``report_resume_argv``)."""
-    v09 = release.grammar.texts_093
+    """The root command of a :class:`.base.Release`'s clap tree (its grammar rows, agent-kinds
+    table and version rows: ``machine``, ``no_session_flag``, ``trust_repository``,
+    ``prompt_gate_needs_activity``, ``prompt_refuses_blocked``, ``report_resume_argv``)."""
+    machine = release.grammar.machine
     from simherdr.facts.kinds import kind_names_in
 
     from .integration import LETTA, TARGETS
@@ -90,8 +91,8 @@ def tree(release):
     # a target comes with its kind (0.8.0 has no qwen, 0.9.0 no letta)
     targets = [t.label for t in TARGETS if t.label != "qwen" or "qwen" in agent_kinds]
     targets += [LETTA.label] if "letta" in agent_kinds else []
-    trust = [flag("trust-repository")] if v09 else []
-    if v09:
+    trust = [flag("trust-repository")] if release.rows["trust_repository"] else []
+    if release.rows["prompt_gate_needs_activity"]:
         prompt_after = (
             "If the agent is already blocked, submission is rejected with agent_blocked before any "
             "input is sent. When an accepted submission starts from another non-working state, "
@@ -178,7 +179,7 @@ def tree(release):
             ],
         ),
     ]
-    if v09:
+    if machine:
         subs.append(_machine_command())
     subs += [
         cmd(
@@ -532,18 +533,21 @@ def tree(release):
         _plugin_command(),
     ]
     return cmd(
-        "herdr", "terminal workspace manager for AI coding agents", _root_args(v09), subs=subs
+        "herdr",
+        "terminal workspace manager for AI coding agents",
+        _root_args(release.grammar, release.rows["cli_machine_prefix"]),
+        subs=subs,
     )
 
 
-def _root_args(v09):
+def _root_args(grammar, machine_prefix):
     """The root command's own args (``spec.rs`` ``command()``): clap never renders the root
-    help (herdr prints its own), completions list them."""
+    help (herdr prints its own), completions list them (``--machine``: row cli_machine_prefix)."""
     args = [flag("help", "Show help", short="h")]
-    if not v09:
+    if grammar.no_session_flag:
         args.append(flag("no-session", "Run monolithically without server/client session mode"))
     args.append(option("session", "NAME", "Use or create a named persistent session"))
-    if v09:
+    if machine_prefix:
         args.append(option("machine", "LABEL-OR-ID", "Run an API command on a saved SSH machine"))
     args += [
         option("remote", "TARGET", "Attach through SSH to a remote Herdr server"),

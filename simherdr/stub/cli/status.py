@@ -59,7 +59,7 @@ def run(ctx, row, args):
         else:
             lines = ["version: %s" % ctx.version, "channel: %s" % client["channel"]]
             lines.append("protocol: %d" % ctx.protocol)
-            if ctx.cli.texts_093:
+            if ctx.rows["cli_status_endpoint_generation"]:
                 lines.append("endpoint_protocol_generation: %d" % ENDPOINT_PROTOCOL_GENERATION)
             lines.append("binary: %s" % client["binary"])
             ctx.write_out("".join(line + "\n" for line in lines))
@@ -73,7 +73,7 @@ def run(ctx, row, args):
         return 0
     if json_out:
         update = {"restart_needed": _restart_needed(ctx, server)}
-        if ctx.cli.texts_093:
+        if ctx.rows["cli_status_endpoint_generation"]:
             update["server_binary_stale"] = _binary_stale(ctx, server)
         full = {
             "client": _client_status(ctx),
@@ -85,7 +85,7 @@ def run(ctx, row, args):
     client = ["  version: %s" % ctx.version, "  channel: %s" % _config_channel(ctx)]
     client.append("  protocol: %d" % ctx.protocol)
     update_lines = ["  restart_needed: %s" % _label(_restart_needed(ctx, server))]
-    if ctx.cli.texts_093:
+    if ctx.rows["cli_status_endpoint_generation"]:
         client.append("  endpoint_protocol_generation: %d" % ENDPOINT_PROTOCOL_GENERATION)
         update_lines.append("  server_binary_stale: %s" % _label(_binary_stale(ctx, server)))
     text = "client:\n%s\n\nserver:\n%s\nupdate:\n%s\n" % (
@@ -121,7 +121,7 @@ def _server_status_body(ctx, server, indent):
     if server is None:
         return "%sstatus: not running\n%ssocket: %s\n" % (indent, indent, path)
     compatible = "yes" if server["protocol"] == ctx.protocol else "no"
-    if ctx.cli.texts_093:
+    if ctx.rows["cli_status_endpoint_generation"]:
         generation = _generation(server)
         lines: tuple[str, ...] = (
             "status: running",
@@ -150,7 +150,7 @@ def _server_status_body(ctx, server, indent):
 def _restart_needed(ctx, server):
     if server is None:
         return False
-    if ctx.cli.texts_093:
+    if ctx.rows["cli_status_endpoint_generation"]:
         return _generation(server) != ENDPOINT_PROTOCOL_GENERATION
     return server["version"] != ctx.version
 
@@ -160,7 +160,7 @@ def _binary_stale(ctx, server):
 
 
 def _client_status(ctx):
-    if not ctx.cli.texts_093:
+    if not ctx.rows["cli_status_endpoint_generation"]:
         return {
             "version": ctx.version,
             "channel": _config_channel(ctx),
@@ -184,7 +184,7 @@ def _client_status(ctx):
 def _capabilities(ctx, caps):
     if caps is None:
         return None
-    if not ctx.cli.texts_093:
+    if not ctx.rows["cli_status_endpoint_generation"]:
         return {
             "live_handoff": caps["live_handoff"],
             "detached_server_daemon": caps.get("detached_server_daemon", False),
@@ -197,7 +197,7 @@ def _capabilities(ctx, caps):
 
 
 def _server_status_json(ctx, server):
-    v09 = ctx.cli.texts_093
+    endpoint = ctx.rows["cli_status_endpoint_generation"]
     if server is None:
         out = {
             "status": "not_running",
@@ -207,10 +207,10 @@ def _server_status_json(ctx, server):
             "capabilities": None,
             "compatible": None,
         }
-        if v09:
+        if endpoint:
             out["endpoint_compatible"] = None
         out.update(socket=ctx.socket_path(), session=ctx.active_name(), restart_needed=False)
-        if v09:
+        if endpoint:
             out["server_binary_stale"] = False
         return out
     out = {
@@ -221,7 +221,7 @@ def _server_status_json(ctx, server):
         "capabilities": _capabilities(ctx, server["capabilities"]),
         "compatible": server["protocol"] == ctx.protocol,
     }
-    if v09:
+    if endpoint:
         generation = _generation(server)
         out["endpoint_compatible"] = (
             None if generation is None else generation == ENDPOINT_PROTOCOL_GENERATION
@@ -231,7 +231,7 @@ def _server_status_json(ctx, server):
         session=ctx.active_name(),
         restart_needed=_restart_needed(ctx, server),
     )
-    if v09:
+    if endpoint:
         out["server_binary_stale"] = _binary_stale(ctx, server)
     return out
 
