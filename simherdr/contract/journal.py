@@ -90,9 +90,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         launch = run.get("launch")
         if isinstance(launch, dict) and isinstance(launch.get("session"), str):
             norm.word("launched", launch["session"])
-    timeline: list[tuple[float, int, dict]] = []
-    for k, run in enumerate(runs, 1):
-        timeline.append((run["t"], 0, {"cli_run": run, "k": k}))
+    timeline: list[tuple[float, float, dict]] = []
     via: dict[int, str] = {}
     by_pid = {r["pid"]: k for k, r in enumerate(runs, 1) if r.get("pid") and "launch" not in r}
     for i, ev in enumerate(events, 1):
@@ -106,6 +104,22 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
             )
             via[ev["conn"]] = f"cli:{owner}" if owner else "cli"
         timeline.append((ev["t"], i, ev))
+    # a CLI run goes where it started, unless it reached a server the client launched after
+    # it started (it waited for it): then just after that launch's boundary, where replay has
+    # the server (CHOICE: causality over the start time; its recorded time moves with it)
+    launches = [(ev["t"], i) for i, ev in enumerate(events, 1) if "launch" in ev]
+    first: dict[str, float] = {}
+    for ev in events:
+        owner = via.get(ev.get("conn")) if "open" in ev else None
+        if owner:
+            first.setdefault(owner, ev["t"])
+    for k, run in enumerate(runs, 1):
+        at: tuple[float, float] = (run["t"], 0)
+        reached = first.get(f"cli:{k}")
+        for lt, li in launches:
+            if reached is not None and run["t"] < lt <= reached:
+                at = (lt, li + 0.5)
+        timeline.append((at[0], at[1], {"cli_run": run, "k": k}))
     timeline.sort(key=lambda x: (x[0], x[1]))
     steps: list[dict] = []
     for t, _, ev in timeline:
