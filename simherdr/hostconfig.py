@@ -155,8 +155,8 @@ READERS = {
 def check_section(version: str, section: str, value: Any) -> tuple[str | None, list[str]]:
     """One section as herdr's deserialize_with_ignored sees it (src/config/io.rs:479-505):
     (its error, or None; the "unknown config key" diagnostics of the keys serde ignored),
-    checked against herdr's key tree of ``version`` (simherdr.facts.config_keys)."""
-    from .facts import config_keys as CK
+    checked against herdr's key tree of ``version`` (simherdr.hostcore.config_keys)."""
+    from .hostcore import config_keys as CK
 
     unknown: list[list] = []
     try:
@@ -172,7 +172,7 @@ def check_section(version: str, section: str, value: Any) -> tuple[str | None, l
 
 
 def _top_level_diagnostics(table: dict) -> list[str]:
-    from .facts import config_keys as CK
+    from .hostcore import config_keys as CK
 
     out = []
     for key, value in table.items():
@@ -257,11 +257,11 @@ def load_live(path: str, version: str) -> Loaded:
 
 def load_at_start(path: str, version: str) -> Loaded:
     """Config::load (src/config/io.rs:99-156): herdr's start-up diagnostics
-    (simherdr.facts.config_keys.diagnose); an error anywhere means all defaults."""
+    (simherdr.hostcore.config_keys.diagnose); an error anywhere means all defaults."""
     text, read_error = _read(path)
     if text is None and read_error is None:  # no file: all defaults, no diagnostics (fast start)
         return Loaded(values=dict(DEFAULTS))
-    from .facts import config_keys as CK
+    from .hostcore import config_keys as CK
 
     diagnostics = CK.diagnose(version, text, read_error)
     if any("using defaults" in d for d in diagnostics):

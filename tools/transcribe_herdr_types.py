@@ -1,10 +1,11 @@
 """Developer tool: transcribe herdr's API type declarations into simherdr's type table.
 
 Reads herdr's ``src/api/schema.rs`` and ``src/api/schema/*.rs`` from a git mirror (names,
-field types and serde attributes only: facts, never code) and prints a Python literal for
-``simherdr/apischema/types_082.py``. Run::
+field types and serde attributes only: facts, never code) and prints the JSON of
+``simherdr/apischema/types_082.json`` (package data). Run::
 
-    python tools/transcribe_herdr_types.py /work/.mirror/herdrdev+herdr/repo 1c76079f > out.py
+    python tools/transcribe_herdr_types.py /work/.mirror/herdrdev+herdr/repo 1c76079f \
+        > simherdr/apischema/types_082.json
 
 The generator (``python -m simherdr.apischema``) turns the table plus the simulator's
 own params specs into the schema files the stand-in's ``herdr api schema`` prints.
@@ -203,24 +204,16 @@ def reachable(types: dict) -> dict:
     return {k: v for k, v in types.items() if k in seen}
 
 
-def emit(types: dict) -> str:
-    lines = ["TYPES = {"]
-    for name, t in types.items():
-        lines.append("    %r: {" % name)
-        lines.append("        'kind': %r, 'attrs': %r," % (t["kind"], t["attrs"]))
-        if t["kind"] == "struct":
-            lines.append("        'fields': [")
-            lines += ["            %r," % (f,) for f in t["fields"]]
-            lines.append("        ],")
-        elif t["kind"] == "newtype":
-            lines.append("        'type': %r," % t["type"])
-        else:
-            lines.append("        'variants': [")
-            lines += ["            %r," % (v,) for v in t["variants"]]
-            lines.append("        ],")
-        lines.append("    },")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+def emit(types: dict, commit: str = "1c76079f") -> str:
+    """The package-data file: its source, then one type per entry (indented JSON)."""
+    import json
+
+    doc = {
+        "source": "herdr %s src/api/schema.rs, src/api/schema/*.rs (tools/transcribe_herdr_types.py):"
+        " type names, field names, Rust field types and serde attributes" % commit,
+        "types": types,
+    }
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
 def main(argv: list[str]) -> int:
@@ -234,7 +227,7 @@ def main(argv: list[str]) -> int:
             check=True,
         ).stdout
         transcribe(text, types)
-    sys.stdout.write(emit(reachable(types)))
+    sys.stdout.write(emit(reachable(types), commit))
     return 0
 
 

@@ -4,7 +4,7 @@
 
 What comes from where (one place for each fact):
 
-* method names and order: herdr's ``Method`` enum in the type table (``types_082`` plus
+* method names and order: herdr's ``Method`` enum in the type table (``types_082.json`` plus
   the 0.9 deltas of ``types_093``), checked against :data:`simherdr.facts.methods`;
 * the params of every method the simulator models: GENERATED from the simulator's own params
   specs (``simherdr.handlers`` with ``simherdr.params``): field names, required/optional/
@@ -40,16 +40,22 @@ _TOKEN_SCHEMAS = {  # src/api/schema/common.rs:3-23 (schema_with helpers)
 }
 
 
-#: The published schema's release -> its type deltas over types_082 (None: the table itself).
+#: The published schema's release -> its type deltas over types_082.json (None: the table).
 TYPE_DELTAS = {"0.8.0": "types_080", "0.8.2": None, "0.9.3": "types_093"}
+
+
+def _base_types() -> dict:
+    """herdr 0.8.2's type table (package data ``types_082.json``, tools/transcribe_herdr_types.py)."""
+    with open(
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "types_082.json"), "rb"
+    ) as f:
+        return json.load(f)["types"]
 
 
 def _types(version: str) -> dict:
     import importlib
 
-    from . import types_082
-
-    types = dict(types_082.TYPES)
+    types = _base_types()
     delta = TYPE_DELTAS[version]
     if delta is not None:
         importlib.import_module(f"{__package__}.{delta}").apply(types)

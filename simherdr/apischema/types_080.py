@@ -1,4 +1,4 @@
-"""herdr 0.8.0's API type deltas under 0.8.2 (:mod:`.types_082`), read in herdr's own diff
+"""herdr 0.8.0's API type deltas under 0.8.2 (``types_082.json``), read in herdr's own diff
 ``git diff 346411fa 9eb52145 -- src/api/schema`` (tag v0.8.0 against v0.8.2; its published
 schema: docs/next/api/herdr-api.schema.json at 346411fa):
 

@@ -1,4 +1,4 @@
-"""herdr 0.9.3's API type deltas over 0.8.2 (:mod:`.types_082`).
+"""herdr 0.9.3's API type deltas over 0.8.2 (``types_082.json``).
 
 Read from herdr 0.9.3's source as the public fork remziduzagac/herdsman carries it (renames
 turned back): ``src/api/schema.rs`` (the ``Method`` list; the fork's own ``pane.stack*``

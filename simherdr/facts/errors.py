@@ -499,3 +499,224 @@ def resume_not_accepted() -> HerdrError:
         "resume_argv requires the reporter to hold the pane; report its state with "
         "pane.report_agent first",
     )
+
+
+# --- tab.*, server.* (src/app/api/tabs.rs, src/server/headless.rs) ----------------------------
+
+
+def tab_create_workspace_gone() -> HerdrError:
+    """tab.create on a positional workspace id out of range (SOCKET.md §9.1)."""
+    return HerdrError("tab_create_failed", "workspace disappeared")
+
+
+# simherdr's own text: it cannot hand its panes to another process (the CHOICE in
+# handlers/server.py).
+HANDOFF_UNSUPPORTED = (
+    "live handoff is not supported by simherdr: its panes cannot be handed to another "
+    "server process; restart herdr normally"
+)
+
+
+def handoff_too_many_panes(limit: int) -> HerdrError:
+    return HerdrError(
+        "handoff_failed",
+        "live handoff supports at most %d panes in one update; close panes or restart "
+        "herdr normally" % limit,
+    )
+
+
+def handoff_unsupported() -> HerdrError:
+    return HerdrError("handoff_failed", HANDOFF_UNSUPPORTED)
+
+
+# --- pane.clear, pane.edit_scrollback (0.9.x; handlers/scrollback.py) ---------------------------
+
+# simherdr's texts for the two CHOICEs in handlers/scrollback.py.
+ALTERNATE_SCREEN_ACTIVE = "cannot clear the pane while the alternate screen is active"
+EDITOR_UNAVAILABLE = "no client is attached to open the scrollback in an editor"
+
+
+def pane_clear_alternate_screen() -> HerdrError:
+    return HerdrError("pane_clear_failed", ALTERNATE_SCREEN_ACTIVE)
+
+
+def pane_not_focused() -> HerdrError:
+    return HerdrError("stale_pane_target", "pane is no longer focused")
+
+
+def scrollback_editor_unavailable() -> HerdrError:
+    return HerdrError("scrollback_editor_failed", EDITOR_UNAVAILABLE)
+
+
+# --- matching, graphics -----------------------------------------------------------------------
+
+
+def invalid_regex(detail: str) -> HerdrError:
+    return HerdrError("invalid_regex", f"regex parse error: {detail}")
+
+
+def graphics_disabled() -> HerdrError:
+    return HerdrError("feature_disabled", "pane graphics require experimental.kitty_graphics")
+
+
+# --- the client-facing surface (src/app/api.rs:1157-1163, src/app/api/agent_view.rs) ----------
+
+
+def notification_title_empty() -> HerdrError:
+    return HerdrError("invalid_params", "notification title is empty")
+
+
+def window_title_empty() -> HerdrError:
+    return HerdrError("invalid_params", "window title is empty")
+
+
+def popup_not_open() -> HerdrError:
+    return HerdrError("popup_not_open", "no popup is open")
+
+
+def invalid_agent_view(message: str) -> HerdrError:
+    """``message``: the agent view check's own (handlers/client.py)."""
+    return HerdrError("invalid_agent_view", message)
+
+
+def plugin_not_found() -> HerdrError:
+    return HerdrError("plugin_not_found", "plugin not found")
+
+
+def connection_local_only() -> HerdrError:
+    return HerdrError(
+        "connection_local_only",
+        "client_shell.surface.set is only available through a client shell endpoint",
+    )
+
+
+def stale_release_notes() -> HerdrError:
+    return HerdrError("stale_release_notes", "the release notes are no longer current")
+
+
+def stale_announcement() -> HerdrError:
+    return HerdrError("stale_announcement", "the product announcement is no longer current")
+
+
+def command_manifest_stale() -> HerdrError:
+    return HerdrError("command_not_found", "custom command manifest is stale; reload configuration")
+
+
+# --- pane.link.*, pane.selection.*, copy mode (0.9.x; handlers/links.py, selection.py) ----------
+
+
+def stale_target_not_visible() -> HerdrError:
+    return HerdrError("stale_target", "pane is no longer visible")
+
+
+def link_viewport_changed(operation: str) -> HerdrError:
+    return HerdrError("stale_content", f"pane viewport changed before link {operation}")
+
+
+def link_content_changed(operation: str) -> HerdrError:
+    return HerdrError("stale_content", f"pane content changed before link {operation}")
+
+
+def stale_content() -> HerdrError:
+    return HerdrError("stale_content", "pane content changed")
+
+
+def pane_not_found_colon(ref: str) -> HerdrError:
+    """The message form some 0.9 pane methods use: ``pane not found: <id>``."""
+    return HerdrError("pane_not_found", f"pane not found: {ref}")
+
+
+def selection_unavailable() -> HerdrError:
+    return HerdrError("selection_unavailable", "selection text is unavailable")
+
+
+def copy_row_unavailable() -> HerdrError:
+    return HerdrError("copy_motion_unavailable", "terminal row is unavailable")
+
+
+def copy_query_too_large() -> HerdrError:
+    return HerdrError("query_too_large", "copy search query is too large")
+
+
+# --- moves (src/app/api/panes.rs move, tabs.rs / workspaces.rs move) --------------------------
+
+
+def source_pane_not_found() -> HerdrError:
+    return HerdrError("pane_not_found", "source pane not found")
+
+
+def target_pane_not_found(ref: str) -> HerdrError:
+    return HerdrError("target_pane_not_found", f"target pane {ref} not found")
+
+
+def target_pane_not_in_tab(ref: str, tab_id: str) -> HerdrError:
+    return HerdrError("target_pane_not_found", f"target pane {ref} is not in tab {tab_id}")
+
+
+def tab_move_out_of_bounds(n: int) -> HerdrError:
+    return HerdrError("tab_move_failed", f"insert_index {n} is out of bounds")
+
+
+def workspace_move_out_of_bounds(n: int) -> HerdrError:
+    return HerdrError("workspace_move_failed", f"insert_index {n} is out of bounds")
+
+
+def workspace_block_empty() -> HerdrError:
+    return HerdrError("workspace_move_block_failed", "workspace_ids must not be empty")
+
+
+def workspace_block_repeated(ref: str) -> HerdrError:
+    return HerdrError("workspace_move_block_failed", f"workspace {ref} appears more than once")
+
+
+def workspace_block_anchor_inside() -> HerdrError:
+    return HerdrError(
+        "workspace_move_block_failed", "before_workspace_id must not be part of workspace_ids"
+    )
+
+
+# --- events.* (src/api/subscriptions.rs; events_lost: upstream #4178) --------------------------
+
+EVENTS_LOST_MESSAGE = (
+    "event subscription fell behind retained history; resubscribe and resync with session.snapshot"
+)
+
+
+def events_lost() -> HerdrError:
+    return HerdrError("events_lost", EVENTS_LOST_MESSAGE)
+
+
+def probe_pane_not_found(ref: str, probe_id: str) -> HerdrError:
+    """A subscription's or a wait's pane that is gone, answered under its probe id (§1.4)."""
+    return HerdrError("pane_not_found", f"pane {ref} not found", reply_id=probe_id)
+
+
+def unsupported_event_wait_match() -> HerdrError:
+    return HerdrError(
+        "unsupported_event_wait_match", "events.wait currently supports pane agent status matches"
+    )
+
+
+# --- metadata (src/app/api/metadata.rs) --------------------------------------------------------
+
+
+def metadata_set_and_clear() -> HerdrError:
+    return HerdrError("invalid_metadata_request", "cannot set and clear the same metadata field")
+
+
+def metadata_nothing_to_do() -> HerdrError:
+    return HerdrError("invalid_metadata_request", "missing metadata field to set or clear")
+
+
+def metadata_token_limit(resource: str, limit: int) -> HerdrError:
+    """``resource``: "pane" | "workspace"."""
+    return HerdrError(
+        "metadata_token_limit", f"{resource} metadata may contain at most {limit} tokens"
+    )
+
+
+def metadata_sequence_source_limit(limit: int) -> HerdrError:
+    return HerdrError(
+        "metadata_sequence_source_limit",
+        f"workspace metadata may track at most {limit} sequenced sources",
+    )

@@ -251,11 +251,11 @@ class Tables:
     agent_kinds: str
     # facts/kinds.py HOOK_SOURCE_TABLES: reserved native / session-identity-only / official
     hook_sources: str
-    # facts/config_keys.py KNOWN_KEYS: the known config.toml keys
+    # hostcore/config_keys.py (hostcore/data/config_keys.json): the known config.toml keys
     config_keys: str
     # panes/manifests.py: the bundled agent screen manifests
     manifests: str
-    # facts/integration.py: the integration targets and their asset versions
+    # hostcore/integration.py (hostcore/data/integration.json): the integration targets
     integration: str
     # the stand-in's CLI grammar (simherdr/stub/cli): which release's verbs and options
     cli: str

@@ -31,8 +31,9 @@ from ..facts.keys import encode_keys
 from ..facts.shellquote import compose_command, has_control_char
 from ..model import terminal as T
 from ..model import terminal_reports as TR
+from ..model.paneread import READ_FORMATS, READ_SOURCES
 from ..model.status import RUST_VARIANT, WIRE_STATUSES
-from .common import READ_FORMATS, READ_SOURCES, key_bytes, paste_bytes, read_pane
+from .common import key_bytes, paste_bytes, read_pane
 from .registry import method, method_with
 
 DEFAULT_START_TIMEOUT_MS = 30_000  # src/app/agents.rs:8

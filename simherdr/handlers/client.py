@@ -26,7 +26,7 @@ POSITIONS = ("top-left", "top-right", "bottom-left", "bottom-right")  # ToastHer
 )
 def notification_show(sim, p):
     if sanitize_notification_text(p["title"], 80) is None:
-        raise E.HerdrError("invalid_params", "notification title is empty")
+        raise E.notification_title_empty()
     s, now = sim.surface, sim.now()
     delivery = sim.config.toast_delivery
     if delivery == "off":
@@ -60,7 +60,7 @@ def _window_title(sim, title: str | None) -> dict:
 def window_title_set(sim, p):
     title = sanitize_window_title(p["title"])
     if title is None:
-        raise E.HerdrError("invalid_params", "window title is empty")
+        raise E.window_title_empty()
     return _window_title(sim, title)
 
 
@@ -83,7 +83,7 @@ def popup_close(sim, p):
     # close_popup_pane. 0.8.2: simherdr opens no popups; 0.9.x: the plugin popup that
     # plugin.pane.open recorded (Profile.plugin_popup_tracked).
     if sim.surface.popup is None:
-        raise E.HerdrError("popup_not_open", "no popup is open")
+        raise E.popup_not_open()
     sim.surface.popup = None
     return {"type": "ok"}
 
@@ -285,12 +285,12 @@ def agent_view_set(sim, p):
             if isinstance(sort["field"], dict):
                 _token(sort["field"]["token"])
     except _ViewError as e:
-        raise E.HerdrError("invalid_agent_view", str(e)) from None
+        raise E.invalid_agent_view(str(e)) from None
     if source.startswith("plugin:"):
         # CHOICE (AGENT_VIEW_PLUGIN_SOURCE): no plugin is installed in simherdr, so a
         # plugin-owned source is always plugin_not_found (src/app/api/agent_view.rs:15-29;
         # the plugin id's own validation is not repeated).
-        raise E.HerdrError("plugin_not_found", "plugin not found")
+        raise E.plugin_not_found()
     sim.surface.agent_view = {
         "source": source,
         "label": label,
@@ -307,7 +307,7 @@ def agent_view_clear(sim, p):
         try:
             source = _source(p["source"])
         except _ViewError as e:
-            raise E.HerdrError("invalid_agent_view", str(e)) from None
+            raise E.invalid_agent_view(str(e)) from None
     active = sim.surface.agent_view
     if source is None or (active is not None and active["source"] == source):
         sim.surface.agent_view = None

@@ -21,23 +21,20 @@ SELECTION = P.struct(
 @method("client_shell.surface.set", active=P.req(P.BOOL))
 def surface_set(sim, p):
     # Answered on the API connection before anything else (even while the server stops).
-    raise E.HerdrError(
-        "connection_local_only",
-        "client_shell.surface.set is only available through a client shell endpoint",
-    )
+    raise E.connection_local_only()
 
 
 @method("release_notes.dismiss", version=P.req(P.STR))
 def release_notes_dismiss(sim, p):
     # CHOICE: a simulator has no release notes loaded (latest_release_notes is None), so any
     # version is stale.
-    raise E.HerdrError("stale_release_notes", "the release notes are no longer current")
+    raise E.stale_release_notes()
 
 
 @method("product_announcement.dismiss", version=P.req(P.STR), id=P.req(P.STR))
 def announcement_dismiss(sim, p):
     # CHOICE: no product announcement is current on a simulator.
-    raise E.HerdrError("stale_announcement", "the product announcement is no longer current")
+    raise E.stale_announcement()
 
 
 @method(
@@ -51,6 +48,4 @@ def announcement_dismiss(sim, p):
 def command_invoke(sim, p):
     # Command ids come from a client shell's manifest of configured custom commands; the
     # simulator configures none, so every id is unknown (custom_commands.rs).
-    raise E.HerdrError(
-        "command_not_found", "custom command manifest is stale; reload configuration"
-    )
+    raise E.command_manifest_stale()

@@ -7,12 +7,8 @@ import os
 from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
+from ..model.paneread import DEFAULT_RECENT_LINES, MAX_READ_LINES  # herdr's read limits
 from ..model.state import Pane, Session, Workspace
-
-READ_SOURCES = ("visible", "recent", "recent_unwrapped", "detection")
-READ_FORMATS = ("text", "ansi")
-DEFAULT_READ_LINES = 80  # src/app/api_helpers.rs:117-118
-MAX_READ_LINES = 1000
 
 
 def close_with_group(sim, w: Workspace) -> list[Workspace]:
@@ -88,7 +84,7 @@ def optional_pane(s: Session, ref: str | None) -> Pane:
 def read_pane(sim, p: Pane, source: str, lines: int | None, fmt: str) -> dict:
     """PaneReadResult (SOCKET.md §3.5, §4.3): revision always 0 in 0.8.2."""
     if source in ("recent", "recent_unwrapped"):
-        lines = min(lines if lines is not None else DEFAULT_READ_LINES, MAX_READ_LINES)
+        lines = min(lines if lines is not None else DEFAULT_RECENT_LINES, MAX_READ_LINES)
     # detection is always plain text, but the reply echoes the requested format
     # (src/app/api/panes.rs:1221).
     text, truncated = p.screen.read(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import params as P
 from .. import views as V
 from ..facts import errors as E
-from .common import READ_SOURCES
+from ..model.paneread import READ_SOURCES
 from .pane import MATCH, compile_match, first_match
 from .registry import method
 
@@ -15,9 +15,6 @@ POLL = 0.1  # each subscription item emits at most one event per 100 ms tick
 # events (profile row events_lost_error). CHOICE (message): the text of upstream 65927cef as
 # a public fork carries it (its src/api/subscriptions.rs events_lost_error); the 0.9.3 file
 # itself is not readable here.
-EVENTS_LOST_MESSAGE = (
-    "event subscription fell behind retained history; resubscribe and resync with session.snapshot"
-)
 
 
 class _EventsLost(Exception):
@@ -135,9 +132,7 @@ class _AgentStatus:
         self.cursor = sim.hub.seq
         pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
-            raise E.HerdrError(
-                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
-            )
+            raise E.probe_pane_not_found(item["pane_id"], probe_id)
         self.pane_id = pane.pane_id  # the probe's canonical id
         snap = status_payload(sim.session, pane)
         self.last_status, self.last_pres = snap["agent_status"], _presentation(snap)
@@ -183,9 +178,7 @@ class _OutputMatched:
         self.pred = compile_match(item["match"])
         pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
-            raise E.HerdrError(
-                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
-            )
+            raise E.probe_pane_not_found(item["pane_id"], probe_id)
         self.matched = False
 
     def next(self, sim):
@@ -211,9 +204,7 @@ class _Silent:
     def __init__(self, sim, item, probe_id):
         pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
-            raise E.HerdrError(
-                "pane_not_found", f"pane {item['pane_id']} not found", reply_id=probe_id
-            )
+            raise E.probe_pane_not_found(item["pane_id"], probe_id)
         self.pane_id = pane.pane_id
         self.last = V.scroll_info(pane)
 
@@ -259,9 +250,7 @@ async def subscribe(sim, p, rid, conn):
             try:
                 line = it.next(sim)
             except _EventsLost:
-                await conn.send(
-                    {"id": rid, "error": E.HerdrError("events_lost", EVENTS_LOST_MESSAGE).body()}
-                )
+                await conn.send({"id": rid, "error": E.events_lost().body()})
                 return
             if line is not None:
                 await conn.send(line)
@@ -298,17 +287,14 @@ def _match_event(v):
 async def wait(sim, p, rid, conn):
     m = p["match_event"]
     if m["event"] != "pane_agent_status_changed":
-        raise E.HerdrError(
-            "unsupported_event_wait_match",
-            "events.wait currently supports pane agent status matches",
-        )
+        raise E.unsupported_event_wait_match()
     pane_id, want = m["pane_id"], m["agent_status"]
     pane = sim.session.find_pane(pane_id)
     if pane is None:  # the setup probe's error carries the probe id (0.8.2)
         # CHOICE (0.9): the request id, as for subscriptions (#4344 "socket error responses
         # keep the request id"); 0.9.3's src/api/wait.rs is not readable here.
         probe = rid if sim.version.rows.setup_errors_keep_request_id else f"{rid}:sub:0:probe"
-        raise E.HerdrError("pane_not_found", f"pane {pane_id} not found", reply_id=probe)
+        raise E.probe_pane_not_found(pane_id, probe)
     deadline = None if p["timeout_ms"] is None else sim.now() + p["timeout_ms"] / 1000
     cursor = sim.hub.seq
     while True:

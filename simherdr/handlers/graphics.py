@@ -33,7 +33,7 @@ PLACEMENT = P.struct(
 
 
 def _disabled():
-    raise E.HerdrError("feature_disabled", "pane graphics require experimental.kitty_graphics")
+    raise E.graphics_disabled()
 
 
 @method("pane.graphics.info", pane_id=P.req(P.STR))

@@ -3,7 +3,7 @@ src/app/api/integrations.rs) and 0.9.x integration.list ([H093] src/integration/
 integration_recommendations, integration_target_label/_command, integration_target_available).
 
 herdr's server runs the same install code as its CLI; so does simherdr: the one core is
-:mod:`simherdr.facts.integration` (also the stand-in's `herdr integration`), run against the
+:mod:`simherdr.hostcore.integration` (also the stand-in's `herdr integration`), run against the
 simulator's host (``Config.home`` as HOME, plus ``Config.integration_env``).
 """
 
@@ -13,7 +13,7 @@ import os
 
 from .. import params as P
 from ..facts import errors as E
-from ..facts import integration as core
+from ..hostcore import integration as core
 from .registry import method
 
 # (target, label, command names), in herdr's integration_specs order (registry.rs).

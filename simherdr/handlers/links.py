@@ -27,16 +27,16 @@ def _checked(sim, p, operation: str):
     s = sim.session
     pane = s.find_pane(p["pane_id"])
     if pane is None:
-        raise E.HerdrError("pane_not_found", "pane not found")
+        raise E.pane_not_found()
     if not s.in_active_tab(pane):  # pane_visible_on_active_surface
-        raise E.HerdrError("stale_target", "pane is no longer visible")
+        raise E.stale_target_not_visible()
     offset = pane.scroll_offset or 0  # herdr always has scroll metrics: 0 until scrolled
     offset = min(offset, pane.screen.scroll_max())
     if p["offset_from_bottom"] is not None and p["offset_from_bottom"] != offset:
-        raise E.HerdrError("stale_content", f"pane viewport changed before link {operation}")
+        raise E.link_viewport_changed(operation)
     rev = pane.screen.content_revision()
     if rev % 2 or (p["content_revision"] is not None and p["content_revision"] != rev):
-        raise E.HerdrError("stale_content", f"pane content changed before link {operation}")
+        raise E.link_content_changed(operation)
     return pane, offset
 
 

@@ -40,5 +40,5 @@ def compile_match(match: dict) -> LinePredicate:
             if e.args and isinstance(e.args[0], bytes)
             else str(e)
         )
-        raise E.HerdrError("invalid_regex", f"regex parse error: {detail}") from None
+        raise E.invalid_regex(detail) from None
     return lambda line: rx.search(line) is not None

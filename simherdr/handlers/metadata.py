@@ -85,22 +85,17 @@ def pane_report_metadata(sim, p):
         or (p["display_agent"] is not None and p["clear_display_agent"])
         or (p["state_labels"] and p["clear_state_labels"])
     ):
-        raise E.HerdrError(
-            "invalid_metadata_request", "cannot set and clear the same metadata field"
-        )
+        raise E.metadata_set_and_clear()
     presentation = title is not None or display_agent is not None or bool(labels) or any(clears)
     if not presentation and tokens is None:
-        raise E.HerdrError("invalid_metadata_request", "missing metadata field to set or clear")
+        raise E.metadata_nothing_to_do()
     m = pane.meta
     if _blocked_by_process_exit(sim, pane.agent, source, label, applies):
         return {"type": "ok"}
     if not M.seq_is_fresh(m.report_seqs, source, p["seq"]):
         return {"type": "ok"}
     if tokens is not None and m.tokens.count_after(tokens) > M.TOKENS_PER_RESOURCE:
-        raise E.HerdrError(
-            "metadata_token_limit",
-            f"pane metadata may contain at most {M.TOKENS_PER_RESOURCE} tokens",
-        )
+        raise E.metadata_token_limit("pane", M.TOKENS_PER_RESOURCE)
     # CHOICE (NO_METADATA_AGENT_MEMORY): herdr also remembers which agent each sequenced source
     # reported for (metadata_report_agents, used to re-anchor after a process restart); not kept.
     try:
@@ -145,16 +140,10 @@ def workspace_report_metadata(sim, p):
     if not M.seq_is_fresh(m.seqs, source, p["seq"]):
         return {"type": "ok"}
     if m.tokens.count_after(tokens) > M.TOKENS_PER_RESOURCE:
-        raise E.HerdrError(
-            "metadata_token_limit",
-            f"workspace metadata may contain at most {M.TOKENS_PER_RESOURCE} tokens",
-        )
+        raise E.metadata_token_limit("workspace", M.TOKENS_PER_RESOURCE)
     if p["seq"] is not None:  # metadata_tokens::accept_sequence
         if source not in m.seqs and len(m.seqs) >= M.MAX_SEQUENCE_SOURCES:
-            raise E.HerdrError(
-                "metadata_sequence_source_limit",
-                f"workspace metadata may track at most {M.MAX_SEQUENCE_SOURCES} sequenced sources",
-            )
+            raise E.metadata_sequence_source_limit(M.MAX_SEQUENCE_SOURCES)
         m.seqs[source] = p["seq"]
     now = sim.now()
     if m.tokens.patch(tokens, ttl, now):

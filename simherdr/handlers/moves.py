@@ -38,7 +38,7 @@ def move(sim, p):
     s = sim.session
     pane = s.find_pane(p["pane_id"])
     if pane is None:
-        raise E.HerdrError("pane_not_found", "source pane not found")
+        raise E.source_pane_not_found()
     src_ws = s.ws(pane.workspace_id)
     src_tab = src_ws.tab(pane.tab_id)
     prev = {
@@ -67,11 +67,9 @@ def move(sim, p):
             raw = dest["target_pane_id"]
             anchor = s.find_pane(raw)
             if anchor is None:
-                raise E.HerdrError("target_pane_not_found", f"target pane {raw} not found")
+                raise E.target_pane_not_found(raw)
             if (anchor.workspace_id, anchor.tab_id) != (target_ws.workspace_id, target_tab.tab_id):
-                raise E.HerdrError(
-                    "target_pane_not_found", f"target pane {raw} is not in tab {dest['tab_id']}"
-                )
+                raise E.target_pane_not_in_tab(raw, dest["tab_id"])
             anchor_id = anchor.pane_id
         else:
             anchor_id = target_tab.focused_pane
@@ -163,7 +161,7 @@ def tab_move(sim, p):
     w = s.ws(t.workspace_id)
     n = p["insert_index"]
     if n > len(w.tabs):
-        raise E.HerdrError("tab_move_failed", f"insert_index {n} is out of bounds")
+        raise E.tab_move_out_of_bounds(n)
     moved = M.move_tab(w, t, n)
     tabs = [V.tab_info(s, x) for x in w.tabs]
     if moved:
@@ -184,7 +182,7 @@ def workspace_move(sim, p):
     w = s.require_workspace(p["workspace_id"])
     n = p["insert_index"]
     if n > len(s.workspaces):
-        raise E.HerdrError("workspace_move_failed", f"insert_index {n} is out of bounds")
+        raise E.workspace_move_out_of_bounds(n)
     moved = M.move_workspace(s, w, n)
     infos = _workspaces(s)
     if moved:
@@ -195,10 +193,6 @@ def workspace_move(sim, p):
     return {"type": "workspace_list", "workspaces": infos}
 
 
-def _block_failed(message: str) -> E.HerdrError:
-    return E.HerdrError("workspace_move_block_failed", message)
-
-
 @method(
     "workspace.move_block",
     workspace_ids=P.req(P.LIST_STR),
@@ -207,18 +201,18 @@ def _block_failed(message: str) -> E.HerdrError:
 def workspace_move_block(sim, p):
     s = sim.session
     if not p["workspace_ids"]:
-        raise _block_failed("workspace_ids must not be empty")
+        raise E.workspace_block_empty()
     chosen: list[str] = []
     for ref in p["workspace_ids"]:
         w = s.require_workspace(ref)
         if w.workspace_id in chosen:
-            raise _block_failed(f"workspace {ref} appears more than once")
+            raise E.workspace_block_repeated(ref)
         chosen.append(w.workspace_id)
     before = None
     if p["before_workspace_id"] is not None:
         before = s.require_workspace(p["before_workspace_id"]).workspace_id
         if before in chosen:
-            raise _block_failed("before_workspace_id must not be part of workspace_ids")
+            raise E.workspace_block_anchor_inside()
     moved = M.move_workspace_block(s, chosen, before)
     infos = _workspaces(s)
     if moved:

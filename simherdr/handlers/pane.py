@@ -6,10 +6,8 @@ from .. import params as P
 from .. import views as V
 from ..facts import errors as E
 from ..model import groups
-from ..model.paneread import first_matching_line
+from ..model.paneread import READ_FORMATS, READ_SOURCES, first_matching_line
 from .common import (
-    READ_FORMATS,
-    READ_SOURCES,
     close_with_group,
     key_bytes,
     launch_cwd,

@@ -10,13 +10,8 @@ from ..facts import errors as E
 from .registry import method
 
 # CHOICE: a headless simulator has no client to open $EDITOR for: the focused pane's
-# pane.edit_scrollback answers herdr's scrollback_editor_failed with this text (herdr's
+# pane.edit_scrollback answers herdr's scrollback_editor_failed with E.EDITOR_UNAVAILABLE (herdr's
 # own message is the editor launch's I/O error, which no source here shows).
-EDITOR_UNAVAILABLE = "no client is attached to open the scrollback in an editor"
-# CHOICE: a full-screen app's alternate screen is not cleared (pane_clear_failed), as a
-# herdr-derived terminal core's ClearScreenOutcome::AlternateScreenActive shows; 0.9.3's own
-# terminal code and its message are not readable here.
-ALTERNATE_SCREEN_ACTIVE = "cannot clear the pane while the alternate screen is active"
 
 
 def _pane(sim, ref: str):
@@ -40,8 +35,11 @@ def clear(sim, p):
     """The terminal's clear_screen: history and grid wiped, cursor home. CHOICE: the shell is
     not told (no new prompt is drawn), as a terminal-side clear does not reach the program."""
     pane = _pane(sim, p["pane_id"])
+    # CHOICE: a full-screen app's alternate screen is not cleared (pane_clear_failed), as a
+    # herdr-derived terminal core's ClearScreenOutcome::AlternateScreenActive shows; 0.9.3's own
+    # terminal code and its message are not readable here.
     if pane.screen.alternate_screen:
-        raise E.HerdrError("pane_clear_failed", ALTERNATE_SCREEN_ACTIVE)
+        raise E.pane_clear_alternate_screen()
     pane.screen.clear()
     if pane.scroll_offset is not None:
         pane.scroll_offset = 0
@@ -52,5 +50,5 @@ def clear(sim, p):
 def edit_scrollback(sim, p):
     pane = _pane(sim, p["pane_id"])
     if sim.session.focused_pane() is not pane:
-        raise E.HerdrError("stale_pane_target", "pane is no longer focused")
-    raise E.HerdrError("scrollback_editor_failed", EDITOR_UNAVAILABLE)
+        raise E.pane_not_focused()
+    raise E.scrollback_editor_unavailable()

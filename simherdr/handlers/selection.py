@@ -37,7 +37,7 @@ MAX_RETURNED_MATCHES = 1024
 
 
 def _stale():
-    return E.HerdrError("stale_content", "pane content changed")
+    return E.stale_content()
 
 
 def _checked(sim, p, *, message_form: bool = False):
@@ -45,7 +45,7 @@ def _checked(sim, p, *, message_form: bool = False):
     pane = sim.session.find_pane(p["pane_id"])
     if pane is None:
         if message_form:  # pane_selection_text's own wording
-            raise E.HerdrError("pane_not_found", f"pane not found: {p['pane_id']}")
+            raise E.pane_not_found_colon(p["pane_id"])
         raise E.pane_not_found(p["pane_id"])
     screen = pane.screen
     rev = p.get("content_revision")
@@ -68,7 +68,7 @@ def selection_read(sim, p):
         (p["anchor"]["row"], p["anchor"]["col"]), (p["cursor"]["row"], p["cursor"]["col"])
     )
     if text is None:
-        raise E.HerdrError("selection_unavailable", "selection text is unavailable")
+        raise E.selection_unavailable()
     return {"type": "pane_selection", "pane_id": p["pane_id"], "text": text}
 
 
@@ -139,7 +139,7 @@ def copy_motion(sim, p):
     if motion in ("line_end", "first_non_blank"):
         text = _row_text(screen, row)
         if text is None:
-            raise E.HerdrError("copy_motion_unavailable", "terminal row is unavailable")
+            raise E.copy_row_unavailable()
         if motion == "line_end":
             stripped = text.rstrip()
             col = max(len(stripped) - 1, 0)
@@ -183,7 +183,7 @@ def copy_search(sim, p):
     if pane is None:
         raise E.pane_not_found(p["pane_id"])
     if len(p["query"].encode()) > MAX_QUERY_BYTES:
-        raise E.HerdrError("query_too_large", "copy search query is too large")
+        raise E.copy_query_too_large()
     pane, screen = _checked(sim, p)
     query = p["query"]
     flags = 0 if any(c.isupper() for c in query) else re.IGNORECASE

@@ -12,12 +12,8 @@ from .registry import method
 MAX_FDS_PER_HANDOFF = 64
 # CHOICE: herdr hands its pane terminals (PTY fds) to a freshly spawned server process and
 # exits (src/server/headless.rs:1235-1441, 3636-3660). simherdr cannot pass its panes to another
-# process, so after herdr's own checks it answers herdr's failure code with this text and keeps
+# process, so after herdr's own checks it answers herdr's failure code with E.HANDOFF_UNSUPPORTED and keeps
 # serving, as herdr does after a failed handoff (rolled back, still running).
-HANDOFF_UNSUPPORTED = (
-    "live handoff is not supported by simherdr: its panes cannot be handed to another "
-    "server process; restart herdr normally"
-)
 
 
 @method("ping")
@@ -61,9 +57,5 @@ def server_live_handoff(sim, p):
     limit; simherdr fails where herdr's spawn would, but before herdr disconnects clients."""
     panes = sum(1 for _ in sim.session.all_panes())
     if panes > MAX_FDS_PER_HANDOFF:
-        raise E.HerdrError(
-            "handoff_failed",
-            "live handoff supports at most %d panes in one update; close panes or restart "
-            "herdr normally" % MAX_FDS_PER_HANDOFF,
-        )
-    raise E.HerdrError("handoff_failed", HANDOFF_UNSUPPORTED)
+        raise E.handoff_too_many_panes(MAX_FDS_PER_HANDOFF)
+    raise E.handoff_unsupported()

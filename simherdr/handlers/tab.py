@@ -33,7 +33,7 @@ def create(sim, p):
             if kind is not None and kind[0] == "pos":
                 # Quirk: a positional id out of range parses, then the index is gone
                 # (src/app/api/tabs.rs:55-59,77-93).
-                raise E.HerdrError("tab_create_failed", "workspace disappeared")
+                raise E.tab_create_workspace_gone()
             raise E.workspace_not_found(ref)
     E.validate_env(p["env"])
     follow = focused_launch_cwd(sim, w) if p["cwd"] is None else None

@@ -15,20 +15,8 @@ HANDLERS = ROOT / "simherdr" / "handlers"
 
 # Not moved yet (issue 24 item 5): module -> HerdrError(...) calls with a literal message.
 NOT_MOVED = {
-    "client.py": 4,
-    "client_surface.py": 4,
-    "events.py": 5,
-    "graphics.py": 1,
     "layout.py": 12,
-    "links.py": 4,
-    "matching.py": 1,
-    "metadata.py": 5,
-    "moves.py": 5,
     "plugin.py": 29,
-    "scrollback.py": 1,
-    "selection.py": 5,
-    "server.py": 1,
-    "tab.py": 1,
 }
 
 

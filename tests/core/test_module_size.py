@@ -22,8 +22,6 @@ _NOT_CODE = {
 }
 
 ALLOWED = {
-    # Generated type literal; moves to package data with issue 24 item 4 (versions).
-    "simherdr/apischema/types_082.py": "generated data: herdr's API schema types",
     # herdr's clap tree transcribed (src/cli/spec.rs); the stand-in imports it only for help.
     "simherdr/stub/cli/spec.py": "data: herdr's clap tree",
 }

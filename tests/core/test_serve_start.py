@@ -48,7 +48,7 @@ NOT_AT_START = (
     "shutil",
     "unicodedata",
     "simherdr.agents",
-    "simherdr.facts.config_keys",
+    "simherdr.hostcore.config_keys",
     "simherdr.git",
     "simherdr.model.metadata",
     "simherdr.model.screen",

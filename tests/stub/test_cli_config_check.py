@@ -1,4 +1,4 @@
-"""`herdr config check` and the config key table (simherdr.facts.config_keys)."""
+"""`herdr config check` and the config key table (simherdr.hostcore.config_keys)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from simherdr.facts import config_keys
+from simherdr.hostcore import config_keys
 from simherdr.stub.cli import config_check
 from tests import herdr_reference as ref
 from tests.releases import VERSIONS

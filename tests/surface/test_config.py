@@ -54,7 +54,7 @@ def test_bad_config_at_start_means_defaults(version, tmp_path, cfgdir):
     (cfgdir / "config.toml").write_text('[terminal]\nnew_cwd = "home"\nshell_mode = "sideways"\n')
     with _h(version, tmp_path, cfgdir) as h:
         assert h.sim.config.new_cwd == "follow"
-        # herdr's start-up text (simherdr.facts.config_keys.diagnose: toml's frame)
+        # herdr's start-up text (simherdr.hostcore.config_keys.diagnose: toml's frame)
         assert h.sim.surface.config_diagnostics == [
             "config parse error: TOML parse error at line 3, column 14\n  |\n"
             '3 | shell_mode = "sideways"\n  |              ^^^^^^^^^^\n'

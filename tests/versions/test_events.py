@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simherdr.handlers.events import EVENTS_LOST_MESSAGE
+from simherdr.facts.errors import EVENTS_LOST_MESSAGE
 from simherdr.model.hub import RING_SIZE
 from tests.core.socketclient import Subscription, request
 from tests.releases import rows

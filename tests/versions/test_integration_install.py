@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from simherdr.facts import integration as core
+from simherdr.hostcore import integration as core
 from simherdr.stub.cli import integration as cli
 from tests.core.socketclient import request
 from tests.releases import resolve

@@ -1,12 +1,13 @@
 """server.live_handoff over the socket, both versions (src/server/headless.rs:1235-1300,
 3636-3660): herdr's param and pane-count checks, then simherdr's named refusal
-(handlers/server.py HANDOFF_UNSUPPORTED); the server keeps serving. Replies schema-checked."""
+(facts/errors.py HANDOFF_UNSUPPORTED); the server keeps serving. Replies schema-checked."""
 
 from __future__ import annotations
 
 import pytest
 
-from simherdr.handlers.server import HANDOFF_UNSUPPORTED, MAX_FDS_PER_HANDOFF
+from simherdr.facts.errors import HANDOFF_UNSUPPORTED
+from simherdr.handlers.server import MAX_FDS_PER_HANDOFF
 from tests.core.socketclient import request
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.facts import config_keys as CK
 from simherdr.facts import methods as M
+from simherdr.hostcore import config_keys as CK
 from tests.agents.conftest import start_ready, statuses
 from tests.releases import distinguishing, kinds, resolve, rows
 

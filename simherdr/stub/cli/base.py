@@ -28,7 +28,7 @@ APP_DIR_NAME = "herdr"  # release builds (src/config/io.rs:22-28)
 
 def join(base: str, rest: str) -> str:
     """``PathBuf::join``: :func:`simherdr.facts.paths.join` (one place, shared with
-    facts.integration), imported on first use: a call with HERDR_SOCKET_PATH set joins no
+    hostcore.integration), imported on first use: a call with HERDR_SOCKET_PATH set joins no
     path, and the two modules it would load cost ~0.3 ms of every call."""
     from ...facts.paths import join as path_join
 

@@ -1,7 +1,7 @@
 """`herdr config check` (src/cli.rs:278-301): herdr's config diagnostics, no server needed.
 
 Prints "config: ok" (exit 0), or "config: issues found" and one diagnostic per line (exit 1).
-The diagnostics come from :func:`simherdr.facts.config_keys.diagnose`.
+The diagnostics come from :func:`simherdr.hostcore.config_keys.diagnose`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def read_config(path: str) -> tuple[str | None, str | None]:
 
 
 def diagnostics(env: Mapping[str, str], version: str) -> list[str]:
-    from simherdr.facts.config_keys import diagnose
+    from simherdr.hostcore.config_keys import diagnose
 
     text, error = read_config(base.config_path(env))
     return diagnose(version, text, error)

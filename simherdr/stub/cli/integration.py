@@ -3,7 +3,7 @@
 herdr installs its own hook scripts and plugins into each agent's config directory and
 registers them in the agent's config (src/cli/integration.rs, src/integration/*.rs). The
 install / uninstall / status core, its target table and simherdr's own asset files live in
-:mod:`simherdr.facts.integration`, shared with the server's ``integration.install`` /
+:mod:`simherdr.hostcore.integration`, shared with the server's ``integration.install`` /
 ``integration.uninstall``; this module is the CLI around it (usage, target words, printing).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TextIO
 
-from ...facts.integration import (
+from ...hostcore.integration import (
     _DIRS,  # noqa: F401  (tests read the agents' directories through this module)
     LETTA,
     TARGETS,

@@ -100,7 +100,7 @@ def allow_nested(env: Mapping[str, str], version: str) -> bool:
     """``config.experimental.allow_nested`` as Config::load reads it (defaults on any error)."""
     import tomllib
 
-    from simherdr.facts.config_keys import diagnose
+    from simherdr.hostcore.config_keys import diagnose
 
     from .config_check import read_config
 

@@ -4,9 +4,10 @@ Stdlib-only and pure (no file or environment access): the stand-in's ``herdr con
 the server's ``server.reload_config`` both call :func:`diagnose` with the file's text (or the
 read error) and get herdr's diagnostic lines back.
 
-The key tree is read from herdr 0.8.2's serde model (``src/config/model.rs``, ``theme.rs``,
-``sound.rs``, ``sidebar.rs``, ``keybinds.rs``, ``tab_bar.rs``); the 0.9.3 deltas from the
-0.9.3 config key reference (the fork's ``theme.rs``/``sound.rs`` are not readable) and the
+The key trees are package data (``data/config_keys.json``, one table per ``tables.config_keys``
+key, each with its source), read once on first use: 0.8.2's from herdr's serde model
+(``src/config/model.rs``, ``theme.rs``, ``sound.rs``, ``sidebar.rs``, ``keybinds.rs``,
+``tab_bar.rs``); the 0.9.3 deltas from the 0.9.3 config key reference (the fork's ``theme.rs``/``sound.rs`` are not readable) and the
 fork's ``src/config/io.rs`` (same top-level sections, a BOM normaliser). herdr deserialises the
 whole file with ``serde_ignored`` (``src/config/io.rs:104-152``): every key serde ignores is an
 "unknown config key" with its full path; a type error fails the whole file ("config parse
@@ -15,10 +16,11 @@ error ...; using defaults"); a missing file is fine; an unreadable one is "confi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
-from .rusttext import rust_debug_str
+from ..facts.rusttext import rust_debug_str
 
 # --- leaf kinds ----------------------------------------------------------------------------
 # A leaf is a string tag, an Enum, or a dict (a table with its own known keys). ``ANY`` marks a
@@ -52,278 +54,57 @@ class AnyKeyTable:
     value: object
 
 
-_COLOR_TOKENS = [
-    "accent",
-    "panel_bg",
-    "sidebar_bg",
-    "active_row_bg",
-    "selection_bg",
-    "surface0",
-    "surface1",
-    "surface_dim",
-    "overlay0",
-    "overlay1",
-    "text",
-    "subtext0",
-    "mauve",
-    "green",
-    "yellow",
-    "red",
-    "blue",
-    "teal",
-    "peach",
-]
-_SOUND = Enum(("default", "on", "off"))  # sound.rs:50-56
-_SOUND_AGENTS_082 = [
-    "pi",
-    "claude",
-    "codex",
-    "gemini",
-    "cursor",
-    "devin",
-    "agy",
-    "cline",
-    "open_code",
-    "github_copilot",
-    "kimi",
-    "kiro",
-    "droid",
-    "amp",
-    "grok",
-    "hermes",
-    "kilo",
-    "qodercli",
-    "qwen",
-    "maki",
-]  # sound.rs:27-47
-_KEY_BINDINGS_082 = [
-    "help",
-    "settings",
-    "new_workspace",
-    "new_worktree",
-    "open_worktree",
-    "remove_worktree",
-    "rename_workspace",
-    "close_workspace",
-    "workspace_picker",
-    "goto",
-    "navigate_workspace_up",
-    "navigate_workspace_down",
-    "navigate_pane_left",
-    "navigate_pane_down",
-    "navigate_pane_up",
-    "navigate_pane_right",
-    "detach",
-    "reload_config",
-    "open_notification_target",
-    "previous_workspace",
-    "next_workspace",
-    "previous_agent",
-    "next_agent",
-    "focus_agent",
-    "new_tab",
-    "rename_tab",
-    "previous_tab",
-    "next_tab",
-    "move_tab_previous",
-    "move_tab_next",
-    "switch_tab",
-    "switch_workspace",
-    "close_tab",
-    "rename_pane",
-    "edit_scrollback",
-    "copy_mode",
-    "focus_pane_left",
-    "focus_pane_down",
-    "focus_pane_up",
-    "focus_pane_right",
-    "swap_pane_left",
-    "swap_pane_down",
-    "swap_pane_up",
-    "swap_pane_right",
-    "cycle_pane_next",
-    "cycle_pane_previous",
-    "last_pane",
-    "split_vertical",
-    "split_horizontal",
-    "close_pane",
-    "zoom",
-    "resize_mode",
-    "resize_pane_left",
-    "resize_pane_down",
-    "resize_pane_up",
-    "resize_pane_right",
-    "toggle_sidebar",
-]  # model.rs:340-466 (KeysConfigOverlay)
+def _leaf(value):
+    """A leaf or table of data/config_keys.json as the checker's objects."""
+    if isinstance(value, str):
+        return value
+    if "$enum" in value:
+        return Enum(tuple(value["$enum"]), tuple(value.get("$aliases", ())))
+    if "$table_list" in value:
+        return TableList(_leaf(value["$table_list"]))
+    if "$any_key" in value:
+        return AnyKeyTable(_leaf(value["$any_key"]))
+    return {key: _leaf(v) for key, v in value.items()}
 
 
-def _keys_082() -> dict:
-    colors = dict.fromkeys(_COLOR_TOKENS, STR)
-    keys: dict[str, object] = {
-        "prefix": STR,
-        "remote_image_paste": STR,
-        **dict.fromkeys(_KEY_BINDINGS_082, BINDING),
-    }
-    keys["fullscreen"] = BINDING  # serde alias of zoom (model.rs:446)
-    keys["indexed"] = {"tabs": STR, "workspaces": STR, "agents": STR}  # model.rs:823-831
-    keys["command"] = TableList(  # keybinds.rs:88-103
-        {
-            "key": BINDING,
-            "command": STR,
-            "type": Enum(("shell", "pane", "popup", "plugin_action")),
-            "description": STR,
-            "width": ANY,
-            "height": ANY,
-        }
-    )
-    return {
-        "onboarding": BOOL,
-        "theme": {  # theme.rs:60-72
-            "name": STR,
-            "auto_switch": BOOL,
-            "dark_name": STR,
-            "light_name": STR,
-            "custom": colors,
-        },
-        "terminal": {  # model.rs:262-270
-            "default_shell": STR,
-            "shell_mode": Enum(("auto", "login", "non_login")),
-            "new_cwd": STR,
-        },
-        "session": {"resume_agents_on_restore": BOOL},  # model.rs:273-278
-        "server": {"headless_cols": INT, "headless_rows": INT},  # model.rs:947-953
-        "update": {  # model.rs:31-37
-            "channel": Enum(("stable", "preview")),
-            "version_check": BOOL,
-            "manifest_check": BOOL,
-        },
-        "keys": keys,
-        "ui": {  # model.rs:849-917
-            "sidebar_width": INT,
-            "sidebar_min_width": INT,
-            "sidebar_max_width": INT,
-            "sidebar_start_collapsed": BOOL,
-            "sidebar_collapsed_mode": Enum(("compact", "hidden")),
-            "mobile_width_threshold": INT,
-            "mouse_capture": BOOL,
-            "copy_on_select": BOOL,
-            "host_cursor": Enum(("auto", "native", "drawn")),
-            "right_click_passthrough_modifier": STR,
-            "redraw_on_focus_gained": BOOL,
-            "mouse_scroll_lines": INT,
-            "confirm_close": BOOL,
-            "prompt_new_tab_name": BOOL,
-            "prompt_new_workspace_name": BOOL,
-            "pane_borders": BOOL,
-            "pane_outer_borders": BOOL,
-            "pane_scrollbars": BOOL,
-            "pane_gaps": BOOL,
-            "show_agent_labels_on_pane_borders": BOOL,
-            "hide_tab_bar_when_single_tab": BOOL,
-            "tab_bar_position": Enum(("top", "bottom")),
-            "tab_bar_right": ANY,  # tagged entries, deny_unknown_fields (tab_bar.rs:21-40)
-            "tab_bar_right_separator": STR,
-            "window_title": STR,
-            "agent_panel_sort": Enum(("spaces", "priority"), aliases=("workspaces",)),
-            "agent_panel_scope": Enum(("current", "all")),  # retired, still read (:903-905)
-            "status_indicators": Enum(("dots", "symbols")),
-            "sidebar": {  # sidebar.rs:372-431
-                "agents": {"rows": ANY, "rows_by_agent": AnyKeyTable(ANY), "row_gap": INT},
-                "spaces": {"rows": ANY, "row_gap": INT},
-            },
-            "accent": STR,
-            "toast": {  # model.rs:1180-1215 (RawToastConfig: `enabled` is the legacy switch)
-                "delivery": Enum(("off", "herdr", "terminal", "system")),
-                "enabled": BOOL,
-                "delay_seconds": INT,
-                "herdr": {
-                    "position": Enum(("top-left", "top-right", "bottom-left", "bottom-right"))
-                },
-                "clipboard": {
-                    "enabled": BOOL,
-                    "position": Enum(
-                        (
-                            "top-left",
-                            "top-center",
-                            "top-right",
-                            "bottom-left",
-                            "bottom-center",
-                            "bottom-right",
-                        )
-                    ),
-                },
-            },
-            "sound": {  # sound.rs:9-23
-                "enabled": BOOL,
-                "path": STR,
-                "done_path": STR,
-                "request_path": STR,
-                "agents": dict.fromkeys(_SOUND_AGENTS_082, _SOUND),
-            },
-        },
-        "worktrees": {"directory": STR},  # model.rs:834-838
-        "advanced": {"scrollback_limit_bytes": INT, "scrollback_lines": INT},  # alias, :959
-        "experimental": {  # model.rs:979-1021
-            "allow_nested": BOOL,
-            "kitty_graphics": BOOL,
-            "pane_history": BOOL,
-            "reveal_hidden_cursor_for_cjk_ime": BOOL,
-            "cjk_ime_agents": STR_LIST,
-            "cjk_ime_cursor_shape": Enum(
-                ("block", "steady_block", "underline", "steady_underline", "bar", "steady_bar")
-            ),
-            "switch_ascii_input_source_in_prefix": BOOL,
-        },
-        "remote": {"manage_ssh_config": BOOL},  # model.rs:964-969
-    }
+@functools.cache
+def _tables() -> dict:
+    import json
+    import os
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "config_keys.json"), "rb") as f:
+        return json.load(f)["tables"]
 
 
-def _keys_093() -> dict:
-    """0.9.3 = 0.8.2 plus the keys the 0.9.3 reference adds (config-reference-0.9.3.json)."""
-    tree = _keys_082()
-    colors = dict.fromkeys(_COLOR_TOKENS, STR)
-    tree["theme"]["custom"] = {**colors, "light": dict(colors), "dark": dict(colors)}
-    tree["terminal"]["kitty_graphics"] = BOOL
-    tree["keys"]["clear_pane"] = BINDING
-    tree["ui"]["sound"]["agents"] = dict.fromkeys(_SOUND_AGENTS_082 + ["letta", "muse"], _SOUND)
-    # CHOICE: 0.9.3's ui.pane_borders is a word (the reference: "auto", "always", ...), whose
-    # full variant list no readable source gives; any string is accepted.
-    tree["ui"]["pane_borders"] = STR
-    tree["session"]["startup_per_agent_delay_ms"] = INT
+@functools.cache
+def _tree(key: str) -> dict:
+    """The key tree of table ``key`` (a release's ``tables.config_keys``), built once: the
+    inherited tree, minus its ``removes``, plus its ``sets`` (dotted paths)."""
+    import copy
+
+    table = _tables()[key]
+    if "inherits" not in table:
+        return _leaf(table["tree"])
+    tree = copy.deepcopy(_tree(table["inherits"]))
+    for path in table.get("removes", ()):
+        *parents, last = path.split(".")
+        node = tree
+        for part in parents:
+            node = node[part]
+        del node[last]
+    for path, value in table.get("sets", {}).items():
+        *parents, last = path.split(".")
+        node = tree
+        for part in parents:
+            node = node[part]
+        node[last] = _leaf(value)
     return tree
 
 
-def _keys_080() -> dict:
-    """0.8.0 = 0.8.2 minus the 17 keys its reference lacks (docs/next/website/src/data/
-    config-reference.json at 346411fa against 1c76079f), and minus the retired
-    ``ui.agent_panel_scope`` 0.8.2 still reads (accepted from 1f1e4342, #2295)."""
-    tree = _keys_082()
-    del tree["server"]
-    for key in (
-        "move_tab_previous",
-        "move_tab_next",
-        "resize_pane_left",
-        "resize_pane_down",
-        "resize_pane_up",
-        "resize_pane_right",
-    ):
-        del tree["keys"][key]
-    for key in ("active_row_bg", "selection_bg", "sidebar_bg"):
-        del tree["theme"]["custom"][key]
-    for key in (
-        "pane_outer_borders",
-        "status_indicators",
-        "tab_bar_right",
-        "tab_bar_right_separator",
-        "window_title",
-        "agent_panel_scope",
-    ):
-        del tree["ui"][key]
-    del tree["ui"]["sound"]["agents"]["qwen"]
-    return tree
+def table_keys() -> tuple[str, ...]:
+    """The config_keys tables in data/config_keys.json."""
+    return tuple(_tables())
 
-
-KNOWN_KEYS: dict[str, dict] = {"0.8.0": _keys_080(), "0.8.2": _keys_082(), "0.9.3": _keys_093()}
 
 #: src/config/io.rs:7-20 (same list in 0.9.3).
 KNOWN_TOP_LEVEL = [
@@ -387,9 +168,9 @@ MAX_TOAST_DELAY_SECONDS = 3600  # model.rs:12
 
 def known_keys(version: str) -> dict:
     """The key tree for a herdr version: its release's table ``config_keys``."""
-    from .versions import resolve
+    from ..facts.versions import resolve
 
-    return KNOWN_KEYS[resolve(version).tables.config_keys]
+    return _tree(resolve(version).tables.config_keys)
 
 
 def flat_keys(version: str) -> list[str]:
@@ -571,7 +352,7 @@ def diagnose(version: str, text: str | None, read_error: str | None = None) -> l
         return ["config read error: %s; using defaults" % read_error]
     if text is None:
         return []
-    from .versions import resolve
+    from ..facts.versions import resolve
 
     rows = resolve(version).rows
     if rows.config_strips_bom:

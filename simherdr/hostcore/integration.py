@@ -3,9 +3,9 @@
 One implementation for both callers: the stand-in's `herdr integration install|uninstall|status`
 (simherdr/stub/cli/integration.py) and the server's ``integration.install`` /
 ``integration.uninstall`` (simherdr/handlers/integrations.py; herdr's server runs the same
-``install_target`` as its CLI, src/app/api/integrations.rs). It lives in ``facts`` because that
-is the one package both may import; it does file I/O under the directories ``env`` names
-(``HOME`` and the agents' overrides), nothing else of the host.
+``install_target`` as its CLI, src/app/api/integrations.rs), in ``hostcore``, the package both
+may import; it does file I/O under the directories ``env`` names (``HOME`` and the agents'
+overrides), nothing else of the host. The targets are package data (``data/integration.json``).
 
 herdr installs its own hook scripts and plugins into each agent's config directory and
 registers them in the agent's config (src/cli/integration.rs, src/integration/*.rs). The
@@ -24,7 +24,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .paths import join as _join
+from ..facts.paths import join as _join
 
 MARKER = "HERDR_INTEGRATION_VERSION="  # src/integration/mod.rs:266
 ID_MARKER = "HERDR_INTEGRATION_ID="
@@ -184,8 +184,8 @@ SOCKET_TARGETS: tuple[str, ...] = tuple(t.label.replace("-", "_") for t in TARGE
 def _kinds(version: str) -> tuple[str, ...]:
     """The agent kinds of the release (its table ``agent_kinds``): an integration target exists
     with its kind (qwen from 0.8.2, a4d52ab6 #2743; letta from 0.9.1, #3106)."""
-    from .kinds import kind_names_in
-    from .versions import resolve
+    from ..facts.kinds import kind_names_in
+    from ..facts.versions import resolve
 
     return kind_names_in(resolve(version).tables.agent_kinds)
 
@@ -218,7 +218,7 @@ def help_labels(version: str) -> list[str]:
 
 def _table_key(version: str) -> str:
     """The release's integration table key (its ``tables.integration``)."""
-    from .versions import resolve
+    from ..facts.versions import resolve
 
     return resolve(version).tables.integration
 
