@@ -1,5 +1,7 @@
 """Every bad input a new user can give `simherdr` is answered with one line and exit 2 (bad
-usage), never a traceback. Each case runs the command as a process, as a user would."""
+usage), never a traceback. Each case runs the command as a process, as a user would; the
+parametrised tables run the CLI's own main in this process (``simherdr_main``: the same
+parser, the same lines, the same status) with their first case kept as a process."""
 
 from __future__ import annotations
 
@@ -25,6 +27,22 @@ def simherdr_cmd(*argv, env=None, timeout=30):
     )
 
 
+def simherdr_main(*argv) -> subprocess.CompletedProcess:
+    """``simherdr ARGV`` through ``simherdr.cli.main`` in process: stdout, stderr, status."""
+    import contextlib
+    import io
+
+    from simherdr.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(list(argv))
+        except SystemExit as e:  # argparse's exit
+            rc = e.code if isinstance(e.code, int) else 1
+    return subprocess.CompletedProcess(["simherdr", *argv], rc, out.getvalue(), err.getvalue())
+
+
 def assert_one_line_usage_error(p, *needles):
     assert p.returncode == 2, (p.returncode, p.stderr)
     assert "Traceback" not in p.stderr and p.stdout == ""
@@ -41,7 +59,8 @@ def test_version():
 
 @pytest.mark.parametrize("value", ["nan", "inf", "1e309", "-3", "0", "fast"])
 def test_serve_time_scale_must_be_finite_and_positive(tmp_path, value):
-    p = simherdr_cmd("serve", "--socket", str(tmp_path / "s" / "h.sock"), "--time-scale", value)
+    run = simherdr_cmd if value == "nan" else simherdr_main
+    p = run("serve", "--socket", str(tmp_path / "s" / "h.sock"), "--time-scale", value)
     assert_one_line_usage_error(p, "--time-scale", value)
     assert not (tmp_path / "s").exists()
 
@@ -153,7 +172,8 @@ def test_install_stub_follows_the_running_server(tmp_path):
     ],
 )
 def test_ctl_bad_usage(tmp_path, argv, needle):
-    p = simherdr_cmd("ctl", "--control", str(tmp_path / "c.sock"), *argv)
+    run = simherdr_cmd if argv[1] == "inf" else simherdr_main
+    p = run("ctl", "--control", str(tmp_path / "c.sock"), *argv)
     assert_one_line_usage_error(p, needle)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from simherdr.client_socket import client_socket_path
 from simherdr.unixsocket import SocketBusy, take_path
+from tests import forkserve
 
 pytestmark = pytest.mark.hostile
 
@@ -44,7 +45,7 @@ def wait_for(pred, timeout: float = 15.0) -> bool:
     return False
 
 
-def stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen | forkserve.ForkedServe) -> None:
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         proc.wait(15)
@@ -229,15 +230,14 @@ def _stale_socket(path: str) -> None:
 def test_two_starts_on_a_stale_socket_the_loser_always_says_already_running(tmp_path):
     """Issue 25 item 6: both starters see the stale file; the removal and the bind of one must
     never leave the other with "cannot listen: No such file or directory" (1 in 20 rounds
-    before: the API socket's pre-check ran outside the directory lock)."""
+    before: the API socket's pre-check ran outside the directory lock). The starters are
+    forked `simherdr serve` processes (tests/forkserve.py: each a process of its own, without
+    a Python start-up each; the race above spawns the real `python -m simherdr serve`)."""
     for round_ in range(int(os.environ.get("FX_ROUNDS", "24"))):
         path = str(tmp_path / f"r{round_}" / "herdr.sock")
         _stale_socket(path)
         _stale_socket(client_socket_path(path))
-        procs = [
-            subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
-            for _ in range(2)
-        ]
+        procs = [forkserve.start(["serve", "--socket", path]) for _ in range(2)]
         try:
             assert wait_for(lambda p=path: ping(p)), "no server came up"
             assert wait_for(lambda ps=procs: sum(p.poll() is None for p in ps) == 1), "both running"

@@ -8,6 +8,7 @@ two runs' outcomes are compared (exit code, error code, the agent's name/kind/st
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,11 +17,15 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from simherdr.clock import ScaledClock
+from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
+from simherdr.testing import ThreadServer
 
 LIBRARY = Path(__file__).resolve().parents[2] / "simherdr" / "scenarios" / "library"
 CLI_CALLS = {"workspace.create", "agent.start", "agent.get", "pane.get"}
@@ -39,13 +44,15 @@ def _scale(name: str) -> float:
     return max(SCALE, longest / MAX_ADVANCE_WALL)
 
 
-def _twice(name: str, version: str) -> tuple[list[tuple], list[tuple]]:
-    """Two runs on one seed, side by side (each is mostly waiting on its clock)."""
+def _twice(name: str, version: str, serve: bool = False) -> tuple[list[tuple], list[tuple]]:
+    """Two runs on one seed, side by side (each is mostly waiting on its clock). ``serve``: the
+    server is a real `simherdr serve --scenario` process, else a ThreadServer in this process
+    (the same server and scenario code; the CLI calls are real stand-in processes either way)."""
     from concurrent.futures import ThreadPoolExecutor
 
     scale = _scale(name)
     with ThreadPoolExecutor(2) as pool:
-        a, b = (pool.submit(run_through_standin, name, version, scale) for _ in range(2))
+        a, b = (pool.submit(run_through_standin, name, version, scale, serve) for _ in range(2))
         return a.result(), b.result()
 
 
@@ -86,7 +93,9 @@ def _outcome(code: int, out: str, err: str) -> tuple:
     return (code, agent.get("name"), agent.get("agent"), agent.get("agent_status"))
 
 
-def run_through_standin(name: str, version: str, scale: float = SCALE) -> list[tuple]:
+def run_through_standin(
+    name: str, version: str, scale: float = SCALE, serve: bool = True
+) -> list[tuple]:
     d = tempfile.mkdtemp(prefix="sst", dir="/tmp")
     sock = os.path.join(d, "h.sock")
     env = {
@@ -95,30 +104,51 @@ def run_through_standin(name: str, version: str, scale: float = SCALE) -> list[t
         "HERDR_SOCKET_PATH": sock,
         "SIMHERDR_TIME_SCALE": str(scale),
     }
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, d, ignore_errors=True)
+        if serve:
+            stack.enter_context(_served(sock, name, version, scale, d))
+        else:
+            cfg = Config(home=d, server_cwd=d)
+            srv = stack.enter_context(
+                ThreadServer(version, path=sock, clock=ScaledClock(scale), config=cfg)
+            )
+            srv.load_scenario(name)
+        return _drive(name, version, scale, d, env)
+
+
+@contextlib.contextmanager
+def _served(sock: str, name: str, version: str, scale: float, home: str) -> Iterator[None]:
     serve = [sys.executable, "-m", "simherdr", "serve", "--socket", sock, "--quiet"]
     serve += ["--herdr-version", version, "--scenario", name, "--time-scale", str(scale)]
-    srv = subprocess.Popen(serve, env=dict(os.environ, HOME=d), stderr=subprocess.PIPE, text=True)
+    srv = subprocess.Popen(
+        serve, env=dict(os.environ, HOME=home), stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 20
         while not os.path.exists(sock):
             assert time.monotonic() < deadline and srv.poll() is None, srv.stderr.read()
             time.sleep(0.02)
-        stub = write_stub(os.path.join(d, "stub"), version)
-        data = tomllib.loads((LIBRARY / f"{name}.toml").read_text())
-        outcomes = []
-        for step in data["example"]:
-            if "advance" in step:
-                time.sleep(step["advance"] / scale)
-                continue
-            argv = _argv(step["call"], step.get("params", {}))
-            p = subprocess.run([stub, *argv], env=env, capture_output=True, text=True, timeout=120)
-            outcomes.append((step["call"], *_outcome(p.returncode, p.stdout, p.stderr)))
-        return outcomes
+        yield
     finally:
         srv.terminate()
         srv.wait(15)
         srv.stderr.close()
-        shutil.rmtree(d, ignore_errors=True)
+
+
+def _drive(name: str, version: str, scale: float, d: str, env: dict) -> list[tuple]:
+    """The scenario's example, each call a stand-in run, each advance a wall sleep."""
+    stub = write_stub(os.path.join(d, "stub"), version)
+    data = tomllib.loads((LIBRARY / f"{name}.toml").read_text())
+    outcomes = []
+    for step in data["example"]:
+        if "advance" in step:
+            time.sleep(step["advance"] / scale)
+            continue
+        argv = _argv(step["call"], step.get("params", {}))
+        p = subprocess.run([stub, *argv], env=env, capture_output=True, text=True, timeout=120)
+        outcomes.append((step["call"], *_outcome(p.returncode, p.stdout, p.stderr)))
+    return outcomes
 
 
 def test_the_cli_scenarios_are_found():
@@ -128,14 +158,14 @@ def test_the_cli_scenarios_are_found():
 @pytest.mark.parametrize("name", _cli_scenarios())
 def test_one_seed_one_outcome_through_the_standin(name):
     """On the default release (the scenarios' own); pane-reused-after-restart on both below."""
-    first, second = _twice(name, "0.9.3")
+    first, second = _twice(name, "0.9.3")  # a ThreadServer: the test below spawns serve
     assert first == second
 
 
 def test_pane_reused_after_restart_through_the_standin_starts_the_agent(version):
     """Its summary and example promise a started agent; a CLI start sees it too, every run
     (before: the restart fell inside the CLI's wait, agent_name_not_found 5 in 6)."""
-    got, again = _twice("pane-reused-after-restart", version)
+    got, again = _twice("pane-reused-after-restart", version, serve=True)
     assert got == again
     assert got[1] == ("agent.start", 0, "worker", "pi", "idle")
     assert got[2] == ("agent.get", 1, "agent_not_found")

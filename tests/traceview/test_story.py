@@ -52,8 +52,21 @@ def story_trace(tmp: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def story(tmp_path_factory) -> list[dict]:
-    return story_trace(str(tmp_path_factory.mktemp("story")))
+def story(tmp_path_factory, worker_id) -> list[dict]:
+    """One story per run, however many xdist workers get these tests (each run is ~10 s of
+    wall time): the first worker records it under a lock, the others load its trace."""
+    if worker_id == "master":
+        return story_trace(str(tmp_path_factory.mktemp("story")))
+    import fcntl
+
+    shared = tmp_path_factory.getbasetemp().parent / "story"  # common to the run's workers
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "done").exists():  # a failed recording leaves no marker: redone
+            story_trace(str(shared))
+            (shared / "done").touch()
+        return load(str(shared / "story.jsonl"))
 
 
 def test_the_model_names_runs_by_their_command_and_folds_pings(story):
