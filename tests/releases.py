@@ -92,7 +92,7 @@ def like_base(*names: str) -> tuple[str, ...]:
 
 def grammar(version: str):
     """The stand-in's CLI grammar rows of the release (``grammar(version).machine``:
-    simherdr/stub/cli/base.py GRAMMAR_ROWS by the release's ``tables.cli`` key)."""
+    the release rows ``cli_<name>`` of simherdr/stub/cli/base.py GRAMMAR)."""
     from simherdr.stub.cli.base import release_of
 
     return release_of(version).grammar
