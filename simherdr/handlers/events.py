@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from .. import params as P
 from .. import views as V
 from ..facts import errors as E
 from ..model.paneread import READ_SOURCES
 from .pane import MATCH, compile_match, first_match
 from .registry import method
+
+
+class _Subscription(Protocol):
+    """One subscription of events.subscribe: its next line for the client, or None."""
+
+    def next(self, sim) -> dict | None: ...
+
 
 POLL = 0.1  # each subscription item emits at most one event per 100 ms tick
 
@@ -226,7 +235,7 @@ class _Silent:
 
 @method("events.subscribe", kind="stream", subscriptions=P.req(P.list_of(_subscription)))
 async def subscribe(sim, p, rid, conn):
-    items = []
+    items: list[_Subscription] = []
     for i, item in enumerate(p["subscriptions"]):
         # set-up errors: the probe id (0.8.2) or the request id (row setup_errors_keep_request_id)
         probe_id = rid if sim.version.rows.setup_errors_keep_request_id else f"{rid}:sub:{i}:probe"

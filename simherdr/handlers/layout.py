@@ -23,8 +23,7 @@ MAX_LAYOUT_PANES, MAX_LAYOUT_DEPTH = 24, 16  # src/app/api/layouts.rs:15-16
 
 
 def _where(s: Session, pane: Pane) -> tuple[Workspace, Tab]:
-    w = s.ws(pane.workspace_id)
-    return w, w.tab(pane.tab_id)
+    return s.ws_of(pane), s.tab_of(pane)
 
 
 def _snapshot(s: Session, w: Workspace, t: Tab) -> dict:
@@ -63,6 +62,8 @@ def edges(sim, p):
     pane = optional_pane(s, p["pane_id"])
     w, t = _where(s, pane)
     sides = L.edges(t.root, pane.pane_id, s.area)
+    if sides is None:  # a live pane is in its tab's layout
+        raise LookupError(f"{pane.pane_id} is not in its tab's layout")
     return {
         "type": "pane_edges",
         "edges": {"pane_id": pane.pane_id, **sides, "layout": _snapshot(s, w, t)},
@@ -125,6 +126,8 @@ def swap(sim, p):
     if directional == explicit:
         raise E.swap_usage()
     reason = None
+    w: Workspace | None
+    t: Tab | None
     if directional:
         source = s.find_pane(p["pane_id"]) if p["pane_id"] is not None else s.focused_pane()
         if source is None:
@@ -236,7 +239,7 @@ def _layout_target(s: Session, tab_id: str | None, pane_id: str | None) -> tuple
         t = w.active() if w is not None else None
     if t is None:
         raise E.layout_target_not_found()
-    return s.ws(t.workspace_id), t
+    return s.ws_of(t), t
 
 
 def _pane_description(s: Session, pane_id: str) -> dict:

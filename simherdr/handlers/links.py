@@ -7,7 +7,7 @@ import re
 
 from .. import params as P
 from ..facts import errors as E
-from .registry import method
+from .registry import method_with
 from .selection import U16
 
 # CHOICE: what counts as a link: a plain http(s) URL up to the next blank (herdr's
@@ -55,7 +55,7 @@ def _link_at(pane, offset: int, row: int, col: int):
     return None
 
 
-@method("pane.link.resolve", **PARAMS)
+@method_with("pane.link.resolve", PARAMS)
 def resolve(sim, p):
     pane, offset = _checked(sim, p, "resolution")
     hit = _link_at(pane, offset, p["viewport_row"], p["col"])
@@ -63,7 +63,7 @@ def resolve(sim, p):
     return {"type": "pane_link_resolved", "regions": regions}
 
 
-@method("pane.link.activate", **PARAMS)
+@method_with("pane.link.activate", PARAMS)
 def activate(sim, p):
     """herdr answers the URL and handled=false: opening it is the client shell's job."""
     pane, offset = _checked(sim, p, "activation")

@@ -96,10 +96,12 @@ def move(sim, p):
         cwd = pane.cwd or sim.config.server_cwd
         target_ws = M.new_workspace_for(s, cwd, auto_label(sim, cwd), dest["label"])
         created_ws = target_ws
+    assert target_ws is not None  # every destination kind resolved its workspace above
     if cross:
         old = M.renumber(s, pane, target_ws)
         sim.on_pane_renamed(pane, old)
     if kind == "tab":
+        assert target_tab is not None  # resolved (and checked) above
         ratio = dest["ratio"] if dest["ratio"] is not None else 0.5
         M.insert_into_tab(s, pane, target_tab, anchor_id, dest["split"], ratio, p["focus"])
     else:
@@ -216,7 +218,7 @@ def workspace_move_block(sim, p):
     moved = M.move_workspace_block(s, chosen, before)
     infos = _workspaces(s)
     if moved:
-        event = {"workspace_ids": chosen}
+        event: dict[str, object] = {"workspace_ids": chosen}
         if before is not None:
             event["before_workspace_id"] = before
         event["workspaces"] = infos

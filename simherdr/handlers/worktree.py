@@ -154,6 +154,8 @@ def _emit_open_events(s: Session, w: Workspace) -> None:
 def _opened_result(s: Session, w: Workspace) -> dict:
     """workspace, its active tab, that tab's root pane."""
     t = w.active()
+    if t is None:  # an opened workspace always has its active tab
+        raise LookupError(f"{w.workspace_id} has no active tab")
     return {
         "workspace": V.workspace_info(s, w),
         "tab": V.tab_info(s, t),
@@ -180,14 +182,15 @@ def _lookup_workspace(s: Session, ref: str) -> tuple[bool, Workspace | None]:
     if w is not None:
         return True, w
     kind = ids.parse_workspace_ref(ref)
-    if kind is not None and kind[0] == "pos" and kind[1] >= 1:
+    if kind is not None and kind[0] == "pos" and isinstance(kind[1], int) and kind[1] >= 1:
         k = kind[1]
         return True, (s.workspaces[k - 1] if k <= len(s.workspaces) else None)
     return False, None
 
 
-def _source_workspace(s: Session, workspace_id: str | None, cwd: str | None) -> Workspace | None:
-    """The first steps shared by every source resolution (api:174-232); None means "use cwd"."""
+def _source_workspace(s: Session, workspace_id: str | None, cwd: str | None) -> Workspace | str:
+    """The first steps shared by every source resolution (api:174-232): the source workspace,
+    or the cwd to resolve the source from."""
     if workspace_id is not None and cwd is not None:
         raise E.worktree_source_conflict()
     if workspace_id is not None:
@@ -198,7 +201,7 @@ def _source_workspace(s: Session, workspace_id: str | None, cwd: str | None) -> 
             raise E.worktree_workspace_not_found(None)
         return w
     if cwd is not None:
-        return None
+        return cwd
     w = s.active_ws()  # CHOICE(selected): no separate selection to fall back to
     if w is None:
         raise E.worktree_source_required()
@@ -216,8 +219,8 @@ def resolve_source(sim, workspace_id: str | None, cwd: str | None) -> Source:
     """``resolve_worktree_source`` for create and open (api:174-232,282-329)."""
     s = sim.session
     w = _source_workspace(s, workspace_id, cwd)
-    if w is None:
-        found = find_checkout(_absolute(sim, cwd))
+    if isinstance(w, str):
+        found = find_checkout(_absolute(sim, w))
         if found is None:
             raise E.not_git_worktree_path()
         if found.is_linked_worktree:
@@ -249,8 +252,8 @@ def resolve_list_source(sim, workspace_id: str | None, cwd: str | None, trust: b
     ``discover``), falling back to the linked checkout itself."""
     s = sim.session
     w = _source_workspace(s, workspace_id, cwd)
-    if w is None:
-        checkout = git.discover(_absolute(sim, cwd), trust=trust)
+    if isinstance(w, str):
+        checkout = git.discover(_absolute(sim, w), trust=trust)
         if checkout is None:
             raise E.not_git_worktree_path()
         if checkout.is_linked_worktree:
@@ -441,6 +444,7 @@ def open_(sim, p):
         if p["focus"]:
             s.switch_workspace(w)
     elif target_is_source:
+        assert src.workspace is not None  # ensure_parent found or made it
         w, created = src.workspace, created_parent
         if p["focus"]:
             s.switch_workspace(w)
