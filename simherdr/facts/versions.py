@@ -274,8 +274,6 @@ class Tables:
     manifests: str
     # hostcore/integration.py (hostcore/data/integration.json): the integration targets
     integration: str
-    # the stand-in's CLI grammar (simherdr/stub/cli): which release's verbs and options
-    cli: str
 
 
 @total_ordering

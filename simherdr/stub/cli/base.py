@@ -194,25 +194,24 @@ VERSION_ROWS = (
 
 class Release:
     """The slice of :class:`simherdr.facts.versions.HerdrVersion` a call reads: name, parsed
-    key, protocol, the table keys of its CLI grammar (``tables.cli``) and agent kinds, and
-    :data:`VERSION_ROWS` (its :data:`GRAMMAR` rows also as ``grammar``).  ``install-stub`` writes :meth:`compact` into the
+    key, protocol, its agent-kinds table key, and :data:`VERSION_ROWS` (its :data:`GRAMMAR`
+    rows also as ``grammar``).  ``install-stub`` writes :meth:`compact` into the
     launcher, so a call parses no release file; in-process callers pass a name
     (:func:`release_of`)."""
 
-    __slots__ = ("agent_kinds", "cli", "grammar", "key", "name", "protocol", "rows")
+    __slots__ = ("agent_kinds", "grammar", "key", "name", "protocol", "rows")
 
-    def __init__(self, name, key, protocol, cli, agent_kinds, rows):
+    def __init__(self, name, key, protocol, agent_kinds, rows):
         self.name = name
         self.key = tuple(key)
         self.protocol = protocol
-        self.cli = cli
         self.agent_kinds = agent_kinds
         self.rows = dict(rows)
         self.grammar = Grammar(self.rows)
 
     def compact(self):
         """A literal of plain values (the launcher's argument)."""
-        return (self.name, self.key, self.protocol, self.cli, self.agent_kinds, self.rows)
+        return (self.name, self.key, self.protocol, self.agent_kinds, self.rows)
 
 
 def release_of(version):
@@ -228,7 +227,7 @@ def release_of(version):
 
     v = resolve(version)
     rows = {name: getattr(v.rows, name) for name in VERSION_ROWS}
-    return Release(v.name, v.key, v.protocol, v.tables.cli, v.tables.agent_kinds, rows)
+    return Release(v.name, v.key, v.protocol, v.tables.agent_kinds, rows)
 
 
 class Grammar:
