@@ -22,7 +22,7 @@ def test_a_failing_test_shows_its_trace_and_keeps_it(pytester):
             p = simherdr_herdr.run("pane", "get", "w9:p9")
             assert p.returncode == 0, "the pane should exist"
     """)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(
         "-p", "no:xdist", "-p", "no:cacheprovider", f"--simherdr-trace-dir={trace_dir}"
     )
     result.assert_outcomes(failed=1)
@@ -52,7 +52,7 @@ def test_a_passing_test_keeps_no_trace(pytester):
         def test_ok(simherdr_harness):
             simherdr_harness.ok("workspace.create")
     """)
-    result = pytester.runpytest_subprocess("-p", "no:xdist", f"--simherdr-trace-dir={trace_dir}")
+    result = pytester.runpytest_inprocess("-p", "no:xdist", f"--simherdr-trace-dir={trace_dir}")
     result.assert_outcomes(passed=1)
     assert "simherdr trace" not in result.stdout.str()
     assert not trace_dir.exists() or not list(trace_dir.iterdir())
