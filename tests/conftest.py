@@ -28,6 +28,12 @@ def pytest_report_header(config):
     return _schema_line()
 
 
+def pytest_sessionfinish(session):
+    from tests import forkserve
+
+    forkserve.stop()
+
+
 def pytest_sessionstart(session):
     # Shown even with -q (the header is not), so a CI log says whether replies were checked.
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
