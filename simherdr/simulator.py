@@ -31,6 +31,7 @@ from .trace import NullRecorder, Observable, Recorder, Trace
 if TYPE_CHECKING:
     from .agents import AgentLayer
     from .model.seams import PaneBackend
+    from .plugins import PluginHost
     from .scenarios.faults import Faults
 
 
@@ -72,9 +73,7 @@ class Simulator:
             from .panes.pty import PtyBackend  # real PTY-backed panes
 
             self._backend = PtyBackend(self)
-        from .plugins import PluginHost
-
-        self.plugins = PluginHost(self)  # plugin registry, hooks and their processes
+        self._plugins: PluginHost | None = None  # made on first use (see plugins)
         diagnostics = load_host_config(self.config, self.version.name)
         self._fresh_state(diagnostics)
 
@@ -162,12 +161,24 @@ class Simulator:
             self.plugins.run_startup_hooks()  # herdr runs them once the session is restored
         self.timers.start()
 
+    @property
+    def plugins(self) -> PluginHost:
+        """The plugin registry, hooks and their processes, made on first use: a server
+        without plugins (every non-persisted start) never imports simherdr.plugins, and its
+        [[events]] hooks have nothing to run before a plugin is installed through it."""
+        if self._plugins is None:
+            from .plugins import PluginHost
+
+            self._plugins = PluginHost(self)
+        return self._plugins
+
     async def close(self) -> None:
         if self.config.persist:
             from . import persist
 
             persist.save(self)
-        await self.plugins.close()  # running plugin commands are killed and reaped
+        if self._plugins is not None:
+            await self._plugins.close()  # running plugin commands are killed and reaped
         if isinstance(self._backend, OwnsProcesses):
             self._backend.close()  # real panes: kill and reap every process
         await self.timers.stop()

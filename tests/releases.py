@@ -53,7 +53,7 @@ def rows(version: str):
 
 
 def distinguishing(*names: str, among: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """One release (the newest) per distinct value of the named rows, tables ("tables.cli"),
+    """One release (the newest) per distinct value of the named rows, tables ("tables.manifests"),
     "protocol" or "methods": the releases a test of those rows must run on. ``among`` limits
     the choice to those releases (e.g. :func:`like_base`: a test written against the base's
     other rows)."""
@@ -78,7 +78,7 @@ def releases_where(predicate) -> tuple[str, ...]:
 
 def like_base(*names: str) -> tuple[str, ...]:
     """The releases whose named tables/rows (as in :func:`distinguishing`) equal the base's:
-    ``like_base("tables.cli")`` = the releases speaking the base's CLI grammar."""
+    ``like_base("cli_machine")`` = the releases without machines, as the base."""
     base = resolve(BASE)
 
     def same(v: HerdrVersion, name: str) -> bool:
@@ -92,7 +92,7 @@ def like_base(*names: str) -> tuple[str, ...]:
 
 def grammar(version: str):
     """The stand-in's CLI grammar rows of the release (``grammar(version).machine``:
-    simherdr/stub/cli/base.py GRAMMAR_ROWS by the release's ``tables.cli`` key)."""
+    the release rows ``cli_<name>`` of simherdr/stub/cli/base.py GRAMMAR)."""
     from simherdr.stub.cli.base import release_of
 
     return release_of(version).grammar

@@ -70,7 +70,11 @@ SHOWS: tuple[Shows, ...] = (
     ),
     Shows("name", "the binary reports its version", ("herdr --version", "herdr -V")),
     Shows("capabilities", "pong capabilities", ("ping*",), ("$.result.capabilities.*",), _ADDED),
-    Shows("tables.cli", "herdr status: endpoint generation fields", ("herdr status*",)),
+    Shows(
+        "cli_status_endpoint_generation",
+        "herdr status: endpoint generation fields",
+        ("herdr status*",),
+    ),
     Shows(
         "close_group_required",
         "workspace.close: close_group, workspace_group_close_required",
@@ -104,10 +108,10 @@ SHOWS: tuple[Shows, ...] = (
         "pane report-agent[-session]: options anywhere, --opt=value",
         ("herdr pane report-agent*",),
     ),
-    Shows("tables.cli", "--no-session removed", ("herdr --no-session*",)),
-    Shows("tables.cli", "herdr machine, global --machine", ("herdr machine*", "herdr --machine*")),
+    Shows("cli_no_session_flag", "--no-session removed", ("herdr --no-session*",)),
+    Shows("cli_machine", "herdr machine, global --machine", ("herdr machine*", "herdr --machine*")),
     Shows(
-        "tables.cli",
+        "cli_split_targets_caller",
         "pane split without a target splits the calling pane",
         ("herdr pane split*", "pane.split (from herdr pane split*"),
     ),

@@ -86,18 +86,40 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
     t0 = min([e["t"] for e in events if "t" in e] + [r["t"] for r in runs if "t" in r] or [0])
     context = meta.get("context") if isinstance(meta.get("context"), dict) else {}
     norm = normalize.Normalizer(context=context)
-    timeline: list[tuple[float, int, dict]] = []
-    for k, run in enumerate(runs, 1):
-        timeline.append((run["t"], 0, {"cli_run": run, "k": k}))
+    for run in runs:  # the sessions of the servers the client launched: its own names
+        launch = run.get("launch")
+        if isinstance(launch, dict) and isinstance(launch.get("session"), str):
+            norm.word("launched", launch["session"])
+    timeline: list[tuple[float, float, dict]] = []
     via: dict[int, str] = {}
+    by_pid = {r["pid"]: k for k, r in enumerate(runs, 1) if r.get("pid") and "launch" not in r}
     for i, ev in enumerate(events, 1):
-        if ev.get("open") == "cli":
+        if "open" in ev and ev.get("pid") in by_pid:
+            # a CLI run's own connection to a launched server's socket (herdr --session N ...)
+            via[ev["conn"]] = f"cli:{by_pid[ev['pid']]}"
+        elif ev.get("open") == "cli":
             owner = next(
                 (k for k, r in enumerate(runs, 1) if r["t"] <= ev["t"] <= r.get("t_end", r["t"])),
                 None,
             )
             via[ev["conn"]] = f"cli:{owner}" if owner else "cli"
         timeline.append((ev["t"], i, ev))
+    # a CLI run goes where it started, unless it reached a server the client launched after
+    # it started (it waited for it): then just after that launch's boundary, where replay has
+    # the server (CHOICE: causality over the start time; its recorded time moves with it)
+    launches = [(ev["t"], i) for i, ev in enumerate(events, 1) if "launch" in ev]
+    first: dict[str, float] = {}
+    for ev in events:
+        owner = via.get(ev.get("conn")) if "open" in ev else None
+        if owner:
+            first.setdefault(owner, ev["t"])
+    for k, run in enumerate(runs, 1):
+        at: tuple[float, float] = (run["t"], 0)
+        reached = first.get(f"cli:{k}")
+        for lt, li in launches:
+            if reached is not None and run["t"] < lt <= reached:
+                at = (lt, li + 0.5)
+        timeline.append((at[0], at[1], {"cli_run": run, "k": k}))
     timeline.sort(key=lambda x: (x[0], x[1]))
     steps: list[dict] = []
     for t, _, ev in timeline:
@@ -115,7 +137,19 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
                     "stderr": cli_stream(run.get("stderr", "")),
                 }
             )
+            if run.get("launch"):
+                step["launch"] = True  # the client's own server: replay stands in for it
             steps.append(step)
+            continue
+        if "launch" in ev:
+            # a server the client launched itself starts fresh: a boundary, and where the
+            # client expects its socket (a CLI target links it to the target's socket)
+            norm.boundary()
+            step["boundary"] = "launch"
+            step["socket"] = norm.value(ev["launch"].get("socket"))
+            steps.append(step)
+            continue
+        if "launch_end" in ev:
             continue
         if "seed" in ev:
             step["seed"] = norm.value(ev["seed"])

@@ -118,6 +118,9 @@ NAMED_RULES: tuple[NamedRule, ...] = (
     NamedRule("host", "word", "the recording machine's host name"),
 )
 NAMES = tuple(r.name for r in NAMED_RULES)
+# The client's own names, known from what it did (journal_to_cassette): ``launched``, the
+# session of a server it launched itself (``herdr --session NAME server``).
+WORDS = ("launched",)
 _SHAPE = {r.name: r.shape for r in NAMED_RULES}
 REF = re.compile(r"<([a-z]+):([0-9]+)>|<(" + "|".join(NAMES) + r")>")
 
@@ -190,6 +193,7 @@ class Normalizer:
     _count: dict[str, int] = field(default_factory=dict)
     _temps: list[str] = field(default_factory=list)  # known temp paths, longest first
     _named: re.Pattern | None = None
+    _words: re.Pattern | None = None  # the client's own names (:meth:`word`)
 
     def __post_init__(self) -> None:
         named = sorted(
@@ -225,7 +229,21 @@ class Normalizer:
     def boundary(self) -> None:
         """A reset of the upstream (``server.reset``): its ids start again, so an id seen after
         it is a new reference; paths (the client's) and the context stay."""
-        self._by_value = {k: v for k, v in self._by_value.items() if k[0] in ("tmp",)}
+        self._by_value = {k: v for k, v in self._by_value.items() if k[0] in ("tmp", *WORDS)}
+
+    def word(self, kind: str, value: str) -> str:
+        """A name the client chose for this run (``launched``: the session of a server it
+        launched, e.g. ``lab-<its pid>``): a reference wherever it stands as a whole word."""
+        ref = self.ref(kind, value)
+        names = sorted(
+            (v for (k, v) in self._by_value if k in WORDS and isinstance(v, str)),
+            key=len,
+            reverse=True,
+        )
+        self._words = re.compile(
+            "|".join(rf"(?<![A-Za-z0-9._-]){re.escape(v)}(?![A-Za-z0-9._-])" for v in names)
+        )
+        return ref
 
     # --- value -> references -------------------------------------------------------------
 
@@ -251,7 +269,12 @@ class Normalizer:
         if self._named is not None:
             s = self._named.sub(lambda m: f"<{m.lastgroup}>", s)
         s = self._temp_outside_refs(s)
+        if self._words is not None:
+            s = self._words.sub(lambda m: self._word_ref(m.group(0)), s)
         return _TOKENS.sub(lambda m: self.ref(m.lastgroup or "?", m.group(0)), s)
+
+    def _word_ref(self, value: str) -> str:
+        return next(r for (k, v), r in self._by_value.items() if k in WORDS and v == value)
 
     def value(self, v: Any, key: str | None = None) -> Any:
         if isinstance(v, str):
@@ -268,6 +291,7 @@ class Normalizer:
 # --- replay: references -> the target's values -----------------------------------------------
 
 _KIND_PATTERN = {r.kind: r.pattern for r in TOKEN_RULES}
+_KIND_PATTERN["launched"] = r"[A-Za-z0-9._-]+"  # herdr's session name (src/session.rs:425-446)
 _KIND_PATTERN["tmp"] = r"/" + _PATH_CHARS + r"+?(?:/" + _PATH_CHARS + r"+?)*?"
 
 
@@ -312,7 +336,7 @@ class Binder:
 
     def boundary(self) -> None:
         """The target was reset: ids bound so far are free again (paths and context stay)."""
-        keep = {r for r in self.bound if self._kind(r) in ("tmp", *NAMES)}
+        keep = {r for r in self.bound if self._kind(r) in ("tmp", *NAMES, *WORDS)}
         self.bound = {r: v for r, v in self.bound.items() if r in keep}
         self._owner = {k: r for k, r in self._owner.items() if r in keep}
 

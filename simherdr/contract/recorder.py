@@ -9,6 +9,12 @@ when the proxy, the client or the upstream dies mid-way. :func:`journal_to_casse
 journal (plus the CLI recorder's journal, :mod:`simherdr.stub.record`) into a normalized
 cassette (:mod:`.normalize`, :mod:`.cassette`).
 
+A server the client launches itself (``herdr --session NAME server``) runs on a private socket;
+the recording ``herdr`` asks the proxy (its ``ops`` socket) to relay the socket the client
+expects to it while it serves: a ``launch`` event in the journal (a boundary of the cassette: a
+fresh server) and the connections through it, each with the client's pid (so a CLI run's own
+connections are told from the client's).
+
 Disconnects are relayed as they happen: a client's end of input is passed on as end of input
 (half-close), an upstream close closes the client; a client that vanishes mid-stream ends the
 upstream connection. Each is an event in the journal.
@@ -24,7 +30,7 @@ import os
 import socket
 from pathlib import Path
 
-from ..unixsocket import listen_unix, socket_answers, take_path
+from ..unixsocket import Listening, listen_unix, socket_answers, take_path
 from .journal import Journal
 
 LIMIT = 1 << 20  # read chunk ceiling; lines are split by the recorder, not the relay
@@ -100,6 +106,20 @@ def control_info(path: str, timeout: float = 5.0) -> dict:
     return reply["result"]
 
 
+def _peer_pid(w: asyncio.StreamWriter) -> int | None:
+    """The connecting process's pid (SO_PEERCRED, Linux); None where it cannot be read."""
+    import struct
+
+    sock = w.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    try:
+        pid, _, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    except OSError:
+        return None
+    return pid or None
+
+
 def _text(b: bytes) -> str:
     return b.decode("utf-8", errors="surrogateescape")
 
@@ -115,13 +135,17 @@ class RecordingProxy:
         journal: Journal,
         cli_listen: str | None = None,
         control: tuple[str, str] | None = None,
+        ops_listen: str | None = None,
     ):
         """``control``: (upstream control socket, the one to listen on): its ops are relayed
-        and journaled (a ``server.reset`` becomes a boundary of the cassette)."""
+        and journaled (a ``server.reset`` becomes a boundary of the cassette). ``ops_listen``:
+        the recording ``herdr``'s requests to relay a server the client launched."""
         self.upstream = upstream
         self.listen = listen
         self.cli_listen = cli_listen
         self.control = control
+        self.ops_listen = ops_listen
+        self._launched: dict[str, Listening] = {}
         self.journal = journal
         self._ids = itertools.count(1)
         self._servers: list[asyncio.Server] = []
@@ -165,6 +189,60 @@ class RecordingProxy:
             self._servers.append(
                 await listen_unix(path, control_handler, limit=LIMIT, busy_message=busy)
             )
+        if self.ops_listen is not None:
+            busy = f"{self.ops_listen}: something already answers there"
+            self._servers.append(
+                await listen_unix(self.ops_listen, self._ops, limit=LIMIT, busy_message=busy)
+            )
+
+    async def _ops(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        """One op line from the recording ``herdr``: ``relay`` (listen on the socket a launched
+        server's client expects, relay it to the server's private one) or ``unrelay``."""
+        try:
+            op = json.loads(await r.readline() or b"{}")
+            reply: dict = {"ok": True}
+            if op.get("op") == "relay":
+                reply = await self._relay_launch(op)
+            elif op.get("op") == "unrelay":
+                server = self._launched.pop(op.get("listen"), None)
+                if server is not None:
+                    server.close()  # removes the socket file it bound
+                    self.journal.event(launch_end=op["listen"])
+            else:
+                reply = {"ok": False, "error": f"unknown op {op.get('op')!r}"}
+        except (ValueError, AttributeError) as e:
+            reply = {"ok": False, "error": str(e)}
+        w.write(json.dumps(reply).encode() + b"\n")
+        with contextlib.suppress(ConnectionError, OSError):
+            await w.drain()
+        w.close()
+
+    async def _relay_launch(self, op: dict) -> dict:
+        listen, upstream = op.get("listen"), op.get("upstream")
+        if not isinstance(listen, str) or not isinstance(upstream, str):
+            return {"ok": False, "error": "relay needs listen and upstream"}
+
+        async def handler(r, w, upstream=upstream):
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.add(task)
+            try:
+                await self._relay(r, w, None, upstream=upstream)
+            except asyncio.CancelledError:
+                pass
+            finally:
+                if task is not None:
+                    self._tasks.discard(task)
+
+        try:
+            server = await listen_unix(
+                listen, handler, limit=LIMIT, busy_message=f"{listen}: something answers there"
+            )
+        except (OSError, RuntimeError) as e:
+            return {"ok": False, "error": str(e)}
+        self._launched[listen] = server
+        self.journal.event(launch={"socket": listen, "argv": op.get("argv"), "pid": op.get("pid")})
+        return {"ok": True}
 
     async def _relay_control(self, cr, cw, upstream: str) -> None:
         """The control plane's conversation: any number of op lines, one reply line each."""
@@ -192,6 +270,9 @@ class RecordingProxy:
             cw.close()
 
     async def close(self) -> None:
+        for server in self._launched.values():
+            server.close()
+        self._launched.clear()
         for s in self._servers:
             s.close()
         for t in list(self._tasks):
@@ -199,21 +280,37 @@ class RecordingProxy:
         for s in self._servers:
             with contextlib.suppress(Exception):
                 await s.wait_closed()
-        for path in (self.listen, self.cli_listen, self.control and self.control[1]):
+        for path in (
+            self.listen,
+            self.cli_listen,
+            self.control and self.control[1],
+            self.ops_listen,
+        ):
             if path:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
 
-    async def _relay(self, cr: asyncio.StreamReader, cw: asyncio.StreamWriter, via) -> None:
+    async def _relay(
+        self,
+        cr: asyncio.StreamReader,
+        cw: asyncio.StreamWriter,
+        via,
+        upstream: str | None = None,
+    ) -> None:
+        """``upstream``: a launched server's socket (its connections carry the client's pid)."""
         cid = next(self._ids)
         j = self.journal
+        target = upstream or self.upstream
+        opened: dict = {"open": via or "socket"}
+        if upstream is not None:
+            opened["pid"] = _peer_pid(cw)
         try:
-            ur, uw = await asyncio.open_unix_connection(self.upstream, limit=LIMIT)
+            ur, uw = await asyncio.open_unix_connection(target, limit=LIMIT)
         except OSError as e:
-            j.event(conn=cid, open=via or "socket", unreachable=f"{type(e).__name__}: {e}")
+            j.event(conn=cid, **opened, unreachable=f"{type(e).__name__}: {e}")
             cw.close()
             return
-        j.event(conn=cid, open=via or "socket")
+        j.event(conn=cid, **opened)
         ended: list[str] = []
         lines_seen = [0]  # reply lines so far
         streamed = [False]  # the request asked for a stream
@@ -259,7 +356,7 @@ class RecordingProxy:
                 # (replay cannot reproduce a death, so it skips such a close); checked only
                 # for streams and unanswered requests: one reply then a close is herdr's
                 # ordinary conversation
-                if (lines_seen[0] == 1 and not streamed[0]) or socket_answers(self.upstream, 0.5):
+                if (lines_seen[0] == 1 and not streamed[0]) or socket_answers(target, 0.5):
                     j.event(conn=cid, close="upstream")
                 else:
                     j.event(conn=cid, close="upstream", upstream_down=True)
@@ -364,13 +461,15 @@ class ThreadRecorder:
         if not time_scale > 0:
             raise RecordingError(f"--time-scale must be > 0, not {time_scale}")
         self.bindir: str | None = None
+        ops_listen: str | None = None
         if herdr_bin:
             from ..stub.record import write_recording_stub
 
             self.bindir = tempfile.mkdtemp(prefix="simherdr-record-bin-")
             cli_listen = cli_listen or listen + ".cli"
             cli_journal = cli_journal or str(self.out / f".{name}.cli.jsonl")
-            write_recording_stub(self.bindir, herdr_bin, cli_journal, cli_listen)
+            ops_listen = listen + ".ops"
+            write_recording_stub(self.bindir, herdr_bin, cli_journal, cli_listen, ops_listen)
         self.cli_journal = cli_journal
         meta = start_meta(upstream, name, info, cli_journal, time_scale)
         meta["time_scale_from"] = scale_from
@@ -393,7 +492,9 @@ class ThreadRecorder:
         control = (
             (control_upstream, control_listen) if control_upstream and control_listen else None
         )
-        self.proxy = RecordingProxy(upstream, listen, self.journal, cli_listen, control)
+        self.proxy = RecordingProxy(
+            upstream, listen, self.journal, cli_listen, control, ops_listen=ops_listen
+        )
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
         errors: list[BaseException] = []

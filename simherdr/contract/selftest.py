@@ -112,6 +112,13 @@ def selftest_cmd(args) -> int:
         print(summary(out / f"{args.name}.json", cassette))
         if code != 0:
             print(f"note: the recorded command exited {code}")
+        if not any("conn" in s for s in cassette.steps):
+            # a replay of nothing passes everywhere: that would say nothing about the suite
+            print(
+                "selftest: the recording holds no socket traffic: COMMAND talked to no herdr "
+                "through the proxy (HERDR_SOCKET_PATH, the recording herdr on PATH)"
+            )
+            return 1
         failed = 0
         for t in targets:
             for r in verify([cassette], t, timeout=args.timeout):

@@ -13,6 +13,7 @@ Version binding: a recorded cassette replays only against the herdr version that
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -181,8 +182,14 @@ def is_read(method: str | None) -> bool:
 
 
 def is_read_cli(argv: list) -> bool:
-    words = [str(a) for a in argv[:2] if not str(a).startswith("-")]
+    argv = [str(a) for a in argv]
+    while argv[:1] == ["--session"] or (argv[:1] and argv[0].startswith("--session=")):
+        argv = argv[2:] if argv[0] == "--session" else argv[1:]  # herdr's global option
+    words = [a for a in argv[:2] if not a.startswith("-")]
     return bool(words) and (words[0] == "status" or (len(words) > 1 and words[1] in READ_WORDS))
+
+
+CLI_TIMEOUT = 60  # seconds a replayed CLI run may take before it is a miss
 
 
 class Replay:
@@ -295,6 +302,17 @@ class Replay:
         self.t.reset()
         self.bind.boundary()
         self.res.boundaries += 1
+        if step["boundary"] == "launch" and self.t.runs_cli and isinstance(step.get("socket"), str):
+            self._link_launched(str(self.bind.restore(step["socket"])))
+
+    def _link_launched(self, path: str) -> None:
+        """The client launched a server of its own (``herdr --session N server``) and talks to
+        it at the session's socket: there the target answers (a link to its socket), so the
+        CLI runs that name the session (``--session`` beats HERDR_SOCKET_PATH) reach it."""
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        os.symlink(str(self.t.socket_path), path)
 
     def _control(self, i: int, step: dict) -> None:
         if self.pace and self.times[i] is not None:
@@ -461,6 +479,13 @@ class Replay:
     # --- recorded CLI runs ---------------------------------------------------------------
 
     def _cli_run(self, i: int, step: dict) -> None:
+        if step.get("launch"):
+            # CHOICE: the client's own server launch is not run again: from its boundary on the
+            # target stands in for that server (its output is the server's, not an answer)
+            self.res.skipped_steps.append(
+                f"step {i + 1}: the client's own server launch (the target stands in for it)"
+            )
+            return
         if not self.t.runs_cli:
             self.res.skipped_steps.append(
                 f"step {i + 1}: a CLI run (its socket calls are replayed)"
@@ -474,17 +499,25 @@ class Replay:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
         env.update({k: str(v) for k, v in self.bind.restore(run.get("env", {})).items()})
         env["HERDR_SOCKET_PATH"] = str(self.t.socket_path)
+        # the recorded run's HOME was <home>: here the target's, and herdr's config dir follows
+        # it (src/config/io.rs:30-35), so paths a run derives from HOME (a session's socket,
+        # the config file) are the ones <home> binds to
+        env["HOME"] = self.t.context()["home"]
+        env.pop("XDG_CONFIG_HOME", None)
         assert self.t.herdr_bin
         herdr_bin = self.t.herdr_bin
 
         def once() -> Any:
-            p = subprocess.run(
-                [herdr_bin, *argv],
-                env=env,
-                capture_output=True,
-                timeout=60,
-                cwd=self.t.cwd,
-            )
+            try:
+                p = subprocess.run(
+                    [herdr_bin, *argv],
+                    env=env,
+                    capture_output=True,
+                    timeout=CLI_TIMEOUT,
+                    cwd=self.t.cwd,
+                )
+            except subprocess.TimeoutExpired:
+                return {"exit": f"<still running after {CLI_TIMEOUT} s: stopped>"}
             return {
                 "exit": p.returncode,
                 "stdout": cli_stream(p.stdout.decode("utf-8", "surrogateescape")),

@@ -720,3 +720,161 @@ def metadata_sequence_source_limit(limit: int) -> HerdrError:
         "metadata_sequence_source_limit",
         f"workspace metadata may track at most {limit} sequenced sources",
     )
+
+
+# --- layout.*, pane.swap (src/app/api/layouts.rs, src/app/api/panes.rs swap) ------------------
+
+SWAP_USAGE = "provide either direction with optional pane_id, or source_pane_id and target_pane_id"
+
+
+def swap_usage() -> HerdrError:
+    return HerdrError("invalid_pane_swap", SWAP_USAGE)
+
+
+def swap_missing(field: str) -> HerdrError:
+    """``field``: "source_pane_id" | "target_pane_id"."""
+    return HerdrError("invalid_pane_swap", f"missing {field}")
+
+
+def pane_layout_unavailable() -> HerdrError:
+    return HerdrError("pane_layout_unavailable", "pane layout unavailable")
+
+
+def layout_target_not_found() -> HerdrError:
+    return HerdrError("layout_not_found", "layout target not found")
+
+
+def ratio_not_finite() -> HerdrError:
+    return HerdrError("invalid_ratio", "ratio must be finite")
+
+
+def split_not_found() -> HerdrError:
+    return HerdrError("split_not_found", "split path not found")
+
+
+def layout_too_deep(depth: int, limit: int) -> HerdrError:
+    return HerdrError("invalid_layout", f"layout depth is {depth}; maximum is {limit}")
+
+
+def layout_too_many_panes(limit: int) -> HerdrError:
+    return HerdrError("invalid_layout", f"layout has more than {limit} panes")
+
+
+def layout_empty_command() -> HerdrError:
+    return HerdrError("invalid_layout", "pane command must not be empty")
+
+
+def invalid_layout(message: str) -> HerdrError:
+    """Another check's message (a pane's env: :func:`validate_env`) under invalid_layout."""
+    return HerdrError("invalid_layout", message)
+
+
+def layout_split_ratio_not_finite() -> HerdrError:
+    return HerdrError("invalid_layout", "split ratio must be finite")
+
+
+def layout_target_conflict() -> HerdrError:
+    return HerdrError("invalid_target", "use either tab_id or workspace_id, not both")
+
+
+# --- plugin.* (src/app/api/plugins/); the manifest's own checks are simherdr/plugins/'s ----------
+
+
+def plugin_registry_failed(code: str, message: str) -> HerdrError:
+    """plugins.json I/O: plugin_registry_load_failed / plugin_registry_save_failed, the OS's text."""
+    return HerdrError(code, message)
+
+
+def invalid_plugin_source(message: str) -> HerdrError:
+    """normalize_plugin_source (manifest.rs:255-289): ``message`` names the failed check."""
+    return HerdrError("invalid_plugin_source", message)
+
+
+GITHUB_SOURCE_NEEDS_MANAGED_PATH = "GitHub plugin source requires managed_path"
+GITHUB_MANAGED_PATH_MISMATCH = "GitHub plugin managed_path does not match the plugin id"
+MANIFEST_OUTSIDE_CHECKOUT = "plugin manifest is not inside the managed checkout"
+
+
+def no_such_file(path: str) -> str:
+    """std::io's NotFound text, as herdr's canonicalize reports it."""
+    return f"No such file or directory: {path}"
+
+
+def invalid_plugin_id() -> HerdrError:
+    return HerdrError("invalid_plugin_id", "invalid plugin id")
+
+
+def invalid_plugin_action_id() -> HerdrError:
+    return HerdrError("invalid_plugin_action_id", "invalid action id")
+
+
+def plugin_manifest_unavailable(plugin_id: str) -> HerdrError:
+    return HerdrError("plugin_manifest_unavailable", f"plugin {plugin_id} manifest is unavailable")
+
+
+def plugin_action_not_found() -> HerdrError:
+    return HerdrError("plugin_action_not_found", "plugin action not found")
+
+
+def ambiguous_plugin_action() -> HerdrError:
+    return HerdrError(
+        "ambiguous_plugin_action",
+        "plugin action id matches more than one action; include plugin_id",
+    )
+
+
+def plugin_disabled(plugin_id: str) -> HerdrError:
+    return HerdrError("plugin_disabled", f"plugin {plugin_id} is disabled")
+
+
+def invalid_plugin_entrypoint() -> HerdrError:
+    return HerdrError("invalid_plugin_entrypoint", "invalid entrypoint id")
+
+
+def plugin_entrypoint_not_found(entrypoint: str) -> HerdrError:
+    return HerdrError("plugin_pane_not_found", f"plugin pane entrypoint '{entrypoint}' not found")
+
+
+def plugin_pane_not_found() -> HerdrError:
+    return HerdrError("plugin_pane_not_found", "plugin pane not found")
+
+
+def plugin_pane_size_needs_popup() -> HerdrError:
+    return HerdrError(
+        "invalid_params", "width and height are only supported when placement is popup"
+    )
+
+
+def plugin_pane_targets_active() -> HerdrError:
+    return HerdrError("invalid_params", "overlay and popup plugin panes target the active pane")
+
+
+def plugin_pane_needs_target_pane() -> HerdrError:
+    return HerdrError(
+        "invalid_params",
+        "split and zoomed plugin panes target an existing pane; use target_pane_id",
+    )
+
+
+def plugin_tab_pane_targets_workspace() -> HerdrError:
+    return HerdrError(
+        "invalid_params",
+        "tab plugin panes support workspace_id but not target_pane_id or direction",
+    )
+
+
+def popup_already_open() -> HerdrError:
+    return HerdrError("ui_busy", "a popup pane is already open")
+
+
+def plugin_no_active_workspace() -> HerdrError:
+    return HerdrError("no_active_workspace", "no active workspace")
+
+
+def no_active_pane() -> HerdrError:
+    return HerdrError("no_active_pane", "no active pane")
+
+
+def pane_not_found_named(ref: str) -> HerdrError:
+    """``pane <ref> not found`` even for an empty ref (E.pane_not_found drops an empty one)."""
+    return HerdrError("pane_not_found", f"pane {ref} not found")

@@ -197,6 +197,23 @@ class Rows:
     cli_session_delete_exact_name: bool
     # the stand-in: in `herdr session stop|delete` the first `--` ends the options
     cli_session_dash_dash: bool
+    # --- the stand-in's CLI grammar (stub/cli/base.py GRAMMAR: ``ctx.cli.<name>``) ---
+    # the stand-in: `herdr --machine <label> <command>` words, the `machine` group and launcher word, the hidden
+    # `remote-api-bridge` (the far end of --machine)
+    cli_machine: bool
+    # the stand-in: the launcher still knows `--no-session`
+    cli_no_session_flag: bool
+    # the stand-in: `pane split` without a target splits the caller's pane (HERDR_PANE_ID); else the
+    # target is omitted and the server splits the focused pane
+    cli_split_targets_caller: bool
+    # the stand-in: `workspace close <id> [--group]` (close_group, omitted when false)
+    cli_workspace_close_group: bool
+    # the stand-in: `agent explain --file` failures print an explain error envelope (else `Error: Os {..}`)
+    cli_explain_file_errors_as_envelope: bool
+    # the stand-in: `agent start`: a codex still `unknown` but interactive_ready ends the wait
+    cli_start_codex_unknown_ready: bool
+    # the stand-in: `plugin install`: options before or after the one source word
+    cli_plugin_install_options_anywhere: bool
     # --- rows that tell herdr 0.8.0 / 0.8.1 from 0.8.2 (releases/0.8.0.toml, 0.8.1.toml) ---
     # agent.prompt to a blocked agent is refused with agent_blocked (and `agent prompt --help`
     # says so)
@@ -257,8 +274,6 @@ class Tables:
     manifests: str
     # hostcore/integration.py (hostcore/data/integration.json): the integration targets
     integration: str
-    # the stand-in's CLI grammar (simherdr/stub/cli): which release's verbs and options
-    cli: str
 
 
 @total_ordering

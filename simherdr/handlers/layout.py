@@ -108,8 +108,6 @@ def resize(sim, p):
 
 # --- swap and zoom ----------------------------------------------------------------------------
 
-SWAP_USAGE = "provide either direction with optional pane_id, or source_pane_id and target_pane_id"
-
 
 @method(
     "pane.swap",
@@ -125,12 +123,12 @@ def swap(sim, p):
     directional = p["direction"] is not None
     explicit = p["source_pane_id"] is not None or p["target_pane_id"] is not None
     if directional == explicit:
-        raise E.HerdrError("invalid_pane_swap", SWAP_USAGE)
+        raise E.swap_usage()
     reason = None
     if directional:
         source = s.find_pane(p["pane_id"]) if p["pane_id"] is not None else s.focused_pane()
         if source is None:
-            raise E.HerdrError("pane_not_found", "source pane not found")
+            raise E.source_pane_not_found()
         w, t = _where(s, source)
         found = L.find_in_direction(t.root, source.pane_id, p["direction"], s.area)
         target = s.panes[found] if found is not None else None
@@ -139,9 +137,9 @@ def swap(sim, p):
         source_id = source.pane_id
     else:
         if p["source_pane_id"] is None:
-            raise E.HerdrError("invalid_pane_swap", "missing source_pane_id")
+            raise E.swap_missing("source_pane_id")
         if p["target_pane_id"] is None:
-            raise E.HerdrError("invalid_pane_swap", "missing target_pane_id")
+            raise E.swap_missing("target_pane_id")
         source = s.find_pane(p["source_pane_id"])
         target = s.find_pane(p["target_pane_id"])
         anchor = source or target
@@ -151,7 +149,7 @@ def swap(sim, p):
             w = s.active_ws()
             t = w.active() if w is not None else None
             if t is None:
-                raise E.HerdrError("pane_layout_unavailable", "pane layout unavailable")
+                raise E.pane_layout_unavailable()
         if source is None or target is None:
             reason = "not_found"
         elif source is target:
@@ -237,7 +235,7 @@ def _layout_target(s: Session, tab_id: str | None, pane_id: str | None) -> tuple
         w = s.active_ws()
         t = w.active() if w is not None else None
     if t is None:
-        raise E.HerdrError("layout_not_found", "layout target not found")
+        raise E.layout_target_not_found()
     return s.ws(t.workspace_id), t
 
 
@@ -295,10 +293,10 @@ def set_split_ratio(sim, p):
     s = sim.session
     ratio = L.f32(p["ratio"])
     if not math.isfinite(ratio):
-        raise E.HerdrError("invalid_ratio", "ratio must be finite")
+        raise E.ratio_not_finite()
     w, t = _layout_target(s, p["tab_id"], p["pane_id"])
     if not L.set_ratio_at(t.root, p["path"], ratio):
-        raise E.HerdrError("split_not_found", "split path not found")
+        raise E.split_not_found()
     desc = describe(s, w, t)
     s.record_layout(w, t)
     return {"type": "layout_split_ratio_set", "layout": desc}
@@ -354,24 +352,20 @@ def _validate_tree(root: dict) -> None:
         node, depth = stack.pop()
         max_depth = max(max_depth, depth)
         if depth > MAX_LAYOUT_DEPTH:
-            raise E.HerdrError(
-                "invalid_layout", f"layout depth is {depth}; maximum is {MAX_LAYOUT_DEPTH}"
-            )
+            raise E.layout_too_deep(depth, MAX_LAYOUT_DEPTH)
         if node["type"] == "pane":
             panes += 1
             if panes > MAX_LAYOUT_PANES:
-                raise E.HerdrError(
-                    "invalid_layout", f"layout has more than {MAX_LAYOUT_PANES} panes"
-                )
+                raise E.layout_too_many_panes(MAX_LAYOUT_PANES)
             if node["command"] is not None and not node["command"]:
-                raise E.HerdrError("invalid_layout", "pane command must not be empty")
+                raise E.layout_empty_command()
             try:
                 E.validate_env(node["env"])
             except E.HerdrError as e:
-                raise E.HerdrError("invalid_layout", e.message) from None
+                raise E.invalid_layout(e.message) from None
             continue
         if not math.isfinite(L.f32(node["ratio"])):
-            raise E.HerdrError("invalid_layout", "split ratio must be finite")
+            raise E.layout_split_ratio_not_finite()
         stack.append((node["second"], depth + 1))
         stack.append((node["first"], depth + 1))
 
@@ -410,7 +404,7 @@ def apply(sim, p):
         if replace is None:
             raise E.tab_not_found(p["tab_id"])
         if p["workspace_id"] is not None:
-            raise E.HerdrError("invalid_target", "use either tab_id or workspace_id, not both")
+            raise E.layout_target_conflict()
         w = s.ws(replace.workspace_id)
     elif p["workspace_id"] is not None:
         w = s.find_workspace(p["workspace_id"])

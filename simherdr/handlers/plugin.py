@@ -70,14 +70,14 @@ def _refresh(sim) -> None:
     try:
         sim.plugins.registry.refresh()
     except (OSError, ValueError) as e:
-        raise E.HerdrError("plugin_registry_load_failed", str(e)) from None
+        raise E.plugin_registry_failed("plugin_registry_load_failed", str(e)) from None
 
 
 def _update(sim, mutation):
     try:
         return sim.plugins.registry.update(mutation)
     except (OSError, ValueError) as e:
-        raise E.HerdrError("plugin_registry_save_failed", str(e)) from None
+        raise E.plugin_registry_failed("plugin_registry_save_failed", str(e)) from None
 
 
 def _popup_size(v):
@@ -123,21 +123,20 @@ def _source(sim, plugin: dict, source: dict) -> dict:
     src = {k: v for k, v in source.items() if v is not None}
     if src["kind"] == "local":
         return src
-    code = "invalid_plugin_source"
     if "managed_path" not in src:
-        raise E.HerdrError(code, "GitHub plugin source requires managed_path")
+        raise E.invalid_plugin_source(E.GITHUB_SOURCE_NEEDS_MANAGED_PATH)
     expected = os.path.join(
         dirs.config_dir(sim.config), "plugins", "github", _managed_component(plugin["plugin_id"])
     )
     for p in (src["managed_path"], plugin["plugin_root"], expected):
         if not os.path.exists(p):
-            raise E.HerdrError(code, f"No such file or directory: {p}")
+            raise E.invalid_plugin_source(E.no_such_file(p))
     managed = os.path.realpath(src["managed_path"])
     if managed != os.path.realpath(expected):
-        raise E.HerdrError(code, "GitHub plugin managed_path does not match the plugin id")
+        raise E.invalid_plugin_source(E.GITHUB_MANAGED_PATH_MISMATCH)
     root = os.path.realpath(plugin["plugin_root"])
     if not (root == managed or root.startswith(managed.rstrip("/") + "/")):
-        raise E.HerdrError(code, "plugin manifest is not inside the managed checkout")
+        raise E.invalid_plugin_source(E.MANIFEST_OUTSIDE_CHECKOUT)
     return src
 
 
@@ -192,7 +191,7 @@ def _set_enabled(sim, raw_id: str, enabled: bool) -> dict:
         return False
 
     if not _update(sim, mutate) or pid not in sim.plugins.registry.plugins:
-        raise E.HerdrError("plugin_not_found", "plugin not found")
+        raise E.plugin_not_found()
     return sim.plugins.registry.plugins[pid]
 
 
@@ -245,21 +244,19 @@ def _find_action(sim, plugin_id: str | None, action_id: str) -> tuple[dict, dict
     if plugin_id is not None:
         pid = normalize_plugin_id(plugin_id)
         if pid is None:
-            raise E.HerdrError("invalid_plugin_id", "invalid plugin id")
+            raise E.invalid_plugin_id()
         aid = normalize_action_id(action_id)
         if aid is None:
-            raise E.HerdrError("invalid_plugin_action_id", "invalid action id")
+            raise E.invalid_plugin_action_id()
         plugin = reg.get(pid)
         if plugin is None:
-            raise E.HerdrError("plugin_not_found", "plugin not found")
+            raise E.plugin_not_found()
         if not manifest_available(plugin):
-            raise E.HerdrError(
-                "plugin_manifest_unavailable", f"plugin {pid} manifest is unavailable"
-            )
+            raise E.plugin_manifest_unavailable(pid)
         for a in plugin.get("actions", ()):
             if a["id"] == aid:
                 return plugin, _action_info(plugin, a)
-        raise E.HerdrError("plugin_action_not_found", "plugin action not found")
+        raise E.plugin_action_not_found()
     want = action_id.strip()
     matches = [
         (plugin, a)
@@ -267,12 +264,9 @@ def _find_action(sim, plugin_id: str | None, action_id: str) -> tuple[dict, dict
         if a["action_id"] == want or f"{a['plugin_id']}.{a['action_id']}" == want
     ]
     if not matches:
-        raise E.HerdrError("plugin_action_not_found", "plugin action not found")
+        raise E.plugin_action_not_found()
     if len(matches) > 1:
-        raise E.HerdrError(
-            "ambiguous_plugin_action",
-            "plugin action id matches more than one action; include plugin_id",
-        )
+        raise E.ambiguous_plugin_action()
     return matches[0]
 
 
@@ -294,7 +288,7 @@ def _action_invoke(sim, p, rid: str) -> dict:
     _refresh(sim)
     plugin, action = _find_action(sim, p["plugin_id"], p["action_id"])
     if not plugin["enabled"]:
-        raise E.HerdrError("plugin_disabled", f"plugin {plugin['plugin_id']} is disabled")
+        raise E.plugin_disabled(plugin["plugin_id"])
     qualified = f"{action['plugin_id']}.{action['action_id']}"
     try:
         ensure_platform_supported(action.get("platforms"), f"action '{qualified}'")
@@ -337,45 +331,33 @@ def pane_open(sim, p):
         raise _invalid_plugin_id()
     plugin = sim.plugins.registry.plugins.get(pid)
     if plugin is None:
-        raise E.HerdrError("plugin_not_found", "plugin not found")
+        raise E.plugin_not_found()
     if not manifest_available(plugin):
-        raise E.HerdrError("plugin_manifest_unavailable", f"plugin {pid} manifest is unavailable")
+        raise E.plugin_manifest_unavailable(pid)
     if not plugin["enabled"]:
-        raise E.HerdrError("plugin_disabled", f"plugin {pid} is disabled")
+        raise E.plugin_disabled(pid)
     entrypoint = normalize_action_id(p["entrypoint"])
     if entrypoint is None:
-        raise E.HerdrError("invalid_plugin_entrypoint", "invalid entrypoint id")
+        raise E.invalid_plugin_entrypoint()
     pane = next((x for x in plugin.get("panes", ()) if x["id"] == entrypoint), None)
     if pane is None:
-        raise E.HerdrError(
-            "plugin_pane_not_found", f"plugin pane entrypoint '{entrypoint}' not found"
-        )
+        raise E.plugin_entrypoint_not_found(entrypoint)
     try:
         ensure_platform_supported(effective_platforms(pane, plugin), "plugin pane")
     except PluginError as e:
         raise _err(e) from None
     placement = p["placement"] or pane["placement"]
     if placement != "popup" and (p["width"] is not None or p["height"] is not None):
-        raise E.HerdrError(
-            "invalid_params", "width and height are only supported when placement is popup"
-        )
+        raise E.plugin_pane_size_needs_popup()
     targeted = p["target_pane_id"] is not None or p["direction"] is not None
     if placement in ("overlay", "popup") and (p["workspace_id"] is not None or targeted):
-        raise E.HerdrError(
-            "invalid_params", "overlay and popup plugin panes target the active pane"
-        )
+        raise E.plugin_pane_targets_active()
     if placement in ("split", "zoomed") and p["workspace_id"] is not None:
-        raise E.HerdrError(
-            "invalid_params",
-            "split and zoomed plugin panes target an existing pane; use target_pane_id",
-        )
+        raise E.plugin_pane_needs_target_pane()
     if placement == "tab" and targeted:
-        raise E.HerdrError(
-            "invalid_params",
-            "tab plugin panes support workspace_id but not target_pane_id or direction",
-        )
+        raise E.plugin_tab_pane_targets_workspace()
     if placement == "popup" and sim.version.rows.plugin_popup_tracked and sim.surface.popup:
-        raise E.HerdrError("ui_busy", "a popup pane is already open")
+        raise E.popup_already_open()
     if placement == "popup":
         # CHOICE: a headless server's popup is not a pane of the session (nothing to list);
         # herdr answers ok (panes.rs:11-42). Its process is not started. 0.9.x keeps it open
@@ -392,11 +374,11 @@ def pane_open(sim, p):
             if p["workspace_id"] is not None:
                 w = s.find_workspace(p["workspace_id"])
                 if w is None:
-                    raise E.HerdrError("workspace_not_found", "workspace not found")
+                    raise E.workspace_not_found()
             else:
                 w = s.active_ws()
                 if w is None:
-                    raise E.HerdrError("no_active_workspace", "no active workspace")
+                    raise E.plugin_no_active_workspace()
             ctx = C.for_workspace(s, w, "plugin-pane")
             env = _pane_env(sim, plugin, entrypoint, cwd, p["env"], ctx)
             cwd = resolve_new_cwd(sim, cwd, None)
@@ -407,14 +389,14 @@ def pane_open(sim, p):
             if placement == "overlay":
                 target = s.focused_pane()
                 if target is None:
-                    raise E.HerdrError("no_active_pane", "no active pane")
+                    raise E.no_active_pane()
             else:
                 ref = p["target_pane_id"]
                 target = s.find_pane(ref) if ref is not None else s.focused_pane()
                 if target is None:
                     if ref is None:
-                        raise E.HerdrError("no_active_pane", "no active pane")
-                    raise E.HerdrError("pane_not_found", f"pane {ref} not found")
+                        raise E.no_active_pane()
+                    raise E.pane_not_found_named(ref)
             ctx = C.for_pane(s, target, "plugin-pane")
             env = _pane_env(sim, plugin, entrypoint, cwd, p["env"], ctx)
             cwd = resolve_new_cwd(sim, cwd, None)
@@ -462,7 +444,7 @@ def _plugin_pane(sim, pane) -> dict:
 def _require_plugin_pane(sim, ref: str):
     pane = sim.session.find_pane(ref)
     if pane is None or pane.pane_id not in sim.plugins.panes:
-        raise E.HerdrError("plugin_pane_not_found", "plugin pane not found")
+        raise E.plugin_pane_not_found()
     return pane
 
 

@@ -7,6 +7,15 @@ environment (CHOICE: their values, minus the socket path the recorder sets; othe
 name only, they are the client's business), stdout, stderr, exit code, start and end times.
 ``simherdr record --herdr-bin`` reads the journal into the session's cassette.
 
+A run that launches a server of the client's own (``herdr --session NAME server``: herdr binds
+that session's socket, and an explicit ``--session`` beats ``HERDR_SOCKET_PATH``,
+src/session.rs:173-181) would bypass the recorder: the launch runs the real binary with its
+config dir moved to a private directory (``XDG_CONFIG_HOME``, src/config/io.rs:30-35), and the
+recorder (its ``ops`` socket) relays the socket the client expects to the launched server and
+journals what passes, until the server exits. CHOICE: the launched server reads no config of
+the user's (its config dir is the private one). Each run also journals the real binary's pid,
+so the recorder tells the client's own connections to that socket from a CLI run's.
+
 Stdlib only, like the rest of the stand-in.
 """
 
@@ -23,20 +32,129 @@ _LAUNCHER = """\
 import sys
 sys.path.insert(0, {root!r})
 from simherdr.stub.record import main
-sys.exit(main(sys.argv[1:], real={real!r}, journal={journal!r}, socket={socket!r}))
+sys.exit(main(sys.argv[1:], real={real!r}, journal={journal!r}, socket={socket!r},
+              ops={ops!r}))
 """
 
 SOCKET_ENV = "HERDR_SOCKET_PATH"
 
 
-def main(argv: list[str], real: str, journal: str, socket: str | None) -> int:
+def launched_session(argv: list[str]) -> str | None:
+    """The session a run launches a server for: ``herdr --session NAME server`` (the global
+    ``--session`` anywhere before a literal ``--``, src/session.rs configure_from_args);
+    None for any other run."""
+    name, rest, i = None, [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        if arg == "--session" and i + 1 < len(argv):
+            name, i = argv[i + 1], i + 2
+            continue
+        if arg.startswith("--session="):
+            name, i = arg[len("--session=") :], i + 1
+            continue
+        rest.append(arg)
+        i += 1
+    return name if name is not None and rest == ["server"] else None
+
+
+def _answers(path: str) -> bool:
+    import socket as so
+
+    s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    try:
+        s.settimeout(1.0)
+        s.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def _op(ops: str, op: dict) -> dict:
+    import socket as so
+
+    s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    try:
+        s.settimeout(10.0)
+        s.connect(ops)
+        s.sendall(json.dumps(op).encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        s.close()
+    reply = json.loads(data or b"{}")
+    return reply if isinstance(reply, dict) else {}
+
+
+def _launch(real: str, argv: list[str], name: str, ops: str) -> tuple:
+    """Run the launch with a private config dir; relay the session's socket to it while it
+    serves. Returns (code, stdout, stderr, pid, the socket the client expects)."""
+    import shutil
+    import tempfile
+
+    from .cli import base
+
+    session = base.active_name({base.SESSION_ENV: name})
+    expected = base.api_socket_path_for(os.environ, session)
+    private = tempfile.mkdtemp(prefix="simherdr-launch-")
+    env = {k: v for k, v in os.environ.items() if k != SOCKET_ENV}
+    env["XDG_CONFIG_HOME"] = private
+    served = base.api_socket_path_for(env, session)
+    relayed = False
+    try:
+        p = subprocess.Popen([real, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while p.poll() is None and time.monotonic() < deadline and not _answers(served):
+            time.sleep(0.02)
+        if p.poll() is None and _answers(served):
+            reply = _op(
+                ops,
+                {"op": "relay", "listen": expected, "upstream": served, "argv": argv, "pid": p.pid},
+            )
+            relayed = bool(reply.get("ok"))
+            if not relayed:
+                sys.stderr.write(
+                    "simherdr record: cannot relay %s: %s\n" % (expected, reply.get("error"))
+                )
+        out, err = p.communicate()
+        return p.returncode, out, err, p.pid, expected
+    finally:
+        if relayed:
+            try:
+                _op(ops, {"op": "unrelay", "listen": expected})
+            except (OSError, ValueError):
+                pass
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def main(
+    argv: list[str], real: str, journal: str, socket: str | None, ops: str | None = None
+) -> int:
     env = dict(os.environ)
     if socket:
         env[SOCKET_ENV] = socket  # the real binary talks to the recorder's CLI-side socket
     start = time.time()
+    launch = launched_session(argv) if ops else None
+    launched: str | None = None
+    pid = None
     try:
-        p = subprocess.run([real, *argv], env=env, capture_output=True)
-        code, out, err = p.returncode, p.stdout, p.stderr
+        if launch is not None and ops is not None:
+            code, out, err, pid, launched = _launch(real, argv, launch, ops)
+        else:
+            p = subprocess.Popen(
+                [real, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            pid = p.pid
+            out, err = p.communicate()
+            code = p.returncode
     except OSError as e:
         code, out, err = 127, b"", f"herdr: cannot run {real}: {e}\n".encode()
     sys.stdout.buffer.write(out)
@@ -53,7 +171,10 @@ def main(argv: list[str], real: str, journal: str, socket: str | None) -> int:
         "exit": code,
         "stdout": out.decode("utf-8", errors="surrogateescape"),
         "stderr": err.decode("utf-8", errors="surrogateescape"),
+        "pid": pid,
     }
+    if launched is not None:
+        line["launch"] = {"socket": launched, "session": launch}
     fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         os.write(
@@ -64,8 +185,11 @@ def main(argv: list[str], real: str, journal: str, socket: str | None) -> int:
     return code
 
 
-def write_recording_stub(directory: str, real: str, journal: str, socket: str | None) -> str:
-    """Write ``<directory>/herdr`` recording runs of ``real`` into ``journal``; return its path."""
+def write_recording_stub(
+    directory: str, real: str, journal: str, socket: str | None, ops: str | None = None
+) -> str:
+    """Write ``<directory>/herdr`` recording runs of ``real`` into ``journal``; return its path.
+    ``ops``: the recorder's socket that relays a server the client launches itself."""
     from .install import _header, _project_root
 
     directory = os.path.abspath(directory)
@@ -76,6 +200,7 @@ def write_recording_stub(directory: str, real: str, journal: str, socket: str | 
         real=os.path.abspath(real),
         journal=os.path.abspath(journal),
         socket=socket and os.path.abspath(socket),
+        ops=ops and os.path.abspath(ops),
     )
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(text)

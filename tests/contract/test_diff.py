@@ -29,7 +29,7 @@ def test_082_vs_093_lists_the_versions_deltas_and_nothing_unexplained():
         "subscribe_replays_history",
         "recent_includes_viewport",
         "report_agent_options_anywhere",
-        "tables.cli",
+        "cli_split_targets_caller",
         "invalid_request_keeps_id",
         "retired_methods",
         "methods",

@@ -59,6 +59,7 @@ NOT_AT_START = (
     "simherdr.panes.pty",
     "simherdr.panes.simulated",
     "simherdr.persist",
+    "simherdr.plugins",  # the plugin host is made on first use (Simulator.plugins)
     "simherdr.scenarios",
 )
 # The handler modules the first ping loads: the package, its table and ping's own area.

@@ -52,7 +52,7 @@ def _asserted(tree: ast.AST) -> set[int]:
             terms = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
             if isinstance(node.test, ast.BoolOp) and not isinstance(node.test.op, ast.And):
                 terms = [node.test]
-            out.update(id(t) for t in terms if isinstance(t, ast.Compare))
+            out.update(id(t) for t in terms if isinstance(t, (ast.Compare, ast.Call)))
     return out
 
 
@@ -81,6 +81,14 @@ def _hits(tree: ast.AST, facts: set[int] = frozenset()):  # type: ignore[assignm
                 for a in node.args:
                     if _is_version(a):
                         yield a, f"a .{func.attr}() prefix test"
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "at_least"
+                and id(node) not in facts
+            ):
+                for a in node.args:
+                    if _is_version(a):
+                        yield a, "an .at_least() comparison"
             for kw in node.keywords:
                 if kw.arg == "default" and _is_version(kw.value):
                     yield kw.value, "a default= keyword"
@@ -142,10 +150,13 @@ def test_the_tests_scan_lets_asserted_facts_pass(tmp_path):
         "assert ('a' in out) == (version == '0.8.2')\n"
         "def old(v): return v == '0.8.0'\n"
         "def call(version='0.9.3'): pass\n"
+        "if v.at_least('0.9.0'): pass\n"
+        "assert v.at_least('0.9.0')\n"  # a fact: fine
     )
     hows = [how for _, _, _, how in scan(tmp_path, tests=True)]
     assert hows.count("a comparison") == 4 and hows.count("a parameter default") == 1
-    assert len(scan(tmp_path)) == 7  # the code's scan lets no comparison pass
+    assert hows.count("an .at_least() comparison") == 1
+    assert len(scan(tmp_path)) == 9  # the code's scan lets no comparison pass
 
 
 def test_the_scan_catches_each_form(tmp_path):

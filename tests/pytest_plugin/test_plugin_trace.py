@@ -112,9 +112,11 @@ def test_fixtures_are_documented(pytester):
     assert "time_scale" in out
 
 
-def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server):
-    """agent start (with herdr's 3 s settle) + prompt + wait for done, over the socket. The
-    replies are schema-checked after the clock stops (the check is the client's cost)."""
+def test_the_default_clock_runs_an_agent_turn_on_simulated_time(simherdr_server):
+    """agent start (with herdr's 3 s settle) + prompt + wait for done, over the socket, on the
+    fixtures' default clock: herdr's seconds pass on the simulated clock (what the turn costs
+    in wall time is the `agents` row of `make bench`, never a unit test's assertion). The
+    replies are schema-checked after the turns."""
     path = simherdr_server.path
     assert simherdr_server.time_scale == DEFAULT_TIME_SCALE
     replies = []
@@ -125,29 +127,32 @@ def test_the_default_clock_makes_an_agent_turn_cost_milliseconds(simherdr_server
         replies.append(reply)
         return reply
 
+    def now() -> float:
+        return simherdr_server.run(lambda sim: sim.clock.now())
+
     def turn(n: int) -> float:
         pane = call("workspace.create", cwd="/tmp")["result"]["root_pane"]["pane_id"]
         name = f"w{n}"
-        t0 = time.perf_counter()
+        t0 = now()
         # herdr's 30 s default start timeout is 30 ms of wall time at this scale: a loaded
         # machine can stall that long, so the start gets herdr's maximum (300 ms of wall time)
         call("agent.start", name=name, kind="pi", pane_id=pane, timeout_ms=300_000)
         while True:  # what the CLI does after agent.start: poll until the start is confirmed
             a = call("agent.get", target=name)["result"]["agent"]
-            if a.get("interactive_ready") or time.perf_counter() - t0 > 5:
+            if a.get("interactive_ready") or now() - t0 > 60:
                 break
             time.sleep(0.001)
+        assert a.get("interactive_ready"), a
         wait = {"until": ["idle", "done"], "timeout_ms": 60_000}
         r = call("agent.prompt", target=name, text="go", wait=wait)
-        wall = time.perf_counter() - t0
         assert r["result"]["agent"]["agent_status"] in ("idle", "done")
-        return wall
+        return now() - t0
 
-    # the best of three turns: what the clock costs, not how busy the machine happens to be
-    wall = min(turn(n) for n in range(3))
+    simulated = [turn(n) for n in range(3)]
     for reply in replies:
         ref.validate_reply(reply, simherdr_server.sim.version.name)
-    assert wall < 0.1, f"an agent turn took {wall * 1000:.0f} ms of wall time"
+    # the start's settle alone is 3 simulated seconds (herdr's agent start)
+    assert min(simulated) >= 3.0, simulated
 
 
 @pytest.mark.simherdr(time_scale=1)

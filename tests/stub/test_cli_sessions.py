@@ -311,6 +311,30 @@ def run_launcher(env, *args, version=DEFAULT_VERSION):
     )
 
 
+def test_herdr_server_is_not_killed_by_the_users_python_variables(env, tmp_path):
+    """herdr's server is a Rust binary: a PYTHONIOENCODING or PYTHONHASHSEED that no Python
+    can start with (issue 25, noticed under the hostile-env fuzz) must not stop `herdr server`
+    from serving; its panes still see the variables as the user set them."""
+    from simherdr.stub.install import write_stub
+
+    herdr = write_stub(str(tmp_path / "bin"), DEFAULT_VERSION)
+    hostile = dict(env, HERDR_SESSION="lab", PYTHONIOENCODING="no-such-codec", PYTHONHASHSEED="x")
+    proc = subprocess.Popen([herdr, "server"], env=hostile, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: sessions.is_running_at(socket_of(env, "lab"))), proc.stderr
+        from simherdr.stub.cli import wire as _wire
+
+        pong = _wire.exchange(socket_of(env, "lab"), b'{"id":"p","method":"ping","params":{}}\n')
+        assert pong.value["result"]["type"] == "pong"
+        assert call(env, "stop", "lab") == (0, "stopped session lab\n", "")
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_herdr_server_with_a_session_starts_and_stops(env, version):
     proc = run_launcher(dict(env, HERDR_SESSION="lab"), version=version)
@@ -404,10 +428,8 @@ def test_herdr_server_follows_the_socket_override(env, xdg):
 
 def test_serve_argv_and_env(env):
     argv = launch.serve_argv(dict(env, SIMHERDR_TIME_SCALE="50"), "0.8.2", "/tmp/s.sock")
-    assert argv == [
-        sys.executable,
-        "-m",
-        "simherdr",
+    assert argv[:3] == [sys.executable, "-E", "-c"]  # the user's PYTHON* vars are not herdr's
+    assert argv[4:] == [
         "serve",
         "--quiet",
         "--socket",
@@ -422,8 +444,8 @@ def test_serve_argv_and_env(env):
     assert named[named.index("--persist") :] == ["--persist", "--herdr-session", "lab"]
     custom = launch.serve_argv(dict(env, SIMHERDR_EXECUTABLE="/opt/simherdr"), "0.9.3", "/s")
     assert custom[:2] == ["/opt/simherdr", "serve"]
-    child = launch.serve_env({"PYTHONPATH": "/x"})
-    assert child["PYTHONPATH"].endswith(os.pathsep + "/x")
+    child = launch.serve_env({"PYTHONPATH": "/x", "PYTHONIOENCODING": "garbage"})
+    assert child == {"PYTHONPATH": "/x", "PYTHONIOENCODING": "garbage"}  # panes inherit it
 
 
 def test_serve_rejects_a_bad_session_name(env):

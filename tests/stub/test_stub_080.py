@@ -13,12 +13,13 @@ import subprocess
 import pytest
 from stub_fake import result
 
+from simherdr.stub.cli.base import GRAMMAR
 from simherdr.stub.cli.roothelp import AGENT_HELP_FOOTER
 from tests.releases import distinguishing, kinds, like_base, resolve, rows
 
-#: The releases speaking the base's CLI grammar (tables.cli): what these tests are written
+#: The releases speaking the base's CLI grammar (its cli_* grammar rows): what these tests are written
 #: against; each test runs on the ones its row tells apart.
-BASE_GRAMMAR = like_base("tables.cli")
+BASE_GRAMMAR = like_base(*("cli_" + name for name in GRAMMAR))
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ def test_report_agent_usage_names_the_resume_command(cli):
     assert res.stderr.strip().endswith("[--agent-session-path PATH]")
 
 
-@pytest.mark.parametrize("version", distinguishing("tables.cli"))
+@pytest.mark.parametrize("version", distinguishing("cli_explain_file_errors_as_envelope"))
 def test_explain_file_missing(cli, tmp_path, version):
     path = str(tmp_path / "missing.txt")
     res = cli("agent", "explain", "--file", path, "--agent", "pi", "--json", version=version)

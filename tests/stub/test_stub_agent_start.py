@@ -490,7 +490,7 @@ def test_kind_table():
     assert not agent_cli._shows_shell_initialization(EDITOR["result"]["process_info"])
 
 
-@pytest.mark.parametrize("version", distinguishing("tables.cli"))
+@pytest.mark.parametrize("version", distinguishing("cli_start_codex_unknown_ready"))
 def test_codex_unknown_but_interactive_is_started_from_0_9(herdr, fake, version):
     """[H093] src/cli/agent.rs wait_for_named_agent: 0.9 accepts a codex agent whose status is
     still `unknown` once `interactive_ready`; 0.8.2 polls on until idle/done."""

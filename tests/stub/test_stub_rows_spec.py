@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from simherdr.facts.versions import RELEASES
+from simherdr.facts.versions import RELEASES, resolve
 from simherdr.stub.cli import core
-from simherdr.stub.cli.base import GRAMMAR_ROWS, Grammar, release_of
+from simherdr.stub.cli.base import GRAMMAR, VERSION_ROWS, Grammar, release_of
 from simherdr.stub.cli.spec import tree
 from simherdr.stub.cli.table import Flag, Pos, Verb
 
@@ -146,11 +146,12 @@ def test_positionals_match_the_clap_tree(version):
 
 @pytest.mark.parametrize("version", RELEASES)
 def test_each_release_reads_a_complete_grammar_table(version):
-    """Every CLI difference is a named row with a source and a value for the release's
-    ``tables.cli`` key; the typed attribute list (for mypy) names exactly the table's rows."""
-    assert set(Grammar.__annotations__) == set(GRAMMAR_ROWS)
-    release = release_of(version)
-    for row, (source, values) in GRAMMAR_ROWS.items():
-        assert source and release.cli in values, (row, release.cli)
-        assert getattr(release.grammar, row) is values[release.cli]
+    """Every CLI grammar difference is a release row ``cli_<name>`` with its source; the typed
+    attribute list (for mypy) names exactly those rows, and the stand-in's copy carries them."""
+    assert set(Grammar.__annotations__) == set(GRAMMAR)
+    release, v = release_of(version), resolve(version)
+    for name in GRAMMAR:
+        assert "cli_" + name in VERSION_ROWS
+        assert v.sources["cli_" + name].source, name
+        assert getattr(release.grammar, name) is getattr(v.rows, "cli_" + name)
     assert release.key == tuple(int(p) for p in version.split("."))

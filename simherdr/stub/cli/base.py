@@ -150,6 +150,20 @@ def parent_and_stem(path: str) -> tuple[str, str | None]:
 # The release the stand-in emulates (from simherdr.facts.versions) and its CLI grammar rows
 # ---------------------------------------------------------------------------------------------
 
+#: The stand-in's CLI grammar rows: release rows ``cli_<name>`` of simherdr.facts.versions'
+#: ``Rows`` (set with their sources in simherdr/facts/releases/*.toml), read as
+#: ``ctx.cli.<name>``; a reader names the row, never a version.
+GRAMMAR = (
+    "machine",
+    "no_session_flag",
+    "split_targets_caller",
+    "workspace_close_group",
+    "explain_file_errors_as_envelope",
+    "start_codex_unknown_ready",
+    "plugin_install_options_anywhere",
+)
+
+
 #: The rows of simherdr.facts.versions' ``Rows`` the stand-in reads (each a CLI difference too).
 VERSION_ROWS = (
     "report_agent_options_anywhere",
@@ -171,6 +185,8 @@ VERSION_ROWS = (
     "cli_session_probe_errors",
     "cli_session_delete_exact_name",
     "cli_session_dash_dash",
+    # the CLI grammar rows (:data:`GRAMMAR`, read as ``ctx.cli.<name>``)
+    *("cli_" + name for name in GRAMMAR),
     # herdr 0.9.1 (facts/releases/0.9.1.toml)
     "cli_machine_prefix",
 )
@@ -178,25 +194,24 @@ VERSION_ROWS = (
 
 class Release:
     """The slice of :class:`simherdr.facts.versions.HerdrVersion` a call reads: name, parsed
-    key, protocol, the table keys of its CLI grammar (``tables.cli``, :data:`GRAMMARS`) and
-    agent kinds, and :data:`VERSION_ROWS`.  ``install-stub`` writes :meth:`compact` into the
+    key, protocol, its agent-kinds table key, and :data:`VERSION_ROWS` (its :data:`GRAMMAR`
+    rows also as ``grammar``).  ``install-stub`` writes :meth:`compact` into the
     launcher, so a call parses no release file; in-process callers pass a name
     (:func:`release_of`)."""
 
-    __slots__ = ("agent_kinds", "cli", "grammar", "key", "name", "protocol", "rows")
+    __slots__ = ("agent_kinds", "grammar", "key", "name", "protocol", "rows")
 
-    def __init__(self, name, key, protocol, cli, agent_kinds, rows):
+    def __init__(self, name, key, protocol, agent_kinds, rows):
         self.name = name
         self.key = tuple(key)
         self.protocol = protocol
-        self.cli = cli
         self.agent_kinds = agent_kinds
         self.rows = dict(rows)
-        self.grammar = Grammar(cli)
+        self.grammar = Grammar(self.rows)
 
     def compact(self):
         """A literal of plain values (the launcher's argument)."""
-        return (self.name, self.key, self.protocol, self.cli, self.agent_kinds, self.rows)
+        return (self.name, self.key, self.protocol, self.agent_kinds, self.rows)
 
 
 def release_of(version):
@@ -212,53 +227,12 @@ def release_of(version):
 
     v = resolve(version)
     rows = {name: getattr(v.rows, name) for name in VERSION_ROWS}
-    return Release(v.name, v.key, v.protocol, v.tables.cli, v.tables.agent_kinds, rows)
-
-
-#: The stand-in's CLI grammar delta table: row -> (source, value per ``tables.cli`` key).
-#: A key is the release whose ``src/cli`` was read; a version's ``tables.cli`` names its key
-#: (simherdr/facts/releases/*.toml).  Readers name the row (``ctx.cli.<row>``), never a version.
-GRAMMAR_ROWS = {
-    # `herdr --machine <label> <command>`, the `machine` group and launcher word, the hidden
-    # `remote-api-bridge` (the far end of --machine)
-    "machine": (
-        "[H093] src/cli/target.rs, src/cli/machine.rs, src/main.rs (VERSIONS.md §5 row 12)",
-        {"0.8.2": False, "0.9.3": True},
-    ),
-    # the launcher still knows `--no-session` (CHOICE: 0.9.0 removed it, VERSIONS.md §1.7)
-    "no_session_flag": ("1c76079f:src/main.rs known launch flags", {"0.8.2": True, "0.9.3": False}),
-    # `pane split` without a target splits the caller's pane (HERDR_PANE_ID); 0.8.2 omits the
-    # target and the server splits the focused pane
-    "split_targets_caller": (
-        "[H093] src/cli/pane.rs parse_pane_split_args",
-        {"0.8.2": False, "0.9.3": True},
-    ),
-    # `workspace close <id> [--group]` (close_group, omitted when false)
-    "workspace_close_group": (
-        "[H093] src/cli/workspace.rs parse_workspace_close_args",
-        {"0.8.2": False, "0.9.3": True},
-    ),
-    # `agent explain --file` failures print an explain error envelope (0.8.2: `Error: Os {..}`)
-    "explain_file_errors_as_envelope": (
-        "[H093] src/cli/agent.rs run_agent_explain_file",
-        {"0.8.2": False, "0.9.3": True},
-    ),
-    # `agent start`: a codex still `unknown` but interactive_ready ends the wait
-    "start_codex_unknown_ready": (
-        "[H093] src/cli/agent.rs wait_for_named_agent",
-        {"0.8.2": False, "0.9.3": True},
-    ),
-    # `plugin install`: options before or after the one source word
-    "plugin_install_options_anywhere": (
-        "[H093] src/cli/plugin.rs parse_plugin_install_args",
-        {"0.8.2": False, "0.9.3": True},
-    ),
-}
+    return Release(v.name, v.key, v.protocol, v.tables.agent_kinds, rows)
 
 
 class Grammar:
-    """One ``tables.cli`` key's values of :data:`GRAMMAR_ROWS`, as attributes (declared here
-    for the type checker; tests/stub/test_stub_rows_spec.py checks both lists agree)."""
+    """The release's :data:`GRAMMAR` rows as attributes (declared here for the type checker;
+    tests/stub/test_stub_rows_spec.py checks both lists agree)."""
 
     machine: bool
     no_session_flag: bool
@@ -268,10 +242,9 @@ class Grammar:
     start_codex_unknown_ready: bool
     plugin_install_options_anywhere: bool
 
-    def __init__(self, key):
-        self.key = key
-        for row, (_, values) in GRAMMAR_ROWS.items():
-            setattr(self, row, values[key])
+    def __init__(self, rows):
+        for name in GRAMMAR:
+            setattr(self, name, rows["cli_" + name])
 
 
 # ---------------------------------------------------------------------------------------------

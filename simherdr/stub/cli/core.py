@@ -90,7 +90,7 @@ class Ctx:
         self.release = release  # base.Release: the emulated herdr release
         self.version = release.name
         self.protocol = release.protocol
-        self.cli = release.grammar  # the CLI grammar rows (base.GRAMMAR_ROWS)
+        self.cli = release.grammar  # the CLI grammar rows (base.GRAMMAR)
         self.rows = release.rows  # the version rows the stand-in reads (base.VERSION_ROWS)
         self.env = env
         self.stdout = stdout

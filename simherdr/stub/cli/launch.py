@@ -18,8 +18,11 @@ from . import base
 
 #: CHOICE: how the stand-in finds the simulator. ``SIMHERDR_EXECUTABLE`` names a `simherdr`
 #: command (e.g. an installed console script); otherwise the stand-in's own interpreter (the one
-#: write_stub recorded in the launcher's shebang, i.e. ``sys.executable``) runs ``-m simherdr``
-#: with the project root the launcher put on ``sys.path`` prepended to PYTHONPATH.
+#: write_stub recorded in the launcher's shebang, i.e. ``sys.executable``) runs simherdr's CLI
+#: from the project root the launcher put on ``sys.path``, with ``-E``: herdr's server is not a
+#: Python program, so the user's PYTHON* variables (a garbage PYTHONIOENCODING or
+#: PYTHONHASHSEED kills an interpreter at start) must not reach the interpreter, while the
+#: server's environment, which its panes inherit, keeps them as they were.
 EXECUTABLE_ENV = "SIMHERDR_EXECUTABLE"
 TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
 HERDR_ENV = "HERDR_ENV"  # src/main.rs:11-12: set to "1" inside herdr panes
@@ -48,7 +51,7 @@ def _project_root() -> str:
 def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[str]:
     """The command line of the simulated headless server."""
     custom = base.var(env, EXECUTABLE_ENV)
-    head = [custom] if custom else [sys.executable, "-m", "simherdr"]
+    head = [custom] if custom else [sys.executable, "-E", "-c", _BOOT % _project_root()]
     argv = head + ["serve", "--quiet", "--socket", socket_path, "--herdr-version", version]
     # herdr's server saves and restores its session by default (src/app/session.rs
     # schedule_session_save, src/persist/restore.rs; only --no-session runs without), in the
@@ -68,13 +71,13 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
     return argv
 
 
+# `python -E -c` with the project root first on sys.path: `-m simherdr` without PYTHONPATH
+_BOOT = "import sys; sys.path.insert(0, %r); from simherdr.cli import main; sys.exit(main())"
+
+
 def serve_env(env: Mapping[str, str]) -> dict[str, str]:
-    child = dict(env)
-    if not base.var(env, EXECUTABLE_ENV):
-        root = _project_root()
-        old = child.get("PYTHONPATH")
-        child["PYTHONPATH"] = root + (os.pathsep + old if old else "")
-    return child
+    """The server's environment: the caller's, unchanged (its panes inherit it)."""
+    return dict(env)
 
 
 def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:

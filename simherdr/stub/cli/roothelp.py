@@ -84,7 +84,7 @@ _OPTIONS = (
 
 
 def _keep(gate, cli):
-    """An entry without a gate, or whose grammar row (base.GRAMMAR_ROWS) is on."""
+    """An entry without a gate, or whose grammar row (base.GRAMMAR) is on."""
     return gate is None or getattr(cli, gate)
 
 
