@@ -293,12 +293,88 @@ def worktree() -> None:
     herdr("worktree", "list", "--workspace", w)
 
 
+def _call(path: str, method: str, params: dict) -> dict:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(path)
+    try:
+        s.sendall(json.dumps({"id": "dock", "method": method, "params": params}).encode() + b"\n")
+        return json.loads(s.makefile("rb").readline())
+    finally:
+        s.close()
+
+
+def launcher() -> None:
+    """A dashboard that launches a headless herdr of its own (the pattern of gedovkl/herdr-dock's
+    live suite, reimplemented): ``herdr --session N server``, ``status server`` until it runs
+    (its socket from the output), the client's own socket calls to it (an agent reported, its
+    status followed on a subscription, focused), then ``server stop`` and ``session delete``."""
+    name = "clientsuite-dock"
+    server = subprocess.Popen(
+        ["herdr", "--session", name, "server"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        path = None
+        deadline = time.monotonic() + 60
+        while path is None and time.monotonic() < deadline:
+            p = subprocess.run(
+                ["herdr", "--session", name, "status", "server"], capture_output=True, text=True
+            )
+            if "status: running" in p.stdout:
+                path = next(
+                    line.split(":", 1)[1].strip()
+                    for line in p.stdout.splitlines()
+                    if line.startswith("socket:")
+                )
+            else:
+                time.sleep(0.1)
+        if path is None:
+            raise SystemExit("clientsuite launcher: the session's server did not start")
+        ws = _call(path, "workspace.create", {"cwd": _workdir("dock")})["result"]
+        pane, w = ws["root_pane"]["pane_id"], ws["workspace"]["workspace_id"]
+        report = {"pane_id": pane, "source": "dock", "agent": "claude"}
+        _call(path, "pane.report_agent", {**report, "state": "working"})
+        _call(path, "agent.list", {})
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(path)
+        sub = [{"type": "pane.agent_status_changed", "pane_id": pane}]
+        s.sendall(
+            json.dumps(
+                {"id": "sub", "method": "events.subscribe", "params": {"subscriptions": sub}}
+            ).encode()
+            + b"\n"
+        )
+        f = s.makefile("rb")
+        f.readline()
+        _call(path, "pane.report_agent", {**report, "state": "blocked"})
+        try:
+            while json.loads(f.readline())["data"].get("agent_status") != "blocked":
+                pass
+        finally:
+            f.close()
+            s.close()
+        _call(path, "agent.focus", {"target": pane})
+        _call(path, "agent.list", {})
+        _call(path, "workspace.close", {"workspace_id": w})
+    finally:
+        herdr("--session", name, "server", "stop")
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        herdr("session", "delete", name)
+
+
 FLOWS: dict[str, Callable[[], None]] = {
     "entwurf": entwurf,
     "opener": opener,
     "phren": phren,
     "deltas": deltas,
     "worktree": worktree,
+    "launcher": launcher,
 }
 
 

@@ -533,6 +533,20 @@ def _cli_where(argv: list) -> str:
     return "herdr " + " ".join(words)
 
 
+def _fields(text: Any) -> dict[str, Any] | None:
+    """A CLI text of ``key: value`` lines only (herdr's plain status report) as a mapping, the
+    numbers as numbers; None for any other text."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    out: dict[str, Any] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(": ")
+        if not sep or not re.fullmatch(r"[a-z_]+", key) or key in out:
+            return None
+        out[key] = int(value) if value.isdigit() else value
+    return out
+
+
 def _runs(c: Cassette) -> list[tuple[int, dict, Any]]:
     return [(i, s["cli_run"], s.get("k")) for i, s in enumerate(c.steps, 1) if "cli_run" in s]
 
@@ -589,7 +603,12 @@ def _diff_cli(p: _Pair, a: Cassette, b: Cassette) -> dict[str, str]:
             p.add("exit codes", where, "exit", x.get("exit"), y.get("exit"), ia, ib)
         for stream in ("stdout", "stderr"):
             sx, sy = _cli_text(x.get(stream)), _cli_text(y.get(stream))
-            if isinstance(sx, str) or isinstance(sy, str):
+            fx, fy = _fields(sx), _fields(sy)
+            if fx is not None and fy is not None and fx.keys() == fy.keys():
+                # `herdr status server` prints "key: value" lines: compared field by field, so
+                # its version and protocol lines are the rows' like the JSON copies
+                structural(p, fx, fy, f"{stream}:$", where, ia, ib)
+            elif isinstance(sx, str) or isinstance(sy, str):
                 if sx != sy and not (
                     isinstance(sx, str) and isinstance(sy, str) and p.same_refs(sx, sy)
                 ):

@@ -49,6 +49,11 @@ def test_cassette(cassette, target, version, config):
     missing = [n for n in cassette.needs if n not in load_all()]
     if missing:
         pytest.skip(f"simulator has no {missing} yet")
+    if any(s.get("boundary") == "launch" for s in cassette.steps):
+        # a server the client launched binds its socket under the home (as herdr's does):
+        # under pytest's long tmp_path it overflows sun_path's 108 bytes; the target's own
+        # home is short
+        config = None
     t = simherdr_target(target, version, config, time_scale=V.time_scale(cassette))
     try:
         result = V.run_cassette(
