@@ -19,9 +19,11 @@ env: $(STAMP)
 # PYTHONDONTWRITEBYTECODE (set on some machines) would make every xdist worker recompile
 # everything; the suite writes its bytecode cache.
 # Four workers on two cores: much of the suite waits on subprocesses and scaled clocks (measured
-# on 2 cores, quiet: -n 2 192 s, -n 4 132 s, -n 6 135 s for 3,787 tests).
+# on 2 cores, quiet: -n 2 192 s, -n 4 132 s, -n 6 135 s for 3,787 tests). `--dist load`: tests
+# go out on demand, two at a time (tests/conftest.py sets --maxschedchunk 2), and the slowest
+# are collected first (SLOW_FIRST there), so none starts when the others are done.
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 4 -q
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 4 --dist load -q
 
 # Style, the layer contracts ([tool.importlinter]) and the typed packages ([tool.mypy]).
 lint: $(STAMP)

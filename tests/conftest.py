@@ -28,6 +28,18 @@ def pytest_report_header(config):
     return _schema_line()
 
 
+def pytest_configure(config):
+    # pytest-xdist's --maxschedchunk (absent with -p no:xdist): see SLOW_FIRST below
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 2
+
+
+def pytest_sessionfinish(session):
+    from tests import forkserve
+
+    forkserve.stop()
+
+
 def pytest_sessionstart(session):
     # Shown even with -q (the header is not), so a CI log says whether replies were checked.
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -77,10 +89,12 @@ def server(version, config):
         yield srv
 
 
-# The slowest tests first (measured with --durations; the note of issue 26): xdist's load
-# scheduling hands the first quarter of the collection out round-robin and the rest on demand,
-# so a 15-second test collected last would start when the other workers are done. Each entry is
-# a node-id prefix; the earlier it is listed, the earlier it runs (collection order otherwise).
+# The slowest tests first (measured with --durations; the note of issue 26), so a 15-second test
+# never starts when the other workers are done. xdist's load scheduling would hand each worker a
+# contiguous quarter of its share at the start (all of these to the first worker), so the chunk
+# it sends at a time is capped at two (pytest_configure): the head of the collection is dealt
+# out across the workers as they finish tests. Each entry is a node-id prefix; the earlier it is
+# listed, the earlier it runs (collection order otherwise).
 SLOW_FIRST = (
     "tests/stub/test_scenarios_through_standin.py::test_one_seed_one_outcome_through_the_standin[restart-between",
     "tests/stub/test_scenarios_through_standin.py",

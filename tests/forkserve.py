@@ -104,3 +104,13 @@ class _Stderr:
 def start(argv: list[str]) -> ForkedServe:
     """``simherdr <argv>`` (``["serve", "--socket", path, ...]``) in a forked child."""
     return ForkedServe(argv)
+
+
+def stop() -> None:
+    """Stop the forkserver if one was started, and reap it (its CPU, and its children's, then
+    counts in this process's children: the suite's CPU time stays honest)."""
+    if _ctx is None:
+        return
+    from multiprocessing import forkserver
+
+    forkserver._forkserver._stop()  # the stdlib's own stop (used by its tests): closes, reaps

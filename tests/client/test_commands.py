@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from simherdr.contract.targets import ping_version
+from simherdr.stub.install import write_stub
 from simherdr.testing import spawn_server
 
 BIN = os.path.dirname(sys.executable)
@@ -33,21 +35,9 @@ def served(tmp_path):
     sock = str(tmp_path / "h" / "herdr.sock")
     proc = spawn_server(sock, time_scale=100)
     try:
-        p = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "simherdr",
-                "install-stub",
-                str(tmp_path / "bin"),
-                "--socket",
-                sock,
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        herdr = p.stdout.strip()
+        # what `simherdr install-stub DIR --socket S` writes (that command's own test:
+        # tests/core/test_user_errors.py), without a Python start for it
+        herdr = write_stub(str(tmp_path / "bin"), herdr_version=ping_version(sock))
         env = dict(
             os.environ,
             HERDR_SOCKET_PATH=sock,

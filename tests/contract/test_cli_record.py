@@ -12,6 +12,7 @@ from simherdr.contract.corpus import load_corpus
 from simherdr.contract.targets import simherdr_target
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
+from tests.inproc import simherdr_main
 
 SIMHERDR = [sys.executable, "-m", "simherdr"]
 
@@ -105,7 +106,7 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
             and "SKIP" in skip.stdout
             and "recorded for herdr 0.8.2" in skip.stdout
         )
-        miss = run(
+        miss = simherdr_main(  # the verify runs below in process (tests/inproc.py)
             "contract",
             "verify",
             str(tmp_path / "c"),
@@ -121,11 +122,17 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text())
     assert "$.result.protocol" in [m["path"] for m in report[0]["misses"]]
     # simherdr on the recorded profile: pass; on another profile when asked: the same miss
-    assert run("contract", "verify", str(tmp_path / "c"), "--target", "inprocess").returncode == 0
-    assert run("contract", "verify", str(tmp_path / "c"), "--profile", "0.9.3").returncode == 1
-    bad = run("contract", "verify", str(tmp_path / "nope"))
+    assert (
+        simherdr_main("contract", "verify", str(tmp_path / "c"), "--target", "inprocess").returncode
+        == 0
+    )
+    assert (
+        simherdr_main("contract", "verify", str(tmp_path / "c"), "--profile", "0.9.3").returncode
+        == 1
+    )
+    bad = simherdr_main("contract", "verify", str(tmp_path / "nope"))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no such corpus" in bad.stderr
-    real = run("contract", "verify", str(tmp_path / "c"), "--target", "real")
+    real = simherdr_main("contract", "verify", str(tmp_path / "c"), "--target", "real")
     assert real.returncode == 2 and "needs --socket" in real.stderr
 
 

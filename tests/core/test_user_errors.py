@@ -1,7 +1,7 @@
 """Every bad input a new user can give `simherdr` is answered with one line and exit 2 (bad
 usage), never a traceback. Each case runs the command as a process, as a user would; the
 parametrised tables run the CLI's own main in this process (``simherdr_main``: the same
-parser, the same lines, the same status) with their first case kept as a process."""
+parser, the same lines, the same status; tests/inproc.py) with their first case kept as a process."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 import simherdr
 from simherdr.testing import spawn_server
+from tests.inproc import simherdr_main
 
 
 def simherdr_cmd(*argv, env=None, timeout=30):
@@ -25,22 +26,6 @@ def simherdr_cmd(*argv, env=None, timeout=30):
         timeout=timeout,
         env=env,
     )
-
-
-def simherdr_main(*argv) -> subprocess.CompletedProcess:
-    """``simherdr ARGV`` through ``simherdr.cli.main`` in process: stdout, stderr, status."""
-    import contextlib
-    import io
-
-    from simherdr.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as e:  # argparse's exit
-            rc = e.code if isinstance(e.code, int) else 1
-    return subprocess.CompletedProcess(["simherdr", *argv], rc, out.getvalue(), err.getvalue())
 
 
 def assert_one_line_usage_error(p, *needles):

@@ -52,10 +52,14 @@ def stop(proc: subprocess.Popen | forkserve.ForkedServe) -> None:
 
 
 def test_two_simultaneous_starts_exactly_one_wins(tmp_path):
+    """The first round spawns `python -m simherdr serve` twice; the others fork their starters
+    (tests/forkserve.py: the same CLI in processes of their own, started closer together)."""
     for round_ in range(8):
         path = str(tmp_path / f"r{round_}" / "herdr.sock")
-        procs = [
+        procs: list = [
             subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
+            if round_ == 0
+            else forkserve.start(["serve", "--socket", path])
             for _ in range(2)
         ]
         try:

@@ -37,7 +37,7 @@ def test_server_socket_is_removed_after_the_test(pytester):
             assert os.path.exists(simherdr_server.path)
             open({str(out)!r}, "w").write(simherdr_server.path)
     """)
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     path = out.read_text()
     assert path.endswith("herdr.sock") and not os.path.exists(path)

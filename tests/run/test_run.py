@@ -15,6 +15,8 @@ import time
 
 import pytest
 
+from tests.inproc import simherdr_main
+
 NODE = shutil.which("node")
 
 
@@ -195,7 +197,8 @@ def test_bad_usage_is_one_line():
         (["--scenario", "no-such-scenario", "--", "true"], "--scenario"),
         (["--time-scale", "0", "--", "true"], "--time-scale"),
     ):
-        p = simherdr_run(*argv)
+        # the first as a process; the others through the CLI's main in process (tests/inproc.py)
+        p = simherdr_run(*argv) if not argv else simherdr_main("run", *argv)
         assert p.returncode == 2, (argv, p.stderr)
         lines = p.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr, p.stderr

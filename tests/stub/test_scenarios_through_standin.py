@@ -36,6 +36,8 @@ SCALE = 2.0
 # seconds per advance the clock runs faster for that scenario, so the suite does not sleep for
 # minutes (the margins between CLI calls stay >= 2 x SCALE wall ms per simulated second).
 MAX_ADVANCE_WALL = 8.0
+# served by a real `simherdr serve` process in the one-seed sweep (see there)
+TIGHT = {"restart-between-start-and-witness"}
 
 
 def _scale(name: str) -> float:
@@ -158,7 +160,10 @@ def test_the_cli_scenarios_are_found():
 @pytest.mark.parametrize("name", _cli_scenarios())
 def test_one_seed_one_outcome_through_the_standin(name):
     """On the default release (the scenarios' own); pane-reused-after-restart on both below."""
-    first, second = _twice(name, "0.9.3")  # a ThreadServer: the test below spawns serve
+    # a ThreadServer (the test below spawns serve), but for the tightest one: its restart
+    # lands 0.5 s of wall time after the CLI's start, the margin a server in its own process
+    # keeps best on a loaded machine
+    first, second = _twice(name, "0.9.3", serve=name in TIGHT)
     assert first == second
 
 

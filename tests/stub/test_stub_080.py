@@ -22,6 +22,14 @@ from tests.releases import distinguishing, kinds, like_base, resolve, rows
 BASE_GRAMMAR = like_base(*("cli_" + name for name in GRAMMAR))
 
 
+@pytest.fixture
+def herdr(cli):
+    """The stand-in in process (the ``cli`` fixture: the same bytes and status as the binary,
+    tests/stub/test_stub_commands.py test_inprocess_matches_subprocess), without a process
+    start per call; the binary's own process behaviour is tested there and in test_cli_*."""
+    return cli
+
+
 def on(*names: str):
     """Parametrize over the base-grammar releases the named rows tell apart."""
     return pytest.mark.parametrize("version", distinguishing(*names, among=BASE_GRAMMAR))

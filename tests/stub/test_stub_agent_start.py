@@ -47,6 +47,14 @@ EDITOR = result(
 )
 
 
+@pytest.fixture
+def herdr(cli):
+    """The stand-in in process (the ``cli`` fixture: the same bytes and status as the binary,
+    tests/stub/test_stub_commands.py test_inprocess_matches_subprocess), without a process
+    start per call; the binary's own process behaviour is tested there and in test_cli_*."""
+    return cli
+
+
 def agent(status="unknown", **extra):
     base = {
         "terminal_id": "term_1",
