@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from simherdr.handlers.registry import INDEX, Methods, load_all
 
 # In a fresh interpreter: for each area alone (the handler modules dropped between areas),
@@ -73,3 +75,24 @@ def test_unknown_method_is_a_key_error():
     assert table.get("no.such.method") is None
     assert "no.such.method" not in table
     assert table.kind("no.such.method") is None
+
+
+def test_a_name_two_modules_claim_is_refused_and_a_reimport_replaces_its_own():
+    from simherdr.handlers import registry
+
+    def handler(sim, p):
+        return {}
+
+    def other(sim, p):
+        return {}
+
+    other.__module__ = "somewhere.else"
+    name = "test.registry_probe"
+    try:
+        registry.method_with(name, {})(handler)
+        again = registry.method_with(name, {})(handler)  # the same module, imported again
+        assert again is handler and registry.REGISTRY[name].fn is handler
+        with pytest.raises(RuntimeError, match="registered twice"):
+            registry.method_with(name, {})(other)
+    finally:
+        registry.REGISTRY.pop(name, None)
