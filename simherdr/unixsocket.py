@@ -280,25 +280,36 @@ async def listen_unix(
     )
 
 
+def _private_before_bind(sock: socket.socket) -> None:
+    """Linux creates a bound socket's node with the socket's own mode less the umask
+    (net/unix/af_unix.c, unix_bind), so a ``0600`` socket binds ``0600``. Never the umask:
+    it is process-wide, so setting it while binding raced other threads (two binds restoring
+    each other's value left ``0177`` behind, and a test's compiler wrote non-executable
+    binaries). Elsewhere the private directory and the chmod after binding cover it."""
+    try:
+        os.fchmod(sock.fileno(), 0o600)
+    except OSError:
+        pass
+
+
 async def listen_protocol(
     path: str, factory: ProtocolFactory, *, busy_message: str, backlog: int = 100
 ) -> Listening:
     """:func:`take_path`, then listen on ``path``, created ``0600`` with no window where it
-    is wider (umask while binding, chmod after); all under the directory lock."""
+    is wider (the socket's own mode before binding, chmod after); all under the directory
+    lock."""
     check_socket_dir(os.path.dirname(path) or ".")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         with _directory_lock(os.path.dirname(path) or "."):
             _take_path(path, busy_message)
-            old = os.umask(0o177)
+            _private_before_bind(sock)
             try:
                 sock.bind(path)
             except OSError as e:
                 if e.errno == errno.EADDRINUSE:
                     raise SocketBusy(busy_message) from None
                 raise
-            finally:
-                os.umask(old)
             sock.listen(backlog)
             sock.setblocking(False)
             listening = Listening(sock, path, factory, backlog)

@@ -184,3 +184,35 @@ def test_refuses_to_replace_something_that_is_not_a_socket(tmp_path):
     with pytest.raises(SocketBusy, match="it is not a socket"):
         ThreadServer(path=str(path))
     assert path.read_text() == "precious"
+
+
+def test_servers_starting_together_leave_the_umask_alone(tmp_path):
+    """The umask is process-wide: a bind that set and restored it raced the other threads
+    (two binds restoring each other's value left 0177 behind, and a test's compiler then
+    wrote binaries nobody could execute, CI on a8f11da). Eight servers start at once in eight
+    directories, ten rounds; the umask is what it was and each socket is still 0600."""
+    before = os.umask(0o022)
+    try:
+        for round_ in range(10):
+            barrier = threading.Barrier(8)
+            started: list[ThreadServer] = []
+
+            def start(i: int) -> None:
+                barrier.wait()
+                # a directory each: binds in one directory are serialized by its lock
+                started.append(ThreadServer(path=str(tmp_path / f"r{round_}-{i}" / "h.sock")))
+
+            threads = [threading.Thread(target=start, args=(i,)) for i in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            try:
+                assert len(started) == 8
+                assert all(mode(s.path) == 0o600 for s in started)
+                assert os.umask(0o022) == 0o022, f"round {round_}: the umask leaked"
+            finally:
+                for s in started:
+                    s.stop()
+    finally:
+        os.umask(before)
