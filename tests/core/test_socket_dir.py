@@ -191,18 +191,19 @@ def test_servers_starting_together_leave_the_umask_alone(tmp_path):
     (two binds restoring each other's value left 0177 behind, and a test's compiler then
     wrote binaries nobody could execute, CI on a8f11da). Eight servers start at once in eight
     directories, ten rounds; the umask is what it was and each socket is still 0600."""
+
+    def start(barrier: threading.Barrier, started: list, path: str) -> None:
+        barrier.wait()
+        started.append(ThreadServer(path=path))
+
     before = os.umask(0o022)
     try:
         for round_ in range(10):
             barrier = threading.Barrier(8)
             started: list[ThreadServer] = []
-
-            def start(i: int) -> None:
-                barrier.wait()
-                # a directory each: binds in one directory are serialized by its lock
-                started.append(ThreadServer(path=str(tmp_path / f"r{round_}-{i}" / "h.sock")))
-
-            threads = [threading.Thread(target=start, args=(i,)) for i in range(8)]
+            # a directory each: binds in one directory are serialized by its lock
+            paths = [str(tmp_path / f"r{round_}-{i}" / "h.sock") for i in range(8)]
+            threads = [threading.Thread(target=start, args=(barrier, started, p)) for p in paths]
             for t in threads:
                 t.start()
             for t in threads:
