@@ -32,7 +32,7 @@ class Bundle:
     def __init__(self, fd, root, modules, extensions):
         self.fd = fd
         self.root = root  # the project root ("<root>/simherdr/...")
-        #: name -> (offset, size, path under root, source mtime_ns, source size, is package)
+        #: name -> (offset, size, source mtime_ns, source size, is package)
         self.modules = modules
         #: extension module name -> its file
         self.extensions = extensions
@@ -48,8 +48,8 @@ class Bundle:
             except OSError:
                 return None
             return ModuleSpec(name, ExtensionFileLoader(name, origin), origin=origin)
-        offset, size, relative, mtime_ns, source_size, package = entry
-        origin = self.root + "/" + relative
+        offset, size, mtime_ns, source_size, package = entry
+        origin = self.root + "/" + name.replace(".", "/") + ("/__init__.py" if package else ".py")
         try:
             st = posix.stat(origin)
         except OSError:

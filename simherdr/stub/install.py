@@ -101,10 +101,10 @@ def _extension_files() -> dict[str, str]:
     return found
 
 
-def _compile(path: str, trailer: str = ""):
+def _compile(path: str, trailer: str = "", optimize: int = -1):
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
-    return compile(source + trailer, path, "exec", dont_inherit=True)
+    return compile(source + trailer, path, "exec", dont_inherit=True, optimize=optimize)
 
 
 def build_bundle(release: tuple, root: str | None = None) -> tuple[bytes, int]:
@@ -114,8 +114,11 @@ def build_bundle(release: tuple, root: str | None = None) -> tuple[bytes, int]:
     from importlib.util import MAGIC_NUMBER
 
     root = root or _project_root()
+    # (boot.py without its docstrings: every call unmarshals it)
     boot = _compile(
-        os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot.py"), "\nstart(f, b)\n"
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot.py"),
+        "\nstart(f, b)\n",
+        optimize=2,
     )
     blobs = []
     for name, relative, package in _module_files(root):
@@ -129,7 +132,7 @@ def build_bundle(release: tuple, root: str | None = None) -> tuple[bytes, int]:
         offset = len(MAGIC_NUMBER) + len(head)
         modules = {}
         for name, relative, mtime_ns, size, package, code in blobs:
-            modules[name] = (offset, len(code), relative, mtime_ns, size, package)
+            modules[name] = (offset, len(code), mtime_ns, size, package)
             offset += len(code)
         settled = marshal.dumps((boot, root, modules, extensions, release))
         if len(settled) == len(head):
