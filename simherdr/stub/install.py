@@ -125,13 +125,13 @@ def build_bundle(release: tuple, root: str | None = None) -> tuple[bytes, int]:
         path = os.path.join(root, relative)
         st = os.stat(path)
         code = marshal.dumps(_compile(path))
-        blobs.append((name, relative, st.st_mtime_ns, st.st_size, package, code))
+        blobs.append((name, st.st_mtime_ns, st.st_size, package, code))
     extensions = _extension_files()
     head = b""
     while True:  # the offsets count the head, whose size depends on them: settles in rounds
         offset = len(MAGIC_NUMBER) + len(head)
         modules = {}
-        for name, relative, mtime_ns, size, package, code in blobs:
+        for name, mtime_ns, size, package, code in blobs:
             modules[name] = (offset, len(code), mtime_ns, size, package)
             offset += len(code)
         settled = marshal.dumps((boot, root, modules, extensions, release))
