@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import socket
+import tempfile
 import time
 
 import pytest
 
 from simherdr.clock import DEFAULT_PACING, PACINGS, ScaledClock, make_clock
-from simherdr.testing import Harness
+from simherdr.testing import Harness, spawn_server
 
 SCALE = 1000.0
 STALL = 0.05  # wall seconds the loop is blocked: 50 simulated seconds at SCALE
@@ -284,3 +287,25 @@ def test_a_bad_pacing_stops_pytest_at_collection(pytester):
     result = pytester.runpytest_inprocess("-p", "no:xdist", "--simherdr-time-pacing=lazy")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--simherdr-time-pacing: must be one of" in result.stderr.str()
+
+
+def test_serve_takes_the_pacing():
+    """``simherdr serve --time-pacing`` (default paced; the CLI names the same choices as the
+    clock without importing it), reported by the control op server.info."""
+    from simherdr.cli import TIME_PACINGS
+    from simherdr.ctl import request as ctl
+
+    assert TIME_PACINGS == PACINGS and TIME_PACINGS[0] == DEFAULT_PACING
+    d = tempfile.mkdtemp(prefix="simherdr-pacing-")
+    try:
+        for extra, pacing in (([], "paced"), (["--time-pacing", "wall"], "wall")):
+            sock, control = os.path.join(d, f"{pacing}.sock"), os.path.join(d, f"{pacing}.ctl")
+            proc = spawn_server(sock, time_scale=SCALE, extra=[*extra, "--control", control])
+            try:
+                info = ctl(control, "server.info")["result"]
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+            assert (info["time_scale"], info["time_pacing"]) == (SCALE, pacing)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
