@@ -71,6 +71,10 @@ def _help_width() -> int:
     return columns - 2
 
 
+# simherdr.clock.PACINGS, default first (not imported: it loads asyncio; a test ties the two)
+TIME_PACINGS = ("paced", "wall")
+
+
 def _type_error(message: str) -> Exception:
     import argparse
 
@@ -143,6 +147,16 @@ _SERVE_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             "type": _time_scale,
             "default": 1.0,
             "help": "simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
+        },
+    ),
+    (
+        "--time-pacing",
+        {
+            "choices": TIME_PACINGS,
+            "default": TIME_PACINGS[0],
+            "help": "with --time-scale: paced (default) holds simulated time while the server "
+            "is starved or stalled, so herdr's short timeouts do not fire before it catches up; "
+            "wall: simulated time is exactly the scale x wall time (simherdr.clock)",
         },
     ),
     ("--cwd", {"help": "the server's own cwd (fallback for panes)"}),
@@ -342,6 +356,7 @@ def _serve(args) -> int:
                 control_path=control_path,
                 version=resolve(args.herdr_version),  # resolved once, passed down
                 time_scale=args.time_scale,
+                time_pacing=args.time_pacing,
                 cwd=args.cwd,
                 pane_mode=args.pane_mode,
                 trace_file=trace_file,

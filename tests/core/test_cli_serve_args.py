@@ -26,6 +26,7 @@ TAKEN = [
     ["--socket", "/tmp/s", "--herdr-config-dir", "/tmp/h", "--no-herdr-config"],
     ["--socket", "/tmp/s", "--seed", " 5"],
     ["--socket", "/tmp/s", "--seed", "5_0"],
+    ["--socket", "/tmp/s", "--time-scale", "1000", "--time-pacing", "wall"],
 ]
 LEFT = [
     [],
@@ -44,6 +45,7 @@ LEFT = [
     ["--socket", "/tmp/s", "--seed", "x"],
     ["--socket", "/tmp/s", "--herdr-version", "9.9.9"],
     ["--socket", "/tmp/s", "--pane-mode", "real"],
+    ["--socket", "/tmp/s", "--time-pacing", "fast"],
     ["--socket", "/tmp/s", "extra"],
     ["--socket", "/tmp/s", "--"],
     ["--socket", "/tmp/s", "--unknown"],
@@ -80,6 +82,7 @@ def test_every_pair_of_options_agrees_with_argparse():
         "--herdr-version": [["0.9.3"], ["0.8.0"], ["1"]],
         "--time-scale": [["2.5"], ["inf"], ["x"]],
         "--pane-mode": [["pty"], ["simulated"], ["bad"]],
+        "--time-pacing": [["paced"], ["wall"], ["x"]],
         "--seed": [["3"], ["-3"], ["3.5"]],
         "--cwd": [["/x"], ["-"]],
     }
