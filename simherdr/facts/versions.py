@@ -41,7 +41,7 @@ A release file (top-level keys ``name`` = the file's name, ``inherits``, ``commi
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import total_ordering
 from typing import Any
 
@@ -687,6 +687,32 @@ def compact(version: HerdrVersion, *, sources: bool = False) -> dict[str, Any]:
     return out
 
 
+class _Sources(Mapping[str, RowSource]):
+    """A compact form's sources (``key -> [release, source, evidence]``), each made a
+    :class:`RowSource` when read: a server resolves its release without the ~100 of them."""
+
+    __slots__ = ("_made", "_raw")
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self._raw = raw
+        self._made: dict[str, RowSource] = {}
+
+    def __getitem__(self, key: str) -> RowSource:
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = RowSource(*self._raw[key])
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
 def from_compact(data: Mapping[str, Any]) -> HerdrVersion:
     """The :class:`HerdrVersion` of a :func:`compact` dict (sources are not carried)."""
     rows = dict(data["rows"])
@@ -702,7 +728,7 @@ def from_compact(data: Mapping[str, Any]) -> HerdrVersion:
         schema_published=data["schema_published"],
         rows=Rows(**rows),
         tables=Tables(**data["tables"]),
-        sources={k: RowSource(*v) for k, v in data.get("sources", {}).items()},
+        sources=_Sources(data.get("sources", {})),
         inherits=data.get("inherits"),
     )
 
