@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import sys
-from functools import cache
 
 import pytest
 
@@ -34,8 +33,8 @@ herdr agent list >/dev/null
 """
 
 
-@cache
-def story_trace(tmp: str) -> list[dict]:
+def record_story(tmp: str) -> str:
+    """Run the story under ``simherdr run``; the path of its trace."""
     from pathlib import Path
 
     d = Path(tmp)
@@ -48,25 +47,17 @@ def story_trace(tmp: str) -> list[dict]:
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
-    return load(str(trace))
+    return str(trace)
 
 
 @pytest.fixture(scope="module")
-def story(tmp_path_factory, worker_id) -> list[dict]:
+def story(request) -> list[dict]:
     """One story per run, however many xdist workers get these tests (each run is ~10 s of
-    wall time): the first worker records it under a lock, the others load its trace."""
-    if worker_id == "master":
-        return story_trace(str(tmp_path_factory.mktemp("story")))
-    import fcntl
+    wall time, mostly the script's idle gaps): recorded by this run's background job
+    (tests/background.py, tests/traceview/story_run.py), started before any test."""
+    from tests import background
 
-    shared = tmp_path_factory.getbasetemp().parent / "story"  # common to the run's workers
-    shared.mkdir(exist_ok=True)
-    with open(shared / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "done").exists():  # a failed recording leaves no marker: redone
-            story_trace(str(shared))
-            (shared / "done").touch()
-        return load(str(shared / "story.jsonl"))
+    return load(str(background.result(request.config, "story", "story")))
 
 
 def test_the_model_names_runs_by_their_command_and_folds_pings(story):
