@@ -123,6 +123,25 @@ def result(config: pytest.Config, job: str, key: str) -> object:
     return json.loads(path.read_text())
 
 
+def once(config: pytest.Config, name: str, compute: Callable[[], object]) -> object:
+    """``compute()`` once per run, whichever of its processes asks first (under a lock; the
+    others wait and read its JSON result): for a pure function of the repository's files
+    that several tests read and xdist spreads over workers. A failure is not kept (the next
+    one to ask computes again)."""
+    import fcntl
+
+    out = run_dir(config) / "once"
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        path = out / f"{name}.json"
+        if path.exists():
+            return json.loads(path.read_text())
+        value = compute()
+        write(str(out), name, value)
+        return value
+
+
 def write(out: str, key: str, value: object) -> None:
     """For job modules: ``value`` as ``OUTDIR/<key>.json``, atomically."""
     tmp = os.path.join(out, f".{key}.tmp")
