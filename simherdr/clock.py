@@ -2,12 +2,16 @@
 
 - RealClock: wall time.
 - ScaledClock(k): simulated time runs k times faster than wall time, for subprocess clients
-  that sleep for real (``simherdr serve --time-scale 100``: herdr's 3 s settle takes 30 ms).
+  that sleep for real (``simherdr serve --time-scale 100``: herdr's 3 s settle takes 30 ms),
+  paced by the event loop (:data:`DEFAULT_PACING`): it never runs past a wake-up the loop has
+  not yet served.
 - VirtualClock: time moves only when a test advances it (or, with ``source=time.time``, follows
   freezegun's frozen time and moves when the test ticks it and calls ``sync``).
 
 ``now()`` is seconds on a monotonic simulated timeline; ``epoch()`` is the matching Unix time
-(terminal ids embed it). ``sleep_until`` is awaited by timers, waits and subscriptions.
+(terminal ids embed it). ``sleep_until`` is awaited by timers, waits and subscriptions; the
+simulator's timer heap tells the clock its earliest timer (:meth:`Clock.follow`) and each timer
+it runs (:meth:`Clock.passed`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,36 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import math
 import time
+from collections.abc import Callable
+
+# CHOICE: how a scaled clock maps wall time to simulated time when the server falls behind.
+# herdr's timeouts are facts (agent.prompt's 5 s stall window, agent.start's 30 s, a wait's
+# timeout_ms); at --time-scale 1000 that stall window is 5 ms of wall time, less than one
+# stand-in start, and a server thread starved for 30 ms on two loaded cores woke up with 30
+# simulated seconds gone: every timer due in between fired in one burst, and a chain of them
+# (Enter 300 ms after the prompt, then the agent's turn) ran on past the stall window before
+# the agent could react. herdr itself never sees that: its clock is the wall clock.
+# - "paced" (the default): simulated time runs at scale x wall time while the event loop keeps
+#   up, and never past a wake-up the loop has not yet served (the earliest pending timer of
+#   the simulator, the earliest sleep_until of a wait, a fault, a pty tick). A stall of the
+#   loop (the thread starved, the GIL elsewhere, a slow handler) holds simulated time at that
+#   wake-up; once served, time goes on from there at the scale. So a timeout of T simulated
+#   seconds fires only after everything due before it has run, and a request that reached the
+#   socket during the stall is read first (asyncio runs I/O callbacks before timers).
+#   Simulated time then trails scale x wall time by the stalls (epoch() follows now()).
+# - "wall": simulated time is exactly scale x wall time (the scaled clock before pacing); a
+#   stall skips simulated time, and everything due in it fires at once.
+# RealClock (scale 1) stays on the wall clock: a 5 s stall there is herdr's own behaviour.
+PACINGS = ("paced", "wall")
+DEFAULT_PACING = "paced"
+
+
+def check_pacing(pacing: str) -> str:
+    if pacing not in PACINGS:
+        raise ValueError(f"pacing must be one of {', '.join(PACINGS)}, not {pacing!r}")
+    return pacing
 
 
 class Clock:
@@ -31,6 +64,13 @@ class Clock:
     def wall_seconds(self, simulated: float) -> float:
         """How much wall time a simulated interval takes (for real-time transport limits)."""
         return simulated
+
+    def follow(self, horizon: Callable[[], float | None] | None) -> None:
+        """The simulator's timer driver, while it runs: ``horizon()`` is its earliest timer
+        (None: none). A paced clock never reads past it; the others ignore it."""
+
+    def passed(self, t: float) -> None:
+        """The driver runs a timer due at ``t``: a paced clock held there goes on from ``t``."""
 
 
 class RealClock(Clock):
@@ -50,15 +90,49 @@ class RealClock(Clock):
 
 
 class ScaledClock(Clock):
-    def __init__(self, scale: float):
+    """``scale`` simulated seconds per wall second; ``pacing`` (:data:`PACINGS`, default
+    :data:`DEFAULT_PACING`): "paced" holds simulated time at a wake-up the loop has not yet
+    served, "wall" is scale x wall time exactly."""
+
+    def __init__(self, scale: float, pacing: str = DEFAULT_PACING):
         if not scale > 0:
             raise ValueError("time scale must be > 0")
+        check_pacing(pacing)
         self.scale = float(scale)
-        self._m0 = time.monotonic()
+        self.pacing = pacing
+        self._paced = pacing == "paced"
+        # now() = _sim0 + (monotonic() - _mono0) * scale, capped at the earliest wake-up not
+        # yet served and never below what it last returned (_last); serving a wake-up that
+        # held it rebases (_sim0, _mono0) there, so time goes on from it instead of jumping.
+        self._mono0 = time.monotonic()
+        self._sim0 = 0.0
+        self._last = 0.0
         self._e0 = time.time()
+        self._sleepers: list[list] = []  # heap of [t, seq, live]: sleep_until in progress
+        self._seq = itertools.count()
+        self._horizon: Callable[[], float | None] | None = None
+        self.held = 0.0  # simulated seconds not run because the loop was late (diagnostics)
 
     def now(self) -> float:
-        return (time.monotonic() - self._m0) * self.scale
+        t = self._sim0 + (time.monotonic() - self._mono0) * self.scale
+        if not self._paced:
+            return t
+        cap = self._cap()
+        if cap < t:
+            t = cap if cap > self._last else self._last
+        self._last = t
+        return t
+
+    def _cap(self) -> float:
+        """The earliest wake-up not yet served (inf: none)."""
+        sleepers = self._sleepers
+        cap = sleepers[0][0] if sleepers else math.inf
+        horizon = self._horizon
+        if horizon is not None:
+            h = horizon()
+            if h is not None and h < cap:
+                cap = h
+        return cap
 
     def epoch(self) -> float:
         return self._e0 + self.now()
@@ -66,10 +140,50 @@ class ScaledClock(Clock):
     def wall_seconds(self, simulated: float) -> float:
         return simulated / self.scale
 
+    def follow(self, horizon: Callable[[], float | None] | None) -> None:
+        if not self._paced:
+            return
+        held = self.now()
+        self._horizon = horizon
+        self._go_on(held)
+
+    def passed(self, t: float) -> None:
+        if self._paced and self._horizon is not None:
+            self._go_on(t)
+
+    def _go_on(self, held: float) -> None:
+        """A wake-up that may have held time at ``held`` was served: time goes on from there
+        (never back)."""
+        held = max(held, self._last)
+        mono = time.monotonic()
+        raw = self._sim0 + (mono - self._mono0) * self.scale
+        if raw > held:
+            self.held += raw - held
+            self._sim0, self._mono0 = held, mono
+
     async def sleep_until(self, t: float) -> None:
-        delay = (t - self.now()) / self.scale
-        if delay > 0:
-            await asyncio.sleep(delay)
+        if not self._paced:
+            delay = (t - self.now()) / self.scale
+            if delay > 0:
+                await asyncio.sleep(delay)
+            return
+        if t <= self.now():
+            return
+        entry = [t, next(self._seq), True]
+        heapq.heappush(self._sleepers, entry)
+        try:
+            while True:
+                delay = (t - self.now()) / self.scale
+                if delay <= 0:
+                    break
+                await asyncio.sleep(delay)
+        finally:
+            held = self.now()  # with the entry still in: the time it held (or the raw time)
+            entry[2] = False
+            sleepers = self._sleepers
+            while sleepers and not sleepers[0][2]:
+                heapq.heappop(sleepers)
+            self._go_on(held)
 
 
 class VirtualClock(Clock):
@@ -167,9 +281,12 @@ async def _settle(max_rounds: int = 10_000) -> None:
                 return
 
 
-def make_clock(kind: str = "real", scale: float = 1.0) -> Clock:
+def make_clock(kind: str = "real", scale: float = 1.0, pacing: str = DEFAULT_PACING) -> Clock:
+    """``kind`` "virtual" or "real"; a real clock at ``scale`` != 1 is a :class:`ScaledClock`
+    with ``pacing``; at scale 1 it is the wall clock (``pacing`` checked, not used)."""
     if kind == "virtual":
         return VirtualClock()
+    check_pacing(pacing)
     if scale != 1.0:
-        return ScaledClock(scale)
+        return ScaledClock(scale, pacing)
     return RealClock()

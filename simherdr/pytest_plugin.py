@@ -9,12 +9,18 @@ Fixtures (see each one's docstring, ``pytest --fixtures``):
 - ``simherdr_herdr`` -> :class:`StandIn`: a stand-in ``herdr`` wired to ``simherdr_server``
   (``.path``, ``.env``, ``.run(*argv)``), its own waits on the same scaled clock.
 
-The marker ``@pytest.mark.simherdr(version=..., time_scale=..., scenario=..., seed=...)`` sets,
-per test (keywords only; checked when tests are collected, a mistake stops pytest at start):
+The marker ``@pytest.mark.simherdr(version=..., time_scale=..., time_pacing=..., scenario=...,
+seed=...)`` sets, per test (keywords only; checked when tests are collected, a mistake stops
+pytest at start):
 
 - ``version``: the herdr version (default ``--simherdr-version``, else simherdr's default);
 - ``time_scale``: simulated seconds per wall second for ``simherdr_server`` / ``simherdr_herdr``
   (default ``--simherdr-time-scale``, else :data:`DEFAULT_TIME_SCALE`; ``1`` is real time);
+- ``time_pacing``: ``"paced"`` (default ``--simherdr-time-pacing``, else
+  :data:`simherdr.clock.DEFAULT_PACING`): a starved server holds simulated time at its next
+  wake-up instead of skipping it, so herdr's short timeouts (agent.prompt's 5 s stall window:
+  5 ms at 1000x) do not fire on a loaded machine; ``"wall"``: exactly ``time_scale`` x wall
+  time (see the CHOICE in :mod:`simherdr.clock`);
 - ``scenario``: a shipped scenario's name or a TOML file (:mod:`simherdr.scenarios.data`),
   loaded into the test's simulator; ``seed`` overrides the scenario's seed.
 
@@ -46,9 +52,11 @@ if TYPE_CHECKING:
 # time, i.e. 30 simulated seconds) asks for a slower clock: ``simherdr(time_scale=1)``.
 # The flip side: every herdr timeout shrinks too (agent.start's 30 s default is 30 ms of wall
 # time), so on a heavily loaded machine give long waits herdr's maximum (--timeout 300000) or
-# pick a slower clock (time_scale=100).
+# pick a slower clock (time_scale=100). Short herdr timeouts inside one request (the prompt's 5 s
+# stall window) are safe on a loaded machine: the clock is paced (simherdr.clock CHOICE), a
+# starved server holds simulated time instead of skipping it.
 DEFAULT_TIME_SCALE = 1000.0
-MARKER_KEYWORDS = ("version", "time_scale", "scenario", "seed")
+MARKER_KEYWORDS = ("version", "time_scale", "time_pacing", "scenario", "seed")
 _SIMS = pytest.StashKey[list]()
 
 
@@ -58,6 +66,7 @@ class MarkerArgs:
 
     version: str | None
     time_scale: float
+    time_pacing: str
     scenario: str | None
     seed: int | None
 
@@ -79,6 +88,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_TIME_SCALE:g}; 1 = real time)",
     )
     group.addoption(
+        "--simherdr-time-pacing",
+        default=None,
+        help="paced (default): a starved server holds simulated time at its next wake-up; "
+        "wall: simulated time is exactly the time scale x wall time",
+    )
+    group.addoption(
         "--simherdr-trace-dir",
         default=None,
         help="where a failing test's simherdr trace (.jsonl, .html) is kept "
@@ -89,8 +104,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "simherdr(version=None, time_scale=None, scenario=None, seed=None): settings of the "
-        "simherdr fixtures for this test (keywords only)",
+        "simherdr(version=None, time_scale=None, time_pacing=None, scenario=None, seed=None): "
+        "settings of the simherdr fixtures for this test (keywords only)",
     )
     version = config.getoption("--simherdr-version")
     if version is not None:
@@ -102,6 +117,11 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = _scale_problem(scale)
         if problem:
             raise pytest.UsageError(f"--simherdr-time-scale: {problem}")
+    pacing = config.getoption("--simherdr-time-pacing")
+    if pacing is not None:
+        problem = _pacing_problem(pacing)
+        if problem:
+            raise pytest.UsageError(f"--simherdr-time-pacing: {problem}")
 
 
 def _version_problem(version: Any) -> str | None:
@@ -121,6 +141,14 @@ def _scale_problem(value: Any) -> str | None:
         return f"{value!r} is not a number"
     if isinstance(value, bool) or not math.isfinite(scale) or scale <= 0:
         return f"must be a finite number > 0, not {value!r}"
+    return None
+
+
+def _pacing_problem(value: Any) -> str | None:
+    from .clock import PACINGS
+
+    if value not in PACINGS:
+        return f"must be one of {', '.join(repr(p) for p in PACINGS)}, not {value!r}"
     return None
 
 
@@ -145,6 +173,10 @@ def _marker_problems(marker) -> list[str]:
         p = _scale_problem(kw["time_scale"])
         if p:
             problems.append(f"time_scale: {p}")
+    if kw.get("time_pacing") is not None:
+        p = _pacing_problem(kw["time_pacing"])
+        if p:
+            problems.append(f"time_pacing: {p}")
     if kw.get("seed") is not None and (
         isinstance(kw["seed"], bool) or not isinstance(kw["seed"], int)
     ):
@@ -177,9 +209,15 @@ def settings(request: pytest.FixtureRequest) -> MarkerArgs:
     scale = kw.get("time_scale")
     if scale is None:
         scale = request.config.getoption("--simherdr-time-scale")
+    pacing = kw.get("time_pacing") or request.config.getoption("--simherdr-time-pacing")
+    if pacing is None:
+        from .clock import DEFAULT_PACING
+
+        pacing = DEFAULT_PACING
     return MarkerArgs(
         version=kw.get("version") or request.config.getoption("--simherdr-version"),
         time_scale=float(scale) if scale is not None else DEFAULT_TIME_SCALE,
+        time_pacing=pacing,
         scenario=kw.get("scenario"),
         seed=kw.get("seed"),
     )
@@ -224,12 +262,12 @@ def simherdr_server(request: pytest.FixtureRequest, tmp_path) -> Iterator[Thread
     your client as ``HERDR_SOCKET_PATH``); ``.sim``: the simulator (touch it only through
     ``.run(fn)``, which runs ``fn(sim)`` on the server's thread); ``.trace()``: the trace so
     far. Its clock runs ``time_scale`` times faster than wall time (marker or option; default
-    :data:`DEFAULT_TIME_SCALE`)."""
-    from .clock import RealClock, ScaledClock
+    :data:`DEFAULT_TIME_SCALE`), paced by the server's loop unless ``time_pacing="wall"``."""
+    from .clock import make_clock
     from .testing import ThreadServer
 
     s = settings(request)
-    clock = RealClock() if s.time_scale == 1 else ScaledClock(s.time_scale)
+    clock = make_clock("real", s.time_scale, s.time_pacing)
     with ThreadServer(s.version, clock=clock, config=_config(tmp_path)) as srv:
         if s.scenario is not None:
             srv.load_scenario(s.scenario, seed=s.seed)

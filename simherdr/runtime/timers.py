@@ -48,11 +48,14 @@ class Timers:
         self._on_scheduled()
 
     def run_due(self) -> None:
-        now = self._clock.now()
+        clock = self._clock
         fired = False
-        while self._heap and self._heap[0][0] <= now:
-            _, seq, fn = heapq.heappop(self._heap)
+        # now() read again after each timer: a paced clock held at the earliest one goes on
+        # from its due time (passed), so the next comes due when its own time is reached
+        while self._heap and self._heap[0][0] <= clock.now():  # a timer may reset the heap
+            at, seq, fn = heapq.heappop(self._heap)
             self._durable.discard(seq)
+            clock.passed(at)  # a paced clock held at this timer goes on from its due time
             fn()
             fired = True
         if fired:
@@ -75,8 +78,11 @@ class Timers:
     def start(self) -> None:
         if self._driver is None:
             self._driver = asyncio.get_running_loop().create_task(self._drive())
+            # while the driver runs, a paced clock never reads past the earliest timer
+            self._clock.follow(self.next_timer)
 
     async def stop(self) -> None:
+        self._clock.follow(None)
         if self._driver:
             self._driver.cancel()
             try:

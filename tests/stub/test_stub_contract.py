@@ -520,25 +520,26 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
 
     fake.on("pane.get", ok())
     launcher = stubs["0.8.2"]
-    with open(launcher) as handle:
-        text = handle.read().splitlines()
-    root = next(line for line in text if line.startswith("sys.path.insert")).split(", ", 1)[1]
-    # the release install-stub resolved, as the launcher passes it (no release file is read)
-    release = next(line for line in text if line.startswith("sys.exit(launch("))
-    release = release.split("version=", 1)[1].removesuffix("))")
+    # The launcher itself (its bundle, simherdr/stub/boot.py), run under the same flags; at
+    # its exit (core.launch's posix._exit) the modules and their loaders go to stderr.
     code = (
-        "import sys, io\n"
-        f"sys.path.insert(0, {root.rstrip().rstrip(')')})\n"
-        "from simherdr.stub.cli.core import run\n"
-        "out = io.BytesIO()\n"
-        f"rc = run(['pane', 'get', 'w1:p1'], version={release}, env={{'HERDR_SOCKET_PATH': {fake.path!r}}}, stdout=out, stderr=io.BytesIO())\n"
-        "assert rc == 0, out.getvalue()\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.startswith('simherdr'))))\n"
-        "print(' '.join(m for m in ('json', 'socket', 're', 'enum', 'typing', 'os', 'collections') if m in sys.modules))\n"
+        "import posix, sys\n"
+        "def report(code, exit=posix._exit):\n"
+        "    ours = sorted(m for m in sys.modules if m.startswith('simherdr'))\n"
+        "    heavy = [m for m in ('json', 'socket', 're', 'enum', 'typing', 'os', 'collections') if m in sys.modules]\n"
+        "    loaders = {type(sys.modules[m].__spec__.loader).__name__ for m in ours}\n"
+        "    posix.write(2, ('\\n'.join([' '.join(ours), ' '.join(heavy), ' '.join(sorted(loaders))]) + '\\n').encode())\n"
+        "    exit(code)\n"
+        "posix._exit = report\n"
+        f"sys.argv = [{launcher!r}, 'pane', 'get', 'w1:p1']\n"
+        f"exec(compile(open({launcher!r}).read(), {launcher!r}, 'exec'))\n"
     )
-    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    env = {"HERDR_SOCKET_PATH": fake.path}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, env=env
+    )
     assert proc.returncode == 0, proc.stderr
-    ours, heavy = (proc.stdout.splitlines() + [""])[:2]
+    ours, heavy, loaders = (proc.stderr.splitlines() + ["", ""])[:3]
     assert ours.split() == [
         "simherdr",  # (no simherdr.facts: PathBuf::join loads on first use, and this call
         # joins no path: HERDR_SOCKET_PATH is set)
@@ -551,6 +552,7 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.stub.cli.wire",
     ]
     assert heavy == ""
+    assert loaders == "Bundle"  # every one from the compact form install-stub wrote
 
 
 def test_launcher_exit_flushes_and_keeps_the_status(fake, stubs):

@@ -1,0 +1,286 @@
+"""The paced scaled clock (simherdr.clock CHOICE): a stalled event loop holds simulated time at
+its next wake-up instead of skipping it, so herdr's short timeouts (agent.prompt's 5 s stall
+window is 5 ms of wall time at 1000x) fire only after what was due before them has run.
+
+Each test stalls the loop for real (``time.sleep`` on the loop's thread: STALL, 50 simulated
+seconds at 1000x) at a chosen point, so the outcome is the same on a quiet or a loaded
+machine; the "wall" pacing (simulated time = scale x wall time, the clock before pacing) is
+the control that shows what the stall did without it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+
+import pytest
+
+from simherdr.clock import DEFAULT_PACING, PACINGS, ScaledClock, make_clock
+from simherdr.testing import Harness
+
+SCALE = 1000.0
+STALL = 0.05  # wall seconds the loop is blocked: 50 simulated seconds at SCALE
+# Where a test chains a reaction after Enter (at 0.3 s), it takes REACT: the chain ends at 4.8 s,
+# inside the 5 s window on a paced clock; on the wall-paced control it ends 4.5 simulated
+# seconds (4.5 ms of wall time) after the window has closed, so a loaded machine's preemption
+# cannot reorder the control either.
+REACT = 4.5
+
+
+def _stall() -> None:
+    time.sleep(STALL)
+
+
+def test_paced_is_the_default_and_names_its_alternative():
+    assert DEFAULT_PACING == "paced" and set(PACINGS) == {"paced", "wall"}
+    assert ScaledClock(SCALE).pacing == "paced"
+    assert make_clock("real", SCALE).pacing == "paced"  # type: ignore[attr-defined]
+    assert make_clock("real", SCALE, "wall").pacing == "wall"  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="pacing must be one of paced, wall"):
+        ScaledClock(SCALE, "lazy")
+
+
+def _pin(clock: ScaledClock) -> float:
+    """Hold a paced clock where it is (a horizon at its present time) until :func:`_release`:
+    the test's sleepers register first, so a loaded machine preempting the test between two of
+    its steps moves nothing but the stall itself."""
+    pin = clock.now()
+    clock.follow(lambda: pin)
+    return pin
+
+
+def _release(clock: ScaledClock) -> None:
+    clock.follow(None)
+
+
+def test_a_stall_holds_time_at_the_next_wakeup():
+    """Two sleepers (0.3 s, 1 s); the loop stalls 50 simulated seconds before either wakes.
+    The first wakes at its own time and time goes on from there (the second one still bounds
+    it); the stall's simulated seconds are not run."""
+
+    async def main():
+        clock = ScaledClock(SCALE)
+        t0 = _pin(clock)
+        woke: dict[str, float] = {}
+
+        async def sleeper(name, at):
+            await clock.sleep_until(t0 + at)
+            woke[name] = clock.now() - t0
+
+        tasks = [asyncio.ensure_future(sleeper("a", 0.3)), asyncio.ensure_future(sleeper("b", 1))]
+        await asyncio.sleep(0)  # both registered
+        _release(clock)
+        _stall()
+        await asyncio.gather(*tasks)
+        return woke, clock.held
+
+    woke, held = asyncio.run(main())
+    assert 0.3 <= woke["a"] <= 1.0
+    assert 1.0 <= woke["b"] < STALL * SCALE / 2
+    assert held >= STALL * SCALE * 0.9
+
+
+def test_wall_pacing_runs_through_a_stall():
+    async def main():
+        clock = ScaledClock(SCALE, "wall")
+        t0 = clock.now()
+        _stall()
+        await clock.sleep_until(t0 + 0.3)
+        return clock.now() - t0, clock.held
+
+    elapsed, held = asyncio.run(main())
+    assert elapsed >= STALL * SCALE and held == 0
+
+
+def test_a_chain_started_before_a_stall_beats_a_later_deadline():
+    """The shape of agent.prompt --wait: Enter at 0.3 s, the agent's reaction 0.2 s after it,
+    the stall window's deadline at 5 s, and the loop stalls 50 s before Enter: the reaction
+    still comes before the deadline (on a wall-paced clock the deadline comes first: the
+    prompt tests below show it through herdr's own prompt)."""
+
+    async def main():
+        clock = ScaledClock(SCALE)
+        t0 = _pin(clock)
+        order: list[str] = []
+
+        async def enter_then_react():
+            await clock.sleep_until(t0 + 0.3)
+            order.append("enter")
+            await clock.sleep_until(clock.now() + 0.2)
+            order.append("react")
+
+        async def deadline():
+            await clock.sleep_until(t0 + 5)
+            order.append("deadline")
+
+        tasks = [asyncio.ensure_future(enter_then_react()), asyncio.ensure_future(deadline())]
+        await asyncio.sleep(0)
+        _release(clock)
+        _stall()
+        await asyncio.gather(*tasks)
+        return order
+
+    assert asyncio.run(main()) == ["enter", "react", "deadline"]
+
+
+@pytest.mark.parametrize("pacing", PACINGS)
+def test_a_stall_inside_a_timer_holds_time_at_the_next_timer(config, pacing):
+    """A timer that stalls the loop (a slow timer callback: the driver is busy, not asleep):
+    the simulator's timer heap bounds a paced clock too, so the next timer (Enter at 0.3 s)
+    and the one it schedules (REACT later) run before a wait's 5 s deadline."""
+    h = Harness("0.9.3", clock=ScaledClock(SCALE, pacing), config=config)
+    order: list[str] = []
+    try:
+        sim = h.sim
+
+        async def scenario():
+            t0 = sim.now()
+            sim.schedule(t0 + 0.1, _stall)
+            sim.schedule(
+                t0 + 0.3,
+                lambda: (
+                    order.append("enter"),
+                    sim.schedule(sim.now() + REACT, lambda: order.append("react")),
+                ),
+            )
+            while sim.now() < t0 + 5:
+                await sim.wait_change(t0 + 5)
+            order.append("deadline")
+            while "react" not in order:
+                await sim.wait_change(None)
+
+        h.loop.run_until_complete(scenario())
+    finally:
+        h.close()
+    expected = (
+        ["enter", "react", "deadline"] if pacing == "paced" else ["enter", "deadline", "react"]
+    )
+    assert order == expected
+
+
+def test_time_never_goes_back_for_a_timer_due_in_the_past(config):
+    """The clock is capped at the earliest timer while the driver runs; a timer scheduled at a
+    time already passed does not pull now() back."""
+    h = Harness("0.9.3", clock=ScaledClock(SCALE), config=config)
+    try:
+
+        async def check():
+            before = h.sim.now()
+            h.sim.schedule(before - 10, lambda: None)
+            assert h.sim.now() >= before
+            await asyncio.sleep(0.001)
+            return before, h.sim.now()
+
+        before, after = h.loop.run_until_complete(check())
+        assert after >= before
+    finally:
+        h.close()
+
+
+def _stall_after_typed(sim, text: bytes) -> None:
+    """Stall the loop once, right after ``text`` is typed into a pane (agent.prompt's text:
+    Enter is then 300 ms away on the timer heap, the stall window 5 s)."""
+    write = sim.write_input
+
+    def write_input(pane, data):
+        write(pane, data)
+        if text in data and sim.write_input is write_input:
+            sim.write_input = write
+            asyncio.get_running_loop().call_soon(_stall)
+
+    sim.write_input = write_input
+
+
+@pytest.mark.parametrize("pacing", PACINGS)
+def test_agent_prompt_stall_window_survives_a_stalled_server(config, pacing):
+    """herdr's agent.prompt --wait gives the agent 5 s to show working (PROMPT_EFFECT_TIMEOUT_MS,
+    a fact); the server's loop stalls 50 simulated seconds right after the prompt's text is
+    typed; the agent reacts to Enter REACT later. Paced: Enter and the agent's reaction run
+    first, the prompt answers working; wall:
+    agent_prompt_stalled (what the agents bench row hit under load)."""
+    h = Harness("0.9.3", clock=ScaledClock(SCALE, pacing), config=config)
+    try:
+        h.sim.agents.configure_pane("w1:p1", react=REACT)
+        h.ok("workspace.create", cwd="/tmp")
+        h.ok("agent.start", name="a", kind="pi", pane_id="w1:p1")
+        h.ok("agent.wait", target="a", until=["idle"], timeout_ms=600_000)
+        while h.ok("agent.get", target="a")["agent"].get("launch_pending"):  # herdr's 3 s settle
+            h.loop.run_until_complete(asyncio.sleep(0.001))
+        _stall_after_typed(h.sim, b"go")
+        reply = h.call(
+            "agent.prompt", target="a", text="go", wait={"until": ["working"], "timeout_ms": 60000}
+        )
+    finally:
+        h.close()
+    if pacing == "paced":
+        assert reply.get("result", {}).get("agent", {}).get("agent_status") == "working", reply
+    else:
+        assert reply["error"]["code"] == "agent_prompt_stalled", reply
+
+
+def _call(path: str, method: str, **params) -> dict:
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(30)
+        s.connect(path)
+        s.sendall(json.dumps({"id": "t", "method": method, "params": params}).encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    return json.loads(buf)
+
+
+def test_the_fixtures_default_clock_is_paced(simherdr_server):
+    """Through the plugin's server at its default 1000x: the same stall right after the
+    prompt's text, over the socket, and the prompt still answers working."""
+    srv = simherdr_server
+    assert srv.sim.clock.pacing == DEFAULT_PACING == "paced"
+    srv.run(lambda sim: sim.agents.configure_pane("w1:p1", react=REACT))
+    assert "result" in _call(srv.path, "workspace.create", cwd="/tmp")
+    assert "result" in _call(srv.path, "agent.start", name="a", kind="pi", pane_id="w1:p1")
+    idle = _call(srv.path, "agent.wait", target="a", until=["idle"], timeout_ms=600_000)
+    assert idle["result"]["agent"]["agent_status"] == "idle", idle
+    deadline = time.monotonic() + 30  # a bound on a broken run, not a timing assertion
+    while _call(srv.path, "agent.get", target="a")["result"]["agent"].get("launch_pending"):
+        assert time.monotonic() < deadline, "herdr's 3 s start settle never ended"
+        time.sleep(0.001)
+    srv.run(lambda sim: _stall_after_typed(sim, b"go"))
+    reply = _call(
+        srv.path,
+        "agent.prompt",
+        target="a",
+        text="go",
+        wait={"until": ["working"], "timeout_ms": 60000},
+    )
+    assert reply.get("result", {}).get("agent", {}).get("agent_status") == "working", reply
+
+
+@pytest.mark.simherdr(time_pacing="wall")
+def test_the_marker_picks_wall_pacing(simherdr_server):
+    assert simherdr_server.sim.clock.pacing == "wall"
+    assert simherdr_server.time_scale == SCALE
+
+
+@pytest.mark.simherdr(time_pacing="paced", time_scale=1)
+def test_real_time_stays_on_the_wall_clock(simherdr_server):
+    from simherdr.clock import RealClock
+
+    assert isinstance(simherdr_server.sim.clock, RealClock)
+
+
+def test_a_bad_pacing_stops_pytest_at_collection(pytester):
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.simherdr(time_pacing="lazy")
+        def test_one(simherdr_server):
+            pass
+    """)
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "time_pacing: must be one of 'paced', 'wall', not 'lazy'" in result.stderr.str()
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "--simherdr-time-pacing=lazy")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--simherdr-time-pacing: must be one of" in result.stderr.str()
