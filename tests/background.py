@@ -4,9 +4,9 @@ Some lanes are wall time, not work: a scenario driven through the stand-in sleep
 advances and its CLI calls' own waits (tests/stub/test_scenarios_through_standin.py, ~80 s of
 a worker's time, ~3 s of CPU), the story of tests/traceview/test_story.py waits through its
 script's idle gaps. A test that ran them would hold an xdist worker while it sleeps. Instead
-the first worker to finish collecting starts one background process per job (``python -m
-<job module> OUTDIR KEY...``, for the keys the run selected), the tests come last
-(tests/conftest.py: LAST) and read what it wrote. The runs are the same end-to-end runs (real
+the first worker to finish collecting starts the jobs, one after another, in a background
+process (``python -m <job module> OUTDIR KEY...`` each, for the keys the run selected), the
+tests come last (tests/conftest.py: LAST) and read what it wrote. The runs are the same end-to-end runs (real
 stand-in processes, real servers), only started earlier; a test still fails on its own
 assertions, or with the job's log when its run is missing.
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -64,36 +65,40 @@ def run_dir(config: pytest.Config) -> Path:
 
 
 def start(session: pytest.Session) -> None:
-    """pytest_collection_finish: claim and start each job the selected items need (once per
-    run: the claim is a file created exclusively)."""
+    """pytest_collection_finish: claim and start the jobs the selected items need, once per
+    run (the claim is a file created exclusively), one after another in one background
+    process: each job's runs are timed against its own clock, so they do not pile on each
+    other (nor on the workers' collection, which the first job's imports outlast)."""
     if not hasattr(session.config, "workerinput") and session.config.pluginmanager.hasplugin(
         "dsession"
     ):
         return  # the xdist controller collects nothing; its workers start the jobs
+    todo = []
     for job in JOBS:
         keys = sorted({k for item in session.items if (k := job.keys(item)) is not None})
-        if not keys:
-            continue
-        out = run_dir(session.config) / f"bg-{job.name}"
-        out.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(out / "claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except FileExistsError:
-            continue  # another worker started it
-        os.close(fd)
-        log = open(out / "log", "wb")  # the child's stdout (closed here once it has it)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-        _started.append(
-            subprocess.Popen(
-                [sys.executable, "-m", job.module, str(out), *keys],
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        if keys:
+            todo.append((job, keys))
+    if not todo:
+        return
+    base = run_dir(session.config)
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(base / "bg-claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return  # another worker started them
+    os.close(fd)
+    commands = []
+    for job, keys in todo:
+        out = base / f"bg-{job.name}"
+        out.mkdir(exist_ok=True)
+        argv = [sys.executable, "-m", job.module, str(out), *keys]
+        commands.append(f"{shlex.join(argv)} >{shlex.quote(str(out / 'log'))} 2>&1")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    _started.append(
+        subprocess.Popen(
+            ["sh", "-c", "; ".join(commands)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
         )
-        log.close()
+    )
 
 
 def stop() -> None:
