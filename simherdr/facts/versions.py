@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from functools import total_ordering
 from typing import Any
+
+from .record import record
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -142,7 +144,7 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RowSource:
     """Where one row's value comes from: the release file that set it last, the reference
     (``commit:path:line`` or a changelog entry) and the kind of evidence."""
@@ -152,7 +154,7 @@ class RowSource:
     evidence: str
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@record(frozen=True, init=False, eq=False, repr=False)
 class Rows(_Record):
     """Every behaviour that differs between herdr releases, one typed field each. The
     comments in ``releases/0.8.2.toml`` (and each later file) give each row's meaning and
@@ -303,7 +305,7 @@ class Rows(_Record):
     cli_machine_prefix: bool
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@record(frozen=True, init=False, eq=False, repr=False)
 class Tables(_Record):
     """The per-release tables, by key: each key names a table in the module that holds it
     (the key is the release that table was read from, data not a version check)."""
@@ -321,7 +323,7 @@ class Tables(_Record):
 
 
 @total_ordering
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class HerdrVersion:
     """One herdr release: what a server or the stand-in needs to behave as that release."""
 
