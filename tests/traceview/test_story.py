@@ -18,17 +18,20 @@ from simherdr.trace import load
 from simherdr.traceview import Axis, model, render_html
 from tests.traceview.test_timeline import CHROMIUM, NEEDS_CHROMIUM
 
-# wall seconds at --time-scale 2: 3 s, 2 s and 4 s of simulated idle time between commands
-# (a slow clock: on a loaded machine a stand-in call's own wall time stays small beside them)
+# 3 s, 2 s and 4 s of simulated idle time between commands, at --time-scale 1 (real time: a
+# stand-in call's own wall time, simulated time too, stays small beside them on a loaded
+# machine; at 2 the calls' spans of a loaded run took the width the agent's life should have).
+# The story runs in the background (tests/background.py): its ~20 s of wall time cost no worker.
+TIME_SCALE = "1"
 STORY = """#!/bin/sh
 herdr workspace create --cwd /tmp >/dev/null
-sleep 1.5
+sleep 3
 herdr pane split w1:p1 --direction right >/dev/null
-sleep 1
-herdr agent start a1 --kind pi --pane w1:p1 >/dev/null
 sleep 2
+herdr agent start a1 --kind pi --pane w1:p1 >/dev/null
+sleep 4
 herdr agent prompt a1 "fix the bug" --wait --until idle --until done --timeout 60000 >/dev/null
-sleep 1
+sleep 2
 herdr agent list >/dev/null
 """
 
@@ -42,7 +45,7 @@ def record_story(tmp: str) -> str:
     (d / "story.sh").chmod(0o755)
     trace = d / "story.jsonl"
     p = subprocess.run(
-        [sys.executable, "-m", "simherdr", "run", "--time-scale", "2", "--scenario",
+        [sys.executable, "-m", "simherdr", "run", "--time-scale", TIME_SCALE, "--scenario",
          "agent-vanishes-mid-run", "--trace", str(trace), "--", str(d / "story.sh")],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
