@@ -21,10 +21,9 @@ default_shell``, ``shell_mode``, ``new_cwd``; ``[experimental] pane_history``;
 from __future__ import annotations
 
 import os
-from dataclasses import field
 from typing import Any
 
-from .facts.record import record
+from .facts.record import field, record
 
 # The order load_live_config reads its sections in (src/config/io.rs:252-340).
 SECTION_ORDER = (

@@ -10,7 +10,10 @@ plain class does.
 
 The result *is* a dataclass to the rest of the program: ``__dataclass_fields__`` holds real
 :class:`dataclasses.Field` objects, so ``dataclasses.fields``, ``replace``, ``asdict`` and
-``is_dataclass`` work, and type checkers read it as one (``dataclass_transform``). What it
+``is_dataclass`` work, and type checkers read it as one (``dataclass_transform``). That view is
+made the first time something reads it; until then ``dataclasses`` is not imported at all
+(with its ``copy``, 3M instructions): records declare fields with this module's
+:func:`field` (a ``dataclasses.field`` works too) and read them with :func:`field_names`. What it
 keeps of ``@dataclass`` (checked side by side in ``tests/facts/test_record.py``): the
 options ``init``, ``repr``, ``eq``, ``frozen``, ``slots`` with their defaults; ``field()``
 with ``default``, ``default_factory``, ``repr``, ``compare``, ``hash``, ``init``,
@@ -29,14 +32,12 @@ error messages for a wrong call are worded a little differently (still TypeError
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable
-from dataclasses import MISSING, Field, FrozenInstanceError
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
-__all__ = ["record"]
+__all__ = ["MISSING", "field", "field_names", "field_types", "record"]
 
 T = TypeVar("T", bound=type)
 
@@ -44,7 +45,80 @@ _setattr = object.__setattr__
 _delattr = object.__delattr__
 
 
-@dataclass_transform(field_specifiers=(dataclasses.field, Field))
+class _MissingType:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: No default (``dataclasses.MISSING`` in the Field objects ``dataclasses.fields`` returns).
+MISSING: Any = _MissingType()
+
+
+class _Field:
+    """A field as a record knows it (``dataclasses.Field`` objects are made from these only
+    when something asks for them: ``dataclasses`` itself is not imported by a record)."""
+
+    __slots__ = (
+        "compare",
+        "default",
+        "default_factory",
+        "hash",
+        "init",
+        "kw_only",
+        "name",
+        "repr",
+        "type",
+    )
+
+    def __init__(self, default, default_factory, init, repr, hash, compare, kw_only) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name = ""
+        self.type: Any = None
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.kw_only = kw_only
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: Any = MISSING,
+) -> Any:
+    """``dataclasses.field`` for a record (the same parameters but ``metadata``)."""
+    return _Field(default, default_factory, init, repr, hash, compare, kw_only)
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """A record's field names in order (``dataclasses.fields`` without importing it)."""
+    return tuple(f.name for f in cls.__record_fields__)  # type: ignore[attr-defined]
+
+
+def field_types(cls: type) -> dict[str, Any]:
+    """A record's fields' declared types by name, in order (strings under ``from __future__
+    import annotations``)."""
+    return {f.name: f.type for f in cls.__record_fields__}  # type: ignore[attr-defined]
+
+
+def _frozen(base: type) -> bool:
+    options = base.__dict__.get("__record_options__")
+    if options is not None:
+        return options[3]
+    return bool(base.__dict__["__dataclass_params__"].frozen)
+
+
+@dataclass_transform(field_specifiers=(field,))
 def record(
     cls: T | None = None,
     /,
@@ -71,30 +145,66 @@ def _is_classvar(annotation: object) -> bool:
     )
 
 
-def _collect(cls: type) -> dict[str, Field]:
-    fields: dict[str, Field] = {}
+def _foreign(value: object) -> _Field | None:
+    """A ``dataclasses.Field`` given to a record (dataclasses is imported if one exists)."""
+    dc = sys.modules.get("dataclasses")
+    if dc is None or not isinstance(value, dc.Field):
+        return None
+    m = dc.MISSING
+
+    def ours(x: Any) -> Any:
+        return MISSING if x is m else x
+
+    return _Field(
+        ours(value.default),
+        ours(value.default_factory),
+        value.init,
+        value.repr,
+        value.hash,
+        value.compare,
+        ours(value.kw_only),
+    )
+
+
+def _base_fields(base: type) -> list[_Field]:
+    own = base.__dict__.get("__record_fields__")
+    if own is not None:
+        return list(own)
+    if "__dataclass_fields__" not in base.__dict__:
+        return []
+    out = []
+    for f in base.__dict__["__dataclass_fields__"].values():
+        if getattr(f, "_field_type", None) is sys.modules["dataclasses"]._FIELD:
+            ours = _foreign(f)
+            assert ours is not None
+            ours.name, ours.type = f.name, f.type
+            out.append(ours)
+    return out
+
+
+def _collect(cls: type) -> dict[str, _Field]:
+    fields: dict[str, _Field] = {}
     for base in cls.__mro__[-1:0:-1]:
-        base_fields = base.__dict__.get("__dataclass_fields__")
-        if base_fields:
-            fields.update(base_fields)
+        for f in _base_fields(base):
+            fields[f.name] = f
     # this class's own annotations (not inspect.get_annotations: the stand-in imports facts
     # and must not pay for inspect)
     own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
     for name, value in cls.__dict__.items():
-        if isinstance(value, Field) and name not in own:
+        if (isinstance(value, _Field) or _foreign(value)) and name not in own:
             raise TypeError(f"{name!r} is a field but has no type annotation")
     for name, annotation in own.items():
         if _is_classvar(annotation):
             continue
-        if annotation in (dataclasses.InitVar, dataclasses.KW_ONLY) or (
-            isinstance(annotation, str) and annotation.startswith(("InitVar", "KW_ONLY"))
+        if isinstance(annotation, str) and annotation.startswith(
+            ("InitVar", "KW_ONLY", "dataclasses.InitVar", "dataclasses.KW_ONLY")
         ):
             raise TypeError(f"record {cls.__qualname__}.{name}: InitVar/KW_ONLY unsupported")
         default = cls.__dict__.get(name, MISSING)
-        f = default if isinstance(default, Field) else dataclasses.field(default=default)
+        given = default if isinstance(default, _Field) else _foreign(default)
+        f = given or _Field(default, MISSING, True, True, None, True, MISSING)
         f.name = name
         f.type = annotation
-        setattr(f, "_field_type", dataclasses._FIELD)  # type: ignore[attr-defined]  # noqa: B010
         if f.kw_only is MISSING:
             f.kw_only = False
         if f.default is not MISSING and f.default.__class__.__hash__ is None:
@@ -103,7 +213,7 @@ def _collect(cls: type) -> dict[str, Field]:
                 "use default_factory"
             )
         # as @dataclass leaves the class: a field's default stays a class attribute
-        if isinstance(default, Field):
+        if given is not None:
             if f.default is MISSING:
                 delattr(cls, name)
             else:
@@ -112,9 +222,43 @@ def _collect(cls: type) -> dict[str, Field]:
     return fields
 
 
-def _params(init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> object:
+class _DataclassView:
+    """``__dataclass_fields__`` / ``__dataclass_params__`` of a record, made (importing
+    dataclasses) the first time they are read, then set on the class in its place."""
+
+    def __init__(self, owner: type, name: str, options: tuple) -> None:
+        self.owner, self.name, self.options = owner, name, options
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        import dataclasses as dc
+
+        owner = self.owner
+        if self.name == "__dataclass_params__":
+            value = _params(dc, *self.options)
+        else:
+            value = {}
+            for f in owner.__record_fields__:  # type: ignore[attr-defined]
+                real: Any = dc.field(
+                    default=dc.MISSING if f.default is MISSING else f.default,
+                    default_factory=(
+                        dc.MISSING if f.default_factory is MISSING else f.default_factory
+                    ),
+                    init=f.init,
+                    repr=f.repr,
+                    hash=f.hash,
+                    compare=f.compare,
+                    kw_only=f.kw_only,
+                )
+                real.name, real.type = f.name, f.type
+                setattr(real, "_field_type", dc._FIELD)  # type: ignore[attr-defined]  # noqa: B010
+                value[f.name] = real
+        setattr(owner, self.name, value)
+        return value
+
+
+def _params(dc: Any, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> object:
     """``__dataclass_params__`` (its slots differ between Python versions)."""
-    cls = dataclasses._DataclassParams  # type: ignore[attr-defined]
+    cls = dc._DataclassParams
     params = object.__new__(cls)
     values = {
         "init": init,
@@ -133,19 +277,23 @@ def _params(init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> obje
     return params
 
 
+def _views(cls: type, options: tuple) -> None:
+    for name in ("__dataclass_fields__", "__dataclass_params__"):
+        setattr(cls, name, _DataclassView(cls, name, options))
+
+
 def _make(cls: T, init: bool, repr_: bool, eq: bool, frozen: bool, slots: bool) -> T:
-    for base in cls.__mro__[1:-1]:
-        params = base.__dict__.get("__dataclass_params__")
-        if params is not None and "__dataclass_fields__" in base.__dict__:
-            if params.frozen != frozen:
-                raise TypeError(
-                    "cannot inherit frozen dataclass from a non-frozen one"
-                    if frozen
-                    else "cannot inherit non-frozen dataclass from a frozen one"
-                )
+    bases = [b for b in cls.__mro__[1:-1] if _base_fields(b)]
+    if bases:  # @dataclass's rule for frozen and non-frozen bases
+        frozen_base = any(_frozen(b) for b in bases)
+        if frozen_base and not frozen:
+            raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
+        if frozen and not frozen_base:
+            raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
     fields = _collect(cls)
-    setattr(cls, "__dataclass_fields__", fields)  # noqa: B010
-    setattr(cls, "__dataclass_params__", _params(init, repr_, eq, frozen, slots))  # noqa: B010
+    options = (init, repr_, eq, frozen, slots)
+    setattr(cls, "__record_fields__", tuple(fields.values()))  # noqa: B010
+    setattr(cls, "__record_options__", options)  # noqa: B010
     own = cls.__dict__
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     flist = list(fields.values())
@@ -183,6 +331,7 @@ def _make(cls: T, init: bool, repr_: bool, eq: bool, frozen: bool, slots: bool) 
         setattr(cls, "__match_args__", match_args)  # noqa: B010
     if slots:
         cls = _with_slots(cls, fields, frozen)
+    _views(cls, options)
     return cls
 
 
@@ -195,7 +344,7 @@ def _new(cls: type, name: str, fn: Callable) -> None:
     setattr(cls, name, fn)
 
 
-def _init_fn(cls: type, flist: list[Field], frozen: bool, slots: bool) -> Callable:
+def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Callable:
     """``__init__(self, <positional fields>, *, <kw_only fields>)``, defaults as declared;
     the fields are set in their declared order, as ``@dataclass``'s ``__init__`` sets them."""
     positional = tuple(f.name for f in flist if f.init and not f.kw_only)
@@ -347,18 +496,22 @@ def _hash_fn(names: tuple[str, ...]) -> Callable:
 def _frozen_fns(cls: Any, names: tuple[str, ...]) -> tuple[Callable, Callable]:
     def __setattr__(self, name, value):
         if type(self) is cls or name in names:
+            from dataclasses import FrozenInstanceError
+
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
         if type(self) is cls or name in names:
+            from dataclasses import FrozenInstanceError
+
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     return __setattr__, __delattr__
 
 
-def _with_slots(cls: T, fields: dict[str, Field], frozen: bool) -> T:
+def _with_slots(cls: T, fields: dict[str, _Field], frozen: bool) -> T:
     """The class made again with ``__slots__`` for its fields (``@dataclass(slots=True)``)."""
     body = dict(cls.__dict__)
     if "__slots__" in body:

@@ -42,11 +42,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field, fields
 from functools import total_ordering
 from typing import Any
 
-from .record import record
+from .record import field, field_names, field_types, record
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -104,7 +103,7 @@ class _Record:
     """``__init__`` (keywords, every field), ``__eq__``, ``__hash__`` and ``__repr__`` as a
     frozen dataclass has them, written once for any field list. The decorator compiles these
     four per class from source at import; for Rows' ~70 fields that is two thirds of its cost
-    (3 of 4.6 ms of `simherdr serve`'s start, issue 26). Use with ``@dataclass(frozen=True,
+    (3 of 4.6 ms of `simherdr serve`'s start, issue 26). Use with ``@record(frozen=True,
     init=False, eq=False, repr=False)`` (fields(), asdict() and replace() keep working)."""
 
     __slots__ = ()
@@ -140,7 +139,7 @@ _NAMES: dict[type, tuple[str, ...]] = {}
 def _field_names(cls: type) -> tuple[str, ...]:
     names = _NAMES.get(cls)
     if names is None:
-        names = _NAMES[cls] = tuple(f.name for f in fields(cls))
+        names = _NAMES[cls] = field_names(cls)
     return names
 
 
@@ -369,10 +368,10 @@ class HerdrVersion:
         return counts
 
 
-ROW_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rows))
-TABLE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Tables))
+ROW_NAMES: tuple[str, ...] = field_names(Rows)
+TABLE_NAMES: tuple[str, ...] = field_names(Tables)
 # The declared type of every row, as the loader checks it.
-_ROW_TYPES: dict[str, str] = {f.name: str(f.type) for f in fields(Rows)}
+_ROW_TYPES: dict[str, str] = {name: str(t) for name, t in field_types(Rows).items()}
 _TABLE_TYPES: dict[str, str] = dict.fromkeys(TABLE_NAMES, "str")
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from ..facts.record import record
+from ..facts.record import field, record
 
 if TYPE_CHECKING:
     from ..agents import AgentLayer

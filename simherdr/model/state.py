@@ -9,12 +9,11 @@ herdr's wire is the runtime's (``simherdr/outbox.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 from ..facts import errors as E
 from ..facts import ids
-from ..facts.record import record
+from ..facts.record import field, record
 from . import events as ev
 from . import layout as L
 from .membership import Membership

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import field
 
-from ..facts.record import record
+from ..facts.record import field, record
 from ..facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from ..trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import subprocess
+import sys
 from dataclasses import field
 from typing import ClassVar
 
@@ -208,3 +210,35 @@ def test_simherdr_records_are_dataclasses():
     assert hash(ev.TabCreated("w", "t")) == hash(ev.TabCreated("w", "t"))
     assert repr(ev.PaneCreated("p")) == "PaneCreated(pane_id='p')"
     assert state.Workspace.__hash__ is None  # eq and not frozen: unhashable, as before
+
+
+def test_record_field_is_dataclasses_field_for_a_record():
+    from simherdr.facts.record import field as rfield
+
+    @record
+    class A:
+        a: str
+        n: list = rfield(default_factory=list)
+        hidden: int = rfield(default=0, repr=False, compare=False)
+        k: str = rfield(default="k", kw_only=True)
+
+    assert repr(A("x")).endswith("A(a='x', n=[], k='k')")
+    assert A("x", hidden=1) == A("x", hidden=2)
+    got = {f.name: f for f in dataclasses.fields(A)}
+    assert got["n"].default_factory is list and got["n"].default is dataclasses.MISSING
+    assert got["hidden"].repr is False and got["k"].kw_only is True
+    assert dataclasses.asdict(A("x")) == {"a": "x", "n": [], "hidden": 0, "k": "k"}
+    assert dataclasses.replace(A("x"), k="z").k == "z"
+
+
+def test_the_model_and_the_releases_import_no_dataclasses():
+    """The serve path's records are made without importing dataclasses; it is imported when
+    something asks for the dataclass view (fields(), asdict(), replace())."""
+    code = (
+        "import sys; import simherdr.model.state, simherdr.runtime.config, "
+        "simherdr.facts.versions as V; V.resolve('0.9.3'); "
+        "print('dataclasses' in sys.modules); import dataclasses; "
+        "print(len(dataclasses.fields(V.Rows)) == len(V.ROW_NAMES))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
