@@ -367,6 +367,10 @@ def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Calla
         rest = plan[i:]
         ok = simple and all(d is not MISSING for _, _, d, _ in rest)
         tails.append(tuple(d for _, _, d, _ in rest) if ok else None)
+    # the general path: every field in order at its plain default (MISSING where it has
+    # none), the arguments laid over it, then what is still MISSING made by its factory
+    template = {name: default for name, _, default, _ in plan}
+    to_fill = tuple((name, factory) for name, _, default, factory in plan if default is MISSING)
     post_init = getattr(cls, "__post_init__", None) is not None
     # A plain instance dict takes the values at once where setattr would do no more (no
     # __setattr__ of the class's own, no data descriptor named like a field).
@@ -393,36 +397,29 @@ def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Calla
             if post_init:
                 self.__post_init__()
             return
-        else:
-            got = dict(zip(positional, args, strict=False))
-            if kwargs:
-                if not kwargs.keys() <= accepted:
-                    bad = next(k for k in kwargs if k not in accepted)
-                    raise TypeError(
-                        f"{qualname}.__init__() got an unexpected keyword argument {bad!r}"
-                    )
-                if n and not got.keys().isdisjoint(kwargs):
-                    bad = next(k for k in positional[:n] if k in kwargs)
-                    raise TypeError(
-                        f"{qualname}.__init__() got multiple values for argument {bad!r}"
-                    )
-                got.update(kwargs)
-            values = {}
-            missing = None
-            for name, is_arg, default, factory in plan:
-                if is_arg and name in got:
-                    values[name] = got[name]
-                elif default is not MISSING:
-                    values[name] = default
-                elif factory is not MISSING:
-                    values[name] = factory()
-                else:
+        values = template.copy()
+        if n:
+            values.update(zip(positional, args, strict=False))
+        if kwargs:
+            if not kwargs.keys() <= accepted:
+                bad = next(k for k in kwargs if k not in accepted)
+                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {bad!r}")
+            if n and not kwargs.keys().isdisjoint(positional[:n]):
+                bad = next(k for k in positional[:n] if k in kwargs)
+                raise TypeError(f"{qualname}.__init__() got multiple values for argument {bad!r}")
+            values.update(kwargs)
+        missing = None
+        for name, factory in to_fill:
+            if values[name] is MISSING:
+                if factory is MISSING:
                     missing = (missing or []) + [name]
-            if missing:
-                raise TypeError(
-                    f"{qualname}.__init__() missing {len(missing)} required argument"
-                    f"{'s' if len(missing) > 1 else ''}: {', '.join(map(repr, missing))}"
-                )
+                else:
+                    values[name] = factory()
+        if missing:
+            raise TypeError(
+                f"{qualname}.__init__() missing {len(missing)} required argument"
+                f"{'s' if len(missing) > 1 else ''}: {', '.join(map(repr, missing))}"
+            )
         if direct:
             self.__dict__.update(values)
         else:
