@@ -3,10 +3,12 @@
 Some lanes are wall time, not work: a scenario driven through the stand-in sleeps through its
 advances and its CLI calls' own waits (tests/stub/test_scenarios_through_standin.py, ~80 s of
 a worker's time, ~3 s of CPU), the story of tests/traceview/test_story.py waits through its
-script's idle gaps. A test that ran them would hold an xdist worker while it sleeps. Instead
-the first worker to finish collecting starts the jobs, one after another, in a background
-process (``python -m <job module> OUTDIR KEY...`` each, for the keys the run selected), the
-tests come last (tests/conftest.py: LAST) and read what it wrote. The runs are the same end-to-end runs (real
+script's idle gaps, a recorded cassette replayed over the socket or through the stand-in
+(tests/contract/test_contract.py) sleeps through its recorded gaps. A test that ran them would hold an xdist worker while it sleeps. Instead
+the first worker to finish collecting starts the jobs in the background, in chains (JOBS:
+one after another in a chain, the chains side by side; ``python -m <job module> OUTDIR KEY...``
+each, for the keys the run selected), the tests come last (tests/conftest.py: _slow_rank) and read
+what they wrote. The runs are the same end-to-end runs (real
 stand-in processes, real servers), only started earlier; a test still fails on its own
 assertions, or with the job's log when its run is missing.
 
@@ -39,6 +41,7 @@ class Job:
     name: str
     module: str  # run as `python -m module OUTDIR KEY...` from the repository root
     keys: Callable[[pytest.Item], str | None]  # an item's key, None if not this job's
+    chain: int  # jobs of one chain run one after another, the chains side by side
 
 
 def _scenario_key(item: pytest.Item) -> str | None:
@@ -51,11 +54,29 @@ def _story_key(item: pytest.Item) -> str | None:
     return "story" if item.nodeid.startswith("tests/traceview/test_story.py::") else None
 
 
+def _contract_key(item: pytest.Item) -> str | None:
+    from tests.contract import paced_runs
+
+    return paced_runs.key_of(item)
+
+
+# CHOICE: two chains. The scenarios then the story (both timed by CLI calls against a slow
+# clock: they do not share the start); the paced cassette replays beside them (each sleeps
+# through its recorded gaps).
 JOBS = (
-    Job("scenarios", "tests.stub.scenario_runs", _scenario_key),
-    Job("story", "tests.traceview.story_run", _story_key),
+    Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0),
+    Job("story", "tests.traceview.story_run", _story_key, chain=0),
+    Job("contract", "tests.contract.paced_runs", _contract_key, chain=1),
 )
 _started: list[subprocess.Popen] = []
+
+
+def job_of(item: pytest.Item) -> str | None:
+    """The job that runs ``item``'s substance, None for a test that runs its own."""
+    for job in JOBS:
+        if job.keys(item) is not None:
+            return job.name
+    return None
 
 
 def run_dir(config: pytest.Config) -> Path:
@@ -87,18 +108,20 @@ def start(session: pytest.Session) -> None:
     except FileExistsError:
         return  # another worker started them
     os.close(fd)
-    commands = []
+    chains: dict[int, list[str]] = {}
     for job, keys in todo:
         out = base / f"bg-{job.name}"
         out.mkdir(exist_ok=True)
         argv = [sys.executable, "-m", job.module, str(out), *keys]
-        commands.append(f"{shlex.join(argv)} >{shlex.quote(str(out / 'log'))} 2>&1")
+        log = shlex.quote(str(out / "log"))
+        chains.setdefault(job.chain, []).append(f"{shlex.join(argv)} >{log} 2>&1")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    _started.append(
-        subprocess.Popen(
-            ["sh", "-c", "; ".join(commands)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
+    for commands in chains.values():
+        _started.append(
+            subprocess.Popen(
+                ["sh", "-c", "; ".join(commands)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
+            )
         )
-    )
 
 
 def stop() -> None:
