@@ -121,6 +121,7 @@ SLOW_FIRST = (
     "tests/hostile/test_socket_lifecycle.py",
     "tests/contract/test_record.py",
     "tests/contract/test_replay_fixes.py",
+    "tests/contract/test_contract.py::test_cassette[entwurf",
     "tests/hostile/test_fuzz_requests.py",
     "tests/run/",
     "tests/traceview/test_timeline.py",
@@ -141,7 +142,7 @@ SLOW_FIRST = (
 
 
 # Tests that read what a background job ran (tests/background.py: job_of) come last, so the
-# jobs (started when collection ends, ~30-60 s of mostly sleeping) are done when they come.
+# jobs (started when collection ends, ~50 s of mostly sleeping) are done when they come.
 
 
 def _slow_rank(item) -> int:

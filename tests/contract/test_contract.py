@@ -44,13 +44,6 @@ def _cases():
                 yield pytest.param(c, target, v, id=f"{Path(c.file).stem}-{target}-{v}")
 
 
-def paced(cassette, target: str) -> bool:
-    """A recorded cassette over the socket or through the stand-in: replayed at the recorded
-    pace (its gaps slept through), by this run's background job (tests/background.py,
-    tests/contract/paced_runs.py) rather than in a worker."""
-    return target != "inprocess" and cassette.recorded
-
-
 def replay(cassette, target: str, version: str, config) -> dict:
     """The replay's status, reason and report (a fresh simherdr target for it)."""
     if any(s.get("boundary") == "launch" for s in cassette.steps):
@@ -69,19 +62,14 @@ def replay(cassette, target: str, version: str, config) -> dict:
 
 
 @pytest.mark.parametrize("cassette,target,version", list(_cases()))
-def test_cassette(request, cassette, target, version, config):
+def test_cassette(cassette, target, version, config):
     missing = [n for n in cassette.needs if n not in load_all()]
     if missing:
         pytest.skip(f"simulator has no {missing} yet")
-    if paced(cassette, target):
-        from tests import background
-
-        result = background.result(request.config, "contract", request.node.callspec.id)
-    else:
-        result = replay(cassette, target, version, config)
-    if result["status"] == "skip":  # type: ignore[index]
-        pytest.skip(result["reason"])  # type: ignore[index]
-    assert result["status"] == "pass", result["report"]  # type: ignore[index]
+    result = replay(cassette, target, version, config)
+    if result["status"] == "skip":
+        pytest.skip(result["reason"])
+    assert result["status"] == "pass", result["report"]
 
 
 def test_every_cassette_names_its_source_and_provenance():
