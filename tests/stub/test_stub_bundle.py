@@ -82,3 +82,55 @@ def test_without_a_usable_bundle_the_launcher_runs_the_tree(fake, tmp_path, dama
         b"",
     )
     assert fake.calls() == [("ping", "api-client:status"), ("pane.get", "cli:pane:get")]
+
+
+def test_the_bundles_import_statement_keeps_pythons_answers(tmp_path):
+    """Bundle.import_ (builtins.__import__ in a stand-in process) answers each form of the
+    import statement the way the interpreter's own does; what the bundle does not hold, or
+    cannot answer, is the original's."""
+    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3")
+    (bundle,) = _bundles(tmp_path / "bin")
+    code = f"""
+import builtins, marshal, posix, sys
+fd = posix.open({str(tmp_path / "bin" / bundle)!r}, posix.O_RDONLY)
+head = marshal.loads(posix.read(fd, 1 << 20)[4:])
+scope = {{}}
+"""
+    # boot.py's Bundle, as the head carries it (its last statement, start(f, b), left out)
+    code += """
+src = open(sys.argv[1]).read()
+exec(compile(src, sys.argv[1], "exec"), scope)
+_, root, modules, extensions, _release = head
+bundle = scope["Bundle"](fd, root, modules, extensions, builtins.__import__)
+original = builtins.__import__
+builtins.__import__ = bundle.import_
+import simherdr.stub.cli.table
+assert simherdr.stub.cli.table.__loader__ is bundle, simherdr.stub.cli.table.__loader__
+import simherdr.stub.cli.wire as wire
+assert wire is sys.modules["simherdr.stub.cli.wire"] and wire.__loader__ is bundle
+from simherdr.stub.cli import scan
+assert scan.__loader__ is bundle and simherdr.stub.cli.scan is scan
+from simherdr.facts import versions  # not in the bundle: the path finder's
+assert type(versions.__loader__).__name__ == "SourceFileLoader"
+import _socket
+assert _socket.__spec__.loader.__class__.__name__ == "ExtensionFileLoader"
+from simherdr.stub.cli import *  # __all__: the original's
+assert run is simherdr.stub.cli.core.run
+for args in (("x", {"__package__": "simherdr"}, None, ("y",), 3), ("nope", None, None, (), 0)):
+    errors = []
+    for imp in (bundle.import_, original):
+        try:
+            imp(*args)
+        except ImportError as exc:
+            errors.append((type(exc), str(exc)))
+    assert len(errors) == 2 and errors[0] == errors[1], errors
+print("ok")
+"""
+    import sys
+
+    boot = os.path.join(ROOT, "simherdr", "stub", "boot.py")
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, boot], capture_output=True, text=True
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
+    assert _run(herdr, "--version").stdout == b"herdr 0.9.3\n"
