@@ -53,6 +53,10 @@ def _help_width() -> int:
     return columns - 2
 
 
+# simherdr.clock.PACINGS, default first (not imported: it loads asyncio; a test ties the two)
+TIME_PACINGS = ("paced", "wall")
+
+
 def _time_scale(text: str) -> float:
     try:
         value = float(text)
@@ -113,6 +117,14 @@ def _add_serve(sub) -> None:
         type=_time_scale,
         default=1.0,
         help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
+    )
+    s.add_argument(
+        "--time-pacing",
+        choices=TIME_PACINGS,
+        default=TIME_PACINGS[0],
+        help="with --time-scale: paced (default) holds simulated time while the server is "
+        "starved or stalled, so herdr's short timeouts do not fire before it catches up; "
+        "wall: simulated time is exactly the scale x wall time (simherdr.clock)",
     )
     s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
     s.add_argument(
@@ -221,6 +233,7 @@ def _serve(args) -> int:
                 control_path=control_path,
                 version=resolve(args.herdr_version),  # resolved once, passed down
                 time_scale=args.time_scale,
+                time_pacing=args.time_pacing,
                 cwd=args.cwd,
                 pane_mode=args.pane_mode,
                 trace_file=trace_file,

@@ -30,19 +30,24 @@ from collections.abc import Callable
 # simulated seconds gone: every timer due in between fired in one burst, and a chain of them
 # (Enter 300 ms after the prompt, then the agent's turn) ran on past the stall window before
 # the agent could react. herdr itself never sees that: its clock is the wall clock.
-# - "paced" (the default): simulated time runs at scale x wall time while the event loop keeps
-#   up, and never past a wake-up the loop has not yet served (the earliest pending timer of
-#   the simulator, the earliest sleep_until of a wait, a fault, a pty tick). A stall of the
-#   loop (the thread starved, the GIL elsewhere, a slow handler) holds simulated time at that
-#   wake-up; once served, time goes on from there at the scale. So a timeout of T simulated
-#   seconds fires only after everything due before it has run, and a request that reached the
-#   socket during the stall is read first (asyncio runs I/O callbacks before timers).
-#   Simulated time then trails scale x wall time by the stalls (epoch() follows now()).
+# - "paced" (the default): simulated time is scale x wall time, except that it never passes a
+#   wake-up the event loop has not yet served (the simulator's earliest timer, the earliest
+#   sleep_until of a wait, a fault, a pty tick), and a served wake-up holds it until the loop
+#   has run what that woke (BARRIER_ROUNDS iterations at most). After a stall of the loop (the
+#   thread starved, the GIL elsewhere, a slow handler) the wake-ups due in it are served one by
+#   one in simulated-time order, each at its own time with the loop running in between, and
+#   what they schedule lands where it would have without the stall; then time is back at scale
+#   x wall time (it catches up: no lasting lag against a client's own scaled waits, such as the
+#   stand-in's). So a timeout of T simulated seconds fires only after everything due before it
+#   has run, and a request that reached the socket during the stall is read before the stall's
+#   backlog is served (asyncio runs I/O callbacks first).
 # - "wall": simulated time is exactly scale x wall time (the scaled clock before pacing); a
 #   stall skips simulated time, and everything due in it fires at once.
 # RealClock (scale 1) stays on the wall clock: a 5 s stall there is herdr's own behaviour.
 PACINGS = ("paced", "wall")
 DEFAULT_PACING = "paced"
+BARRIER_ROUNDS = 3  # loop iterations a served wake-up holds time for what it woke (at most)
+LATE = 0.001  # simulated seconds past due that count a wake-up as late (ScaledClock.late)
 
 
 def check_pacing(pacing: str) -> str:
@@ -91,8 +96,8 @@ class RealClock(Clock):
 
 class ScaledClock(Clock):
     """``scale`` simulated seconds per wall second; ``pacing`` (:data:`PACINGS`, default
-    :data:`DEFAULT_PACING`): "paced" holds simulated time at a wake-up the loop has not yet
-    served, "wall" is scale x wall time exactly."""
+    :data:`DEFAULT_PACING`): "paced" never passes a wake-up the loop has not yet served,
+    "wall" is scale x wall time exactly."""
 
     def __init__(self, scale: float, pacing: str = DEFAULT_PACING):
         if not scale > 0:
@@ -101,20 +106,25 @@ class ScaledClock(Clock):
         self.scale = float(scale)
         self.pacing = pacing
         self._paced = pacing == "paced"
-        # now() = _sim0 + (monotonic() - _mono0) * scale, capped at the earliest wake-up not
-        # yet served and never below what it last returned (_last); serving a wake-up that
-        # held it rebases (_sim0, _mono0) there, so time goes on from it instead of jumping.
-        self._mono0 = time.monotonic()
-        self._sim0 = 0.0
-        self._last = 0.0
+        self._m0 = time.monotonic()
         self._e0 = time.time()
+        # paced: now() = scale x wall time, capped at the earliest wake-up not yet served (a
+        # sleeper, the timer heap's head) and at the last one served until the loop has run
+        # what it woke (the barrier); never below what it last returned (_last).
+        self._last = 0.0
         self._sleepers: list[list] = []  # heap of [t, seq, live]: sleep_until in progress
         self._seq = itertools.count()
         self._horizon: Callable[[], float | None] | None = None
-        self.held = 0.0  # simulated seconds not run because the loop was late (diagnostics)
+        self._barrier: float | None = None
+        self._barrier_rounds = 0
+        self._moved: asyncio.Future | None = None  # resolved when a held time may move on
+        self.late = 0  # wake-ups served after their time had passed on the wall (diagnostics)
+
+    def _wall(self) -> float:
+        return (time.monotonic() - self._m0) * self.scale
 
     def now(self) -> float:
-        t = self._sim0 + (time.monotonic() - self._mono0) * self.scale
+        t = (time.monotonic() - self._m0) * self.scale
         if not self._paced:
             return t
         cap = self._cap()
@@ -124,7 +134,7 @@ class ScaledClock(Clock):
         return t
 
     def _cap(self) -> float:
-        """The earliest wake-up not yet served (inf: none)."""
+        """The earliest wake-up not yet served, or the barrier (inf: none)."""
         sleepers = self._sleepers
         cap = sleepers[0][0] if sleepers else math.inf
         horizon = self._horizon
@@ -132,6 +142,9 @@ class ScaledClock(Clock):
             h = horizon()
             if h is not None and h < cap:
                 cap = h
+        barrier = self._barrier
+        if barrier is not None and barrier < cap:
+            cap = barrier
         return cap
 
     def epoch(self) -> float:
@@ -141,25 +154,55 @@ class ScaledClock(Clock):
         return simulated / self.scale
 
     def follow(self, horizon: Callable[[], float | None] | None) -> None:
-        if not self._paced:
-            return
-        held = self.now()
-        self._horizon = horizon
-        self._go_on(held)
+        if self._paced:
+            self._horizon = horizon
+            self._signal()
 
     def passed(self, t: float) -> None:
         if self._paced and self._horizon is not None:
-            self._go_on(t)
+            self._served(t)
 
-    def _go_on(self, held: float) -> None:
-        """A wake-up that may have held time at ``held`` was served: time goes on from there
-        (never back)."""
-        held = max(held, self._last)
-        mono = time.monotonic()
-        raw = self._sim0 + (mono - self._mono0) * self.scale
-        if raw > held:
-            self.held += raw - held
-            self._sim0, self._mono0 = held, mono
+    def _served(self, t: float) -> None:
+        """A wake-up due at ``t`` is being served: time stays at ``t`` until the loop has run
+        what it woke (a few iterations, fewer when the loop goes quiet), then moves on."""
+        if self._wall() - t > LATE:
+            self.late += 1
+        start = self._barrier is None
+        self._barrier = t if self._barrier is None else max(self._barrier, t)
+        self._barrier_rounds = BARRIER_ROUNDS
+        if start:
+            try:
+                asyncio.get_running_loop().call_soon(self._lift)
+            except RuntimeError:  # no loop (a timer run outside one): nothing to wait for
+                self._barrier = None
+        self._signal()
+
+    def _lift(self) -> None:
+        self._barrier_rounds -= 1
+        loop = asyncio.get_running_loop()
+        if self._barrier_rounds > 0 and getattr(loop, "_ready", None):
+            loop.call_soon(self._lift)
+            return
+        self._barrier = None
+        self._signal()
+
+    def _signal(self) -> None:
+        moved, self._moved = self._moved, None
+        if moved is not None and not moved.done():
+            moved.set_result(None)
+
+    async def _held(self) -> None:
+        """Until a held time may move on (a wake-up served, the barrier lifted), or 1 ms of
+        wall time at most (the timer heap may shrink without a word: a reset)."""
+        loop = asyncio.get_running_loop()
+        if self._moved is None or self._moved.done():
+            self._moved = loop.create_future()
+        moved = self._moved
+        handle = loop.call_later(0.001, _resolve, moved)
+        try:
+            await asyncio.shield(moved)
+        finally:
+            handle.cancel()
 
     async def sleep_until(self, t: float) -> None:
         if not self._paced:
@@ -171,19 +214,31 @@ class ScaledClock(Clock):
             return
         entry = [t, next(self._seq), True]
         heapq.heappush(self._sleepers, entry)
+        served = False
         try:
             while True:
-                delay = (t - self.now()) / self.scale
-                if delay <= 0:
+                if self.now() >= t:
+                    served = True
                     break
-                await asyncio.sleep(delay)
+                wall = self._wall()
+                if wall < t:
+                    await asyncio.sleep((t - wall) / self.scale)
+                else:  # due, held by an earlier wake-up or the barrier
+                    await self._held()
         finally:
-            held = self.now()  # with the entry still in: the time it held (or the raw time)
             entry[2] = False
             sleepers = self._sleepers
             while sleepers and not sleepers[0][2]:
                 heapq.heappop(sleepers)
-            self._go_on(held)
+            if served:
+                self._served(t)
+            else:
+                self._signal()
+
+
+def _resolve(fut: asyncio.Future) -> None:
+    if not fut.done():
+        fut.set_result(None)
 
 
 class VirtualClock(Clock):

@@ -46,9 +46,11 @@ async def run_server(
     read_herdr_config: bool = True,
     quiet: bool = False,
     listening: Callable[[], None] | None = None,
+    time_pacing: str | None = None,
 ) -> int:
-    """Serve until stopped; ``listening`` is called once the socket answers."""
-    from .clock import RealClock, ScaledClock
+    """Serve until stopped; ``listening`` is called once the socket answers. ``time_pacing``:
+    the scaled clock's (simherdr.clock.PACINGS; None: its default)."""
+    from .clock import DEFAULT_PACING, RealClock, ScaledClock
     from .server import Server, SocketBusy
     from .simulator import Config, Simulator
 
@@ -56,7 +58,8 @@ async def run_server(
         if not quiet:
             _say(text)
 
-    clock = ScaledClock(time_scale) if time_scale != 1 else RealClock()
+    pacing = time_pacing or DEFAULT_PACING
+    clock = ScaledClock(time_scale, pacing) if time_scale != 1 else RealClock()
     config = Config(pane_mode=pane_mode)
     if cwd:
         config.server_cwd = os.path.abspath(cwd)

@@ -148,10 +148,12 @@ def _server_reset(sim):
 
 def _server_info(sim):
     """What a recorder needs to know of this simulator: the herdr version it answers as and
-    how much faster than wall time its clock runs (simherdr record writes both)."""
+    how much faster than wall time its clock runs (simherdr record writes both), and how a
+    scaled clock is paced (simherdr.clock.PACINGS; the wall clock is "wall")."""
     return {
         "herdr_version": sim.version.name,
         "time_scale": 1.0 / sim.clock.wall_seconds(1.0),
+        "time_pacing": getattr(sim.clock, "pacing", "wall"),
         "home": sim.config.home,
         "server_cwd": sim.config.server_cwd,
     }
