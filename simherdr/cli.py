@@ -1,22 +1,26 @@
 """The ``simherdr`` command: serve, ctl, install-stub, trace, scenario, demo, record, contract.
 
 One section per subcommand: ``_add_<name>(sub)`` declares its arguments, ``_<name>(args)``
-runs it. Only argparse is imported up front; each subcommand imports what it needs, so
-``simherdr serve`` starts fast. Every mistake a user can make is answered with one line on
+runs it. Each subcommand imports what it needs, so ``simherdr serve`` starts fast: a plain
+``serve`` command line (:func:`_serve_args`) is read without argparse, from the same option
+table argparse is given; anything else (help, an error, an abbreviation) goes to argparse. Every mistake a user can make is answered with one line on
 stderr and exit status 2 (bad usage); no traceback reaches the user (``SIMHERDR_DEBUG=1``
 shows one for an internal error).
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
 import math
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .facts.versions import DEFAULT_VERSION, RELEASES, resolve
+
+if TYPE_CHECKING:
+    import argparse
 
 VERSIONS = RELEASES  # every release simherdr simulates, oldest first (facts/releases/*.toml)
 # Linux: sun_path is 108 bytes including the terminating NUL.
@@ -28,14 +32,28 @@ class UsageError(Exception):
     """Bad input: the message is printed as one line and the exit status is 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, not argparse's usage block
-        self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+_PARSER_CLASS: Any = None
 
-    def _get_formatter(self):
-        # argparse makes a formatter for every add_argument and asks shutil for the width,
-        # importing shutil (and its compression modules) at start: the same width without it.
-        return self.formatter_class(prog=self.prog, width=_help_width())
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """simherdr's ArgumentParser (made on first use: argparse is not imported by a plain
+    ``simherdr serve``)."""
+    global _PARSER_CLASS
+    if _PARSER_CLASS is None:
+        import argparse
+
+        class _Parser(argparse.ArgumentParser):
+            def error(self, message: str):  # one line, not argparse's usage block
+                self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+            def _get_formatter(self):
+                # argparse makes a formatter for every add_argument and asks shutil for the
+                # width, importing shutil (and its compression modules) at start: the same
+                # width without it.
+                return self.formatter_class(prog=self.prog, width=_help_width())
+
+        _PARSER_CLASS = _Parser
+    return _PARSER_CLASS
 
 
 def _help_width() -> int:
@@ -57,13 +75,19 @@ def _help_width() -> int:
 TIME_PACINGS = ("paced", "wall")
 
 
+def _type_error(message: str) -> Exception:
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
 def _time_scale(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise _type_error(f"{text!r} is not a number") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(
+        raise _type_error(
             f"must be a finite number > 0 (1: real time, 100: 100x faster), not {text!r}"
         )
     return value
@@ -73,9 +97,9 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise _type_error(f"{text!r} is not a number of seconds") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, not {text!r}")
+        raise _type_error(f"must be a finite number of seconds > 0, not {text!r}")
     return value
 
 
@@ -93,92 +117,191 @@ def _check_socket_path(flag: str, path: str) -> str:
 # --- serve ----------------------------------------------------------------------------------------
 
 
+#: ``simherdr serve``'s options: (flag, add_argument keywords). ``in_group``: the required
+#: either-or of --socket and --session. Both argparse (:func:`_add_serve`) and the plain
+#: reader (:func:`_serve_args`) are made from this table.
+_SERVE_WHERE = (
+    ("--socket", {"help": "Unix socket path to listen on"}),
+    (
+        "--session",
+        {
+            "metavar": "NAME",
+            "help": "listen on the socket of herdr session NAME (<config>/sessions/NAME/"
+            "herdr.sock; 'default': <config>/herdr.sock), as `herdr --session NAME server` does",
+        },
+    ),
+)
+_SERVE_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "--quiet",
+        {
+            "action": "store_true",
+            "help": "no start-up or shutdown lines on stderr (herdr's headless server prints "
+            "none; `herdr server` passes this)",
+        },
+    ),
+    ("--herdr-version", {"default": DEFAULT_VERSION, "choices": VERSIONS}),
+    (
+        "--time-scale",
+        {
+            "type": _time_scale,
+            "default": 1.0,
+            "help": "simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
+        },
+    ),
+    (
+        "--time-pacing",
+        {
+            "choices": TIME_PACINGS,
+            "default": TIME_PACINGS[0],
+            "help": "with --time-scale: paced (default) holds simulated time while the server "
+            "is starved or stalled, so herdr's short timeouts do not fire before it catches up; "
+            "wall: simulated time is exactly the scale x wall time (simherdr.clock)",
+        },
+    ),
+    ("--cwd", {"help": "the server's own cwd (fallback for panes)"}),
+    (
+        "--pane-mode",
+        {
+            "choices": ("simulated", "pty", "mixed"),
+            "default": "simulated",
+            "help": "pty: every pane is a real shell in a PTY (needs simherdr[pty]); mixed: "
+            "only panes created with env SIMHERDR_PANE_MODE=pty",
+        },
+    ),
+    (
+        "--persist",
+        {
+            "action": "store_true",
+            "help": "save and restore herdr's session.json in herdr's data dir "
+            "($XDG_CONFIG_HOME/herdr or ~/.config/herdr; a --session NAME's sessions/NAME); "
+            "default: in memory only (the stand-in's `herdr server` passes it: herdr persists)",
+        },
+    ),
+    (
+        "--herdr-session",
+        {
+            "metavar": "NAME",
+            "help": "with --socket: the herdr session whose data dir --persist uses (default: "
+            "the default session; --session NAME sets it)",
+        },
+    ),
+    (
+        "--pane-history",
+        {
+            "action": "store_true",
+            "help": "with --persist, also session-history.json (herdr's "
+            "[experimental].pane_history)",
+        },
+    ),
+    (
+        "--control",
+        {
+            "metavar": "PATH",
+            "help": "also open a control socket (scenarios and faults, `simherdr ctl`)",
+        },
+    ),
+    (
+        "--trace",
+        {
+            "metavar": "FILE",
+            "help": "write the trace (every request, reply, event, fault and step) to FILE as "
+            "JSON lines, as it happens",
+        },
+    ),
+    (
+        "--scenario",
+        {
+            "metavar": "FILE|NAME",
+            "help": "load a scenario: a TOML file or a shipped name (`simherdr scenario list`)",
+        },
+    ),
+    ("--seed", {"type": int, "help": "the scenario's seed (default: the file's)"}),
+    (
+        "--herdr-config-dir",
+        {
+            "metavar": "DIR",
+            "help": "herdr's config dir (config.toml, agent-detection/); default as herdr: "
+            "$XDG_CONFIG_HOME/herdr or ~/.config/herdr, config.toml from $HERDR_CONFIG_PATH "
+            "if set",
+        },
+    ),
+    (
+        "--no-herdr-config",
+        {"action": "store_true", "help": "read no herdr config (herdr's defaults)"},
+    ),
+)
+
+
 def _add_serve(sub) -> None:
     s = sub.add_parser("serve", help="run a simulated herdr server in the foreground")
     # CHOICE: one of the two is required: a simulator never takes herdr's default socket
     # (<config>/herdr.sock) unless asked for it by name (--session default).
     where = s.add_mutually_exclusive_group(required=True)
-    where.add_argument("--socket", help="Unix socket path to listen on")
-    where.add_argument(
-        "--session",
-        metavar="NAME",
-        help="listen on the socket of herdr session NAME (<config>/sessions/NAME/herdr.sock; "
-        "'default': <config>/herdr.sock), as `herdr --session NAME server` does",
-    )
-    s.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no start-up or shutdown lines on stderr (herdr's headless server prints none; "
-        "`herdr server` passes this)",
-    )
-    s.add_argument("--herdr-version", default=DEFAULT_VERSION, choices=VERSIONS)
-    s.add_argument(
-        "--time-scale",
-        type=_time_scale,
-        default=1.0,
-        help="simulated seconds per wall second (100: herdr's 3 s settle takes 30 ms)",
-    )
-    s.add_argument(
-        "--time-pacing",
-        choices=TIME_PACINGS,
-        default=TIME_PACINGS[0],
-        help="with --time-scale: paced (default) holds simulated time while the server is "
-        "starved or stalled, so herdr's short timeouts do not fire before it catches up; "
-        "wall: simulated time is exactly the scale x wall time (simherdr.clock)",
-    )
-    s.add_argument("--cwd", help="the server's own cwd (fallback for panes)")
-    s.add_argument(
-        "--pane-mode",
-        choices=("simulated", "pty", "mixed"),
-        default="simulated",
-        help="pty: every pane is a real shell in a PTY (needs simherdr[pty]); mixed: only "
-        "panes created with env SIMHERDR_PANE_MODE=pty",
-    )
-    s.add_argument(
-        "--persist",
-        action="store_true",
-        help="save and restore herdr's session.json in herdr's data dir "
-        "($XDG_CONFIG_HOME/herdr or ~/.config/herdr; a --session NAME's sessions/NAME); "
-        "default: in memory only (the stand-in's `herdr server` passes it: herdr persists)",
-    )
-    s.add_argument(
-        "--herdr-session",
-        metavar="NAME",
-        help="with --socket: the herdr session whose data dir --persist uses (default: the "
-        "default session; --session NAME sets it)",
-    )
-    s.add_argument(
-        "--pane-history",
-        action="store_true",
-        help="with --persist, also session-history.json (herdr's [experimental].pane_history)",
-    )
-    s.add_argument(
-        "--control",
-        metavar="PATH",
-        help="also open a control socket (scenarios and faults, `simherdr ctl`)",
-    )
-    s.add_argument(
-        "--trace",
-        metavar="FILE",
-        help="write the trace (every request, reply, event, fault and step) to FILE as JSON "
-        "lines, as it happens",
-    )
-    s.add_argument(
-        "--scenario",
-        metavar="FILE|NAME",
-        help="load a scenario: a TOML file or a shipped name (`simherdr scenario list`)",
-    )
-    s.add_argument("--seed", type=int, help="the scenario's seed (default: the file's)")
-    s.add_argument(
-        "--herdr-config-dir",
-        metavar="DIR",
-        help="herdr's config dir (config.toml, agent-detection/); default as herdr: "
-        "$XDG_CONFIG_HOME/herdr or ~/.config/herdr, config.toml from $HERDR_CONFIG_PATH if set",
-    )
-    s.add_argument(
-        "--no-herdr-config", action="store_true", help="read no herdr config (herdr's defaults)"
-    )
+    for flag, kw in _SERVE_WHERE:
+        where.add_argument(flag, **kw)
+    for flag, kw in _SERVE_OPTIONS:
+        s.add_argument(flag, **kw)
     s.set_defaults(fn=_serve)
+
+
+class _Args:
+    """The parsed command line (what argparse's Namespace gives: attributes, ``vars()``)."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+
+def _serve_args(words: list[str]) -> _Args | None:
+    """``simherdr serve WORDS`` read as argparse reads it, for a command line argparse takes
+    without a question: each option once, spelled out in full (``--opt VALUE`` or
+    ``--opt=VALUE``, no value starting with ``-``), every value valid, exactly one of --socket
+    and --session. None for anything else (help, a mistake, an abbreviation, ``--``): argparse
+    then reads it, with its own answer. tests/core/test_cli_serve_args.py compares the two."""
+    table = {flag: kw for flag, kw in _SERVE_WHERE + _SERVE_OPTIONS}
+    values: dict[str, Any] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        flag, eq, text = word.partition("=")
+        kw = table.get(flag)
+        if kw is None or flag in values:
+            return None
+        if kw.get("action") == "store_true":
+            if eq:
+                return None
+            values[flag] = True
+            i += 1
+            continue
+        if not eq:
+            i += 1
+            if i == len(words):
+                return None
+            text = words[i]
+        if text.startswith("-"):
+            return None
+        convert = kw.get("type")
+        if convert is not None:
+            try:
+                value = convert(text)
+            except Exception:  # argparse reports it (ArgumentTypeError, ValueError) or raises
+                return None
+        else:
+            value = text
+        if "choices" in kw and value not in kw["choices"]:
+            return None
+        values[flag] = value
+        i += 1
+    if ("--socket" in values) == ("--session" in values):
+        return None
+    args = {"cmd": "serve"}
+    for flag, kw in _SERVE_WHERE + _SERVE_OPTIONS:
+        dest = flag[2:].replace("-", "_")
+        if flag in values:
+            args[dest] = values[flag]
+        else:
+            args[dest] = kw.get("default", False if kw.get("action") == "store_true" else None)
+    return _Args(**args, fn=_serve)
 
 
 def _serve(args) -> int:
@@ -429,7 +552,7 @@ def _install_stub(args) -> int:
 def _add_trace(sub) -> None:
     t = sub.add_parser("trace", help="look at a trace (`serve --trace FILE`, the pytest plugin)")
     tsub = t.add_subparsers(
-        dest="trace_cmd", metavar="view|show|export", required=True, parser_class=_Parser
+        dest="trace_cmd", metavar="view|show|export", required=True, parser_class=_parser_class()
     )
     v = tsub.add_parser("view", help="draw a trace as a self-contained HTML timeline")
     v.add_argument("file", help="a JSON-lines trace")
@@ -509,7 +632,7 @@ def _trace_show(args) -> int:
 def _add_scenario(sub) -> None:
     from .scenario_cli import add_parser  # list | show | run (simherdr/scenario_cli.py)
 
-    add_parser(sub, _Parser, UsageError, VERSIONS, DEFAULT_VERSION)
+    add_parser(sub, _parser_class(), UsageError, VERSIONS, DEFAULT_VERSION)
 
 
 # --- demo -----------------------------------------------------------------------------------------
@@ -581,9 +704,9 @@ SUBCOMMANDS = (
 def parser(only_serve: bool = False) -> argparse.ArgumentParser:
     """The whole command line; ``only_serve``: just ``serve`` (what ``simherdr serve ...``
     parses the same way, without building the other subcommands: start-up time)."""
-    ap = _Parser(prog="simherdr", description="A faithful herdr simulator.")
+    ap = _parser_class()(prog="simherdr", description="A faithful herdr simulator.")
     ap.add_argument("--version", action="version", version=f"simherdr {__version__}")
-    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_parser_class())
     for add in (_add_serve,) if only_serve else SUBCOMMANDS:
         add(sub)
     return ap
@@ -595,7 +718,9 @@ def main(argv: list[str] | None = None) -> int:
         from .ctl import main as ctl_main
 
         return ctl_main(words[1:])
-    args = parser(only_serve=words[:1] == ["serve"]).parse_args(argv)
+    args = (_serve_args(words[1:]) if words[:1] == ["serve"] else None) or parser(
+        only_serve=words[:1] == ["serve"]
+    ).parse_args(argv)
     prog = "simherdr " + args.cmd
     try:
         return args.fn(args)

@@ -21,8 +21,9 @@ default_shell``, ``shell_mode``, ``new_cwd``; ``[experimental] pane_history``;
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any
+
+from .facts.record import field, record
 
 # The order load_live_config reads its sections in (src/config/io.rs:252-340).
 SECTION_ORDER = (
@@ -53,7 +54,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-@dataclass
+@record
 class Loaded:
     """What a load found: ``values`` for the sections that were read (absent sections read as
     their defaults), herdr's ``diagnostics`` and the sections kept as they were."""

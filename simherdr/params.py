@@ -8,8 +8,9 @@ id "" and serde's text. We mimic the text's gist; clients must not match on it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from .facts.record import record
 
 _MISSING = object()
 
@@ -146,7 +147,7 @@ def list_of(inner: Callable) -> ListOf:
     return ListOf(inner)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class F:
     """A field: ``required`` (no default), optional (``opt=True``: absent or null -> None), or
     defaulted (``default=...``: absent -> default; null is a type error like serde)."""

@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from functools import total_ordering
 from typing import Any
+
+from .record import field, field_names, field_types, record
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -102,7 +103,7 @@ class _Record:
     """``__init__`` (keywords, every field), ``__eq__``, ``__hash__`` and ``__repr__`` as a
     frozen dataclass has them, written once for any field list. The decorator compiles these
     four per class from source at import; for Rows' ~70 fields that is two thirds of its cost
-    (3 of 4.6 ms of `simherdr serve`'s start, issue 26). Use with ``@dataclass(frozen=True,
+    (3 of 4.6 ms of `simherdr serve`'s start, issue 26). Use with ``@record(frozen=True,
     init=False, eq=False, repr=False)`` (fields(), asdict() and replace() keep working)."""
 
     __slots__ = ()
@@ -138,11 +139,11 @@ _NAMES: dict[type, tuple[str, ...]] = {}
 def _field_names(cls: type) -> tuple[str, ...]:
     names = _NAMES.get(cls)
     if names is None:
-        names = _NAMES[cls] = tuple(f.name for f in fields(cls))
+        names = _NAMES[cls] = field_names(cls)
     return names
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RowSource:
     """Where one row's value comes from: the release file that set it last, the reference
     (``commit:path:line`` or a changelog entry) and the kind of evidence."""
@@ -152,7 +153,7 @@ class RowSource:
     evidence: str
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@record(frozen=True, init=False, eq=False, repr=False)
 class Rows(_Record):
     """Every behaviour that differs between herdr releases, one typed field each. The
     comments in ``releases/0.8.2.toml`` (and each later file) give each row's meaning and
@@ -303,7 +304,7 @@ class Rows(_Record):
     cli_machine_prefix: bool
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@record(frozen=True, init=False, eq=False, repr=False)
 class Tables(_Record):
     """The per-release tables, by key: each key names a table in the module that holds it
     (the key is the release that table was read from, data not a version check)."""
@@ -321,7 +322,7 @@ class Tables(_Record):
 
 
 @total_ordering
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class HerdrVersion:
     """One herdr release: what a server or the stand-in needs to behave as that release."""
 
@@ -367,10 +368,10 @@ class HerdrVersion:
         return counts
 
 
-ROW_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rows))
-TABLE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Tables))
+ROW_NAMES: tuple[str, ...] = field_names(Rows)
+TABLE_NAMES: tuple[str, ...] = field_names(Tables)
 # The declared type of every row, as the loader checks it.
-_ROW_TYPES: dict[str, str] = {f.name: str(f.type) for f in fields(Rows)}
+_ROW_TYPES: dict[str, str] = {name: str(t) for name, t in field_types(Rows).items()}
 _TABLE_TYPES: dict[str, str] = dict.fromkeys(TABLE_NAMES, "str")
 
 

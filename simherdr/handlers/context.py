@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+
+from ..facts.record import field, record
 
 if TYPE_CHECKING:
     from ..agents import AgentLayer
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass
+@record
 class WorktreeOperations:
     """herdr's in-flight worktree operations (src/app/api/worktrees/deferred.rs:140-160,277-307): a second
     create or remove of the same checkout or workspace answers

@@ -14,14 +14,14 @@ kinds (SOCKET.md §1.2 dispatch):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from importlib import import_module
 
 from .. import params as P
+from ..facts.record import record
 from .context import Handler
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MethodDef:
     name: str
     spec: dict

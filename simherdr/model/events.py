@@ -8,45 +8,46 @@ and the commit publishes it. Ids only: the renderer reads the state it names.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from ..facts.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class WorkspaceCreated:
     workspace_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TabCreated:
     workspace_id: str
     tab_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PaneCreated:
     pane_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LayoutChanged:
     workspace_id: str
     tab_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class WorkspaceRenamed:
     workspace_id: str
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TabRenamed:
     workspace_id: str
     tab_id: str
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class WorkspaceClosed:
     """Recorded while the workspace still stands: its payload is the workspace as it was just
     before the close."""
@@ -54,13 +55,13 @@ class WorkspaceClosed:
     workspace_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TabClosed:
     workspace_id: str
     tab_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PaneClosed:
     """``exited``: the pane's shell exited (pane_exited) rather than pane.close."""
 

@@ -14,8 +14,9 @@ import functools
 import math
 import struct
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from ..facts.record import record
 
 # CHOICE: the area rects are computed on. herdr's headless server lays out on its view's
 # terminal area, derived from the attached client's size (or the 120x40 headless default,
@@ -59,12 +60,12 @@ def valid_split_ratio(ratio: float | None) -> float:
 clamp_ratio = valid_split_ratio  # the name the model used before
 
 
-@dataclass
+@record
 class Leaf:
     pane: str  # canonical pane id
 
 
-@dataclass
+@record
 class Split:
     direction: str  # "right" | "down"
     ratio: float

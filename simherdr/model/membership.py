@@ -8,12 +8,11 @@ every workspace whose membership has the same ``repo_key`` (:mod:`.groups`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..facts.paths import rust_path_components, rust_paths_equal
+from ..facts.record import record
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Membership:
     repo_key: str
     repo_name: str

@@ -9,11 +9,11 @@ herdr's wire is the runtime's (``simherdr/outbox.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..facts import errors as E
 from ..facts import ids
+from ..facts.record import field, record
 from . import events as ev
 from . import layout as L
 from .membership import Membership
@@ -45,7 +45,7 @@ def _workspace_metadata() -> M.WorkspaceMetadata:
     return WorkspaceMetadata()
 
 
-@dataclass
+@record
 class Pane:
     pane_id: str
     number: int
@@ -83,7 +83,7 @@ class Pane:
         return wire_status(self.agent.internal, self.seen)
 
 
-@dataclass
+@record
 class Tab:
     tab_id: str
     number: int
@@ -99,7 +99,7 @@ class Tab:
         return L.panes_in_order(self.root)
 
 
-@dataclass
+@record
 class Workspace:
     workspace_id: str
     cwd: str

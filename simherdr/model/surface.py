@@ -6,13 +6,13 @@ summaries it has loaded. Pure data; times are simulated seconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..facts.record import field, record
 
 TOAST_SECONDS = 3.0  # ToastKind::UpdateInstalled, the kind API toasts use (src/app/api.rs:741-746)
 NOTIFICATION_RATE_LIMIT = 1.0  # API_NOTIFICATION_RATE_LIMIT (src/app/api.rs:20)
 
 
-@dataclass
+@record
 class ClientSurface:
     toast_until: float | None = None  # the in-app toast on screen until then
     last_notification_at: float | None = None

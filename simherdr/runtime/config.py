@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
+from ..facts.record import field, record
 from ..facts.versions import DEFAULT_VERSION, HerdrVersion, resolve
 from ..trace import DEFAULT_SIZE as DEFAULT_TRACE_SIZE
 
 
-@dataclass
+@record
 class Config:
     """Everything that comes from the host in real herdr, made explicit."""
 

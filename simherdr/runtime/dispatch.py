@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import params as P
 from ..facts import errors as E
+from ..facts.record import record
 from ..trace import Recorder, record_reply, record_request
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ log = logging.getLogger("simherdr.simulator")
 ANSWERED_WHILE_STOPPING = ("ping", "server.stop", "client_shell.surface.set")
 
 
-@dataclass
+@record
 class Call:
     """One parsed request as an interceptor sees it (``kind``: "call" or "wait"; ``conn``: the
     client's connection when the transport watches it, else None)."""

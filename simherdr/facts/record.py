@@ -1,0 +1,542 @@
+"""``@record``: a dataclass made without compiling code at import (issue 26).
+
+``dataclasses.dataclass`` writes each class's ``__init__``, ``__repr__``, ``__eq__``,
+``__hash__`` and frozen ``__setattr__``/``__delattr__`` as source text and compiles it with
+``exec`` when the class is defined: ~3M instructions for a small frozen class, two thirds of
+which is the compiler. ``simherdr serve`` defines ~25 of them before it answers its first
+ping, a third of its own start-up work. :func:`record` builds the same class from methods
+written once here (no ``exec``, no ``inspect.signature``), so a record costs about what a
+plain class does.
+
+The result *is* a dataclass to the rest of the program: ``__dataclass_fields__`` holds real
+:class:`dataclasses.Field` objects, so ``dataclasses.fields``, ``replace``, ``asdict`` and
+``is_dataclass`` work, and type checkers read it as one (``dataclass_transform``). That view is
+made the first time something reads it; until then ``dataclasses`` is not imported at all
+(with its ``copy``, 3M instructions): records declare fields with this module's
+:func:`field` (a ``dataclasses.field`` works too) and read them with :func:`field_names`. What it
+keeps of ``@dataclass`` (checked side by side in ``tests/facts/test_record.py``): the
+options ``init``, ``repr``, ``eq``, ``frozen``, ``slots`` with their defaults; ``field()``
+with ``default``, ``default_factory``, ``repr``, ``compare``, ``hash``, ``init``,
+``kw_only``; ``ClassVar`` annotations skipped; fields of record/dataclass bases first;
+``__post_init__``; a method the class defines itself is kept (as ``@dataclass`` keeps it);
+the hashing rules (eq and not frozen: unhashable; eq and frozen: hashed by the compared
+fields; an explicit ``__hash__`` stays); ``__match_args__``; ``FrozenInstanceError``; the
+mutable-default and field-order errors.
+
+CHOICE: what it leaves out, none of which simherdr uses: ``order``, ``unsafe_hash``,
+``InitVar``, ``KW_ONLY``, ``weakref_slot`` (these raise TypeError), and the generated
+signature docstring (``help()`` of a record without a docstring shows no signature). The
+generated ``__init__`` binds its arguments in Python rather than by the interpreter, so its
+error messages for a wrong call are worded a little differently (still TypeError).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, TypeVar, dataclass_transform
+
+__all__ = ["MISSING", "field", "field_names", "field_types", "record"]
+
+T = TypeVar("T", bound=type)
+
+_setattr = object.__setattr__
+_delattr = object.__delattr__
+
+
+class _MissingType:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: No default (``dataclasses.MISSING`` in the Field objects ``dataclasses.fields`` returns).
+MISSING: Any = _MissingType()
+
+
+class _Field:
+    """A field as a record knows it (``dataclasses.Field`` objects are made from these only
+    when something asks for them: ``dataclasses`` itself is not imported by a record)."""
+
+    __slots__ = (
+        "compare",
+        "default",
+        "default_factory",
+        "hash",
+        "init",
+        "kw_only",
+        "name",
+        "repr",
+        "type",
+    )
+
+    def __init__(self, default, default_factory, init, repr, hash, compare, kw_only) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name = ""
+        self.type: Any = None
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.kw_only = kw_only
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: Any = MISSING,
+) -> Any:
+    """``dataclasses.field`` for a record (the same parameters but ``metadata``)."""
+    return _Field(default, default_factory, init, repr, hash, compare, kw_only)
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """A record's field names in order (``dataclasses.fields`` without importing it)."""
+    return tuple(f.name for f in cls.__record_fields__)  # type: ignore[attr-defined]
+
+
+def field_types(cls: type) -> dict[str, Any]:
+    """A record's fields' declared types by name, in order (strings under ``from __future__
+    import annotations``)."""
+    return {f.name: f.type for f in cls.__record_fields__}  # type: ignore[attr-defined]
+
+
+def _frozen(base: type) -> bool:
+    options = base.__dict__.get("__record_options__")
+    if options is not None:
+        return options[3]
+    return bool(base.__dict__["__dataclass_params__"].frozen)
+
+
+@dataclass_transform(field_specifiers=(field,))
+def record(
+    cls: T | None = None,
+    /,
+    *,
+    init: bool = True,
+    repr: bool = True,
+    eq: bool = True,
+    frozen: bool = False,
+    slots: bool = False,
+) -> Any:
+    """``@record`` / ``@record(frozen=True, ...)``: see the module docstring."""
+
+    def wrap(c: T) -> T:
+        return _make(c, init, repr, eq, frozen, slots)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def _is_classvar(annotation: object) -> bool:
+    if isinstance(annotation, str):  # `from __future__ import annotations`
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return getattr(annotation, "__origin__", annotation) is getattr(
+        sys.modules.get("typing"), "ClassVar", None
+    )
+
+
+def _foreign(value: object) -> _Field | None:
+    """A ``dataclasses.Field`` given to a record (dataclasses is imported if one exists)."""
+    dc = sys.modules.get("dataclasses")
+    if dc is None or not isinstance(value, dc.Field):
+        return None
+    m = dc.MISSING
+
+    def ours(x: Any) -> Any:
+        return MISSING if x is m else x
+
+    return _Field(
+        ours(value.default),
+        ours(value.default_factory),
+        value.init,
+        value.repr,
+        value.hash,
+        value.compare,
+        ours(value.kw_only),
+    )
+
+
+def _base_fields(base: type) -> list[_Field]:
+    own = base.__dict__.get("__record_fields__")
+    if own is not None:
+        return list(own)
+    if "__dataclass_fields__" not in base.__dict__:
+        return []
+    out = []
+    for f in base.__dict__["__dataclass_fields__"].values():
+        if getattr(f, "_field_type", None) is sys.modules["dataclasses"]._FIELD:
+            ours = _foreign(f)
+            assert ours is not None
+            ours.name, ours.type = f.name, f.type
+            out.append(ours)
+    return out
+
+
+def _collect(cls: type) -> dict[str, _Field]:
+    fields: dict[str, _Field] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        for f in _base_fields(base):
+            fields[f.name] = f
+    # this class's own annotations (not inspect.get_annotations: the stand-in imports facts
+    # and must not pay for inspect)
+    own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
+    for name, value in cls.__dict__.items():
+        if (isinstance(value, _Field) or _foreign(value)) and name not in own:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    for name, annotation in own.items():
+        if _is_classvar(annotation):
+            continue
+        if isinstance(annotation, str) and annotation.startswith(
+            ("InitVar", "KW_ONLY", "dataclasses.InitVar", "dataclasses.KW_ONLY")
+        ):
+            raise TypeError(f"record {cls.__qualname__}.{name}: InitVar/KW_ONLY unsupported")
+        default = cls.__dict__.get(name, MISSING)
+        given = default if isinstance(default, _Field) else _foreign(default)
+        f = given or _Field(default, MISSING, True, True, None, True, MISSING)
+        f.name = name
+        f.type = annotation
+        if f.kw_only is MISSING:
+            f.kw_only = False
+        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+            raise ValueError(
+                f"mutable default {type(f.default)} for field {name} is not allowed: "
+                "use default_factory"
+            )
+        # as @dataclass leaves the class: a field's default stays a class attribute
+        if given is not None:
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+        fields[name] = f
+    return fields
+
+
+class _DataclassView:
+    """``__dataclass_fields__`` / ``__dataclass_params__`` of a record, made (importing
+    dataclasses) the first time they are read, then set on the class in its place."""
+
+    def __init__(self, owner: type, name: str, options: tuple) -> None:
+        self.owner, self.name, self.options = owner, name, options
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        import dataclasses as dc
+
+        owner = self.owner
+        if self.name == "__dataclass_params__":
+            value = _params(dc, *self.options)
+        else:
+            value = {}
+            for f in owner.__record_fields__:  # type: ignore[attr-defined]
+                real: Any = dc.field(
+                    default=dc.MISSING if f.default is MISSING else f.default,
+                    default_factory=(
+                        dc.MISSING if f.default_factory is MISSING else f.default_factory
+                    ),
+                    init=f.init,
+                    repr=f.repr,
+                    hash=f.hash,
+                    compare=f.compare,
+                    kw_only=f.kw_only,
+                )
+                real.name, real.type = f.name, f.type
+                setattr(real, "_field_type", dc._FIELD)  # type: ignore[attr-defined]  # noqa: B010
+                value[f.name] = real
+        setattr(owner, self.name, value)
+        return value
+
+
+def _params(dc: Any, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> object:
+    """``__dataclass_params__`` (its slots differ between Python versions)."""
+    cls = dc._DataclassParams
+    params = object.__new__(cls)
+    values = {
+        "init": init,
+        "repr": repr,
+        "eq": eq,
+        "order": False,
+        "unsafe_hash": False,
+        "frozen": frozen,
+        "match_args": True,
+        "kw_only": False,
+        "slots": slots,
+        "weakref_slot": False,
+    }
+    for name in cls.__slots__:
+        _setattr(params, name, values[name])
+    return params
+
+
+def _views(cls: type, options: tuple) -> None:
+    for name in ("__dataclass_fields__", "__dataclass_params__"):
+        setattr(cls, name, _DataclassView(cls, name, options))
+
+
+def _make(cls: T, init: bool, repr_: bool, eq: bool, frozen: bool, slots: bool) -> T:
+    bases = [b for b in cls.__mro__[1:-1] if _base_fields(b)]
+    if bases:  # @dataclass's rule for frozen and non-frozen bases
+        frozen_base = any(_frozen(b) for b in bases)
+        if frozen_base and not frozen:
+            raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
+        if frozen and not frozen_base:
+            raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    fields = _collect(cls)
+    options = (init, repr_, eq, frozen, slots)
+    setattr(cls, "__record_fields__", tuple(fields.values()))  # noqa: B010
+    setattr(cls, "__record_options__", options)  # noqa: B010
+    own = cls.__dict__
+    explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
+    flist = list(fields.values())
+    if init:
+        seen_default = False
+        for f in flist:
+            if f.init and not f.kw_only:
+                if f.default is MISSING and f.default_factory is MISSING:
+                    if seen_default:
+                        raise TypeError(f"non-default argument {f.name!r} follows default argument")
+                else:
+                    seen_default = True
+        _new(cls, "__init__", _init_fn(cls, flist, frozen, slots))
+    if repr_:
+        _new(cls, "__repr__", _repr_fn(tuple(f.name for f in flist if f.repr)))
+    compared = tuple(f.name for f in flist if f.compare)
+    if eq:
+        _new(cls, "__eq__", _eq_fn(compared))
+        if not explicit_hash:
+            if frozen:
+                hashed = tuple(f.name for f in flist if (f.compare if f.hash is None else f.hash))
+                setattr(cls, "__hash__", _hash_fn(hashed))  # noqa: B010
+            else:
+                setattr(cls, "__hash__", None)  # noqa: B010
+    if frozen:
+        names = tuple(fields)
+        for name in ("__setattr__", "__delattr__"):
+            if name in own:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+        set_fn, del_fn = _frozen_fns(cls, names)
+        setattr(cls, "__setattr__", set_fn)  # noqa: B010
+        setattr(cls, "__delattr__", del_fn)  # noqa: B010
+    if "__match_args__" not in own:
+        match_args = tuple(f.name for f in flist if f.init and not f.kw_only)
+        setattr(cls, "__match_args__", match_args)  # noqa: B010
+    if slots:
+        cls = _with_slots(cls, fields, frozen)
+    _views(cls, options)
+    return cls
+
+
+def _new(cls: type, name: str, fn: Callable) -> None:
+    """Set a method unless the class defines it (``@dataclass``'s rule)."""
+    if name in cls.__dict__:
+        return
+    fn.__name__ = name
+    fn.__qualname__ = f"{cls.__qualname__}.{name}"
+    setattr(cls, name, fn)
+
+
+def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Callable:
+    """``__init__(self, <positional fields>, *, <kw_only fields>)``, defaults as declared;
+    the fields are set in their declared order, as ``@dataclass``'s ``__init__`` sets them."""
+    positional = tuple(f.name for f in flist if f.init and not f.kw_only)
+    order = positional + tuple(f.name for f in flist if f.init and f.kw_only)
+    accepted = frozenset(order)
+    npos = len(positional)
+    # every field __init__ sets, in order: (name, an argument?, default, factory). A field
+    # outside __init__ is set all the same by its factory, and by its default in a slots
+    # class (where no class attribute holds it), as @dataclass's __init__ does.
+    plan = tuple(
+        (f.name, f.init, f.default, f.default_factory)
+        for f in flist
+        if f.init or f.default_factory is not MISSING or (slots and f.default is not MISSING)
+    )
+    # every field a positional argument: a call with n of them fills the rest from tails[n]
+    # (the plain defaults; None where a field has none or a factory: the general path)
+    simple = len(plan) == len(order) == npos
+    tails: list[tuple | None] = []
+    for i in range(npos + 1):
+        rest = plan[i:]
+        ok = simple and all(d is not MISSING for _, _, d, _ in rest)
+        tails.append(tuple(d for _, _, d, _ in rest) if ok else None)
+    post_init = getattr(cls, "__post_init__", None) is not None
+    # A plain instance dict takes the values at once where setattr would do no more (no
+    # __setattr__ of the class's own, no data descriptor named like a field).
+    direct = not slots and _plain_attributes(cls, order)
+    put = _setattr if frozen else setattr
+    qualname = cls.__qualname__
+
+    def __init__(self, *args, **kwargs):
+        n = len(args)
+        if n > npos:
+            raise TypeError(
+                f"{qualname}.__init__() takes {npos + 1} positional arguments but {n + 1} "
+                "were given"
+            )
+        tail = None if kwargs else tails[n]
+        if tail is not None:
+            if tail:
+                args += tail
+            if direct:
+                self.__dict__.update(zip(order, args, strict=False))
+            else:
+                for name, value in zip(order, args, strict=False):
+                    put(self, name, value)
+            if post_init:
+                self.__post_init__()
+            return
+        else:
+            got = dict(zip(positional, args, strict=False))
+            if kwargs:
+                if not kwargs.keys() <= accepted:
+                    bad = next(k for k in kwargs if k not in accepted)
+                    raise TypeError(
+                        f"{qualname}.__init__() got an unexpected keyword argument {bad!r}"
+                    )
+                if n and not got.keys().isdisjoint(kwargs):
+                    bad = next(k for k in positional[:n] if k in kwargs)
+                    raise TypeError(
+                        f"{qualname}.__init__() got multiple values for argument {bad!r}"
+                    )
+                got.update(kwargs)
+            values = {}
+            missing = None
+            for name, is_arg, default, factory in plan:
+                if is_arg and name in got:
+                    values[name] = got[name]
+                elif default is not MISSING:
+                    values[name] = default
+                elif factory is not MISSING:
+                    values[name] = factory()
+                else:
+                    missing = (missing or []) + [name]
+            if missing:
+                raise TypeError(
+                    f"{qualname}.__init__() missing {len(missing)} required argument"
+                    f"{'s' if len(missing) > 1 else ''}: {', '.join(map(repr, missing))}"
+                )
+        if direct:
+            self.__dict__.update(values)
+        else:
+            for name, value in values.items():
+                put(self, name, value)
+        if post_init:
+            self.__post_init__()
+
+    return __init__
+
+
+def _plain_attributes(cls: type, names: tuple[str, ...]) -> bool:
+    """Whether ``setattr`` of these names on an instance only stores into its ``__dict__``."""
+    for klass in cls.__mro__[:-1]:
+        if "__setattr__" in klass.__dict__:
+            return False
+        for name in names:
+            if hasattr(type(klass.__dict__.get(name)), "__set__"):
+                return False
+    return True
+
+
+def _repr_fn(names: tuple[str, ...]) -> Callable:
+    running: set[tuple[int, int]] = set()
+    from _thread import get_ident
+
+    def __repr__(self):
+        key = (id(self), get_ident())
+        if key in running:  # a record that contains itself (reprlib.recursive_repr's rule)
+            return "..."
+        running.add(key)
+        try:
+            inner = ", ".join([f"{n}={getattr(self, n)!r}" for n in names])
+        finally:
+            running.discard(key)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    return __repr__
+
+
+def _values_fn(names: tuple[str, ...]) -> Callable[[Any], Any]:
+    """The compared values of a record, as a tuple (its fields in order)."""
+    if not names:
+        return lambda obj: ()
+    if len(names) == 1:
+        (name,) = names
+        return lambda obj: (getattr(obj, name),)
+    return attrgetter(*names)  # a tuple for two names or more
+
+
+def _eq_fn(names: tuple[str, ...]) -> Callable:
+    values = _values_fn(names)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    return __eq__
+
+
+def _hash_fn(names: tuple[str, ...]) -> Callable:
+    values = _values_fn(names)
+
+    def __hash__(self):
+        return hash(values(self))
+
+    return __hash__
+
+
+def _frozen_fns(cls: Any, names: tuple[str, ...]) -> tuple[Callable, Callable]:
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in names:
+            from dataclasses import FrozenInstanceError
+
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in names:
+            from dataclasses import FrozenInstanceError
+
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __setattr__, __delattr__
+
+
+def _with_slots(cls: T, fields: dict[str, _Field], frozen: bool) -> T:
+    """The class made again with ``__slots__`` for its fields (``@dataclass(slots=True)``)."""
+    body = dict(cls.__dict__)
+    if "__slots__" in body:
+        raise TypeError(f"{cls.__name__} already specifies __slots__")
+    inherited: set[str] = set()
+    for base in cls.__mro__[1:-1]:
+        s = base.__dict__.get("__slots__", ())
+        inherited.update((s,) if isinstance(s, str) else s)
+    body["__slots__"] = tuple(n for n in fields if n not in inherited)
+    for name in fields:
+        body.pop(name, None)  # the defaults live in __init__
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    new = type(cls)(cls.__name__, cls.__bases__, body)
+    new.__qualname__ = cls.__qualname__
+    if frozen and "__getstate__" not in body:
+        names = tuple(fields)
+
+        def __getstate__(self):
+            return [getattr(self, n) for n in names]
+
+        def __setstate__(self, state):
+            for n, v in zip(names, state, strict=False):
+                _setattr(self, n, v)
+
+        setattr(new, "__getstate__", __getstate__)  # noqa: B010
+        setattr(new, "__setstate__", __setstate__)  # noqa: B010
+    return new
