@@ -7,6 +7,7 @@ import marshal
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 from stub_fake import ok
@@ -134,3 +135,46 @@ print("ok")
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
     assert _run(herdr, "--version").stdout == b"herdr 0.9.3\n"
+
+
+def test_an_install_takes_the_code_from_a_valid_pyc_only(tree, tmp_path, monkeypatch):
+    """An install reads each module's code from its .pyc when the cache is valid for the
+    source (an install compiles nothing twice), never from a .pyc of an older source."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(install, "_CODE_CACHE", {})
+    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3")  # compiles, writes the .pyc
+    core = tree / "simherdr" / "stub" / "cli" / "core.py"
+    pyc = (
+        tree
+        / "simherdr"
+        / "stub"
+        / "cli"
+        / "__pycache__"
+        / f"core.{sys.implementation.cache_tag}.pyc"
+    )
+    assert pyc.exists()
+    first = _module_blobs(tmp_path / "bin")
+    monkeypatch.setattr(install, "_CODE_CACHE", {})
+    install.write_stub(str(tmp_path / "bin"), "0.9.3")  # from the .pyc files
+    second = _module_blobs(tmp_path / "bin")
+    assert first.keys() == second.keys() and len(first) > 40
+    assert all(marshal.loads(first[m]) == marshal.loads(second[m]) for m in first)
+    # a newer source beside the old .pyc: compiled again, its code in the bundle
+    stale = pyc.read_bytes()
+    core.write_text(core.read_text() + "\nprint('edited core')\n")
+    os.utime(core, ns=(os.stat(core).st_atime_ns, os.stat(core).st_mtime_ns + 2 * 10**9))
+    pyc.write_bytes(stale)
+    monkeypatch.setattr(install, "_CODE_CACHE", {})
+    install.write_stub(str(tmp_path / "bin"), "0.9.3")
+    out = _run(herdr, "--version").stdout
+    assert sorted(out.splitlines()) == [b"edited core", b"herdr 0.9.3"]
+    assert (
+        _module_blobs(tmp_path / "bin")["simherdr.stub.cli.core"] != first["simherdr.stub.cli.core"]
+    )
+
+
+def _module_blobs(directory):
+    (bundle,) = _bundles(directory)
+    data = (directory / bundle).read_bytes()
+    modules = marshal.loads(data[4:])[2]
+    return {name: data[entry[0] : entry[0] + entry[1]] for name, entry in modules.items()}
