@@ -40,7 +40,9 @@ from collections.abc import Callable
 #   x wall time (it catches up: no lasting lag against a client's own scaled waits, such as the
 #   stand-in's). So a timeout of T simulated seconds fires only after everything due before it
 #   has run, and a request that reached the socket during the stall is read before the stall's
-#   backlog is served (asyncio runs I/O callbacks first).
+#   backlog is served (asyncio runs I/O callbacks first). The flip side, chosen: the server
+#   cannot tell when in the stall a request was sent, so such a request sees the state at the
+#   backlog's first wake-up (as if sent then), never a timeout that fell due later in the stall.
 # - "wall": simulated time is exactly scale x wall time (the scaled clock before pacing); a
 #   stall skips simulated time, and everything due in it fires at once.
 # RealClock (scale 1) stays on the wall clock: a 5 s stall there is herdr's own behaviour.

@@ -31,8 +31,9 @@ from .params import JsonObject
 
 MAX_DEPTH = 128  # serde_json's default recursion limit
 
-# A JSON string (skipped whole) or one bracket: C-speed tokens for the depth scan.
-_DEPTH_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A JSON string (skipped whole) or one bracket: C-speed tokens for the depth scan (compiled
+# by the first text deep enough to need it, not at import).
+_DEPTH_PATTERN = r'"(?:[^"\\]|\\.)*"|[\[\]{}]'
 
 
 def _pairs(pairs) -> JsonObject:
@@ -80,7 +81,7 @@ def too_deep(text: str) -> bool:
     if text.count("[") + text.count("{") < MAX_DEPTH:
         return False  # the common case: no scan at all
     depth = 0
-    for m in _DEPTH_TOKEN.finditer(text):
+    for m in re.finditer(_DEPTH_PATTERN, text):  # re's own cache keeps it compiled
         tok = m.group()
         if tok in "[{":
             depth += 1

@@ -7,6 +7,7 @@ config off, and git identity and dates from the environment.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +44,15 @@ def isolate(monkeypatch, home: Path) -> None:
     gitconfig.write_text("")
     for name in REPO_LOCATING:
         monkeypatch.delenv(name, raising=False)
-    for name, value in {
+    for name, value in _isolated_env(home).items():
+        monkeypatch.setenv(name, value)
+
+
+def _isolated_env(home: Path) -> dict[str, str]:
+    return {
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
-        "GIT_CONFIG_GLOBAL": str(gitconfig),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_AUTHOR_NAME": "Sim Herdr",
         "GIT_AUTHOR_EMAIL": "simherdr@example.invalid",
@@ -55,8 +61,13 @@ def isolate(monkeypatch, home: Path) -> None:
         "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
         "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
         "LC_ALL": "C",
-    }.items():
-        monkeypatch.setenv(name, value)
+    }
+
+
+# what a repository's bytes depend on among the variables isolate() sets (HOME,
+# XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL only locate the empty config)
+_LOCATING_CONFIG = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")
+_ISOLATED = tuple(k for k in _isolated_env(Path("/")) if k not in _LOCATING_CONFIG)
 
 
 def make_base(tmp_path: Path) -> Path:
@@ -73,11 +84,54 @@ def commit_readme(checkout: Path) -> None:
 
 
 def make_repo(base: Path) -> Path:
-    """``<base>/proj``: a plain repository on ``main`` with one commit."""
+    """``<base>/proj``: a plain repository on ``main`` with one commit.
+
+    Under :func:`isolate` (fixed identity and dates, an empty global config, no system
+    config) every such repository is byte for byte the same but for the index's stat cache
+    (git re-reads the files it does not match): it is built once per process and copied (a
+    plain repository holds no path of its own; linked, separate-dir and bare ones do and are
+    built each time). Elsewhere it is built with the user's git."""
     path = base / "proj"
+    template = _isolated_template()
+    if template is not None:
+        shutil.copytree(template, path, symlinks=True)
+        return path
+    _build_repo(base, path)
+    return path
+
+
+def _build_repo(base: Path, path: Path) -> None:
     git(base, "init", "-q", "-b", "main", str(path))
     commit_readme(path)
-    return path
+
+
+_TEMPLATES: dict[tuple, Path] = {}
+
+
+def _isolated_template() -> Path | None:
+    """The process's template of :func:`make_repo` for the environment :func:`isolate` set
+    (keyed by every variable it sets), None when the environment is not isolated."""
+    import os
+    import tempfile
+
+    if os.environ.get("GIT_CONFIG_NOSYSTEM") != "1":
+        return None
+    if any(os.environ.get(name) for name in REPO_LOCATING):
+        return None
+    cfg = os.environ.get("GIT_CONFIG_GLOBAL")
+    if not cfg or Path(cfg).read_bytes() != b"":
+        return None
+    key = tuple(os.environ.get(name) for name in _ISOLATED)
+    if None in key:
+        return None
+    if key not in _TEMPLATES:
+        import atexit
+
+        base = Path(tempfile.mkdtemp(prefix="simherdr-gitrepo-")).resolve()
+        atexit.register(shutil.rmtree, base, True)
+        _build_repo(base, base / "proj")
+        _TEMPLATES[key] = base / "proj"
+    return _TEMPLATES[key]
 
 
 def make_linked(

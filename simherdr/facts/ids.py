@@ -7,8 +7,6 @@ is ``pA``, never ``p10``.
 
 from __future__ import annotations
 
-import re
-
 ALPHABET = "123456789ABCDEFGHJKMNPQRSTVWXYZ0"
 _BASE = len(ALPHABET)
 _DIGIT = {c: i + 1 for i, c in enumerate(ALPHABET)}
@@ -49,7 +47,7 @@ def parse_index(text: str) -> int | None:
     """A decimal ``usize`` like Rust's ``str::parse``: ASCII digits only, no sign, no
     whitespace, at most 64 bits; else ``None`` (Python's ``int`` would accept ``"²"``-like
     digits, surrounding whitespace, and raise on more than 4300 digits)."""
-    if not _POSITIVE_INT.fullmatch(text):
+    if not (text.isascii() and text.isdigit()):  # ASCII digits only, at least one
         return None
     n = int(text) if len(text) <= 20 else U64_MAX + 1
     return n if n <= U64_MAX else None
@@ -74,8 +72,13 @@ def terminal_id(epoch_micros: int, counter: int) -> str:
 
 # --- lenient input forms (SOCKET.md §2.2, src/app/ids.rs) -----------------------------------
 
-_WS_EXACT = re.compile(r"^w([1-9A-HJKMNP-TV-Z0]+)$")
-_POSITIVE_INT = re.compile(r"[0-9]+")  # used with fullmatch ("$" would accept a trailing "\n")
+# An exact workspace id: "w" and one or more of herdr's id digits (src/app/ids.rs), as string
+# tests (no regex compiled at import: `simherdr serve`'s start, issue 26).
+_WS_DIGITS = frozenset(ALPHABET)
+
+
+def _is_workspace_id(text: str) -> bool:
+    return len(text) > 1 and text[0] == "w" and _WS_DIGITS.issuperset(text[1:])
 
 
 def parse_workspace_ref(text: str) -> tuple[str, object] | None:
@@ -85,7 +88,7 @@ def parse_workspace_ref(text: str) -> tuple[str, object] | None:
     (1-based sidebar position, not bounds-checked here: callers check, which is where
     tab.create's ``tab_create_failed`` quirk comes from), or ``None``.
     """
-    if _WS_EXACT.fullmatch(text):
+    if _is_workspace_id(text):
         return ("id", text)
     k = parse_index(text[2:]) if text.startswith("w_") else None
     if k is not None:

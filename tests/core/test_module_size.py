@@ -6,10 +6,11 @@ why it is not split; the list only shrinks (an entry under the limit fails too).
 from __future__ import annotations
 
 import ast
-import functools
 import io
 import pathlib
 import tokenize
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIMIT = 700
@@ -47,10 +48,18 @@ def code_lines(source: str) -> int:
     return len(lines - docstrings)
 
 
-@functools.cache  # every test reads the same tree: tokenized once
-def _sizes() -> dict[str, int]:
+def _count() -> dict[str, int]:
     files = [*(ROOT / "simherdr").rglob("*.py"), *(ROOT / "client").rglob("*.py")]
     return {str(f.relative_to(ROOT)): code_lines(f.read_text()) for f in files}
+
+
+@pytest.fixture
+def sizes(request) -> dict[str, int]:
+    """Every test reads the same tree: tokenized once per run (tests/background.py: once),
+    whichever xdist worker gets a test first."""
+    from tests import background
+
+    return background.once(request.config, "module-sizes", _count)  # type: ignore[return-value]
 
 
 def test_code_lines_skip_docstrings_comments_and_blank_lines():
@@ -58,14 +67,12 @@ def test_code_lines_skip_docstrings_comments_and_blank_lines():
     assert code_lines(source) == 4  # def, return {, 1: 2, }
 
 
-def test_no_module_over_the_limit():
-    sizes = _sizes()
+def test_no_module_over_the_limit(sizes):
     assert "simherdr/model/state.py" in sizes and "client/opener.py" in sizes  # the scan sees both
     over = {path: n for path, n in sorted(sizes.items()) if n > LIMIT and path not in ALLOWED}
     assert over == {}, f"split these by what they hold (at most {LIMIT} lines of code each)"
 
 
-def test_the_allow_list_only_shrinks():
-    sizes = _sizes()
+def test_the_allow_list_only_shrinks(sizes):
     stale = [path for path in ALLOWED if sizes.get(path, 0) <= LIMIT]
     assert stale == [], "under the limit now (or gone): remove them from ALLOWED"

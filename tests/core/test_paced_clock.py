@@ -258,6 +258,27 @@ def test_agent_prompt_stall_window_survives_a_stalled_server(config, pacing):
         assert reply["error"]["code"] == "agent_prompt_stalled", reply
 
 
+@pytest.mark.parametrize("pacing", PACINGS)
+def test_a_request_sent_during_a_stall_is_served_before_its_backlog(config, pacing):
+    """agent.start with a 4 s timeout (herdr expires the pending name at start + timeout), then
+    the server's loop stalls 50 simulated seconds and an agent.get is already waiting when it
+    wakes. Paced: the request is read first, at the time of the backlog's first wake-up, and
+    finds the agent; wall: the pending name is gone (what `agent start` hit under load as
+    agent_name_not_found)."""
+    h = Harness("0.9.3", clock=ScaledClock(SCALE, pacing), config=config)
+    try:
+        h.ok("workspace.create", cwd="/tmp")
+        _stall_after_typed(h.sim, b"pi")  # the start's command line: the stall follows its reply
+        h.ok("agent.start", name="a", kind="pi", pane_id="w1:p1", timeout_ms=4000)
+        reply = h.call("agent.get", target="a")
+    finally:
+        h.close()
+    if pacing == "paced":
+        assert reply.get("result", {}).get("agent", {}).get("name") == "a", reply
+    else:
+        assert reply["error"]["code"] == "agent_not_found", reply
+
+
 def _call(path: str, method: str, **params) -> dict:
     with socket.socket(socket.AF_UNIX) as s:
         s.settimeout(30)

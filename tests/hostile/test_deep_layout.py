@@ -17,6 +17,9 @@ from tests.core.socketclient import raw, request
 # (the chain costs O(n^2): every split publishes the whole layout, as herdr's does).
 LIMIT = 400
 DEPTH = LIMIT + 200
+# splits per ThreadServer.run call (each call has 10 s: the deepest 100 took longer on a loaded
+# two-core machine)
+BATCH = 25
 
 
 def test_deep_split_chain_keeps_every_reader_answering(config):
@@ -37,7 +40,7 @@ def _deep_split_chain(config):
         def batch(start: int):
             async def go(sim):
                 nonlocal target
-                for i in range(start, min(start + 100, DEPTH)):
+                for i in range(start, min(start + BATCH, DEPTH)):
                     direction = "right" if i % 2 else "down"
                     r = await sim.invoke(
                         "pane.split", {"target_pane_id": target, "direction": direction}
@@ -47,7 +50,7 @@ def _deep_split_chain(config):
 
             return go
 
-        for start in range(0, DEPTH, 100):
+        for start in range(0, DEPTH, BATCH):
             srv.run(batch(start))
         snap = request(srv.path, "session.snapshot", timeout=30)["result"]["snapshot"]
         assert len(snap["panes"]) == DEPTH + 1

@@ -31,7 +31,8 @@ def run_recipe(name: str, tmp_path: Path, timeout: float = 300) -> subprocess.Co
             continue
         target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(body)
+        if not target.exists() or target.read_text() != body:  # a kept project keeps its mtimes
+            target.write_text(body)
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"])
     return subprocess.run(
         ["sh", "-c", files["run"].strip()],
@@ -96,9 +97,31 @@ def test_go_recipe(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
 
 
+def _toolchain(*argv: str) -> str:
+    return subprocess.run([*argv, "-vV"], capture_output=True, text=True, timeout=60).stdout
+
+
+def kept_build_dir(request, tmp_path: Path, what: str, *inputs: str) -> Path:
+    """A directory for a Rust build that depends on nothing but ``inputs`` (the sources and the
+    toolchain's ``-vV``): under pytest's cache, named by their hash, so the compile happens
+    once per content, not once per run (the build talks to simherdr only when it runs); a
+    fresh ``tmp_path`` without the cache (-p no:cacheprovider)."""
+    if not request.config.pluginmanager.hasplugin("cacheprovider"):
+        return tmp_path
+    import hashlib
+
+    digest = hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:16]
+    return Path(request.config.cache.mkdir(f"simherdr-{what}")) / digest
+
+
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
-def test_cargo_recipe(tmp_path):
-    p = run_recipe("cargo", tmp_path, timeout=600)
+def test_cargo_recipe(request, tmp_path):
+    files = recipes()["cargo"]
+    project = kept_build_dir(
+        request, tmp_path, "cargo", repr(sorted(files.items())), _toolchain("rustc")
+    )
+    project.mkdir(parents=True, exist_ok=True)
+    p = run_recipe("cargo", project, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "1 passed" in p.stdout + p.stderr
 
@@ -195,17 +218,22 @@ def test_go_one_liner(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("rustc") is None, reason="rustc is not installed")
-def test_rust_one_liner(tmp_path):
-    (tmp_path / "ctl.rs").write_text(
-        one_liner("rust") + '\nfn main() { print!("{}", ctl("server.reset")); }\n'
-    )
-    built = subprocess.run(
-        ["rustc", "--edition", "2021", "-O", "ctl.rs", "-o", "ctl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert built.returncode == 0, built.stderr
+def test_rust_one_liner(request, tmp_path):
+    source = one_liner("rust") + '\nfn main() { print!("{}", ctl("server.reset")); }\n'
+    build = kept_build_dir(request, tmp_path, "rustc", source, _toolchain("rustc"))
+    if not (build / "ctl").exists():  # compiled once per source and toolchain
+        build.mkdir(parents=True, exist_ok=True)
+        (build / "ctl.rs").write_text(source)
+        built = subprocess.run(
+            ["rustc", "--edition", "2021", "-O", "ctl.rs", "-o", "ctl.new"],
+            cwd=build,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert built.returncode == 0, built.stderr
+        os.replace(build / "ctl.new", build / "ctl")  # a kept binary is a whole one
+    if build != tmp_path:
+        shutil.copy2(build / "ctl", tmp_path / "ctl")
     p = in_run(RESET_CHECK.format(reset="./ctl >/dev/null"), tmp_path)
     assert p.returncode == 0 and p.stdout.strip() == "0", p.stderr

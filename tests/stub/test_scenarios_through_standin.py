@@ -38,6 +38,8 @@ SCALE = 2.0
 MAX_ADVANCE_WALL = 8.0
 # served by a real `simherdr serve` process in the one-seed sweep (see there)
 TIGHT = {"restart-between-start-and-witness"}
+# the release of the one-seed sweep (the scenarios' own)
+ONE_SEED_VERSION = "0.9.3"
 
 
 def _scale(name: str) -> float:
@@ -153,24 +155,35 @@ def _drive(name: str, version: str, scale: float, d: str, env: dict) -> list[tup
     return outcomes
 
 
+def _ran_twice(request, name: str, version: str, serve: bool):
+    """The two runs of :func:`_twice`, done by this run's background job (tests/background.py,
+    tests/stub/scenario_runs.py): they are mostly sleeping, no worker waits through them."""
+    from tests import background
+    from tests.stub.scenario_runs import key
+
+    runs = background.result(request.config, "scenarios", key(name, version, serve))
+    first, second = ([tuple(o) for o in run] for run in runs)  # type: ignore[union-attr]
+    return first, second
+
+
 def test_the_cli_scenarios_are_found():
     assert "pane-reused-after-restart" in _cli_scenarios()
 
 
 @pytest.mark.parametrize("name", _cli_scenarios())
-def test_one_seed_one_outcome_through_the_standin(name):
+def test_one_seed_one_outcome_through_the_standin(request, name):
     """On the default release (the scenarios' own); pane-reused-after-restart on both below."""
     # a ThreadServer (the test below spawns serve), but for the tightest one: its restart
     # lands 0.5 s of wall time after the CLI's start, the margin a server in its own process
     # keeps best on a loaded machine
-    first, second = _twice(name, "0.9.3", serve=name in TIGHT)
+    first, second = _ran_twice(request, name, ONE_SEED_VERSION, serve=name in TIGHT)
     assert first == second
 
 
-def test_pane_reused_after_restart_through_the_standin_starts_the_agent(version):
+def test_pane_reused_after_restart_through_the_standin_starts_the_agent(request, version):
     """Its summary and example promise a started agent; a CLI start sees it too, every run
     (before: the restart fell inside the CLI's wait, agent_name_not_found 5 in 6)."""
-    got, again = _twice("pane-reused-after-restart", version, serve=True)
+    got, again = _ran_twice(request, "pane-reused-after-restart", version, serve=True)
     assert got == again
     assert got[1] == ("agent.start", 0, "worker", "pi", "idle")
     assert got[2] == ("agent.get", 1, "agent_not_found")

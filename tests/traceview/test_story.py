@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import sys
-from functools import cache
 
 import pytest
 
@@ -19,23 +18,26 @@ from simherdr.trace import load
 from simherdr.traceview import Axis, model, render_html
 from tests.traceview.test_timeline import CHROMIUM, NEEDS_CHROMIUM
 
-# wall seconds at --time-scale 2: 3 s, 2 s and 4 s of simulated idle time between commands
-# (a slow clock: on a loaded machine a stand-in call's own wall time stays small beside them)
+# 3 s, 2 s and 4 s of simulated idle time between commands, at --time-scale 1 (real time: a
+# stand-in call's own wall time, simulated time too, stays small beside them on a loaded
+# machine; at 2 the calls' spans of a loaded run took the width the agent's life should have).
+# The story runs in the background (tests/background.py): its ~20 s of wall time cost no worker.
+TIME_SCALE = "1"
 STORY = """#!/bin/sh
 herdr workspace create --cwd /tmp >/dev/null
-sleep 1.5
+sleep 3
 herdr pane split w1:p1 --direction right >/dev/null
-sleep 1
-herdr agent start a1 --kind pi --pane w1:p1 >/dev/null
 sleep 2
+herdr agent start a1 --kind pi --pane w1:p1 >/dev/null
+sleep 4
 herdr agent prompt a1 "fix the bug" --wait --until idle --until done --timeout 60000 >/dev/null
-sleep 1
+sleep 2
 herdr agent list >/dev/null
 """
 
 
-@cache
-def story_trace(tmp: str) -> list[dict]:
+def record_story(tmp: str) -> str:
+    """Run the story under ``simherdr run``; the path of its trace."""
     from pathlib import Path
 
     d = Path(tmp)
@@ -43,30 +45,22 @@ def story_trace(tmp: str) -> list[dict]:
     (d / "story.sh").chmod(0o755)
     trace = d / "story.jsonl"
     p = subprocess.run(
-        [sys.executable, "-m", "simherdr", "run", "--time-scale", "2", "--scenario",
+        [sys.executable, "-m", "simherdr", "run", "--time-scale", TIME_SCALE, "--scenario",
          "agent-vanishes-mid-run", "--trace", str(trace), "--", str(d / "story.sh")],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
-    return load(str(trace))
+    return str(trace)
 
 
 @pytest.fixture(scope="module")
-def story(tmp_path_factory, worker_id) -> list[dict]:
+def story(request) -> list[dict]:
     """One story per run, however many xdist workers get these tests (each run is ~10 s of
-    wall time): the first worker records it under a lock, the others load its trace."""
-    if worker_id == "master":
-        return story_trace(str(tmp_path_factory.mktemp("story")))
-    import fcntl
+    wall time, mostly the script's idle gaps): recorded by this run's background job
+    (tests/background.py, tests/traceview/story_run.py), started before any test."""
+    from tests import background
 
-    shared = tmp_path_factory.getbasetemp().parent / "story"  # common to the run's workers
-    shared.mkdir(exist_ok=True)
-    with open(shared / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "done").exists():  # a failed recording leaves no marker: redone
-            story_trace(str(shared))
-            (shared / "done").touch()
-        return load(str(shared / "story.jsonl"))
+    return load(str(background.result(request.config, "story", "story")))
 
 
 def test_the_model_names_runs_by_their_command_and_folds_pings(story):

@@ -1,0 +1,41 @@
+"""The background job of tests/stub/test_scenarios_through_standin.py (tests/background.py):
+each selected (scenario, release, server) run twice on one seed, side by side, as the test did
+itself; ``python -m tests.stub.scenario_runs OUTDIR KEY...``."""
+
+from __future__ import annotations
+
+import sys
+
+MODULE = "tests/stub/test_scenarios_through_standin.py::"
+# how many keys run at once (each is two runs): the four workers ran four at a time
+AT_ONCE = 4
+
+
+def key(name: str, version: str, serve: bool) -> str:
+    return f"{name}@{version}@{int(serve)}"
+
+
+def key_of(item) -> str | None:
+    if not item.nodeid.startswith(MODULE):
+        return None
+    from tests.stub import test_scenarios_through_standin as T
+
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if item.originalname == "test_one_seed_one_outcome_through_the_standin":
+        return key(params["name"], T.ONE_SEED_VERSION, params["name"] in T.TIGHT)
+    if item.originalname == "test_pane_reused_after_restart_through_the_standin_starts_the_agent":
+        return key("pane-reused-after-restart", params["version"], True)
+    return None
+
+
+def run(k: str) -> list:
+    from tests.stub import test_scenarios_through_standin as T
+
+    name, version, serve = k.split("@")
+    return list(T._twice(name, version, serve=serve == "1"))
+
+
+if __name__ == "__main__":
+    from tests import background
+
+    sys.exit(background.main(sys.argv[1], sys.argv[2:], run, AT_ONCE))
