@@ -17,7 +17,6 @@ from .facts.versions import HerdrVersion
 from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
 from .model.hub import EventHub
-from .model.seams import OwnsProcesses
 from .model.surface import ClientSurface
 from .outbox import Outbox, focus_events
 from .runtime.changes import Changes
@@ -179,8 +178,11 @@ class Simulator:
             persist.save(self)
         if self._plugins is not None:
             await self._plugins.close()  # running plugin commands are killed and reaped
-        if isinstance(self._backend, OwnsProcesses):
-            self._backend.close()  # real panes: kill and reap every process
+        if self._backend is not None:
+            from .model.seams import OwnsProcesses  # not at start: only a closing server asks
+
+            if isinstance(self._backend, OwnsProcesses):
+                self._backend.close()  # real panes: kill and reap every process
         await self.timers.stop()
 
     def stop(self) -> None:

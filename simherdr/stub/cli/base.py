@@ -281,22 +281,33 @@ class Clock:
     Every wait of a call goes through ``ctx.clock``; in-process tests pass their own (any
     object with ``scale``, ``monotonic()`` and ``sleep()``) to :func:`.core.run`."""
 
-    __slots__ = ("scale",)
+    __slots__ = ("_lost", "scale")
 
     def __init__(self, scale: float = 1.0) -> None:
         self.scale = scale
+        self._lost = 0.0  # wall seconds this process overslept on a scaled clock (not counted)
 
     def monotonic(self) -> float:
         import time
 
-        return time.monotonic() * self.scale
+        return (time.monotonic() - self._lost) * self.scale
 
     def sleep(self, seconds: float) -> None:
-        """Sleep ``seconds`` nominal seconds (real time divided by the scale)."""
+        """Sleep ``seconds`` nominal seconds (real time divided by the scale). CHOICE (as the
+        server's paced clock, simherdr.clock): on a scaled clock an oversleep (this process
+        starved on a loaded machine) is not counted as nominal time, so herdr's own CLI
+        deadlines (agent start's 30 s: 30 ms at 1000x) measure the waits the CLI meant, not
+        the machine's load. At scale 1 the wall clock is herdr's own."""
         if seconds > 0:
             import time
 
-            time.sleep(seconds / self.scale)
+            wall = seconds / self.scale
+            t0 = time.monotonic()
+            time.sleep(wall)
+            if self.scale != 1.0:
+                over = time.monotonic() - t0 - wall
+                if over > 0:
+                    self._lost += over
 
     def real_seconds(self, seconds: float) -> float:
         """The real duration of ``seconds`` nominal seconds (a socket timeout)."""
