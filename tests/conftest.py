@@ -45,7 +45,7 @@ def pytest_sessionfinish(session):
 
 def pytest_collection_finish(session):
     # the runs that mostly wait start now, in a process of their own (tests/background.py);
-    # their tests come last (LAST below)
+    # their tests come last (_slow_rank below)
     from tests import background
 
     background.start(session)
@@ -141,23 +141,20 @@ SLOW_FIRST = (
 )
 
 
-# Tests that read what a background job ran (tests/background.py): last, so the job (started
-# when collection ends, ~30 s of mostly sleeping) is done when they come.
-LAST = (
-    "tests/stub/test_scenarios_through_standin.py",
-    "tests/traceview/test_story.py",
-)
+# Tests that read what a background job ran (tests/background.py: job_of) come last, so the
+# jobs (started when collection ends, ~50 s of mostly sleeping) are done when they come.
 
 
-def _slow_rank(nodeid: str) -> int:
-    for i, prefix in enumerate(LAST):
-        if nodeid.startswith(prefix):
-            return len(SLOW_FIRST) + 1 + i
+def _slow_rank(item) -> int:
+    from tests import background
+
+    if background.job_of(item) is not None:
+        return len(SLOW_FIRST) + 1
     for i, prefix in enumerate(SLOW_FIRST):
-        if nodeid.startswith(prefix):
+        if item.nodeid.startswith(prefix):
             return i
     return len(SLOW_FIRST)
 
 
 def pytest_collection_modifyitems(session, config, items):
-    items.sort(key=lambda item: _slow_rank(item.nodeid))  # stable: the same order on every worker
+    items.sort(key=_slow_rank)  # stable: the same order on every worker

@@ -44,11 +44,8 @@ def _cases():
                 yield pytest.param(c, target, v, id=f"{Path(c.file).stem}-{target}-{v}")
 
 
-@pytest.mark.parametrize("cassette,target,version", list(_cases()))
-def test_cassette(cassette, target, version, config):
-    missing = [n for n in cassette.needs if n not in load_all()]
-    if missing:
-        pytest.skip(f"simulator has no {missing} yet")
+def replay(cassette, target: str, version: str, config) -> dict:
+    """The replay's status, reason and report (a fresh simherdr target for it)."""
     if any(s.get("boundary") == "launch" for s in cassette.steps):
         # a server the client launched binds its socket under the home (as herdr's does):
         # under pytest's long tmp_path it overflows sun_path's 108 bytes; the target's own
@@ -61,9 +58,18 @@ def test_cassette(cassette, target, version, config):
         )
     finally:
         t.close()
-    if result.status == "skip":
-        pytest.skip(result.reason)
-    assert result.status == "pass", result.report()
+    return {"status": result.status, "reason": result.reason, "report": result.report()}
+
+
+@pytest.mark.parametrize("cassette,target,version", list(_cases()))
+def test_cassette(cassette, target, version, config):
+    missing = [n for n in cassette.needs if n not in load_all()]
+    if missing:
+        pytest.skip(f"simulator has no {missing} yet")
+    result = replay(cassette, target, version, config)
+    if result["status"] == "skip":
+        pytest.skip(result["reason"])
+    assert result["status"] == "pass", result["report"]
 
 
 def test_every_cassette_names_its_source_and_provenance():
