@@ -8,6 +8,7 @@ client-visible 0.8.0 grammar rows (releases/0.8.0.toml) follow.
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -220,10 +221,14 @@ def test_help_points_agents_to_resources_from_082(herdr, version):
 def test_closed_stdout_pipe(stubs, base_env, version):
     """v0.8.2 tests/broken_pipe.rs cli_exits_via_sigpipe_without_panicking_when_stdout_closes:
     0.8.2 dies by SIGPIPE and prints nothing; 0.8.0 (and 0.8.1) panic, exit 101."""
-    proc = subprocess.Popen(
-        [stubs[version], "--help"], env=base_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    proc.stdout.close()  # the reader is gone before the first write
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the stand-in starts (not a race with it)
+    try:
+        proc = subprocess.Popen(
+            [stubs[version], "--help"], env=base_env, stdout=write_end, stderr=subprocess.PIPE
+        )
+    finally:
+        os.close(write_end)
     err = proc.stderr.read().decode()
     rc = proc.wait(timeout=20)
     if not rows(version).cli_quiet_broken_pipe:
