@@ -10,10 +10,8 @@ the control that shows what the stall did without it."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
-import socket
 import tempfile
 import time
 
@@ -21,6 +19,7 @@ import pytest
 
 from simherdr.clock import DEFAULT_PACING, PACINGS, ScaledClock, make_clock
 from simherdr.testing import Harness, spawn_server
+from tests.core.socketclient import request
 
 SCALE = 1000.0
 STALL = 0.05  # wall seconds the loop is blocked: 50 simulated seconds at SCALE
@@ -280,17 +279,8 @@ def test_a_request_sent_during_a_stall_is_served_before_its_backlog(config, paci
 
 
 def _call(path: str, method: str, **params) -> dict:
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(30)
-        s.connect(path)
-        s.sendall(json.dumps({"id": "t", "method": method, "params": params}).encode() + b"\n")
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-    return json.loads(buf)
+    # the suite's client (replies checked against the release's schema); a wait's long timeout
+    return request(path, method, params, timeout=30)
 
 
 def test_the_fixtures_default_clock_is_paced(simherdr_server):
