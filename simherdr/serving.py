@@ -50,7 +50,7 @@ async def run_server(
 ) -> int:
     """Serve until stopped; ``listening`` is called once the socket answers. ``time_pacing``:
     the scaled clock's (simherdr.clock.PACINGS; None: its default)."""
-    from .clock import DEFAULT_PACING, RealClock, ScaledClock
+    from .clock import DEFAULT_PACING, make_clock
     from .server import Server, SocketBusy
     from .simulator import Config, Simulator
 
@@ -59,7 +59,7 @@ async def run_server(
             _say(text)
 
     pacing = time_pacing or DEFAULT_PACING
-    clock = ScaledClock(time_scale, pacing) if time_scale != 1 else RealClock()
+    clock = make_clock("real", time_scale, pacing)  # scale 1: the wall clock
     config = Config(pane_mode=pane_mode)
     if cwd:
         config.server_cwd = os.path.abspath(cwd)

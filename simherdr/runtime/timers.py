@@ -50,12 +50,12 @@ class Timers:
     def run_due(self) -> None:
         clock = self._clock
         fired = False
-        # now() read again after each timer: a paced clock held at the earliest one goes on
-        # from its due time (passed), so the next comes due when its own time is reached
-        while self._heap and self._heap[0][0] <= clock.now():  # a timer may reset the heap
+        # now() read again after each timer (a timer may reset the heap): a paced clock held
+        # at the earliest one goes on from its due time, so the next comes due at its own time
+        while self._heap and self._heap[0][0] <= clock.now():
             at, seq, fn = heapq.heappop(self._heap)
             self._durable.discard(seq)
-            clock.passed(at)  # a paced clock held at this timer goes on from its due time
+            clock.passed(at)
             fn()
             fired = True
         if fired:
