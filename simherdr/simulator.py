@@ -28,8 +28,8 @@ from .trace import NullRecorder, Observable, Recorder, Trace
 if TYPE_CHECKING:
     from .agents import AgentLayer
     from .handlers.context import WorktreeOperations
-    from .model.state import Session
     from .model.seams import PaneBackend
+    from .model.state import Session
     from .outbox import Outbox
     from .plugins import PluginHost
     from .scenarios.faults import Faults
