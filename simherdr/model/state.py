@@ -294,7 +294,7 @@ class Session:
         when its own three ids are these (one lookup for a walk of many panes)."""
         w = self.active_ws()
         t = w.active() if w is not None else None
-        if t is None:
+        if w is None or t is None:
             return None
         return (w.workspace_id, t.tab_id, t.focused_pane)
 
