@@ -53,15 +53,18 @@ def _story_key(item: pytest.Item) -> str | None:
     return "story" if item.nodeid.startswith("tests/traceview/test_story.py::") else None
 
 
-# CHOICE: one chain, the scenarios then the story (both timed by CLI calls against a slow
-# clock: they do not share the start). Not here: the recorded cassettes' socket and stub
-# replays (tests/contract/test_contract.py), paced to their gaps but with margins of a few ms
-# (phren's report -> pane.get: 8 ms, its shell re-check 20 ms at 50x): run three at a time
-# in a background process beside the start of the run, phren missed its margin 3 runs in 3 on
-# a loaded machine (in the workers: 0 in 7).
+# CHOICE: two chains side by side, the scenarios and the story (each timed by CLI calls against
+# a slow clock, both mostly sleeping: ~3 s of CPU in ~20 s each, and they start after the
+# workers' collection, which their imports outlast). One chain (the story after the scenarios)
+# put ~46 s of wall time after collection on every run; the story's margin is its 2-4 s gaps
+# at --time-scale 1 (tests/traceview/test_story.py), not the start. Not here: the recorded
+# cassettes' socket and stub replays (tests/contract/test_contract.py), paced to their gaps
+# but with margins of a few ms (phren's report -> pane.get: 8 ms, its shell re-check 20 ms at
+# 50x): run three at a time in a background process beside the start of the run, phren missed
+# its margin 3 runs in 3 on a loaded machine (in the workers: 0 in 7).
 JOBS = (
     Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0),
-    Job("story", "tests.traceview.story_run", _story_key, chain=0),
+    Job("story", "tests.traceview.story_run", _story_key, chain=1),
 )
 _started: list[subprocess.Popen] = []
 
@@ -82,13 +85,14 @@ def run_dir(config: pytest.Config) -> Path:
 
 def start(session: pytest.Session) -> None:
     """pytest_collection_finish: claim and start the jobs the selected items need, once per
-    run (the claim is a file created exclusively), one after another in one background
-    process: each job's runs are timed against its own clock, so they do not pile on each
-    other (nor on the workers' collection, which the first job's imports outlast)."""
+    run (the claim is a file created exclusively): one background process per chain (JOBS),
+    a chain's jobs one after another."""
     if not hasattr(session.config, "workerinput") and session.config.pluginmanager.hasplugin(
         "dsession"
     ):
         return  # the xdist controller collects nothing; its workers start the jobs
+    if session.config.option.collectonly:
+        return  # nothing runs
     todo = []
     for job in JOBS:
         keys = sorted({k for item in session.items if (k := job.keys(item)) is not None})

@@ -48,18 +48,23 @@ def code_lines(source: str) -> int:
     return len(lines - docstrings)
 
 
-def _count() -> dict[str, int]:
+def _count(config: pytest.Config) -> dict[str, int]:
+    from tests import filescan
+
     files = [*(ROOT / "simherdr").rglob("*.py"), *(ROOT / "client").rglob("*.py")]
-    return {str(f.relative_to(ROOT)): code_lines(f.read_text()) for f in files}
+    counted = filescan.per_file(config, "module-size", __file__, files, code_lines)
+    return {str(f.relative_to(ROOT)): n for f, n in counted}  # type: ignore[misc]
 
 
 @pytest.fixture
 def sizes(request) -> dict[str, int]:
-    """Every test reads the same tree: tokenized once per run (tests/background.py: once),
-    whichever xdist worker gets a test first."""
+    """Every test reads the same tree: counted once per run (tests/background.py: once),
+    whichever xdist worker gets a test first; a file tokenized again only when its bytes (or
+    this module) changed (tests/filescan.py)."""
     from tests import background
 
-    return background.once(request.config, "module-sizes", _count)  # type: ignore[return-value]
+    sizes = background.once(request.config, "module-sizes", lambda: _count(request.config))
+    return sizes  # type: ignore[return-value]
 
 
 def test_code_lines_skip_docstrings_comments_and_blank_lines():

@@ -22,6 +22,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2] / "simherdr"
 TESTS = Path(__file__).resolve().parents[1]
 VERSION_LIKE = re.compile(r"^\d+\.\d+(\.\d+)?$")
@@ -98,20 +100,45 @@ def _hits(tree: ast.AST, facts: set[int] = frozenset()):  # type: ignore[assignm
                     yield v, "an `or` fallback"
 
 
-def scan(root: Path = ROOT, *, tests: bool = False) -> list[tuple[str, int, str, str]]:
-    out = []
+def _scan_source(source: str, tests: bool) -> list[tuple[int, str, str]]:
+    tree = ast.parse(source)
+    return [
+        (node.lineno, node.value, how)  # type: ignore[attr-defined]
+        for node, how in _hits(tree, _asserted(tree) if tests else set())
+    ]
+
+
+def scan(
+    root: Path = ROOT, *, tests: bool = False, config: pytest.Config | None = None
+) -> list[tuple[str, int, str, str]]:
+    """Every hit under ``root``; with ``config``, a file's hits are kept by its bytes in
+    pytest's cache (tests/filescan.py) and only changed files are parsed again."""
+    files = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
         if tests and rel.startswith("contract/corpus/"):
             continue  # recorded conversations, not tests
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for node, how in _hits(tree, _asserted(tree) if tests else set()):
-            out.append((rel, node.lineno, node.value, how))  # type: ignore[attr-defined]
-    return out
+        files.append(path)
+
+    def one(source: str) -> list[tuple[int, str, str]]:
+        return _scan_source(source, tests)
+
+    if config is None:
+        hits = [(path, one(path.read_text(encoding="utf-8"))) for path in files]
+    else:
+        from tests import filescan
+
+        kind = "version-literals-tests" if tests else "version-literals"
+        hits = filescan.per_file(config, kind, __file__, files, one)  # type: ignore[assignment]
+    return [
+        (path.relative_to(root).as_posix(), line, value, how)
+        for path, found in hits
+        for line, value, how in found  # type: ignore[union-attr]
+    ]
 
 
-def test_no_version_literal_decides_behaviour():
-    found = scan()
+def test_no_version_literal_decides_behaviour(request):
+    found = scan(config=request.config)
     bad = [
         f"simherdr/{p}:{line}: {lit!r} as {how}"
         for p, line, lit, how in found
@@ -125,8 +152,8 @@ def test_no_version_literal_decides_behaviour():
     assert not stale, f"converted: remove from ALLOWED: {sorted(stale)}"
 
 
-def test_no_version_literal_decides_a_test():
-    found = scan(TESTS, tests=True)
+def test_no_version_literal_decides_a_test(request):
+    found = scan(TESTS, tests=True, config=request.config)
     bad = [
         f"tests/{p}:{line}: {lit!r} as {how}"
         for p, line, lit, how in found

@@ -28,6 +28,24 @@ def key_of(item) -> str | None:
     return None
 
 
+def longest_first(keys: list[str]) -> list[str]:
+    """The keys in the order the pool starts them, the long runs first so that its last run is
+    a short one: the served runs (a `simherdr serve` process each; restart-between-start-and-
+    witness's CLI start waits out its 30 s timeout after the restart: ~18 s of wall, the
+    longest), then by the scenario's advances at its scale (~5-9 s of wall each)."""
+    import tomllib
+
+    from tests.stub import test_scenarios_through_standin as T
+
+    def order(k: str) -> tuple:
+        name, _, serve = k.split("@")
+        data = tomllib.loads((T.LIBRARY / f"{name}.toml").read_text())
+        sleep = sum(e.get("advance", 0) for e in data.get("example", [])) / T._scale(name)
+        return (serve != "1", name not in T.TIGHT, -sleep, k)
+
+    return sorted(keys, key=order)
+
+
 def run(k: str) -> list:
     from tests.stub import test_scenarios_through_standin as T
 
@@ -38,4 +56,4 @@ def run(k: str) -> list:
 if __name__ == "__main__":
     from tests import background
 
-    sys.exit(background.main(sys.argv[1], sys.argv[2:], run, AT_ONCE))
+    sys.exit(background.main(sys.argv[1], longest_first(sys.argv[2:]), run, AT_ONCE))
