@@ -429,7 +429,7 @@ class Server:
             # (simherdr.scenarios: a held request ends when its client goes away).
             proto.start(self._waited(obj, conn, label, pid))
 
-    def _respond(self, line, label: str, sock) -> bytes | None | tuple:
+    def _respond(self, line, label: str, sock) -> bytes | tuple | None:
         """One request line (bytes or a view of them): the encoded reply of a request answered
         at once, None for no reply at all, or ``(request, MethodDef | None, peer pid)`` for
         one that needs a task (a wait, a stream, an intercepted call). Nothing is recorded

@@ -224,12 +224,9 @@ class Listening:
         transport for whatever it leaves to a protocol."""
         try:
             conn.setblocking(False)
-            if self._first_read is None:
-                proto = self._factory()
-            else:
-                proto = self._first_read(conn)
-                if proto is None:
-                    return  # answered and closed
+            proto = self._factory() if self._first_read is None else self._first_read(conn)
+            if proto is None:
+                return  # answered and closed by the first read
             maker._make_socket_transport(conn, proto)
         except OSError:
             conn.close()
