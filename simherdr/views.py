@@ -24,15 +24,19 @@ def workspace_status(s: Session, w: Workspace) -> str:
 
 
 def workspace_info(s: Session, w: Workspace) -> dict:
+    return _workspace_info(s, w, sum(len(t.pane_ids()) for t in w.tabs), workspace_status(s, w))
+
+
+def _workspace_info(s: Session, w: Workspace, pane_count: int, status: str) -> dict:
     info = {
         "workspace_id": w.workspace_id,
         "number": s.ws_index(w) + 1 if w in s.workspaces else 0,
         "label": s.label_of(w),
         "focused": s.active == w.workspace_id,
-        "pane_count": sum(len(t.pane_ids()) for t in w.tabs),
+        "pane_count": pane_count,
         "tab_count": len(w.tabs),
         "active_tab_id": w.active_tab or "",
-        "agent_status": workspace_status(s, w),
+        "agent_status": status,
     }
     if w.tokens:
         info["tokens"] = dict(w.tokens)
@@ -42,6 +46,10 @@ def workspace_info(s: Session, w: Workspace) -> dict:
 
 
 def tab_info(s: Session, t: Tab) -> dict:
+    return _tab_info(s, t, len(t.pane_ids()), tab_status(s, t))
+
+
+def _tab_info(s: Session, t: Tab, pane_count: int, status: str) -> dict:
     w = s.ws_of(t)
     return {
         "tab_id": t.tab_id,
@@ -50,8 +58,8 @@ def tab_info(s: Session, t: Tab) -> dict:
         # default label: the 1-based position (src/workspace.rs:495-502)
         "label": t.custom_label if t.custom_label is not None else str(w.tabs.index(t) + 1),
         "focused": s.active == w.workspace_id and w.active_tab == t.tab_id,
-        "pane_count": len(t.pane_ids()),
-        "agent_status": tab_status(s, t),
+        "pane_count": pane_count,
+        "agent_status": status,
     }
 
 
@@ -92,13 +100,14 @@ def status_payload(p: Pane, agent_status: str | None = None, label: str | None =
     return d
 
 
-def pane_info(s: Session, p: Pane) -> dict:
+def pane_info(s: Session, p: Pane, focused: bool | None = None) -> dict:
+    """``focused``: s.is_focused(p), when the caller knows it (a walk of many panes)."""
     info = {
         "pane_id": p.pane_id,
         "terminal_id": p.terminal_id,
         "workspace_id": p.workspace_id,
         "tab_id": p.tab_id,
-        "focused": s.is_focused(p),
+        "focused": s.is_focused(p) if focused is None else focused,
     }
     if p.cwd:
         info["cwd"] = p.cwd
@@ -135,8 +144,11 @@ def scroll_info(p: Pane) -> dict | None:
     }
 
 
-def agent_info(s: Session, p: Pane, completion_seq: bool = False) -> dict:
-    """AgentInfo; ``completion_seq``: the profile knows the field (0.9, profile row)."""
+def agent_info(
+    s: Session, p: Pane, completion_seq: bool = False, focused: bool | None = None
+) -> dict:
+    """AgentInfo; ``completion_seq``: the profile knows the field (0.9, profile row);
+    ``focused``: s.is_focused(p), when the caller knows it."""
     a = p.agent
     info: dict[str, Any] = {"terminal_id": p.terminal_id}
     if a.name:
@@ -152,7 +164,10 @@ def agent_info(s: Session, p: Pane, completion_seq: bool = False) -> dict:
     if a.session:
         info["agent_session"] = dict(a.session)
     info.update(
-        workspace_id=p.workspace_id, tab_id=p.tab_id, pane_id=p.pane_id, focused=s.is_focused(p)
+        workspace_id=p.workspace_id,
+        tab_id=p.tab_id,
+        pane_id=p.pane_id,
+        focused=s.is_focused(p) if focused is None else focused,
     )
     if a.launch_pending:
         info["launch_pending"] = True
@@ -200,11 +215,34 @@ def session_snapshot(s: Session, version: str, protocol: int, completion_seq: bo
         if t is not None:
             snap["focused_tab_id"] = t.tab_id
             snap["focused_pane_id"] = t.focused_pane
-    snap["workspaces"] = [workspace_info(s, x) for x in s.workspaces]
-    snap["tabs"] = [tab_info(s, t) for x in s.workspaces for t in x.tabs]
-    snap["panes"] = [pane_info(s, p) for p in s.all_panes()]
-    snap["layouts"] = [layout_snapshot(s, x, t) for x in s.workspaces for t in x.tabs]
-    snap["agents"] = [
-        agent_info(s, p, completion_seq) for p in s.all_panes() if p.agent.is_agent_terminal()
-    ]
+    # The same entries as workspace_info / tab_info / pane_info / layout_snapshot / agent_info
+    # of each item in turn (tests/model/test_snapshot_walk.py compares them), from one walk
+    # of the tree (issue 26): each tab's pane order, each pane's status and whether it is the
+    # focused one are read once and shared by the workspace, tab, pane and agent entries.
+    # Item by item they were read again per entry: six passes over every pane and layout,
+    # each of them missing the CPU caches once the session is large.
+    focus = s.focus_ids()
+    workspaces, tabs, panes, layouts, agents = [], [], [], [], []
+    for x in s.workspaces:
+        ws_count, ws_status = 0, []
+        for t in x.tabs:
+            members = [s.panes[pid] for pid in t.pane_ids()]
+            statuses = [p.status for p in members]
+            status = rollup(statuses)
+            tabs.append(_tab_info(s, t, len(members), status))
+            ws_count += len(members)
+            ws_status.append(status)
+            for p in members:
+                focused = (p.workspace_id, p.tab_id, p.pane_id) == focus
+                panes.append(pane_info(s, p, focused))
+                if p.agent.is_agent_terminal():
+                    agents.append(agent_info(s, p, completion_seq, focused))
+            layouts.append(layout_snapshot(s, x, t))
+        # a workspace's rollup is its tabs' rollups' (rollup keeps the most urgent status)
+        workspaces.append(_workspace_info(s, x, ws_count, rollup(ws_status)))
+    snap["workspaces"] = workspaces
+    snap["tabs"] = tabs
+    snap["panes"] = panes
+    snap["layouts"] = layouts
+    snap["agents"] = agents
     return snap

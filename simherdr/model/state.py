@@ -289,6 +289,15 @@ class Session:
             and self.tab_of(pane).focused_pane == pane.pane_id
         )
 
+    def focus_ids(self) -> tuple[str, str, str] | None:
+        """(workspace_id, tab_id, pane_id) of the focused pane: a live pane is_focused exactly
+        when its own three ids are these (one lookup for a walk of many panes)."""
+        w = self.active_ws()
+        t = w.active() if w is not None else None
+        if w is None or t is None:
+            return None
+        return (w.workspace_id, t.tab_id, t.focused_pane)
+
     def in_active_tab(self, pane: Pane) -> bool:
         w = self.ws_of(pane)
         return self.active == w.workspace_id and w.active_tab == pane.tab_id
