@@ -90,8 +90,8 @@ _C_ENCODE = _json.make_encoder(
 
 def too_deep(text: str) -> bool:
     """True when ``text`` nests MAX_DEPTH or more arrays/objects (serde_json refuses it)."""
-    if text.count("[") + text.count("{") < MAX_DEPTH:
-        return False  # the common case: no scan at all
+    if len(text) < MAX_DEPTH or text.count("[") + text.count("{") < MAX_DEPTH:
+        return False  # the common case: no scan at all (a short line cannot nest so deep)
     depth = 0
     for m in re.finditer(_DEPTH_PATTERN, text):  # re's own cache keeps it compiled
         tok = m.group()

@@ -139,3 +139,13 @@ def test_a_duplicated_params_field_still_reaches_params_parse():
 def test_the_common_request_is_read_plainly():
     obj = decode_request('{"id":"bench","method":"ping","params":{}}')
     assert type(obj) is dict and type(obj["params"]) is dict
+
+
+def test_nesting_limit_at_the_length_boundary():
+    """serde_json's 128 levels: a line of exactly 128 opening brackets is refused (the short
+    line shortcut in too_deep must not skip it); 127 are read."""
+    from simherdr.wire import too_deep
+
+    assert too_deep("[" * MAX_DEPTH) and too_deep("{" * MAX_DEPTH)
+    assert not too_deep("[" * (MAX_DEPTH - 1))
+    assert decode_request("[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)) is not None
