@@ -14,11 +14,9 @@ from typing import TYPE_CHECKING, Any
 from .clock import Clock, RealClock
 from .facts import errors as E
 from .facts.versions import HerdrVersion
-from .handlers.context import WorktreeOperations
 from .handlers.registry import Methods
 from .model.hub import EventHub
 from .model.surface import ClientSurface
-from .outbox import Outbox, focus_events
 from .runtime.changes import Changes
 from .runtime.config import Config as Config
 from .runtime.config import load_host_config, release_of
@@ -29,12 +27,41 @@ from .trace import NullRecorder, Observable, Recorder, Trace
 
 if TYPE_CHECKING:
     from .agents import AgentLayer
+    from .handlers.context import WorktreeOperations
     from .model.seams import PaneBackend
+    from .model.state import Session
+    from .outbox import Outbox
     from .plugins import PluginHost
     from .scenarios.faults import Faults
 
 
+class _MadeOnUse:
+    """A server generation's part made the first time it is read (``make``, a method name,
+    sets it on the instance, where later reads find it at plain attribute speed); the
+    generation's start (:meth:`Simulator._fresh_state`) drops it again. ``simherdr serve``
+    answers its first ping without the session model (issue 26): a ping reads none of it."""
+
+    def __init__(self, make: str) -> None:
+        self.make = make
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        getattr(obj, self.make)()
+        return obj.__dict__[self.name]
+
+
 class Simulator:
+    # One generation's session and its outbox (the events of the batch in progress), made
+    # together on first use; a commit before that publishes nothing (an empty session: no
+    # event, no focus). The worktree operations in flight likewise.
+    session: Session = _MadeOnUse("_make_session")  # type: ignore[assignment]
+    outbox: Outbox = _MadeOnUse("_make_session")  # type: ignore[assignment]
+    worktree_ops: WorktreeOperations = _MadeOnUse("_make_worktree_ops")  # type: ignore[assignment]
+
     def __init__(
         self,
         profile: HerdrVersion | str | None = None,
@@ -77,18 +104,28 @@ class Simulator:
         self._fresh_state(diagnostics)
 
     def _fresh_state(self, config_diagnostics: list) -> None:
-        """One server generation's state, as a new server starts it (``reset`` rebuilds it)."""
-        self.outbox = Outbox()
-        self.session = self.hooks.new_session(self.outbox.record)
-        self.outbox.session = self.session
+        """One server generation's state, as a new server starts it (``reset`` rebuilds it):
+        its session, outbox and worktree operations are made on first use (:class:`_MadeOnUse`)."""
+        for name in ("session", "outbox", "worktree_ops"):
+            self.__dict__.pop(name, None)
         self.hub = EventHub()
-        self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
         self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
         self.surface = ClientSurface()  # toast, window title, agent view (no client attached)
         self.surface.config_diagnostics = config_diagnostics
         self._focus_pair = None
         self._faults: Faults | None = None
         self._agents = None  # the agent layer (occupants, behaviour overrides), made on use
+
+    def _make_session(self) -> None:
+        from .outbox import Outbox
+
+        self.outbox = outbox = Outbox()
+        self.session = outbox.session = self.hooks.new_session(outbox.record)
+
+    def _make_worktree_ops(self) -> None:
+        from .handlers.context import WorktreeOperations
+
+        self.worktree_ops = WorktreeOperations()  # in-flight worktree create/remove
 
     @property
     def backend(self) -> PaneBackend:
@@ -247,12 +284,16 @@ class Simulator:
 
     def commit(self) -> None:
         """Publish the batch's events, then the focus trio when the focus moved (herdr compares
-        (workspace index, pane) after each batch)."""
-        batch = self.outbox.drain()
+        (workspace index, pane) after each batch). A session not made yet is empty: no
+        events, no focus (its focus pair None, as a new generation's ``_focus_pair``)."""
+        made = self.__dict__.get("outbox")
+        batch = made.drain() if made is not None else []
         for kind, data in batch:
             self._publish(kind, {"type": kind, **data})
-        pair = self.session.focus_pair()
+        pair = self.session.focus_pair() if made is not None else None
         if pair != self._focus_pair:
+            from .outbox import focus_events
+
             self._focus_pair = pair
             for kind, data in focus_events(self.session):
                 self._publish(kind, {"type": kind, **data})

@@ -25,9 +25,15 @@ mutable-default and field-order errors.
 
 CHOICE: what it leaves out, none of which simherdr uses: ``order``, ``unsafe_hash``,
 ``InitVar``, ``KW_ONLY``, ``weakref_slot`` (these raise TypeError), and the generated
-signature docstring (``help()`` of a record without a docstring shows no signature). The
-generated ``__init__`` binds its arguments in Python rather than by the interpreter, so its
-error messages for a wrong call are worded a little differently (still TypeError).
+signature docstring (``help()`` of a record without a docstring shows no signature).
+
+``__init__`` comes in two forms (:func:`_init_fn`): until a class has been made ``HOT_AFTER``
+times, a general one binds its arguments in Python (nothing compiled: a class made once or
+a few times costs no compile); then the one ``@dataclass`` would write is compiled once per
+shape of class and put in its place, so records made often are made as fast as by
+``@dataclass``. A wrong call goes to the compiled form at once: its TypeError is the
+interpreter's, worded as ``@dataclass``'s. ``inspect.signature`` of a class shows its fields
+once the compiled form is in place (``(*args, **kwargs)`` before).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from operator import attrgetter
+from types import CodeType, FunctionType
 from typing import Any, TypeVar, dataclass_transform
 
 __all__ = ["MISSING", "field", "field_names", "field_types", "record"]
@@ -344,9 +351,36 @@ def _new(cls: type, name: str, fn: Callable) -> None:
     setattr(cls, name, fn)
 
 
+class _FactoryType:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+#: A factory field's parameter default (``dataclasses._HAS_DEFAULT_FACTORY``'s repr).
+_HAS_FACTORY: Any = _FactoryType()
+
+#: Compiled ``__init__`` templates by their source (fields as ``f0``, ``f1``, ...): one
+#: compile per shape of class, however many classes share it.
+_TEMPLATES: dict[str, CodeType] = {}
+
+
+#: CHOICE: a record class made this many times is made often: its ``__init__`` is then compiled
+#: (:func:`_compiled_init`). Before that (a class made once or a few times: a server's config,
+#: its first workspace) the general ``__init__`` below makes it, with no compile at all.
+HOT_AFTER = 16
+
+
 def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Callable:
     """``__init__(self, <positional fields>, *, <kw_only fields>)``, defaults as declared;
-    the fields are set in their declared order, as ``@dataclass``'s ``__init__`` sets them."""
+    the fields are set in their declared order, as ``@dataclass``'s ``__init__`` sets them.
+
+    Two forms: a general one (below: nothing compiled, each call binds its arguments in
+    Python), and, once the class is made often (``HOT_AFTER`` calls) or a call is wrong, the
+    one ``@dataclass`` would write (:func:`_compiled_init`), put in the stub's place on the
+    class: straight-line code as fast as ``@dataclass``'s own, and for a wrong call the
+    interpreter's own TypeError, worded as ``@dataclass``'s."""
     positional = tuple(f.name for f in flist if f.init and not f.kw_only)
     order = positional + tuple(f.name for f in flist if f.init and f.kw_only)
     accepted = frozenset(order)
@@ -370,76 +404,143 @@ def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Calla
     # the general path: every field in order at its plain default (MISSING where it has
     # none), the arguments laid over it, then what is still MISSING made by its factory
     template = {name: default for name, _, default, _ in plan}
-    to_fill = tuple((name, factory) for name, _, default, factory in plan if default is MISSING)
-    post_init = getattr(cls, "__post_init__", None) is not None
-    # A plain instance dict takes the values at once where setattr would do no more (no
-    # __setattr__ of the class's own, no data descriptor named like a field).
-    direct = not slots and _plain_attributes(cls, order)
+    required = tuple(name for name, _, default, factory in plan if default is factory is MISSING)
+    factories = tuple(
+        (name, factory) for name, _, default, factory in plan if factory is not MISSING
+    )
+    post_init = getattr(cls, "__post_init__", None) is not None  # as @dataclass decides it
+    # One attribute at a time, never through the instance's __dict__: reading __dict__ makes
+    # CPython give the object a real dict instead of its inline values, and every later read
+    # of its attributes is then slower (a session's first workspaces, read by each list).
     put = _setattr if frozen else setattr
-    qualname = cls.__qualname__
+    calls = 0
+    made: Callable | None = None
 
-    def __init__(self, *args, **kwargs):
-        n = len(args)
-        if n > npos:
-            raise TypeError(
-                f"{qualname}.__init__() takes {npos + 1} positional arguments but {n + 1} "
-                "were given"
+    # The instance's parameter is named as no field can be (a field may be called ``self``).
+    def compiled(self) -> Callable:
+        nonlocal made
+        if made is None:
+            # the class whose __init__ this is (a slots record is a new class made from the
+            # decorated one; a plain subclass inherits it)
+            owner = next(
+                (k for k in type(self).__mro__ if k.__dict__.get("__init__") is __init__), cls
             )
+            made = _compiled_init(owner, flist, frozen, slots, post_init)
+            if owner.__dict__.get("__init__") is __init__:
+                type.__setattr__(owner, "__init__", made)
+        return made
+
+    def __init__(__record_self, *args, **kwargs):
+        self = __record_self
+        nonlocal calls
+        calls += 1
+        n = len(args)
+        if calls >= HOT_AFTER or n > npos:
+            return compiled(self)(self, *args, **kwargs)
         tail = None if kwargs else tails[n]
         if tail is not None:
             if tail:
                 args += tail
-            if direct:
-                self.__dict__.update(zip(order, args, strict=False))
-            else:
-                for name, value in zip(order, args, strict=False):
-                    put(self, name, value)
+            for name, value in zip(order, args, strict=False):
+                put(self, name, value)
             if post_init:
                 self.__post_init__()
-            return
+            return None
         values = template.copy()
         if n:
             values.update(zip(positional, args, strict=False))
         if kwargs:
-            if not kwargs.keys() <= accepted:
-                bad = next(k for k in kwargs if k not in accepted)
-                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {bad!r}")
-            if n and not kwargs.keys().isdisjoint(positional[:n]):
-                bad = next(k for k in positional[:n] if k in kwargs)
-                raise TypeError(f"{qualname}.__init__() got multiple values for argument {bad!r}")
+            if not kwargs.keys() <= accepted or (
+                n and not kwargs.keys().isdisjoint(positional[:n])
+            ):
+                return compiled(self)(self, *args, **kwargs)  # raises the TypeError
             values.update(kwargs)
-        missing = None
-        for name, factory in to_fill:
+        for name in required:
             if values[name] is MISSING:
-                if factory is MISSING:
-                    missing = (missing or []) + [name]
-                else:
-                    values[name] = factory()
-        if missing:
-            raise TypeError(
-                f"{qualname}.__init__() missing {len(missing)} required argument"
-                f"{'s' if len(missing) > 1 else ''}: {', '.join(map(repr, missing))}"
-            )
-        if direct:
-            self.__dict__.update(values)
-        else:
-            for name, value in values.items():
-                put(self, name, value)
+                return compiled(self)(self, *args, **kwargs)  # raises the TypeError
+        for name, factory in factories:
+            if values[name] is MISSING:
+                values[name] = factory()
+        for name, value in values.items():
+            put(self, name, value)
         if post_init:
             self.__post_init__()
+        return None
 
     return __init__
 
 
-def _plain_attributes(cls: type, names: tuple[str, ...]) -> bool:
-    """Whether ``setattr`` of these names on an instance only stores into its ``__dict__``."""
-    for klass in cls.__mro__[:-1]:
-        if "__setattr__" in klass.__dict__:
-            return False
-        for name in names:
-            if hasattr(type(klass.__dict__.get(name)), "__set__"):
-                return False
-    return True
+def _compiled_init(
+    owner: type, flist: list[_Field], frozen: bool, slots: bool, post_init: bool
+) -> Callable:
+    """The ``__init__`` ``@dataclass`` would write for these fields: parameters in field order
+    (``kw_only`` ones after ``*``) with their defaults (a factory's: a sentinel the body
+    replaces by a call), then each field set in declared order (frozen: by
+    ``object.__setattr__``), a field outside ``__init__`` by its factory (or, in a slots
+    class, its default), then ``__post_init__``. The code is a shared template per shape
+    with the real names put in (``CodeType.replace``)."""
+    plan = [
+        f
+        for f in flist
+        if f.init or f.default_factory is not MISSING or (slots and f.default is not MISSING)
+    ]
+    names = [f.name for f in plan]
+    this = "__dataclass_self__" if "self" in names else "self"  # as @dataclass names it
+    space: dict[str, Any] = {"__builtins__": {}, "__record_setattr": _setattr}
+    positional: list[str] = []
+    kw_only: list[str] = []
+    defaults: list[Any] = []
+    kwdefaults: dict[str, Any] = {}
+    body: list[str] = []
+    for i, f in enumerate(plan):
+        ph = f"f{i}"
+        if f.init:
+            (kw_only if f.kw_only else positional).append(ph)
+            default = _HAS_FACTORY if f.default_factory is not MISSING else f.default
+            if default is not MISSING:
+                if f.kw_only:
+                    kwdefaults[f.name] = default
+                else:
+                    defaults.append(default)
+        if f.default_factory is not MISSING:
+            space[f"__record_factory_{i}"] = f.default_factory
+            value = f"__record_factory_{i}()"
+            if f.init:
+                space["__record_has_factory"] = _HAS_FACTORY
+                value = f"{value} if {ph} is __record_has_factory else {ph}"
+        elif f.init:
+            value = ph
+        else:
+            space[f"__record_default_{i}"] = f.default
+            value = f"__record_default_{i}"
+        body.append(
+            f"    __record_setattr(__self, {ph!r}, {value})"
+            if frozen
+            else f"    __self.{ph} = {value}"
+        )
+    if post_init:
+        body.append("    __self.__post_init__()")
+    params = ", ".join(["__self", *positional, *(["*", *kw_only] if kw_only else [])])
+    source = f"def __init__({params}):\n" + ("\n".join(body) or "    pass") + "\n"
+    template = _TEMPLATES.get(source)
+    if template is None:
+        module = compile(source, "<record __init__>", "exec")
+        template = _TEMPLATES[source] = next(c for c in module.co_consts if isinstance(c, CodeType))
+    real = {f"f{i}": name for i, name in enumerate(names)}
+    real["__self"] = this
+    code = template.replace(
+        co_name="__init__",
+        co_qualname=f"{owner.__qualname__}.__init__",
+        co_varnames=tuple(real.get(n, n) for n in template.co_varnames),
+        co_names=tuple(real.get(n, n) for n in template.co_names),
+        co_consts=tuple(real.get(c, c) if isinstance(c, str) else c for c in template.co_consts),
+    )
+    fn = FunctionType(code, space, "__init__", tuple(defaults) or None)
+    fn.__kwdefaults__ = kwdefaults or None
+    fn.__qualname__ = code.co_qualname
+    fn.__module__ = owner.__module__
+    fn.__annotations__ = {f.name: f.type for f in plan if f.init} | {"return": None}
+    return fn
 
 
 def _repr_fn(names: tuple[str, ...]) -> Callable:

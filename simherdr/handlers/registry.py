@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from .. import params as P
 from ..facts.record import record
-from .context import Handler
+
+if TYPE_CHECKING:
+    from .context import Handler
 
 
 @record(frozen=True)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from .. import params as P
-from .. import views as V
 from ..facts import errors as E
 from .registry import method
 
@@ -35,6 +34,8 @@ def server_stop(sim, p):
 
 @method("session.snapshot")
 def session_snapshot(sim, p):
+    from .. import views as V  # not at start: a first ping reads no session
+
     return {
         "type": "session_snapshot",
         "snapshot": V.session_snapshot(

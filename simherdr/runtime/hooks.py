@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from .. import views as V
-
 if TYPE_CHECKING:
     from ..agents import AgentLayer
     from ..facts.versions import HerdrVersion
@@ -87,6 +85,7 @@ class PaneHooks:
     def _title_changed(self, pane: Pane) -> None:
         """herdr's set_terminal_title (src/terminal/state.rs:225-240): a change of the stripped
         title bumps revision and publishes pane_updated (src/app/terminal_titles.rs)."""
+        from .. import views as V
         from ..model.titles import stripped_terminal_title
 
         host = self._host

@@ -59,11 +59,9 @@ def test_table_knows_every_method_and_imports_areas_lazily():
         check=True,
     )
     assert probe.stdout.split() == [
-        "['simherdr.handlers.context',",
-        "'simherdr.handlers.registry']",
+        "['simherdr.handlers.registry']",
         "stream",
-        "['simherdr.handlers.context',",
-        "'simherdr.handlers.registry',",
+        "['simherdr.handlers.registry',",
         "'simherdr.handlers.server']",
         str(len(INDEX)),
         "True",

@@ -50,22 +50,27 @@ NOT_AT_START = (
     "simherdr.agents",
     "simherdr.hostcore.config_keys",
     "simherdr.git",
+    "simherdr.model.events",  # the session model: made by the first call that reads it
+    "simherdr.model.layout",
     "simherdr.model.metadata",
     "simherdr.model.screen",
     "simherdr.model.terminal",
     "simherdr.model.terminal_detection",
+    "simherdr.model.state",
     "simherdr.model.terminal_reports",
+    "simherdr.outbox",
     "simherdr.panes.manifests",
     "simherdr.panes.pty",
     "simherdr.panes.simulated",
     "simherdr.persist",
     "simherdr.plugins",  # the plugin host is made on first use (Simulator.plugins)
     "simherdr.scenarios",
+    "simherdr.views",
 )
-# The handler modules the first ping loads: the package, its table and ping's own area.
+# The handler modules the first ping loads: the package, its table and ping's own area (the
+# handler context is typing, and the worktree operations it holds are made on first use).
 HANDLERS_AT_START = {
     "simherdr.handlers",
-    "simherdr.handlers.context",
     "simherdr.handlers.registry",
     "simherdr.handlers.server",
 }

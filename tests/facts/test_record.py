@@ -242,3 +242,171 @@ def test_the_model_and_the_releases_import_no_dataclasses():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+# --- __init__: the general form, then (made often, or a wrong call) the compiled one ---------
+
+from simherdr.facts import record as record_module  # noqa: E402
+
+
+def _shapes():
+    """Class bodies covering every kind of field __init__ sets (each made as a twin)."""
+
+    def plain():
+        class C:
+            a: str
+            b: int = 0
+            c: list = field(default_factory=list)
+            d: str = field(default="d", repr=False, compare=False)
+            hidden: dict = field(init=False, default_factory=dict)
+            also: int = field(init=False, default=5)
+            kind: ClassVar[str] = "C"
+
+        return C
+
+    def kw():
+        class K:
+            a: str
+            b: int = 1
+            agent: str = field(kw_only=True)
+            tail: str | None = None
+            n: list = field(kw_only=True, default_factory=list)
+
+        return K
+
+    def post():
+        class P:
+            a: int
+            b: int = field(init=False, default_factory=lambda: 7)
+
+            def __post_init__(self):
+                object.__setattr__(self, "a", self.a + 1)  # frozen or not
+
+        return P
+
+    def named_self():
+        class S:
+            self: str
+            other: int = 2
+
+        return S
+
+    def empty():
+        class E:
+            pass
+
+        return E
+
+    return [plain, kw, post, named_self, empty]
+
+
+_OPTIONS = [{}, {"frozen": True}, {"frozen": True, "slots": True}]
+_CALLS = {
+    "C": [
+        (("x",), {}),
+        (("x", 2), {"d": "z"}),
+        ((), {"a": "y", "c": [1]}),
+        (("x", 1, [2], "e"), {}),
+    ],
+    "K": [
+        (("a",), {"agent": "g"}),
+        (("a", 2, "t"), {"agent": "g", "n": [1]}),
+        ((), {"a": "a", "agent": "g"}),
+    ],
+    "P": [((1,), {}), ((), {"a": 3})],
+    "S": [(("me",), {}), ((), {"self": "me", "other": 3})],
+    "E": [((), {})],
+}
+_WRONG = {
+    "C": [
+        ((), {}),
+        (("x", 1, [], "d", "extra"), {}),
+        (("x",), {"a": "again"}),
+        (("x",), {"nope": 1}),
+        (("x",), {"hidden": {}}),
+    ],
+    "K": [
+        (("a",), {}),
+        (("a", 1, "t", "g"), {"agent": "g"}),
+        ((), {"agent": "g"}),
+        (("a",), {"agent": "g", "a": 1}),
+    ],
+    "P": [((), {}), ((1, 2), {}), ((1,), {"b": 2})],
+    "S": [((), {}), (("a", 1, 2), {})],
+    "E": [((1,), {}), ((), {"x": 1})],
+}
+
+
+def _state(obj) -> dict:
+    names = [f.name for f in dataclasses.fields(obj)]
+    return {n: getattr(obj, n) for n in names if hasattr(obj, n)}
+
+
+@pytest.mark.parametrize("options", _OPTIONS)
+@pytest.mark.parametrize("shape", _shapes(), ids=lambda s: s.__name__)
+def test_both_forms_of_init_make_what_dataclass_makes(options, shape):
+    """Cold (the general form) and hot (compiled after HOT_AFTER instances): the same fields,
+    the same order of the instance's attributes, the same TypeError text for a wrong call."""
+    dc, rec = twins(**options)(shape)
+    name = dc.__name__
+    for _round in ("cold", "hot"):
+        for args, kwargs in _CALLS[name]:
+            a, b = dc(*args, **kwargs), rec(*args, **kwargs)
+            assert _state(a) == _state(b)
+            assert repr(a).replace(dc.__qualname__, "") == repr(b).replace(rec.__qualname__, "")
+            if not options.get("slots"):
+                assert list(vars(a)) == list(vars(b))  # set in declared order
+        for args, kwargs in _WRONG[name]:
+            with pytest.raises(TypeError) as want:
+                dc(*args, **kwargs)
+            with pytest.raises(TypeError) as got:
+                rec(*args, **kwargs)
+            assert str(got.value).replace(rec.__qualname__, "") == str(want.value).replace(
+                dc.__qualname__, ""
+            )
+        for _ in range(record_module.HOT_AFTER):
+            rec(*_CALLS[name][0][0], **_CALLS[name][0][1])
+    import inspect
+
+    # the compiled form's parameters (the factory default's own object differs, not its repr)
+    assert str(inspect.signature(rec)) == str(inspect.signature(dc))
+
+
+def test_a_record_made_often_gets_the_compiled_init_and_a_rare_one_compiles_nothing():
+    @record(frozen=True, slots=True)
+    class Often:
+        a: str
+        b: int = 0
+
+    @record
+    class Rare:
+        a: str
+        n: list = field(default_factory=list)
+
+    stub = Often.__init__
+    for i in range(record_module.HOT_AFTER - 1):
+        Often("x", i)
+        Rare("y")
+    assert Often.__init__ is stub and Rare.__init__.__code__.co_filename == record_module.__file__
+    Often("x")
+    made = Often.__init__
+    assert made is not stub and made.__code__.co_filename == "<record __init__>"
+    assert made.__code__.co_varnames == ("self", "a", "b")
+    assert made.__qualname__ == f"{Often.__qualname__}.__init__"
+    assert Often("q", 3) == Often(a="q", b=3) and Often("q").b == 0
+    assert Rare("y").n is not Rare("y").n  # the general form: a factory per instance
+
+
+def test_a_plain_subclass_compiles_its_records_init_in_the_record():
+    @record
+    class Base:
+        a: int
+        b: int = 2
+
+    class Sub(Base):
+        pass
+
+    for _ in range(record_module.HOT_AFTER):
+        Sub(1)
+    assert "__init__" not in vars(Sub) and Base.__init__.__code__.co_filename == "<record __init__>"
+    assert (Sub(1).a, Sub(1).b, Base(3, 4).b) == (1, 2, 4)
