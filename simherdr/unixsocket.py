@@ -205,7 +205,8 @@ class Listening:
         family, type_, proto = self._kind
         for _ in range(self._backlog):
             try:
-                fd, _ = self.sock._accept()  # socket.accept() without its wrapper (see __init__)
+                # socket.accept() without its wrapper (see __init__)
+                fd, _ = self.sock._accept()  # type: ignore[attr-defined]
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as e:

@@ -75,7 +75,7 @@ _DECODER = json.JSONDecoder(
 )
 # The plain reading: json's C scanner building dicts itself (scan_once: no wrapper, no
 # whitespace regex; the server has stripped the line). NaN and the infinities still raise.
-_PLAIN_SCAN = json.JSONDecoder(parse_constant=_constant).scan_once
+_PLAIN_SCAN = json.JSONDecoder(parse_constant=_constant).scan_once  # type: ignore[attr-defined]
 # An integer literal of 309+ characters (the length _int checks) is >= 10**307: more than
 # 1000 bits. Any integer that large is left to the strict reader.
 _PLAIN_INT_BITS = 1000
