@@ -44,6 +44,9 @@ REQUEST_TIMEOUT = 5.0  # src/api/server.rs:30 (real seconds: a transport limit)
 # connection still reading, on the same period, instead of a timer per connection.
 POLL_INTERVAL = 0.1
 WRITE_TIMEOUT = 5.0  # src/api/server.rs:31
+# A new connection's first read, into one buffer the server reuses: the size of an asyncio
+# transport's reads (selector_events max_size), so a first read takes what a transport's would.
+FIRST_READ = 256 * 1024
 # CHOICE: listen backlog. asyncio's default (100) refuses a burst of more simultaneous
 # connects with EAGAIN for non-blocking clients; Linux caps this at net.core.somaxconn.
 LISTEN_BACKLOG = 1024
@@ -77,9 +80,9 @@ async def flush(proto: _Request) -> bool:
 _PEERCRED = struct.Struct("3i")
 
 
-def _peer_pid(transport: asyncio.BaseTransport) -> int | None:
-    """The client's process id (SO_PEERCRED, Linux), for the trace."""
-    sock = transport.get_extra_info("socket")
+def _peer_pid(sock) -> int | None:
+    """The client's process id (SO_PEERCRED, Linux), for the trace (``sock``: the socket or
+    a transport's view of it)."""
     if sock is None or not hasattr(socket, "SO_PEERCRED"):
         return None
     try:
@@ -119,13 +122,24 @@ class _Request(asyncio.Protocol):
     """One connection: read one line, answer it, close. A request that answers at once (a
     call, no interceptor) is answered from ``data_received``, with no task; a wait, a stream
     or an intercepted call runs as a task that watches the connection: EOF or any further byte
-    cancels it (src/ipc.rs:216-236)."""
+    cancels it (src/ipc.rs:216-236).
 
-    def __init__(self, server: Server) -> None:
+    Most connections never get one: :meth:`Server._first_read` answers a request line that
+    is complete in the connection's first read and whose reply the socket takes at once. A
+    protocol takes over with what that read left: ``early``, the bytes read (a line not yet
+    complete, or one that needs a task), or ``unsent``, the rest of a reply the client has not
+    taken yet."""
+
+    def __init__(
+        self, server: Server, label: str, early: bytes = b"", unsent: bytes | None = None
+    ) -> None:
         self.server = server
         self.loop = server.loop
+        self.label = label  # the trace's c<N>, in the order connections were accepted
         self.phase = READING
         self.buf = b""
+        self._early = early
+        self._unsent = unsent
         self.task: asyncio.Task | None = None
         self._closed: asyncio.Future | None = None
         self._drained: asyncio.Future | None = None
@@ -146,11 +160,17 @@ class _Request(asyncio.Protocol):
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         self.transport: asyncio.WriteTransport = transport
+        self.server._protos.add(self)
+        if self._unsent is not None:  # the request was answered; the reply is not all out
+            self.phase = ANSWERING
+            self.answer(self._unsent)
+            return
         # herdr drops a connection whose request line is not complete after 5 s
         # (src/api/server.rs:503-553): the server's sweep aborts it (Server._sweep).
         self.server._await_line(self)
-        self.label = self.server.next_label()
-        self.server._protos.add(self)
+        if self._early:
+            early, self._early = self._early, b""
+            self.data_received(early)
 
     def data_received(self, data: bytes) -> None:
         if self.phase == WATCHING:
@@ -209,14 +229,14 @@ class _Request(asyncio.Protocol):
         self.server._reading.pop(self, None)
         self.transport.close()
 
-    def answer(self, reply: dict | None) -> None:
-        """Write the reply (if any) and close; a reply the client does not take yet is
+    def answer(self, line: bytes | None) -> None:
+        """Write the reply line (if any) and close; a reply the client does not take yet is
         flushed by a task under herdr's write timeout."""
         self.phase = DONE
-        if reply is None:
+        if line is None:
             self.transport.close()
             return
-        self.transport.write(encode(reply))
+        self.transport.write(line)
         if not self.transport.get_write_buffer_size():
             self.transport.close()
             return
@@ -264,6 +284,8 @@ class Server:
         self.stopped = asyncio.Event()
         self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
         self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
+        self._read_buffer = bytearray(FIRST_READ)  # every connection's first read (one loop)
+        self._read_view = memoryview(self._read_buffer)
         self.loop: asyncio.AbstractEventLoop  # set by start()
         sim.config.socket_path = self.path
         sim.on_stop.append(self._on_sim_stop)
@@ -286,9 +308,10 @@ class Server:
         try:
             self._server = await listen_protocol(
                 self.path,
-                lambda: _Request(self),
+                lambda: _Request(self, self.next_label()),
                 backlog=LISTEN_BACKLOG,
                 busy_message=busy,
+                first_read=self._first_read,
             )
         except BaseException:
             await self.client_socket.close()
@@ -347,34 +370,55 @@ class Server:
     def next_label(self) -> str:
         return f"c{next(self._labels)}"
 
+    def _first_read(self, conn: socket.socket) -> _Request | None:
+        """A new connection's first read (unixsocket.FirstRead), before any transport: a
+        request line complete in it and answered at once is answered here, its reply sent
+        and the socket closed — herdr's whole exchange in one loop turn (issue 26). Anything
+        else goes on through a :class:`_Request` protocol with what this read got, exactly as
+        if the protocol had read it: a line not yet complete (the 5 s deadline starts with
+        the protocol), a wait, a stream or an intercepted call, a reply the client does not
+        take at once (herdr's write timeout then applies)."""
+        label = self.next_label()
+        try:
+            n = conn.recv_into(self._read_buffer)
+        except (BlockingIOError, InterruptedError):
+            return _Request(self, label)  # nothing sent yet: the transport waits for it
+        except OSError:
+            conn.close()  # the client is gone (a reset): no reply, as a transport would do
+            return None
+        if not n:
+            conn.close()  # EOF before the newline: no reply
+            return None
+        view = self._read_view
+        end = self._read_buffer.find(b"\n", 0, n)
+        if end < 0:
+            return _Request(self, label, early=bytes(view[:n]))
+        with view[:end] as line:
+            reply = self._respond(line, label, conn)
+        if type(reply) is tuple:  # a task's work: the protocol reads the line again
+            return _Request(self, label, early=bytes(view[:n]))
+        if reply is not None:
+            try:
+                sent = conn.send(reply)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            except OSError:
+                conn.close()  # the client is gone: as a transport's failed write
+                return None
+            if sent < len(reply):
+                return _Request(self, label, unsent=reply[sent:])
+        conn.close()
+        return None
+
     def _line(self, proto: _Request, line: bytes, pending: bool) -> None:
-        """One complete request line (without its newline)."""
+        """One complete request line (without its newline) read by a protocol."""
+        outcome = self._respond(line, proto.label, proto.transport.get_extra_info("socket"))
+        if type(outcome) is not tuple:
+            proto.answer(outcome)
+            return
+        obj, mdef, pid = outcome
         label = proto.label
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            proto.answer(None)
-            return
-        text = text.strip()
-        if not text:
-            proto.answer(None)
-            return
         sim = self.sim
-        pid = _peer_pid(proto.transport)
-        try:
-            obj = decode_request(text)
-        except (ValueError, RecursionError) as e:
-            reply = self._undecodable(e)
-            record_request(sim.trace, text[:1000], label, pid)
-            record_reply(sim.trace, None, reply, label)
-            proto.answer(reply)
-            return
-        mdef = None
-        if isinstance(obj, dict) and isinstance(obj.get("method"), str):
-            mdef = sim.methods.get(obj["method"])
-        if sim.answers_now(mdef):
-            proto.answer(sim.request_now(obj, origin=label, peer_pid=pid))
-            return
         if pending:
             proto.closed.set_result(None)  # a byte after the line: the client went away
         conn = Connection(proto)
@@ -384,6 +428,34 @@ class Server:
             # Waits watch their client; so does every call while interceptors are installed
             # (simherdr.scenarios: a held request ends when its client goes away).
             proto.start(self._waited(obj, conn, label, pid))
+
+    def _respond(self, line, label: str, sock) -> bytes | tuple | None:
+        """One request line (bytes or a view of them): the encoded reply of a request answered
+        at once, None for no reply at all, or ``(request, MethodDef | None, peer pid)`` for
+        one that needs a task (a wait, a stream, an intercepted call). Nothing is recorded
+        or changed for the last: the task does it."""
+        try:
+            text = str(line, "utf-8")
+        except UnicodeDecodeError:
+            return None
+        text = text.strip()
+        if not text:
+            return None
+        sim = self.sim
+        pid = _peer_pid(sock)
+        try:
+            obj = decode_request(text)
+        except (ValueError, RecursionError) as e:
+            reply = self._undecodable(e)
+            record_request(sim.trace, text[:1000], label, pid)
+            record_reply(sim.trace, None, reply, label)
+            return encode(reply)
+        mdef = None
+        if isinstance(obj, dict) and isinstance(obj.get("method"), str):
+            mdef = sim.methods.get(obj["method"])
+        if sim.answers_now(mdef):
+            return encode(sim.request_now(obj, origin=label, peer_pid=pid))
+        return (obj, mdef, pid)
 
     async def _waited(self, obj, conn: Connection, label: str, pid: int | None) -> None:
         reply = await self.sim.request(obj, conn, origin=label, peer_pid=pid)

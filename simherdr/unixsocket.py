@@ -28,6 +28,11 @@ from typing import Protocol, cast
 # What serves one accepted connection: an asyncio protocol factory (the API socket answers
 # from data_received, with no task per request; see simherdr.server).
 ProtocolFactory = Callable[[], asyncio.BaseProtocol]
+# What may serve an accepted (non-blocking) connection before any transport exists: it
+# answers and closes the socket itself and returns None, or returns the protocol that serves
+# the rest of the connection through a transport (issue 26: a one-line request answered from
+# its first read needs no transport, no selector registration and no further loop turns).
+FirstRead = Callable[[socket.socket], "asyncio.BaseProtocol | None"]
 
 
 class _TransportMaker(Protocol):
@@ -164,12 +169,18 @@ class Listening:
     """A bound, listening socket with its accept loop, and the socket file it owns."""
 
     def __init__(
-        self, sock: socket.socket, path: str, factory: ProtocolFactory, backlog: int
+        self,
+        sock: socket.socket,
+        path: str,
+        factory: ProtocolFactory,
+        backlog: int,
+        first_read: FirstRead | None = None,
     ) -> None:
         self.sock = sock
         self.path = path
         self.identity = _identity(path)
         self._factory = factory
+        self._first_read = first_read
         self._backlog = backlog
         self._loop = asyncio.get_running_loop()
         # the selector loop makes an accepted connection's transport synchronously; any other
@@ -201,16 +212,31 @@ class Listening:
                 self._delay = ACCEPT_BACKOFF_MIN
                 log.warning("accepting connections on %s again", self.path)
             if self._maker is not None:
-                try:
-                    conn.setblocking(False)
-                    self._maker._make_socket_transport(conn, self._factory())
-                except OSError:
-                    conn.close()
+                self._serve(conn, self._maker)
                 continue
             # non-blocking: connect_accepted_socket sets it (one ioctl, not two)
             task = self._loop.create_task(self._connect(conn))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _serve(self, conn: socket.socket, maker: _TransportMaker) -> None:
+        """One accepted connection on the selector loop: its first read (if any), then a
+        transport for whatever it leaves to a protocol."""
+        try:
+            conn.setblocking(False)
+            proto = self._factory() if self._first_read is None else self._first_read(conn)
+            if proto is None:
+                return  # answered and closed by the first read
+            maker._make_socket_transport(conn, proto)
+        except OSError:
+            conn.close()
+        except Exception as e:
+            # what a transport does when its protocol fails (asyncio's _fatal_error): the
+            # loop's exception handler hears of it, this connection closes, the others go on
+            self._loop.call_exception_handler(
+                {"message": "Fatal error on a first read", "exception": e, "socket": conn}
+            )
+            conn.close()
 
     def _starve(self, e: OSError) -> None:
         if not self.starved:
@@ -293,11 +319,17 @@ def _private_before_bind(sock: socket.socket) -> None:
 
 
 async def listen_protocol(
-    path: str, factory: ProtocolFactory, *, busy_message: str, backlog: int = 100
+    path: str,
+    factory: ProtocolFactory,
+    *,
+    busy_message: str,
+    backlog: int = 100,
+    first_read: FirstRead | None = None,
 ) -> Listening:
     """:func:`take_path`, then listen on ``path``, created ``0600`` with no window where it
     is wider (the socket's own mode before binding, chmod after); all under the directory
-    lock."""
+    lock. ``first_read``: see :data:`FirstRead` (the selector loop only; any other loop
+    serves every connection with ``factory``)."""
     check_socket_dir(os.path.dirname(path) or ".")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -312,7 +344,7 @@ async def listen_protocol(
                 raise
             sock.listen(backlog)
             sock.setblocking(False)
-            listening = Listening(sock, path, factory, backlog)
+            listening = Listening(sock, path, factory, backlog, first_read)
     except BaseException:
         sock.close()
         raise

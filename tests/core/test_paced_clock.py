@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -28,10 +29,25 @@ STALL = 0.05  # wall seconds the loop is blocked: 50 simulated seconds at SCALE
 # seconds (4.5 ms of wall time) after the window has closed, so a loaded machine's preemption
 # cannot reorder the control either.
 REACT = 4.5
+# The wall-paced control of such a chain runs slower: at SCALE, the reaction would come
+# REACT / SCALE = 4.5 ms of wall time after Enter, and a loaded machine's preemption of the
+# loop's thread in between (a time slice is several ms) let the reaction run before the waiter
+# saw its deadline (the control answered working under load 11). At WALL_SCALE it comes 225 ms
+# of wall time after Enter; the stall (WALL_STALL: 6 simulated seconds) still outlasts the
+# 5 s window.
+WALL_SCALE = 20.0
+WALL_STALL = 0.3
 
 
 def _stall() -> None:
     time.sleep(STALL)
+
+
+def _chain_clock(pacing: str) -> tuple[ScaledClock, Callable[[], None]]:
+    """The clock and the stall of a test that chains a reaction after Enter (see WALL_SCALE)."""
+    if pacing == "wall":
+        return ScaledClock(WALL_SCALE, pacing), lambda: time.sleep(WALL_STALL)
+    return ScaledClock(SCALE, pacing), _stall
 
 
 def test_paced_is_the_default_and_names_its_alternative():
@@ -133,14 +149,15 @@ def test_a_stall_inside_a_timer_holds_time_at_the_next_timer(config, pacing):
     """A timer that stalls the loop (a slow timer callback: the driver is busy, not asleep):
     the simulator's timer heap bounds a paced clock too, so the next timer (Enter at 0.3 s)
     and the one it schedules (REACT later) run before a wait's 5 s deadline."""
-    h = Harness("0.9.3", clock=ScaledClock(SCALE, pacing), config=config)
+    clock, stall = _chain_clock(pacing)
+    h = Harness("0.9.3", clock=clock, config=config)
     order: list[str] = []
     try:
         sim = h.sim
 
         async def scenario():
             t0 = sim.now()
-            sim.schedule(t0 + 0.1, _stall)
+            sim.schedule(t0 + 0.1, stall)
             sim.schedule(
                 t0 + 0.3,
                 lambda: (
@@ -215,7 +232,7 @@ def test_time_never_goes_back_for_a_timer_due_in_the_past(config):
         h.close()
 
 
-def _stall_after_typed(sim, text: bytes) -> None:
+def _stall_after_typed(sim, text: bytes, stall=_stall) -> None:
     """Stall the loop once, right after ``text`` is typed into a pane (agent.prompt's text:
     Enter is then 300 ms away on the timer heap, the stall window 5 s)."""
     write = sim.write_input
@@ -224,7 +241,7 @@ def _stall_after_typed(sim, text: bytes) -> None:
         write(pane, data)
         if text in data and sim.write_input is write_input:
             sim.write_input = write
-            asyncio.get_running_loop().call_soon(_stall)
+            asyncio.get_running_loop().call_soon(stall)
 
     sim.write_input = write_input
 
@@ -236,7 +253,8 @@ def test_agent_prompt_stall_window_survives_a_stalled_server(config, pacing):
     typed; the agent reacts to Enter REACT later. Paced: Enter and the agent's reaction run
     first, the prompt answers working; wall:
     agent_prompt_stalled (what the agents bench row hit under load)."""
-    h = Harness("0.9.3", clock=ScaledClock(SCALE, pacing), config=config)
+    clock, stall = _chain_clock(pacing)
+    h = Harness("0.9.3", clock=clock, config=config)
     try:
         h.sim.agents.configure_pane("w1:p1", react=REACT)
         h.ok("workspace.create", cwd="/tmp")
@@ -245,7 +263,7 @@ def test_agent_prompt_stall_window_survives_a_stalled_server(config, pacing):
         h.ok("agent.wait", target="a", until=["idle"], timeout_ms=600_000)
         while h.ok("agent.get", target="a")["agent"].get("launch_pending"):  # herdr's 3 s settle
             h.loop.run_until_complete(asyncio.sleep(0.001))
-        _stall_after_typed(h.sim, b"go")
+        _stall_after_typed(h.sim, b"go", stall)
         reply = h.call(
             "agent.prompt", target="a", text="go", wait={"until": ["working"], "timeout_ms": 60000}
         )

@@ -1,7 +1,8 @@
 """Every bad input a new user can give `simherdr` is answered with one line and exit 2 (bad
-usage), never a traceback. Each case runs the command as a process, as a user would; the
-parametrised tables run the CLI's own main in this process (``simherdr_main``: the same
-parser, the same lines, the same status; tests/inproc.py) with their first case kept as a process."""
+usage), never a traceback. Each test runs its command as a process, as a user would; its
+further cases, and the parametrised tables but for their first case, run the CLI's own main in
+this process (``simherdr_main``: the same parser, the same lines, the same status;
+tests/inproc.py)."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_a_socket_path_over_the_unix_limit_leaves_nothing_behind(tmp_path):
     p = simherdr_cmd("serve", "--socket", str(deep / "herdr.sock"))
     assert_one_line_usage_error(p, "a Unix socket path may have at most 107", "shorter path")
     assert not (tmp_path / ("d" * 60)).exists()
-    p = simherdr_cmd(
+    p = simherdr_main(
         "serve", "--socket", str(tmp_path / "h.sock"), "--control", str(deep / "c.sock")
     )
     assert_one_line_usage_error(p, "--control")
@@ -81,7 +82,7 @@ def test_a_socket_path_over_the_unix_limit_leaves_nothing_behind(tmp_path):
 def test_serve_bad_scenario_and_trace(tmp_path):
     p = simherdr_cmd("serve", "--socket", str(tmp_path / "h.sock"), "--scenario", "nope")
     assert_one_line_usage_error(p, "--scenario: no scenario 'nope'")
-    p = simherdr_cmd(
+    p = simherdr_main(
         "serve", "--socket", str(tmp_path / "h.sock"), "--trace", str(tmp_path / "no" / "t.jsonl")
     )
     assert_one_line_usage_error(p, "--trace", "No such file or directory")
@@ -115,9 +116,9 @@ def test_install_stub_never_replaces_a_herdr_it_did_not_write(tmp_path):
     assert_one_line_usage_error(p, "was not written by simherdr", "--force")
     assert real.read_text() == "#!/bin/sh\necho the real herdr\n"
     # its own stand-in is replaced quietly; --force replaces anything
-    p = simherdr_cmd("install-stub", str(tmp_path), "--force")
+    p = simherdr_main("install-stub", str(tmp_path), "--force")
     assert p.returncode == 0 and p.stdout.strip() == str(real)
-    p = simherdr_cmd("install-stub", str(tmp_path), "--herdr-version", "0.8.2")
+    p = simherdr_main("install-stub", str(tmp_path), "--herdr-version", "0.8.2")
     assert p.returncode == 0
     assert subprocess.run([str(real), "--version"], capture_output=True, text=True).stdout == (
         "herdr 0.8.2\n"
@@ -134,16 +135,16 @@ def test_install_stub_follows_the_running_server(tmp_path):
         env = dict(os.environ, HERDR_SOCKET_PATH=path)
         out = subprocess.run([herdr, "workspace", "list"], capture_output=True, text=True, env=env)
         assert out.returncode == 0 and json.loads(out.stdout)["result"]["type"] == "workspace_list"
-        p = simherdr_cmd(
+        p = simherdr_main(
             "install-stub", str(tmp_path / "bin2"), "--socket", path, "--herdr-version", "0.9.3"
         )
         assert_one_line_usage_error(p, "does not match the server", "herdr 0.8.2")
     finally:
         proc.terminate()
         proc.wait(10)
-    p = simherdr_cmd("install-stub", str(tmp_path / "bin3"), "--herdr-version", "auto")
+    p = simherdr_main("install-stub", str(tmp_path / "bin3"), "--herdr-version", "auto")
     assert_one_line_usage_error(p, "--herdr-version auto needs --socket")
-    p = simherdr_cmd("install-stub", str(tmp_path / "bin3"), "--socket", path)
+    p = simherdr_main("install-stub", str(tmp_path / "bin3"), "--socket", path)
     assert_one_line_usage_error(p, "cannot ask the server for its version")
 
 
@@ -164,7 +165,7 @@ def test_ctl_bad_usage(tmp_path, argv, needle):
 
 def test_unknown_subcommand_and_flags():
     assert_one_line_usage_error(simherdr_cmd("sreve"), "invalid choice")
-    assert_one_line_usage_error(simherdr_cmd("serve"), "--socket")
+    assert_one_line_usage_error(simherdr_main("serve"), "--socket")
 
 
 def test_serve_says_where_it_listens_and_when_it_stops(tmp_path):
@@ -213,7 +214,7 @@ def test_trace_view_and_show_bad_files(tmp_path):
     )
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"kind": "request"}\nnot json\n')
-    assert_one_line_usage_error(simherdr_cmd("trace", "show", str(bad)), "bad.jsonl:2")
+    assert_one_line_usage_error(simherdr_main("trace", "show", str(bad)), "bad.jsonl:2")
 
 
 def test_serve_stop_after_someone_removed_its_socket_says_so(tmp_path):

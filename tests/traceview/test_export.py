@@ -9,6 +9,7 @@ import sys
 
 from simherdr.trace import dumps
 from simherdr.traceexport import chrome_trace
+from tests.inproc import simherdr_main
 from tests.traceview.test_timeline import scripted_race
 
 PHASES = {"X", "i", "M"}
@@ -81,14 +82,15 @@ def test_trace_export_command(tmp_path):
     trace.write_text("".join(dumps(e) + "\n" for e in scripted_race()))
 
     def run(*argv):
-        return subprocess.run(
-            [sys.executable, "-m", "simherdr", "trace", "export", str(trace), *argv],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        # the other formats through the CLI's main in this process (tests/inproc.py)
+        return simherdr_main("trace", "export", str(trace), *argv)
 
-    p = run()
+    p = subprocess.run(  # as a user runs it
+        [sys.executable, "-m", "simherdr", "trace", "export", str(trace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0 and p.stdout.strip() == str(tmp_path / "race.trace.json")
     assert validate(json.loads((tmp_path / "race.trace.json").read_text())) == []
     p = run("--format", "perfetto", "-o", "-")
