@@ -78,12 +78,13 @@ async def flush(proto: _Request) -> bool:
 
 
 _PEERCRED = struct.Struct("3i")
+_HAS_PEERCRED = hasattr(socket, "SO_PEERCRED")  # Linux
 
 
 def _peer_pid(sock) -> int | None:
     """The client's process id (SO_PEERCRED, Linux), for the trace (``sock``: the socket or
     a transport's view of it)."""
-    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+    if sock is None or not _HAS_PEERCRED:
         return None
     try:
         pid, _, _ = _PEERCRED.unpack(

@@ -218,20 +218,34 @@ def _read_peer_command(pid: int) -> str | None:
 
 def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
     if isinstance(obj, dict):
-        extra: dict[str, Any] = {}
-        if peer_pid is not None:
-            extra["pid"] = peer_pid
-            cmd = peer_command(peer_pid)
-            if cmd is not None:
-                extra["cmd"] = cmd
-        trace.record(
-            "request",
-            origin,
-            id=obj.get("id"),
-            method=obj.get("method"),
-            params=obj.get("params"),
-            **extra,
-        )
+        get = obj.get
+        # the entry's fields as keywords at once, ``pid``/``cmd`` only when known (no second
+        # dict merged in: two entries a request are the socket's hot path)
+        if peer_pid is None:
+            trace.record(
+                "request", origin, id=get("id"), method=get("method"), params=get("params")
+            )
+            return
+        cmd = peer_command(peer_pid)
+        if cmd is None:
+            trace.record(
+                "request",
+                origin,
+                id=get("id"),
+                method=get("method"),
+                params=get("params"),
+                pid=peer_pid,
+            )
+        else:
+            trace.record(
+                "request",
+                origin,
+                id=get("id"),
+                method=get("method"),
+                params=get("params"),
+                pid=peer_pid,
+                cmd=cmd,
+            )
     else:
         trace.record("request", origin, id=None, method=None, params=obj)
 

@@ -232,3 +232,51 @@ def test_a_first_read_that_fails_is_reported_and_the_server_goes_on(srv, monkeyp
         s.close()
     assert crashes == [("Fatal error on a first read", "RuntimeError('boom')")]
     assert json.loads(exchange(srv.path, PING))["result"]["type"] == "pong"
+
+
+def test_an_accepted_socket_is_the_one_socket_accept_makes(tmp_path):
+    """Listening accepts without socket.accept's wrapper: the connection's socket is still a
+    socket.socket of the listening one's family and type, close-on-exec, made non-blocking."""
+    import asyncio
+    import os
+
+    from simherdr.unixsocket import listen_protocol
+
+    seen = []
+
+    def first_read(conn):
+        seen.append(
+            (
+                type(conn),
+                conn.family,
+                conn.type,
+                conn.gettimeout(),
+                os.get_inheritable(conn.fileno()),
+            )
+        )
+        reference, _ = ref_listener.accept()  # what socket.accept() makes of the same kind
+        seen.append((type(reference), reference.family, reference.type))
+        reference.close()
+        conn.close()
+
+    ref_listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ref_listener.bind(str(tmp_path / "ref.sock"))
+    ref_listener.listen()
+
+    async def go():
+        listening = await listen_protocol(
+            str(tmp_path / "s.sock"), lambda: None, busy_message="busy", first_read=first_read
+        )
+        ref_client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ref_client.connect(str(tmp_path / "ref.sock"))
+        r, w = await asyncio.open_unix_connection(str(tmp_path / "s.sock"))
+        assert await r.read() == b""  # closed by first_read
+        w.close()
+        ref_client.close()
+        listening.close()
+
+    asyncio.run(go())
+    ref_listener.close()
+    made, reference = seen
+    assert made == (socket.socket, socket.AF_UNIX, socket.SOCK_STREAM, 0.0, False)
+    assert made[:3] == reference
