@@ -78,12 +78,13 @@ async def flush(proto: _Request) -> bool:
 
 
 _PEERCRED = struct.Struct("3i")
+_HAS_PEERCRED = hasattr(socket, "SO_PEERCRED")  # Linux
 
 
 def _peer_pid(sock) -> int | None:
     """The client's process id (SO_PEERCRED, Linux), for the trace (``sock``: the socket or
     a transport's view of it)."""
-    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+    if sock is None or not _HAS_PEERCRED:
         return None
     try:
         pid, _, _ = _PEERCRED.unpack(
@@ -170,7 +171,16 @@ class _Request(asyncio.Protocol):
         self.server._await_line(self)
         if self._early:
             early, self._early = self._early, b""
-            self.data_received(early)
+            try:
+                self.data_received(early)
+            except Exception as e:
+                # as a transport treats its protocol failing on bytes it read (asyncio's
+                # _fatal_error): the loop's exception handler hears of it, the connection
+                # closes at once (not left open with its line already taken)
+                self.loop.call_exception_handler(
+                    {"message": "Fatal error on a first read's bytes", "exception": e}
+                )
+                self._drop()
 
     def data_received(self, data: bytes) -> None:
         if self.phase == WATCHING:

@@ -15,8 +15,6 @@ from .clock import Clock, RealClock
 from .facts import errors as E
 from .facts.versions import HerdrVersion
 from .handlers.registry import Methods
-from .model.hub import EventHub
-from .model.surface import ClientSurface
 from .runtime.changes import Changes
 from .runtime.config import Config as Config
 from .runtime.config import load_host_config, release_of
@@ -28,8 +26,10 @@ from .trace import NullRecorder, Observable, Recorder, Trace
 if TYPE_CHECKING:
     from .agents import AgentLayer
     from .handlers.context import WorktreeOperations
+    from .model.hub import EventHub
     from .model.seams import PaneBackend
     from .model.state import Session
+    from .model.surface import ClientSurface
     from .outbox import Outbox
     from .plugins import PluginHost
     from .scenarios.faults import Faults
@@ -57,9 +57,12 @@ class _MadeOnUse:
 class Simulator:
     # One generation's session and its outbox (the events of the batch in progress), made
     # together on first use; a commit before that publishes nothing (an empty session: no
-    # event, no focus). The worktree operations in flight likewise.
+    # event, no focus). Its event ring, client surface and worktree operations in flight
+    # likewise (a ring made on its first event or read is the same empty ring).
     session: Session = _MadeOnUse("_make_session")  # type: ignore[assignment]
     outbox: Outbox = _MadeOnUse("_make_session")  # type: ignore[assignment]
+    hub: EventHub = _MadeOnUse("_make_hub")  # type: ignore[assignment]
+    surface: ClientSurface = _MadeOnUse("_make_surface")  # type: ignore[assignment]
     worktree_ops: WorktreeOperations = _MadeOnUse("_make_worktree_ops")  # type: ignore[assignment]
 
     def __init__(
@@ -106,12 +109,10 @@ class Simulator:
     def _fresh_state(self, config_diagnostics: list) -> None:
         """One server generation's state, as a new server starts it (``reset`` rebuilds it):
         its session, outbox and worktree operations are made on first use (:class:`_MadeOnUse`)."""
-        for name in ("session", "outbox", "worktree_ops"):
+        for name in ("session", "outbox", "hub", "surface", "worktree_ops"):
             self.__dict__.pop(name, None)
-        self.hub = EventHub()
         self.ssh_agent_leases: list[str] = []  # server.ssh_agent.register (0.9.x)
-        self.surface = ClientSurface()  # toast, window title, agent view (no client attached)
-        self.surface.config_diagnostics = config_diagnostics
+        self._config_diagnostics = config_diagnostics  # the surface's, when it is made
         self._focus_pair = None
         self._faults: Faults | None = None
         self._agents = None  # the agent layer (occupants, behaviour overrides), made on use
@@ -121,6 +122,21 @@ class Simulator:
 
         self.outbox = outbox = Outbox()
         self.session = outbox.session = self.hooks.new_session(outbox.record)
+
+    def _make_hub(self) -> None:
+        from .model.hub import EventHub
+
+        self.hub = EventHub()
+
+    def _make_surface(self) -> None:
+        from .model.surface import ClientSurface
+
+        self.surface = ClientSurface()  # toast, window title, agent view (no client attached)
+        self.surface.config_diagnostics = self._config_diagnostics
+
+    def _current_config_diagnostics(self) -> list:
+        made = self.__dict__.get("surface")
+        return self._config_diagnostics if made is None else made.config_diagnostics
 
     def _make_worktree_ops(self) -> None:
         from .handlers.context import WorktreeOperations
@@ -251,7 +267,7 @@ class Simulator:
         plans = self.hooks.resume_plans()
         self.hooks.close_all()
         self.timers.keep_durable()
-        self.hub = EventHub()
+        self.__dict__.pop("hub", None)  # a new process's ring, made on first use
         self._focus_pair = None
         persist.restore(self, snap or {"workspaces": [], "active": None}, history)
         self.hooks.resume(plans)
@@ -271,7 +287,7 @@ class Simulator:
         if isinstance(self.trace, Observable):
             self.trace.forget_listeners()  # running scenarios' triggers
         self.timers.clear()
-        self._fresh_state(self.surface.config_diagnostics)
+        self._fresh_state(self._current_config_diagnostics())
         self.commit()  # and wakes every wait
 
     # --- state commit: outbox -> hub, focus trio -------------------------------------------

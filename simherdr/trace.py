@@ -218,20 +218,16 @@ def _read_peer_command(pid: int) -> str | None:
 
 def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
     if isinstance(obj, dict):
-        extra: dict[str, Any] = {}
+        # one dict of fields, ``pid``/``cmd`` only when known, handed over as it is (no
+        # second dict merged in: two entries a request are the socket's hot path)
+        get = obj.get
+        fields = {"id": get("id"), "method": get("method"), "params": get("params")}
         if peer_pid is not None:
-            extra["pid"] = peer_pid
+            fields["pid"] = peer_pid
             cmd = peer_command(peer_pid)
             if cmd is not None:
-                extra["cmd"] = cmd
-        trace.record(
-            "request",
-            origin,
-            id=obj.get("id"),
-            method=obj.get("method"),
-            params=obj.get("params"),
-            **extra,
-        )
+                fields["cmd"] = cmd
+        trace.record("request", origin, **fields)
     else:
         trace.record("request", origin, id=None, method=None, params=obj)
 

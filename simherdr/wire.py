@@ -18,6 +18,12 @@ answers ``invalid_request``, id "", where Python would go on):
   escape"): Python would accept it and then be unable to encode the string back.
 The texts are serde's gist without its " at line 1 column N" (clients must not match on them,
 SOCKET.md §1.3).
+
+Two readings, one result (issue 26): a line is first read by json's C scanner into plain
+dicts, with no Python call per object; that reading is kept only when it cannot differ from the
+strict reader's (:func:`decode_strict`: a pairs hook that sees every duplicated key, and number
+hooks), and any other line is read again by the strict reader, which then gives its own result
+or error. tests/core/test_wire_decode.py checks the two agree on generated lines.
 """
 
 from __future__ import annotations
@@ -67,6 +73,12 @@ def _int(text: str) -> int:
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
 )
+# The plain reading: json's C scanner building dicts itself (scan_once: no wrapper, no
+# whitespace regex; the server has stripped the line). NaN and the infinities still raise.
+_PLAIN_SCAN = json.JSONDecoder(parse_constant=_constant).scan_once  # type: ignore[attr-defined]
+# An integer literal of 309+ characters (the length _int checks) is >= 10**307: more than
+# 1000 bits. Any integer that large is left to the strict reader.
+_PLAIN_INT_BITS = 1000
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 # The C encoder behind _ENCODER (json's accelerator, _json), made once: JSONEncoder.encode
 # builds a new one for every call (json/encoder.py iterencode), a third of a small reply's
@@ -78,8 +90,8 @@ _C_ENCODE = _json.make_encoder(
 
 def too_deep(text: str) -> bool:
     """True when ``text`` nests MAX_DEPTH or more arrays/objects (serde_json refuses it)."""
-    if text.count("[") + text.count("{") < MAX_DEPTH:
-        return False  # the common case: no scan at all
+    if len(text) < MAX_DEPTH or text.count("[") + text.count("{") < MAX_DEPTH:
+        return False  # the common case: no scan at all (a short line cannot nest so deep)
     depth = 0
     for m in re.finditer(_DEPTH_PATTERN, text):  # re's own cache keeps it compiled
         tok = m.group()
@@ -104,7 +116,23 @@ class DuplicateField(ValueError):
 
 def decode_request(text: str):
     """One request line as serde_json would read it (see the module doc); ValueError with
-    serde's text otherwise."""
+    serde's text otherwise. The same result as :func:`decode_strict`, mostly read faster."""
+    if too_deep(text):
+        raise ValueError("recursion limit exceeded")
+    try:
+        obj, end = _PLAIN_SCAN(text, 0)
+    except Exception:  # anything the plain reading refuses: the strict reader says why
+        return decode_strict(text)
+    if end != len(text) or not _plain_is_exact(obj, text.count(":")):
+        return decode_strict(text)
+    if "\\u" in text and _has_lone_surrogate(obj):
+        raise ValueError("lone leading surrogate in hex escape")
+    return obj
+
+
+def decode_strict(text: str):
+    """:func:`decode_request` with the strict reader alone (JsonObject for every object, its
+    duplicated keys kept for :func:`simherdr.params.parse`)."""
     if too_deep(text):
         raise ValueError("recursion limit exceeded")
     obj = _DECODER.decode(text)
@@ -113,6 +141,30 @@ def decode_request(text: str):
     if "\\u" in text and _has_lone_surrogate(obj):
         raise ValueError("lone leading surrogate in hex escape")
     return obj
+
+
+def _plain_is_exact(obj, colons: int) -> bool:
+    """Whether the plain reading ``obj`` of a text with ``colons`` ':' characters is what the
+    strict reader gives: no object lost a duplicated key (outside strings a ':' separates one
+    key from its value, so with every ':' a pair of the result there is none; a ':' inside a
+    string also sends the text to the strict reader), and no number its hooks refuse (a float
+    out of f64 range reads as an infinity; a huge integer)."""
+    pairs = 0
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is dict:
+            pairs += len(v)
+            stack.extend(v.values())
+        elif t is list:
+            stack.extend(v)
+        elif t is float:
+            if math.isinf(v):
+                return False
+        elif t is int and v.bit_length() > _PLAIN_INT_BITS:
+            return False
+    return pairs == colons
 
 
 def _has_lone_surrogate(obj) -> bool:

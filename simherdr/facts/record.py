@@ -173,6 +173,10 @@ def _foreign(value: object) -> _Field | None:
     )
 
 
+def _no_foreign(value: object) -> None:
+    return None
+
+
 def _base_fields(base: type) -> list[_Field]:
     own = base.__dict__.get("__record_fields__")
     if own is not None:
@@ -197,8 +201,10 @@ def _collect(cls: type) -> dict[str, _Field]:
     # this class's own annotations (not inspect.get_annotations: the stand-in imports facts
     # and must not pay for inspect)
     own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
+    # a dataclasses.Field can only exist once dataclasses is imported (not on the serve path)
+    foreign = _foreign if "dataclasses" in sys.modules else _no_foreign
     for name, value in cls.__dict__.items():
-        if (isinstance(value, _Field) or _foreign(value)) and name not in own:
+        if (isinstance(value, _Field) or foreign(value)) and name not in own:
             raise TypeError(f"{name!r} is a field but has no type annotation")
     for name, annotation in own.items():
         if _is_classvar(annotation):
@@ -208,7 +214,7 @@ def _collect(cls: type) -> dict[str, _Field]:
         ):
             raise TypeError(f"record {cls.__qualname__}.{name}: InitVar/KW_ONLY unsupported")
         default = cls.__dict__.get(name, MISSING)
-        given = default if isinstance(default, _Field) else _foreign(default)
+        given = default if isinstance(default, _Field) else foreign(default)
         f = given or _Field(default, MISSING, True, True, None, True, MISSING)
         f.name = name
         f.type = annotation
@@ -393,14 +399,16 @@ def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Calla
         for f in flist
         if f.init or f.default_factory is not MISSING or (slots and f.default is not MISSING)
     )
-    # every field a positional argument: a call with n of them fills the rest from tails[n]
-    # (the plain defaults; None where a field has none or a factory: the general path)
+    # every field a positional argument: a call with n >= first of them fills the rest from
+    # tail[n - first:] (the plain defaults of the fields from ``first`` on, none of them a
+    # factory); any other call takes the general path
     simple = len(plan) == len(order) == npos
-    tails: list[tuple | None] = []
-    for i in range(npos + 1):
-        rest = plan[i:]
-        ok = simple and all(d is not MISSING for _, _, d, _ in rest)
-        tails.append(tuple(d for _, _, d, _ in rest) if ok else None)
+    first = npos + 1
+    if simple:
+        first = npos
+        while first and plan[first - 1][2] is not MISSING:
+            first -= 1
+    tail = tuple(d for _, _, d, _ in plan[first:])
     # the general path: every field in order at its plain default (MISSING where it has
     # none), the arguments laid over it, then what is still MISSING made by its factory
     template = {name: default for name, _, default, _ in plan}
@@ -437,10 +445,9 @@ def _init_fn(cls: type, flist: list[_Field], frozen: bool, slots: bool) -> Calla
         n = len(args)
         if calls >= HOT_AFTER or n > npos:
             return compiled(self)(self, *args, **kwargs)
-        tail = None if kwargs else tails[n]
-        if tail is not None:
-            if tail:
-                args += tail
+        if n >= first and not kwargs:
+            if n < npos:
+                args += tail[n - first :]
             for name, value in zip(order, args, strict=False):
                 put(self, name, value)
             if post_init:

@@ -41,7 +41,7 @@ A release file (top-level keys ``name`` = the file's name, ``inherits``, ``commi
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import total_ordering
 from typing import Any
 
@@ -71,7 +71,9 @@ EVIDENCE = ("source", "changelog", "choice")
 _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "releases")
 #: The releases pre-parsed (JSON) beside the TOML files, used when its stamps match them.
 COMPILED = "compiled.json"
-COMPILED_FORMAT = "simherdr-releases/2"  # /2: an inheriting release keeps only its changes
+# /2: an inheriting release keeps only its changes; /3: the rows' sources in a second JSON
+# document after the first (two thirds of the text: read when a release's sources are)
+COMPILED_FORMAT = "simherdr-releases/3"
 # the compact form's tables a release's changes are merged into key by key
 _MERGED = ("rows", "tables", "sources")
 
@@ -484,6 +486,8 @@ class ReleaseSet:
         self._loaded: dict[str, HerdrVersion] = {}
         self._loading: list[str] = []
         self._compiled: dict[str, Any] | None = None
+        self._sources_text = ""  # compiled.json's second document, read on first use
+        self._source_deltas: dict[str, Any] | None = None
 
     def stamps(self) -> dict[str, int]:
         """Each release file's checksum (adler32 of its bytes): what ``compiled.json`` was
@@ -503,12 +507,30 @@ class ReleaseSet:
 
         try:
             with open(os.path.join(self.directory, COMPILED), encoding="utf-8") as f:
-                data = json.load(f)
+                text = f.read()
+            data, end = json.JSONDecoder().raw_decode(text)  # the first document only
             if data.get("format") == COMPILED_FORMAT and data.get("stamps") == self.stamps():
+                self._sources_text = text[end:]
                 return dict(data["releases"])
         except (OSError, ValueError, AttributeError):
             pass
         return {}
+
+    def _release_sources(self, name: str) -> dict[str, Any]:
+        """A compiled release's whole ``sources`` (its parent's, what it changes applied),
+        from compiled.json's second document (parsed the first time a release's sources are
+        read) and any sources its first document carries."""
+        if self._source_deltas is None:
+            import json
+
+            rest = self._sources_text.strip()
+            self._source_deltas = json.loads(rest) if rest else {}
+        compiled: dict[str, Any] = self._compiled  # type: ignore[assignment]
+        parent = compiled[name].get("inherits")
+        out = dict(self._release_sources(parent)) if parent in compiled else {}
+        out.update(compiled[name].get("sources", {}))
+        out.update(self._source_deltas.get(name, {}))
+        return out
 
     def compile(self) -> dict[str, Any]:
         """The ``compiled.json`` document of these files (parsed from TOML, never the cache):
@@ -545,7 +567,9 @@ class ReleaseSet:
         if self._compiled is None:
             self._compiled = self._read_compiled()
         if name in self._compiled:
-            self._loaded[name] = version = from_compact(self._expanded(name))
+            data = self._expanded(name)
+            lazy = None if "sources" in data else (lambda: self._release_sources(name))
+            self._loaded[name] = version = from_compact(data, lazy)
             return version
         self._loading.append(name)
         try:
@@ -721,32 +745,43 @@ def compact(version: HerdrVersion, *, sources: bool = False) -> dict[str, Any]:
 
 class _Sources(Mapping[str, RowSource]):
     """A compact form's sources (``key -> [release, source, evidence]``), each made a
-    :class:`RowSource` when read: a server resolves its release without the ~100 of them."""
+    :class:`RowSource` when read: a server resolves its release without the ~100 of them.
+    ``raw`` may be a function giving them, called on first use (compiled.json's second
+    document is then parsed only when something reads a source)."""
 
     __slots__ = ("_made", "_raw")
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
         self._raw = raw
         self._made: dict[str, RowSource] = {}
+
+    def _mapping(self) -> Mapping[str, Any]:
+        raw = self._raw
+        if callable(raw):
+            raw = self._raw = raw()
+        return raw
 
     def __getitem__(self, key: str) -> RowSource:
         made = self._made.get(key)
         if made is None:
-            made = self._made[key] = RowSource(*self._raw[key])
+            made = self._made[key] = RowSource(*self._mapping()[key])
         return made
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._raw)
+        return iter(self._mapping())
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._mapping())
 
     def __repr__(self) -> str:
         return repr(dict(self))
 
 
-def from_compact(data: Mapping[str, Any]) -> HerdrVersion:
-    """The :class:`HerdrVersion` of a :func:`compact` dict (sources are not carried)."""
+def from_compact(
+    data: Mapping[str, Any], sources: Callable[[], Mapping[str, Any]] | None = None
+) -> HerdrVersion:
+    """The :class:`HerdrVersion` of a :func:`compact` dict (sources are not carried, unless
+    the dict has them or ``sources`` gives them when first read)."""
     rows = dict(data["rows"])
     rows["pane_env_removed"] = tuple(rows["pane_env_removed"])
     return HerdrVersion(
@@ -760,17 +795,28 @@ def from_compact(data: Mapping[str, Any]) -> HerdrVersion:
         schema_published=data["schema_published"],
         rows=Rows(**rows),
         tables=Tables(**data["tables"]),
-        sources=_Sources(data.get("sources", {})),
+        sources=_Sources(sources if sources is not None else data.get("sources", {})),
         inherits=data.get("inherits"),
     )
 
 
+def compiled_text(doc: dict[str, Any]) -> str:
+    """compiled.json's text for :meth:`ReleaseSet.compile`'s ``doc``: the document without
+    the rows' sources, then a second document of each release's sources (a server reads the
+    first only)."""
+    import json
+
+    releases = {n: dict(entry) for n, entry in doc["releases"].items()}
+    sources = {n: entry.pop("sources") for n, entry in releases.items() if "sources" in entry}
+    first = json.dumps({**doc, "releases": releases}, indent=1, sort_keys=True)
+    return first + "\n" + json.dumps(sources, indent=1, sort_keys=True) + "\n"
+
+
 def _main(argv: list[str]) -> int:
     """``python -m simherdr.facts.versions [--check]``: write (or check) compiled.json."""
-    import json
     import sys
 
-    text = json.dumps(_PACKAGE.compile(), indent=1, sort_keys=True) + "\n"
+    text = compiled_text(_PACKAGE.compile())
     path = os.path.join(_DIR, COMPILED)
     if argv == ["--check"]:
         try:

@@ -62,7 +62,11 @@ def list_(sim, p):
         panes = [s.panes[pid] for t in w.tabs for pid in t.pane_ids()]
     else:
         panes = list(s.all_panes())
-    return {"type": "pane_list", "panes": [V.pane_info(s, x) for x in panes]}
+    focus = s.focus_ids()  # is_focused of each pane, from one lookup
+    return {
+        "type": "pane_list",
+        "panes": [V.pane_info(s, x, (x.workspace_id, x.tab_id, x.pane_id) == focus) for x in panes],
+    }
 
 
 @method("pane.get", pane_id=P.req(P.STR))

@@ -60,12 +60,12 @@ def valid_split_ratio(ratio: float | None) -> float:
 clamp_ratio = valid_split_ratio  # the name the model used before
 
 
-@record
+@record(slots=True)  # walked for every pane of every read (model/state.py Pane)
 class Leaf:
     pane: str  # canonical pane id
 
 
-@record
+@record(slots=True)  # walked for every pane of every read (model/state.py Pane)
 class Split:
     direction: str  # "right" | "down"
     ratio: float

@@ -45,7 +45,11 @@ def _workspace_metadata() -> M.WorkspaceMetadata:
     return WorkspaceMetadata()
 
 
-@record
+# slots (here, AgentSlot, layout's Leaf and Split): the objects every read of many panes walks
+# (pane.list, session.snapshot) hold their fields in the object itself instead of a separate
+# values array: fewer cache lines and pages per pane once the session outgrows the CPU
+# caches (issue 26; benchmarks/scale.py), and less memory. No attributes beyond the fields.
+@record(slots=True)
 class Pane:
     pane_id: str
     number: int

@@ -32,7 +32,7 @@ class Mutation:
     working: bool = False
 
 
-@dataclass
+@dataclass(slots=True)  # read for every pane of every read (model/state.py Pane)
 class AgentSlot:
     """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
 

@@ -54,6 +54,20 @@ class Config:
     pane_history: bool = False  # [experimental] pane_history: also session-history.json
 
 
+#: What a missing config.toml applies (hostconfig.DEFAULTS, the values herdr's config keys
+#: default to; tests/core/test_session_made_on_use.py keeps the two equal): `simherdr serve`
+#: without a config file then starts without importing hostconfig (issue 26).
+NO_CONFIG_FILE = {
+    "default_shell": "",
+    "shell_mode": "auto",
+    "new_cwd": "follow",
+    "pane_history": False,
+    "confirm_close": True,
+    "toast_delivery": "off",
+    "worktrees_dir": None,
+}
+
+
 def release_of(given: HerdrVersion | str | None) -> HerdrVersion:
     """The herdr release a simulator is, resolved once (a name or a version)."""
     if isinstance(given, HerdrVersion):
@@ -66,6 +80,14 @@ def load_host_config(config: Config, version: str) -> list:
     start; returns its diagnostics (the client surface reports them)."""
     if not config.config_path:
         return []
+    try:
+        os.stat(config.config_path)
+    except FileNotFoundError:  # no file: herdr's defaults, no diagnostics (hostconfig unread)
+        for name, value in NO_CONFIG_FILE.items():
+            setattr(config, name, value)
+        return []
+    except OSError:
+        pass  # hostconfig reads it and says why it cannot
     from .. import hostconfig
 
     loaded = hostconfig.load_at_start(config.config_path, version)

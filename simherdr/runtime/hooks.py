@@ -3,9 +3,11 @@ made, typed into, renamed, exited or closed (the backend seam and the agent laye
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..agents import AgentLayer
     from ..facts.versions import HerdrVersion
     from ..model.events import EventSink
@@ -14,32 +16,31 @@ if TYPE_CHECKING:
     from ..model.state import Pane, Session, Workspace
     from ..outbox import Outbox
 
+    # typing only (not made at run time: a Protocol class costs ~0.14M instructions)
+    class SessionConfig(Protocol):
+        cols: int
+        rows: int
+        layout_area: tuple[int, int, int, int] | None
 
-class SessionConfig(Protocol):
-    cols: int
-    rows: int
-    layout_area: tuple[int, int, int, int] | None
+    class HookHost(Protocol):
+        """What the hooks need of the runtime."""
 
+        session: Session
+        outbox: Outbox
+        version: HerdrVersion
 
-class HookHost(Protocol):
-    """What the hooks need of the runtime."""
+        @property  # read-only: the runtime's Config is wider than what the hooks read
+        def config(self) -> SessionConfig: ...
 
-    session: Session
-    outbox: Outbox
-    version: HerdrVersion
+        @property
+        def backend(self) -> PaneBackend: ...
 
-    @property  # read-only: the runtime's Config is wider than what the hooks read
-    def config(self) -> SessionConfig: ...
+        @property
+        def agents(self) -> AgentLayer: ...
 
-    @property
-    def backend(self) -> PaneBackend: ...
+        def notify(self) -> None: ...
 
-    @property
-    def agents(self) -> AgentLayer: ...
-
-    def notify(self) -> None: ...
-
-    def commit(self) -> None: ...
+        def commit(self) -> None: ...
 
 
 class PaneHooks:

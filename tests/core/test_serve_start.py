@@ -50,13 +50,16 @@ NOT_AT_START = (
     "simherdr.agents",
     "simherdr.hostcore.config_keys",
     "simherdr.git",
+    "simherdr.hostconfig",  # no config.toml: runtime.config applies the defaults itself
     "simherdr.model.events",  # the session model: made by the first call that reads it
+    "simherdr.model.hub",
     "simherdr.model.layout",
     "simherdr.model.metadata",
     "simherdr.model.screen",
     "simherdr.model.terminal",
     "simherdr.model.terminal_detection",
     "simherdr.model.state",
+    "simherdr.model.surface",
     "simherdr.model.terminal_reports",
     "simherdr.outbox",
     "simherdr.panes.manifests",

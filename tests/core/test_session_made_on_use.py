@@ -1,5 +1,5 @@
-"""A server generation's session, outbox and worktree operations are made the first time they
-are read (simherdr.simulator._MadeOnUse, issue 26): a ping reads none of them, so `simherdr
+"""A server generation's session, outbox, event ring, client surface and worktree operations
+are made the first time they are read (simherdr.simulator._MadeOnUse, issue 26): a ping reads none of them, so `simherdr
 serve` answers its first ping without the session model. What a client sees is the same."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def test_a_ping_makes_no_session_and_publishes_nothing():
     sim = Simulator("0.9.3")
     reply = _run(sim.invoke("ping"))
     assert reply["result"]["type"] == "pong"
-    assert not {"session", "outbox", "worktree_ops"} & set(vars(sim))
+    assert not {"session", "outbox", "hub", "surface", "worktree_ops"} & set(vars(sim))
     assert sim.hub.seq == 0  # no event, no focus trio
 
 
@@ -62,3 +62,41 @@ def test_events_and_focus_of_the_first_create_are_published_as_without_a_ping_fi
         _run(sim.invoke("workspace.create", {}))
     assert _kinds(pinged) == _kinds(fresh)
     assert "workspace_created" in _kinds(pinged) and "workspace_focused" in _kinds(pinged)
+
+
+def test_reset_keeps_the_config_diagnostics_whether_the_surface_was_made_or_not():
+    sim = Simulator("0.9.3")
+    sim.reset()  # no surface made yet: the start's diagnostics carry over
+    assert sim.surface.config_diagnostics == []
+    sim.surface.config_diagnostics = ["reloaded"]  # as server.reload_config sets them
+    old = sim.surface
+    sim.reset()
+    assert sim.surface is not old and sim.surface.config_diagnostics == ["reloaded"]
+
+
+def test_a_restart_starts_a_new_event_ring():
+    sim = Simulator("0.9.3")
+    _run(sim.invoke("workspace.create", {}))
+    old = sim.hub
+    assert old.seq > 0
+    sim.restart()
+    assert sim.hub is not old
+    assert "workspace_created" not in _kinds(sim)  # the old process's events are gone
+
+
+def test_a_missing_config_file_applies_what_hostconfig_would(tmp_path):
+    """runtime.config's no-file shortcut (no hostconfig import) equals hostconfig's own
+    answer for a missing file."""
+    from simherdr import hostconfig
+    from simherdr.runtime.config import NO_CONFIG_FILE, Config, load_host_config
+
+    assert NO_CONFIG_FILE == hostconfig.DEFAULTS
+    ours, theirs = Config(), Config()
+    for config in (ours, theirs):
+        config.config_path = str(tmp_path / "missing" / "config.toml")
+        config.new_cwd, config.confirm_close, config.worktrees_dir = "cwd", False, "/w"
+    assert load_host_config(ours, "0.9.3") == []
+    loaded = hostconfig.load_at_start(theirs.config_path, "0.9.3")
+    hostconfig.apply(theirs, loaded)
+    assert loaded.diagnostics == [] and vars(ours) == vars(theirs)
+    assert ours.new_cwd == "follow" and ours.worktrees_dir is None

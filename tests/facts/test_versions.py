@@ -212,3 +212,22 @@ def test_resolving_a_release_needs_no_tomllib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"]
+
+
+def test_a_release_resolves_from_the_first_document_and_reads_its_sources_when_asked():
+    """compiled.json (format /3) is two JSON documents: the releases, then their rows'
+    sources; resolving reads the first only, the second is parsed when a source is read."""
+    code = (
+        "import simherdr.facts.versions as V; v = V.resolve('0.9.3'); "
+        "print(V._PACKAGE._source_deltas is None); s = v.sources['events_lost_error']; "
+        "print(V._PACKAGE._source_deltas is not None, s.release, s.evidence)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "0.9.3", "source"]
+    with open(f"{V._DIR}/{V.COMPILED}", encoding="utf-8") as f:
+        text = f.read()
+    import json
+
+    first, end = json.JSONDecoder().raw_decode(text)
+    assert not any("sources" in r for r in first["releases"].values())
+    assert set(json.loads(text[end:])) == set(V.RELEASES)

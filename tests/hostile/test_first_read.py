@@ -232,3 +232,83 @@ def test_a_first_read_that_fails_is_reported_and_the_server_goes_on(srv, monkeyp
         s.close()
     assert crashes == [("Fatal error on a first read", "RuntimeError('boom')")]
     assert json.loads(exchange(srv.path, PING))["result"]["type"] == "pong"
+
+
+def test_an_accepted_socket_is_the_one_socket_accept_makes(tmp_path):
+    """Listening accepts without socket.accept's wrapper: the connection's socket is still a
+    socket.socket of the listening one's family and type, close-on-exec, made non-blocking."""
+    import asyncio
+    import os
+
+    from simherdr.unixsocket import listen_protocol
+
+    seen = []
+
+    def first_read(conn):
+        seen.append(
+            (
+                type(conn),
+                conn.family,
+                conn.type,
+                conn.gettimeout(),
+                os.get_inheritable(conn.fileno()),
+            )
+        )
+        reference, _ = ref_listener.accept()  # what socket.accept() makes of the same kind
+        seen.append((type(reference), reference.family, reference.type))
+        reference.close()
+        conn.close()
+
+    ref_listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ref_listener.bind(str(tmp_path / "ref.sock"))
+    ref_listener.listen()
+
+    async def go():
+        listening = await listen_protocol(
+            str(tmp_path / "s.sock"), lambda: None, busy_message="busy", first_read=first_read
+        )
+        ref_client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ref_client.connect(str(tmp_path / "ref.sock"))
+        r, w = await asyncio.open_unix_connection(str(tmp_path / "s.sock"))
+        assert await r.read() == b""  # closed by first_read
+        w.close()
+        ref_client.close()
+        listening.close()
+
+    asyncio.run(go())
+    ref_listener.close()
+    made, reference = seen
+    assert made == (socket.socket, socket.AF_UNIX, socket.SOCK_STREAM, 0.0, False)
+    assert made[:3] == reference
+
+
+def test_a_failure_on_the_first_reads_bytes_in_the_protocol_closes_the_connection(srv, monkeypatch):
+    """A wait read by the first read goes to a protocol, which reads the line again; if that
+    fails (a simulator bug), the loop hears of it and the client sees the connection close."""
+    crashes = []
+    srv.run(
+        lambda sim: srv.loop.set_exception_handler(
+            lambda loop, ctx: crashes.append((ctx["message"], repr(ctx.get("exception"))))
+        )
+    )
+    real = srv.server._respond
+    calls = []
+
+    def second_fails(*a):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("boom")
+        return real(*a)
+
+    fds, tasks = baseline(srv)
+    with monkeypatch.context() as m:
+        m.setattr(srv.server, "_respond", second_fails)
+        with loop_held(srv):
+            s = connect(srv.path)
+            s.sendall(wait_line())
+        s.settimeout(5)
+        assert read_all(s) == b""
+        s.close()
+    assert crashes == [("Fatal error on a first read's bytes", "RuntimeError('boom')")]
+    assert settle(srv, fds, tasks) == (fds, tasks)
+    assert conn_count(srv) == 0

@@ -1,7 +1,8 @@
 """session.snapshot is built in one walk of the tree (views.session_snapshot, issue 26); it must
 equal the snapshot composed item by item from workspace_info / tab_info / pane_info /
 layout_snapshot / agent_info, over sessions with several workspaces and tabs, focus moved
-around, zoomed tabs, renamed tabs and agents in every status (the rollups)."""
+around, zoomed tabs, renamed tabs and agents in every status (the rollups). pane.list, which
+reads each pane's focus from one lookup, must equal pane_info of each pane in turn."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import random
 import pytest
 
 from simherdr import views as V
+from simherdr.model.layout import Leaf, Split
+from simherdr.model.state import Pane
+from simherdr.model.terminal import AgentSlot
 from simherdr.testing import Harness
 
 STATES = ("idle", "working", "blocked", "unknown")
@@ -43,6 +47,10 @@ def check(h: Harness) -> dict:
     assert got == composed(s, *args)
     # the reply is the same snapshot
     assert h.ok("session.snapshot")["snapshot"] == got
+    assert h.ok("pane.list")["panes"] == [V.pane_info(s, p) for p in s.all_panes()]
+    for w in s.workspaces:
+        listed = h.ok("pane.list", workspace_id=w.workspace_id)["panes"]
+        assert listed == [V.pane_info(s, s.panes[i]) for t in w.tabs for i in t.pane_ids()]
     # focus_ids: a pane is focused exactly when its own ids are these
     focus = s.focus_ids()
     for p in s.all_panes():
@@ -114,3 +122,9 @@ def test_rollups_and_focus_across_workspaces(config, tmp_path):
         assert by_ws["w1"] == "blocked"
         assert [p["pane_id"] for p in snap["panes"] if p["focused"]] == [snap["focused_pane_id"]]
         assert (snap["focused_workspace_id"], snap["focused_tab_id"]) == ("w2", second)
+
+
+@pytest.mark.parametrize("cls", [Pane, AgentSlot, Leaf, Split])
+def test_the_walked_objects_keep_their_fields_in_slots(cls):
+    """Every read of many panes walks these (issue 26): no per-instance __dict__."""
+    assert "__dict__" not in dir(cls) and "__slots__" in vars(cls)
