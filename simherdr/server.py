@@ -171,7 +171,16 @@ class _Request(asyncio.Protocol):
         self.server._await_line(self)
         if self._early:
             early, self._early = self._early, b""
-            self.data_received(early)
+            try:
+                self.data_received(early)
+            except Exception as e:
+                # as a transport treats its protocol failing on bytes it read (asyncio's
+                # _fatal_error): the loop's exception handler hears of it, the connection
+                # closes at once (not left open with its line already taken)
+                self.loop.call_exception_handler(
+                    {"message": "Fatal error on a first read's bytes", "exception": e}
+                )
+                self._drop()
 
     def data_received(self, data: bytes) -> None:
         if self.phase == WATCHING:

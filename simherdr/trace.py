@@ -218,34 +218,16 @@ def _read_peer_command(pid: int) -> str | None:
 
 def record_request(trace: Recorder, obj: Any, origin: str, peer_pid: int | None = None) -> None:
     if isinstance(obj, dict):
+        # one dict of fields, ``pid``/``cmd`` only when known, handed over as it is (no
+        # second dict merged in: two entries a request are the socket's hot path)
         get = obj.get
-        # the entry's fields as keywords at once, ``pid``/``cmd`` only when known (no second
-        # dict merged in: two entries a request are the socket's hot path)
-        if peer_pid is None:
-            trace.record(
-                "request", origin, id=get("id"), method=get("method"), params=get("params")
-            )
-            return
-        cmd = peer_command(peer_pid)
-        if cmd is None:
-            trace.record(
-                "request",
-                origin,
-                id=get("id"),
-                method=get("method"),
-                params=get("params"),
-                pid=peer_pid,
-            )
-        else:
-            trace.record(
-                "request",
-                origin,
-                id=get("id"),
-                method=get("method"),
-                params=get("params"),
-                pid=peer_pid,
-                cmd=cmd,
-            )
+        fields = {"id": get("id"), "method": get("method"), "params": get("params")}
+        if peer_pid is not None:
+            fields["pid"] = peer_pid
+            cmd = peer_command(peer_pid)
+            if cmd is not None:
+                fields["cmd"] = cmd
+        trace.record("request", origin, **fields)
     else:
         trace.record("request", origin, id=None, method=None, params=obj)
 

@@ -280,3 +280,35 @@ def test_an_accepted_socket_is_the_one_socket_accept_makes(tmp_path):
     made, reference = seen
     assert made == (socket.socket, socket.AF_UNIX, socket.SOCK_STREAM, 0.0, False)
     assert made[:3] == reference
+
+
+def test_a_failure_on_the_first_reads_bytes_in_the_protocol_closes_the_connection(srv, monkeypatch):
+    """A wait read by the first read goes to a protocol, which reads the line again; if that
+    fails (a simulator bug), the loop hears of it and the client sees the connection close."""
+    crashes = []
+    srv.run(
+        lambda sim: srv.loop.set_exception_handler(
+            lambda loop, ctx: crashes.append((ctx["message"], repr(ctx.get("exception"))))
+        )
+    )
+    real = srv.server._respond
+    calls = []
+
+    def second_fails(*a):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("boom")
+        return real(*a)
+
+    fds, tasks = baseline(srv)
+    with monkeypatch.context() as m:
+        m.setattr(srv.server, "_respond", second_fails)
+        with loop_held(srv):
+            s = connect(srv.path)
+            s.sendall(wait_line())
+        s.settimeout(5)
+        assert read_all(s) == b""
+        s.close()
+    assert crashes == [("Fatal error on a first read's bytes", "RuntimeError('boom')")]
+    assert settle(srv, fds, tasks) == (fds, tasks)
+    assert conn_count(srv) == 0
