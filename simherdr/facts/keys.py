@@ -51,7 +51,8 @@ CHOICES (not decidable from herdr's source alone):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from .record import record
 
 __all__ = [
     "ALT",
@@ -146,7 +147,7 @@ class InvalidKey(ValueError):
         super().__init__(UNSUPPORTED_KEY_MESSAGE.format(key=key))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KeyCombo:
     """A parsed key: ``code`` is ``char`` (see ``char``), ``f`` (see ``number``),
     ``enter``, ``esc``, ``tab``, ``backtab``, ``backspace``, ``left``, ``right``,

@@ -28,8 +28,8 @@ Decisions, all read from herdr's source:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from ..facts.record import record
 from .layout import (
     FoundCheckout,
     StrPath,
@@ -45,7 +45,7 @@ from .layout import (
 from .runner import GitError, run_git
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Checkout:
     """The git checkout containing a path."""
 

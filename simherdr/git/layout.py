@@ -26,12 +26,13 @@ git dirs are canonical (realpath when the path exists, else unchanged: herdr's
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from ..facts.record import record
 
 StrPath = str | os.PathLike[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FoundCheckout:
     """A checkout root found on disk (no git process involved)."""
 

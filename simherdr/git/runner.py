@@ -14,8 +14,8 @@ import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from ..facts.record import record
 from . import layout
 from .layout import StrPath
 
@@ -68,7 +68,7 @@ _FORCED_VARS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GitResult:
     """What one git process did. A non-zero ``returncode`` is not an exception."""
 

@@ -10,16 +10,15 @@ git config.
 from __future__ import annotations
 
 import os
-import shutil
-from dataclasses import dataclass
 
+from ..facts.record import record
 from .layout import StrPath, canonical_or_original
 from .runner import GitError, exit_status_text, os_error_text, run_git
 
 _HEADS = "refs/heads/"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WorktreeEntry:
     """One record of ``git worktree list --porcelain``."""
 
@@ -32,7 +31,7 @@ class WorktreeEntry:
     is_locked: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WorktreeAdded:
     """What :func:`worktree_add` did."""
 
@@ -77,7 +76,7 @@ def parse_worktree_porcelain(text: str) -> list[WorktreeEntry]:
     return entries
 
 
-@dataclass
+@record
 class _Record:
     path: str | None = None
     branch: str | None = None
@@ -235,6 +234,8 @@ def worktree_remove(
     if os.path.lexists(path_text):
         if not _leftover_checkout_matches_repo(repo_root, path_text, trust=trust):
             raise GitError(message, result.returncode)
+        import shutil  # not at import: with its compression modules, a first workspace's cost
+
         try:
             shutil.rmtree(path_text)
         except OSError as err:

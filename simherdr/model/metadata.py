@@ -9,9 +9,9 @@ state_labels overlay, bound to its ``source`` and guarded by ``agent`` / ``appli
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 
 from ..facts.kinds import _RUST_WHITESPACE as RUST_WHITESPACE  # Rust str::trim's set
+from ..facts.record import field, record
 
 TTL_MIN_MS = 1
 TTL_MAX_MS = 86_400_000
@@ -131,7 +131,7 @@ def seq_is_fresh(seqs: dict[str, int], src: str, seq: int | None) -> bool:
     return seq is None or src not in seqs or seq > seqs[src]
 
 
-@dataclass
+@record
 class TokenStore:
     """Tokens of one pane or workspace: value and deadline (simulated seconds) per key."""
 
@@ -166,7 +166,7 @@ class TokenStore:
         return len(self.entries) != before
 
 
-@dataclass
+@record
 class WorkspaceMetadata:
     tokens: TokenStore = field(default_factory=TokenStore)
     seqs: dict[str, int] = field(default_factory=dict)
@@ -175,7 +175,7 @@ class WorkspaceMetadata:
 # --- the presentation overlay (src/terminal/metadata.rs) ------------------------------------
 
 
-@dataclass
+@record
 class Overlay:
     """One source's AgentMetadata. Times are (simulated seconds, report order)."""
 
@@ -202,7 +202,7 @@ class Overlay:
         return bool(self.title or self.display_agent or self.state_labels)
 
 
-@dataclass
+@record
 class PaneMetadata:
     """The metadata part of herdr's TerminalState."""
 
@@ -212,7 +212,7 @@ class PaneMetadata:
     overlays: dict[str, Overlay] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Report:
     source: str
     agent_label: str | None

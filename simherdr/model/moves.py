@@ -6,14 +6,13 @@ src/app/actions.rs:1370-1460).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..facts import ids
+from ..facts.record import record
 from . import layout as L
 from .state import Pane, Session, Tab, Workspace
 
 
-@dataclass
+@record
 class Taken:
     removed_tab: Tab | None  # the source tab, when the pane was its only pane
     workspace_empty: bool  # the source workspace has no tab left

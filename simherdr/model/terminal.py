@@ -14,15 +14,14 @@ managed starts, and reported resume commands. The inputs that change the slot li
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..facts import kinds as K
+from ..facts.record import field, record
 
 MAX_SESSION_ID_BYTES = 512
 MAX_SESSION_PATH_BYTES = 4096
 
 
-@dataclass
+@record
 class Mutation:
     released: bool = False
     # The input reported `working` (detection's screen state or a hook's state): 0.9.3 ends a
@@ -32,7 +31,7 @@ class Mutation:
     working: bool = False
 
 
-@dataclass(slots=True)  # read for every pane of every read (model/state.py Pane)
+@record(slots=True)  # read for every pane of every read (model/state.py Pane)
 class AgentSlot:
     """Agent-related state of a pane's terminal (herdr's TerminalState, agent part).
 

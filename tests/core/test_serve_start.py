@@ -16,7 +16,7 @@ from simherdr.facts.versions import DEFAULT_VERSION
 # every module loaded so far, and ends the process.
 _PROBE = """
 import os, socket, sys, threading, time
-path, config_dir = sys.argv[1], sys.argv[2]
+path, config_dir, method = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def client():
     while True:
@@ -27,7 +27,7 @@ def client():
         except OSError:
             s.close()
             time.sleep(0.005)
-    s.sendall(b'{"id":"t","method":"ping","params":{}}\\n')
+    s.sendall(b'{"id":"t","method":"%s","params":{}}\\n' % method.encode())
     reply = b""
     while not reply.endswith(b"\\n"):
         reply += s.recv(65536)
@@ -83,7 +83,7 @@ def test_serve_answers_its_first_ping_without_the_areas_it_does_not_need(tmp_pat
     config_dir = tmp_path / "config"
     config_dir.mkdir()
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(tmp_path / "herdr.sock"), str(config_dir)],
+        [sys.executable, "-c", _PROBE, str(tmp_path / "herdr.sock"), str(config_dir), "ping"],
         capture_output=True,
         text=True,
         timeout=30,
@@ -97,3 +97,34 @@ def test_serve_answers_its_first_ping_without_the_areas_it_does_not_need(tmp_pat
     early = [m for m in NOT_AT_START if m in modules]
     assert not early, f"imported before the first pong: {early}"
     assert {m for m in modules if m.startswith("simherdr.handlers")} == HANDLERS_AT_START
+
+
+# What a client's first workspace.create still does without: the records of the model, git and
+# metadata are made by facts.record (no dataclasses, no compile at import), shutil is imported
+# by the one removal that needs it.
+NOT_AT_FIRST_CREATE = ("dataclasses", "shutil", "tomllib", "simherdr.persist", "simherdr.plugins")
+
+
+def test_a_first_workspace_create_imports_no_dataclasses_nor_shutil(tmp_path):
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _PROBE,
+            str(tmp_path / "herdr.sock"),
+            str(config_dir),
+            "workspace.create",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert out.returncode == 0, out.stderr
+    reply_line, modules_line = out.stdout.splitlines()
+    assert json.loads(reply_line)["result"]["type"] == "workspace_created"
+    modules = set(modules_line.split())
+    assert "simherdr.model.terminal" in modules  # the probe reached the pane's terminal
+    early = [m for m in NOT_AT_FIRST_CREATE if m in modules]
+    assert not early, f"imported by a first workspace.create: {early}"
