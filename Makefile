@@ -18,12 +18,19 @@ env: $(STAMP)
 
 # PYTHONDONTWRITEBYTECODE (set on some machines) would make every xdist worker recompile
 # everything; the suite writes its bytecode cache.
-# Four workers on two cores: much of the suite waits on subprocesses and scaled clocks (measured
-# on 2 cores, quiet: -n 2 192 s, -n 4 132 s, -n 6 135 s for 3,787 tests). `--dist load`: tests
-# go out on demand, two at a time (tests/conftest.py sets --maxschedchunk 2), and the slowest
-# are collected first (SLOW_FIRST there), so none starts when the others are done.
+# Four workers on two cores (TEST_WORKERS). ~270 of the tests mostly wait (paced replays, real
+# processes' starts, a CLI's timeout): ~200 worker-seconds of waiting beside ~95 s of CPU
+# (per-test wall minus CPU of a loaded run), so a quiet run is bound by the workers ((waits +
+# CPU) / 4 ~ 65-70 s) more than by the cores (CPU / 2 ~ 50 s). Six did not win on a loaded
+# machine (load 7-13, alternating: -n 6 148.7 / 159.2 s, -n 4 137.5 / 105.6 s; two more
+# collections, ~4.5 s of CPU); quiet, untried since the suite's CPU fell from ~260 s (then: -n 2
+# 192 s, -n 4 132 s, -n 6 135 s for 3,787 tests): measure `make test TEST_WORKERS=6` there.
+# `--dist load`: tests go out on demand, two at a time (tests/conftest.py sets --maxschedchunk
+# 2), the slowest collected first (SLOW_FIRST there) and the waiting ones dealt out among the
+# others (interleave_waits there), so none starts when the others are done.
+TEST_WORKERS ?= 4
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 4 --dist load -q
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load -q
 
 # Style, the layer contracts ([tool.importlinter]) and the typed packages ([tool.mypy]).
 lint: $(STAMP)

@@ -156,5 +156,56 @@ def _slow_rank(item) -> int:
     return len(SLOW_FIRST)
 
 
+# Tests that mostly wait (paced to recorded gaps, on real processes' starts, on a CLI's
+# timeout): a few hundred ms of CPU in seconds of wall each, ~150 of them. Ranked first they ran
+# side by side on every worker for the run's first ~25 s, both cores all but idle while ~95 s of
+# CPU work waited behind them, then the workers contended for the cores. They are dealt out
+# instead (interleave_waits): one in every few tests of the first WAITS_SPREAD of the others,
+# longest first, so that at any moment some workers wait while the others keep the cores busy.
+WAITS = (
+    "tests/contract/test_property.py",
+    "tests/contract/test_suites.py",
+    "tests/contract/test_cli_record.py",
+    "tests/contract/test_record.py",
+    "tests/contract/test_replay_fixes.py",
+    "tests/contract/test_launched.py",
+    "tests/hostile/test_socket_lifecycle.py",
+    "tests/run/",
+    "tests/core/test_demo.py",
+    "tests/stub/test_cli_sessions.py",
+    "tests/stub/test_cli_local_e2e.py",
+    "tests/pty/",
+)
+WAITS_SPREAD = 0.8
+
+
+def _waits(item) -> bool:
+    nodeid = item.nodeid
+    if nodeid.startswith("tests/contract/test_contract.py::test_cassette["):
+        return "-socket-" in nodeid or "-stub-" in nodeid  # paced replays (in process: CPU)
+    return nodeid.startswith(WAITS)
+
+
+def interleave_waits(items: list) -> list:
+    """``items`` (in rank order) with the waiting ones spread evenly over the first
+    WAITS_SPREAD of the others, in their own order; the last of the others (the background
+    jobs' readers among them) stay last."""
+    waits = [i for i in items if _waits(i)]
+    if not waits:
+        return items
+    work = [i for i in items if not _waits(i)]
+    span = int(len(work) * WAITS_SPREAD)
+    out: list = []
+    w = 0
+    for n, item in enumerate(work):
+        while w < len(waits) and w * span <= n * len(waits):
+            out.append(waits[w])
+            w += 1
+        out.append(item)
+    out.extend(waits[w:])
+    return out
+
+
 def pytest_collection_modifyitems(session, config, items):
     items.sort(key=_slow_rank)  # stable: the same order on every worker
+    items[:] = interleave_waits(items)
