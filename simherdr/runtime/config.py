@@ -54,18 +54,28 @@ class Config:
     pane_history: bool = False  # [experimental] pane_history: also session-history.json
 
 
-#: What a missing config.toml applies (hostconfig.DEFAULTS, the values herdr's config keys
-#: default to; tests/core/test_session_made_on_use.py keeps the two equal): `simherdr serve`
-#: without a config file then starts without importing hostconfig (issue 26).
-NO_CONFIG_FILE = {
-    "default_shell": "",
-    "shell_mode": "auto",
-    "new_cwd": "follow",
-    "pane_history": False,
-    "confirm_close": True,
-    "toast_delivery": "off",
-    "worktrees_dir": None,
-}
+#: The Config fields herdr's config.toml sets (hostconfig.SECTION_OF). A missing file gives
+#: each its default, which is Config's own (tests/core/test_session_made_on_use.py checks both
+#: against hostconfig): `simherdr serve` without a config file starts without hostconfig.
+HOST_CONFIG_FIELDS = (
+    "default_shell",
+    "shell_mode",
+    "new_cwd",
+    "pane_history",
+    "confirm_close",
+    "toast_delivery",
+    "worktrees_dir",
+)
+
+
+def no_config_file() -> dict[str, object]:
+    """What a missing config.toml applies: each of :data:`HOST_CONFIG_FIELDS` at Config's
+    default (issue 26: the no-file path of ``hostconfig.load_at_start``, without it)."""
+    return {
+        f.name: f.default
+        for f in Config.__record_fields__  # type: ignore[attr-defined]
+        if f.name in HOST_CONFIG_FIELDS
+    }
 
 
 def release_of(given: HerdrVersion | str | None) -> HerdrVersion:
@@ -83,7 +93,7 @@ def load_host_config(config: Config, version: str) -> list:
     try:
         os.stat(config.config_path)
     except FileNotFoundError:  # no file: herdr's defaults, no diagnostics (hostconfig unread)
-        for name, value in NO_CONFIG_FILE.items():
+        for name, value in no_config_file().items():
             setattr(config, name, value)
         return []
     except OSError:

@@ -88,9 +88,15 @@ def test_a_missing_config_file_applies_what_hostconfig_would(tmp_path):
     """runtime.config's no-file shortcut (no hostconfig import) equals hostconfig's own
     answer for a missing file."""
     from simherdr import hostconfig
-    from simherdr.runtime.config import NO_CONFIG_FILE, Config, load_host_config
+    from simherdr.runtime.config import (
+        HOST_CONFIG_FIELDS,
+        Config,
+        load_host_config,
+        no_config_file,
+    )
 
-    assert NO_CONFIG_FILE == hostconfig.DEFAULTS
+    assert set(HOST_CONFIG_FIELDS) == set(hostconfig.SECTION_OF)
+    assert no_config_file() == hostconfig.DEFAULTS
     ours, theirs = Config(), Config()
     for config in (ours, theirs):
         config.config_path = str(tmp_path / "missing" / "config.toml")
