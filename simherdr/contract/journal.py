@@ -268,7 +268,8 @@ def first_request_met_state(events: list[dict]) -> str | None:
 def _mark_polls(steps: list[dict]) -> None:
     """A CLI run that repeats one request (``agent start`` polls until the agent is ready,
     CLI.md) polls at the speed of its machine: every repeat but the last is marked ``poll``
-    (replay skips it), the last ``until`` (replay repeats it until it answers the same)."""
+    (replay skips it), the last ``until`` (replay repeats it until it answers the same).
+    Its bare probes are polls too, all but the last."""
     sends: dict[Any, tuple[str, Any]] = {}
     for s in steps:
         if "send" in s and isinstance(s.get("via"), str) and s["via"].startswith("cli:"):
@@ -280,6 +281,19 @@ def _mark_polls(steps: list[dict]) -> None:
             polls.add(a)
             last.discard(a)
             last.add(b)
+    # A run's reachability probes (a connect and close, nothing sent: ``server stop`` waits
+    # until its sockets stop answering) are as many as its machine's speed made them: only the
+    # last one (the one that found the socket gone, or the one at the deadline) is the answer.
+    probes: dict[str, list[Any]] = {}
+    sent = {s.get("conn") for s in steps if "send" in s or "recv" in s}
+    for s in steps:
+        via, cid = s.get("via"), s.get("conn")
+        if isinstance(via, str) and via.startswith("cli:") and cid not in sent:
+            run = probes.setdefault(via, [])
+            if cid not in run:
+                run.append(cid)
+    for run in probes.values():
+        polls.update(run[:-1])
     for s in steps:
         if s.get("conn") in polls:
             s["poll"] = True

@@ -295,3 +295,31 @@ def test_a_cli_run_that_waited_for_the_launched_server_replays_after_its_launch(
     assert set(kinds[kinds.index("status-run") + 1 :]) == {"cli:2"}  # its ping, by its pid
     status = next(s for s in c.steps if "cli_run" in s and not s.get("launch"))
     assert status["cli_run"]["argv"] == ["--session", "<launched:1>", "status", "server"]
+
+
+def _stop_then_probe(probes):
+    """``herdr server stop`` as recorded: server.stop, then reachability probes until the
+    socket is gone (the first ones may still connect while the server closes)."""
+    steps = [_run(1, ["server", "stop"]), *_conn(1, "server.stop", {}, {"type": "ok"}, "cli:1")]
+    steps.append({"conn": 1, "via": "cli:1", "close": "upstream"})
+    for n in range(2, 2 + probes):
+        steps.append({"conn": n, "via": "cli:1", "close": "client"})
+    gone = "FileNotFoundError: [Errno 2] No such file or directory"
+    steps.append({"conn": 2 + probes, "via": "cli:1", "close": "upstream", "unreachable": gone})
+    return steps
+
+
+@pytest.mark.parametrize("probes", [0, 1, 3])
+def test_a_stop_waits_probes_as_often_as_its_machine_let_it_and_only_the_last_one_counts(probes):
+    """Found in CI: a recording whose `server stop` probe still connected while the server
+    closed failed the socket replay (a connect after the target had stopped)."""
+    from simherdr.contract.journal import _mark_polls
+
+    steps = _stop_then_probe(probes)
+    _mark_polls(steps)
+    polled = sorted({s["conn"] for s in steps if s.get("poll")})
+    assert polled == list(range(2, 2 + probes))
+    assert not any(s.get("poll") for s in steps if s.get("conn") == 1)
+    for kind in ("socket", "inprocess"):
+        [r] = V.verify([_cassette(steps)], kind)
+        assert r.status == "pass", f"{kind}:\n{r.report()}"
