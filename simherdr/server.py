@@ -290,6 +290,7 @@ class Server:
         self._reading: dict[_Request, float] = {}
         self._sweeper: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._closing = False
         self.client_socket: ClientSocket | None = None
         self.stopped = asyncio.Event()
         self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
@@ -360,6 +361,10 @@ class Server:
         asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.close()))
 
     async def close(self) -> None:
+        if self._closing:  # server.stop's own close and the owner's may overlap: one runs
+            await self.stopped.wait()
+            return
+        self._closing = True
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None

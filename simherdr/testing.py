@@ -254,6 +254,10 @@ class ThreadServer:
                 return
             ready.set()
             self.loop.run_until_complete(self.server.serve_forever())
+            # a close asked for as the server stopped itself finishes before the loop closes
+            pending = asyncio.all_tasks(self.loop)
+            if pending:
+                self.loop.run_until_complete(asyncio.wait(pending, timeout=5))
 
         self._thread = threading.Thread(target=run, name="simherdr-server", daemon=True)
         self._thread.start()
@@ -283,8 +287,23 @@ class ThreadServer:
 
     def stop(self) -> None:
         if self._thread.is_alive():
-            asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+            # The server may be stopping itself (a client's server.stop): its loop can have
+            # left run_until_complete while this thread is still alive, and a coroutine sent
+            # to it then never runs (the 10 s hang CI hit). So ask for the close with a plain
+            # callback and wait for the thread, which ends whichever close stopped it.
+            closing: list[asyncio.Task] = []
+            try:
+                self.loop.call_soon_threadsafe(
+                    lambda: closing.append(self.loop.create_task(self.server.close()))
+                )
+            except RuntimeError:
+                pass  # the loop is already closed: the server has stopped
             self._thread.join(10)
+            if self._thread.is_alive():
+                raise TimeoutError(f"the simherdr server at {self.path} did not stop within 10 s")
+            if closing and closing[0].done() and not closing[0].cancelled():
+                if (err := closing[0].exception()) is not None:
+                    raise err
         if not self._thread.is_alive() and not self.loop.is_closed():
             self.loop.close()  # its selector and self-pipe fds go now, not at garbage collection
         if self._tmp:

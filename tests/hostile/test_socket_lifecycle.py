@@ -300,3 +300,37 @@ def test_server_starts_on_a_stale_socket_one_wins_the_others_say_already_running
         for t in threads:
             t.join(30)
         assert sorted(outcomes) == ["busy", "busy", "busy", "won"], (round_, outcomes)
+
+
+def test_a_thread_server_stops_after_a_clients_server_stop():
+    """A client's server.stop closes the server on its own loop; the owner's stop() right
+    after must not wait on a loop that has already left (CI's 10 s TimeoutError in
+    test_cassette[launcher-socket-0.8.0]). The window is a few instructions wide, so this
+    races many times with a busy thread taking the GIL; without the fix about one run in
+    three hangs here (measured: a hang within 30-300 rounds)."""
+    import threading
+
+    from simherdr.testing import ThreadServer
+
+    done = threading.Event()
+
+    def busy():
+        while not done.is_set():
+            pass
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    spinner = threading.Thread(target=busy, daemon=True)
+    spinner.start()
+    try:
+        for _ in range(150):
+            srv = ThreadServer()
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(srv.path)
+                s.sendall(b'{"id":"s","method":"server.stop","params":{}}\n')
+                assert b'"result"' in s.recv(4096)
+            srv.stop()  # TimeoutError before the fix
+            assert not os.path.exists(srv.path)
+    finally:
+        done.set()
+        sys.setswitchinterval(interval)
