@@ -4,7 +4,8 @@
 - ScaledClock(k): simulated time runs k times faster than wall time, for subprocess clients
   that sleep for real (``simherdr serve --time-scale 100``: herdr's 3 s settle takes 30 ms),
   paced by the event loop (:data:`DEFAULT_PACING`): it never runs past a wake-up the loop has
-  not yet served.
+  not yet served. Its owner may skip wall time (:class:`SkipsTime`: a replay's recorded
+  gaps on a simherdr target pass at once, served as after a stall of the loop).
 - VirtualClock: time moves only when a test advances it (or, with ``source=time.time``, follows
   freezegun's frozen time and moves when the test ticks it and calls ``sync``).
 
@@ -22,6 +23,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 # CHOICE: how a scaled clock maps wall time to simulated time when the server falls behind.
 # herdr's timeouts are facts (agent.prompt's 5 s stall window, agent.start's 30 s, a wait's
@@ -80,6 +82,22 @@ class Clock:
         """The driver runs a timer due at ``t``: a paced clock held there goes on from ``t``."""
 
 
+@runtime_checkable
+class SkipsTime(Protocol):
+    """A clock whose owner may let wall time pass without waiting for it (the replayer's
+    recorded gaps on a simherdr target: simherdr.contract.targets)."""
+
+    def skip(self, wall: float) -> float:
+        """Let ``wall`` seconds of wall time pass at once; returns the simulated time then
+        due. What falls due in between is served as after a stall of the loop."""
+        ...
+
+    async def caught_up(self, t: float) -> None:
+        """Until everything due by simulated time ``t`` has been served and what it woke has
+        run (a request sent after this sees that state)."""
+        ...
+
+
 class RealClock(Clock):
     def __init__(self):
         self._offset = time.time() - time.monotonic()
@@ -120,6 +138,8 @@ class ScaledClock(Clock):
         self._barrier: float | None = None
         self._barrier_rounds = 0
         self._moved: asyncio.Future | None = None  # resolved when a held time may move on
+        self._naps: set[asyncio.Future] = set()  # sleep_until's wall sleeps (a skip ends them)
+        self._skipped_to = -math.inf  # simulated time the last skip reached (not "late")
         self.late = 0  # wake-ups served after their time had passed on the wall (diagnostics)
 
     def _wall(self) -> float:
@@ -164,10 +184,38 @@ class ScaledClock(Clock):
         if self._paced and self._horizon is not None:
             self._served(t)
 
+    def skip(self, wall: float) -> float:
+        if wall > 0:
+            self._m0 -= wall
+            self._skipped_to = self._wall()
+            for nap in self._naps:
+                if not nap.done():
+                    nap.set_result(None)
+            self._signal()
+        return self._wall()
+
+    async def caught_up(self, t: float) -> None:
+        while self.now() < t:
+            await self._held()
+        for _ in range(BARRIER_ROUNDS):  # what the last wake-up woke runs first
+            await asyncio.sleep(0)
+
+    async def _nap(self, delay: float) -> None:
+        """``asyncio.sleep(delay)``, ended early by :meth:`skip`."""
+        loop = asyncio.get_running_loop()
+        nap = loop.create_future()
+        self._naps.add(nap)
+        handle = loop.call_later(delay, _resolve, nap)
+        try:
+            await nap
+        finally:
+            handle.cancel()
+            self._naps.discard(nap)
+
     def _served(self, t: float) -> None:
         """A wake-up due at ``t`` is being served: time stays at ``t`` until the loop has run
         what it woke (a few iterations, fewer when the loop goes quiet), then moves on."""
-        if self._wall() - t > LATE:
+        if self._wall() - t > LATE and t > self._skipped_to:
             self.late += 1
         start = self._barrier is None
         self._barrier = t if self._barrier is None else max(self._barrier, t)
@@ -208,9 +256,8 @@ class ScaledClock(Clock):
 
     async def sleep_until(self, t: float) -> None:
         if not self._paced:
-            delay = (t - self.now()) / self.scale
-            if delay > 0:
-                await asyncio.sleep(delay)
+            while (delay := (t - self.now()) / self.scale) > 0:
+                await self._nap(delay)
             return
         if t <= self.now():
             return
@@ -224,7 +271,7 @@ class ScaledClock(Clock):
                     break
                 wall = self._wall()
                 if wall < t:
-                    await asyncio.sleep((t - wall) / self.scale)
+                    await self._nap((t - wall) / self.scale)
                 else:  # due, held by an earlier wake-up or the barrier
                     await self._held()
         finally:

@@ -210,6 +210,10 @@ class Harness:
         self.close()
 
 
+class ServerStopped(RuntimeError):
+    """The :class:`ThreadServer` has stopped: nothing runs on its loop any more."""
+
+
 class ThreadServer:
     """The socket server in a daemon thread (its own event loop), on a private socket.
 
@@ -271,9 +275,51 @@ class ThreadServer:
         return 1.0 / self.sim.clock.wall_seconds(1.0)
 
     def run(self, fn):
-        """Run ``fn(sim)`` on the server's loop (state is owned by that thread)."""
-        fut = asyncio.run_coroutine_threadsafe(_call(fn, self.sim), self.loop)
-        return fut.result(10)
+        """Run ``fn(sim)`` on the server's loop (state is owned by that thread); raises
+        :class:`ServerStopped` when the server has stopped (a client's server.stop)."""
+        import concurrent.futures
+
+        if self.server.stopped.is_set() or not self._thread.is_alive():
+            raise ServerStopped(f"the simherdr server at {self.path} has stopped")
+        coro = _call(fn, self.sim)
+        try:
+            fut = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        except RuntimeError:  # its loop is closed
+            coro.close()
+            raise ServerStopped(f"the simherdr server at {self.path} has stopped") from None
+        deadline = time.monotonic() + 10
+        while True:  # the loop may leave while this waits: then nothing runs fn
+            try:
+                return fut.result(0.05)
+            except concurrent.futures.TimeoutError:
+                if not self._thread.is_alive():
+                    raise ServerStopped(f"the simherdr server at {self.path} stopped") from None
+                if time.monotonic() > deadline:
+                    raise
+
+    def skips_time(self) -> bool:
+        """Whether :meth:`skip` can let time pass at once (a scaled clock; the wall clock
+        cannot)."""
+        from .clock import SkipsTime
+
+        return isinstance(self.sim.clock, SkipsTime)
+
+    def skip(self, wall: float) -> None:
+        """Let ``wall`` seconds pass on the server's clock at once, and return when what fell
+        due in them has run (:class:`simherdr.clock.SkipsTime`)."""
+        from .clock import SkipsTime
+
+        clock = self.sim.clock
+        if not isinstance(clock, SkipsTime):
+            raise TypeError(f"{type(clock).__name__} cannot skip time")
+
+        async def go(_sim) -> None:
+            await clock.caught_up(clock.skip(wall))
+
+        try:
+            self.run(go)
+        except ServerStopped:
+            pass  # a stopped server has no time to keep (a client's server.stop)
 
     def trace(self, since: int = 0) -> list[dict]:
         return self.run(lambda sim: sim.trace.entries(since))

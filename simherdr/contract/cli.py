@@ -87,6 +87,12 @@ def add_contract_parser(sub) -> None:
     v.add_argument(
         "--no-pace", action="store_true", help="send requests back to back, ignoring recorded times"
     )
+    v.add_argument(
+        "--real-time",
+        action="store_true",
+        help="simherdr targets: sleep through recorded gaps (default: they pass at once on the "
+        "server's clock)",
+    )
     v.add_argument("--stamp", action="store_true", help="real: mark passing cassettes validated")
     v.set_defaults(fn=verify_cmd)
     d = cs.add_parser("diff", help="compare two corpora (two releases, a herdr and simherdr)")
@@ -187,6 +193,7 @@ def verify_cmd(args) -> int:
             any_version=args.any_version,
             timeout=args.timeout,
             pace=not args.no_pace,
+            skip_gaps=not args.real_time,
         )
     except (CassetteError, OSError, ValueError) as e:
         print(f"simherdr contract verify: {e}", file=sys.stderr)

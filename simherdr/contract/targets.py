@@ -20,12 +20,30 @@ import socket
 import tempfile
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from ..facts.versions import HerdrVersion
 
 TARGETS = ("inprocess", "socket", "stub", "real")
+
+
+# CHOICE (issue 26): a simherdr socket or stub target lets a recorded gap pass on its server's
+# clock at once (simherdr.clock.SkipsTime) instead of sleeping through it: what fell due in
+# the gap (timers, agents starting, a wait's timeout) is served in order before the next
+# request is sent, as if the server had been stalled, and the transport and the stand-in are
+# exercised exactly as before; a CLI run and a request in flight still take their own wall
+# time. ``skip_gaps=False`` (``simherdr contract verify --real-time``) sleeps as a real herdr
+# target must.
+SKIP_GAPS = True
+
+
+@runtime_checkable
+class TimeSkipper(Protocol):
+    """A server whose clock the replayer may move at once (a :class:`ThreadServer`)."""
+
+    def skips_time(self) -> bool: ...
+    def skip(self, wall: float) -> None: ...
 
 
 class Unsupported(RuntimeError):
@@ -198,8 +216,10 @@ class Target:
     cwd: str | None = None  # where CLI runs run (``<cwd>``: the server's cwd on simherdr)
     server: object | None = None  # a ThreadServer (control ops run on its loop)
     control_path: str | None = None  # an external simherdr's control socket
+    skip_gaps: bool = SKIP_GAPS  # a server that skips time skips recorded gaps (SKIP_GAPS)
     _stop: list = field(default_factory=list)
     _start: float | None = None
+    _skipped: float = 0.0  # wall seconds let pass on the server's clock without waiting
 
     def context(self) -> dict[str, str]:
         """The target's own values of the recording's named references (normalize.NAMES)."""
@@ -221,14 +241,40 @@ class Target:
             pass
         return ctx
 
-    def wait(self, seconds: float) -> None:
-        """Let ``seconds`` recorded (wall) seconds pass on the target's clock."""
+    def _skipper(self) -> TimeSkipper | None:
+        srv = self.server
+        if self.skip_gaps and isinstance(srv, TimeSkipper) and srv.skips_time():
+            return srv
+        return None
+
+    @property
+    def skipped(self) -> float:
+        """Wall seconds let pass at once on the server's clock (SKIP_GAPS) so far."""
+        return self._skipped
+
+    def elapsed(self) -> float:
+        """Recorded (wall) seconds on the target's clock: the wall clock's, plus what a
+        skipping server let pass at once."""
         import time
 
+        return time.monotonic() + self._skipped
+
+    def _let_pass(self, seconds: float) -> None:
+        import time
+
+        skipper = self._skipper()
+        if skipper is None:
+            time.sleep(seconds)
+            return
+        skipper.skip(seconds)
+        self._skipped += seconds
+
+    def wait(self, seconds: float) -> None:
+        """Let ``seconds`` recorded (wall) seconds pass on the target's clock."""
         if self.harness is not None:
             self.harness.advance(seconds * self.time_scale)  # type: ignore[attr-defined]
         else:
-            time.sleep(seconds)
+            self._let_pass(seconds)
 
     def control(self, op: dict) -> dict:
         """One control-plane op (simherdr's own; ``scenarios.control``) on this target."""
@@ -261,10 +307,9 @@ class Target:
         return seed_target(self, snapshot)
 
     def pace_to(self, offset: float) -> None:
-        """Let ``offset`` recorded (wall) seconds pass since the first call: a real sleep on a
-        socket, simulated time (scaled) in process."""
-        import time
-
+        """Let ``offset`` recorded (wall) seconds pass since the first call: simulated time
+        (scaled) in process, skipped on a simherdr server's clock (SKIP_GAPS), a real sleep
+        on any other socket."""
         if self.harness is not None:
             clock = self.harness.clock  # type: ignore[attr-defined]
             # the in-process clock moves only here: a recorded gap is wall time of an upstream
@@ -276,10 +321,10 @@ class Target:
                 self.harness.advance(due - clock.now())  # type: ignore[attr-defined]
             return
         if self._start is None:
-            self._start = time.monotonic() - offset
-        wait = self._start + offset - time.monotonic()
+            self._start = self.elapsed() - offset
+        wait = self._start + offset - self.elapsed()
         if wait > 0:
-            time.sleep(wait)
+            self._let_pass(wait)
 
     def connect(self, timeout: float = 10.0) -> Conn:
         if self.harness is not None:
@@ -317,16 +362,21 @@ def _config(workdir: str):
 
 
 def simherdr_target(
-    kind: str, version: str | HerdrVersion, config=None, time_scale: float = 1.0
+    kind: str,
+    version: str | HerdrVersion,
+    config=None,
+    time_scale: float = 1.0,
+    skip_gaps: bool = SKIP_GAPS,
 ) -> Target:
     """A fresh simherdr answering as ``version`` (a release name or its version object,
     resolved through facts/versions.py: every release simherdr has), inprocess, socket or stub;
-    ``time_scale``: the recording upstream's, so paced replay matches it."""
+    ``time_scale``: the recording upstream's, so paced replay matches it; ``skip_gaps``: a
+    socket or stub target's recorded gaps pass at once on its clock (SKIP_GAPS)."""
     from ..facts.versions import resolve
 
     release = resolve(version)
     version = release.name
-    t = Target(kind, version, time_scale=time_scale)
+    t = Target(kind, version, time_scale=time_scale, skip_gaps=skip_gaps)
     cfg = config if config is not None else _config(t.workdir)
     t.home, t.cwd = cfg.home, cfg.server_cwd
     if kind == "inprocess":
@@ -339,9 +389,9 @@ def simherdr_target(
     from ..clock import ScaledClock
     from ..testing import ThreadServer
 
-    srv = ThreadServer(
-        release, config=cfg, clock=ScaledClock(time_scale) if time_scale != 1 else None
-    )
+    # a skipping target's clock is a scaled one at any scale (the wall clock cannot skip)
+    scaled = skip_gaps or time_scale != 1
+    srv = ThreadServer(release, config=cfg, clock=ScaledClock(time_scale) if scaled else None)
     t.socket_path = srv.path
     t.server = srv
     t._stop.append(srv.stop)

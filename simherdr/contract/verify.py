@@ -443,15 +443,13 @@ class Replay:
         return self._wait(i, step, lambda: self._ask_again(cid), step["recv"], actual)
 
     def _wait(self, i: int, step: dict, again, expected: Any, actual: Any) -> tuple[list, Any]:
-        import time
-
         budget = min(max(self._gap(i), WAIT_FLOOR), self.timeout)
         problems = self.bind.unify(expected, actual, commit=False)
         waited, tick = 0.0, budget / 20
-        start = time.monotonic()
+        start = self.t.elapsed()
         while problems and waited < budget:
             self.t.wait(tick)
-            waited = time.monotonic() - start if self.t.harness is None else waited + tick
+            waited = self.t.elapsed() - start if self.t.harness is None else waited + tick
             actual = again()
             problems = self.bind.unify(expected, actual, commit=False)
         if not problems:
@@ -463,14 +461,12 @@ class Replay:
 
     def _repeat(self, cid: Any, expected: Any) -> tuple[list, Any]:
         """Poll as the CLI did: the same request again, until it answers as recorded."""
-        import time
-
-        deadline = time.monotonic() + self.timeout
+        deadline = self.t.elapsed() + self.timeout
         while True:
             self.t.wait(0.1)
             actual = self._ask_again(cid)
             problems = self.bind.unify(expected, actual, commit=False)
-            if not problems or time.monotonic() > deadline:
+            if not problems or self.t.elapsed() > deadline:
                 return problems, actual
 
     def _fresh(self, like: str) -> str:
@@ -613,23 +609,25 @@ def verify(
     timeout: float = 10.0,
     pace: bool = True,
     control: str | None = None,
+    skip_gaps: bool = True,
 ) -> list[Result]:
     """Replay every cassette; simherdr targets start fresh per cassette (progress on a
-    terminal: :mod:`simherdr.progress`)."""
+    terminal: :mod:`simherdr.progress`); ``skip_gaps``: their recorded gaps pass at once on
+    the server's clock (targets.SKIP_GAPS), False sleeps through them."""
     from ..progress import Progress
 
     results: list[Result] = []
     bar = Progress(len(corpus), f"contract verify --target {kind}")  # on a terminal only
     try:
         _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
-                validator, timeout, pace, control)  # fmt: skip
+                validator, timeout, pace, control, skip_gaps)  # fmt: skip
     finally:
         bar.close()
     return results
 
 
 def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
-            validator, timeout, pace, control) -> None:  # fmt: skip
+            validator, timeout, pace, control, skip_gaps) -> None:  # fmt: skip
     from ..facts.versions import RELEASES
     from .targets import external_target, simherdr_target
 
@@ -653,7 +651,7 @@ def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_ver
                 Result(c, kind, c.version or "?", "skip", why or "no profile to replay on")
             )
         for v in versions:
-            t = simherdr_target(kind, v, time_scale=time_scale(c))
+            t = simherdr_target(kind, v, time_scale=time_scale(c), skip_gaps=skip_gaps)
             try:
                 results.append(run_cassette(c, t, validator, timeout, pace))
             finally:

@@ -147,3 +147,40 @@ def test_record_refuses_a_dead_upstream_in_one_line(tmp_path):
         str(tmp_path / "c"),
     )
     assert p.returncode == 1 and p.stderr.count("\n") == 1 and "does not answer ping" in p.stderr
+
+
+def test_verify_real_time_sleeps_through_the_recorded_gaps(tmp_path):
+    """`contract verify --real-time`: a simherdr socket target sleeps a recorded gap instead of
+    letting it pass at once on its clock (targets.SKIP_GAPS); both pass."""
+    import time
+
+    with ThreadServer("0.9.3") as srv:
+        script = (
+            "import os,socket\n"
+            "for i in (1, 2):\n"
+            "    s=socket.socket(socket.AF_UNIX);s.connect(os.environ['HERDR_SOCKET_PATH'])\n"
+            '    s.sendall(b\'{"id":"%d","method":"ping","params":{}}\\n\' % i);s.recv(9999)\n'
+        )
+        p = simherdr_main(
+            "record", "--upstream", srv.path, "--socket", str(tmp_path / "p.sock"),
+            "--out", str(tmp_path / "c"), "--name", "pings", "--", sys.executable, "-c", script,
+        )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    path = tmp_path / "c" / "pings.json"
+    cassette = json.loads(path.read_text())
+    sends = [s for s in cassette["steps"] if "send" in s]
+    assert len(sends) == 2
+    gap = 0.6  # the second ping recorded 0.6 s after the first (and what follows it)
+    start = sends[1]["t"]
+    for s in cassette["steps"]:
+        if isinstance(s.get("t"), int | float) and s["t"] >= start:
+            s["t"] = round(s["t"] + gap, 6)
+    path.write_text(json.dumps(cassette))
+    for flags in ([], ["--real-time"]):
+        wall = time.monotonic()
+        r = simherdr_main("contract", "verify", str(tmp_path / "c"), "--target", "socket", *flags)
+        wall = time.monotonic() - wall
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "1 passed" in r.stdout
+        if flags:
+            assert wall >= gap, f"--real-time took {wall:.2f} s for a {gap} s gap"

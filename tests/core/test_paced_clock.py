@@ -377,3 +377,48 @@ def test_serve_takes_the_pacing():
             assert (info["time_scale"], info["time_pacing"]) == (SCALE, pacing)
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("pacing", PACINGS)
+def test_a_skip_serves_what_fell_due_in_order_before_caught_up_returns(pacing):
+    """SkipsTime (the replayer's recorded gaps, contract/targets.SKIP_GAPS): ten wall seconds
+    pass at once; the sleepers due in them wake in their order (one due after them does not),
+    and a chain that a wake-up starts has run when caught_up returns."""
+    from simherdr.clock import SkipsTime
+
+    clock = ScaledClock(1.0, pacing)
+    assert isinstance(clock, SkipsTime)
+
+    async def main():
+        t0 = clock.now()
+        order: list[str] = []
+
+        async def sleeper(name: str, at: float, then: Callable[[], None] | None = None):
+            await clock.sleep_until(t0 + at)
+            order.append(name)
+            if then is not None:
+                then()
+
+        def chained():
+            order.append("chained")
+
+        tasks = [
+            asyncio.ensure_future(sleeper("c", 9.0)),
+            asyncio.ensure_future(sleeper("a", 2.0, chained)),
+            asyncio.ensure_future(sleeper("b", 5.0)),
+            asyncio.ensure_future(sleeper("late", 60.0)),
+        ]
+        await asyncio.sleep(0)
+        wall = time.monotonic()
+        await clock.caught_up(clock.skip(10.0))
+        took = time.monotonic() - wall
+        done = list(order)
+        for t in tasks:
+            t.cancel()
+        return done, clock.now() - t0, took
+
+    order, now, took = asyncio.run(main())
+    assert order == ["a", "chained", "b", "c"]
+    assert now >= 10.0
+    assert took < 5.0  # not slept through (the skip is ten seconds of wall time)
+    assert clock.late == 0  # a skipped-over wake-up is not late
