@@ -138,7 +138,8 @@ class ScaledClock(Clock):
         self._barrier: float | None = None
         self._barrier_rounds = 0
         self._moved: asyncio.Future | None = None  # resolved when a held time may move on
-        self._naps: set[asyncio.Future] = set()  # sleep_until's wall sleeps (a skip ends them)
+        # sleep_until's wall sleeps and their due times: a skip ends them, in time order
+        self._naps: dict[asyncio.Future, float] = {}
         self._skipped_to = -math.inf  # simulated time the last skip reached (not "late")
         self.late = 0  # wake-ups served after their time had passed on the wall (diagnostics)
 
@@ -188,7 +189,7 @@ class ScaledClock(Clock):
         if wall > 0:
             self._m0 -= wall
             self._skipped_to = self._wall()
-            for nap in self._naps:
+            for nap in sorted(self._naps, key=self._naps.__getitem__):
                 if not nap.done():
                     nap.set_result(None)
             self._signal()
@@ -200,17 +201,18 @@ class ScaledClock(Clock):
         for _ in range(BARRIER_ROUNDS):  # what the last wake-up woke runs first
             await asyncio.sleep(0)
 
-    async def _nap(self, delay: float) -> None:
-        """``asyncio.sleep(delay)``, ended early by :meth:`skip`."""
+    async def _nap(self, delay: float, due: float) -> None:
+        """``asyncio.sleep(delay)`` towards simulated time ``due``, ended early by
+        :meth:`skip`."""
         loop = asyncio.get_running_loop()
         nap = loop.create_future()
-        self._naps.add(nap)
+        self._naps[nap] = due
         handle = loop.call_later(delay, _resolve, nap)
         try:
             await nap
         finally:
             handle.cancel()
-            self._naps.discard(nap)
+            del self._naps[nap]
 
     def _served(self, t: float) -> None:
         """A wake-up due at ``t`` is being served: time stays at ``t`` until the loop has run
@@ -257,7 +259,7 @@ class ScaledClock(Clock):
     async def sleep_until(self, t: float) -> None:
         if not self._paced:
             while (delay := (t - self.now()) / self.scale) > 0:
-                await self._nap(delay)
+                await self._nap(delay, t)
             return
         if t <= self.now():
             return
@@ -271,7 +273,7 @@ class ScaledClock(Clock):
                     break
                 wall = self._wall()
                 if wall < t:
-                    await self._nap((t - wall) / self.scale)
+                    await self._nap((t - wall) / self.scale, t)
                 else:  # due, held by an earlier wake-up or the barrier
                     await self._held()
         finally:

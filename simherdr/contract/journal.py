@@ -269,7 +269,8 @@ def _mark_polls(steps: list[dict]) -> None:
     """A CLI run that repeats one request (``agent start`` polls until the agent is ready,
     CLI.md) polls at the speed of its machine: every repeat but the last is marked ``poll``
     (replay skips it), the last ``until`` (replay repeats it until it answers the same).
-    Its bare probes are polls too, all but the last."""
+    Its bare probes are polls too, all but the last; a bare connection whose upstream died
+    under it is marked ``upstream_down`` throughout."""
     sends: dict[Any, tuple[str, Any]] = {}
     for s in steps:
         if "send" in s and isinstance(s.get("via"), str) and s["via"].startswith("cli:"):
@@ -294,6 +295,13 @@ def _mark_polls(steps: list[dict]) -> None:
                 run.append(cid)
     for run in probes.values():
         polls.update(run[:-1])
+    # A bare connection that met a dying upstream (accepted while it closed, then dropped
+    # unanswered: upstream_down) recorded the death, which replay cannot reproduce; its client
+    # close is skipped with it (a target already gone refuses the connect).
+    dead = {s.get("conn") for s in steps if s.get("upstream_down") and s.get("conn") not in sent}
+    for s in steps:
+        if s.get("conn") in dead:
+            s["upstream_down"] = True
     for s in steps:
         if s.get("conn") in polls:
             s["poll"] = True

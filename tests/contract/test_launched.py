@@ -323,3 +323,22 @@ def test_a_stop_waits_probes_as_often_as_its_machine_let_it_and_only_the_last_on
     for kind in ("socket", "inprocess"):
         [r] = V.verify([_cassette(steps)], kind)
         assert r.status == "pass", f"{kind}:\n{r.report()}"
+
+
+def test_a_stop_probe_that_met_the_dying_server_is_skipped_not_connected_again():
+    """Found in a full run (1 recording in ~13): the last probe of `server stop` connected while
+    the server closed (the client closed it, then the upstream dropped it unanswered:
+    upstream_down). A target already gone refused the replayed connect ("step 30 (conn 7):
+    expected a reply, got ConnectionRefusedError")."""
+    from simherdr.contract.journal import _mark_polls
+
+    steps = [_run(1, ["server", "stop"]), *_conn(1, "server.stop", {}, {"type": "ok"}, "cli:1")]
+    steps.append({"conn": 1, "via": "cli:1", "close": "upstream"})
+    steps.append({"conn": 2, "via": "cli:1", "close": "client"})
+    steps.append({"conn": 2, "via": "cli:1", "close": "upstream", "upstream_down": True})
+    _mark_polls(steps)
+    assert all(s.get("upstream_down") for s in steps if s.get("conn") == 2)
+    assert not any(s.get("upstream_down") for s in steps if s.get("conn") == 1)
+    for kind in ("socket", "stub", "inprocess"):
+        [r] = V.verify([_cassette(steps)], kind)
+        assert r.status == "pass", f"{kind}:\n{r.report()}"
