@@ -46,7 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 fuzz: $(STAMP)
-	$(BIN)/python -m pytest -q -m hostile -n auto
+	SIMHERDR_FUZZ_DEPTH=10 $(BIN)/python -m pytest -q -m hostile -n auto
 
 # Re-record the client-suite corpora (tests/contract/corpus/<release>/, every release of
 # simherdr/facts/releases/) after an intended behaviour change or a new release; `git diff`

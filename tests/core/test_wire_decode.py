@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simherdr import params as P
 from simherdr.wire import MAX_DEPTH, DuplicateField, decode_request, decode_strict
+from tests.budget import examples
+
+pytestmark = pytest.mark.hostile  # hostile lines: `make fuzz` runs these deeper (tests/budget.py)
 
 KEYS = st.sampled_from(["id", "method", "params", "a", "b", "", ":", "a:b", "pane_id", "env"])
 WS = st.sampled_from(["", "", "", " ", "\n", "\t", "  "])
@@ -103,7 +107,7 @@ def _shape(v):
     return type(v).__name__
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(LINES)
 def test_plain_reading_agrees_with_the_strict_reader(text):
     strict = outcome(decode_strict, text)
@@ -111,7 +115,7 @@ def test_plain_reading_agrees_with_the_strict_reader(text):
     assert fast == strict
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.dictionaries(
         KEYS,

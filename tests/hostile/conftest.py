@@ -24,11 +24,12 @@ from simherdr.handlers.common import read_pane
 from simherdr.simulator import Config
 from simherdr.testing import SocketClient, ThreadServer
 from tests import herdr_reference as ref
+from tests.budget import examples
 
 # Bounded and reproducible: a fixed derivation of examples per test (derandomize), no example
-# database, no deadline (a busy CI machine must not turn into flaky failures). A deeper run:
-# SIMHERDR_FUZZ_EXAMPLES=2000 make fuzz.
-EXAMPLES = int(os.environ.get("SIMHERDR_FUZZ_EXAMPLES", "40"))
+# database, no deadline (a busy CI machine must not turn into flaky failures). `make fuzz`
+# runs 10x deeper (tests/budget.py); a chosen depth: SIMHERDR_FUZZ_EXAMPLES=2000 make fuzz.
+EXAMPLES = int(os.environ.get("SIMHERDR_FUZZ_EXAMPLES") or examples(40))
 HOSTILE = settings(
     max_examples=EXAMPLES,
     deadline=None,

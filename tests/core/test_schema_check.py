@@ -1,0 +1,62 @@
+"""The suite's reply check (tests/herdr_reference.py) on jsonschema-rs: it accepts what
+simherdr answers and refuses, with jsonschema's explanation and the failing path, a reply that
+breaks herdr's published schema — the same verdicts as the pure-Python validator."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from simherdr.testing import Harness
+from tests import herdr_reference as ref
+
+VERSION = "0.9.3"
+pytestmark = pytest.mark.skipif(not ref.available(VERSION), reason=ref.skip_reason(VERSION))
+
+
+def _replies() -> list[dict]:
+    seen: list[dict] = []
+    with Harness(VERSION, validator=seen.append) as h:
+        h.ok("workspace.create", label="a")
+        h.ok("pane.split", pane_id="w1:p1", direction="right")
+        h.ok("pane.list")
+        h.ok("session.snapshot")
+        h.call("pane.get", pane_id="w9:p9")
+    return seen
+
+
+def _python_verdict(kind: str, obj) -> bool:
+    doc = ref._document(ref.schema_version(VERSION))
+    return Draft202012Validator(ref._root(doc, f"#/schemas/{kind}")).is_valid(obj)
+
+
+def _broken(replies: list[dict]) -> list[tuple[str, dict]]:
+    listed = copy.deepcopy(next(r for r in replies if r["result"].get("type") == "pane_list"))
+    listed["result"]["panes"][0]["pane_id"] = 7  # a string in herdr's schema
+    missing = copy.deepcopy(listed)
+    missing["result"]["panes"][0] = {"pane_id": "w1:p1"}  # required fields gone
+    tag = copy.deepcopy(replies[0])
+    tag["result"]["type"] = "no_such_result"
+    error = copy.deepcopy(next(r for r in replies if "error" in r))
+    del error["error"]["code"]
+    return [("success_response", listed), ("success_response", missing),
+            ("success_response", tag), ("error_response", error)]  # fmt: skip
+
+
+def test_simherdrs_replies_pass_and_broken_ones_are_refused_with_the_path():
+    replies = _replies()
+    assert len(replies) == 5 and any("error" in r for r in replies)
+    for r in replies:
+        ref.validate_reply(r, VERSION)
+        assert _python_verdict("error_response" if "error" in r else "success_response", r)
+    for kind, bad in _broken(replies):
+        assert not _python_verdict(kind, bad), bad  # the pure-Python validator agrees
+        with pytest.raises(ref.SchemaMismatch, match=rf"not a herdr {kind} \(0\.9\.3\) at \$"):
+            ref.validate_reply(bad, VERSION)
+
+
+def test_a_non_envelope_is_refused():
+    with pytest.raises(AssertionError, match="not a herdr envelope"):
+        ref.validate_reply({"id": "x"}, VERSION)
