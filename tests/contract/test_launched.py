@@ -66,7 +66,7 @@ def test_a_server_the_client_launches_itself_is_recorded_and_replays_everywhere(
 
 def test_a_replayed_cli_run_that_never_ends_is_a_miss_not_an_internal_error(tmp_path, monkeypatch):
     """The stub target used to run a recorded server launch again: it serves until stopped."""
-    monkeypatch.setattr(V, "CLI_TIMEOUT", 3)
+    monkeypatch.setattr(V, "CLI_TIMEOUT", 1)
     c = from_json(
         {
             "name": "x",
@@ -88,7 +88,7 @@ def test_a_replayed_cli_run_that_never_ends_is_a_miss_not_an_internal_error(tmp_
     )
     [r] = V.verify([c], "stub")
     assert r.status == "fail"
-    assert "still running after 3 s" in r.report()
+    assert "still running after 1 s" in r.report()
 
 
 def test_a_cli_read_is_known_behind_the_global_session_option():
