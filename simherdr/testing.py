@@ -210,8 +210,9 @@ class Harness:
         self.close()
 
 
-class ServerStopped(RuntimeError):
-    """The :class:`ThreadServer` has stopped: nothing runs on its loop any more."""
+class ServerStopped(ConnectionError):
+    """The :class:`ThreadServer` has stopped: nothing runs on its loop any more (a
+    ConnectionError: to its callers the server is gone, as a refused connect says)."""
 
 
 class ThreadServer:
