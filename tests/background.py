@@ -61,7 +61,9 @@ def _story_key(item: pytest.Item) -> str | None:
 # cassettes' socket and stub replays (tests/contract/test_contract.py), paced to their gaps
 # but with margins of a few ms (phren's report -> pane.get: 8 ms, its shell re-check 20 ms at
 # 50x): run three at a time in a background process beside the start of the run, phren missed
-# its margin 3 runs in 3 on a loaded machine (in the workers: 0 in 7).
+# its margin 3 runs in 3 on a loaded machine (in the workers: 0 in 7). Since then their gaps
+# pass at once on the target's clock (simherdr.contract.targets.SKIP_GAPS): no waiting left to
+# move out of the workers.
 JOBS = (
     Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0),
     Job("story", "tests.traceview.story_run", _story_key, chain=1),

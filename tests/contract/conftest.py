@@ -65,9 +65,8 @@ def record_script(
 def verify_everywhere(cassette, version: str, targets=("inprocess", "socket", "stub")):
     """Each target's result (a fresh simherdr of the cassette's version).
 
-    The targets replay side by side, each in a thread of its own: a socket or stub replay is
-    paced to the recorded gaps (mostly sleeping), so one after another cost the sum of the
-    recordings' lengths. Each target is its own server, home and binder (nothing is shared
+    The targets replay side by side, each in a thread of its own (a stub replay waits on its
+    CLI runs' processes; the recorded gaps pass at once on each target's clock). Each target is its own server, home and binder (nothing is shared
     but the cassette, which a replay only reads)."""
     from concurrent.futures import ThreadPoolExecutor
 
