@@ -190,6 +190,25 @@ def is_read_cli(argv: list) -> bool:
 
 
 CLI_TIMEOUT = 60  # seconds a replayed CLI run may take before it is a miss
+# A stand-in written moments ago can refuse to start with ETXTBSY while a child another
+# thread forked meanwhile still holds the file open for writing (until that child execs: a
+# few ms, more under load; seen in CI). Transient: tried again for up to this long.
+TEXT_BUSY_RETRY = 2.0
+
+
+def run_binary(argv: list, **kw) -> subprocess.CompletedProcess:
+    """``subprocess.run(argv, **kw)``, tried again while the binary is "Text file busy"."""
+    import errno
+    import time
+
+    deadline = time.monotonic() + TEXT_BUSY_RETRY
+    while True:
+        try:
+            return subprocess.run(argv, **kw)
+        except OSError as e:
+            if e.errno != errno.ETXTBSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 class Replay:
@@ -505,7 +524,7 @@ class Replay:
 
         def once() -> Any:
             try:
-                p = subprocess.run(
+                p = run_binary(
                     [herdr_bin, *argv],
                     env=env,
                     capture_output=True,
@@ -541,7 +560,7 @@ class Replay:
             env["HERDR_SOCKET_PATH"] = str(self.t.socket_path)
             assert self.t.herdr_bin
             argv = [self.t.herdr_bin, *substitute(step["cli"], ctx)]
-            p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+            p = run_binary(argv, env=env, capture_output=True, text=True, timeout=60)
             for stream in (p.stdout, p.stderr):
                 if stream.startswith("{") and self.validator is not None:
                     self.validator(json.loads(stream))

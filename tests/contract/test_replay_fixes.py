@@ -10,7 +10,10 @@ plus recordings at any time scale, and references bound on first sight (never re
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+
+import pytest
 
 from simherdr.clock import ScaledClock
 from simherdr.contract import normalize as N
@@ -189,3 +192,19 @@ def test_a_read_that_depends_on_elapsed_time_waits_within_the_gap_and_says_so(tm
         t.close()
     assert r.status == "pass", r.report()
     assert any("agent.get" in w and "matched after" in w for w in r.waits), r.waits
+
+
+def test_a_stand_in_still_open_for_writing_is_run_once_it_is_closed(tmp_path):
+    """ETXTBSY (seen in CI): a binary written moments ago stays open for writing in a child
+    another thread forked until that child execs; verify's CLI runs try again meanwhile."""
+    import threading
+
+    exe = tmp_path / "herdr"
+    exe.write_text("#!/bin/sh\necho ran\n")
+    exe.chmod(0o755)
+    held = open(exe, "a")  # held open for writing, as the forked child does
+    with pytest.raises(OSError, match="Text file busy"):
+        subprocess.run([str(exe)], capture_output=True)
+    threading.Timer(0.1, held.close).start()
+    p = V.run_binary([str(exe)], capture_output=True, text=True, timeout=10)
+    assert p.stdout == "ran\n"

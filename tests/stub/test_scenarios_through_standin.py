@@ -55,9 +55,20 @@ def _twice(name: str, version: str, serve: bool = False) -> tuple[list[tuple], l
     from concurrent.futures import ThreadPoolExecutor
 
     scale = _scale(name)
-    with ThreadPoolExecutor(2) as pool:
-        a, b = (pool.submit(run_through_standin, name, version, scale, serve) for _ in range(2))
-        return a.result(), b.result()
+    # one stand-in for both, written before either thread starts: a file being written while
+    # the other thread forks stays open for writing in that child until it execs, and running
+    # it then fails with ETXTBSY ("Text file busy", seen in CI)
+    bindir = tempfile.mkdtemp(prefix="sstbin", dir="/tmp")
+    try:
+        stub = write_stub(bindir, version)
+        with ThreadPoolExecutor(2) as pool:
+            a, b = (
+                pool.submit(run_through_standin, name, version, scale, serve, stub)
+                for _ in range(2)
+            )
+            return a.result(), b.result()
+    finally:
+        shutil.rmtree(bindir, ignore_errors=True)
 
 
 def _cli_scenarios() -> list[str]:
@@ -98,8 +109,9 @@ def _outcome(code: int, out: str, err: str) -> tuple:
 
 
 def run_through_standin(
-    name: str, version: str, scale: float = SCALE, serve: bool = True
+    name: str, version: str, scale: float = SCALE, serve: bool = True, stub: str | None = None
 ) -> list[tuple]:
+    """``stub``: a stand-in already written (else one is written here, in this thread)."""
     d = tempfile.mkdtemp(prefix="sst", dir="/tmp")
     sock = os.path.join(d, "h.sock")
     env = {
@@ -118,7 +130,7 @@ def run_through_standin(
                 ThreadServer(version, path=sock, clock=ScaledClock(scale), config=cfg)
             )
             srv.load_scenario(name)
-        return _drive(name, version, scale, d, env)
+        return _drive(name, version, scale, d, env, stub)
 
 
 @contextlib.contextmanager
@@ -140,9 +152,12 @@ def _served(sock: str, name: str, version: str, scale: float, home: str) -> Iter
         srv.stderr.close()
 
 
-def _drive(name: str, version: str, scale: float, d: str, env: dict) -> list[tuple]:
+def _drive(
+    name: str, version: str, scale: float, d: str, env: dict, stub: str | None = None
+) -> list[tuple]:
     """The scenario's example, each call a stand-in run, each advance a wall sleep."""
-    stub = write_stub(os.path.join(d, "stub"), version)
+    if stub is None:
+        stub = write_stub(os.path.join(d, "stub"), version)
     data = tomllib.loads((LIBRARY / f"{name}.toml").read_text())
     outcomes = []
     for step in data["example"]:
