@@ -280,21 +280,22 @@ class ThreadServer:
         :class:`ServerStopped` when the server has stopped (a client's server.stop)."""
         import concurrent.futures
 
+        stopped = ServerStopped(f"the simherdr server at {self.path} has stopped")
         if self.server.stopped.is_set() or not self._thread.is_alive():
-            raise ServerStopped(f"the simherdr server at {self.path} has stopped")
+            raise stopped
         coro = _call(fn, self.sim)
         try:
             fut = asyncio.run_coroutine_threadsafe(coro, self.loop)
         except RuntimeError:  # its loop is closed
             coro.close()
-            raise ServerStopped(f"the simherdr server at {self.path} has stopped") from None
+            raise stopped from None
         deadline = time.monotonic() + 10
         while True:  # the loop may leave while this waits: then nothing runs fn
             try:
                 return fut.result(0.05)
             except concurrent.futures.TimeoutError:
                 if not self._thread.is_alive():
-                    raise ServerStopped(f"the simherdr server at {self.path} stopped") from None
+                    raise stopped from None
                 if time.monotonic() > deadline:
                     raise
 

@@ -335,3 +335,25 @@ def test_a_thread_server_stops_after_a_clients_server_stop():
     finally:
         done.set()
         sys.setswitchinterval(interval)
+
+
+def test_running_on_a_server_a_client_stopped_says_so():
+    """ThreadServer.run on a server stopped by a client's server.stop raises ServerStopped (a
+    ConnectionError: a replay reports it as a miss) instead of waiting 10 s for a loop that is
+    gone; skip() then has no time to keep and returns."""
+    from simherdr.clock import ScaledClock
+    from simherdr.testing import ServerStopped, ThreadServer
+
+    srv = ThreadServer(clock=ScaledClock(10))
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(srv.path)
+            s.sendall(b'{"id":"s","method":"server.stop","params":{}}\n')
+            assert b'"result"' in s.recv(4096)
+        assert wait_for(lambda: not os.path.exists(srv.path))
+        with pytest.raises(ServerStopped, match="has stopped") as info:
+            srv.run(lambda sim: sim.now())
+        assert isinstance(info.value, ConnectionError)
+        srv.skip(1.0)  # returns: nothing to serve
+    finally:
+        srv.stop()
