@@ -155,8 +155,8 @@ class _Terminal:
 
     def __init__(self, out_fd: int) -> None:
         self.out_fd = out_fd
-        self.tty_fd = None
-        self.saved = None
+        self.tty_fd: int | None = None
+        self.saved: list | None = None
 
     def write(self, data: bytes) -> None:
         import posix
@@ -316,7 +316,7 @@ def _server_message(ctx, conn, term):
         return termclient.connection_lost(ctx, termclient.SERVER_CLOSED)
     if not isinstance(message, dict):
         return None
-    (name, body), = message.items()
+    ((name, body),) = message.items()
     try:
         if name == "Terminal":
             term.write(bytes(body["bytes"]))

@@ -135,7 +135,8 @@ class Connection:
             return self.codec.decode_server(payload)
         except ValueError as exc:  # simherdr.protocol's DecodeError: herdr's text already
             text = str(exc)
-            raise Framing(text if text.startswith("bincode error") else "bincode error: " + text)
+            text = text if text.startswith("bincode error") else "bincode error: " + text
+            raise Framing(text) from None
 
     def close(self) -> None:
         self.sock.close()

@@ -244,15 +244,14 @@ class _Parser:
             for variant in self.table:
                 if variant[0] == name:
                     return variant
-            raise self.at(
-                "unknown variant `%s`, %s" % (name, _one_of([v[0] for v in self.table]))
-            )
+            raise self.at("unknown variant `%s`, %s" % (name, _one_of([v[0] for v in self.table])))
         if byte is None:
             raise self.syntax()
         if byte in b"[{":  # peek_invalid_type: the position stays at the bracket
-            raise self.at("invalid type: %s, expected variant identifier" % _unexpected((
-                "seq" if byte == ord("[") else "map",
-            )))
+            raise self.at(
+                "invalid type: %s, expected variant identifier"
+                % _unexpected(("seq" if byte == ord("[") else "map",))
+            )
         content = self.scalar()
         raise self.at("invalid type: %s, expected variant identifier" % _unexpected(content))
 
@@ -341,7 +340,7 @@ def _field(kind, content):
     if content[0] == "map":
         if len(content[1]) != 1:
             raise CommandError("invalid value: map, expected map with a single key")
-        (name, value), = content[1]
+        ((name, value),) = content[1]
         if name not in names:
             raise CommandError("unknown variant `%s`, %s" % (name, _one_of(names)))
         if value[0] != "unit":
@@ -367,7 +366,7 @@ def _variant_fields(variant, content) -> dict:
             if key in values:
                 raise CommandError("duplicate field `%s`" % key)
             values[key] = _field(kinds[key], value)
-        for name, kind, default in spec:
+        for name, _kind, default in spec:
             if name not in values:
                 if default is _REQUIRED:
                     raise CommandError("missing field `%s`" % name)
@@ -407,8 +406,9 @@ def b64decode(text: str) -> bytes:
     pad = len(data) - len(body)
     for index, byte in enumerate(body):
         if byte not in _B64:
-            raise CommandError("invalid terminal.input bytes: Invalid symbol %d, offset %d." % (
-                byte, index))
+            raise CommandError(
+                "invalid terminal.input bytes: Invalid symbol %d, offset %d." % (byte, index)
+            )
     if pad and (len(data) % 4 or pad > 2):
         raise CommandError("invalid terminal.input bytes: Invalid padding")
     if len(body) % 4 == 1:

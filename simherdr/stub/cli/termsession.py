@@ -88,9 +88,9 @@ class _Out:
         import sys
 
         self.stream = ctx.stdout
-        self.fd = None
+        self.fd: int | None = None
         if self.stream is getattr(sys.stdout, "buffer", None):
-            self.stream.flush()
+            sys.stdout.buffer.flush()
             self.fd = 1
 
     def line(self, data: bytes) -> None:
