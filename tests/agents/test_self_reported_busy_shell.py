@@ -24,9 +24,7 @@ def _run(ws, command):  # what `herdr pane run w1:p1 COMMAND` sends
 
 
 def _report(ws):
-    ws.ok(
-        "pane.report_agent", pane_id="w1:p1", source="custom:shep", agent=AGENT, state="working"
-    )
+    ws.ok("pane.report_agent", pane_id="w1:p1", source="custom:shep", agent=AGENT, state="working")
 
 
 def _foreground(ws):
