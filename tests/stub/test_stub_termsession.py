@@ -14,8 +14,18 @@ import pytest
 from termfake import FakeTerminalServer
 
 from simherdr.facts.versions import resolve
+from simherdr.protocol import PROTOCOLS
 
-RELEASES = ["0.8.0", "0.8.2", "0.9.3"]
+RELEASES = [
+    pytest.param(
+        version,
+        marks=pytest.mark.skipif(
+            resolve(version).protocol not in PROTOCOLS,
+            reason="simherdr.protocol has no table for this release's protocol yet",
+        ),
+    )
+    for version in ("0.8.0", "0.8.2", "0.9.3")
+]
 OBSERVE_USAGE = "usage: herdr terminal session observe <target> [--cols N] [--rows N]\n"
 CONTROL_USAGE = (
     "usage: herdr terminal session control <target> [--takeover] [--cols N] [--rows N]\n"
@@ -303,4 +313,16 @@ def test_control_bad_lines_are_reported_and_ignored(term, spawn):
         "at line 1 column 2\n"
         "herdr: terminal session control input ignored: terminal.resize cols and rows must be "
         "greater than 0\n"
+    )
+
+
+def test_a_protocol_without_a_table_is_one_clear_line():
+    from simherdr.stub.cli.base import Exit
+    from simherdr.stub.cli.termclient import codec_for
+
+    with pytest.raises(Exit) as caught:
+        codec_for(99)
+    assert (caught.value.code, caught.value.message) == (
+        2,
+        "simherdr: herdr's client socket protocol 99 is not modelled by this stand-in",
     )

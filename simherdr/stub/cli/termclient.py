@@ -96,12 +96,10 @@ def framing_client_error(ctx, err: Framing) -> ClientError:
 class Connection:
     """One connection to herdr's client socket, with the release's codec."""
 
-    def __init__(self, ctx, sock) -> None:
-        from simherdr.protocol import wire_for
-
+    def __init__(self, ctx, sock, codec) -> None:
         self.ctx = ctx
         self.sock = sock
-        self.codec = wire_for(ctx.protocol)
+        self.codec = codec
 
     def fileno(self) -> int:
         return self.sock.fileno()
@@ -140,6 +138,22 @@ class Connection:
 
     def close(self) -> None:
         self.sock.close()
+
+
+#: The stand-in's word (exit 2, like its other unsupported commands) when the release's
+#: protocol has no table in simherdr.protocol. CHOICE: said before connecting.
+NO_TABLE = "simherdr: herdr's client socket protocol %d is not modelled by this stand-in"
+
+
+def codec_for(protocol: int):
+    from simherdr.protocol import UnknownProtocol, wire_for
+
+    try:
+        return wire_for(protocol)
+    except UnknownProtocol:
+        from .base import Exit
+
+        raise Exit(2, NO_TABLE % protocol) from None
 
 
 def hello(ctx, cols: int, rows: int):
@@ -188,6 +202,7 @@ def connect(ctx, cols: int, rows: int, session: bool) -> Connection:
     :824-886 do_handshake); a failure raises the :class:`ClientError` herdr prints. A
     ``session`` (observe/control) also refuses a Welcome that is not TerminalAnsi (:1027-1032;
     attach does not look)."""
+    codec = codec_for(ctx.protocol)
     path = ctx.client_socket_path()
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
@@ -195,7 +210,7 @@ def connect(ctx, cols: int, rows: int, session: bool) -> Connection:
     except OSError as exc:
         sock.close()
         raise connection_failed(path, _display(exc)) from None
-    conn = Connection(ctx, sock)
+    conn = Connection(ctx, sock, codec)
     try:
         conn.send(hello(ctx, cols, rows))
     except OSError as exc:
