@@ -44,8 +44,8 @@ __all__ = [
     "table",
 ]
 
-#: The protocols with a table: 19 = herdr 0.8.0, 20 = 0.8.1/0.8.2 (22 = 0.9.x: to come).
-PROTOCOLS: tuple[int, ...] = (19, 20)
+#: The protocols with a table: 19 = herdr 0.8.0, 20 = 0.8.1/0.8.2, 22 = 0.9.x.
+PROTOCOLS: tuple[int, ...] = (19, 20, 22)
 
 #: Every primitive a table may name.
 PRIMITIVES = frozenset(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from simherdr.protocol import (
     MAX_FRAME,
     MAX_GRAPHICS_FRAME,
+    PROTOCOLS,
     DecodeError,
     FrameDecoder,
     FramingError,
@@ -151,7 +152,7 @@ def test_malformed_frame_does_not_panic():
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(st.binary(max_size=64), st.sampled_from([19, 20]), st.booleans())
+@given(st.binary(max_size=64), st.sampled_from(PROTOCOLS), st.booleans())
 def test_any_bytes_decode_or_refuse_cleanly(data, protocol, server):
     wire = wire_for(protocol)
     try:
