@@ -15,6 +15,7 @@ from termfake import FakeTerminalServer  # noqa: E402
 from simherdr.facts.versions import resolve  # noqa: E402
 from simherdr.protocol import PROTOCOLS  # noqa: E402
 from simherdr.stub.cli.attach import RESTORE, SETUP, EscapeFilter, scroll_action  # noqa: E402
+from tests.releases import BASE, distinguishing  # noqa: E402
 
 RELEASES = [
     pytest.param(
@@ -24,7 +25,7 @@ RELEASES = [
             reason="simherdr.protocol has no table for this release's protocol yet",
         ),
     )
-    for version in ("0.8.0", "0.8.2", "0.9.3")
+    for version in distinguishing("protocol", "cli_terminal_hello")
 ]
 
 
@@ -32,7 +33,7 @@ RELEASES = [
 def attach(stubs, sockdir, base_env):
     made = []
 
-    def start(*argv, version="0.8.2", env=None, **server_kwargs):
+    def start(*argv, version=BASE, env=None, **server_kwargs):
         server = FakeTerminalServer(
             os.path.join(sockdir, "herdr-client.sock"), resolve(version).protocol, **server_kwargs
         )
@@ -88,7 +89,7 @@ def test_attach_types_and_detaches_with_ctrl_b_q(attach, version):
 
 def test_attach_takeover_refused_and_server_shutdown_reason(attach):
     server, child = attach("terminal", "attach", "t7", "--takeover")
-    _attached(server, "0.8.2", takeover=True)
+    _attached(server, BASE, takeover=True)
     child.expect_exact(SETUP)
     server.send({"ServerShutdown": {"reason": "terminal t7 already has an attach owner"}})
     child.expect_exact(RESTORE)
@@ -100,7 +101,7 @@ def test_attach_takeover_refused_and_server_shutdown_reason(attach):
 
 def test_attach_detached_by_the_server_exits_zero(attach):
     server, child = attach("terminal", "attach", "t7")
-    _attached(server, "0.8.2")
+    _attached(server, BASE)
     server.send({"ServerShutdown": {"reason": "detached"}})
     child.expect_exact(b"herdr: detached from server\r\nRun `herdr` to reattach")
     child.expect(pexpect.EOF)
@@ -110,7 +111,7 @@ def test_attach_detached_by_the_server_exits_zero(attach):
 
 def test_attach_connection_lost(attach):
     server, child = attach("terminal", "attach", "t7")
-    _attached(server, "0.8.2")
+    _attached(server, BASE)
     server.close_client()
     child.expect_exact(b"herdr: lost connection to server: server closed connection")
     child.expect(pexpect.EOF)
@@ -120,7 +121,7 @@ def test_attach_connection_lost(attach):
 
 def test_attach_resize_is_sent(attach):
     server, child = attach("terminal", "attach", "t7")
-    _attached(server, "0.8.2")
+    _attached(server, BASE)
     child.expect_exact(SETUP)
     child.setwinsize(20, 90)
     assert server.next_message() == {
@@ -167,7 +168,7 @@ def test_agent_attach_resolves_the_agent_then_attaches(attach, fake):
 
     fake.on("agent.get", result("agent_info", agent={"name": "w", "terminal_id": "t9"}))
     server, child = attach("agent", "attach", "w")
-    _attached(server, "0.8.2", terminal_id="t9")
+    _attached(server, BASE, terminal_id="t9")
     child.send(b"\x02q")
     assert server.next_message() == "Detach"
     child.expect(pexpect.EOF)

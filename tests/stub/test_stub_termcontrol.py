@@ -11,6 +11,7 @@ import pytest
 
 from simherdr.stub.cli.base import release_of
 from simherdr.stub.cli.termcontrol import CommandError, message_of
+from tests.releases import BASE
 
 VARIANTS_082 = "`terminal.input`, `terminal.resize`, `terminal.scroll`, `terminal.release`"
 VARIANTS_093 = (
@@ -23,7 +24,7 @@ def _ctx(version):
     return SimpleNamespace(rows=release.rows, protocol=release.protocol)
 
 
-def _error(line, version="0.8.2"):
+def _error(line, version=BASE):
     with pytest.raises(CommandError) as caught:
         message_of(line, _ctx(version))
     return str(caught.value)
@@ -66,7 +67,7 @@ def _error(line, version="0.8.2"):
     ],
 )
 def test_commands(line, message):
-    assert message_of(line, _ctx("0.8.2")) == message
+    assert message_of(line, _ctx(BASE)) == message
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from termfake import FakeTerminalServer
 
 from simherdr.facts.versions import resolve
 from simherdr.protocol import PROTOCOLS
+from tests.releases import BASE, distinguishing
 
 RELEASES = [
     pytest.param(
@@ -24,7 +25,7 @@ RELEASES = [
             reason="simherdr.protocol has no table for this release's protocol yet",
         ),
     )
-    for version in ("0.8.0", "0.8.2", "0.9.3")
+    for version in distinguishing("protocol", "cli_terminal_hello")
 ]
 OBSERVE_USAGE = "usage: herdr terminal session observe <target> [--cols N] [--rows N]\n"
 CONTROL_USAGE = (
@@ -36,7 +37,7 @@ CONTROL_USAGE = (
 def term(sockdir):
     made = []
 
-    def factory(version="0.8.2", **kwargs):
+    def factory(version=BASE, **kwargs):
         server = FakeTerminalServer(
             os.path.join(sockdir, "herdr-client.sock"), resolve(version).protocol, **kwargs
         )
@@ -52,7 +53,7 @@ def term(sockdir):
 def spawn(stubs, sockdir, base_env):
     procs = []
 
-    def run(*argv, version="0.8.2", stdin=subprocess.DEVNULL):
+    def run(*argv, version=BASE, stdin=subprocess.DEVNULL):
         env = dict(base_env, HERDR_SOCKET_PATH=os.path.join(sockdir, "herdr.sock"))
         proc = subprocess.Popen(
             [stubs[version], *argv],
