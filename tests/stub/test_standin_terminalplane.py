@@ -19,6 +19,7 @@ import pytest
 pyte = pytest.importorskip("pyte")
 pytest.importorskip("simherdr.terminalplane")
 
+from simherdr.clock import ScaledClock  # noqa: E402
 from simherdr.testing import ThreadServer  # noqa: E402
 from tests.core.socketclient import request  # noqa: E402
 from tests.releases import BASE, distinguishing  # noqa: E402
@@ -53,8 +54,8 @@ def standin(stubs, base_env):
 def server(tmp_path):
     made = []
 
-    def start(version=BASE, scenario=None):
-        srv = ThreadServer(version)
+    def start(version=BASE, scenario=None, scale=None):
+        srv = ThreadServer(version, clock=None if scale is None else ScaledClock(scale))
         made.append(srv)
         api(srv, "workspace.create", cwd=str(tmp_path))
         if scenario is not None:
@@ -188,7 +189,7 @@ def test_second_controller_without_takeover(server, standin):
 
 
 def test_pane_closed_under_observer(server, standin):
-    srv = server()
+    srv = server(scale=20)  # the scenario's 2 s pass in 0.1 s
     api(srv, "pane.split", target_pane_id="w1:p1", direction="right")
     terminal_id = api(srv, "pane.get", pane_id="w1:p2")["pane"]["terminal_id"]
     observer = standin(srv, "terminal", "session", "observe", "w1:p2")
