@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from .selftest import seconds
 from .targets import TARGETS
 
 
@@ -83,7 +84,7 @@ def add_contract_parser(sub) -> None:
         "--any-version", action="store_true", help="ignore the cassettes' version binding"
     )
     v.add_argument("--json", metavar="FILE", help="also write the report as JSON")
-    v.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a reply line")
+    v.add_argument("--timeout", type=seconds, default=10.0, help="seconds to wait for a reply line")
     v.add_argument(
         "--no-pace", action="store_true", help="send requests back to back, ignoring recorded times"
     )
