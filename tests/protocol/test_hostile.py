@@ -151,7 +151,7 @@ def test_malformed_frame_does_not_panic():
         W.decode_client(payload)
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=64), st.sampled_from(PROTOCOLS), st.booleans())
 def test_any_bytes_decode_or_refuse_cleanly(data, protocol, server):
     wire = wire_for(protocol)
