@@ -62,7 +62,7 @@ def cli_reference() -> str:
     os.environ["COLUMNS"] = str(WIDTH + 2)  # argparse's width: COLUMNS - 2
     try:
         lines = []
-        for words, about, sub in _commands(parser()):
+        for _words, about, sub in _commands(parser()):
             usage = sub.format_usage().strip()
             # argparse aligns its continuation lines under "usage: PROG ": without "usage: "
             usage = "\n".join(
@@ -101,7 +101,8 @@ def write(text: str) -> str:
     for name, render in BLOCKS.items():
         body = render()
         new, n = pattern(name).subn(
-            lambda m, body=body: f"<!-- {name}: {HOW} -->\n{body}\n{m.group(3)}", text
+            lambda m, name=name, body=body: f"<!-- {name}: {HOW} -->\n{body}\n{m.group(3)}",
+            text,
         )
         if n != 1:
             raise SystemExit(f"README.md: no <!-- {name}: ... --> ... <!-- /{name} --> block")
