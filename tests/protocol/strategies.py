@@ -54,7 +54,7 @@ def of(table: Table, ty: TypeRef) -> st.SearchStrategy[Any]:
         return prim(ty.name)
     if isinstance(ty, Seq):
         inner = of(table, ty.item)
-        return st.none() | inner if ty.kind == "option" else st.lists(inner, max_size=3)
+        return st.none() | inner if ty.kind == "option" else st.lists(inner, max_size=2)
     if isinstance(ty, Tuple):
         return st.tuples(*(of(table, t) for t in ty.items)).map(list)
     return named(table, ty.name)

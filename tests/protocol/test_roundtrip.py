@@ -21,7 +21,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("protocol", "root", "name"), CASES)
-@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_variant_round_trips(protocol, root, name, data):
     wire = wire_for(protocol)
@@ -33,9 +33,9 @@ def test_every_variant_round_trips(protocol, root, name, data):
     # the cassette form is plain JSON and comes back to the same value
     as_json = json.loads(json.dumps(wire.to_json(root, value)))
     assert wire.from_json(root, as_json) == value
-    # framed and reassembled one byte at a time, the payload is unchanged
+    # framed and reassembled from 3-byte reads (herdr's ChunkedReader test reads 7), unchanged
     decoder = FrameDecoder()
     frame = encode_frame(payload)
-    got = [p for i in range(len(frame)) for p in decoder.feed(frame[i : i + 1])]
+    got = [p for i in range(0, len(frame), 3) for p in decoder.feed(frame[i : i + 3])]
     assert got == [payload]
     assert decoder.buffered == 0
