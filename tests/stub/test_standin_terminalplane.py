@@ -20,6 +20,7 @@ pyte = pytest.importorskip("pyte")
 pytest.importorskip("simherdr.terminalplane")
 
 from simherdr.clock import ScaledClock  # noqa: E402
+from simherdr.stub.cli.attach import SETUP  # noqa: E402
 from simherdr.testing import ThreadServer  # noqa: E402
 from tests.core.socketclient import request  # noqa: E402
 from tests.releases import BASE, distinguishing  # noqa: E402
@@ -247,6 +248,7 @@ def test_attach_under_a_pty_types_into_the_pane(server, stubs, base_env):
         timeout=15,
     )
     try:
+        child.expect_exact(SETUP)  # attached: the alternate screen is up
         child.send(b"echo from-the-pty")
         until(lambda: "echo from-the-pty" in visible(srv))
         child.expect_exact(b"from-the-pty")  # the frame that shows it, on the caller's terminal
