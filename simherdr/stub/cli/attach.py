@@ -175,7 +175,7 @@ class _Terminal:
             fd = posix.open("/dev/tty", posix.O_RDWR)
         self.tty_fd = fd
         self.saved = termios.tcgetattr(fd)
-        tty.setraw(fd)
+        tty.setraw(fd, termios.TCSANOW)  # crossterm's enable_raw_mode: cfmakeraw, TCSANOW
         self.write(SETUP)
 
     def restore(self) -> bool:
