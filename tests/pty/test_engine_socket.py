@@ -40,8 +40,8 @@ def test_workspace_round_trip_reads_the_typed_commands(client):
 def test_soft_wraps_wide_characters_styles_and_graphemes(client):
     pane = client.workspace()
     # terminal.rs:5189 recent_unwrapped_text_ignores_soft_wraps (at this pane's 80 columns)
-    client.run(pane, "printf 'w%.0s' $(seq 1 100); echo")
-    client.wait_output(pane, "w" * 20, source="recent")
+    client.run(pane, "printf 'w%.0s' $(seq 1 100); echo; echo wrapped-end")
+    client.wait_output(pane, "^wrapped-end$", source="recent", regex=True)
     recent = read(client, pane, "recent", 100)["text"]
     assert ("w" * 80 + "\n" + "w" * 20 + "\n") in recent
     unwrapped = read(client, pane, "recent_unwrapped", 100)["text"]
