@@ -20,6 +20,7 @@ pyte = pytest.importorskip("pyte")
 pytest.importorskip("simherdr.terminalplane")
 
 from simherdr.clock import ScaledClock  # noqa: E402
+from simherdr.stub.cli.attach import SETUP  # noqa: E402
 from simherdr.testing import ThreadServer  # noqa: E402
 from tests.core.socketclient import request  # noqa: E402
 from tests.releases import BASE, distinguishing  # noqa: E402
@@ -231,3 +232,30 @@ def test_slow_observer_gets_consistent_frames_the_current_screen_and_the_close(s
     while last["type"] != "terminal.closed":
         last = read_line(observer)
     assert observer.wait(timeout=20) == 0
+
+
+def test_attach_under_a_pty_types_into_the_pane(server, stubs, base_env):
+    """`herdr terminal attach` in a real terminal: keys reach the pane (pane.read reads them),
+    the pane's screen reaches the caller's terminal, ctrl+b q detaches with exit 0."""
+    pexpect = pytest.importorskip("pexpect")
+    srv = server()
+    terminal_id = api(srv, "pane.get", pane_id="w1:p1")["pane"]["terminal_id"]
+    child = pexpect.spawn(
+        stubs[BASE],
+        ["terminal", "attach", terminal_id],
+        env=dict(base_env, HERDR_SOCKET_PATH=srv.path),
+        dimensions=(24, 80),
+        timeout=15,
+    )
+    try:
+        child.expect_exact(SETUP)  # attached: the alternate screen is up
+        child.send(b"echo from-the-pty")
+        until(lambda: "echo from-the-pty" in visible(srv))
+        child.expect_exact(b"from-the-pty")  # the frame that shows it, on the caller's terminal
+        child.send(b"\x02q")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
