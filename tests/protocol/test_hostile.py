@@ -179,3 +179,28 @@ def test_encode_refuses_values_its_type_cannot_hold():
     ]:
         with pytest.raises(EncodeError):
             W.encode_client(bad)
+
+
+def test_an_unknown_protocol_is_one_clear_error():
+    from simherdr.protocol import UnknownProtocol
+
+    with pytest.raises(
+        UnknownProtocol, match=r"^no client-socket table for protocol 21 \(known: 19, 20, 22\)$"
+    ):
+        wire_for(21)
+
+
+def test_the_json_form_refuses_what_does_not_fit():
+    from simherdr.protocol import JsonFormError
+
+    for bad in [
+        {"Input": {"data": "not base64!"}},
+        {"Input": {"data": 3}},
+        {"Input": {}},  # missing field
+        {"Nope": {}},
+        {"Input": {"data": ""}, "Detach": None},
+    ]:
+        with pytest.raises(JsonFormError):
+            W.client_from_json(bad)
+    assert W.client_from_json({"Input": {"data": "G1tB"}}) == {"Input": {"data": b"\x1b[A"}}
+    assert W.client_to_json({"Input": {"data": b"\x1b[A"}}) == {"Input": {"data": "G1tB"}}
