@@ -322,6 +322,14 @@ class Rows(_Record):
     # the stand-in: the global `herdr --machine <label-or-id> <command>` prefix (else
     # `--machine` is an unknown launch option; `herdr machine` is the grammar row `machine`)
     cli_machine_prefix: bool
+    # --- the terminal plane (the client socket; simherdr/terminalplane, facts/terminalplane.py) ---
+    # the Welcome's error when the first message is no handshake
+    terminal_first_message_error: str
+    # the encoding a refusing Welcome names (RenderEncoding variant name)
+    terminal_refusal_encoding: str
+    # the Welcome's error for a ClientShellHello (a shell client older than the endpoint
+    # protocol); "" where the release has no such handshake
+    terminal_shell_hello_refusal: str
 
 
 @record(frozen=True, init=False, eq=False, repr=False)
