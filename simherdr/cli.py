@@ -305,6 +305,12 @@ def _serve_args(words: list[str]) -> _Args | None:
 
 
 def _serve(args) -> int:
+    if "SIMHERDR_PROCESS_TITLE" in os.environ:  # proctitle.TITLE_ENV: the stand-in's server
+        from .proctitle import set_title, take_title
+
+        title = take_title(os.environ)
+        if title:
+            set_title(title)  # herdr's command line (issue 33), before any thread starts
     try:
         socket_path = _check_socket_path("--socket", _serve_socket(args))
     except ValueError as e:
