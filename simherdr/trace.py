@@ -15,7 +15,10 @@ Entries are plain dicts, JSON-ready::
 
 Kinds: ``request`` (id, method, params; over the socket also the peer's ``pid`` and ``cmd``,
 its command line), ``reply`` (id, ok, code?, result | error), ``event``
-(type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``.
+(type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``,
+``terminal`` (a client-socket client, lane ``t<N>``: ``op`` hello | refused | attach | observe |
+control | input | resize | frame (seq, full, bytes) | detach | taken_over | shutdown (reason) |
+disconnected).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import IO, Any, Protocol, runtime_checkable
 # CHOICE: ring size. 20,000 entries cover a long test (an agent turn is ~20 entries) at a few
 # MB; older entries are dropped and counted in ``dropped``.
 DEFAULT_SIZE = 20_000
-KINDS = ("request", "reply", "event", "fault", "step", "note")
+KINDS = ("request", "reply", "event", "fault", "step", "note", "terminal")
 
 
 class Recorder(Protocol):
@@ -278,6 +281,9 @@ def format_entry(e: dict) -> str:
         body = f"FAULT {e.get('fault')} ({e.get('type')}) on {e.get('method')} id={e.get('id')!r}"
     elif kind == "step":
         body = f"STEP {e.get('name')} {_cut(e.get('args', {}))}"
+    elif kind == "terminal":  # a terminal-plane client (lane t<N>): simherdr.terminalplane
+        rest = {k: v for k, v in e.items() if k not in ("seq", "kind", "t", "wall", "conn", "op")}
+        body = f"TERMINAL {e.get('op')} {_cut(rest)}"
     else:
         body = f"{kind} {_cut({k: v for k, v in e.items() if k not in ('seq', 'kind', 't', 'wall', 'conn')})}"
     return head + body

@@ -295,11 +295,8 @@ class TerminalPlane:
             size = self._sizes.pop(tid, None)
             pane = self._pane_of(tid)
             if pane is not None and size is not None:
-                self._resize_terminal(
-                    pane, *size
-                )  # terminal_attach_disconnect_restores_app_pane_size
-        if c.phase != CLOSING:
-            c.phase = CLOSING
+                # terminal_attach_disconnect_restores_app_pane_size (headless.rs:9104)
+                self._resize_terminal(pane, *size)
 
     # --- the simulator's seam (Simulator.terminal_listeners) ---------------------------------
 
