@@ -2,7 +2,7 @@
 with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
-sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, serve,
+sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, attach, stub, serve,
 reset, day, scale, virtual, screen, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
@@ -18,7 +18,19 @@ import traceback
 
 from .common import ROOT, Result
 
-ALL = ("socket", "stub", "serve", "reset", "day", "scale", "virtual", "screen", "agents", "suite")
+ALL = (
+    "socket",
+    "attach",
+    "stub",
+    "serve",
+    "reset",
+    "day",
+    "scale",
+    "virtual",
+    "screen",
+    "agents",
+    "suite",
+)
 
 
 def _table(results: list[Result]) -> str:
@@ -58,6 +70,7 @@ def main(argv=None) -> int:
 
     from . import (
         agent_suite,
+        attach,
         client_day,
         reset,
         scale,
@@ -72,6 +85,9 @@ def main(argv=None) -> int:
     q = args.quick
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
+        "attach": lambda: attach.run(
+            rounds=1 if q else 5, per_round=200 if q else 300, print_rounds=1 if q else 3
+        ),
         "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
         "scale": lambda: scale.run(
             sizes=(100, 1_000) if q else scale.SIZES,
