@@ -10,10 +10,11 @@ import os
 from typing import TYPE_CHECKING
 
 from ..unixsocket import Listening, listen_protocol
-from .plane import TerminalPlane
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
+    from .connection import TerminalClient
+    from .plane import TerminalPlane
 
 
 def client_socket_path(api_socket_path: str) -> str:
@@ -27,21 +28,32 @@ def client_socket_path(api_socket_path: str) -> str:
 class ClientSocket:
     def __init__(self, path: str, sim: Simulator):
         self.path = path
-        self.plane = TerminalPlane(sim)
+        self.sim = sim
+        # made on the first connection: a server nobody attaches to never imports the plane,
+        # its wire tables or its encoder (`simherdr serve` answers its first ping sooner)
+        self.plane: TerminalPlane | None = None
         self._server: Listening | None = None
 
     async def start(self) -> None:
         """prepare_socket_path (src/ipc.rs:81-108), then listen ``0600``."""
         self._server = await listen_protocol(
             self.path,
-            self.plane.new_client,
+            self._new_client,
             busy_message=f"herdr server is already running (socket busy at {self.path})",
         )
+
+    def _new_client(self) -> TerminalClient:
+        if self.plane is None:
+            from .plane import TerminalPlane
+
+            self.plane = TerminalPlane(self.sim)
+        return self.plane.new_client()
 
     async def close(self) -> None:
         """The server stops: no more connections; every client is told (ServerShutdown)."""
         if self._server is not None:
             self._server.close()  # removes the socket only if it is still ours
             self._server = None
-        self.plane.close_all()
-        self.plane.detach_listener()
+        if self.plane is not None:
+            self.plane.close_all()
+            self.plane.detach_listener()

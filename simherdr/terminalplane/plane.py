@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import tomllib
 from typing import TYPE_CHECKING, Any
 
 from ..facts import terminalplane as F
@@ -437,6 +436,8 @@ def _keybindings_error(keybindings: Any) -> str | None:
     ``toml`` crate; simherdr parses it with :mod:`tomllib` and reports that parser's text."""
     if not isinstance(keybindings, dict) or "Local" not in keybindings:
         return None
+    import tomllib  # only for a client that brings its own keys
+
     try:
         tomllib.loads(str(keybindings["Local"]["keys_toml"]))
     except tomllib.TOMLDecodeError as e:

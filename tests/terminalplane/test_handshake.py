@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from simherdr.protocol import PROTOCOLS, encode_frame
-from simherdr.terminalplane import APP_CLIENT_REASON
+from simherdr.terminalplane.plane import APP_CLIENT_REASON
 from tests.releases import resolve
 
 from .conftest import make_plane
