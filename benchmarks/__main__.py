@@ -2,7 +2,7 @@
 with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
-sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, attach, stub, serve,
+sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, attach, stub, native, serve,
 reset, day, scale, virtual, screen, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
@@ -22,6 +22,7 @@ ALL = (
     "socket",
     "attach",
     "stub",
+    "native",
     "serve",
     "reset",
     "day",
@@ -72,6 +73,7 @@ def main(argv=None) -> int:
         agent_suite,
         attach,
         client_day,
+        native_call,
         reset,
         scale,
         screen,
@@ -89,6 +91,7 @@ def main(argv=None) -> int:
             rounds=1 if q else 5, per_round=200 if q else 300, print_rounds=1 if q else 3
         ),
         "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
+        "native": lambda: [native_call.run(rounds=7 if q else 61)],
         "scale": lambda: scale.run(
             sizes=(100, 1_000) if q else scale.SIZES,
             reps=3 if q else 9,
@@ -99,7 +102,10 @@ def main(argv=None) -> int:
         "screen": lambda: screen.run(repeats=2 if q else 5),
         "serve": lambda: [serve_start.run(rounds=5 if q else 21)],
         "reset": lambda: [reset.run(rounds=10 if q else 30)],
-        "day": lambda: [client_day.run(calls=50 if q else client_day.CALLS)],
+        "day": lambda: [  # before (the Python stand-in) and after (the native launcher)
+            client_day.run(calls=50 if q else client_day.CALLS, native=False),
+            client_day.run(calls=50 if q else client_day.CALLS, native=True),
+        ],
         "agents": lambda: [agent_suite.run(tests=10 if q else 100, real_tests=1 if q else 3)],
         "suite": lambda: [suite.run()],
     }

@@ -14,6 +14,10 @@ from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
 
+# The suite's stand-ins are the Python one (the reference) unless a test asks for the native
+# launcher (write_stub(..., native=True): tests/stub/test_native_standin.py compares the two).
+os.environ.setdefault("SIMHERDR_NATIVE_STUB", "0")
+
 
 def _schema_line() -> str:
     out = []

@@ -136,9 +136,7 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli, version, kinds):
     "argv,command",
     [
         (["plugin", "install", "o/r", "--yes"], "herdr plugin install"),
-        (["terminal", "session", "observe", "t1"], "herdr terminal session observe"),
         (["channel", "set", "preview"], "herdr channel set"),
-        (["agent", "attach", "x"], "herdr agent attach"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):
