@@ -298,3 +298,27 @@ def format_trace(entries: list[dict], dropped: int = 0, limit: int = 400) -> str
         lines.append(f"... {skipped} earlier entries not shown")
     lines.extend(format_entry(e) for e in entries[-limit:])
     return "\n".join(lines)
+
+
+def terminal_lanes(entries: Iterable[dict]) -> list[tuple[str, float, float | None, list, str]]:
+    """Each terminal-plane client (``terminal`` entries, lane ``t<N>``) as one span of a lane of
+    its own, ``(label, start, end, [], lane)`` (traceview.Span's fields): from its hello to its
+    end, labelled with what it attached to and how it ended."""
+    out: list[list] = []
+    open_: dict[str, list] = {}
+    for e in entries:
+        if e.get("kind") != "terminal":
+            continue
+        conn, op, t = str(e.get("conn")), e.get("op"), float(e.get("t", 0.0))
+        span = open_.get(conn)
+        if span is None:
+            span = open_[conn] = ["terminal client", t, None, [], f"terminal plane {conn}"]
+            out.append(span)
+        if op in ("attach", "observe", "control"):
+            span[0] = f"{op} {e.get('terminal_id') or e.get('target')}"
+        elif op in ("shutdown", "refused"):
+            span[0] += f" · {e.get('reason')}"
+        elif op == "disconnected":
+            span[2] = t
+            del open_[conn]
+    return [(s[0], s[1], s[2], s[3], s[4]) for s in out]

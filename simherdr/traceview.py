@@ -37,6 +37,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from .trace import terminal_lanes
+
 STATUS_COLOURS = {  # hue and lightness both differ (a grey-scale print keeps them apart)
     "unknown": "#d5d8dc",
     "idle": "#7ccf8a",
@@ -260,30 +262,6 @@ def spans_of(calls: list[Call]) -> list[Span]:
     return spans
 
 
-def terminal_spans(entries: list[dict]) -> list[Span]:
-    """Each terminal-plane client (``terminal`` entries, lane ``t<N>``) as one span on a lane
-    of its own: from its hello to its end, labelled with what it attached to and how it ended."""
-    open_: dict[str, Span] = {}
-    out: list[Span] = []
-    for e in entries:
-        if e.get("kind") != "terminal":
-            continue
-        conn, op, t = str(e.get("conn")), e.get("op"), float(e.get("t", 0.0))
-        span = open_.get(conn)
-        if span is None:
-            span = open_[conn] = Span("terminal client", t, None, [], f"terminal plane {conn}")
-            out.append(span)
-        if op in ("attach", "observe", "control"):
-            target = e.get("terminal_id") or e.get("target")
-            span.label = f"{op} {target}"
-        elif op in ("shutdown", "refused"):
-            span.label += f" · {e.get('reason')}"
-        elif op == "disconnected":
-            span.end = t
-            del open_[conn]
-    return out
-
-
 def model(entries: list[dict]) -> dict:
     """What the picture shows, as data (the tests read it too). Times are seconds since the
     first entry (``origin``: its ``t``)."""
@@ -401,7 +379,7 @@ def model(entries: list[dict]) -> dict:
         p["segments"].append((p["since"], end, p["status"]))
     # CHOICE: `simherdr run`'s own readiness ping (its id) is not the suite's: not drawn
     calls = [c for c in calls_of(rel) if c.id != RUN_PING_ID]
-    spans = spans_of(calls) + terminal_spans(rel)
+    spans = spans_of(calls) + [Span(*lane) for lane in terminal_lanes(rel)]
     spans.sort(key=lambda s: s.start)
     clients: dict[str, list[Span]] = {}
     for s in spans:
