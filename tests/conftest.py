@@ -129,6 +129,7 @@ SLOW_FIRST = (
     "tests/contract/test_suites.py",
     "tests/contract/test_cli_record.py",
     "tests/hostile/test_socket_lifecycle.py",
+    "tests/stub/test_native_standin.py::test_every_verb",
     "tests/contract/test_record.py",
     "tests/contract/test_replay_fixes.py",
     "tests/contract/test_contract.py::test_cassette[entwurf",

@@ -329,6 +329,8 @@ class Rows(_Record):
     cli_terminal_pixel_mouse: bool
     # `terminal session control` takes `terminal.mouse` commands (AttachMouse)
     cli_terminal_control_mouse: bool
+    # `terminal attach` turns bracketed paste on (and restores without a keyboard-flag pop)
+    cli_attach_bracketed_paste: bool
     # --- the terminal plane (the client socket; simherdr/terminalplane, facts/terminalplane.py) ---
     # the Welcome's error when the first message is no handshake
     terminal_first_message_error: str

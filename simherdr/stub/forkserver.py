@@ -314,6 +314,9 @@ class Idle:
                 )
             except Exception:
                 pass
+        # and what a call's set-up touches (its pages too): the streams, the environment
+        _stdio_streams()
+        _set_environ([k + b"=" + v for k, v in os.environb.items()])
 
     def wait(self) -> socket.socket:
         poll = select.poll()
@@ -453,9 +456,12 @@ def _set_environ(env: list[bytes]) -> None:
         key, sep, value = entry.partition(b"=")
         if sep and key and key not in pairs:
             pairs[key] = value
-    os.environ.clear()
+    environb = os.environb
+    for key in [k for k in environb if k not in pairs]:
+        del environb[key]
     for key, value in pairs.items():
-        os.environb[key] = value
+        if environb.get(key) != value:
+            environb[key] = value
     posix.environ.clear()
     posix.environ.update(pairs)
 
@@ -464,6 +470,12 @@ def _fresh_stdio() -> None:
     """``sys.stdin/stdout/stderr`` as the interpreter makes them at start for these fds
     (line-buffered on a terminal; stderr always; the Python stand-in's ``-I`` mode ignores
     PYTHONIOENCODING, the locale's encoding stays this process's)."""
+    for name, stream in _stdio_streams():
+        setattr(sys, name, stream)
+        setattr(sys, "__%s__" % name, stream)
+
+
+def _stdio_streams():
     import io
 
     def make(fd: int, mode: str, errors: str, line: bool):
@@ -480,13 +492,11 @@ def _fresh_stdio() -> None:
         )
 
     encoding_errors = (sys.stdout.errors if sys.stdout else None) or "strict"
-    for name, stream in (
+    return (
         ("stdin", make(0, "rb", encoding_errors, False)),
         ("stdout", make(1, "wb", encoding_errors, os.isatty(1))),
         ("stderr", make(2, "wb", "backslashreplace", True)),
-    ):
-        setattr(sys, name, stream)
-        setattr(sys, "__%s__" % name, stream)
+    )
 
 
 def _exec_request(sock: socket.socket):
