@@ -301,7 +301,12 @@ def _mark_polls(steps: list[dict]) -> None:
     under it is marked ``upstream_down`` throughout."""
     sends: dict[Any, tuple[str, Any]] = {}
     for s in steps:
-        if "send" in s and isinstance(s.get("via"), str) and s["via"].startswith("cli:"):
+        if (
+            "conn" in s
+            and "send" in s
+            and isinstance(s.get("via"), str)
+            and s["via"].startswith("cli:")
+        ):
             sends.setdefault(s["conn"], (s["via"], json.dumps(s["send"], sort_keys=True)))
     conns = list(sends)
     polls, last = set(), set()

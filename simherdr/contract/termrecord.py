@@ -138,7 +138,9 @@ async def relay_client(
                     j.event(conn=cid, plane=PLANE, framing=str(e), during=d)
                     decoder, payloads = None, []
                 for payload in payloads:
-                    j.event(conn=cid, plane=PLANE, **{f"client_{d}": message_json(wire, d, payload)})
+                    j.event(
+                        conn=cid, plane=PLANE, **{f"client_{d}": message_json(wire, d, payload)}
+                    )
             try:
                 dst.write(chunk)
                 await dst.drain()

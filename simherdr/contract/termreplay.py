@@ -367,7 +367,7 @@ class ClientPlane:
             s = self.r.c.steps[j]
             if s.get(STEP) == cid and j in self.expected:
                 out.append(j)
-            elif "recv" in s and not (s.get(STEP) == cid):
+            elif "recv" in s and s.get(STEP) != cid:
                 continue  # another connection's reply: read, not sent
             else:
                 break
