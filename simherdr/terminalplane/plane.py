@@ -433,9 +433,18 @@ def _variant(message: Any) -> tuple[str, Any]:
     return "", None
 
 
+# CHOICE(max-client-size): herdr clamps a client's size from below only (any u16 goes); a
+# simulated screen of 65535 x 65535 cells would take the simulator's memory, so a larger size is
+# taken as this one.
+MAX_CLIENT_COLS, MAX_CLIENT_ROWS = 1000, 1000
+
+
 def _clamp(cols: int, rows: int) -> tuple[int, int]:
-    """clamp_terminal_size (client_transport.rs:401-405)."""
-    return max(int(cols), F.MIN_CLIENT_COLS), max(int(rows), F.MIN_CLIENT_ROWS)
+    """clamp_terminal_size (client_transport.rs:401-405), and CHOICE(max-client-size)."""
+    return (
+        min(max(int(cols), F.MIN_CLIENT_COLS), MAX_CLIENT_COLS),
+        min(max(int(rows), F.MIN_CLIENT_ROWS), MAX_CLIENT_ROWS),
+    )
 
 
 def _keybindings_error(keybindings: Any) -> str | None:
