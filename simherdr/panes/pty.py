@@ -412,6 +412,17 @@ class PtyBackend:
             return
         rt.hang_up()
 
+    def resize_terminal(self, pane, cols: int, rows: int) -> None:
+        """model/seams.py ResizesTerminals: the screen, and a real pane's PTY window size
+        (the process gets its SIGWINCH from the kernel)."""
+        pane.screen.resize(cols, rows)
+        rt = self._real.get(pane.terminal_id)
+        if rt is not None and not rt.closed:
+            try:
+                fcntl.ioctl(rt.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+            except OSError:
+                pass  # the PTY is going away
+
     def renamed(self, pane, old_id: str) -> None:
         """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""
         self.simulated.renamed(pane, old_id)

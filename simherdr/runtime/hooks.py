@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
         def commit(self) -> None: ...
 
+        def terminal_exited(self, pane: Pane) -> None: ...
+
 
 class PaneHooks:
     def __init__(self, host: HookHost) -> None:
@@ -120,6 +122,7 @@ class PaneHooks:
         """The pane's shell exited: pane_exited, and an emptied tab/workspace goes silently."""
         if pane.pane_id not in self._host.session.panes:
             return
+        self._host.terminal_exited(pane)  # its terminal-plane streams end first
         self.before_pane_close(pane)
         self._host.session.close_pane(pane, reason="exited")
         self._host.commit()
