@@ -2,8 +2,8 @@
 with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
-sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, native, serve,
-reset, day, scale, virtual, screen, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
+sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, attach, stub, native, serve,
+reset, day, scale, virtual, screen, engine, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .common import ROOT, Result
 
 ALL = (
     "socket",
+    "attach",
     "stub",
     "native",
     "serve",
@@ -28,6 +29,7 @@ ALL = (
     "scale",
     "virtual",
     "screen",
+    "engine",
     "agents",
     "suite",
 )
@@ -70,7 +72,9 @@ def main(argv=None) -> int:
 
     from . import (
         agent_suite,
+        attach,
         client_day,
+        engine,
         native_call,
         reset,
         scale,
@@ -85,6 +89,9 @@ def main(argv=None) -> int:
     q = args.quick
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
+        "attach": lambda: attach.run(
+            rounds=1 if q else 5, per_round=200 if q else 300, print_rounds=1 if q else 3
+        ),
         "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
         "native": lambda: [native_call.run(rounds=7 if q else 61)],
         "scale": lambda: scale.run(
@@ -95,6 +102,7 @@ def main(argv=None) -> int:
         ),
         "virtual": lambda: [virtual_time.run(repeats=2 if q else 5)],
         "screen": lambda: screen.run(repeats=2 if q else 5),
+        "engine": lambda: engine.run(repeats=1 if q else 3, reads=5 if q else 20),
         "serve": lambda: [serve_start.run(rounds=5 if q else 21)],
         "reset": lambda: [reset.run(rounds=10 if q else 30)],
         "day": lambda: [  # before (the Python stand-in) and after (the native launcher)

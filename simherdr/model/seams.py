@@ -110,3 +110,12 @@ class ForegroundCwd(Protocol):
     (simherdr.scenarios.cwd.foreground_cwd)."""
 
     def set_foreground_cwd(self, pane: Pane, path: str | None) -> None: ...
+
+
+@runtime_checkable
+class ResizesTerminals(Protocol):
+    """A backend whose panes' terminals change size for a terminal-plane owner (herdr's
+    runtime.resize on attach, src/server/headless.rs:2892-2898): the PTY's window size and
+    its screen. Without it, only the pane's screen is resized."""
+
+    def resize_terminal(self, pane: Pane, cols: int, rows: int) -> None: ...

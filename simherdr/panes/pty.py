@@ -65,13 +65,17 @@ import sys
 import termios
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..facts import errors as E
 from ..facts import kinds as K
 from . import detection as D
 from . import paneenv, procfs
+from .screens import new_real_screen
 from .simulated import SimulatedBackend
-from .vt import PtyScreen
+
+if TYPE_CHECKING:
+    from .screens import RealScreen
 
 __all__ = ["KILL_GRACE", "PANE_MODE_ENV", "PtyBackend", "RealProcess", "available"]
 
@@ -120,7 +124,7 @@ class RealProcess:
 
 class _RealPane:
     def __init__(
-        self, backend: PtyBackend, pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
+        self, backend: PtyBackend, pane, proc: subprocess.Popen, fd: int, screen: RealScreen
     ):
         self.backend = backend
         self.pane = pane
@@ -383,7 +387,7 @@ class PtyBackend:
         finally:
             os.close(slave)
         os.set_blocking(master, False)
-        screen = PtyScreen(cfg.cols, cfg.rows)
+        screen = new_real_screen(cfg.cols, cfg.rows)
         if pane.replay:  # restored history, seeded before the shell writes (seed_history_ansi)
             screen.feed(pane.replay)
             pane.replay = None
@@ -407,6 +411,17 @@ class PtyBackend:
             self.simulated.detach(pane)
             return
         rt.hang_up()
+
+    def resize_terminal(self, pane, cols: int, rows: int) -> None:
+        """model/seams.py ResizesTerminals: the screen, and a real pane's PTY window size
+        (the process gets its SIGWINCH from the kernel)."""
+        pane.screen.resize(cols, rows)
+        rt = self._real.get(pane.terminal_id)
+        if rt is not None and not rt.closed:
+            try:
+                fcntl.ioctl(rt.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+            except OSError:
+                pass  # the PTY is going away
 
     def renamed(self, pane, old_id: str) -> None:
         """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from ..agents import AgentLayer
     from ..facts.versions import HerdrVersion
     from ..model.events import EventSink
-    from ..model.screen import Screen
+    from ..model.panescreen import PaneScreen
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
     from ..outbox import Outbox
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
         def commit(self) -> None: ...
 
+        def terminal_exited(self, pane: Pane) -> None: ...
+
 
 class PaneHooks:
     def __init__(self, host: HookHost) -> None:
@@ -66,10 +68,11 @@ class PaneHooks:
         s.area = (area[0], area[1], area[2], area[3])
         return s
 
-    def make_screen(self) -> Screen:
-        from ..model.screen import Screen
+    def make_screen(self) -> PaneScreen:
+        """A simulated pane's screen: the engine panes/screens.py chooses (libghostty-vt)."""
+        from ..panes.screens import new_screen
 
-        return Screen(cols=self._host.config.cols, rows=self._host.config.rows)
+        return new_screen(self._host.config.cols, self._host.config.rows)
 
     def label_for_cwd(self, cwd: str) -> str:
         """The session's labeler: a cwd's automatic workspace label (git discovery)."""
@@ -119,6 +122,7 @@ class PaneHooks:
         """The pane's shell exited: pane_exited, and an emptied tab/workspace goes silently."""
         if pane.pane_id not in self._host.session.panes:
             return
+        self._host.terminal_exited(pane)  # its terminal-plane streams end first
         self.before_pane_close(pane)
         self._host.session.close_pane(pane, reason="exited")
         self._host.commit()
