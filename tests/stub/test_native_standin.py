@@ -418,3 +418,30 @@ def test_install_stub_says_which_launcher_it_wrote(tmp_path):
     assert done.stdout == str(tmp_path / "herdr") + "\n"
     assert "native launcher" in done.stderr
     shutil.rmtree(tmp_path)
+
+
+def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
+    """SIGINT to the launcher reaches the stand-in in the fork server's child, which dies of
+    it as the Python stand-in does (its KeyboardInterrupt traceback, then SIGINT)."""
+    env = _env(host)
+    subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
+    seen = []
+    for binary in stand_ins:
+        before = host.server.connections
+        proc = subprocess.Popen(
+            [binary, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and host.server.connections <= before:
+            time.sleep(0.005)  # (the call's wait is open on the server)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+        text = err.decode()
+        # (where the wait was when the signal came is timing's: the last frames may differ)
+        seen.append(
+            (proc.returncode, "stub/cli/core.py" in text, text.endswith("\nKeyboardInterrupt\n"))
+        )
+    assert seen == [(-signal.SIGINT, True, True)] * 2
