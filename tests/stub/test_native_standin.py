@@ -268,6 +268,24 @@ def test_a_socket_that_is_not_a_simherdr_takes_the_python_path(stand_ins, tmp_pa
     assert a.returncode == 1 and a.stderr
 
 
+def test_a_herdr_look_alike_gets_the_python_stand_ins_traffic(stand_ins, make_fake):
+    """A socket that is not a simherdr's (here the suite's recording fake herdr): no fork
+    server answers for it, the launcher runs the Python stand-in, the socket sees the same
+    requests from both."""
+    from stub_fake import error
+
+    fake = make_fake(version="0.9.3")
+    fake.on("pane.get", error("pane_not_found", "pane w9:p9 not found"))
+    env = {"PATH": "/usr/bin:/bin", "HERDR_SOCKET_PATH": fake.path, "HOME": "/nonexistent"}
+    outcomes = []
+    for binary in stand_ins:
+        start = len(fake.requests)
+        p = subprocess.run([binary, "pane", "get", "w9:p9"], env=env, capture_output=True)
+        outcomes.append((p.returncode, p.stdout, p.stderr, fake.requests[start:]))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == 1 and [r["method"] for r in outcomes[0][3]] == ["ping", "pane.get"]
+
+
 def test_a_terminal_is_the_callers(stand_ins, host):
     """isatty on the caller's own terminal: the descriptors are passed, not piped."""
     import pty
