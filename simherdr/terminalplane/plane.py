@@ -383,7 +383,7 @@ class TerminalPlane:
         c.encoder.commit(frame)  # commit_sent_frame (render_stream.rs:119-143)
         c.seq += 1
         c.repaint_pending = False
-        self._trace(c, "frame", seq=c.seq, full=full, bytes=len(data))
+        self._trace(c, "frame", frame_seq=c.seq, full=full, bytes=len(data))
 
     # --- terminals ----------------------------------------------------------------------------
 
