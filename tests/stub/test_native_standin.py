@@ -498,3 +498,31 @@ def test_herdr_server_becomes_simherdr_serve_in_the_callers_own_process(stand_in
             proc.kill()
             proc.wait()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_an_attach_runs_in_the_callers_process():
+    """CHOICE(standin-ctty): a direct attach may open /dev/tty (the caller's controlling
+    terminal, which a forked child has not): the fork server answers 'F' and the launcher
+    runs the Python stand-in; other verbs are served."""
+    from simherdr.stub.forkserver import needs_python
+
+    assert needs_python(["terminal", "attach", "t1"])
+    assert needs_python(["--session", "lab", "agent", "attach", "a1", "--takeover"])
+    assert not needs_python(["terminal", "session", "control", "t1"])
+    assert not needs_python(["pane", "get", "w1:p1"])
+
+
+def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
+    """'F' (run the Python stand-in) for an attach, another tree, another interpreter, an
+    unknown release: nothing of the call runs in the fork server."""
+    name = native_client.name_of(host.path)
+    env = _env(host)
+    cases = [
+        (["terminal", "attach", "t1"], {}),
+        (["pane", "get", "w1:p1"], {"root": "/elsewhere"}),
+        (["pane", "get", "w1:p1"], {"python": "/usr/bin/python3-other"}),
+    ]
+    for argv, kw in cases:
+        assert native_client.call(name, argv, env, "0.9.3", **kw).kind == "F", (argv, kw)
+    assert native_client.call(name, ["pane", "get", "w1:p1"], env, "9.9.9").kind == "F"
+    assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
