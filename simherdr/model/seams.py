@@ -83,6 +83,14 @@ class RealForeground(Protocol):
 
 
 @runtime_checkable
+class ResizesPanes(Protocol):
+    """A backend with a real terminal to resize (the PTY's window size: TIOCSWINSZ, which
+    sends the foreground process group SIGWINCH). The screen is resized by the caller."""
+
+    def resize(self, pane: Pane, cols: int, rows: int) -> None: ...
+
+
+@runtime_checkable
 class MixedPanes(Protocol):
     """A backend where some panes are real and the rest are simulated by ``simulated``."""
 

@@ -15,6 +15,7 @@ from ..facts import errors as E
 from ..facts import ids
 from ..facts.record import field, record
 from . import events as ev
+from . import geometry as G
 from . import layout as L
 from .membership import Membership
 from .status import wire_status
@@ -230,6 +231,13 @@ class Session:
         self.recorded: list[ev.Event] = []
         self.record: ev.EventSink = record if record is not None else self.recorded.append
         self.area: tuple[int, int, int, int] = L.DEFAULT_AREA  # the view area rects use
+        # Pane geometry (model/geometry.py): the frame the view is drawn in (cols, rows), the
+        # release's chrome (None: every pane is the frame's size), whether the last draw found
+        # no pane to show, and the spawn size a request's new panes take (cleared per draw).
+        self.frame: tuple[int, int] = (L.DEFAULT_AREA[2], L.DEFAULT_AREA[3])
+        self.chrome: G.Chrome | None = None
+        self.view_empty = True
+        self.spawn_estimate: tuple[int, int] | None = None
         self._screen_factory = screen_factory
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
         # None: a workspace keeps the label of the cwd it was created in.
@@ -430,7 +438,7 @@ class Session:
             tab_id=tab_id,
             cwd=cwd,
             env=dict(env or {}),
-            screen=self._screen_factory(),
+            screen=self._screen_factory(*G.spawn_size(self)),
             agent=self.new_agent_slot(),
         )
         self.panes[p.pane_id] = p

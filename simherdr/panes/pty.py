@@ -369,9 +369,10 @@ class PtyBackend:
         env = self.pane_env(pane)
         argv = self.shell_argv(env)
         cwd = pane.cwd if pane.cwd and os.path.isdir(pane.cwd) else cfg.server_cwd
+        cols, rows = pane.screen.cols, pane.screen.rows  # the spawn size (model/geometry.py)
         master, slave = os.openpty()
         try:
-            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", cfg.rows, cfg.cols, 0, 0))
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
             proc = subprocess.Popen(
                 [
                     "/bin/sh",
@@ -396,7 +397,7 @@ class PtyBackend:
         finally:
             os.close(slave)
         os.set_blocking(master, False)
-        screen = PtyScreen(cfg.cols, cfg.rows)
+        screen = PtyScreen(cols, rows)
         if pane.replay:  # restored history, seeded before the shell writes (seed_history_ansi)
             screen.feed(pane.replay)
             pane.replay = None
@@ -420,6 +421,17 @@ class PtyBackend:
             self.simulated.detach(pane)
             return
         rt.hang_up()
+
+    def resize(self, pane, cols: int, rows: int) -> None:
+        """The real terminal's new window size (hooks.pane_size_changed resized the screen):
+        TIOCSWINSZ on the master, so the kernel sends the foreground group SIGWINCH."""
+        rt = self._real.get(pane.terminal_id)
+        if rt is None or rt.closed:
+            return
+        try:
+            fcntl.ioctl(rt.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        except OSError:
+            pass  # the terminal went away under us: its exit is noticed by the reader
 
     def renamed(self, pane, old_id: str) -> None:
         """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""
