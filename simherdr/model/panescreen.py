@@ -5,13 +5,30 @@ or the real terminal's :class:`~simherdr.panes.vt.PtyScreen` (re-exported by
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
+
+
+class ScreenFrame(NamedTuple):
+    """One drawable picture of a pane's viewport (what the terminal plane renders).
+
+    ``lines`` holds exactly ``rows`` entries, one per viewport row, top to bottom: the row's
+    cells as SGR-styled text with no cursor motion, meant to be drawn from column 0 after an
+    SGR reset. A line may stop before ``cols`` columns: the rest of that row is blank in the
+    default style (the drawer erases it). A wide character is one entry that takes two
+    columns. The alternate screen's grid when it is on."""
+
+    cols: int
+    rows: int
+    lines: tuple[str, ...]
+    cursor: tuple[int, int]  # (row, col), 0-based, inside the viewport
+    cursor_visible: bool  # DECTCEM (CSI ?25 h/l)
 
 
 @runtime_checkable
 class PaneScreen(Protocol):
     """What the handlers, the views and the agent layer use of a pane's screen."""
 
+    cols: int
     rows: int
     title: str  # the terminal title (OSC 0/2)
     on_title: Callable[[], None] | None  # set by the simulator: hears every title change
@@ -51,3 +68,12 @@ class PaneScreen(Protocol):
     def selection_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> str | None: ...
 
     def clear(self) -> None: ...
+
+    def frame(self) -> ScreenFrame:
+        """The viewport as it would be drawn now (the terminal plane's frames)."""
+        ...
+
+    def resize(self, cols: int, rows: int) -> None:
+        """The pane's terminal changed size (the process is told through its PTY by the
+        backend; this is the screen's side: rows, columns, the cursor kept inside)."""
+        ...

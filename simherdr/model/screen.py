@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable
 
 from .paneread import HerdrReadContract, first_matching_line
+from .panescreen import ScreenFrame
 from .screenrows import Buffer, Row, char_width
 
 __all__ = ["Screen"]
@@ -94,6 +95,7 @@ class Screen(HerdrReadContract):
         self.title = ""
         self.bracketed_paste = False
         self.application_cursor = False
+        self.cursor_visible = True  # DECTCEM (CSI ?25 h/l)
         self._primary = Buffer(rows, scrollback_limit)
         self._alt: Buffer | None = None
         self._buf = self._primary
@@ -144,10 +146,76 @@ class Screen(HerdrReadContract):
         self.title = ""
         self.bracketed_paste = False
         self.application_cursor = False
+        self.cursor_visible = True
         self._partial = ""
         self._pending_sgr = []
         self._sgr_state = []
         self._row_fresh = True
+
+    def frame(self) -> ScreenFrame:
+        """The active grid as the terminal plane draws it (one styled line per row)."""
+        buf = self._buf
+        return ScreenFrame(
+            self.cols,
+            self.rows,
+            tuple(row.ansi() for row in buf.grid),
+            (buf.cy, buf.cx),
+            self.cursor_visible,
+        )
+
+    def resize(self, cols: int, rows: int) -> None:
+        """New size. Rows: a shrink first drops blank rows below the cursor, then moves top
+        rows into history (the alternate screen discards them); a grow pulls rows back from
+        history, then adds blank rows. Columns: rows are cut or padded, never reflowed
+        (SIMULATION CHOICE of this model; libghostty reflows soft-wrapped rows)."""
+        if cols < 1 or rows < 1:
+            raise ValueError("a screen needs at least one column and one row")
+        if (cols, rows) == (self.cols, self.rows):
+            return
+        self.content_seq += 1
+        for buf in (self._primary, self._alt):
+            if buf is not None:
+                self._resize_rows(buf, rows)
+                self._resize_cols(buf, cols)
+        self.cols, self.rows = cols, rows
+        self._row_fresh = True
+
+    @staticmethod
+    def _resize_rows(buf: Buffer, rows: int) -> None:
+        grid = buf.grid
+        if rows < len(grid):
+            excess = len(grid) - rows
+            while excess and len(grid) - 1 > buf.cy and not grid[-1].cells:
+                grid.pop()
+                excess -= 1
+            if excess:
+                buf.history.extend(grid[:excess])
+                del grid[:excess]
+                buf.cy = max(0, buf.cy - excess)
+                if buf.saved is not None:
+                    buf.saved = (max(0, buf.saved[0] - excess), buf.saved[1])
+        elif rows > len(grid):
+            pulled = min(rows - len(grid), len(buf.history))
+            for _ in range(pulled):
+                grid.insert(0, buf.history.pop())
+            buf.cy += pulled
+            grid.extend(Row() for _ in range(rows - len(grid)))
+        if grid and grid[0].cont and not buf.history:
+            grid[0].cont = False
+
+    @staticmethod
+    def _resize_cols(buf: Buffer, cols: int) -> None:
+        for row in (*buf.history, *buf.grid):
+            if len(row.cells) > cols:
+                del row.cells[cols:]
+                if row.cells and row.cells[-1] != "" and char_width(row.cells[-1][:1]) == 2:
+                    row.cells[-1] = " "  # the first half of a cut wide character
+                row.clear_styles(cols)
+        if buf.cx >= cols:
+            buf.cx = cols - 1
+        buf.wrap_pending = False
+        if buf.saved is not None:
+            buf.saved = (buf.saved[0], min(buf.saved[1], cols - 1))
 
     # ------------------------------------------------------------------ feeding
 
@@ -503,6 +571,8 @@ class Screen(HerdrReadContract):
             self.bracketed_paste = on
         elif mode == "1":
             self.application_cursor = on
+        elif mode == "25":
+            self.cursor_visible = on
         elif mode in ("47", "1047", "1049"):
             self._switch_screen(on, save_cursor=(mode == "1049"))
 

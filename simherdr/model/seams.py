@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 # Below the state (a Pane holds one), named here with its peers.
 from .panescreen import PaneScreen as PaneScreen
+from .panescreen import ScreenFrame as ScreenFrame
 
 if TYPE_CHECKING:
     from .state import Pane

@@ -43,6 +43,7 @@ from ..model.paneread import (
     HerdrReadContract,
     first_matching_line,
 )
+from ..model.panescreen import ScreenFrame
 
 # Terminals clamp numeric CSI parameters; a run of 6+ digits becomes 65535 before pyte sees it
 # (pyte would call int() on thousands of digits and raise).
@@ -341,6 +342,74 @@ class PtyScreen(HerdrReadContract):
     def reset(self) -> None:
         self._stream.feed(b"\x1bc")
         self.title = self.osc_title = self.osc_progress = ""
+
+    def frame(self) -> ScreenFrame:
+        """The active grid as the terminal plane draws it (one styled line per row)."""
+        cursor = self._emu.cursor
+        return ScreenFrame(
+            self.cols,
+            self.rows,
+            tuple(row.ansi() for row in self._grid()),
+            self.cursor,
+            not cursor.hidden,
+        )
+
+    def resize(self, cols: int, rows: int) -> None:
+        """New size, with the simulated screen's rules (model/screen.py ``Screen.resize``):
+        a row shrink drops blank rows below the cursor, then moves top rows into history; a
+        grow pulls them back; columns are cut, never reflowed."""
+        if cols < 1 or rows < 1:
+            raise ValueError("a screen needs at least one column and one row")
+        emu = self._emu
+        if (cols, rows) == (self.cols, self.rows):
+            return
+        self.content_seq += 1
+        history = emu.history if emu.saved_primary is None else None
+        emu.buffer = self._resized(emu.buffer, emu.cursor, rows, history)
+        if emu.saved_primary is not None:
+            buffer, saved = emu.saved_primary
+            emu.saved_primary = (self._resized(buffer, saved, rows, emu.history), saved)
+        if cols < self.cols:
+            buffers = [emu.buffer, *([emu.saved_primary[0]] if emu.saved_primary else [])]
+            for line in (*emu.history, *(ln for b in buffers for ln in b.values())):
+                for x in range(cols, self.cols):
+                    line.pop(x, None)
+        emu.lines, emu.columns = rows, cols
+        emu.margins = None
+        emu.cursor.x = min(emu.cursor.x, cols - 1)
+        emu.cursor.y = min(emu.cursor.y, rows - 1)
+        emu.dirty.update(range(rows))
+        self.cols, self.rows = cols, rows
+
+    def _resized(self, buffer, cursor: Cursor | None, rows: int, history: deque | None):
+        """A pyte buffer with ``rows`` rows (``cursor``'s row moves with its row)."""
+        lines = [buffer[y] for y in range(self.rows)]
+        y = cursor.y if cursor is not None else len(lines) - 1
+        if rows < len(lines):
+            excess = len(lines) - rows
+            while (
+                excess
+                and len(lines) - 1 > y
+                and not any(ch.data.strip() for ch in lines[-1].values())
+            ):
+                lines.pop()
+                excess -= 1
+            if excess:
+                if history is not None:
+                    history.extend(lines[:excess])
+                del lines[:excess]
+                y = max(0, y - excess)
+        elif rows > len(lines) and history is not None:
+            pulled = min(rows - len(lines), len(history))
+            for _ in range(pulled):
+                lines.insert(0, history.pop())
+            y += pulled
+        if cursor is not None:
+            cursor.y = y
+        out: defaultdict[int, StaticDefaultDict[int, Char]] = defaultdict(buffer.default_factory)
+        for i, line in enumerate(lines[:rows]):
+            out[i] = line
+        return out
 
     # ------------------------------------------------------------------ feeding
 
