@@ -305,6 +305,8 @@ class Rows(_Record):
     # the scrollbar gutter stays while the pane's alternate screen is on (else the full-screen
     # app gets that column too)
     pane_gutter_on_alt_screen: bool
+    # PaneInfo.scroll is on every pane with a terminal (else only once pane.scroll moved it)
+    pane_info_scroll_always: bool
     # pane/agent send-keys `shift+tab` keeps its Shift (back-tab); else it is a plain tab
     backtab_keeps_shift: bool
     # closing the focused pane focuses the pane it was opened from (else the next in order)

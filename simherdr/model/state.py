@@ -69,8 +69,8 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
-    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
-    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    # Rows scrolled up from the bottom (0.9 pane.scroll); None (never scrolled) reads as 0:
+    # PaneInfo.scroll is always there (views.scroll_info).
     scroll_offset: int | None = None
     restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
     # restored history (ANSI) a backend that brings its own screen seeds into it before the
@@ -238,6 +238,8 @@ class Session:
         self.chrome: G.Chrome | None = None
         self.view_empty = True
         self.spawn_estimate: tuple[int, int] | None = None
+        # Row pane_info_scroll_always: every PaneInfo carries scroll metrics (views.scroll_info).
+        self.scroll_metrics_always = False
         self._screen_factory = screen_factory
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
         # None: a workspace keeps the label of the cwd it was created in.

@@ -82,6 +82,7 @@ class PaneHooks:
         # configurable 120x40, 0.8.0's fixed 80x24) unless the host names an area.
         area = self._host.config.layout_area or (0, 0, rows.headless_cols, rows.headless_rows)
         s.area = (area[0], area[1], area[2], area[3])
+        s.scroll_metrics_always = rows.pane_info_scroll_always
         cfg = self._host.config
         if cfg.cols is not None or cfg.rows is not None:  # a fixed size: no view geometry
             s.frame = (cfg.cols or rows.headless_cols, cfg.rows or rows.headless_rows)
