@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint demo bench fuzz clean env corpus
+.PHONY: test lint demo bench fuzz clean env corpus recipe-deps
 
 $(STAMP): pyproject.toml
 	@echo "make: setting up $(VENV) (python venv, simherdr editable with its test and lint tools; about a minute) ..."
@@ -31,6 +31,18 @@ env: $(STAMP)
 TEST_WORKERS ?= 4
 test: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load -q
+
+# What the README's recipes (tests/run/test_recipes.py) install from the registries, once, outside
+# the repository (the tests themselves reach no network): vitest's node_modules. Go and cargo
+# recipes use only their standard libraries (build caches: go's GOCACHE, pytest's cache dir).
+RECIPE_CACHE ?= $(or $(SIMHERDR_RECIPE_CACHE),$(HOME)/.cache/simherdr/recipes)
+VITEST_VERSION := 3.2.4
+recipe-deps:
+	@if command -v npm >/dev/null; then \
+	  test -x "$(RECIPE_CACHE)/node/node_modules/.bin/vitest" \
+	  && grep -q '"version": "$(VITEST_VERSION)"' "$(RECIPE_CACHE)/node/node_modules/vitest/package.json" \
+	  || { mkdir -p "$(RECIPE_CACHE)/node" && npm install --prefix "$(RECIPE_CACHE)/node" --no-audit --no-fund --loglevel=error vitest@$(VITEST_VERSION); }; \
+	else echo "make recipe-deps: npm not found: the vitest recipe will skip"; fi
 
 # Style, the layer contracts ([tool.importlinter]) and the typed packages ([tool.mypy]).
 lint: $(STAMP)

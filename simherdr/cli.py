@@ -94,13 +94,12 @@ def _time_scale(text: str) -> float:
 
 
 def _seconds(text: str) -> float:
+    from .ctl import parse_seconds  # stdlib only
+
     try:
-        value = float(text)
-    except ValueError:
-        raise _type_error(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise _type_error(f"must be a finite number of seconds > 0, not {text!r}")
-    return value
+        return parse_seconds(text)
+    except ValueError as e:
+        raise _type_error(str(e)) from None
 
 
 def _check_socket_path(flag: str, path: str) -> str:
@@ -305,6 +304,12 @@ def _serve_args(words: list[str]) -> _Args | None:
 
 
 def _serve(args) -> int:
+    if "SIMHERDR_PROCESS_TITLE" in os.environ:  # proctitle.TITLE_ENV: the stand-in's server
+        from .proctitle import set_title, take_title
+
+        title = take_title(os.environ)
+        if title:
+            set_title(title)  # herdr's command line (issue 33), before any thread starts
     try:
         socket_path = _check_socket_path("--socket", _serve_socket(args))
     except ValueError as e:

@@ -25,6 +25,10 @@ OPS_HELP = (
     "behaviour.set, detection.misread, agent.suspend, agent.fg, server.restart, server.reset, "
     "server.info, trace.get, trace.clear, scenario.load, ops"
 )
+# CHOICE (issue 33): the longest wait a seconds option accepts; socket.settimeout (and time
+# arithmetic on it) overflows past 2**63 ns (~9.2e9 s: "timestamp out of range for platform
+# time_t"), so a bound well under it, a round number no client waits for.
+MAX_TIMEOUT = 1e9
 USAGE_LINE = "usage: simherdr ctl [--control PATH] [--timeout SECONDS] OP [JSON-ARGS]"
 HELP = f"""{USAGE_LINE}
 
@@ -67,7 +71,10 @@ def request(path: str, op: str, args: dict | None = None, timeout: float = 10.0)
         s.close()
     if not buf.strip():
         raise ConnectionError("the control socket closed without a reply")
-    reply = json.loads(buf)
+    try:
+        reply = json.loads(buf)
+    except RecursionError:
+        raise ValueError("the reply is nested too deeply") from None
     if not isinstance(reply, dict):
         raise ValueError(f"not a reply object: {buf[:200]!r}")
     return reply
@@ -75,6 +82,26 @@ def request(path: str, op: str, args: dict | None = None, timeout: float = 10.0)
 
 class _Usage(Exception):
     pass
+
+
+def parse_seconds(text: str) -> float:
+    """A seconds option's value (``--timeout``): a finite number > 0, at most MAX_TIMEOUT;
+    ValueError with the one line to print otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT:
+        raise ValueError(
+            f"must be a finite number of seconds > 0 and at most {MAX_TIMEOUT:g}, not {text!r}"
+        )
+    return value
+
+
+def one_line(text: str) -> str:
+    """``text`` with every unprintable character escaped (a newline, NUL, a lone surrogate a
+    path or an op name carried in): what ctl prints is one line."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 def _parse(argv: list[str]) -> tuple[str, float, str, dict]:
@@ -97,15 +124,9 @@ def _parse(argv: list[str]) -> tuple[str, float, str, dict]:
                 control = value
             else:
                 try:
-                    timeout = float(value)
-                except ValueError:
-                    raise _Usage(
-                        f"argument --timeout: {value!r} is not a number of seconds"
-                    ) from None
-                if not math.isfinite(timeout) or timeout <= 0:
-                    raise _Usage(
-                        f"argument --timeout: must be a finite number of seconds > 0, not {value!r}"
-                    )
+                    timeout = parse_seconds(value)
+                except ValueError as e:
+                    raise _Usage(f"argument --timeout: {e}") from None
         elif word == "--":
             words.extend(argv[i + 1 :])
             break
@@ -123,6 +144,8 @@ def _parse(argv: list[str]) -> tuple[str, float, str, dict]:
     op = words[0]
     try:
         op_args = json.loads(words[1]) if len(words) > 1 else {}
+    except RecursionError:
+        raise _Usage("ARGS is not JSON (nested too deeply): give one JSON object") from None
     except ValueError as e:
         raise _Usage(f"ARGS is not JSON ({e}): give one JSON object, e.g. '{{}}'") from None
     if not isinstance(op_args, dict):
@@ -138,7 +161,7 @@ def main(argv: list[str]) -> int:
     try:
         control, timeout, op, op_args = _parse(argv)
     except _Usage as e:
-        print(f"simherdr ctl: {e} (see simherdr ctl --help)", file=sys.stderr)
+        _say(f"{e} (see simherdr ctl --help)")
         return USAGE
     try:
         reply = request(control, op, op_args, timeout=timeout)
@@ -146,14 +169,22 @@ def main(argv: list[str]) -> int:
         why = getattr(e, "strerror", None) or str(e) or type(e).__name__
         if isinstance(e, TimeoutError):
             why = f"no reply within {timeout:g} s"
-        print(
-            f"simherdr ctl: cannot reach the control socket {control}: {why} "
-            f"(is `simherdr serve --control {control}` running?)",
-            file=sys.stderr,
+        _say(
+            f"cannot reach the control socket {control}: {why} "
+            f"(is `simherdr serve --control {control}` running?)"
         )
         return UNREACHABLE
     if not reply.get("ok"):
-        print(f"simherdr ctl: {op}: {reply.get('error')}", file=sys.stderr)
+        _say(f"{op}: {reply.get('error')}")
         return REFUSED
-    print(json.dumps(reply.get("result"), ensure_ascii=False))
+    text = json.dumps(reply.get("result"), ensure_ascii=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(reply.get("result"))  # \u escapes: the same JSON, any terminal
+    print(text)
     return OK
+
+
+def _say(message: str) -> None:
+    print(f"simherdr ctl: {one_line(message)}", file=sys.stderr)

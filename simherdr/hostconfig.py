@@ -21,9 +21,12 @@ default_shell``, ``shell_mode``, ``new_cwd``; ``[experimental] pane_history``;
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .facts.record import field, record
+
+if TYPE_CHECKING:
+    from .facts.versions import HerdrVersion
 
 # The order load_live_config reads its sections in (src/config/io.rs:252-340).
 SECTION_ORDER = (
@@ -153,7 +156,9 @@ READERS = {
 }
 
 
-def check_section(version: str, section: str, value: Any) -> tuple[str | None, list[str]]:
+def check_section(
+    version: HerdrVersion | str, section: str, value: Any
+) -> tuple[str | None, list[str]]:
     """One section as herdr's deserialize_with_ignored sees it (src/config/io.rs:479-505):
     (its error, or None; the "unknown config key" diagnostics of the keys serde ignored),
     checked against herdr's key tree of ``version`` (simherdr.hostcore.config_keys)."""
@@ -218,8 +223,12 @@ def _read(path: str) -> tuple[str | None, str | None]:
         return None, str(e.strerror or e)
 
 
-def load_live(path: str, version: str) -> Loaded:
-    """load_live_config: what ``server.reload_config`` applies."""
+def load_live(path: str, version: HerdrVersion | str) -> Loaded:
+    """load_live_config: what ``server.reload_config`` applies.  ``version``: the simulator's
+    release object (a name is resolved here, once)."""
+    from .facts.versions import resolve
+
+    version = resolve(version)
     text, read_error = _read(path)
     if read_error is not None:
         return Loaded(
@@ -256,14 +265,16 @@ def load_live(path: str, version: str) -> Loaded:
     return loaded
 
 
-def load_at_start(path: str, version: str) -> Loaded:
+def load_at_start(path: str, version: HerdrVersion | str) -> Loaded:
     """Config::load (src/config/io.rs:99-156): herdr's start-up diagnostics
     (simherdr.hostcore.config_keys.diagnose); an error anywhere means all defaults."""
     text, read_error = _read(path)
     if text is None and read_error is None:  # no file: all defaults, no diagnostics (fast start)
         return Loaded(values=dict(DEFAULTS))
+    from .facts.versions import resolve
     from .hostcore import config_keys as CK
 
+    version = resolve(version)  # once: diagnose and load_live take the object
     diagnostics = CK.diagnose(version, text, read_error)
     if any("using defaults" in d for d in diagnostics):
         return Loaded(values=dict(DEFAULTS), diagnostics=diagnostics)

@@ -10,7 +10,7 @@ Fixtures (see each one's docstring, ``pytest --fixtures``):
   (``.path``, ``.env``, ``.run(*argv)``), its own waits on the same scaled clock.
 
 The marker ``@pytest.mark.simherdr(version=..., time_scale=..., time_pacing=..., scenario=...,
-seed=...)`` sets, per test (keywords only; checked when tests are collected, a mistake stops
+seed=..., in_pane=...)`` sets, per test (keywords only; checked when tests are collected, a mistake stops
 pytest at start):
 
 - ``version``: the herdr version (default ``--simherdr-version``, else simherdr's default);
@@ -22,7 +22,12 @@ pytest at start):
   5 ms at 1000x) do not fire on a loaded machine; ``"wall"``: exactly ``time_scale`` x wall
   time (see the CHOICE in :mod:`simherdr.clock`);
 - ``scenario``: a shipped scenario's name or a TOML file (:mod:`simherdr.scenarios.data`),
-  loaded into the test's simulator; ``seed`` overrides the scenario's seed.
+  loaded into the test's simulator; ``seed`` overrides the scenario's seed;
+- ``in_pane``: ``True``: ``simherdr_herdr`` runs as if inside a herdr pane: a workspace is
+  created for it and ``.env`` is what herdr gives a pane's process (``HERDR_ENV=1``,
+  ``HERDR_WORKSPACE_ID``, ``HERDR_TAB_ID``, ``HERDR_PANE_ID``, ``TERM``...; per release:
+  :func:`simherdr.panes.paneenv.pane_env`), its ids in ``.workspace_id`` / ``.tab_id`` /
+  ``.pane_id`` (``simherdr run --in-pane`` for a whole command).
 
 A failing test that used a simherdr fixture shows the simulator's trace (every request, reply,
 event, fault and scenario step) as a report section "simherdr trace", and keeps it as a JSON-lines
@@ -56,7 +61,7 @@ if TYPE_CHECKING:
 # stall window) are safe on a loaded machine: the clock is paced (simherdr.clock CHOICE), a
 # starved server holds simulated time instead of skipping it.
 DEFAULT_TIME_SCALE = 1000.0
-MARKER_KEYWORDS = ("version", "time_scale", "time_pacing", "scenario", "seed")
+MARKER_KEYWORDS = ("version", "time_scale", "time_pacing", "scenario", "seed", "in_pane")
 _SIMS = pytest.StashKey[list]()
 
 
@@ -69,6 +74,7 @@ class MarkerArgs:
     time_pacing: str
     scenario: str | None
     seed: int | None
+    in_pane: bool = False
 
 
 # --- options, marker, validation at collection ---------------------------------------------------
@@ -181,6 +187,8 @@ def _marker_problems(marker) -> list[str]:
         isinstance(kw["seed"], bool) or not isinstance(kw["seed"], int)
     ):
         problems.append(f"seed: must be an integer, not {kw['seed']!r}")
+    if kw.get("in_pane") is not None and not isinstance(kw["in_pane"], bool):
+        problems.append(f"in_pane: must be True or False, not {kw['in_pane']!r}")
     if kw.get("scenario") is not None:
         from .scenarios.data import ScenarioError, find_scenario
 
@@ -220,6 +228,7 @@ def settings(request: pytest.FixtureRequest) -> MarkerArgs:
         time_pacing=pacing,
         scenario=kw.get("scenario"),
         seed=kw.get("seed"),
+        in_pane=bool(kw.get("in_pane")),
     )
 
 
@@ -281,12 +290,17 @@ class StandIn:
     ``path``: the executable; ``env``: the environment to run it (and your tool) with:
     ``HERDR_SOCKET_PATH`` set, its directory first on ``PATH``, ``SIMHERDR_TIME_SCALE`` so its
     own waits (``agent start``'s settle, ``--timeout``) follow the server's clock, and
-    ``HERDR_SESSION`` removed; ``run(*argv)``: run it, capturing text output."""
+    ``HERDR_SESSION`` and ``HERDR_ENV`` removed (a client outside herdr); ``run(*argv)``: run
+    it, capturing text output. :meth:`enter_pane`: as if inside a pane (the marker's
+    ``in_pane``): ``.workspace_id``, ``.tab_id``, ``.pane_id`` and herdr's pane environment."""
 
     def __init__(self, path: str, socket_path: str, time_scale: float = 1.0):
         self.path = path
         self.socket_path = socket_path
         self.time_scale = time_scale
+        self.workspace_id: str | None = None
+        self.tab_id: str | None = None
+        self.pane_id: str | None = None
         self.env: dict[str, str] = dict(
             os.environ,
             HERDR_SOCKET_PATH=socket_path,
@@ -294,6 +308,30 @@ class StandIn:
             SIMHERDR_TIME_SCALE=repr(float(time_scale)),
         )
         self.env.pop("HERDR_SESSION", None)
+        self.env.pop("HERDR_ENV", None)
+
+    def enter_pane(self, version: str, cwd: str) -> None:
+        """Create a workspace in ``cwd`` and take herdr's environment of its root pane."""
+        from .facts.versions import resolve
+        from .panes.paneenv import pane_env
+        from .testing import SocketClient
+
+        reply = SocketClient(self.socket_path).request("workspace.create", {"cwd": cwd}, "in-pane")
+        pane = reply["result"]["root_pane"]
+        self.workspace_id, self.tab_id, self.pane_id = (
+            pane["workspace_id"],
+            pane["tab_id"],
+            pane["pane_id"],
+        )
+        self.env = pane_env(
+            self.env,
+            resolve(version),
+            socket_path=self.socket_path,
+            herdr_bin_path=self.path,
+            workspace_id=self.workspace_id,
+            tab_id=self.tab_id,
+            pane_id=self.pane_id,
+        )
 
     def run(self, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -311,7 +349,10 @@ def simherdr_herdr(
 
     version = simherdr_server.sim.version.name
     path = write_stub(str(tmp_path_factory.mktemp("simherdr-bin")), herdr_version=version)
-    return StandIn(path, simherdr_server.path, simherdr_server.time_scale)
+    stand_in = StandIn(path, simherdr_server.path, simherdr_server.time_scale)
+    if settings(request).in_pane:
+        stand_in.enter_pane(version, os.getcwd())
+    return stand_in
 
 
 # --- a failing test's trace ----------------------------------------------------------------------

@@ -119,6 +119,13 @@ def add_parser(sub, time_scale: Callable[[str], float], versions: tuple[str, ...
         "session dirs); default: under the private root",
     )
     r.add_argument(
+        "--in-pane",
+        action="store_true",
+        help="run COMMAND as if inside a herdr pane: a workspace is created for it (in the "
+        "current directory) and COMMAND gets the environment herdr gives a pane's process "
+        "(HERDR_ENV=1, HERDR_WORKSPACE_ID, HERDR_TAB_ID, HERDR_PANE_ID, TERM, ...)",
+    )
+    r.add_argument(
         "--quiet", action="store_true", help="no summary on failure (the exit status only)"
     )
     r.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
@@ -207,7 +214,9 @@ def _answers(path: str, timeout: float = 0.5) -> bool:
         s.close()
 
 
-def _herdr_request(path: str, method: str, timeout: float = 2.0) -> dict | None:
+def _herdr_request(
+    path: str, method: str, timeout: float = 2.0, params: dict | None = None
+) -> dict | None:
     import json
     import socket
 
@@ -216,7 +225,8 @@ def _herdr_request(path: str, method: str, timeout: float = 2.0) -> dict | None:
     try:
         s.connect(path)
         s.sendall(
-            json.dumps({"id": "simherdr-run", "method": method, "params": {}}).encode() + b"\n"
+            json.dumps({"id": "simherdr-run", "method": method, "params": params or {}}).encode()
+            + b"\n"
         )
         buf = b""
         while not buf.endswith(b"\n"):
@@ -367,6 +377,31 @@ def child_env(layout: Layout, args, version: str, stub: str) -> dict[str, str]:
     return env
 
 
+def in_pane_env(env: dict[str, str], layout: Layout, version: str, stub: str) -> dict[str, str]:
+    """``--in-pane``: a workspace in the current directory (through the socket COMMAND is
+    given, so a recording holds it), and ``env`` as herdr gives its root pane's process
+    (:func:`simherdr.panes.paneenv.pane_env`, per release)."""
+    from .facts.versions import resolve
+    from .panes.paneenv import pane_env
+
+    reply = _herdr_request(
+        layout.client_socket, "workspace.create", timeout=10.0, params={"cwd": os.getcwd()}
+    )
+    pane = ((reply or {}).get("result") or {}).get("root_pane")
+    if not isinstance(pane, dict):
+        error = ((reply or {}).get("error") or {}).get("message") or "no reply"
+        raise RunFailed(f"--in-pane: the command's pane was not created: {error}")
+    return pane_env(
+        env,
+        resolve(version),
+        socket_path=layout.client_socket,
+        herdr_bin_path=stub,
+        workspace_id=pane["workspace_id"],
+        tab_id=pane["tab_id"],
+        pane_id=pane["pane_id"],
+    )
+
+
 def run(args) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else list(args.command)
     if not command:
@@ -411,6 +446,7 @@ class Runner:
         self.recorder = None
         self.signalled: int | None = None
         self._old: dict[int, object] = {}
+        self.started = time.time()
 
     def _on_signal(self, signum: int, _frame) -> None:
         self.signalled = self.signalled or signum
@@ -450,6 +486,8 @@ class Runner:
                     f"--record {args.record}: {getattr(e, 'strerror', None) or e}"
                 ) from None
         env = child_env(layout, args, version, stub)
+        if getattr(args, "in_pane", False):
+            env = in_pane_env(env, layout, version, stub)
         try:
             self.child = subprocess.Popen(self.command, env=env, process_group=0)
         except OSError as e:
@@ -481,11 +519,27 @@ class Runner:
                 print(f"simherdr run: --record: the cassette was not written: {e}", file=sys.stderr)
         if self.server is not None:
             stop_process(self.server)
+        release_worktrees(layout.root, self.started)
         import shutil
 
         shutil.rmtree(layout.root, ignore_errors=True)
         for sig, old in self._old.items():
             signal.signal(sig, old)  # type: ignore[arg-type]
+
+
+def release_worktrees(root: str, since: float) -> None:
+    """Worktrees the server checked out under the private home (herdr's ``~/.herdr/worktrees``)
+    for repositories outside the root: removed from those repositories, with the branches the
+    run made for them (:mod:`simherdr.git.leftovers`), so nothing of the user's points into
+    the removed root."""
+    try:
+        from .git.leftovers import release_worktrees as release
+
+        notes = release(root, since)
+    except Exception as e:  # the run's status matters more
+        notes = [f"worktrees under {root} not checked: {e}"]
+    for note in notes:
+        print(f"simherdr run: {note}", file=sys.stderr)
 
 
 def finish(layout: Layout, status: int, quiet: bool) -> None:

@@ -103,7 +103,7 @@ class Simulator:
 
             self._backend = PtyBackend(self)
         self._plugins: PluginHost | None = None  # made on first use (see plugins)
-        diagnostics = load_host_config(self.config, self.version.name)
+        diagnostics = load_host_config(self.config, self.version)
         self._fresh_state(diagnostics)
 
     def _fresh_state(self, config_diagnostics: list) -> None:

@@ -292,9 +292,12 @@ class AgentLayer:
         self.sim.schedule(self.sim.now() + SELF_REPORTED_SHELL_RECHECK, check)
 
     def shell_idle(self, pane) -> bool:
-        """pane_shell_is_idle: the pane's own shell is at its prompt with nothing running (no
-        foreground job: a simulated occupant, a real pane's process, a scripted job)."""
-        return self.foreground(pane) is None and pane.foreground is None
+        """pane_shell_is_idle (0.9.3 src/platform/mod.rs: ``available_pane_shell(child_pid)
+        .is_some()``): the pane's foreground job is its own shell process alone, whatever else
+        would run there (any command, not only an agent: ``sleep 300`` holds the pane). The
+        backend's ``shell_in_foreground`` is that rule (a real pane's /proc; a simulated
+        shell's occupant or foreground command)."""
+        return self.occupant(pane) is None and self.sim.backend.shell_in_foreground(pane)
 
     def resume_after_restart(self, pane, argv: list[str], saved_cwd: str | None = None) -> None:
         """A reported resume command after a server restart (src/app/agent_resume.rs

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from .selftest import seconds
 from .targets import TARGETS
 
 
@@ -83,7 +84,7 @@ def add_contract_parser(sub) -> None:
         "--any-version", action="store_true", help="ignore the cassettes' version binding"
     )
     v.add_argument("--json", metavar="FILE", help="also write the report as JSON")
-    v.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a reply line")
+    v.add_argument("--timeout", type=seconds, default=10.0, help="seconds to wait for a reply line")
     v.add_argument(
         "--no-pace", action="store_true", help="send requests back to back, ignoring recorded times"
     )
@@ -95,7 +96,11 @@ def add_contract_parser(sub) -> None:
     )
     v.add_argument("--stamp", action="store_true", help="real: mark passing cassettes validated")
     v.set_defaults(fn=verify_cmd)
-    d = cs.add_parser("diff", help="compare two corpora (two releases, a herdr and simherdr)")
+    d = cs.add_parser(
+        "diff",
+        help="compare two corpora (two releases, a herdr and simherdr); two release names "
+        "(0.8.2 0.9.3): the client socket's wire changes between them",
+    )
     d.add_argument("a", metavar="A")
     d.add_argument("b", metavar="B")
     d.add_argument("--format", choices=("markdown", "json"), default="markdown")
@@ -211,11 +216,38 @@ def verify_cmd(args) -> int:
     return 1 if counts["fail"] else 0
 
 
+def _releases(a: str, b: str) -> bool:
+    """Both arguments name releases (and no file or directory of that name exists)."""
+    from simherdr.facts.versions import RELEASES
+
+    return all(x in RELEASES and not Path(x).exists() for x in (a, b))
+
+
+def _plane_diff(args) -> int:
+    from .planes import client_socket, client_socket_markdown
+
+    plane = client_socket(args.a, args.b)
+    text = (
+        json.dumps({"client_socket": plane}, indent=1, ensure_ascii=False) + "\n"
+        if args.format == "json"
+        else "\n".join(
+            [f"# herdr contract diff: {args.a} → {args.b}", "", *client_socket_markdown(plane)]
+        )
+    )
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def diff_cmd(args) -> int:
     from .cassette import CassetteError
     from .corpus import load_corpus
     from .diff import diff_corpora, to_markdown
 
+    if _releases(args.a, args.b):
+        return _plane_diff(args)
     try:
         report = diff_corpora(load_corpus(args.a), load_corpus(args.b), args.a, args.b)
     except (CassetteError, OSError) as e:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import deltas
+from . import deltas, planes
 from .cassette import Cassette
 from .verify import is_read, is_read_cli
 
@@ -655,6 +655,9 @@ def diff_corpora(
     return {
         "a": {"corpus": name_a, "versions": va},
         "b": {"corpus": name_b, "versions": vb},
+        "client_socket": planes.client_socket(
+            va[0] if len(va) == 1 else None, vb[0] if len(vb) == 1 else None
+        ),
         "explanations": known.title if known else None,
         "only_in_a": sorted(set(by_a) - set(by_b)),
         "only_in_b": sorted(set(by_b) - set(by_a)),
@@ -688,6 +691,7 @@ def to_markdown(r: dict) -> str:
     for side in ("only_in_a", "only_in_b"):
         if r[side]:
             out += [f"Cassettes {side.replace('_', ' ')}: {', '.join(r[side])}", ""]
+    out += planes.client_socket_markdown(r.get("client_socket"))
     for cat in CATEGORIES:
         rows = [d for d in r["differences"] if d["category"] == cat]
         if not rows:

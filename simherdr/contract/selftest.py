@@ -17,6 +17,19 @@ from pathlib import Path
 SIM_TARGETS = ("inprocess", "socket", "stub")
 
 
+def seconds(text: str) -> float:
+    """A ``--timeout`` value (argparse type): a finite number of seconds > 0, at most what a
+    socket takes (ctl.parse_seconds)."""
+    import argparse
+
+    from ..ctl import parse_seconds
+
+    try:
+        return parse_seconds(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def add_parser(cs) -> None:
     s = cs.add_parser(
         "selftest",
@@ -41,7 +54,7 @@ def add_parser(cs) -> None:
     )
     s.add_argument("--out", metavar="DIR", help="keep the recorded cassette in DIR")
     s.add_argument("--name", default="selftest", help="the cassette's name")
-    s.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a reply line")
+    s.add_argument("--timeout", type=seconds, default=10.0, help="seconds to wait for a reply line")
     s.add_argument("command", nargs="*", help="-- COMMAND [ARGS...]")
     s.set_defaults(fn=selftest_cmd)
 

@@ -215,6 +215,7 @@ class Target:
     home: str | None = None  # the target's HOME (what ``<home>`` is bound to)
     cwd: str | None = None  # where CLI runs run (``<cwd>``: the server's cwd on simherdr)
     server: object | None = None  # a ThreadServer (control ops run on its loop)
+    config: object | None = None  # a fresh simherdr's Config (its server_cwd follows ``cwd``)
     control_path: str | None = None  # an external simherdr's control socket
     skip_gaps: bool = SKIP_GAPS  # a server that skips time skips recorded gaps (SKIP_GAPS)
     _stop: list = field(default_factory=list)
@@ -240,6 +241,23 @@ class Target:
         except (KeyError, OSError):
             pass
         return ctx
+
+    def take_cwd(self, recorded: str) -> str:
+        """The replay's ``<cwd>``: a fresh directory named like the recorded command's working
+        directory (herdr labels a workspace after its cwd's basename, so the name is part of
+        the conversation); CLI runs run in it. CHOICE (issue 33): a fresh simherdr serves from
+        it too (a recorder started in a directory stands for ``cd repo && simherdr serve``);
+        a recorded cwd that was the HOME is ``<home>`` (normalize.recording_context)."""
+        d = self.fresh_dir(recorded)
+        self.cwd = d
+        if self.config is not None:
+            self.config.server_cwd = d  # type: ignore[attr-defined]
+        return d
+
+    def can_skip(self) -> bool:
+        """Recorded seconds pass at once on this target (in process, or a skipping server):
+        waiting longer than the recording did costs nothing."""
+        return self.harness is not None or self._skipper() is not None
 
     def _skipper(self) -> TimeSkipper | None:
         srv = self.server
@@ -352,8 +370,9 @@ class Target:
 
 
 def _config(workdir: str):
-    """A fresh server's home, which is also its cwd (CHOICE: a recording's ``<home>`` and
-    ``<cwd>`` both bind to it, whether the upstream served from its home or elsewhere)."""
+    """A fresh server's home, which is also its cwd until a replay binds a recorded ``<cwd>``
+    (:meth:`Target.take_cwd`: then both the CLI runs and the server's cwd are a directory
+    named like the recorded one)."""
     from ..simulator import Config
 
     home = os.path.join(workdir, "home")
@@ -378,7 +397,7 @@ def simherdr_target(
     version = release.name
     t = Target(kind, version, time_scale=time_scale, skip_gaps=skip_gaps)
     cfg = config if config is not None else _config(t.workdir)
-    t.home, t.cwd = cfg.home, cfg.server_cwd
+    t.home, t.cwd, t.config = cfg.home, cfg.server_cwd, cfg
     if kind == "inprocess":
         from ..testing import Harness
 

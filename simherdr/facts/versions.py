@@ -337,6 +337,13 @@ class Rows(_Record):
     # the stand-in: the global `herdr --machine <label-or-id> <command>` prefix (else
     # `--machine` is an unknown launch option; `herdr machine` is the grammar row `machine`)
     cli_machine_prefix: bool
+    # the stand-in's terminal client: its handshake message ("Hello": 0.8.x ClientMessage::Hello
+    # with encoding/keybindings/launch mode; "TerminalHello": 0.9.x, with pixel_mouse)
+    cli_terminal_hello: str
+    # the stand-in's terminal client: ClientMessage::Resize carries pixel_mouse
+    cli_terminal_pixel_mouse: bool
+    # `terminal session control` takes `terminal.mouse` commands (AttachMouse)
+    cli_terminal_control_mouse: bool
 
 
 @record(frozen=True, init=False, eq=False, repr=False)

@@ -61,7 +61,7 @@ def reload_config(sim, p):
         # defaults from "no file", which herdr answers as applied.
         loaded = hostconfig.Loaded(values=dict(hostconfig.DEFAULTS))
     else:
-        loaded = hostconfig.load_live(path, sim.version.name)
+        loaded = hostconfig.load_live(path, sim.version)
     hostconfig.apply(sim.config, loaded)
     sim.surface.config_diagnostics = loaded.diagnostics
     # reload_server_config(notify_success=true): a "reloaded config" toast occupies the in-app

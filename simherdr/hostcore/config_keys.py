@@ -22,6 +22,10 @@ from dataclasses import dataclass
 
 from ..facts.rusttext import rust_debug_str
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..facts.versions import HerdrVersion
+
 # --- leaf kinds ----------------------------------------------------------------------------
 # A leaf is a string tag, an Enum, or a dict (a table with its own known keys). ``ANY`` marks a
 # value herdr deserialises with its own rules (token rows, tagged tab-bar entries): its inner
@@ -166,14 +170,15 @@ _THEME_ALIASES = frozenset(
 MAX_TOAST_DELAY_SECONDS = 3600  # model.rs:12
 
 
-def known_keys(version: str) -> dict:
-    """The key tree for a herdr version: its release's table ``config_keys``."""
+def known_keys(version: HerdrVersion | str) -> dict:
+    """The key tree for a herdr version (a release object, or its name): its release's table
+    ``config_keys``."""
     from ..facts.versions import resolve
 
     return _tree(resolve(version).tables.config_keys)
 
 
-def flat_keys(version: str) -> list[str]:
+def flat_keys(version: HerdrVersion | str) -> list[str]:
     """Every dotted leaf path of the version's tree (tables of free keys end at their name)."""
     out: list[str] = []
 
@@ -340,7 +345,9 @@ def _locate(text: str, path: list) -> tuple[int, int, int] | None:
     return None
 
 
-def diagnose(version: str, text: str | None, read_error: str | None = None) -> list[str]:
+def diagnose(
+    version: HerdrVersion | str, text: str | None, read_error: str | None = None
+) -> list[str]:
     """herdr's ``Config::load().diagnostics`` for a config file (src/config/io.rs:104-152).
 
     ``text`` is the file's content (None: the file does not exist, which is fine);
@@ -354,7 +361,8 @@ def diagnose(version: str, text: str | None, read_error: str | None = None) -> l
         return []
     from ..facts.versions import resolve
 
-    rows = resolve(version).rows
+    version = resolve(version)  # once (a release object passes through)
+    rows = version.rows
     if rows.config_strips_bom:
         # row config_strips_bom: normalize_utf8_bom drops a leading BOM and line-start BOMs
         text = text.removeprefix("\ufeff").replace("\n\ufeff", "\n")

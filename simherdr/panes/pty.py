@@ -11,7 +11,8 @@ HOW A REAL PANE RUNS (herdr 0.8.2 facts)
 * The shell: the configured shell (``Config.pty_shell``) wins, else ``$SHELL``, else
   ``Config.shell`` (``src/pane.rs:1348-1368``); started as a non-login shell on Linux
   (``:1418-1427``) in the pane's cwd.
-* Its environment (``src/pane.rs:74-81,129-152``, ``src/integration/env.rs:28-33``): the
+* Its environment (:mod:`simherdr.panes.paneenv`; ``src/pane.rs:74-81,129-152``,
+  ``src/integration/env.rs:28-33``): the
   server's environment, ``TERM=xterm-256color``, ``COLORTERM=truecolor``, no
   ``CODEX_THREAD_ID``, then the caller's ``env``, then ``HERDR_ENV=1``, ``HERDR_SOCKET_PATH``
   (``Config.socket_path``), ``HERDR_BIN_PATH`` (``Config.herdr_bin_path`` when known) and
@@ -68,7 +69,7 @@ from dataclasses import dataclass
 from ..facts import errors as E
 from ..facts import kinds as K
 from . import detection as D
-from . import procfs
+from . import paneenv, procfs
 from .simulated import SimulatedBackend
 from .vt import PtyScreen
 
@@ -76,8 +77,6 @@ __all__ = ["KILL_GRACE", "PANE_MODE_ENV", "PtyBackend", "RealProcess", "availabl
 
 PANE_MODE_ENV = "SIMHERDR_PANE_MODE"
 KILL_GRACE = 0.2  # wall seconds between SIGHUP and SIGKILL (CHOICE)
-PANE_TERM = "xterm-256color"  # src/pane.rs:56
-PANE_COLORTERM = "truecolor"  # src/pane.rs:57
 READ_CHUNK = 65536
 _SPAWN = 'exec 0<>"$1" 1>&0 2>&0; shift; exec "$@"'
 
@@ -330,30 +329,18 @@ class PtyBackend:
         return [shell] if shell else [cfg.shell]
 
     def pane_env(self, pane) -> dict:
+        """What herdr gives the pane's shell (:func:`simherdr.panes.paneenv.pane_env`)."""
         cfg = self.sim.config
-        version = self.sim.version
-        env = dict(os.environ)
-        agent = f"{cfg.socket_path}.agent" if cfg.socket_path else None
-        if "server.ssh_agent.register" in version.methods and agent and os.path.islink(agent):
-            env["SSH_AUTH_SOCK"] = agent  # 0.9 ssh_agent::apply_pane_env (before the caller's env)
-        for key in version.rows.pane_env_removed:
-            env.pop(key, None)
-        env["TERM"] = PANE_TERM
-        env["COLORTERM"] = PANE_COLORTERM
-        if version.rows.term_program_env:
-            env["TERM_PROGRAM"] = "herdr"
-            env["TERM_PROGRAM_VERSION"] = version.name
-        env.update(pane.env or {})
-        env["HERDR_ENV"] = "1"
-        if cfg.socket_path:
-            env["HERDR_SOCKET_PATH"] = cfg.socket_path
-        bin_path = cfg.herdr_bin_path
-        if bin_path:
-            env["HERDR_BIN_PATH"] = bin_path
-        env["HERDR_WORKSPACE_ID"] = pane.workspace_id
-        env["HERDR_TAB_ID"] = pane.tab_id
-        env["HERDR_PANE_ID"] = pane.pane_id
-        return env
+        return paneenv.pane_env(
+            os.environ,
+            self.sim.version,
+            socket_path=cfg.socket_path,
+            herdr_bin_path=cfg.herdr_bin_path,
+            workspace_id=pane.workspace_id,
+            tab_id=pane.tab_id,
+            pane_id=pane.pane_id,
+            extra=pane.env,
+        )
 
     def attach(self, pane) -> None:
         if self.mode_for(pane) != "pty":

@@ -2,7 +2,8 @@
 
 CHOICES (named here, listed in the README): the simulated shell shows the prompt ``$ ``; it
 echoes typed input, runs no commands except ``exit`` (which ends the shell, so herdr's
-pane_exited path can be exercised) and ``cd`` (SIMULATED_CD: moves the shell's cwd, which
+pane_exited path can be exercised), ``sleep`` (SIMULATED_SLEEP: :func:`sleep_seconds`, it holds
+the foreground for its simulated duration) and ``cd`` (SIMULATED_CD: moves the shell's cwd, which
 herdr reads from /proc: ``cd``/``cd ~`` go home, ``cd -`` back, a relative path resolves
 against the cwd, a missing directory prints bash's error and stays), and hands a typed agent
 command line to the agent layer. Process ids are synthetic and stable per pane.
@@ -94,6 +95,24 @@ class SimulatedBackend:
         self._lines[pane.pane_id] = ""
         pane.screen.feed(" ".join(argv) + "\r\n")
 
+    def _run_timed(self, pane, line: str) -> bool:
+        """SIMULATED_SLEEP: a submitted ``sleep`` holds the foreground for its duration."""
+        seconds = sleep_seconds(line)
+        if seconds is None:
+            return False
+        argv = shellwords.split(line) or ["sleep"]
+        self._busy[pane.pane_id] = argv
+        if seconds != float("inf"):
+            terminal_id = pane.terminal_id
+
+            def finish() -> None:
+                if pane.terminal_id == terminal_id and self._busy.get(pane.pane_id) is argv:
+                    self.foreground_done(pane)
+                    self.sim.notify()
+
+            self.sim.schedule(self.sim.now() + seconds, finish)
+        return True
+
     def foreground_done(self, pane) -> None:
         """The foreground command ended: the prompt comes back, then any type-ahead."""
         if self._busy.pop(pane.pane_id, None) is None:
@@ -154,6 +173,9 @@ class SimulatedBackend:
         handed_over = self._type(pane, text[start:end])
         self.sim.commit()
         self.sim.notify()
+        if handed_over and pane.pane_id in self._busy and end < len(text):
+            rest = text[end:].encode("utf-8", "surrogateescape")  # typed ahead (_run_timed)
+            self._typeahead[pane.pane_id] = self._typeahead.get(pane.pane_id, b"") + rest
         if not handed_over and end < len(text):
             asyncio.get_running_loop().call_soon(self._type_slice, pane, text, end)
             return
@@ -183,6 +205,14 @@ class SimulatedBackend:
                     pass
                 elif self.sim.hooks.on_command(pane, line):
                     return True  # the shell ran something (an agent, or exit)
+                elif self._run_timed(pane, line):
+                    # the rest is typed ahead, for the shell once the command ends
+                    rest = text[m.end() :].encode("utf-8", "surrogateescape")
+                    if rest:
+                        self._typeahead[pane.pane_id] = (
+                            self._typeahead.get(pane.pane_id, b"") + rest
+                        )
+                    return True
                 screen.feed(self.prompt)
                 line = ""
             elif run == "\x7f" or run == "\b":
@@ -288,6 +318,34 @@ class SimulatedBackend:
             and pane.pane_id not in self._busy
             and self._lines.get(pane.pane_id, "") == ""
         )
+
+
+_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_SLEEP_WORD = re.compile(
+    r"(?:(?P<inf>inf(?:inity)?)|(?P<n>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))(?P<u>[smhd]?)"
+)
+
+
+def sleep_seconds(line: str) -> float | None:
+    """SIMULATED_SLEEP (CHOICE): the simulated shell runs no programs, so a command line ends
+    at once, except a plain ``sleep DURATION...`` (GNU sleep's arguments: numbers with an
+    optional s/m/h/d suffix, summed; ``infinity``), which runs in the foreground for that many
+    simulated seconds (the pane is busy: no idle shell, ``agent.start`` answers
+    ``agent_pane_busy``, process_info shows it; Ctrl-C ends it). None: not such a line."""
+    if shellwords.first_word(line) != "sleep":
+        return None
+    words = shellwords.split(line)
+    if words is None or len(words) < 2:
+        return None
+    total = 0.0
+    for word in words[1:]:
+        m = _SLEEP_WORD.fullmatch(word)
+        if m is None:
+            return None
+        if m.group("inf"):
+            return float("inf")
+        total += float(m.group("n")) * _SLEEP_UNITS[m.group("u")]
+    return total if total > 0 else None
 
 
 def _slice_end(text: str, start: int) -> int:

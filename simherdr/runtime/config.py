@@ -87,7 +87,7 @@ def release_of(given: HerdrVersion | str | None) -> HerdrVersion:
     return resolve(given or DEFAULT_VERSION)
 
 
-def load_host_config(config: Config, version: str) -> list:
+def load_host_config(config: Config, version: HerdrVersion) -> list:
     """Apply herdr's config.toml (``config.config_path``) to ``config``, as herdr reads it at
     start; returns its diagnostics (the client surface reports them)."""
     if not config.config_path:

@@ -1,5 +1,7 @@
 """The contract loop's property: any sequence of CLI calls from the stand-in's command table,
-recorded against simherdr V at time scale 1, 100 or 1000 with HOME a real directory, verifies
+recorded against simherdr V at time scale 1, 100 or 1000 with HOME a real directory, through
+the proxy with the recorder (and the client) started in HOME or in the directory a workspace
+is created in (``cd repo && simherdr record``: the recording's ``<cwd>``, issue 33), verifies
 on the inprocess, socket and stub targets of V.
 
 A few examples only (each records and replays three times); the named tests cover the
@@ -9,10 +11,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import tempfile
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from simherdr.clock import ScaledClock
@@ -20,6 +23,7 @@ from simherdr.contract.recorder import ThreadRecorder
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
+from tests.budget import examples
 from tests.contract.conftest import verify_everywhere
 from tests.releases import VERSIONS
 
@@ -27,6 +31,7 @@ from tests.releases import VERSIONS
 CALLS: tuple[tuple[str, ...], ...] = (
     ("workspace", "create", "--no-focus"),
     ("workspace", "create", "--cwd", "{dir}", "--no-focus"),
+    ("workspace", "create", "--cwd", "{cwd}", "--no-focus"),
     ("workspace", "list"),
     ("workspace", "get", "{ws}"),
     ("tab", "create", "--workspace", "{ws}", "--no-focus"),
@@ -57,8 +62,11 @@ def _learn(state: dict, out: str) -> None:
             state["pane"], state["ws"] = p["pane_id"], p["workspace_id"]
 
 
+@example(  # the issue-33 shape: a workspace created in the recorder's own directory
+    calls=[CALLS[2], ("workspace", "list")], scale=1000, version="0.9.3", started_in="workspace"
+)
 @settings(
-    max_examples=6,
+    max_examples=examples(6),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -67,14 +75,20 @@ def _learn(state: dict, out: str) -> None:
     calls=st.lists(st.sampled_from(CALLS), min_size=2, max_size=6),
     scale=st.sampled_from([1, 100, 1000]),
     version=st.sampled_from(VERSIONS),
+    started_in=st.sampled_from(["home", "workspace"]),
 )
 def test_any_cli_sequence_recorded_at_any_scale_with_a_real_home_verifies(
-    calls, scale, version, real_home, tmp_path_factory
+    calls, scale, version, started_in, real_home, tmp_path_factory
 ):
     tmp = tmp_path_factory.mktemp("prop")
     home = tempfile.mkdtemp(dir=real_home)
     work = tmp / "work"
     work.mkdir()
+    # the recorder's directory: HOME, or a real directory a workspace is created in
+    cwd = home
+    if started_in == "workspace":
+        cwd = os.path.join(tempfile.mkdtemp(dir=real_home), "repo")
+        os.mkdir(cwd)
     real = write_stub(str(tmp / "realbin"), herdr_version=version)
     cfg = Config(home=home, server_cwd=home)
     with ThreadServer(version, config=cfg, clock=ScaledClock(scale)) as srv:
@@ -86,16 +100,16 @@ def test_any_cli_sequence_recorded_at_any_scale_with_a_real_home_verifies(
             time_scale=scale,
             herdr_bin=real,
             home=home,
-            cwd=home,
+            cwd=cwd,
         )
         env = dict(rec.env(), HOME=home)
-        state = {"ws": "w1", "pane": "w1:p1", "dir": str(work)}
+        state = {"ws": "w1", "pane": "w1:p1", "dir": str(work), "cwd": cwd}
         try:
             for call in calls:
                 p = subprocess.run(
                     ["herdr", *_fill(call, state)],
                     env=env,
-                    cwd=home,
+                    cwd=cwd,
                     capture_output=True,
                     text=True,
                     timeout=60,
@@ -104,4 +118,5 @@ def test_any_cli_sequence_recorded_at_any_scale_with_a_real_home_verifies(
         finally:
             c = rec.stop()
     for kind, r in verify_everywhere(c, version).items():
-        assert r.status == "pass", f"{kind} at scale {scale}, {calls}:\n{r.report()}"
+        where = f"{kind} at scale {scale}, started in {started_in}, {calls}"
+        assert r.status == "pass", f"{where}:\n{r.report()}"

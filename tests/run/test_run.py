@@ -259,6 +259,7 @@ OWN_SERVER = """#!/bin/sh
 set -e
 echo "$SIMHERDR_RUN_ROOT" > "$1"
 herdr --session lab server &
+echo $! > "$1.pid"
 i=0
 until herdr --session lab workspace list >/dev/null 2>&1; do
   i=$((i+1)); [ $i -lt 400 ] || { echo "lab server did not start" >&2; exit 9; }; sleep 0.05
@@ -282,6 +283,21 @@ def test_a_client_that_starts_herdr_server_itself(tmp_path):
     default = next(s for s in sessions if s["default"])
     assert default["running"] and default["socket_path"].startswith(root + "/")
     assert gone(root) == []  # the lab server the client left running is stopped too
+    # ... found by its pid: its command line is herdr's (`herdr --session lab server`), it does
+    # not name the root
+    pid = int((tmp_path / "root.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
 
 
 def test_record_writes_a_cassette(tmp_path):

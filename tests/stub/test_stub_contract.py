@@ -136,9 +136,7 @@ def test_agent_group_list_ends_with_targets_and_kinds(cli, version, kinds):
     "argv,command",
     [
         (["plugin", "install", "o/r", "--yes"], "herdr plugin install"),
-        (["terminal", "session", "observe", "t1"], "herdr terminal session observe"),
         (["channel", "set", "preview"], "herdr channel set"),
-        (["agent", "attach", "x"], "herdr agent attach"),
     ],
 )
 def test_out_of_scope_commands(cli, fake, argv, command):
@@ -512,8 +510,8 @@ def test_status_usage(cli):
 
 
 def test_a_call_loads_core_table_wire_only(fake, stubs):
-    """One `pane get` imports the core, the path rules, the table index with the pane rows and
-    the wire (no other group's rows, no group module) and none of the pure-Python stdlib
+    """One `pane get` imports the core, the command table, the context, the path rules, the
+    table index with the pane rows and the wire (no other group's rows, no group module) and none of the pure-Python stdlib
     packages that make start-up slow."""
     import subprocess
     import sys
@@ -546,7 +544,9 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
         "simherdr.stub",
         "simherdr.stub.cli",
         "simherdr.stub.cli.base",  # path rules and exits (below every helper), one place
+        "simherdr.stub.cli.commands",  # the command table the core dispatches through
         "simherdr.stub.cli.core",
+        "simherdr.stub.cli.ctx",  # the per-call context
         "simherdr.stub.cli.rows_pane",  # only the called group's rows
         "simherdr.stub.cli.table",
         "simherdr.stub.cli.wire",

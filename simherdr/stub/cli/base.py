@@ -189,6 +189,10 @@ VERSION_ROWS = (
     *("cli_" + name for name in GRAMMAR),
     # herdr 0.9.1 (facts/releases/0.9.1.toml)
     "cli_machine_prefix",
+    # the terminal client's wire shapes and control commands (stub/cli/termclient.py)
+    "cli_terminal_hello",
+    "cli_terminal_pixel_mouse",
+    "cli_terminal_control_mouse",
 )
 
 

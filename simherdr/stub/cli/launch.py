@@ -9,9 +9,10 @@ is out of the stand-in's reach.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from . import base
@@ -75,9 +76,41 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
 _BOOT = "import sys; sys.path.insert(0, %r); from simherdr.cli import main; sys.exit(main())"
 
 
-def serve_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The server's environment: the caller's, unchanged (its panes inherit it)."""
-    return dict(env)
+#: The variable ``simherdr serve`` takes its process title from (simherdr/proctitle.py).
+TITLE_ENV = "SIMHERDR_PROCESS_TITLE"
+
+
+def serve_env(env: Mapping[str, str], title: Sequence[str] | None = None) -> dict[str, str]:
+    """The server's environment: the caller's, unchanged (its panes inherit it), plus the
+    command line the server shows (``title``), which the server takes out of it at start."""
+    child = dict(env)
+    if title:
+        child[TITLE_ENV] = json.dumps(list(title))
+    return child
+
+
+def server_title(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The command line herdr's server process shows: herdr runs its server in the process
+    ``herdr [--session S] server`` started (src/main.rs:579-581), so it is the stand-in's own
+    argv. CHOICE: the kernel hands a script its path, not the word typed: the first word is
+    the base name when that name on PATH is this launcher (``herdr``, as typed), else the path.
+    ``argv`` without a ``server`` word (the launch module called in-process) gives
+    ``herdr server``."""
+    words = list(argv[1:])
+    if "server" not in words:
+        return ["herdr", "server"]
+    first = argv[0] if argv else "herdr"
+    name = os.path.basename(first)
+    if os.sep in first:
+        import shutil
+
+        found = shutil.which(name, path=env.get("PATH"))
+        try:
+            if found is not None and os.path.samefile(found, first):
+                first = name
+        except OSError:
+            pass
+    return [first] + words
 
 
 def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
@@ -92,7 +125,7 @@ def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
     argv = serve_argv(env, version, socket_path)
     err.flush()
     try:
-        os.execve(argv[0], argv, serve_env(env))
+        os.execve(argv[0], argv, serve_env(env, server_title(sys.argv, env)))
     except OSError as exc:
         err.write("simherdr: cannot start %s: %s\n" % (argv[0], base.os_error_text(exc)))
         return 1

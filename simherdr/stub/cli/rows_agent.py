@@ -5,7 +5,7 @@ from .table import _FORMAT, _LINES, _SOURCE, Flag, Pos, Verb
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .base import Release
-    from .core import Ctx
+    from .ctx import Ctx
     from .table import Group
 
 
@@ -38,9 +38,9 @@ def _explain(ctx: "Ctx", verb: Verb, args: list[str]) -> int:
 
 
 def _attach(ctx: "Ctx", verb: Verb, args: list[str]) -> int:
-    from .terminal import attach
+    from .attach import agent_attach
 
-    return attach(ctx, verb, args)
+    return agent_attach(ctx, verb, args)
 
 
 def rows(release: "Release") -> "Group":
@@ -107,7 +107,7 @@ def rows(release: "Release") -> "Group":
                 usage="usage: herdr agent wait <target> [--until STATUS]... [--timeout MS]",
             ),
             Verb(
-                # CHOICE: attaches a terminal stream, not a socket call.
+                # agent.get (cli:agent:attach:resolve), then a direct attach (stub/cli/attach.py)
                 name="attach",
                 run=_attach,
                 command="herdr agent attach",

@@ -5,7 +5,7 @@ from .table import Verb
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .base import Release
-    from .core import Ctx
+    from .ctx import Ctx
     from .table import Group
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Literal, TypeAlias
 
-    from .core import Ctx
+    from .ctx import Ctx
 
     Shape: TypeAlias = Literal["flags", "none", "ids", "text", "keys", "pair"]
     FlagKind: TypeAlias = Literal[

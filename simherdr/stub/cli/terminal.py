@@ -1,37 +1,25 @@
 """``herdr terminal`` (herdr 0.8.2 ``src/cli.rs`` run_terminal_command).
 
-``title set|clear`` are socket calls; ``attach`` and ``session control|observe`` stream a raw
-terminal (CHOICE: their arguments are checked as herdr checks them, then they answer "not
-supported": the stand-in has no terminal stream client).
+``title set|clear`` are socket calls; ``attach`` (:mod:`.attach`) and ``session
+control|observe`` (:mod:`.termsession`) speak herdr's client socket.
 """
 
 from . import wire
-from .base import Exit, unsupported, usage
+from .base import Exit, usage
 
-_CONTROL_USAGE = "usage: herdr terminal session control <target> [--takeover] [--cols N] [--rows N]"
-_OBSERVE_USAGE = "usage: herdr terminal session observe <target> [--cols N] [--rows N]"
 _TITLE_USAGE = "usage: herdr terminal title set <title>\n       herdr terminal title clear"
 
 
 def attach(ctx, row, args):
-    """parse_attach_target (src/cli.rs; also ``agent attach``), then the unsupported attach."""
-    if not args:
-        raise usage(row.usage)
-    for arg in args[1:]:
-        if arg == "--takeover":
-            continue
-        if arg in ("help", "--help", "-h"):
-            raise Exit(0, row.usage)
-        raise usage("unknown option: %s" % arg)
-    return unsupported(ctx, row.command or "herdr terminal attach")
+    from .attach import terminal_attach
+
+    return terminal_attach(ctx, row, args)
 
 
 def session(ctx, row, args):
-    verb = args[0] if args else None
-    if verb in ("control", "observe"):
-        return unsupported(ctx, "herdr terminal session " + verb)
-    code = 0 if verb in ("help", "--help", "-h") else 2
-    raise Exit(code, _CONTROL_USAGE + "\n" + _OBSERVE_USAGE)
+    from .termsession import session as run_session
+
+    return run_session(ctx, row, args)
 
 
 def title(ctx, row, args):

@@ -1,0 +1,359 @@
+"""``herdr terminal attach`` / ``herdr agent attach``: the interactive direct-attach client
+(herdr 0.8.2 ``src/client/mod.rs`` run_terminal_attach -> run_client_with_mode :1207-1370,
+run_client_loop :1379-1900, setup_direct_attach_terminal :354-428, restore_terminal_state
+:583-621, AttachEscapeState :105-236; ``src/cli.rs`` parse_attach_target :714-735;
+``src/cli/agent.rs:472-489`` agent_attach).
+
+The caller's terminal goes raw (the alternate screen, mouse capture, no line wrap), keys are
+sent as ``Input``, the server's ``Terminal`` frames are written to stdout. herdr's detach
+escape: ctrl+b q detaches (exit 0, nothing printed); ctrl+b ctrl+b sends one ctrl+b.
+CHOICE: the stand-in reads no config.toml here (herdr's ui.mouse_scroll_lines default 3, its
+sounds, kitty graphics off as herdr's direct attach has them); 0.9.3's host input framer is
+not modelled (its plain-byte path, the one a PTY produces, is 0.8.2's).
+"""
+
+from .base import Exit
+
+PREFIX = 0x02  # ctrl+b (src/client/mod.rs:133)
+MOUSE_SCROLL_LINES = 3  # config DEFAULT_MOUSE_SCROLL_LINES (src/config/model.rs)
+DEFAULT_SIZE = (80, 24)  # crossterm::terminal::size().unwrap_or((80, 24)) (:2480)
+
+# The bytes herdr's crossterm commands write (crossterm 0.28/0.29 ansi sequences).
+CLEAR_HOST_MOUSE = b"\x1b[?1006l\x1b[?1016l\x1b[?1015l\x1b[?1005l\x1b[?1003l\x1b[?1002l\x1b[?1000l"
+ENABLE_MOUSE = b"\x1b[?1000h\x1b[?1002h\x1b[?1003h\x1b[?1015h\x1b[?1006h"
+DISABLE_MOUSE = b"\x1b[?1006l\x1b[?1015l\x1b[?1003l\x1b[?1002l\x1b[?1000l"
+ENTER_ALT, LEAVE_ALT = b"\x1b[?1049h", b"\x1b[?1049l"
+COLOR_SCHEME_REPORTS_OFF = b"\x1b[?2031l"  # src/terminal_theme.rs:61
+SETUP = (
+    ENTER_ALT  # ratatui::init
+    + CLEAR_HOST_MOUSE
+    + COLOR_SCHEME_REPORTS_OFF  # should_query_host_terminal_theme (not Windows)
+    + CLEAR_HOST_MOUSE
+    + ENABLE_MOUSE  # set_mouse_capture(true, false)
+    + b"\x1b[?7l"  # DisableLineWrap
+)
+RESTORE = (
+    b"\x1b[<1u"  # PopKeyboardEnhancementFlags
+    + b"\x1b[?7h\x1b[?1004l\x1b[?2004l"  # EnableLineWrap, DisableFocusChange, DisableBracketedPaste
+    + DISABLE_MOUSE
+    + CLEAR_HOST_MOUSE
+    + LEAVE_ALT  # ratatui::try_restore
+    + b"\x1b[?25h\x1b[0 q"  # write_terminal_restore_postlude
+)
+
+
+def parse_target(args, usage: str):
+    """parse_attach_target (src/cli.rs:714-735): (target, takeover)."""
+    if not args:
+        raise Exit(2, usage)
+    takeover = False
+    for arg in args[1:]:
+        if arg == "--takeover":
+            takeover = True
+        elif arg in ("help", "--help", "-h"):
+            raise Exit(0, usage)
+        else:
+            raise Exit(2, "unknown option: %s" % arg)
+    return args[0], takeover
+
+
+class EscapeFilter:
+    """AttachEscapeState::filter_input (src/client/mod.rs:126-180) and attach_scroll_action
+    (:182-236): returns ("forward", bytes) | ("scroll", message) | ("detach", None) | None."""
+
+    def __init__(self) -> None:
+        self.pending_prefix = False
+
+    def feed(self, data: bytes, viewport_rows: int):
+        output = bytearray()
+        for byte in data:
+            if self.pending_prefix:
+                self.pending_prefix = False
+                if byte == ord("q"):
+                    return ("detach", None)
+                output.append(PREFIX)
+                if byte != PREFIX:
+                    output.append(byte)
+                continue
+            if byte == PREFIX:
+                self.pending_prefix = True
+            else:
+                output.append(byte)
+        if not output:
+            return None
+        return scroll_action(bytes(output), viewport_rows) or ("forward", bytes(output))
+
+
+def _sgr_mouse(data: bytes):
+    """One SGR mouse report ``ESC [ < b ; x ; y M|m`` -> (button code, col, row) (0-based)."""
+    if not (data.startswith(b"\x1b[<") and data[-1:] in (b"M", b"m")):
+        return None
+    parts = data[3:-1].split(b";")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    code, col, row = (int(p) for p in parts)
+    return code, max(col - 1, 0), max(row - 1, 0)
+
+
+def scroll_action(data: bytes, viewport_rows: int):
+    """attach_scroll_action: a lone wheel report -> AttachScroll (other mouse reports are
+    dropped); a lone unmodified PageUp/PageDown -> AttachScroll with the key bytes.
+    CHOICE: SGR mouse reports and ``ESC [ 5 ~`` / ``ESC [ 6 ~`` only (crossterm's parser also
+    reads X10/urxvt reports and kitty key forms)."""
+    mouse = _sgr_mouse(data)
+    if mouse is not None:
+        code, col, row = mouse
+        if code & 0x40 and not code & 0x80 and (code & 0x3) in (0, 1):
+            # crossterm KeyModifiers bits: SHIFT 1, CONTROL 2, ALT 4 (SGR: 4, 16, 8)
+            mods = (1 if code & 4 else 0) | (2 if code & 16 else 0) | (4 if code & 8 else 0)
+            return (
+                "scroll",
+                {
+                    "AttachScroll": {
+                        "source": "Wheel",
+                        "direction": "Up" if code & 0x3 == 0 else "Down",
+                        "lines": MOUSE_SCROLL_LINES,
+                        "column": col,
+                        "row": row,
+                        "modifiers": mods,
+                    }
+                },
+            )
+        return ("none", None)
+    if data in (b"\x1b[5~", b"\x1b[6~"):
+        return (
+            "scroll",
+            {
+                "AttachScroll": {
+                    "source": {"PageKey": {"input": data}},
+                    "direction": "Up" if data == b"\x1b[5~" else "Down",
+                    "lines": max(viewport_rows - 1, 1),
+                    "column": None,
+                    "row": None,
+                    "modifiers": 0,
+                }
+            },
+        )
+    return None
+
+
+def _size(fd: int):
+    import fcntl
+    import struct
+    import termios
+
+    try:
+        rows, cols = struct.unpack("hh", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 4))[:2]
+    except OSError:
+        return DEFAULT_SIZE
+    return (cols, rows) if cols and rows else DEFAULT_SIZE
+
+
+class _Terminal:
+    """The caller's terminal: raw mode on the tty (stdin's, else /dev/tty, as crossterm's
+    enable_raw_mode), the set-up and restore bytes on stdout."""
+
+    def __init__(self, out_fd: int) -> None:
+        self.out_fd = out_fd
+        self.tty_fd: int | None = None
+        self.saved: list | None = None
+
+    def write(self, data: bytes) -> None:
+        import posix
+
+        view = memoryview(data)
+        while view:
+            view = view[posix.write(self.out_fd, view) :]
+
+    def setup(self) -> None:
+        import posix
+        import termios
+        import tty
+
+        fd = 0
+        if not posix.isatty(0):
+            fd = posix.open("/dev/tty", posix.O_RDWR)
+        self.tty_fd = fd
+        self.saved = termios.tcgetattr(fd)
+        tty.setraw(fd)
+        self.write(SETUP)
+
+    def restore(self) -> bool:
+        """True when the terminal came back (herdr: terminal_guard.restore().is_ok())."""
+        import termios
+
+        ok = True
+        try:
+            self.write(RESTORE)
+        except OSError:
+            ok = False
+        if self.saved is not None and self.tty_fd is not None:
+            try:
+                termios.tcsetattr(self.tty_fd, termios.TCSADRAIN, self.saved)
+            except termios.error:
+                ok = False
+        return ok
+
+
+def run(ctx, terminal_id: str, takeover: bool) -> int:
+    """run_client_with_mode for a direct attach: exit 0 on ctrl+b q, a termination signal or
+    the server's "detached"; else ``herdr: <error>`` and exit 1."""
+    import posix
+
+    from . import termclient
+
+    out_fd = 1
+    ctx.stdout.flush()
+    try:
+        posix.write(out_fd, CLEAR_HOST_MOUSE)
+    except OSError as exc:
+        from .rust import os_error
+
+        raise os_error(exc) from None
+    cols, rows = _size(out_fd)
+    conn = termclient.connect(ctx, cols, rows, session=False)
+    try:
+        try:
+            conn.send({"AttachTerminal": {"terminal_id": terminal_id, "takeover": takeover}})
+        except OSError as exc:
+            raise termclient.ClientError(
+                "failed to request terminal attach: I/O error: " + termclient._display(exc)
+            ) from None
+        term = _Terminal(out_fd)
+        try:
+            term.setup()
+        except OSError as exc:
+            # CHOICE: herdr's ratatui::init panics when the terminal cannot go raw; the stand-in
+            # prints herdr's set-up failure line instead of a panic with a source location.
+            raise termclient.ClientError(
+                "failed to set up terminal: " + termclient._display(exc)
+            ) from None
+        import termios
+
+        try:
+            error = _loop(ctx, conn, term, cols, rows)
+        except termios.error:  # pragma: no cover - the tty went away under the loop
+            error = termclient.connection_lost(ctx, termclient.SERVER_CLOSED)
+        restored = term.restore()
+    finally:
+        conn.close()
+    if error is None:
+        return 0
+    ctx.write_err("herdr: " + error.display + "\n")
+    lost_in_hangup = not restored and error.display.startswith("lost connection")
+    return 0 if error.detached or lost_in_hangup else 1
+
+
+def _loop(ctx, conn, term, cols, rows):
+    """run_client_loop: returns None (detached by the user or a signal) or the ClientError."""
+    import posix
+    import select
+    import signal
+
+    from . import termclient
+
+    quit_flag = []
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(signum, lambda *_: quit_flag.append(True))
+    escape = EscapeFilter()
+    reported = (cols, rows)
+    stdin_open = True
+    while not quit_flag:
+        watch = [conn.fileno()] + ([0] if stdin_open else [])
+        try:
+            ready, _, _ = select.select(watch, [], [], 0.1)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries select
+            continue
+        size = _size(term.out_fd)
+        if size != reported:  # resize_poll_loop (100 ms)
+            reported = size
+            try:
+                conn.send(termclient.resize(ctx, size[0], size[1]))
+            except OSError as exc:
+                return termclient.connection_lost(ctx, termclient._display(exc))
+        if 0 in ready:
+            try:
+                data = posix.read(0, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                stdin_open = False
+            else:
+                action = escape.feed(data, reported[1])
+                if action is not None:
+                    kind, payload = action
+                    if kind == "detach":
+                        try:
+                            conn.send("Detach")
+                        except OSError:
+                            pass
+                        return None
+                    if kind != "none":
+                        message = payload if kind == "scroll" else {"Input": {"data": payload}}
+                        try:
+                            conn.send(message)
+                        except OSError as exc:
+                            return termclient.connection_lost(ctx, termclient._display(exc))
+        if conn.fileno() in ready:
+            error = _server_message(ctx, conn, term)
+            if error is not None:
+                return error
+    try:
+        conn.send("Detach")  # the quit path (ctrl-c handler): Detach before closing
+    except OSError:
+        pass
+    return None
+
+
+def _server_message(ctx, conn, term):
+    """One server message (src/client/mod.rs:1655-1885 for what a direct attach shows)."""
+    from . import termclient
+
+    try:
+        message = conn.read()
+    except termclient.Framing:
+        # server_reader_thread: any read error is ServerDisconnected
+        return termclient.connection_lost(ctx, termclient.SERVER_CLOSED)
+    if not isinstance(message, dict):
+        return None
+    ((name, body),) = message.items()
+    try:
+        if name == "Terminal":
+            term.write(bytes(body["bytes"]))
+        elif name == "ServerShutdown":
+            return termclient.server_shutdown(ctx, body.get("reason"))
+        elif name == "TerminalBell":
+            term.write(b"\x07" * body["count"])  # terminal_effects::write_terminal_bells
+        elif name == "WindowTitle":
+            title = body.get("title")
+            title = "herdr" if title is None else title
+            safe = "".join(ch for ch in title if ch not in "\x1b\x07\x9c")
+            term.write(b"\x1b]0;" + safe.encode("utf-8", "surrogatepass") + b"\x07")
+        elif name == "MouseCapture":
+            term.write(CLEAR_HOST_MOUSE + (ENABLE_MOUSE if body.get("enabled") else DISABLE_MOUSE))
+    except OSError:
+        pass  # herdr ignores its stdout writes' errors here (let _ = stdout.write_all)
+    return None
+
+
+def terminal_attach(ctx, row, args) -> int:
+    """``herdr terminal attach <terminal_id> [--takeover]`` (src/cli.rs:528-538)."""
+    terminal_id, takeover = parse_target(args, row.usage)
+    return run(ctx, terminal_id, takeover)
+
+
+def agent_attach(ctx, row, args) -> int:
+    """``herdr agent attach <target> [--takeover]`` (src/cli/agent.rs:472-489): agent.get
+    through the checked request (``cli:agent:attach:resolve``), then the attach."""
+    from . import wire
+
+    target, takeover = parse_target(args, row.usage)
+    loaded = wire.send(ctx, "cli:agent:attach:resolve", "agent.get", {"target": target})
+    if wire.has_error(loaded.value):
+        ctx.write_err(wire.dumps_sorted(loaded.value, loaded.exact_fast) + "\n")
+        return 1
+    terminal_id = wire.index(loaded.value, "result", "agent", "terminal_id")
+    if not isinstance(terminal_id, str):
+        ctx.write_err("agent attach failed: response did not include terminal_id\n")
+        return 1
+    return run(ctx, terminal_id, takeover)
