@@ -29,7 +29,10 @@ env: $(STAMP)
 # 2), the slowest collected first (SLOW_FIRST there) and the waiting ones dealt out among the
 # others (interleave_waits there), so none starts when the others are done.
 TEST_WORKERS ?= 4
+# tests/prewarm.py first: the bytecode and pytest's rewritten modules, written once on both
+# cores instead of by each worker (a fresh clone: ~5 s of CPU per worker saved).
 test: $(STAMP)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python tests/prewarm.py
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load -q
 
 # What the README's recipes (tests/run/test_recipes.py) install from the registries, once, outside

@@ -2,8 +2,8 @@
 with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
-sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, serve,
-reset, day, scale, virtual, screen, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
+sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, native, serve,
+reset, day, scale, virtual, screen, engine, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,20 @@ import traceback
 
 from .common import ROOT, Result
 
-ALL = ("socket", "stub", "serve", "reset", "day", "scale", "virtual", "screen", "agents", "suite")
+ALL = (
+    "socket",
+    "stub",
+    "native",
+    "serve",
+    "reset",
+    "day",
+    "scale",
+    "virtual",
+    "screen",
+    "engine",
+    "agents",
+    "suite",
+)
 
 
 def _table(results: list[Result]) -> str:
@@ -59,6 +72,8 @@ def main(argv=None) -> int:
     from . import (
         agent_suite,
         client_day,
+        engine,
+        native_call,
         reset,
         scale,
         screen,
@@ -73,6 +88,7 @@ def main(argv=None) -> int:
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
         "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
+        "native": lambda: [native_call.run(rounds=7 if q else 61)],
         "scale": lambda: scale.run(
             sizes=(100, 1_000) if q else scale.SIZES,
             reps=3 if q else 9,
@@ -81,9 +97,13 @@ def main(argv=None) -> int:
         ),
         "virtual": lambda: [virtual_time.run(repeats=2 if q else 5)],
         "screen": lambda: screen.run(repeats=2 if q else 5),
+        "engine": lambda: engine.run(repeats=1 if q else 3, reads=5 if q else 20),
         "serve": lambda: [serve_start.run(rounds=5 if q else 21)],
         "reset": lambda: [reset.run(rounds=10 if q else 30)],
-        "day": lambda: [client_day.run(calls=50 if q else client_day.CALLS)],
+        "day": lambda: [  # before (the Python stand-in) and after (the native launcher)
+            client_day.run(calls=50 if q else client_day.CALLS, native=False),
+            client_day.run(calls=50 if q else client_day.CALLS, native=True),
+        ],
         "agents": lambda: [agent_suite.run(tests=10 if q else 100, real_tests=1 if q else 3)],
         "suite": lambda: [suite.run()],
     }

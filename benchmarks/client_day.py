@@ -40,7 +40,9 @@ def _turn(call, n: int) -> None:
     call(["agent", "list"])
 
 
-def run(calls: int = CALLS) -> Result:
+def run(calls: int = CALLS, native: bool = False) -> Result:
+    """``native``: through the native launcher (issue 34; the Python stand-in where it cannot
+    be built), else the Python stand-in."""
     from simherdr.stub.install import write_stub
 
     tmp = tempfile.mkdtemp(prefix="simherdr-bench-")
@@ -52,7 +54,7 @@ def run(calls: int = CALLS) -> Result:
     failed: list[str] = []
     try:
         wait_for_socket(path, server)
-        herdr = write_stub(os.path.join(tmp, "bin"), herdr_version="0.9.3")
+        herdr = write_stub(os.path.join(tmp, "bin"), herdr_version="0.9.3", native=native)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HERDR_SOCKET_PATH": path,
@@ -87,7 +89,7 @@ def run(calls: int = CALLS) -> Result:
     call_ms, bare_ms = median(per_call) * 1000, median(bare) * 1000
     slow = sorted(per_call)[int(len(per_call) * 0.95)] * 1000
     return Result(
-        "a client's day: stand-in call",
+        "a client's day: stand-in call" + (" (native launcher)" if native else " (Python)"),
         round(call_ms, 1),
         "ms",
         detail=f"{len(per_call)} calls of a CLI client's flow at time scale 1000: median "

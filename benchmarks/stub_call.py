@@ -55,7 +55,7 @@ def run(rounds: int = 61, version: str = "0.9.3") -> Result:
     try:
         wait_for_socket(path, server)
         ok(path, "workspace.create", {"cwd": tmp})
-        herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=version)
+        herdr = write_stub(os.path.join(tmp, "bin"), herdr_version=version, native=False)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HERDR_SOCKET_PATH": path,

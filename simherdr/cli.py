@@ -533,7 +533,7 @@ def _install_stub(args) -> int:
     if os.path.lexists(target) and not args.force:
         try:
             with open(target, "rb") as f:
-                head = f.read(512)
+                head = f.read(1 << 20)  # (the native launcher's mark is in its data)
         except OSError:
             head = b""
         if STUB_MARK not in head:
@@ -541,13 +541,21 @@ def _install_stub(args) -> int:
                 f"{target} exists and was not written by simherdr: refusing to replace it "
                 f"(use --force to replace it anyway, or another directory)"
             )
-    from .stub.install import write_stub
+    from .stub.install import is_native, write_stub
 
     try:
         path = write_stub(directory, herdr_version=version)
     except OSError as e:
         raise UsageError(f"cannot write {target}: {e.strerror}") from None
     print(path)
+    # one line on stderr (stdout is the path, for "$(simherdr install-stub DIR)")
+    if is_native(path):
+        print("installed the native launcher (C; the Python stand-in beside it)", file=sys.stderr)
+    else:
+        print(
+            "installed the Python stand-in (no C compiler found, or SIMHERDR_NATIVE_STUB=0)",
+            file=sys.stderr,
+        )
     return 0
 
 

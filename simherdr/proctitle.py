@@ -106,14 +106,13 @@ def _shorten(fields: dict[int, int], arg_end: int) -> bool:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.sbrk.restype = ctypes.c_void_p
-        brk = libc.sbrk(0)
+        prctl = libc.prctl
         mm = _MmMap(
             start_code=fields[26],
             end_code=fields[27],
             start_data=fields[45],
             end_data=fields[46],
             start_brk=fields[47],
-            brk=brk,
             start_stack=fields[28],
             arg_start=fields[48],
             arg_end=arg_end,
@@ -123,7 +122,10 @@ def _shorten(fields: dict[int, int], arg_end: int) -> bool:
             auxv_size=0,
             exe_fd=0xFFFFFFFF,  # (u32)-1: the executable stays
         )
-        return libc.prctl(_PR_SET_MM, _PR_SET_MM_MAP, ctypes.byref(mm), ctypes.sizeof(mm), 0) == 0
+        size, pointer = ctypes.sizeof(mm), ctypes.byref(mm)
+        # The program break is read last, right before the call (the map sets it too).
+        mm.brk = libc.sbrk(0) or 0
+        return prctl(_PR_SET_MM, _PR_SET_MM_MAP, pointer, size, 0) == 0
     except (OSError, AttributeError, KeyError, TypeError):
         return False
 

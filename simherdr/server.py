@@ -22,6 +22,7 @@ import struct
 
 from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
+from .standin import StandinHost
 from .trace import record_reply, record_request
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
     Listening,
@@ -292,6 +293,7 @@ class Server:
         self._tasks: set[asyncio.Task] = set()
         self._closing = False
         self.client_socket: ClientSocket | None = None
+        self.standin: StandinHost | None = None  # the native launcher's fork server (standin.py)
         self.stopped = asyncio.Event()
         self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
         self._labels = itertools.count(1)  # the trace's connection labels c1, c2, ...
@@ -327,6 +329,7 @@ class Server:
         except BaseException:
             await self.client_socket.close()
             raise
+        self.standin = StandinHost.open(self._server.identity)
         await self.sim.start()
 
     def _await_line(self, proto: _Request) -> None:
@@ -377,6 +380,9 @@ class Server:
             proto.stop()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.sim.close()
+        if self.standin is not None:
+            # the native launcher's calls end with the server (no process outlives it)
+            await self.standin.close()
         self.stopped.set()
 
     async def serve_forever(self) -> None:

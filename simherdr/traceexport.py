@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from .trace import dumps
-from .traceview import calls_of, model
+from .traceview import calls_of, lane_label, model
 
 FORMATS = ("chrome", "perfetto", "jsonl")
 PANES_PID, CONNS_PID, SCENARIO_PID = 1, 2, 3
@@ -53,7 +53,7 @@ def chrome_trace(entries: list[dict]) -> dict[str, Any]:
     meta(PANES_PID, None, "process_name", "panes", 1)
     meta(CONNS_PID, None, "process_name", "connections", 2)
     for n, (pane, p) in enumerate(m["panes"], 1):
-        label = f"pane {pane}" + (f" · {p['agent']}" if p["agent"] else "")
+        label = lane_label(pane, p)
         meta(PANES_PID, n, "thread_name", label, n)
         for start, stop, status in p["segments"]:
             if stop <= start:
@@ -71,7 +71,11 @@ def chrome_trace(entries: list[dict]) -> dict[str, Any]:
                 }
             )
         for mk in p["marks"]:
-            name = mk["type"] if mk["class"] == "event" else f"step {mk['name']}"
+            name = (
+                mk["type"]
+                if mk["class"] == "event"
+                else (f"step {mk['name']}" if mk["class"] == "step" else mk["name"])
+            )
             events.append(
                 {
                     "name": name,

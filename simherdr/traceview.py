@@ -13,7 +13,10 @@ resource. What a reader sees:
   (``rect.status[data-status]``) in colours that differ in hue *and* lightness, each band
   labelled with its status when it is wide enough; events about the pane are small marks
   (``.mark.event[data-type]``); scenario and control steps acting on it are labelled marks
-  (``.mark.step[data-name]`` + ``text.step-label``).
+  (``.mark.step[data-name]`` + ``text.step-label``). The lane is titled with every agent it
+  had, in order (``pane w1:p1 · pi → claude``); where its agent changed it has a labelled mark
+  (``.mark.agent[data-agent]``), and where its terminal was replaced (a server restart, or a
+  new terminal id first seen in an event or a reply) a dashed line (``.mark.terminal``).
 - **One lane per client** (``g.lane.client[data-client]``), named by its command and pid
   (``node --test · pid 812``); the stand-in's runs share the lane ``herdr (stand-in)``: each run
   is one span labelled with its command line (``herdr agent start a1 --kind pi ...``) with its
@@ -90,6 +93,23 @@ def _pane_of(entry: dict) -> str | None:
     if isinstance(pane, dict) and isinstance(pane.get("pane_id"), str):
         return pane["pane_id"]
     return None
+
+
+def _terminals(obj: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """(pane id, terminal id) of every pane object in an event's data or a reply's result."""
+    if depth > 6 or not isinstance(obj, dict | list):
+        return []
+    ids = (obj.get("pane_id"), obj.get("terminal_id")) if isinstance(obj, dict) else (0, 0)
+    out = [ids] if all(isinstance(i, str) for i in ids) else []
+    for v in obj.values() if isinstance(obj, dict) else obj:
+        out.extend(_terminals(v, depth + 1))
+    return out  # type: ignore[return-value]
+
+
+def lane_label(pid: str, p: dict) -> str:
+    """A pane lane's title: the pane and every agent it had, in order."""
+    agents = [a for _, a in p["agents"]]
+    return f"pane {pid}" + (" · " + " → ".join(agents) if agents else "")
 
 
 # --- the model: what the picture shows, as data (tests and the export read it) ----------------
@@ -256,10 +276,37 @@ def model(entries: list[dict]) -> dict:
                 "marks": [],
                 "status": "unknown",
                 "since": t,
-                "agent": None,
+                "agent": None,  # the last one
+                "agents": [],  # (t, agent) each time it changed
+                "terminal": None,  # the last terminal id seen
+                "replaced": None,  # the restart mark since it was seen (its new id not yet)
             }
             order.append(pid)
         return panes[pid]
+
+    def set_agent(p: dict, agent: str, t: float) -> None:
+        if agent == p["agent"]:
+            return
+        p["agent"] = agent
+        p["agents"].append((t, agent))
+        p["marks"].append(
+            {"t": t, "class": "agent", "name": f"agent {agent}", "agent": agent, "title": agent}
+        )
+
+    def see_terminal(pid: str, term: str, t: float) -> None:
+        p = pane(pid, t)
+        old, p["terminal"] = p["terminal"], term
+        if old is None or old == term:
+            return
+        mk = p["replaced"]
+        if mk is not None:  # the restart replaced it: now its id is known
+            mk["title"] += f": {old} → {term} (first seen at {_fmt(t)})"
+            mk["terminal"], p["replaced"] = term, None
+            return
+        title = f"terminal replaced: {old} → {term} (first seen here)"
+        p["marks"].append(
+            {"t": t, "class": "terminal", "name": "new terminal", "terminal": term, "title": title}
+        )
 
     def set_status(p: dict, status: str, t: float) -> None:
         if status == p["status"]:
@@ -277,19 +324,32 @@ def model(entries: list[dict]) -> dict:
             pid = _pane_of(e)
             if pid is None:
                 continue
+            for tpid, term in _terminals(data):
+                see_terminal(tpid, term, t)
             p = pane(pid, t)
             if typ == "pane_agent_status_changed":
                 set_status(p, data.get("agent_status", "unknown"), t)
             elif typ in ("pane_closed", "pane_exited"):
                 set_status(p, "closed", t)
-            elif typ == "pane_agent_detected" and isinstance(data.get("agent"), str):
-                p["agent"] = data["agent"]
+            if typ in ("pane_agent_detected", "pane_agent_status_changed") and isinstance(
+                data.get("agent"), str
+            ):
+                set_agent(p, data["agent"], t)
             p["marks"].append({"t": t, "class": "event", "type": typ, "title": _json(data, 600)})
+        elif kind == "reply" and e.get("ok"):
+            for tpid, term in _terminals(e.get("result")):
+                see_terminal(tpid, term, t)
         elif kind == "step":
             if e.get("name") == "server_restart":  # fresh shells on every pane: no agent
                 for p in panes.values():
                     if p["status"] != "closed":
                         set_status(p, "unknown", t)
+                        # CHOICE: a restart gives every open pane a new terminal (as the model
+                        # does): marked now, its id named once an event or a reply shows it
+                        mk = {"t": t, "class": "terminal", "name": "new terminal",
+                              "terminal": None, "title": "terminal replaced (server restart)"}  # fmt: skip
+                        p["marks"].append(mk)
+                        p["replaced"] = mk
             pid = _pane_of(e)
             mark = {
                 "t": t,
@@ -498,9 +558,12 @@ def render_html(entries: list[dict], title: str = "simherdr trace", gap: float =
     y = TOP
     plot_top = TOP
     for pid, p in m["panes"]:
-        label = f"pane {pid}" + (f" · {p['agent']}" if p["agent"] else "")
+        label = lane_label(pid, p)
         out.append(f'<g class="lane pane" data-pane="{_esc(pid)}">')
-        out.append(f'<text class="label" x="8" y="{y + 18}">{_esc(_fit(label, LEFT - 14))}</text>')
+        out.append(
+            f'<text class="label" x="8" y="{y + 18}">{_esc(_fit(label, LEFT - 14))}'
+            f"<title>{_esc(label)}</title></text>"
+        )
         for start, stop, status in p["segments"]:
             x1, x2 = x(start), x(stop)
             w = round(max(x2 - x1, 0.0), 2)
@@ -646,6 +709,8 @@ svg .label {{ font-size: 12px; font-weight: 600; }}
 .mark.step {{ fill: #7b3fbf; stroke: #fff; }} .step-line {{ stroke: #7b3fbf; stroke-dasharray: 2 2; }}
 .step-label {{ fill: #5a2a91 !important; font-weight: 600; }}
 .fault-label {{ fill: #a0201a !important; font-weight: 600; }}
+.mark.agent {{ stroke: #0b6e4f; stroke-width: 2; }} .agent-label {{ fill: #0b6e4f !important; font-size: 10px; font-weight: 600; }}
+.mark.terminal {{ stroke: #222; stroke-width: 1.5; stroke-dasharray: 3 2; }}
 </style></head><body>
 <h1>{_esc(title)}</h1>
 <p class="sub-title">{shown}; {len(entries)} trace entries. Idle stretches over {gap:g} s are
@@ -655,7 +720,9 @@ compressed (hatched, with their length). Hover for the full request and reply.</
 <span class="key"><i style="background:#eee"></i>no reply</span>
 <span class="key" style="color:#d62728">&#9670; fault</span>
 <span class="key" style="color:#7b3fbf">&#9679; scenario / control step</span>
-<span class="key">&#9650; event</span></div>
+<span class="key">&#9650; event</span>
+<span class="key" style="color:#0b6e4f">| agent changed</span>
+<span class="key">&#8942; terminal replaced</span></div>
 <div class="tools"><button id="zin" title="zoom in">+</button><button id="zout" title="zoom out">&minus;</button><button id="zreset">reset</button>
 <span style="color:#666">drag to pan, ctrl+wheel to zoom</span></div>
 <div id="view"><svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="{svg_w}" height="{svg_h}"
@@ -708,6 +775,14 @@ def _marks(out: list[str], marks: list[dict], x: Axis, y: float) -> None:
                 f'<path class="mark event" data-type="{_esc(mk["type"])}" '
                 f'd="M{cx},{y + 2} l3.5,4.5 l-7,0 z"><title>{_fmt(mk["t"])} event '
                 f"{_esc(mk['type'])} {_esc(mk['title'])}</title></path>"
+            )
+        elif mk["class"] in ("agent", "terminal"):  # a change of the lane: a line across it
+            cls, what = mk["class"], _esc(mk.get(mk["class"]) or "")
+            text = f'<text class="{cls}-label" x="{cx + 3}" y="{y + LANE_H - 3}">{what}</text>'
+            out.append(
+                f'<g class="{cls}-mark"><line class="mark {cls}" data-{cls}="{what}" x1="{cx}" '
+                f'x2="{cx}" y1="{y + 1}" y2="{y + LANE_H - 1}"><title>{_fmt(mk["t"])} '
+                f"{_esc(mk['title'])}</title></line>{text if cls == 'agent' else ''}</g>"
             )
     for mk in marks:
         if mk["class"] != "step":

@@ -14,6 +14,10 @@ from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
 
+# The suite's stand-ins are the Python one (the reference) unless a test asks for the native
+# launcher (write_stub(..., native=True): tests/stub/test_native_standin.py compares the two).
+os.environ.setdefault("SIMHERDR_NATIVE_STUB", "0")
+
 
 def _schema_line() -> str:
     out = []
@@ -125,6 +129,7 @@ SLOW_FIRST = (
     "tests/contract/test_suites.py",
     "tests/contract/test_cli_record.py",
     "tests/hostile/test_socket_lifecycle.py",
+    "tests/stub/test_native_standin.py::test_every_verb",
     "tests/contract/test_record.py",
     "tests/contract/test_replay_fixes.py",
     "tests/contract/test_contract.py::test_cassette[entwurf",

@@ -51,6 +51,7 @@ CHOICES (not decidable from herdr's source alone):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .record import record
 
@@ -358,13 +359,27 @@ def _encode_special(combo: KeyCombo, application_cursor: bool, backtab_shift: bo
     raise AssertionError(f"unhandled key code {code}")  # pragma: no cover
 
 
+# The pane's terminal engine encoding a named key against its live keyboard state (herdr's
+# libghostty path, simherdr/panes/enginekeys.py): the bytes, or None for herdr's own encoder.
+KeyEngineFn = Callable[[KeyCombo, bool], "bytes | None"]
+
+
 def encode_combo(
-    combo: KeyCombo, *, application_cursor: bool = False, backtab_shift: bool = True
+    combo: KeyCombo,
+    *,
+    application_cursor: bool = False,
+    backtab_shift: bool = True,
+    engine: KeyEngineFn | None = None,
 ) -> bytes:
-    """``backtab_shift``: the release's row backtab_keeps_shift (0.8.2 true, #2259)."""
+    """``backtab_shift``: the release's row backtab_keeps_shift (0.8.2 true, #2259).
+    ``engine``: the pane's libghostty key encoder; without one, the legacy rows above."""
     if combo.code == "char":
         assert combo.char is not None
         return _encode_char(combo.char, combo.mods)
+    if engine is not None:
+        encoded = engine(combo, backtab_shift)
+        if encoded is not None:
+            return encoded
     return _encode_special(combo, application_cursor, backtab_shift)
 
 
@@ -376,22 +391,34 @@ def encode_key(key: str, *, application_cursor: bool = False, backtab_shift: boo
 
 
 def encode_key_list(
-    keys: list[str], *, application_cursor: bool = False, backtab_shift: bool = True
+    keys: list[str],
+    *,
+    application_cursor: bool = False,
+    backtab_shift: bool = True,
+    engine: KeyEngineFn | None = None,
 ) -> list[bytes]:
     """Per-key encodings, validating every key before returning any (herdr 0.8.2
     ``pane.send_keys`` writes them one key at a time, ``src/app/api/panes.rs:1628-1637``)."""
     combos = [parse_key(key) for key in keys]
     return [
-        encode_combo(c, application_cursor=application_cursor, backtab_shift=backtab_shift)
+        encode_combo(
+            c, application_cursor=application_cursor, backtab_shift=backtab_shift, engine=engine
+        )
         for c in combos
     ]
 
 
 def encode_keys(
-    keys: list[str], *, application_cursor: bool = False, backtab_shift: bool = True
+    keys: list[str],
+    *,
+    application_cursor: bool = False,
+    backtab_shift: bool = True,
+    engine: KeyEngineFn | None = None,
 ) -> bytes:
     """All keys' bytes concatenated; raises InvalidKey for the first bad key before
     encoding anything."""
     return b"".join(
-        encode_key_list(keys, application_cursor=application_cursor, backtab_shift=backtab_shift)
+        encode_key_list(
+            keys, application_cursor=application_cursor, backtab_shift=backtab_shift, engine=engine
+        )
     )

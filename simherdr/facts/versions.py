@@ -344,6 +344,8 @@ class Rows(_Record):
     cli_terminal_pixel_mouse: bool
     # `terminal session control` takes `terminal.mouse` commands (AttachMouse)
     cli_terminal_control_mouse: bool
+    # `terminal attach` turns bracketed paste on (and restores without a keyboard-flag pop)
+    cli_attach_bracketed_paste: bool
 
 
 @record(frozen=True, init=False, eq=False, repr=False)

@@ -27,7 +27,6 @@ from .. import params as P
 from .. import views as V
 from ..facts import errors as E
 from ..facts import kinds as K
-from ..facts.keys import encode_keys
 from ..facts.shellquote import compose_command, has_control_char
 from ..model import terminal as T
 from ..model import terminal_reports as TR
@@ -221,7 +220,7 @@ def send_keys(sim, p):
     kind = K.parse_kind_in(sim.version.tables.agent_kinds, pane.agent.label or "")
     if kind is None or not _hosts(sim, pane, kind):
         raise E.agent_not_ready(p["target"])
-    data = key_bytes(sim, p["keys"])
+    data = key_bytes(sim, p["keys"], pane)  # encode_api_keys(runtime, ..) (api/agents.rs:276)
     sim.write_input(pane, data)
     return {"type": "ok"}
 
@@ -273,7 +272,7 @@ def start(sim, p):
         else None
     )
     sim.agents.begin_managed(pane, name, kind, timeout / 1000, session)
-    sim.write_input(pane, paste_bytes(pane, command) + encode_keys(["enter"]))
+    sim.write_input(pane, paste_bytes(pane, command) + key_bytes(sim, ["enter"], pane))
     return {"type": "agent_started", "agent": info(sim, pane), "argv": argv}
 
 
@@ -304,7 +303,7 @@ def submit_prompt(sim, target: str, text: str) -> dict:
     def enter():
         p = sim.session.live_pane(pane_id, terminal_id)
         if p is not None:
-            sim.write_input(p, encode_keys(["enter"]))
+            sim.write_input(p, key_bytes(sim, ["enter"], p))
 
     sim.schedule(sim.now() + PROMPT_SUBMIT_DELAY, enter)
     snapshot = info(sim, pane)

@@ -8,6 +8,7 @@ from ..facts import errors as E
 from ..facts.keys import InvalidKey, encode_keys
 from ..model import groups
 from ..model.paneread import DEFAULT_RECENT_LINES, MAX_READ_LINES  # herdr's read limits
+from ..model.panescreen import EncodesKeys
 from ..model.state import Pane, Session, Workspace
 
 
@@ -113,12 +114,16 @@ BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
 def key_bytes(sim, keys: list[str], pane=None) -> bytes:
     """herdr's key names as the bytes a pane's terminal reads (invalid_key on the first bad one;
     all keys are validated before any byte is written)."""
-    app_cursor = pane.screen.application_cursor if pane is not None else False
+    screen = pane.screen if pane is not None else None
+    app_cursor = screen.application_cursor if screen is not None else False
+    # herdr encodes named keys with libghostty against the pane's keyboard state
+    engine = screen.encode_key if isinstance(screen, EncodesKeys) else None
     try:
         return encode_keys(
             keys,
             application_cursor=app_cursor,
             backtab_shift=sim.version.rows.backtab_keeps_shift,
+            engine=engine,
         )
     except InvalidKey as e:
         raise E.invalid_key(e.key) from None

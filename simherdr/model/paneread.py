@@ -132,7 +132,7 @@ class HerdrReadContract:
     content_seq = 0  # bumped by every change of content (subclasses)
     # The OSC 0/2 title. ``on_title`` (set by the simulator) hears every change, so herdr's
     # revision / pane_updated rules can follow it (model/titles.py).
-    on_title = None
+    on_title: Callable[[], None] | None = None
     _title = ""
 
     @property

@@ -1,11 +1,17 @@
-"""A pane's screen, as the state holds it: the simulated :class:`~simherdr.model.screen.Screen`
-or the real terminal's :class:`~simherdr.panes.vt.PtyScreen` (re-exported by
-:mod:`simherdr.model.seams` with the other seams). Typing only."""
+"""A pane's screen, as the state holds it (re-exported by :mod:`simherdr.model.seams` with the
+other seams): libghostty-vt's :class:`~simherdr.panes.engine.GhosttyScreen` for every pane,
+injected from the panes layer (``Session(screen_factory, ...)``; the choice is
+simherdr/panes/screens.py), or where the engine is missing the pure-Python
+:class:`~simherdr.model.screen.Screen` / pyte's :class:`~simherdr.panes.vt.PtyScreen`.
+Typing only."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from ..facts.keys import KeyCombo
 
 
 class ScreenFrame(NamedTuple):
@@ -77,3 +83,11 @@ class PaneScreen(Protocol):
         """The pane's terminal changed size (the process is told through its PTY by the
         backend; this is the screen's side: rows, columns, the cursor kept inside)."""
         ...
+
+
+@runtime_checkable
+class EncodesKeys(Protocol):
+    """A screen whose terminal engine encodes named keys against its live keyboard state
+    (herdr's libghostty key path: panes/enginekeys.py)."""
+
+    def encode_key(self, combo: KeyCombo, backtab_shift: bool) -> bytes | None: ...

@@ -65,13 +65,17 @@ import sys
 import termios
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..facts import errors as E
 from ..facts import kinds as K
 from . import detection as D
 from . import paneenv, procfs
+from .screens import new_real_screen
 from .simulated import SimulatedBackend
-from .vt import PtyScreen
+
+if TYPE_CHECKING:
+    from .screens import RealScreen
 
 __all__ = ["KILL_GRACE", "PANE_MODE_ENV", "PtyBackend", "RealProcess", "available"]
 
@@ -120,7 +124,7 @@ class RealProcess:
 
 class _RealPane:
     def __init__(
-        self, backend: PtyBackend, pane, proc: subprocess.Popen, fd: int, screen: PtyScreen
+        self, backend: PtyBackend, pane, proc: subprocess.Popen, fd: int, screen: RealScreen
     ):
         self.backend = backend
         self.pane = pane
@@ -384,7 +388,7 @@ class PtyBackend:
         finally:
             os.close(slave)
         os.set_blocking(master, False)
-        screen = PtyScreen(cols, rows)
+        screen = new_real_screen(cols, rows)
         if pane.replay:  # restored history, seeded before the shell writes (seed_history_ansi)
             screen.feed(pane.replay)
             pane.replay = None

@@ -44,6 +44,7 @@ from ..model.paneread import (
     first_matching_line,
 )
 from ..model.panescreen import ScreenFrame
+from .oscwatch import OscWatch
 
 # Terminals clamp numeric CSI parameters; a run of 6+ digits becomes 65535 before pyte sees it
 # (pyte would call int() on thousands of digits and raise).
@@ -51,23 +52,10 @@ _LONG_PARAM = re.compile(rb"(?<=[\[;:?])[0-9]{6,}")
 
 __all__ = ["PtyScreen"]
 
-AGENT_OSC_MAX_CHARS = 256  # src/pane/osc.rs:448
 _ALT_MODES = {47 << 5, 1047 << 5, 1049 << 5}
 _SAVE_CURSOR_MODE = 1049 << 5
 _BRACKETED_PASTE = 2004 << 5
 _APP_CURSOR = 1 << 5
-
-# An OSC body: ESC ] ... (BEL | ESC \). Collected on raw bytes, across feed() calls.
-_OSC = re.compile(rb"\x1b\]([^\x07\x1b]*)(?:\x07|\x1b\\)")
-_OSC_OPEN = re.compile(rb"\x1b(?:\][^\x07\x1b]*)?\Z")
-_MAX_OSC_CARRY = 4096
-
-
-def _sanitize(payload: bytes) -> str:
-    text = payload.decode("utf-8", "replace")
-    return "".join(ch for ch in text if not (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F))[
-        :AGENT_OSC_MAX_CHARS
-    ]
 
 
 _NAMED = {
@@ -291,7 +279,7 @@ class PtyScreen(HerdrReadContract):
         self.scrollback_limit = scrollback_limit
         self._emu = _Emulator(cols, rows, scrollback_limit)
         self._stream = pyte.ByteStream(self._emu)
-        self._osc_carry = b""
+        self._osc = OscWatch()
         self.title = ""  # herdr's terminal_title (OSC 0/2, sanitized)
         self.osc_title = ""  # retained for detection (cleared on agent change)
         self.osc_progress = ""  # latest OSC 9 payload (cleared on agent change)
@@ -429,25 +417,11 @@ class PtyScreen(HerdrReadContract):
             self._stream = type(self._stream)(self._stream.listener)
 
     def _observe_osc(self, data: bytes) -> None:
-        buf = self._osc_carry + data if self._osc_carry else data
-        if b"\x1b" not in buf:
-            self._osc_carry = b""
-            return
-        end = 0
-        for m in _OSC.finditer(buf):
-            end = m.end()
-            command, sep, payload = m.group(1).partition(b";")
-            if not sep:
-                continue
-            if command in (b"0", b"2"):
-                title = _sanitize(payload)
-                self.title = title
-                self.osc_title = title
-            elif command == b"9":
-                self.osc_progress = _sanitize(payload)
-        tail = buf[end:]
-        partial = _OSC_OPEN.search(tail)
-        self._osc_carry = partial.group()[-_MAX_OSC_CARRY:] if partial else b""
+        title, progress = self._osc.observe(data)
+        if title is not None:
+            self.title = self.osc_title = title
+        if progress is not None:
+            self.osc_progress = progress
 
     # ------------------------------------------------------------------ reading
 

@@ -13,7 +13,9 @@ Values are serde's externally tagged data model: unit variant ``"Name"``, newtyp
 a dict, a tuple a list, ``None`` for ``Option::None``, ``bytes`` for ``Vec<u8>``.
 
 Decoding hostile input never raises anything but :class:`BincodeError`, whose text is bincode's
-own ``DecodeError`` as herdr prints it (``Display`` = ``Debug`` in bincode 2, error.rs): e.g.
+own ``DecodeError`` as herdr prints it (``Display`` = ``Debug`` in bincode 2, error.rs; read at
+bincode 2.0.0-rc.3, 8f65c60: herdr locks 2.0.1, whose DecodeError docs list the same variants
+and fields): e.g.
 ``UnexpectedEnd { additional: 1 }``, ``InvalidBooleanValue(2)``, ``OtherString("invalid value:
 integer `9`, expected variant index 0 <= i < 9")``. Nothing is allocated by a claimed length
 before the bytes are there.
@@ -224,7 +226,10 @@ def _enc_string(v: Any, out: bytearray) -> None:
 
 
 def _dec_string(buf: bytes, pos: int) -> tuple[Any, int]:
-    # String::decode -> Vec<u8>::decode (impl_alloc.rs): one read of the whole length
+    # String::decode -> Vec<u8>::decode (impl_alloc.rs): one read of the whole length.
+    # CHOICE (issue 31): herdr allocates ``vec![0u8; len]`` before that read, so a claimed
+    # length past isize::MAX panics its connection thread ("capacity overflow"); here every
+    # claim beyond the payload is the UnexpectedEnd herdr reports for one that fits in memory.
     n, pos = _dec_varint(buf, pos, "usize")
     end = pos + n
     if end > len(buf):

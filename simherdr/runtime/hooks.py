@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..facts.versions import HerdrVersion
     from ..model.events import EventSink
     from ..model.geometry import Chrome
-    from ..model.screen import Screen
+    from ..model.panescreen import PaneScreen
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
     from ..outbox import Outbox
@@ -91,10 +91,11 @@ class PaneHooks:
             s.chrome = chrome_of(self._host.version)
         return s
 
-    def make_screen(self, cols: int, rows: int) -> Screen:
-        from ..model.screen import Screen
+    def make_screen(self, cols: int, rows: int) -> PaneScreen:
+        """A simulated pane's screen: the engine panes/screens.py chooses (libghostty-vt)."""
+        from ..panes.screens import new_screen
 
-        return Screen(cols=cols, rows=rows)
+        return new_screen(cols, rows)
 
     # --- geometry (model/geometry.py) ----------------------------------------------------------
 

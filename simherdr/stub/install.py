@@ -182,6 +182,12 @@ def build_bundle(release: tuple, root: str | None = None) -> tuple[bytes, int]:
     )
 
 
+def is_native(path: str) -> bool:
+    """Whether the launcher at ``path`` is the native one (an ELF binary)."""
+    with open(path, "rb") as handle:
+        return handle.read(4) == b"\x7fELF"
+
+
 def _write(path: str, data: bytes, mode: int) -> None:
     tmp = path + ".tmp-%d" % os.getpid()
     with open(tmp, "wb") as handle:
@@ -190,15 +196,34 @@ def _write(path: str, data: bytes, mode: int) -> None:
     os.replace(tmp, path)
 
 
-def write_stub(directory: str, herdr_version: str | HerdrVersion = DEFAULT_VERSION) -> str:
+#: the Python launcher's name beside a native one (which runs it where it cannot serve a call)
+PYTHON_LAUNCHER = ".herdr-python"
+
+
+def write_stub(
+    directory: str,
+    herdr_version: str | HerdrVersion = DEFAULT_VERSION,
+    native: bool | None = None,
+) -> str:
     """Write an executable ``<directory>/herdr`` emulating ``herdr_version`` (a release name or
     a resolved :class:`HerdrVersion`) and its bundle; return the launcher's path.  An unknown
     name raises :class:`~simherdr.facts.versions.UnknownVersion` (a ValueError naming the
-    known ones)."""
+    known ones).
+
+    ``native``: the native launcher (:mod:`.native`; None: when a C compiler is found, True:
+    it or the Python one when it cannot be built, False: the Python launcher only).  The
+    native launcher is ``herdr``, the Python one ``.herdr-python`` beside it
+    (:func:`is_native` tells which an install wrote)."""
     release = release_of(resolve(herdr_version))
     directory = os.path.abspath(directory)
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "herdr")
+    binary = None
+    if native is not False:
+        from . import native as native_build
+
+        cc = native_build.compiler() if native or native_build.wanted() else None
+        binary = native_build.build(cc) if cc else None
     python = os.path.abspath(sys.executable)
     root = _project_root()
     bundle, head_size = build_bundle(release.compact(), root)
@@ -215,7 +240,28 @@ def write_stub(directory: str, herdr_version: str | HerdrVersion = DEFAULT_VERSI
         size=head_size,
         fallback=_FALLBACK.format(root=root, release=release.compact()),
     )
-    _write(path, text.encode("utf-8"), 0o755)
+    script = os.path.join(directory, PYTHON_LAUNCHER)
+    if binary is not None:
+        from . import native as native_build
+
+        # run as `python -IS .herdr-python ARGS` by the native launcher: the call's argv[0] is
+        # still this `herdr` (what `herdr status` reports as the binary)
+        _write(script, ("import sys;sys.argv[0]=%r\n" % path + text).encode("utf-8"), 0o644)
+        values = [
+            python,
+            script,
+            root,
+            release.name,
+            path,
+            native_build.MARK_TEMPLATE % release.name,
+        ]
+        _write(path, native_build.configure(binary, values), 0o755)
+    else:
+        _write(path, text.encode("utf-8"), 0o755)
+        try:
+            os.unlink(script)  # an earlier native install's
+        except FileNotFoundError:
+            pass
     for entry in os.listdir(directory):  # earlier installs' bundles
         if entry.startswith(_BUNDLE_PREFIX) and entry.endswith(_BUNDLE_SUFFIX):
             if entry != bundle_name:

@@ -14,8 +14,21 @@ from termfake import FakeTerminalServer  # noqa: E402
 
 from simherdr.facts.versions import resolve  # noqa: E402
 from simherdr.protocol import PROTOCOLS  # noqa: E402
-from simherdr.stub.cli.attach import RESTORE, SETUP, EscapeFilter, scroll_action  # noqa: E402
+from simherdr.stub.cli.attach import (  # noqa: E402
+    EscapeFilter,
+    scroll_action,
+    terminal_modes,
+)
+from simherdr.stub.cli.base import release_of  # noqa: E402
 from tests.releases import BASE, distinguishing  # noqa: E402
+
+
+def modes(version=BASE):
+    """The release's terminal set-up and restore bytes (row cli_attach_bracketed_paste)."""
+    return terminal_modes(release_of(version).rows)
+
+
+SETUP, RESTORE = modes()
 
 RELEASES = [
     pytest.param(
@@ -69,7 +82,8 @@ def _attached(server, version, terminal_id="t7", takeover=False):
 def test_attach_types_and_detaches_with_ctrl_b_q(attach, version):
     server, child = attach("terminal", "attach", "t7", version=version)
     _attached(server, version)
-    child.expect_exact(SETUP)  # alternate screen, mouse capture, no wrap
+    setup, restore = modes(version)
+    child.expect_exact(setup)  # alternate screen, mouse capture, (0.9: bracketed paste), no wrap
     server.frame(1, b"\x1b[Hpane says hi", full=True)
     child.expect_exact(b"pane says hi")
     child.send(b"ls\r")  # raw mode: the bytes as typed, no line discipline
@@ -80,7 +94,7 @@ def test_attach_types_and_detaches_with_ctrl_b_q(attach, version):
     assert server.next_message() == {"Input": {"data": b"\x03"}}
     child.send(b"\x02q")
     assert server.next_message() == "Detach"
-    child.expect_exact(RESTORE)
+    child.expect_exact(restore)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0

@@ -56,7 +56,7 @@ def test_the_export_is_valid_trace_event_format():
         (e["pid"], e.get("tid")): e["args"]["name"] for e in events if e["name"] == "thread_name"
     }
     # one track per pane, one per connection
-    assert "pane w1:p1 · claude" in names.values()
+    assert "pane w1:p1 · pi → claude" in names.values()
     assert {"local", "stranger"} <= set(names.values())
     status = [e for e in events if e.get("cat") == "status"]
     assert {"unknown", "idle"} <= {e["name"] for e in status}

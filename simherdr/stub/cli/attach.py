@@ -40,6 +40,24 @@ RESTORE = (
     + LEAVE_ALT  # ratatui::try_restore
     + b"\x1b[?25h\x1b[0 q"  # write_terminal_restore_postlude
 )
+# 0.9.3 src/client/terminal_setup.rs setup_terminal_with_capabilities(false, mouse_capture):
+# bracketed paste on before DisableLineWrap; restore_terminal_state pops no keyboard flags for
+# a direct attach and disables the mouse through set_mouse_capture(false) (clear, then disable).
+SETUP_BRACKETED = SETUP[: -len(b"\x1b[?7l")] + b"\x1b[?2004h\x1b[?7l"
+RESTORE_BRACKETED = (
+    b"\x1b[?7h\x1b[?1004l\x1b[?2004l"
+    + CLEAR_HOST_MOUSE
+    + DISABLE_MOUSE
+    + LEAVE_ALT
+    + b"\x1b[?25h\x1b[0 q"
+)
+
+
+def terminal_modes(rows) -> tuple[bytes, bytes]:
+    """(set-up, restore) bytes of the release (row ``cli_attach_bracketed_paste``)."""
+    if rows["cli_attach_bracketed_paste"]:
+        return SETUP_BRACKETED, RESTORE_BRACKETED
+    return SETUP, RESTORE
 
 
 def parse_target(args, usage: str):
@@ -153,8 +171,9 @@ class _Terminal:
     """The caller's terminal: raw mode on the tty (stdin's, else /dev/tty, as crossterm's
     enable_raw_mode), the set-up and restore bytes on stdout."""
 
-    def __init__(self, out_fd: int) -> None:
+    def __init__(self, out_fd: int, modes: tuple[bytes, bytes]) -> None:
         self.out_fd = out_fd
+        self.setup_bytes, self.restore_bytes = modes
         self.tty_fd: int | None = None
         self.saved: list | None = None
 
@@ -175,8 +194,8 @@ class _Terminal:
             fd = posix.open("/dev/tty", posix.O_RDWR)
         self.tty_fd = fd
         self.saved = termios.tcgetattr(fd)
-        tty.setraw(fd)
-        self.write(SETUP)
+        tty.setraw(fd, termios.TCSANOW)  # crossterm's enable_raw_mode: cfmakeraw, TCSANOW
+        self.write(self.setup_bytes)
 
     def restore(self) -> bool:
         """True when the terminal came back (herdr: terminal_guard.restore().is_ok())."""
@@ -184,7 +203,7 @@ class _Terminal:
 
         ok = True
         try:
-            self.write(RESTORE)
+            self.write(self.restore_bytes)
         except OSError:
             ok = False
         if self.saved is not None and self.tty_fd is not None:
@@ -219,7 +238,7 @@ def run(ctx, terminal_id: str, takeover: bool) -> int:
             raise termclient.ClientError(
                 "failed to request terminal attach: I/O error: " + termclient._display(exc)
             ) from None
-        term = _Terminal(out_fd)
+        term = _Terminal(out_fd, terminal_modes(ctx.rows))
         try:
             term.setup()
         except OSError as exc:

@@ -193,6 +193,7 @@ VERSION_ROWS = (
     "cli_terminal_hello",
     "cli_terminal_pixel_mouse",
     "cli_terminal_control_mouse",
+    "cli_attach_bracketed_paste",
 )
 
 

@@ -1,0 +1,142 @@
+"""The server's side of the native stand-in (issue 34): the socket its launcher finds, and the
+fork server behind it, started on first use and ended with the server.
+
+A simherdr server whose API socket file is (device, inode) listens on the Linux abstract socket
+``\\0simherdr-standin-<dev>-<ino>`` (hex): no file to clean up, gone with the last process that
+holds it.  The first launcher that connects starts the fork server
+(:mod:`simherdr.stub.forkserver`: ``python -I -S`` of this interpreter, in a session of its
+own), which gets the listening socket (that launcher still in its backlog) and a lifeline
+pipe, and serves every call from then on; this loop stops watching the socket.  :meth:`StandinHost.close`
+closes the lifeline (the fork server ends every call still running, then itself) and waits for
+it; a server that dies closes the lifeline the same way (the kernel closes its descriptors).
+
+Another process of the same user only may use it: the launcher checks the fork server's
+credentials (SO_PEERCRED) before it sends anything, the fork server checks the launcher's.
+A socket that is not a simherdr's (a real herdr, the record proxy, a client's fake) has no such
+name, and the launcher runs the Python stand-in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+
+_BOOT = "import sys; sys.path.insert(0, %r); from simherdr.stub.forkserver import main; main()"
+#: how long close() waits for the fork server to end its calls and itself
+CLOSE_TIMEOUT = 5.0
+
+
+def abstract_name(identity: tuple[int, int]) -> bytes:
+    """The abstract socket name for an API socket file (its st_dev, st_ino), as launcher.c
+    writes it."""
+    return b"\0simherdr-standin-%x-%x" % identity
+
+
+def _project_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class StandinHost:
+    """The abstract listening socket, then the fork server that took it over."""
+
+    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop):
+        self.sock: socket.socket | None = sock
+        self.loop = loop
+        self.process: subprocess.Popen | None = None
+        self.lifeline: int | None = None
+        loop.add_reader(sock.fileno(), self._first)
+
+    @classmethod
+    def open(cls, identity: tuple[int, int] | None) -> StandinHost | None:
+        """Listen for the launchers of the API socket ``identity``; None when that is not
+        possible (no identity, not Linux, the name taken): the launchers run the Python
+        stand-in."""
+        if identity is None or not sys.platform.startswith("linux"):
+            return None
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(abstract_name(identity))
+            sock.listen(128)
+        except OSError:
+            sock.close()
+            return None
+        sock.setblocking(False)
+        return cls(sock, asyncio.get_running_loop())
+
+    def _first(self) -> None:
+        """A launcher is waiting: start the fork server, which accepts it (and every later
+        one) itself."""
+        sock = self.sock
+        if sock is None:
+            return
+        self.loop.remove_reader(sock.fileno())
+        self.sock = None
+        lifeline_r, lifeline_w = os.pipe()
+        fds = (sock.fileno(), lifeline_r)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _BOOT % _project_root()]
+                + [str(fd) for fd in fds],
+                pass_fds=fds,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a terminal's Ctrl-C reaches the calls by their launchers
+            )
+        except OSError:
+            os.close(lifeline_w)  # no fork server: the waiting launcher reads EOF, falls back
+        else:
+            self.lifeline = lifeline_w
+        finally:
+            os.close(lifeline_r)
+            sock.close()  # the fork server holds it now
+
+    async def close(self) -> None:
+        if self.sock is not None:
+            self.loop.remove_reader(self.sock.fileno())
+            self.sock.close()
+            self.sock = None
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            pidfd = os.pidfd_open(process.pid)
+        except (AttributeError, OSError):
+            pidfd = None
+        if pidfd is not None:
+            ended = self.loop.create_future()
+            self.loop.add_reader(pidfd, lambda: ended.done() or ended.set_result(None))
+            try:
+                await asyncio.wait_for(ended, CLOSE_TIMEOUT)
+            except TimeoutError:
+                process.kill()
+            finally:
+                self.loop.remove_reader(pidfd)
+                os.close(pidfd)
+        try:
+            process.wait(CLOSE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def close_now(self) -> None:
+        """Synchronous: for an owner whose loop is gone."""
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
+        if self.process is not None:
+            try:
+                self.process.wait(CLOSE_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None

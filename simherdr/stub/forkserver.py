@@ -1,0 +1,554 @@
+"""The stand-in's fork server (issue 34): the unchanged stand-in, preloaded, run in a forked
+child per call of the native launcher (``simherdr/stub/data/launcher.c``).
+
+Started by the simherdr server when the first launcher connects (:mod:`simherdr.standin`),
+with the abstract listening socket and a lifeline pipe; it ends when the lifeline reads EOF
+(the server closed it, or died), and ends every call still running with it: no process,
+socket or descriptor outlives the server.
+
+Pre-forked: :data:`IDLE` children wait, each having run the stand-in once against no socket
+(so the pages a call touches are its own already, not copied on the call's path), and accept
+the next launcher themselves; the parent forks a replacement when one takes a call.  A call:
+the child tells the parent (its pid and the connection, over a datagram pair), reads the
+launcher's request (argv, environment, umask, ignored signals and mask; fds 0/1/2 and the
+working directory by SCM_RIGHTS; the wire is in ``launcher.c``), takes the caller's
+descriptors as its own 0/1/2, its working directory, umask, environment (``posix.environ``,
+``os.environ`` and the C environment), ignored signals and mask, and runs
+:func:`simherdr.stub.cli.core.launch` exactly as the Python launcher does, under the
+interpreter's top-level rules (exit status, SystemExit, a traceback and exit 1, death by SIGINT
+after a KeyboardInterrupt's traceback).  It reports its own exit status (after closing the
+caller's descriptors); the parent reports a death by signal.  A launcher that goes away
+(killed) ends its call: SIGKILL to the child, as the call was that process.
+
+CHOICE(standin-exec): the stand-in's only ``execve`` (``herdr server`` becoming ``simherdr
+serve``) is not run in the forked child: the child sends the program, argv and environment to
+the launcher, which execs it in the caller's own process (pid, parent, process group and
+terminal as the Python stand-in's exec keeps them).
+
+CHOICE(standin-fallback): a launcher of another simherdr tree, another interpreter or a release
+this tree does not know gets 'F' and runs the Python stand-in its install wrote.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+import posix
+import select
+import signal
+import socket
+import struct
+import sys
+import time
+
+MAGIC = b"SHS1"
+#: CHOICE(standin-pool): children waiting for a call (two: a caller's next call, and one more
+#: for a parallel caller, find one ready; more are forked as they are taken)
+IDLE = 2
+#: after the server went away: how long the calls still running may take to see it (their
+#: connections closed, a `herdr server stop` waiting for the socket to go) before SIGKILL
+GRACE = 2.0
+#: the signals this process handles, reset to their defaults in a child
+_HANDLED = (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP)
+#: a warm-up's socket: none (a warm-up must send nothing: the recorder sees only calls)
+_NOWHERE = "/nonexistent/simherdr-standin-warm-up.sock"
+_WARM_UP = (["pane", "get", "w1:p1"],)
+
+
+def preload() -> dict[str, object]:
+    """Import every module of the stand-in's CLI and resolve every release (the children share
+    them); returns release name -> :class:`simherdr.stub.cli.base.Release`."""
+    import importlib
+
+    import simherdr.stub.cli as package
+    from simherdr.facts.versions import RELEASES
+
+    from .cli import base
+
+    directory = os.path.dirname(package.__file__)
+    for entry in sorted(os.listdir(directory)):
+        if entry.endswith(".py") and entry != "__init__.py":
+            importlib.import_module("simherdr.stub.cli." + entry[:-3])
+    import simherdr.facts.paths  # noqa: F401  (imported by the stand-in on most calls)
+
+    return {name: base.release_of(name) for name in RELEASES}
+
+
+def _prctl():
+    """libc's prctl, looked up once in the parent (a child only calls it); None without one."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _die_with_parent(prctl) -> None:
+    """PR_SET_PDEATHSIG: a child ends with the fork server, whatever ends it."""
+    if prctl is not None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)
+
+
+class ForkServer:
+    def __init__(self, listen_fd: int, lifeline_fd: int, root: str):
+        self.listener = socket.socket(fileno=listen_fd)
+        self.listener.setblocking(False)
+        self.lifeline = lifeline_fd
+        self.root = root
+        self.python = os.path.abspath(sys.executable)
+        self.releases = preload()
+        self.prctl = _prctl()  # (for the children's _die_with_parent)
+
+        self.pid = os.getpid()
+        self.idle: set[int] = set()
+        self.busy: dict[int, socket.socket] = {}  # pid -> the launcher's connection
+        self.watched: dict[int, int] = {}  # connection fd -> pid
+        self.quick_deaths = 0
+        self.stopping: float | None = None  # the deadline of the calls still running
+        self.notes, self.child_notes = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notes.setblocking(False)
+        self.wakeup_r, self.wakeup_w = os.pipe()
+        os.set_blocking(self.wakeup_w, False)
+        os.set_blocking(self.wakeup_r, False)
+        signal.set_wakeup_fd(self.wakeup_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, lambda *_: self.kill_all())
+        self.poll = select.poll()
+        for fd in (lifeline_fd, self.notes.fileno(), self.wakeup_r):
+            self.poll.register(fd, select.POLLIN)
+        gc.collect()
+        gc.freeze()  # the children share the preloaded heap; no collection touches its pages
+        for _ in range(IDLE):
+            self.fork_idle()
+
+    # -- the pool ------------------------------------------------------------------------------
+    def fork_idle(self) -> None:
+        if self.stopping is not None or self.quick_deaths > 20:
+            return  # stopping, or children die as they start: the launchers fall back
+        try:
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:
+            Idle(self).run()  # never returns
+        self.idle.add(pid)
+
+    def run(self) -> None:
+        while True:
+            timeout = None
+            if self.stopping is not None:
+                if not self.busy:
+                    self.kill_all()
+                left = self.stopping - time.monotonic()
+                if left <= 0:
+                    self.kill_all()
+                timeout = max(1, int(left * 1000))
+            try:
+                events = self.poll.poll(timeout)
+            except InterruptedError:
+                continue
+            for fd, _mask in events:
+                if fd == self.lifeline:
+                    self.stop_accepting()
+                elif fd == self.notes.fileno():
+                    self.read_notes()
+                elif fd == self.wakeup_r:
+                    try:
+                        os.read(self.wakeup_r, 512)
+                    except BlockingIOError:
+                        pass
+                    self.reap()
+                else:
+                    pid = self.watched.get(fd)
+                    if pid is not None:  # the launcher sends nothing more: it went away
+                        self.unwatch(fd)
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+
+    def read_notes(self) -> None:
+        """Children that took a call: (pid, the launcher's connection)."""
+        while True:
+            try:
+                data, ancdata, _flags, _addr = self.notes.recvmsg(
+                    16, socket.CMSG_SPACE(struct.calcsize("i"))
+                )
+            except (BlockingIOError, InterruptedError):
+                return
+            fds: list[int] = []
+            for level, kind, payload in ancdata:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds += struct.unpack("%di" % (len(payload) // 4), payload[: len(payload) & ~3])
+            if len(data) != 4 or len(fds) != 1:
+                for fd in fds:
+                    os.close(fd)
+                continue
+            (pid,) = struct.unpack("<I", data)
+            conn = socket.socket(fileno=fds[0])
+            if pid in self.idle:
+                self.idle.discard(pid)
+                self.busy[pid] = conn
+                self.watched[conn.fileno()] = pid
+                self.poll.register(conn.fileno(), select.POLLIN)
+                self.quick_deaths = 0
+                if not self.idle:  # (else the replacement is forked when a call ends: a
+                    self.fork_idle()  # warm-up then competes with no call for the CPU)
+            else:  # already reaped (it ended before this note was read): nothing to watch
+                conn.close()
+
+    def unwatch(self, fd: int) -> None:
+        if self.watched.pop(fd, None) is not None:
+            try:
+                self.poll.unregister(fd)
+            except KeyError:
+                pass
+
+    def reap(self) -> None:
+        self.read_notes()  # a child's note is sent before it runs: read it before its end
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.idle:
+                self.idle.discard(pid)
+                self.quick_deaths += 1
+                self.fork_idle()
+                continue
+            conn = self.busy.pop(pid, None)
+            if conn is None:
+                continue
+            if os.WIFSIGNALED(status):
+                message = b"S" + struct.pack("<I", os.WTERMSIG(status))
+            else:  # (the child said so itself already; the launcher reads the first)
+                message = b"E" + struct.pack("<I", os.waitstatus_to_exitcode(status) & 0xFF)
+            try:
+                conn.send(message, socket.MSG_NOSIGNAL | socket.MSG_DONTWAIT)
+            except OSError:
+                pass
+            self.unwatch(conn.fileno())
+            conn.close()
+            while len(self.idle) < IDLE and self.stopping is None and self.quick_deaths <= 20:
+                self.fork_idle()
+
+    def stop_accepting(self) -> None:
+        """The server is gone: no more calls; the idle children end now, the running calls
+        within :data:`GRACE`."""
+        self.stopping = time.monotonic() + GRACE
+        try:
+            self.poll.unregister(self.lifeline)
+        except KeyError:
+            pass
+        self.listener.close()
+        for pid in list(self.idle):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def kill_all(self) -> None:
+        """End every child, then this process."""
+        for pid in list(self.idle) + list(self.busy):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+        os._exit(0)
+
+
+# -- a child -----------------------------------------------------------------------------------
+
+
+class Idle:
+    """A pre-forked child: warm, waiting for a call, then that call."""
+
+    def __init__(self, server: ForkServer):
+        self.server = server
+        self.listener = server.listener
+        self.lifeline = server.lifeline
+        self.notes = server.child_notes
+        self.releases = server.releases
+
+    def run(self) -> None:
+        code = 1
+        try:
+            _die_with_parent(self.server.prctl)
+            if os.getppid() != self.server.pid:
+                os._exit(0)
+            signal.set_wakeup_fd(-1)
+            for sig in _HANDLED:
+                signal.signal(sig, signal.SIG_DFL)
+            self.warm_up()
+            conn = self.wait()
+            code = self.call(conn)
+        finally:
+            _exit(code)
+
+    def warm_up(self) -> None:
+        """Run the stand-in against no socket (its pages become this child's own now, not
+        on the call's path); it writes only to memory."""
+        from .cli.core import run
+
+        release = self.releases.get("0.9.3") or next(iter(self.releases.values()))
+        for argv in _WARM_UP:
+            try:
+                run(
+                    argv,
+                    version=release,
+                    env={"HERDR_SOCKET_PATH": _NOWHERE},
+                    stdout=io.BytesIO(),
+                    stderr=io.BytesIO(),
+                )
+            except Exception:
+                pass
+        # and what a call's set-up touches (its pages too): the streams, the environment
+        _stdio_streams()
+        _set_environ([k + b"=" + v for k, v in os.environb.items()])
+
+    def wait(self) -> socket.socket:
+        poll = select.poll()
+        poll.register(self.listener.fileno(), select.POLLIN)
+        poll.register(self.lifeline, select.POLLIN)
+        while True:
+            try:
+                events = poll.poll()
+            except InterruptedError:
+                continue
+            for fd, _mask in events:
+                if fd == self.lifeline:
+                    os._exit(0)
+            try:
+                conn, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                continue  # another child took it
+            except OSError:
+                os._exit(0)
+            conn.setblocking(True)
+            creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            if struct.unpack("3i", creds)[1] != os.geteuid():
+                conn.close()  # another user's process: never served
+                continue
+            return conn
+
+    def call(self, conn: socket.socket) -> int:
+        request = _read_request(conn)
+        if request is None:
+            return 0
+        data, fds = request
+        # the parent watches the connection from here on (the launcher sends nothing more:
+        # readable means it went away) and reports a death by signal
+        self.notes.sendmsg(
+            [struct.pack("<I", os.getpid())],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", conn.fileno()))],
+        )
+        fields = data.split(b"\0")
+        python, root, release_name, exe = (f.decode("utf-8", "surrogateescape") for f in fields[:4])
+        release = self.releases.get(release_name)
+        if (
+            python != self.server.python
+            or root != self.server.root
+            or release is None
+            or len(fds) != 4
+            or len(fields) < 9
+        ):
+            conn.sendall(b"F")
+            return 0
+        conn.sendall(b"P" + struct.pack("<I", os.getpid()))
+        umask, ignored, blocked = (int(f) for f in fields[4:7])
+        rest = fields[7:]
+        split = rest.index(b"")
+        argv = [a.decode("utf-8", "surrogateescape") for a in rest[:split]]
+        env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
+        for sig in range(1, 32):
+            if ignored >> sig & 1:
+                try:
+                    signal.signal(sig, signal.SIG_IGN)
+                except (OSError, ValueError):
+                    pass
+        signal.pthread_sigmask(
+            signal.SIG_SETMASK, [s for s in range(1, signal.NSIG) if blocked >> s & 1]
+        )
+        stdin, stdout, stderr, cwd = fds
+        os.dup2(stdin, 0)
+        os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
+        os.fchdir(cwd)
+        os.umask(umask)
+        keep = conn.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, 1 << 20)
+        _set_environ(env)
+        sys.argv = [exe] + argv[1:]
+        _fresh_stdio()
+        global _CONN
+        _CONN = conn
+        os.execve = _exec_request(conn)  # CHOICE(standin-exec)
+        posix._exit = _exit  # type: ignore[assignment]  # launch()'s clean exit reports first
+        gc.disable()  # as the Python launcher runs the stand-in (boot.start)
+        from .cli.core import launch
+
+        return _top_level(launch, argv[1:], release)
+
+
+def _read_request(conn: socket.socket) -> tuple[bytes, list[int]] | None:
+    """The launcher's request: (its fields, the descriptors that came with it)."""
+    data = bytearray()
+    fds: list[int] = []
+    size = None
+    while size is None or len(data) < size:
+        try:
+            chunk, ancdata, _flags, _addr = conn.recvmsg(
+                1 << 16, socket.CMSG_SPACE(4 * struct.calcsize("i"))
+            )
+        except InterruptedError:
+            continue
+        except OSError:
+            return None
+        for level, kind, payload in ancdata:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += struct.unpack("%di" % (len(payload) // 4), payload[: len(payload) & ~3])
+        if not chunk:
+            return None
+        data += chunk
+        if size is None and len(data) >= 8:
+            if data[:4] != MAGIC:
+                return None
+            size = 8 + struct.unpack_from("<I", data, 4)[0]
+    return bytes(data[8:size]), fds
+
+
+_CONN: socket.socket | None = None  # a call's launcher connection (the child's exit reports)
+_real_exit = posix._exit
+
+
+def _exit(code: int) -> None:
+    """End the call: flush and close the caller's descriptors (its pipes see EOF when the
+    launcher leaves), tell the launcher the status, end the process."""
+    conn = _CONN
+    if conn is not None:
+        _flush()
+        os.closerange(0, 3)
+        try:
+            conn.sendall(b"E" + struct.pack("<I", code & 0xFF), socket.MSG_NOSIGNAL)
+        except OSError:
+            pass
+    _real_exit(code)
+
+
+def _set_environ(env: list[bytes]) -> None:
+    """The caller's environment, exactly: what the stand-in reads (``posix.environ``), what
+    ``os`` reads and the C environment (``putenv``, as ``os.environ`` writes it)."""
+    pairs = {}
+    for entry in env:
+        key, sep, value = entry.partition(b"=")
+        if sep and key and key not in pairs:
+            pairs[key] = value
+    environb = os.environb
+    for key in [k for k in environb if k not in pairs]:
+        del environb[key]
+    for key, value in pairs.items():
+        if environb.get(key) != value:
+            environb[key] = value
+    posix.environ.clear()
+    posix.environ.update(pairs)
+
+
+def _fresh_stdio() -> None:
+    """``sys.stdin/stdout/stderr`` as the interpreter makes them at start for these fds
+    (line-buffered on a terminal; stderr always; the Python stand-in's ``-I`` mode ignores
+    PYTHONIOENCODING, the locale's encoding stays this process's)."""
+    for name, stream in _stdio_streams():
+        setattr(sys, name, stream)
+        setattr(sys, "__%s__" % name, stream)
+
+
+def _stdio_streams():
+    import io
+
+    def make(fd: int, mode: str, errors: str, line: bool):
+        raw = io.FileIO(fd, mode, closefd=False)
+        binary: io.BufferedIOBase = (
+            io.BufferedReader(raw) if mode == "rb" else io.BufferedWriter(raw)
+        )
+        return io.TextIOWrapper(
+            binary,
+            encoding=sys.stdout.encoding if sys.stdout else "utf-8",
+            errors=errors,
+            line_buffering=line,
+            write_through=fd == 2,
+        )
+
+    encoding_errors = (sys.stdout.errors if sys.stdout else None) or "strict"
+    return (
+        ("stdin", make(0, "rb", encoding_errors, False)),
+        ("stdout", make(1, "wb", encoding_errors, os.isatty(1))),
+        ("stderr", make(2, "wb", "backslashreplace", True)),
+    )
+
+
+def _exec_request(sock: socket.socket):
+    def execve(path, argv, env):
+        fields = [os.fsencode(path)] + [os.fsencode(a) for a in argv] + [b""]
+        fields += [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+        body = b"".join(f + b"\0" for f in fields)
+        sock.sendall(b"X" + struct.pack("<I", len(body)) + body)
+        _real_exit(0)  # (the launcher execs: no status to report)
+
+    return execve
+
+
+def _top_level(launch, argv, release) -> int:
+    """``sys.exit(launch(argv, version=...))`` as the interpreter's top level runs it."""
+    try:
+        code = launch(argv, version=release)
+        raise SystemExit(code)
+    except SystemExit as exc:
+        code = exc.code
+        status = 0 if code is None else code if isinstance(code, int) else 1
+        if not isinstance(code, int) and code is not None:
+            try:
+                print(code, file=sys.stderr)
+            except Exception:
+                pass
+    except KeyboardInterrupt:
+        sys.excepthook(*sys.exc_info())
+        _flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        return 130  # (the signal ends the process first)
+    except BaseException:
+        sys.excepthook(*sys.exc_info())
+        status = 1
+    if not _flush():
+        status = 120
+    return status & 0xFF
+
+
+def _flush() -> bool:
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            ok = False
+    return ok
+
+
+def main() -> None:
+    """``python -I -S -c ... LISTEN_FD LIFELINE_FD`` (spawned by simherdr.standin)."""
+    listen_fd, lifeline_fd = (int(a) for a in sys.argv[1:3])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ForkServer(listen_fd, lifeline_fd, root).run()

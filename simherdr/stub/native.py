@@ -1,0 +1,109 @@
+"""The native launcher's build (issue 34): ``simherdr/stub/data/launcher.c`` compiled with the
+machine's C compiler, its per-install values written into the binary.
+
+CHOICE(native-launcher): ``install-stub`` installs the native launcher when a C compiler is
+found (``$CC``, else ``cc``, ``gcc``, ``clang`` on ``PATH``) on Linux, else the Python stand-in
+as before; ``SIMHERDR_NATIVE_STUB=0`` asks for the Python stand-in anyway.  The launcher falls
+back to the Python stand-in by itself wherever its fast path cannot serve a call
+(``launcher.c``), so the choice changes speed, never behaviour.
+
+One compile per machine and source: the binary is cached under
+``$XDG_CACHE_HOME/simherdr`` (``~/.cache/simherdr``) by the hash of the source and the
+compiler's path, and each install copies it with its own values (python, the Python launcher
+beside it, the project root, the release, its own path) written after a marker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NATIVE_ENV = "SIMHERDR_NATIVE_STUB"
+MARKER = b"@@SIMHERDR-STANDIN-CONFIG@@"
+CONFIG_SIZE = 8192  # launcher.c CONFIG_SIZE
+#: in the binary's config, so `install-stub` knows the file as simherdr's (cli.STUB_MARK)
+MARK_TEMPLATE = "simherdr stand-in for the herdr %s CLI (native launcher)"
+
+_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "launcher.c")
+_BUILT: dict[str, bytes] = {}  # this process's compiled binaries, by cache key
+
+
+def wanted() -> bool:
+    """Whether an install that may choose takes the native launcher (``SIMHERDR_NATIVE_STUB``)."""
+    return os.environ.get(NATIVE_ENV, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+def compiler() -> str | None:
+    """The C compiler to use, or None (no native launcher: not Linux, or none found)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if name:
+            found = shutil.which(name)
+            if found:
+                return found
+    return None
+
+
+def _cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "simherdr")
+
+
+def build(cc: str) -> bytes | None:
+    """The compiled launcher (from the cache when there), or None when it does not compile."""
+    with open(_SOURCE, "rb") as handle:
+        source = handle.read()
+    key = hashlib.sha256(source + b"\0" + cc.encode()).hexdigest()[:20]
+    binary = _BUILT.get(key)
+    if binary is not None:
+        return binary
+    cached = os.path.join(_cache_dir(), "herdr-launcher-" + key)
+    try:
+        with open(cached, "rb") as handle:
+            binary = handle.read()
+    except OSError:
+        binary = None
+    if binary is None or MARKER not in binary:
+        with tempfile.TemporaryDirectory(prefix="simherdr-cc-") as tmp:
+            out = os.path.join(tmp, "herdr")
+            # static where the C library allows it: no dynamic loader on every call (~0.3 ms)
+            for flags in (["-O2", "-static"], ["-O2"]):
+                try:
+                    done = subprocess.run(
+                        [cc, *flags, "-o", out, _SOURCE], capture_output=True, timeout=120
+                    )
+                except (OSError, subprocess.TimeoutExpired):
+                    return None
+                if done.returncode == 0:
+                    break
+            else:
+                return None
+            with open(out, "rb") as handle:
+                binary = handle.read()
+        if MARKER not in binary:
+            return None
+        try:
+            os.makedirs(_cache_dir(), exist_ok=True)
+            tmp_path = "%s.tmp-%d" % (cached, os.getpid())
+            with open(tmp_path, "wb") as handle:
+                handle.write(binary)
+            os.replace(tmp_path, cached)
+        except OSError:
+            pass  # no cache: the next install compiles again
+    _BUILT[key] = binary
+    return binary
+
+
+def configure(binary: bytes, values: list[str]) -> bytes:
+    """``binary`` with its config block holding ``values`` (NUL-separated after the marker);
+    ValueError when they do not fit."""
+    block = MARKER + b"\0" + b"".join(os.fsencode(v) + b"\0" for v in values)
+    if len(block) > CONFIG_SIZE:
+        raise ValueError("the native launcher's config does not fit (paths too long)")
+    at = binary.index(MARKER)
+    return binary[:at] + block.ljust(CONFIG_SIZE, b"\0") + binary[at + CONFIG_SIZE :]

@@ -1,0 +1,21 @@
+"""tests/prewarm.py writes the pyc pytest itself would write for a test module (make test runs
+it before the workers start)."""
+
+from __future__ import annotations
+
+from _pytest.assertion import rewrite as rw
+
+from tests import prewarm
+
+
+def test_prewarm_writes_the_rewritten_pyc_pytest_reads(tmp_path, pytestconfig):
+    fn = tmp_path / "test_sample.py"
+    fn.write_text("def test_x():\n    a = [1]\n    assert a == [2], 'shown'\n")
+    assert prewarm._rewrite([str(fn)]) == 1
+    pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
+    co = rw._read_pyc(fn, pyc)
+    assert co is not None
+    # the same code pytest's own hook compiles for this module under the suite's config
+    _hash, expected = rw._rewrite_test(fn, pytestconfig)
+    assert co == expected  # code objects compare by bytecode, constants and names
+    assert prewarm._rewrite([str(fn)]) == 0  # a current pyc is kept

@@ -1,0 +1,420 @@
+"""The native stand-in (issue 34): the launcher (``simherdr/stub/data/launcher.c``) and the
+fork server (``simherdr/stub/forkserver.py``) behave as the Python stand-in, the reference.
+
+- every verb of the command table, on every release, through the fork server and through the
+  Python stand-in's code in-process, on twin servers fed the same calls: the same stdout,
+  stderr and exit status (``native_client`` speaks the launcher's wire, so the equivalence runs
+  without an exec per call);
+- the compiled launcher itself: streams, exit codes, a death by signal, stdin, TTY, cwd and
+  environment, the fallback to the Python stand-in on a socket that is not a simherdr's;
+- parallel callers; a killed launcher leaves no process; the server's end leaves none.
+
+Skipped without a C compiler (the Python stand-in is what such a machine installs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from io import BytesIO
+
+import native_client
+import pytest
+
+from simherdr.stub import native
+from simherdr.stub.cli.base import release_of
+from simherdr.stub.cli.commands import GROUPS
+from simherdr.stub.cli.core import run
+from simherdr.stub.install import is_native, write_stub
+from simherdr.testing import ThreadServer
+from tests.releases import RELEASES, VERSIONS
+
+CC = native.compiler()
+pytestmark = pytest.mark.skipif(
+    CC is None or native.build(CC) is None,
+    reason="no C compiler on this machine (or not Linux): install-stub writes the Python stand-in",
+)
+
+
+@pytest.fixture(scope="module")
+def host():
+    """A server whose fork server serves every test of this module (it runs any release)."""
+    with ThreadServer("0.9.3") as server:
+        yield server
+
+
+# -- the equivalence: every verb, every release -------------------------------------------------
+
+_VALUES = {
+    "pane_id": "w1:p1",
+    "workspace_id": "w1",
+    "tab_id": "w1:t1",
+    "target": "w1:p1",
+    "terminal_id": "term_0",
+    "key": "enter",
+    "plugin_id": "demo",
+}
+#: the verbs whose argument forms would block or leave the server (the bare and help forms run)
+_NO_ARGS_FORM = {
+    ("pane", "wait-output"),
+    ("agent", "wait"),
+    ("agent", "attach"),
+    ("terminal", "attach"),
+    ("session", "attach"),
+    ("server", "live-handoff"),
+    ("plugin", "logs"),
+    ("plugin", "log"),
+}
+#: never run: they stop the server, or exec `simherdr serve` (the launcher execs: see below)
+_NEVER = {("server", ""), ("server", "stop"), ("session", "stop"), ("session", "delete")}
+
+
+def _synthesized(usage: str) -> list[str]:
+    """Arguments from a usage line: each required ``<name>`` and required option, filled."""
+    words = usage.split()[4:] if usage.startswith("usage: herdr") else []
+    out: list[str] = []
+    depth = 0
+    pending_option = None
+    for word in words:
+        opened = word.count("[") + word.count("(")
+        if depth == 0 and not word.startswith(("[", "(")):
+            if pending_option is not None:
+                out += [pending_option, word.split("|")[0].strip("<>") or "x"]
+                pending_option = None
+            elif word.startswith("--"):
+                pending_option = word
+            elif word.startswith("<"):
+                name = word.strip("<>.").split(">")[0]
+                out.append(_VALUES.get(name, "x"))
+        depth += opened - word.count("]") - word.count(")")
+        depth = max(depth, 0)
+    if pending_option is not None:
+        out.append(pending_option)
+    return out
+
+
+def _forms(release: str, full: bool = True) -> list[list[str]]:
+    """Each verb's forms: bare, and with its arguments filled (``full``: both; else one, the
+    filled form where the verb has one)."""
+    forms = []
+    rel = release_of(release)
+    for group, rows in GROUPS.items():
+        _header, verbs, _trailer = rows(rel)
+        for verb in verbs:
+            if (group, verb.name) in _NEVER:
+                continue
+            usage = (verb.usage or "").split("\n")[0]
+            args = _synthesized(usage) if (group, verb.name) not in _NO_ARGS_FORM else []
+            if full or not args:
+                forms.append([group, verb.name])
+            if args:
+                forms.append([group, verb.name, *args])
+    forms += [["--version"], ["status"], ["bogus"], ["pane"], ["pane", "get", "--help"]]
+    return forms
+
+
+def _normalize(data: bytes, replace: dict[str, str]) -> bytes:
+    for old, new in replace.items():
+        data = data.replace(old.encode(), new.encode())
+    return re.sub(rb"term_[0-9a-f]+", b"term_N", data)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_verb_answers_the_same_through_the_fork_server(release, host, tmp_path):
+    """Every verb on every release (both forms on the two ends of every row, VERSIONS)."""
+    name = native_client.name_of(host.path)
+    homes = {}
+    for side in ("py", "native"):
+        homes[side] = tmp_path / side
+        homes[side].mkdir()
+    cwd = str(tmp_path)
+    mismatches = []
+    with ThreadServer(release) as reference, ThreadServer(release) as served:
+        envs = {
+            side: {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "HOME": str(homes[side]),
+                "HERDR_SOCKET_PATH": srv.path,
+                "LANG": "C.UTF-8",
+            }
+            for side, srv in (("py", reference), ("native", served))
+        }
+        replace = {
+            "py": {reference.path: "<SOCKET>", str(homes["py"]): "<HOME>"},
+            "native": {served.path: "<SOCKET>", str(homes["native"]): "<HOME>"},
+        }
+        here = os.getcwd()
+        os.chdir(cwd)  # the in-process stand-in's working directory is the test process's
+        try:
+            for argv in _forms(release, full=release in VERSIONS):
+                out, err = BytesIO(), BytesIO()
+                code = run(
+                    argv,
+                    version=release,
+                    env=envs["py"],
+                    stdout=out,
+                    stderr=err,
+                    argv0="/bin/herdr",
+                )
+                got = native_client.call(name, argv, envs["native"], release, cwd=cwd)
+                want = ("E", code, out.getvalue(), err.getvalue())
+                have = (got.kind, got.value, got.stdout, got.stderr)
+                want = want[:2] + tuple(_normalize(d, replace["py"]) for d in want[2:])
+                have = have[:2] + tuple(_normalize(d, replace["native"]) for d in have[2:])
+                if want != have:
+                    mismatches.append((argv, want, have))
+        finally:
+            os.chdir(here)
+    assert mismatches == []
+
+
+def test_the_forms_cover_every_verb_and_fill_arguments():
+    forms = _forms("0.9.3")
+    assert ["pane", "get", "w1:p1"] in forms
+    assert ["pane", "focus", "--direction", "left"] in forms
+    assert ["workspace", "rename", "w1", "x"] in forms
+    covered = {tuple(f[:2]) for f in forms}
+    for group, rows in GROUPS.items():
+        for verb in rows(release_of("0.9.3"))[1]:
+            assert (group, verb.name) in covered or (group, verb.name) in _NEVER
+
+
+# -- the compiled launcher ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stand_ins(tmp_path_factory):
+    base = tmp_path_factory.mktemp("native")
+    fast = write_stub(str(base / "native"), "0.9.3", native=True)
+    slow = write_stub(str(base / "python"), "0.9.3", native=False)
+    assert is_native(fast) and not is_native(slow)
+    return fast, slow
+
+
+def _env(server, **extra):
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": tempfile.gettempdir(),
+        "HERDR_SOCKET_PATH": server.path,
+        "LANG": "C.UTF-8",
+    }
+    env.update(extra)
+    return env
+
+
+def _both(stand_ins, argv, env, **kw):
+    return [subprocess.run([b, *argv], env=env, capture_output=True, **kw) for b in stand_ins]
+
+
+def test_the_launcher_answers_as_the_python_stand_in(stand_ins, host):
+    env = _env(host)
+    ws = _both(stand_ins, ["workspace", "create", "--cwd", "/", "--no-focus"], env)
+    assert [p.returncode for p in ws] == [0, 0]
+    for argv in (["pane", "get", "w1:p1"], ["pane", "get", "nope"], ["pane"], ["--version"]):
+        fast, slow = _both(stand_ins, argv, env)
+        assert (fast.returncode, fast.stdout, fast.stderr) == (
+            slow.returncode,
+            slow.stdout,
+            slow.stderr,
+        ), argv
+    fast, slow = _both(stand_ins, ["pane", "send-text", "w1:p1", "hi"], env, input=b"")
+    assert fast.returncode == slow.returncode == 0
+
+
+def test_the_callers_cwd_and_environment_reach_the_call(stand_ins, host, tmp_path):
+    fast, _slow = stand_ins
+    (tmp_path / "home").mkdir()
+    env = _env(host, HOME=str(tmp_path / "home"))
+    # `api schema --output FILE` writes FILE against the caller's directory (and every call
+    # finds its server by the caller's HERDR_SOCKET_PATH)
+    for arg, want in (("here.json", tmp_path / "here.json"),):
+        made = subprocess.run(
+            [fast, "api", "schema", "--output", arg], env=env, cwd=tmp_path, capture_output=True
+        )
+        assert made.returncode == 0, made.stderr
+        assert want.exists(), (arg, made.stdout, made.stderr)
+
+
+def test_exit_by_signal_and_a_closed_pipe_stay_quiet(stand_ins, host):
+    fast, slow = stand_ins
+    env = _env(host)
+    results = []
+    for binary in (fast, slow):
+        reader = subprocess.Popen(["head", "-c1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [binary, "api", "schema", "--json"],
+            env=env,
+            stdout=reader.stdin,
+            stderr=subprocess.PIPE,
+        )
+        reader.stdin.close()
+        reader.wait()
+        results.append((proc.returncode, proc.stderr))
+    assert results[0] == results[1] == (-signal.SIGPIPE, b"")
+
+
+def test_a_socket_that_is_not_a_simherdr_takes_the_python_path(stand_ins, tmp_path):
+    fast, slow = stand_ins
+    env = {"PATH": "/usr/bin:/bin", "HERDR_SOCKET_PATH": str(tmp_path / "none.sock")}
+    a, b = _both(stand_ins, ["pane", "get", "w1:p1"], env)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    assert a.returncode == 1 and a.stderr
+
+
+def test_a_terminal_is_the_callers(stand_ins, host):
+    """isatty on the caller's own terminal: the descriptors are passed, not piped."""
+    import pty
+
+    fast, _ = stand_ins
+    env = _env(host)
+    code = (
+        "import os,subprocess,sys;"
+        "p=subprocess.run([sys.argv[1],'completion','bash'],env=dict(os.environ));"
+        "sys.exit(p.returncode)"
+    )
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.environ.clear()
+        os.environ.update(env)
+        os.execv(sys.executable, [sys.executable, "-c", code, fast])
+    output = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert b"complete" in output  # through the terminal, not a pipe of ours
+
+
+# -- many callers, a killed launcher, the server's end ---------------------------------------------
+
+
+def _fork_server_pids(host) -> list[int]:
+    process = host.server.standin.process if host.server.standin else None
+    return [process.pid] if process else []
+
+
+def _children_of(pid: int) -> set[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return {int(p) for p in handle.read().split()}
+    except OSError:
+        return set()
+
+
+def test_parallel_callers_each_get_their_own_answer(stand_ins, host):
+    fast, _ = stand_ins
+    env = _env(host)
+    subprocess.run([fast, "workspace", "create", "--no-focus"], env=env, check=True)
+    results: dict[int, subprocess.CompletedProcess] = {}
+
+    def caller(i: int) -> None:
+        results[i] = subprocess.run(
+            [fast, "pane", "get", "w1:p1" if i % 2 else "nope-%d" % i],
+            env=env,
+            capture_output=True,
+        )
+
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(results) == 24
+    for i, p in results.items():
+        if i % 2:
+            assert p.returncode == 0 and b'"pane_id":"w1:p1"' in p.stdout, p.stderr
+        else:
+            assert p.returncode == 1 and b"nope-%d" % i in p.stderr, p.stderr
+
+
+def _call_of(parent: int, pipe_inode: int) -> int | None:
+    """The fork server's child whose stdout is the pipe ``pipe_inode`` (a call's descriptors
+    are its caller's)."""
+    for pid in _children_of(parent):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/1") == "pipe:[%d]" % pipe_inode:
+                return pid
+        except OSError:
+            continue
+    return None
+
+
+def test_a_killed_launcher_leaves_nothing(stand_ins, host):
+    fast, _ = stand_ins
+    env = _env(host)
+    subprocess.run([fast, "workspace", "create", "--no-focus"], env=env, check=True)
+    (parent,) = _fork_server_pids(host)
+    # a call that blocks until told: wait for output that never comes
+    launcher = subprocess.Popen(
+        [fast, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    inode = os.fstat(launcher.stdout.fileno()).st_ino
+    deadline = time.monotonic() + 10
+    call = None
+    while time.monotonic() < deadline and call is None:
+        call = _call_of(parent, inode)
+        time.sleep(0.005)
+    assert call is not None, "the call never reached the fork server"
+    launcher.kill()
+    launcher.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not _zombie_or_gone(call):
+        time.sleep(0.005)
+    assert launcher.returncode == -signal.SIGKILL
+    assert _zombie_or_gone(call)
+    launcher.stdout.close()
+    launcher.stderr.close()
+
+
+def test_the_servers_end_leaves_no_process(stand_ins, tmp_path):
+    fast, _ = stand_ins
+    server = ThreadServer("0.9.3")
+    try:
+        env = _env(server)
+        assert subprocess.run([fast, "--version"], env=env, capture_output=True).returncode == 0
+        process = server.server.standin.process
+        assert process is not None
+        pids = {process.pid} | _children_of(process.pid)
+        assert len(pids) >= 2
+    finally:
+        server.stop()
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or _zombie_or_gone(pid), pid
+
+
+def _zombie_or_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ")[1][0] in "ZX"
+    except OSError:
+        return True
+
+
+def test_install_stub_says_which_launcher_it_wrote(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "simherdr", "install-stub", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SIMHERDR_NATIVE_STUB": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == str(tmp_path / "herdr") + "\n"
+    assert "native launcher" in done.stderr
+    shutil.rmtree(tmp_path)
