@@ -2,7 +2,7 @@
 with PASS/MISS per target, and the same figures in bench-results/bench.json.
 
 Options: ``--skip-suite`` (do not time the whole test suite), ``--quick`` (fewer repeats and
-sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, stub, native, serve,
+sizes up to 1,000: a smoke run, not for numbers), ``--only NAME[,NAME]`` (socket, attach, stub, native, serve,
 reset, day, scale, virtual, screen, engine, agents, suite), ``--no-agents`` (scale with panes only), ``--out FILE``.
 """
 
@@ -20,6 +20,7 @@ from .common import ROOT, Result
 
 ALL = (
     "socket",
+    "attach",
     "stub",
     "native",
     "serve",
@@ -71,6 +72,7 @@ def main(argv=None) -> int:
 
     from . import (
         agent_suite,
+        attach,
         client_day,
         engine,
         native_call,
@@ -87,6 +89,9 @@ def main(argv=None) -> int:
     q = args.quick
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
+        "attach": lambda: attach.run(
+            rounds=1 if q else 5, per_round=200 if q else 300, print_rounds=1 if q else 3
+        ),
         "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
         "native": lambda: [native_call.run(rounds=7 if q else 61)],
         "scale": lambda: scale.run(

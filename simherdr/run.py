@@ -11,12 +11,14 @@ What a user would otherwise write by hand around every suite:
    group of its own; SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to that group;
 5. on every exit path (COMMAND done, crashed, a signal to ``simherdr run``, a failure of the
    server): COMMAND's leftover processes, any ``herdr server`` COMMAND started inside the root,
-   the server, the recorder and the root are all gone;
+   the server, the recorder, the worktrees the server checked out (under its private HOME) for
+   repositories outside the root (:func:`release_worktrees`) and the root are all gone;
 6. the exit status is COMMAND's (128+N when a signal N ended it); when it is not 0, a summary of
    the trace (the last requests, the error replies, the faults) and the paths of the trace and
    its HTML timeline go to stderr.
 
-``--record DIR`` puts the recording proxy (:mod:`simherdr.contract.recorder`) between COMMAND
+``--in-pane`` creates a workspace for COMMAND and gives it herdr's pane environment
+(:func:`in_pane_env`). ``--record DIR`` puts the recording proxy (:mod:`simherdr.contract.recorder`) between COMMAND
 and the server: the cassette ``DIR/<name>.json`` is written when COMMAND ends.
 """
 
@@ -80,7 +82,9 @@ def add_parser(sub, time_scale: Callable[[str], float], versions: tuple[str, ...
         "run COMMAND with HERDR_SOCKET_PATH, PATH (stand-in first), HERDR_BIN, HERDR_BIN_PATH, "
         "XDG_CONFIG_HOME/XDG_STATE_HOME (under a private 0700 root), SIMHERDR_TIME_SCALE, "
         f"{ENV_CONTROL} and {ENV_TRACE} set; stop everything when it ends and exit with its "
-        "status. On failure: a summary of the trace and the paths of the trace and timeline.",
+        "status. On failure: a summary of the trace and the paths of the trace and timeline. "
+        "The server's HOME is private (herdr's worktrees and workspaces without --cwd land in "
+        "the root); worktrees it made for your repositories are removed from them at the end.",
     )
     r.add_argument("--herdr-version", default=None, choices=versions)
     r.add_argument(

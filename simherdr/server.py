@@ -20,9 +20,9 @@ import os
 import socket
 import struct
 
-from .client_socket import ClientSocket, client_socket_path
 from .simulator import Simulator
 from .standin import StandinHost
+from .terminalplane import ClientSocket, client_socket_path
 from .trace import record_reply, record_request
 from .unixsocket import (  # noqa: F401  (re-exported: callers import them from here)
     Listening,
@@ -314,9 +314,9 @@ class Server:
         self.loop = asyncio.get_running_loop()
         busy = f"herdr is already running (socket busy at {self.path})"
         take_path(self.path, busy)  # the API socket's refusals first
-        # herdr's client socket beside it (simherdr.client_socket); a refusal of either binds
+        # herdr's client socket beside it (simherdr.terminalplane); a refusal of either binds
         # neither.
-        self.client_socket = ClientSocket(client_socket_path(self.path))
+        self.client_socket = ClientSocket(client_socket_path(self.path), self.sim)
         await self.client_socket.start()
         try:
             self._server = await listen_protocol(

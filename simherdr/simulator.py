@@ -24,6 +24,8 @@ from .runtime.timers import Timers
 from .trace import NullRecorder, Observable, Recorder, Trace
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from .agents import AgentLayer
     from .handlers.context import WorktreeOperations
     from .model.hub import EventHub
@@ -33,6 +35,13 @@ if TYPE_CHECKING:
     from .outbox import Outbox
     from .plugins import PluginHost
     from .scenarios.faults import Faults
+
+    class TerminalListener(Protocol):
+        """What the simulator tells the terminal plane (simherdr.terminalplane.TerminalPlane)."""
+
+        def screens_changed(self) -> None: ...
+
+        def terminal_exited(self, terminal_id: str) -> None: ...
 
 
 class _MadeOnUse:
@@ -84,6 +93,9 @@ class Simulator:
         # The fault seam: ``async intercept(sim, call, proceed)`` around every parsed request,
         # waits included, streams not (runtime/dispatch.py Interceptor).
         self.interceptors: list[Interceptor] = []
+        # The terminal plane's seam (simherdr.terminalplane): told after every change (a
+        # batch, typed input, a PTY's output) and when a pane's terminal exits.
+        self.terminal_listeners: list[TerminalListener] = []
         self._restored = False  # the session file was read (once, at the first start)
         # The recorder seam (simherdr.trace): requests, replies, events, faults, steps.
         self.trace: Recorder = (
@@ -186,6 +198,13 @@ class Simulator:
 
     def notify(self) -> None:
         self.changes.notify()
+        for listener in self.terminal_listeners:
+            listener.screens_changed()
+
+    def terminal_exited(self, pane) -> None:
+        """The pane's process ended and its pane closes (herdr's AppEvent::PaneDied)."""
+        for listener in list(self.terminal_listeners):
+            listener.terminal_exited(pane.terminal_id)
 
     async def wait_change(self, until: float | None, conn=None) -> None:
         await self.changes.wait(until, conn)

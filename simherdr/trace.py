@@ -15,7 +15,10 @@ Entries are plain dicts, JSON-ready::
 
 Kinds: ``request`` (id, method, params; over the socket also the peer's ``pid`` and ``cmd``,
 its command line), ``reply`` (id, ok, code?, result | error), ``event``
-(type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``.
+(type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``,
+``terminal`` (a client-socket client, lane ``t<N>``: ``op`` hello | refused | attach | observe |
+control | input | resize | frame (seq, full, bytes) | detach | taken_over | shutdown (reason) |
+disconnected).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import IO, Any, Protocol, runtime_checkable
 # CHOICE: ring size. 20,000 entries cover a long test (an agent turn is ~20 entries) at a few
 # MB; older entries are dropped and counted in ``dropped``.
 DEFAULT_SIZE = 20_000
-KINDS = ("request", "reply", "event", "fault", "step", "note")
+KINDS = ("request", "reply", "event", "fault", "step", "note", "terminal")
 
 
 class Recorder(Protocol):
@@ -278,6 +281,9 @@ def format_entry(e: dict) -> str:
         body = f"FAULT {e.get('fault')} ({e.get('type')}) on {e.get('method')} id={e.get('id')!r}"
     elif kind == "step":
         body = f"STEP {e.get('name')} {_cut(e.get('args', {}))}"
+    elif kind == "terminal":  # a terminal-plane client (lane t<N>): simherdr.terminalplane
+        rest = {k: v for k, v in e.items() if k not in ("seq", "kind", "t", "wall", "conn", "op")}
+        body = f"TERMINAL {e.get('op')} {_cut(rest)}"
     else:
         body = f"{kind} {_cut({k: v for k, v in e.items() if k not in ('seq', 'kind', 't', 'wall', 'conn')})}"
     return head + body
@@ -292,3 +298,27 @@ def format_trace(entries: list[dict], dropped: int = 0, limit: int = 400) -> str
         lines.append(f"... {skipped} earlier entries not shown")
     lines.extend(format_entry(e) for e in entries[-limit:])
     return "\n".join(lines)
+
+
+def terminal_lanes(entries: Iterable[dict]) -> list[tuple[str, float, float | None, list, str]]:
+    """Each terminal-plane client (``terminal`` entries, lane ``t<N>``) as one span of a lane of
+    its own, ``(label, start, end, [], lane)`` (traceview.Span's fields): from its hello to its
+    end, labelled with what it attached to and how it ended."""
+    out: list[list] = []
+    open_: dict[str, list] = {}
+    for e in entries:
+        if e.get("kind") != "terminal":
+            continue
+        conn, op, t = str(e.get("conn")), e.get("op"), float(e.get("t", 0.0))
+        span = open_.get(conn)
+        if span is None:
+            span = open_[conn] = ["terminal client", t, None, [], f"terminal plane {conn}"]
+            out.append(span)
+        if op in ("attach", "observe", "control"):
+            span[0] = f"{op} {e.get('terminal_id') or e.get('target')}"
+        elif op in ("shutdown", "refused"):
+            span[0] += f" · {e.get('reason')}"
+        elif op == "disconnected":
+            span[2] = t
+            del open_[conn]
+    return [(s[0], s[1], s[2], s[3], s[4]) for s in out]

@@ -37,6 +37,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from .trace import terminal_lanes
+
 STATUS_COLOURS = {  # hue and lightness both differ (a grey-scale print keeps them apart)
     "unknown": "#d5d8dc",
     "idle": "#7ccf8a",
@@ -377,7 +379,8 @@ def model(entries: list[dict]) -> dict:
         p["segments"].append((p["since"], end, p["status"]))
     # CHOICE: `simherdr run`'s own readiness ping (its id) is not the suite's: not drawn
     calls = [c for c in calls_of(rel) if c.id != RUN_PING_ID]
-    spans = spans_of(calls)
+    spans = spans_of(calls) + [Span(*lane) for lane in terminal_lanes(rel)]
+    spans.sort(key=lambda s: s.start)
     clients: dict[str, list[Span]] = {}
     for s in spans:
         clients.setdefault(s.client, []).append(s)

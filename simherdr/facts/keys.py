@@ -267,6 +267,63 @@ def _encode_char(ch: str, mods: int) -> bytes:
     return _legacy_char(ch, mods)
 
 
+# herdr's own encoder under the Kitty keyboard protocol (src/input/encode.rs:18-60 with
+# try_encode_csi_u :181-264, text_char_for_key :378-414, kitty_modifier :358-370; the protocol is
+# the pane's live Kitty flags, KeyboardProtocol::from_kitty_flags, src/input/model.rs:281-297).
+# An API key is a press with no shifted codepoint (src/app/api_helpers.rs:36-45).
+_KITTY_EVENT_TYPES = 0b10
+_KITTY_ALTERNATE_KEYS = 0b100
+_KITTY_ALL_KEYS = 0b1000
+_KITTY_ASSOCIATED_TEXT = 0b10000
+
+
+def _is_control(ch: str) -> bool:
+    """Rust ``char::is_control`` (general category Cc)."""
+    return ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F
+
+
+def _text_char(ch: str, mods: int) -> str | None:
+    if mods == 0:
+        return ch
+    return _shifted_text_char(ch) if mods == SHIFT else None
+
+
+def _kitty_csi_u(ch: str, mods: int, flags: int) -> bytes | None:
+    report_all = flags & _KITTY_ALL_KEYS
+    event = 1 if flags & _KITTY_EVENT_TYPES else None  # a press
+    if mods == 0 and event is None and not report_all:
+        return None
+    upper = "A" <= ch <= "Z"
+    base = ch.lower() if mods & SHIFT and upper else ch
+    modifier = 1
+    for bit, value in ((SHIFT, 1), (ALT, 2), (CTRL, 4), (SUPER, 8), (HYPER, 16)):
+        if mods & bit:
+            modifier += value
+    seq = f"\x1b[{ord(base)}"
+    if flags & _KITTY_ALTERNATE_KEYS and mods & SHIFT and upper:
+        seq += f":{ord(ch)}"
+    seq += f";{modifier}"
+    if event is not None:
+        seq += f":{event}"
+    text = _text_char(ch, mods)
+    if flags & _KITTY_ASSOCIATED_TEXT and text is not None and not _is_control(text):
+        seq += f";{ord(text)}"
+    return (seq + "u").encode()
+
+
+def _encode_char_kitty(ch: str, mods: int, flags: int) -> bytes:
+    """encode_terminal_key for a character key under Kitty ``flags`` (non-zero)."""
+    if flags & _KITTY_ALL_KEYS:
+        encoded = _kitty_csi_u(ch, mods, flags)
+        if encoded is not None:
+            return encoded
+    text = _text_char(ch, mods)
+    if text is not None:
+        return text.encode()
+    encoded = _kitty_csi_u(ch, mods, flags)
+    return encoded if encoded is not None else _encode_char(ch, mods)
+
+
 # --- libghostty's legacy table (all other keys) ---------------------------------------
 
 _ARROW_FINAL = {"up": "A", "down": "B", "right": "C", "left": "D"}
@@ -370,11 +427,15 @@ def encode_combo(
     application_cursor: bool = False,
     backtab_shift: bool = True,
     engine: KeyEngineFn | None = None,
+    kitty_flags: int = 0,
 ) -> bytes:
     """``backtab_shift``: the release's row backtab_keeps_shift (0.8.2 true, #2259).
-    ``engine``: the pane's libghostty key encoder; without one, the legacy rows above."""
+    ``engine``: the pane's libghostty key encoder; without one, the legacy rows above.
+    ``kitty_flags``: the Kitty keyboard flags the pane's app pushed (characters)."""
     if combo.code == "char":
         assert combo.char is not None
+        if kitty_flags:
+            return _encode_char_kitty(combo.char, combo.mods, kitty_flags)
         return _encode_char(combo.char, combo.mods)
     if engine is not None:
         encoded = engine(combo, backtab_shift)
@@ -396,13 +457,18 @@ def encode_key_list(
     application_cursor: bool = False,
     backtab_shift: bool = True,
     engine: KeyEngineFn | None = None,
+    kitty_flags: int = 0,
 ) -> list[bytes]:
     """Per-key encodings, validating every key before returning any (herdr 0.8.2
     ``pane.send_keys`` writes them one key at a time, ``src/app/api/panes.rs:1628-1637``)."""
     combos = [parse_key(key) for key in keys]
     return [
         encode_combo(
-            c, application_cursor=application_cursor, backtab_shift=backtab_shift, engine=engine
+            c,
+            application_cursor=application_cursor,
+            backtab_shift=backtab_shift,
+            engine=engine,
+            kitty_flags=kitty_flags,
         )
         for c in combos
     ]
@@ -414,11 +480,16 @@ def encode_keys(
     application_cursor: bool = False,
     backtab_shift: bool = True,
     engine: KeyEngineFn | None = None,
+    kitty_flags: int = 0,
 ) -> bytes:
     """All keys' bytes concatenated; raises InvalidKey for the first bad key before
     encoding anything."""
     return b"".join(
         encode_key_list(
-            keys, application_cursor=application_cursor, backtab_shift=backtab_shift, engine=engine
+            keys,
+            application_cursor=application_cursor,
+            backtab_shift=backtab_shift,
+            engine=engine,
+            kitty_flags=kitty_flags,
         )
     )

@@ -346,6 +346,14 @@ class Rows(_Record):
     cli_terminal_control_mouse: bool
     # `terminal attach` turns bracketed paste on (and restores without a keyboard-flag pop)
     cli_attach_bracketed_paste: bool
+    # --- the terminal plane (the client socket; simherdr/terminalplane, facts/terminalplane.py) ---
+    # the Welcome's error when the first message is no handshake
+    terminal_first_message_error: str
+    # the encoding a refusing Welcome names (RenderEncoding variant name)
+    terminal_refusal_encoding: str
+    # the Welcome's error for a ClientShellHello (a shell client older than the endpoint
+    # protocol); "" where the release has no such handshake
+    terminal_shell_hello_refusal: str
 
 
 @record(frozen=True, init=False, eq=False, repr=False)

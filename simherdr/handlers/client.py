@@ -3,8 +3,11 @@ client.window_title.set/clear, agent.view.set/clear, pane.input.set, popup.close
 (herdr src/server/headless.rs:2097-2290,3661-3683; src/app/api.rs:1157-1286;
 src/app/api/agent_view.rs; src/app/agent_view.rs; src/app/api/panes.rs:1140-1161).
 
-CHOICE (NO_CLIENT): simherdr never has a foreground client (the attach protocol is out of
-scope, simherdr.client_socket), so whatever herdr sends to one reports ``no_foreground_client``.
+CHOICE (NO_CLIENT): simherdr never has a foreground client: herdr's full client is not served
+(simherdr.terminalplane, CHOICE app-client) and a terminal-attach client is never herdr's
+foreground client (herdr promotes one only for structured input routed through its app, which
+simherdr types into the owned terminal instead); whatever herdr sends to one reports
+``no_foreground_client``.
 """
 
 from __future__ import annotations

@@ -117,13 +117,14 @@ def key_bytes(sim, keys: list[str], pane=None) -> bytes:
     screen = pane.screen if pane is not None else None
     app_cursor = screen.application_cursor if screen is not None else False
     # herdr encodes named keys with libghostty against the pane's keyboard state
-    engine = screen.encode_key if isinstance(screen, EncodesKeys) else None
+    keyed = screen if isinstance(screen, EncodesKeys) else None
     try:
         return encode_keys(
             keys,
             application_cursor=app_cursor,
             backtab_shift=sim.version.rows.backtab_keeps_shift,
-            engine=engine,
+            engine=keyed.encode_key if keyed is not None else None,
+            kitty_flags=keyed.kitty_keyboard_flags if keyed is not None else 0,
         )
     except InvalidKey as e:
         raise E.invalid_key(e.key) from None

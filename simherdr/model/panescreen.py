@@ -90,4 +90,9 @@ class EncodesKeys(Protocol):
     """A screen whose terminal engine encodes named keys against its live keyboard state
     (herdr's libghostty key path: panes/enginekeys.py)."""
 
+    @property
+    def kitty_keyboard_flags(self) -> int:
+        """The Kitty keyboard flags the pane's app pushed (0: the legacy protocol)."""
+        ...
+
     def encode_key(self, combo: KeyCombo, backtab_shift: bool) -> bytes | None: ...

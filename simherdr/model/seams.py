@@ -84,14 +84,6 @@ class RealForeground(Protocol):
 
 
 @runtime_checkable
-class ResizesPanes(Protocol):
-    """A backend with a real terminal to resize (the PTY's window size: TIOCSWINSZ, which
-    sends the foreground process group SIGWINCH). The screen is resized by the caller."""
-
-    def resize(self, pane: Pane, cols: int, rows: int) -> None: ...
-
-
-@runtime_checkable
 class MixedPanes(Protocol):
     """A backend where some panes are real and the rest are simulated by ``simulated``."""
 
@@ -118,3 +110,12 @@ class ForegroundCwd(Protocol):
     (simherdr.scenarios.cwd.foreground_cwd)."""
 
     def set_foreground_cwd(self, pane: Pane, path: str | None) -> None: ...
+
+
+@runtime_checkable
+class ResizesTerminals(Protocol):
+    """A backend whose panes' terminals change size for a terminal-plane owner (herdr's
+    runtime.resize on attach, src/server/headless.rs:2892-2898): the PTY's window size and
+    its screen. Without it, only the pane's screen is resized."""
+
+    def resize_terminal(self, pane: Pane, cols: int, rows: int) -> None: ...

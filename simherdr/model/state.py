@@ -65,7 +65,6 @@ class Pane:
     seen: bool = True
     agent: AgentSlot = field(kw_only=True)  # Session.new_agent_slot()
     shell: str = "bash"  # the simulated shell's process name
-    foreground: list | None = None  # None: the shell itself is the foreground job
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)

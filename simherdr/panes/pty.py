@@ -413,16 +413,16 @@ class PtyBackend:
             return
         rt.hang_up()
 
-    def resize(self, pane, cols: int, rows: int) -> None:
-        """The real terminal's new window size (hooks.pane_size_changed resized the screen):
-        TIOCSWINSZ on the master, so the kernel sends the foreground group SIGWINCH."""
+    def resize_terminal(self, pane, cols: int, rows: int) -> None:
+        """model/seams.py ResizesTerminals: the screen, and a real pane's PTY window size
+        (the process gets its SIGWINCH from the kernel)."""
+        pane.screen.resize(cols, rows)
         rt = self._real.get(pane.terminal_id)
-        if rt is None or rt.closed:
-            return
-        try:
-            fcntl.ioctl(rt.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        except OSError:
-            pass  # the terminal went away under us: its exit is noticed by the reader
+        if rt is not None and not rt.closed:
+            try:
+                fcntl.ioctl(rt.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+            except OSError:
+                pass  # the PTY is going away
 
     def renamed(self, pane, old_id: str) -> None:
         """Real panes are keyed by terminal id; a simulated one (mixed mode) follows."""

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
         def commit(self) -> None: ...
 
+        def terminal_exited(self, pane: Pane) -> None: ...
+
 
 def chrome_of(version: HerdrVersion) -> Chrome:
     """The release's view chrome (rows view_* and pane_*)."""
@@ -112,17 +114,19 @@ class PaneHooks:
 
     def pane_size_changed(self, pane: Pane, cols: int, rows: int) -> None:
         """SEAM: a pane's terminal is now ``cols`` x ``rows`` (a draw that resizes panes, a
-        client's size): its screen follows and a backend with a real terminal tells the
-        process (TIOCSWINSZ, so SIGWINCH). No-op when the size is the same."""
-        from ..model.seams import ResizesPanes
+        client's size): a ``ResizesTerminals`` backend resizes the screen and tells a real
+        process (TIOCSWINSZ, so SIGWINCH); else only the screen follows. No-op when the size
+        is the same."""
+        from ..model.seams import ResizesTerminals
 
         screen = pane.screen
         if cols < 1 or rows < 1 or (screen.cols, screen.rows) == (cols, rows):
             return
-        screen.resize(cols, rows)
         backend = self._host.backend
-        if isinstance(backend, ResizesPanes):
-            backend.resize(pane, cols, rows)
+        if isinstance(backend, ResizesTerminals):
+            backend.resize_terminal(pane, cols, rows)
+        else:
+            screen.resize(cols, rows)
 
     def label_for_cwd(self, cwd: str) -> str:
         """The session's labeler: a cwd's automatic workspace label (git discovery)."""
@@ -172,6 +176,7 @@ class PaneHooks:
         """The pane's shell exited: pane_exited, and an emptied tab/workspace goes silently."""
         if pane.pane_id not in self._host.session.panes:
             return
+        self._host.terminal_exited(pane)  # its terminal-plane streams end first
         self.before_pane_close(pane)
         self._host.session.close_pane(pane, reason="exited")
         self._host.commit()

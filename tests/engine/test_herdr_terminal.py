@@ -170,3 +170,74 @@ def test_recent_includes_viewport_row_ends_at_the_cursor_or_last_text():
         "$ echo hi\nhi\n$\n"
     )
     assert screen.read("recent", 3, "text", recent_includes_viewport=False)[0] == ""
+
+
+def test_unicode_widths_follow_terminal_layout_rules():
+    # src/ghostty/mod.rs:3556 unicode_width_helpers_match_terminal_layout_rules, as the cursor
+    # sees them: VS16 makes a wide cell, VS15 a narrow one; flags, skin tones and ZWJ families
+    # are one wide cell; a combining mark takes no column
+    for grapheme, width in [
+        ("A", 1),
+        ("e\u0301", 1),
+        ("界", 2),
+        ("\u26a0\ufe0f", 2),
+        ("\u26a0\ufe0e", 1),
+        ("🇧🇷", 2),
+        ("👍🏽", 2),
+        ("👨\u200d👩\u200d👧", 2),
+    ]:
+        screen = GhosttyScreen(20, 1, 0)
+        screen.feed(grapheme)
+        assert screen.cursor == (0, width), grapheme
+        assert screen.read("visible")[0] == grapheme + "\n"
+
+
+def test_zero_max_scrollback_disables_history():
+    # src/ghostty/mod.rs:3690 zero_max_scrollback_disables_history
+    screen = GhosttyScreen(80, 3, 0)
+    numbered(screen, 3000)
+    assert screen.history_rows == 0
+    assert recent(screen, 1000)[0] == "002997\n002998\n002999\n"
+
+
+def test_max_scrollback_limit_bytes_retains_more_history_for_larger_limits():
+    # src/ghostty/mod.rs:3697 max_scrollback_limit_bytes_retains_more_history_for_larger_limits
+    small, large = GhosttyScreen(80, 3, 1_000_000), GhosttyScreen(80, 3, 10_000_000)
+    for screen in (small, large):
+        numbered(screen, 100_000)
+    assert 0 < small.history_rows < large.history_rows
+
+
+def test_active_screen_and_cursor_visibility_contract():
+    # src/ghostty/mod.rs:3785 active_screen_and_cursor_visibility_contract
+    screen = GhosttyScreen(12, 3, 0)
+    screen.feed(b"primary")
+    assert not screen.alternate_screen and screen.frame().lines[0] == "primary"
+    assert screen.frame().cursor_visible
+    screen.feed(b"\x1b[?25l")
+    assert not screen.frame().cursor_visible
+    screen.feed(b"\x1b[?1049h\x1b[HALT")
+    assert screen.alternate_screen and screen.frame().lines[0] == "ALT"
+    screen.feed(b"\x1b[?1049l")
+    assert not screen.alternate_screen and screen.frame().lines[0] == "primary"
+
+
+def test_terminal_callbacks_report_pty_responses():
+    # src/ghostty/mod.rs:3594 terminal_callbacks_report_pty_responses_and_pwd_changes (the
+    # response half)
+    screen = GhosttyScreen(8, 3, 100)
+    answers: list[str] = []
+    screen.respond = answers.append
+    screen.feed(b"\x1b[6n\x1b]7;file:///tmp/herdr\x07")
+    assert answers and "R" in "".join(answers)
+
+
+def test_terminal_and_render_state_smoke_test():
+    # src/ghostty/mod.rs:3818 terminal_and_render_state_smoke_test
+    screen = GhosttyScreen(8, 3, 100)
+    assert (screen.cols, screen.rows) == (8, 3)
+    screen.feed(b"hello\r\nworld")
+    frame = screen.frame()
+    assert (frame.cols, frame.rows) == (8, 3)
+    assert frame.lines == ("hello", "world", "")
+    assert frame.cursor == (1, 5)

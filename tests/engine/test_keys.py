@@ -20,6 +20,7 @@ def keys(setup: bytes, *names: str, backtab_shift: bool = True) -> list[bytes]:
             application_cursor=screen.application_cursor,
             backtab_shift=backtab_shift,
             engine=screen.encode_key,
+            kitty_flags=screen.kitty_keyboard_flags,  # as handlers/common.key_bytes does
         )
         for name in names
     ]
@@ -42,13 +43,14 @@ STATES = {
     "kitty disambiguate (flags 1)": (
         b"\x1b[>1u",
         [b"\r", b"\x1b[13;2u", b"\t", b"\x1b[9;2u", b"\x1b[A", b"\x1b[1;5A", b"\x1b[13;3u"]
-        + [b"\x1b[27u", b"\x7f", b"\x1b[P", b"\x1b[15~", b"\x1b[9;5u", b"\x03", b"\x08", b"?"],
+        + [b"\x1b[27u", b"\x7f", b"\x1b[P", b"\x1b[15~", b"\x1b[9;5u", b"\x1b[99;5u"]
+        + [b"\x1b[104;5u", b"?"],
     ),
     "kitty all keys as escapes (flags 31)": (
         b"\x1b[>31u",
         [b"\x1b[13u", b"\x1b[13;2u", b"\x1b[9u", b"\x1b[9;2u", b"\x1b[1;1:1A", b"\x1b[1;5:1A"]
         + [b"\x1b[13;3u", b"\x1b[27u", b"\x1b[127u", b"\x1b[1;1:1P", b"\x1b[15~", b"\x1b[9;5u"]
-        + [b"\x03", b"\x08", b"?"],
+        + [b"\x1b[99;5:1u", b"\x1b[104;5:1u", b"\x1b[63;2:1;63u"],
     ),
     "modifyOtherKeys 2": (
         b"\x1b[>4;2m",

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from simherdr.client_socket import client_socket_path
+from simherdr.terminalplane import client_socket_path
 from simherdr.unixsocket import SocketBusy, take_path
 from tests import forkserve
 

@@ -93,8 +93,13 @@ def test_node_recipe(tmp_path):
 def test_vitest_recipe(tmp_path):
     if not (NODE_MODULES / ".bin" / "vitest").exists():
         pytest.skip(f"vitest is not installed in {NODE_MODULES}: `make recipe-deps` installs it")
-    # the project's node_modules, as `npm install vitest` would leave it (the shared install)
-    (tmp_path / "node_modules").symlink_to(NODE_MODULES, target_is_directory=True)
+    # the project's node_modules, as `npm install vitest` would leave it: each package linked
+    # from the shared install, the directory the project's own (vitest keeps its cache there)
+    modules = tmp_path / "node_modules"
+    modules.mkdir()
+    for entry in NODE_MODULES.iterdir():
+        if entry.name not in (".vite", ".cache"):
+            (modules / entry.name).symlink_to(entry)
     p = run_recipe("vitest", tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "1 passed" in p.stdout

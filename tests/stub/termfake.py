@@ -50,7 +50,7 @@ class FakeTerminalServer:
             }
         )
 
-    def next_message(self, timeout: float = 10.0):
+    def next_message(self, timeout: float = 30.0):
         return self.messages.get(timeout=timeout)
 
     def shutdown(self) -> None:

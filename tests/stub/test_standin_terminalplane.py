@@ -78,7 +78,7 @@ def visible(srv, pane_id="w1:p1"):
     return api(srv, "pane.read", pane_id=pane_id, source="visible")["read"]["text"]
 
 
-def until(check, timeout=10.0):
+def until(check, timeout=30.0):
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -92,7 +92,7 @@ def until(check, timeout=10.0):
 _pending: dict[int, bytes] = {}
 
 
-def read_line(proc, timeout=10.0) -> dict:
+def read_line(proc, timeout=30.0) -> dict:
     """The next envelope on the process's stdout (its own buffer: select sees the fd only)."""
     fd = proc.stdout.fileno()
     buf = _pending.get(fd, b"")
@@ -245,7 +245,7 @@ def test_attach_under_a_pty_types_into_the_pane(server, stubs, base_env):
         ["terminal", "attach", terminal_id],
         env=dict(base_env, HERDR_SOCKET_PATH=srv.path),
         dimensions=(24, 80),
-        timeout=15,
+        timeout=30,
     )
     try:
         child.expect_exact(SETUP)  # attached: the alternate screen is up

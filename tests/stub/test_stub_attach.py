@@ -53,7 +53,7 @@ def attach(stubs, sockdir, base_env):
         full_env = dict(base_env, HERDR_SOCKET_PATH=os.path.join(sockdir, "herdr.sock"))
         full_env.update(env or {})
         child = pexpect.spawn(
-            stubs[version], list(argv), env=full_env, dimensions=(30, 100), timeout=15
+            stubs[version], list(argv), env=full_env, dimensions=(30, 100), timeout=30
         )
         made.append((server, child))
         return server, child

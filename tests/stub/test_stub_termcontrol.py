@@ -56,6 +56,19 @@ def _error(line, version=BASE):
             },
         ),
         ('{"type":"terminal.release"}', "Detach"),
+        (
+            '{"type":"terminal.scroll","direction":{"up":null},"lines":2}',
+            {
+                "AttachScroll": {
+                    "source": "Wheel",
+                    "direction": "Up",
+                    "lines": 2,
+                    "column": None,
+                    "row": None,
+                    "modifiers": 0,
+                }
+            },
+        ),
         ('{"type":"terminal.release","anything":true}', "Detach"),
         ('  {"type" : "terminal.release"}  ', "Detach"),
         # serde's internally tagged enums also take a sequence: the tag, then fields in order
@@ -143,6 +156,14 @@ def test_commands(line, message):
         (
             '{"type":"terminal.scroll","direction":"up","lines":1,"modifiers":300}',
             "invalid json command: invalid value: integer `300`, expected u8",
+        ),
+        (
+            '{"type":"terminal.scroll","direction":{"up":5},"lines":1}',
+            "invalid json command: invalid type: integer `5`, expected unit",
+        ),
+        (
+            '{"type":"terminal.scroll","direction":{},"lines":1}',
+            "invalid json command: invalid value: map, expected map with a single key",
         ),
         (
             '["terminal.resize", 100]',

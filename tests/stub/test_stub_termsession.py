@@ -327,3 +327,23 @@ def test_a_protocol_without_a_table_is_one_clear_line():
         2,
         "simherdr: herdr's client socket protocol 99 is not modelled by this stand-in",
     )
+
+
+def test_control_input_that_is_not_utf8_ends_the_input(term, spawn):
+    """`stdin.lock().lines()` yields an error for a non-UTF-8 line and herdr's loop breaks:
+    Detach is sent and nothing after it is read (src/client/mod.rs:977-980, 997)."""
+    server = term()
+    proc = spawn("terminal", "session", "control", "t1", stdin=subprocess.PIPE)
+    server.next_message()
+    server.next_message()
+    proc.stdin.write(
+        b'{"type":"terminal.input","text":"a"}\r\n\xff\xfe\n{"type":"terminal.input","text":"b"}\n'
+    )
+    proc.stdin.flush()
+    assert server.next_message() == {"Input": {"data": b"a"}}
+    assert server.next_message() == "Detach"
+    server.close_client()
+    assert server.next_message() == "EOF"  # nothing more was sent
+    proc.stdin.close()
+    proc.stdin = None
+    assert proc.communicate(timeout=30) == (b"", b"")

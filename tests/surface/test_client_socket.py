@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from simherdr.client_socket import client_socket_path
 from simherdr.server import SocketBusy
 from simherdr.stub.install import write_stub
+from simherdr.terminalplane import client_socket_path
 from simherdr.testing import ThreadServer, spawn_server
 
 
@@ -38,8 +38,7 @@ def test_both_sockets_created_0600_and_removed_on_stop(version, config):
         assert stat.S_ISSOCK(os.lstat(client).st_mode)
         assert _mode(srv.path) == 0o600 and _mode(client) == 0o600
         held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        held.connect(client)  # accepted and held open
-        held.sendall(b"\x00\x01binary attach bytes")
+        held.connect(client)  # accepted; herdr waits 4 s for its Hello
         held.settimeout(0.2)
         with pytest.raises(socket.timeout):
             held.recv(1)  # nothing answered, nothing closed

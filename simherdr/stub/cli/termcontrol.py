@@ -343,8 +343,9 @@ def _field(kind, content):
         ((name, value),) = content[1]
         if name not in names:
             raise CommandError("unknown variant `%s`, %s" % (name, _one_of(names)))
-        if value[0] != "unit":
-            raise CommandError("invalid type: %s, expected unit variant" % _unexpected(value))
+        # unit_variant: `()` from the value (ContentDeserializer::deserialize_unit: unit or {})
+        if value[0] != "unit" and value != ("map", []):
+            raise CommandError("invalid type: %s, expected unit" % _unexpected(value))
         return name
     if content[0] != "str":
         raise CommandError("invalid type: %s, expected string or map" % _unexpected(content))

@@ -1,0 +1,87 @@
+"""``InputEvents`` (herdr's structured ``ClientInputEvent``s) as the bytes they type.
+
+CHOICE(input-events): herdr routes a client's structured events through its app input layer
+(src/server/headless.rs:3083-3109 -> src/app/mod.rs:1765 route_client_events_from), which
+types them into the focused terminal with libghostty's key encoder. simherdr has no app
+surface: an attached client's events are encoded here and written to the terminal it owns,
+with the API key grammar's encoder (facts/keys.py) for the keys that grammar names and xterm's
+sequences for the others. Key releases, mouse and focus events type nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..facts.keys import encode_key
+
+# crossterm KeyModifiers bits (wire.rs ClientInputEvent.modifiers)
+_SHIFT, _CTRL, _ALT, _SUPER = 0x1, 0x2, 0x4, 0x8
+
+_NAMED = {
+    "Backspace": "backspace",
+    "Enter": "enter",
+    "Left": "left",
+    "Right": "right",
+    "Up": "up",
+    "Down": "down",
+    "Tab": "tab",
+    "BackTab": "shift+tab",
+    "Esc": "esc",
+}
+# keys the API grammar lacks: xterm's PC-style sequences, unmodified
+_XTERM = {
+    "Home": b"\x1b[H",
+    "End": b"\x1b[F",
+    "PageUp": b"\x1b[5~",
+    "PageDown": b"\x1b[6~",
+    "Delete": b"\x1b[3~",
+    "Insert": b"\x1b[2~",
+    "Null": b"\x00",
+}
+
+
+def _key_bytes(code: Any, modifiers: int, application_cursor: bool) -> bytes:
+    if isinstance(code, str):
+        if code in _XTERM:
+            return _XTERM[code]
+        name = _NAMED.get(code)
+    elif isinstance(code, dict) and "Char" in code:
+        name = "plus" if code["Char"] == "+" else str(code["Char"])
+    elif isinstance(code, dict) and "F" in code:
+        name = f"f{code['F']}"
+    else:
+        name = None
+    if name is None:
+        return b""
+    mods = [
+        m
+        for bit, m in ((_CTRL, "ctrl"), (_ALT, "alt"), (_SHIFT, "shift"), (_SUPER, "super"))
+        if modifiers & bit
+    ]
+    try:
+        return encode_key("+".join([*mods, name]), application_cursor=application_cursor)
+    except ValueError:
+        return b""
+
+
+def event_bytes(event: Any, *, application_cursor: bool, bracketed_paste: bool) -> bytes:
+    """The bytes one ``ClientInputEvent`` types (serde's externally tagged value)."""
+    if not isinstance(event, dict) or len(event) != 1:
+        return b""  # FocusGained / FocusLost
+    ((kind, body),) = event.items()
+    if kind == "TextCommit":
+        return str(body).encode()
+    if kind == "Paste":
+        text = str(body["text"]).encode()
+        return b"\x1b[200~" + text + b"\x1b[201~" if bracketed_paste and text else text
+    if kind != "Key" or body.get("kind") == "Release":
+        return b""
+    times = max(1, int(body.get("repeat_count") or 1))
+    source = body.get("source")
+    if isinstance(source, dict) and "Vt" in source:
+        one = bytes(source["Vt"]["bytes"])
+    elif body.get("generated_text"):
+        one = str(body["generated_text"]).encode()
+    else:
+        one = _key_bytes(body.get("code"), int(body.get("modifiers") or 0), application_cursor)
+    return one * times

@@ -1,0 +1,456 @@
+"""herdr's terminal plane, server side: the handshake's answers, terminal attach, observe and
+control, their frames, and how they meet the JSON API (src/server/headless.rs, 0.8.2 lines).
+
+* The first message must be the release's handshake; its version is checked
+  (``simherdr.protocol.check_client_version``) and a refusal is a ``Welcome`` carrying the
+  error (client_transport.rs:511-600). Then the connection is pending: ``AttachTerminal``
+  (a terminal id), ``ObserveTerminal`` / ``ControlTerminal`` (a pane, terminal or agent
+  target) make it a stream.
+* One writable owner per terminal (headless.rs:2847-2867): a second ``AttachTerminal`` /
+  ``ControlTerminal`` is refused unless it asks to take over; the old owner is told
+  ``terminal attach taken over``. Observers are any number and own nothing.
+* An owner's ``Input`` is typed into the terminal through the path ``pane.send_input`` takes
+  (``sim.write_input``): both planes type into one terminal. Attaching resizes the terminal to
+  the client (headless.rs:2892-2898); the size before it comes back when the owner leaves.
+* Frames: after every batch the simulator tells the plane (the :class:`TerminalListener` seam,
+  ``Simulator.terminal_listeners``); the plane renders once per loop turn, a full redraw first,
+  then diffs, ``seq`` per client (render_stream.rs:64-143). A render that finds the client's
+  slot full is deferred, not queued (headless.rs:4680-4688): a slow client skips frames and
+  never loses a control message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from ..facts import terminalplane as F
+from ..model.seams import ResizesTerminals
+from ..protocol import check_client_version, wire_for
+from .connection import ATTACH, CLOSING, HANDSHAKE, OBSERVE, PENDING, TerminalClient
+from .encoder import render_frame
+from .keys import event_bytes
+
+if TYPE_CHECKING:
+    from ..model.state import Pane
+    from ..simulator import Simulator
+
+# CHOICE(app-client): herdr's own full client (ClientLaunchMode::App / AppDirectGraphics, a
+# SemanticFrame render, 0.9's endpoint shell) draws herdr's whole TUI; simherdr does not
+# render it. Such a client is welcomed, then told this and the connection ends: never a hang.
+APP_CLIENT_REASON = (
+    "simherdr serves herdr's terminal plane for terminal attach clients only "
+    "(TerminalAttach with TerminalAnsi frames); herdr's full client is not simulated"
+)
+
+_ATTACH_MODES = (ATTACH, OBSERVE)
+
+
+class TerminalPlane:
+    """Every terminal-plane client of one server, and herdr's rules between them."""
+
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        self.wire = wire_for(sim.version.protocol)
+        rows = sim.version.rows
+        self._refusal_encoding = rows.terminal_refusal_encoding
+        self._first_message_error = rows.terminal_first_message_error
+        self._shell_hello_refusal = rows.terminal_shell_hello_refusal
+        self.clients: set[TerminalClient] = set()
+        self.owners: dict[str, TerminalClient] = {}  # terminal id -> its writable owner
+        self._sizes: dict[str, tuple[int, int]] = {}  # terminal id -> size before its owner
+        self._labels = itertools.count(1)
+        self._render_due = False
+        sim.terminal_listeners.append(self)
+        sim.on_restart.append(self._restarted)
+
+    def new_client(self) -> TerminalClient:
+        return TerminalClient(self, f"t{next(self._labels)}")
+
+    def _trace(self, c: TerminalClient, op: str, **fields: Any) -> None:
+        self.sim.trace.record("terminal", c.label, op=op, **fields)
+
+    # --- the handshake (client_transport.rs:511-651) ------------------------------------------
+
+    def hello(self, c: TerminalClient, message: Any) -> None:
+        protocol = self.wire.protocol
+        name, body = _variant(message)
+        self._trace(c, "hello", message=name, version=(body or {}).get("version"))
+        if name == "Hello":  # protocol 19/20
+            refusal = check_client_version(protocol, int(body["version"]))
+            if refusal is None:
+                refusal = _keybindings_error(body.get("keybindings"))
+            if refusal is not None:
+                return self._refuse(c, refusal)
+            encoding = body["requested_encoding"]
+            terminal = body["launch_mode"] == "TerminalAttach"
+        elif name == "TerminalHello":  # protocol 22: always a direct terminal client
+            refusal = check_client_version(protocol, int(body["version"]))
+            if refusal is not None:
+                return self._refuse(c, refusal)
+            encoding, terminal = "TerminalAnsi", True
+        elif name == "ClientShellHello" and self._shell_hello_refusal:
+            return self._refuse(c, self._shell_hello_refusal, "SemanticFrame")
+        elif name == "EndpointControl":  # 0.9's endpoint shell hello: herdr's full client
+            encoding, terminal = "SemanticFrame", False
+        else:
+            return self._refuse(c, self._first_message_error, "SemanticFrame")
+        c.handshaken()
+        c.send({"Welcome": {"version": protocol, "encoding": encoding, "error": None}})
+        if not terminal or encoding != "TerminalAnsi":
+            self._trace(c, "refused", reason=APP_CLIENT_REASON)
+            c.shutdown(APP_CLIENT_REASON)
+            return
+        c.phase = PENDING
+        c.cols, c.rows = _clamp(body.get("cols", 80), body.get("rows", 24))
+
+    def _refuse(self, c: TerminalClient, error: str, encoding: str | None = None) -> None:
+        self._trace(c, "refused", reason=error)
+        welcome = {
+            "version": self.wire.protocol,
+            "encoding": encoding or self._refusal_encoding,
+            "error": error,
+        }
+        c.send({"Welcome": welcome})
+        c.close()
+
+    # --- messages after the handshake (client_transport.rs:745-975, headless.rs:2990-3327) ----
+
+    def message(self, c: TerminalClient, message: Any) -> None:
+        name, body = _variant(message)
+        if name == "Input":
+            self._input(c, bytes(body["data"]))
+        elif name == "InputEvents":
+            self._input_events(c, body["events"])
+        elif name == "Resize":
+            self._resize(c, *_clamp(body["cols"], body["rows"]))
+        elif name == "AttachTerminal":
+            self.attach(c, str(body["terminal_id"]), bool(body["takeover"]))
+        elif name == "ObserveTerminal":
+            self.observe(c, str(body["target"]))
+        elif name == "ControlTerminal":
+            self.control(c, str(body["target"]), bool(body["takeover"]))
+        elif name == "AttachScroll":
+            self._scroll(c, body)
+        elif name == "Detach":
+            self._trace(c, "detach")
+            self.remove(c, F.DETACHED if c.phase in _ATTACH_MODES else None)
+        # a duplicate Hello is ignored (client_transport.rs:972-975); so is what only herdr's
+        # app or its graphics use (clipboard images, pixel mouse, graphics acknowledgements)
+
+    def attach(self, c: TerminalClient, terminal_id: str, takeover: bool) -> bool:
+        """attach_terminal_client (headless.rs:2797-2901)."""
+        self._trace(c, "attach", terminal_id=terminal_id, takeover=takeover)
+        if c.phase != PENDING:
+            self.remove(c, F.attach_not_pending())
+            return False
+        pane = self._pane_of(terminal_id)
+        if pane is None:
+            self.remove(c, F.attach_not_found(terminal_id))
+            return False
+        # (has a read in progress: simherdr runs no alternate-screen history read,
+        # handlers/agent.py, so the refusal of headless.rs:2828-2844 cannot arise)
+        owner = self.owners.get(terminal_id)
+        if owner is not None and owner is not c:
+            if not takeover:
+                self.remove(c, F.attach_owned(terminal_id))
+                return False
+            self._trace(owner, "taken_over", by=c.label)
+            self.remove(owner, F.TAKEN_OVER)
+        c.phase, c.terminal_id = ATTACH, terminal_id
+        self._reset_baseline(c)
+        self.owners[terminal_id] = c
+        screen = pane.screen
+        self._sizes.setdefault(terminal_id, (screen.cols, screen.rows))
+        self._resize_terminal(pane, c.cols, c.rows)
+        self.schedule_render()
+        return True
+
+    def observe(self, c: TerminalClient, target: str) -> bool:
+        """observe_terminal_client (headless.rs:1880-1904): any number, no ownership."""
+        self._trace(c, "observe", target=target)
+        terminal_id = self._session_target(c, target, "observe")
+        if terminal_id is None:
+            return False
+        c.phase, c.terminal_id = OBSERVE, terminal_id
+        self._reset_baseline(c)
+        self.schedule_render()
+        return True
+
+    def control(self, c: TerminalClient, target: str, takeover: bool) -> bool:
+        """control_terminal_client (headless.rs:1906-1913): a target, then attach's rules."""
+        self._trace(c, "control", target=target, takeover=takeover)
+        terminal_id = self._session_target(c, target, "control")
+        if terminal_id is None:
+            return False
+        return self.attach(c, terminal_id, takeover)
+
+    def _session_target(self, c: TerminalClient, target: str, action: str) -> str | None:
+        """resolve_terminal_session_target (headless.rs:1843-1878)."""
+        if c.phase != PENDING:
+            self.remove(c, F.session_not_pending(action))
+            return None
+        pane = resolve_target(self.sim, target)
+        if pane is None:
+            self.remove(c, F.session_target_not_found(action, target))
+            return None
+        return pane.terminal_id
+
+    def _input(self, c: TerminalClient, data: bytes) -> None:
+        """ClientInput (headless.rs:3043-3081; the size rule client_transport.rs:747-772)."""
+        if len(data) > F.MAX_INPUT_PAYLOAD:
+            if _complete_bracketed_paste(data):
+                c.send(_paste_rejected(len(data)))
+            else:
+                c._gone()
+            return
+        if c.phase != ATTACH:
+            return  # an observer types nothing (3064-3069); a pending client has no app here
+        self._type(c, data)
+
+    def _input_events(self, c: TerminalClient, events: list) -> None:
+        if len(events) > F.MAX_INPUT_EVENT_BATCH:
+            c._gone()  # client_transport.rs:820-829 (counted per event here)
+            return
+        if c.phase != ATTACH:
+            return
+        pane = self._owned_pane(c)
+        if pane is None:
+            return
+        screen = pane.screen
+        data = b"".join(
+            event_bytes(
+                e,
+                application_cursor=screen.application_cursor,
+                bracketed_paste=screen.bracketed_paste,
+            )
+            for e in events
+        )
+        if len(data) > F.MAX_INPUT_PAYLOAD:
+            c.send(_paste_rejected(len(data)))
+            return
+        if data:
+            self._type(c, data)
+
+    def _type(self, c: TerminalClient, data: bytes) -> None:
+        pane = self._owned_pane(c)
+        if pane is None:
+            return
+        self._trace(c, "input", terminal_id=c.terminal_id, bytes=len(data))
+        self.sim.write_input(pane, data)  # pane.send_input's write (handlers/pane.py)
+        self.sim.commit()
+
+    def _resize(self, c: TerminalClient, cols: int, rows: int) -> None:
+        """ClientResize (headless.rs:3171-3238): an owner resizes its terminal; every stream
+        repaints at its new size."""
+        self._trace(c, "resize", cols=cols, rows=rows)
+        c.cols, c.rows = cols, rows
+        if c.phase in _ATTACH_MODES:
+            c.repaint_pending = True
+        if c.phase == ATTACH:
+            pane = self._owned_pane(c)
+            if pane is not None:
+                self._resize_terminal(pane, cols, rows)
+        self.schedule_render()
+
+    def _scroll(self, c: TerminalClient, body: dict) -> None:
+        """AttachScroll (headless.rs:1915-1942, apply_terminal_attach_scroll 345-407).
+
+        CHOICE(attach-scroll): simherdr's screens keep no scrolled-back viewport; a PageKey
+        scroll forwards its key bytes when the app owns page keys (the alternate screen or
+        DECCKM, as herdr's forward rule), and a host scroll changes nothing."""
+        if c.phase != ATTACH:
+            return
+        source = body.get("source")
+        pane = self._owned_pane(c)
+        if pane is None or not isinstance(source, dict) or "PageKey" not in source:
+            return
+        if pane.screen.alternate_screen or pane.screen.application_cursor:
+            self._type(c, bytes(source["PageKey"]["input"]))
+
+    # --- leaving ------------------------------------------------------------------------------
+
+    def remove(self, c: TerminalClient, reason: str | None) -> None:
+        """remove_client (headless.rs:1596-1619), after a ServerShutdown when there is a
+        reason: an owner's terminal is free again and gets its size back."""
+        self._forget(c)
+        if reason is None:
+            c.close()
+        else:
+            self._trace(c, "shutdown", reason=reason)
+            c.shutdown(reason)
+
+    def disconnected(self, c: TerminalClient) -> None:
+        if c in self.clients:
+            self._trace(c, "disconnected")
+        self._forget(c)
+        self.clients.discard(c)
+
+    def _forget(self, c: TerminalClient) -> None:
+        tid = c.terminal_id
+        if tid is not None and self.owners.get(tid) is c:
+            del self.owners[tid]
+            size = self._sizes.pop(tid, None)
+            pane = self._pane_of(tid)
+            if pane is not None and size is not None:
+                # terminal_attach_disconnect_restores_app_pane_size (headless.rs:9104)
+                self._resize_terminal(pane, *size)
+
+    # --- the simulator's seam (Simulator.terminal_listeners) ---------------------------------
+
+    def screens_changed(self) -> None:
+        if not self._render_due and any(c.phase in _ATTACH_MODES for c in self.clients):
+            self.schedule_render()
+
+    def terminal_exited(self, terminal_id: str) -> None:
+        """AppEvent::PaneDied (headless.rs:2568-2597): every stream of the terminal ends."""
+        for c in list(self.clients):
+            if c.terminal_id == terminal_id and c.phase in _ATTACH_MODES:
+                self.remove(c, F.terminal_exited(terminal_id))
+
+    def _restarted(self) -> None:
+        """A simulated restart or reset: the old process's clients go as at its shutdown."""
+        self.close_all()
+
+    def close_all(self) -> None:
+        """initiate_shutdown (headless.rs:4832-4855): ServerShutdown to every client."""
+        for c in list(self.clients):
+            if c.phase == HANDSHAKE:
+                c._gone()
+            elif c.phase != CLOSING:
+                self.remove(c, F.SERVER_SHUTTING_DOWN)
+
+    def detach_listener(self) -> None:
+        if self in self.sim.terminal_listeners:
+            self.sim.terminal_listeners.remove(self)
+        if self._restarted in self.sim.on_restart:
+            self.sim.on_restart.remove(self._restarted)
+
+    # --- frames (headless.rs:4426-4705 render_and_stream) -------------------------------------
+
+    def schedule_render(self) -> None:
+        if not self._render_due:
+            self._render_due = True
+            asyncio.get_running_loop().call_soon(self.render)
+
+    def writer_drained(self, c: TerminalClient) -> None:
+        """ClientWriterDrained (headless.rs:3316-3322): a deferred render runs now."""
+        if c.render_pending:
+            c.render_pending = False
+            self.schedule_render()
+
+    def render(self) -> None:
+        self._render_due = False
+        streams = [c for c in self.clients if c.phase in _ATTACH_MODES]
+        if not streams:
+            return
+        panes = {p.terminal_id: p for p in self.sim.session.all_panes()}
+        for c in sorted(streams, key=lambda c: c.label):
+            tid = c.terminal_id or ""
+            pane = panes.get(tid)
+            if pane is None:
+                self.remove(c, F.terminal_gone(tid))
+                continue
+            self._render_one(c, pane)
+
+    def _render_one(self, c: TerminalClient, pane: Pane) -> None:
+        frame = render_frame(pane.screen.frame(), c.cols, c.rows)
+        if not c.repaint_pending and c.encoder.is_current(frame):
+            return  # prepare_frame's skip_current (render_stream.rs:80-83)
+        data, full = c.encoder.encode(frame, c.repaint_pending)
+        message = {
+            "Terminal": {
+                "seq": c.seq + 1,
+                "width": frame.cols,
+                "height": frame.rows,
+                "full": full,
+                "bytes": data,
+            }
+        }
+        if not c.try_send_render(self.wire.encode_server(message)):
+            c.render_pending = True  # the slot is full: defer, keep the baseline
+            return
+        c.encoder.commit(frame)  # commit_sent_frame (render_stream.rs:119-143)
+        c.seq += 1
+        c.repaint_pending = False
+        self._trace(c, "frame", seq=c.seq, full=full, bytes=len(data))
+
+    # --- terminals ----------------------------------------------------------------------------
+
+    def _reset_baseline(self, c: TerminalClient) -> None:
+        c.encoder = type(c.encoder)()  # reset_baseline: the next frame is a full redraw
+        c.repaint_pending = False
+
+    def _pane_of(self, terminal_id: str) -> Pane | None:
+        for p in self.sim.session.all_panes():
+            if p.terminal_id == terminal_id:
+                return p
+        return None
+
+    def _owned_pane(self, c: TerminalClient) -> Pane | None:
+        return self._pane_of(c.terminal_id) if c.terminal_id else None
+
+    def _resize_terminal(self, pane: Pane, cols: int, rows: int) -> None:
+        backend = self.sim.backend
+        if isinstance(backend, ResizesTerminals):
+            backend.resize_terminal(pane, cols, rows)
+        else:
+            pane.screen.resize(cols, rows)
+        self.sim.notify()
+
+
+def resolve_target(sim: Simulator, target: str) -> Pane | None:
+    """resolve_terminal_target (src/app/terminal_targets.rs:33-72): a terminal id, then a
+    current public pane id, then an agent name or label; an ambiguous target is not found
+    (headless.rs:1790-1798 keeps only ``Ok``)."""
+    panes = sim.session.all_panes()
+    by_terminal = [p for p in panes if p.terminal_id == target]
+    if by_terminal:
+        return by_terminal[0] if len(by_terminal) == 1 else None
+    pane = sim.session.canonical_pane(target)
+    if pane is not None:
+        return pane
+    named = [p for p in panes if target in (p.agent.name, p.agent.label)]
+    return named[0] if len(named) == 1 else None
+
+
+def _variant(message: Any) -> tuple[str, Any]:
+    if isinstance(message, str):
+        return message, None
+    if isinstance(message, dict) and len(message) == 1:
+        ((name, body),) = message.items()
+        return name, body
+    return "", None
+
+
+def _clamp(cols: int, rows: int) -> tuple[int, int]:
+    """clamp_terminal_size (client_transport.rs:401-405)."""
+    return max(int(cols), F.MIN_CLIENT_COLS), max(int(rows), F.MIN_CLIENT_ROWS)
+
+
+def _keybindings_error(keybindings: Any) -> str | None:
+    """parse_client_keybindings (client_transport.rs:407-422).
+
+    CHOICE(keybindings-toml): herdr parses ``keys_toml`` as its config.toml with the Rust
+    ``toml`` crate; simherdr parses it with :mod:`tomllib` and reports that parser's text."""
+    if not isinstance(keybindings, dict) or "Local" not in keybindings:
+        return None
+    import tomllib  # only for a client that brings its own keys
+
+    try:
+        tomllib.loads(str(keybindings["Local"]["keys_toml"]))
+    except tomllib.TOMLDecodeError as e:
+        return F.invalid_keybindings(str(e))
+    return None
+
+
+def _complete_bracketed_paste(data: bytes) -> bool:
+    """raw_input::is_complete_text_bracketed_paste: one whole bracketed paste."""
+    return data.startswith(b"\x1b[200~") and data.endswith(b"\x1b[201~")
+
+
+def _paste_rejected(size: int) -> dict:
+    """ClientPasteRejected -> Notify Toast (headless.rs:3110-3128), to the sender only."""
+    body = F.paste_rejected_body(size, F.MAX_INPUT_PAYLOAD)
+    return {"Notify": {"kind": "Toast", "message": F.PASTE_REJECTED, "body": body}}

@@ -1,0 +1,145 @@
+"""The terminal plane and the JSON API on one server: closing the pane ends the attach, input
+from both lands in one terminal, structured input, oversized pastes, observers type nothing,
+resizes repaint, slow consumers lose frames and never a control message, the trace's lanes."""
+
+from __future__ import annotations
+
+import pytest
+
+from simherdr.facts import terminalplane as F
+from simherdr.terminalplane import connection
+
+from .wireclient import TermView
+
+
+def _attached(plane, cols=80, rows=24):
+    c = plane.client()
+    c.attach(plane.terminal_id(), cols=cols, rows=rows)
+    view = TermView(cols, rows)
+    view.follow(c, "$")
+    return c, view
+
+
+def test_closing_the_pane_ends_the_attach(plane):
+    tid = plane.terminal_id()
+    plane.api("pane.split", target="w1:p1", direction="right")
+    c, _ = _attached(plane)
+    obs = plane.client()
+    obs.handshake()
+    obs.send({"ObserveTerminal": {"target": tid}})
+    plane.api("pane.close", pane_id="w1:p1")
+    assert c.rest()[-1] == {"ServerShutdown": {"reason": F.terminal_gone(tid)}}
+    assert obs.rest()[-1] == {"ServerShutdown": {"reason": F.terminal_gone(tid)}}
+
+
+def test_an_observer_types_nothing(plane):
+    obs = plane.client()
+    obs.handshake()
+    obs.send({"ObserveTerminal": {"target": "w1:p1"}})
+    obs.type("not typed")
+    ctl, view = _attached(plane)
+    ctl.type("typed")
+    view.follow(ctl, "typed")
+    text = plane.api("pane.read", pane_id="w1:p1", source="visible")["read"]["text"]
+    assert "typed" in text and "not typed" not in text
+
+
+def test_input_events_type_text_keys_and_pastes(plane):
+    c, view = _attached(plane)
+    key = {
+        "Key": {
+            "code": {"Char": "k"},
+            "modifiers": 0,
+            "kind": "Press",
+            "repeat_count": 2,
+            "generated_text": None,
+            "source": "Synthesized",
+        }
+    }
+    release = {"Key": {**key["Key"], "kind": "Release"}}
+    events = [{"TextCommit": "commit "}, key, release, {"Paste": {"text": " pasted"}}, "FocusLost"]
+    c.send({"InputEvents": {"events": events}})
+    view.follow(c, "commit kk pasted")
+
+
+def test_an_oversized_bracketed_paste_is_rejected_with_a_notify(plane):
+    c, _ = _attached(plane)
+    data = b"\x1b[200~" + b"x" * F.MAX_INPUT_PAYLOAD + b"\x1b[201~"
+    c.type(data)
+    m = c.recv()
+    while "Terminal" in m:
+        m = c.recv()
+    assert m == {
+        "Notify": {
+            "kind": "Toast",
+            "message": "Paste rejected",
+            "body": f"Input message is {len(data)} bytes; Herdr's limit is 1048576 bytes",
+        }
+    }
+
+
+def test_an_oversized_raw_input_drops_the_client(plane):
+    c, _ = _attached(plane)
+    c.type(b"y" * (F.MAX_INPUT_PAYLOAD + 1))
+    assert all("Terminal" in m for m in c.rest())
+
+
+def test_a_resize_repaints_at_the_new_size_and_resizes_the_owned_terminal(plane):
+    c, view = _attached(plane)
+    c.send({"Resize": {"cols": 50, "rows": 10, "cell_width_px": 0, "cell_height_px": 0}})
+    m = c.recv()
+    while "Terminal" not in m:
+        m = c.recv()
+    frame = m["Terminal"]
+    assert (frame["width"], frame["height"], frame["full"]) == (50, 10, True)
+    screen = plane.srv.run(lambda sim: sim.session.panes["w1:p1"].screen)
+    assert (screen.cols, screen.rows) == (50, 10)
+
+
+def test_a_pending_client_that_detaches_is_closed_without_a_shutdown(plane):
+    c = plane.client()
+    c.handshake()
+    c.send("Detach")
+    assert c.rest() == []  # send_terminal_stream_detach_shutdown: attach/observe only
+
+
+@pytest.fixture
+def small_writer(monkeypatch):
+    monkeypatch.setattr(connection, "WRITE_HIGH_WATER", 1)
+
+
+def test_a_slow_consumer_loses_frames_never_control_messages(plane, small_writer):
+    """herdr's writer queue (client_transport.rs:180-301): one render slot, control in order.
+    A client that reads nothing while 60 full repaints of a 300x100 screen are due gets fewer
+    frames, consecutive seq, and still the last size once it reads; then its ServerShutdown."""
+    c, view = _attached(plane, 300, 100)
+    plane.api("pane.send_input", pane_id="w1:p1", text="z" * 25_000)
+    while view.text().count("z") < 25_000:  # the shell types a long paste a slice per turn
+        m = c.recv()
+        assert m is not None
+        if "Terminal" in m:
+            view.draw(m)
+    first_seq = view.frames[-1]["seq"] + 1
+    sizes = [(300 - i % 2, 100) for i in range(60)]
+    for cols, rows in sizes:
+        c.send({"Resize": {"cols": cols, "rows": rows, "cell_width_px": 0, "cell_height_px": 0}})
+    frames = []
+    while not frames or (frames[-1]["width"], frames[-1]["height"]) != sizes[-1]:
+        m = c.recv()  # a deferred render follows once the writer took the slot
+        assert m is not None and "Terminal" in m, m
+        frames.append(m["Terminal"])
+    assert [f["seq"] for f in frames] == list(range(first_seq, first_seq + len(frames)))
+    assert len(frames) < len(sizes)  # frames were dropped (deferred, not queued)
+    c.send("Detach")
+    assert c.rest() == [{"ServerShutdown": {"reason": "detached"}}]
+
+
+def test_attach_sessions_are_lanes_in_the_trace(plane):
+    c, view = _attached(plane)
+    c.type("x")
+    view.follow(c, "x")
+    c.send("Detach")
+    c.rest()
+    ops = [(e["conn"], e["op"]) for e in plane.srv.trace() if e["kind"] == "terminal"]
+    assert ops[:3] == [("t1", "hello"), ("t1", "attach"), ("t1", "frame")]
+    assert ("t1", "input") in ops and ("t1", "detach") in ops and ("t1", "shutdown") in ops
