@@ -346,6 +346,11 @@ class Rows(_Record):
     cli_terminal_control_mouse: bool
     # `terminal attach` turns bracketed paste on (and restores without a keyboard-flag pop)
     cli_attach_bracketed_paste: bool
+    # `terminal attach`: a connect/handshake/attach-request failure goes to main as an io::Error
+    # (`Error: Custom { kind: Other, ... }`), not `herdr: <ClientError>`
+    cli_attach_errors_to_main: bool
+    # `terminal attach` sends a lone non-wheel mouse report as AttachMouse (else it is dropped)
+    cli_attach_mouse_events: bool
     # --- the terminal plane (the client socket; simherdr/terminalplane, facts/terminalplane.py) ---
     # the Welcome's error when the first message is no handshake
     terminal_first_message_error: str

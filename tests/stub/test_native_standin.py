@@ -268,6 +268,24 @@ def test_a_socket_that_is_not_a_simherdr_takes_the_python_path(stand_ins, tmp_pa
     assert a.returncode == 1 and a.stderr
 
 
+def test_a_herdr_look_alike_gets_the_python_stand_ins_traffic(stand_ins, make_fake):
+    """A socket that is not a simherdr's (here the suite's recording fake herdr): no fork
+    server answers for it, the launcher runs the Python stand-in, the socket sees the same
+    requests from both."""
+    from stub_fake import error
+
+    fake = make_fake(version="0.9.3")
+    fake.on("pane.get", error("pane_not_found", "pane w9:p9 not found"))
+    env = {"PATH": "/usr/bin:/bin", "HERDR_SOCKET_PATH": fake.path, "HOME": "/nonexistent"}
+    outcomes = []
+    for binary in stand_ins:
+        start = len(fake.requests)
+        p = subprocess.run([binary, "pane", "get", "w9:p9"], env=env, capture_output=True)
+        outcomes.append((p.returncode, p.stdout, p.stderr, fake.requests[start:]))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == 1 and [r["method"] for r in outcomes[0][3]] == ["ping", "pane.get"]
+
+
 def test_a_terminal_is_the_callers(stand_ins, host):
     """isatty on the caller's own terminal: the descriptors are passed, not piped."""
     import pty
@@ -418,3 +436,30 @@ def test_install_stub_says_which_launcher_it_wrote(tmp_path):
     assert done.stdout == str(tmp_path / "herdr") + "\n"
     assert "native launcher" in done.stderr
     shutil.rmtree(tmp_path)
+
+
+def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
+    """SIGINT to the launcher reaches the stand-in in the fork server's child, which dies of
+    it as the Python stand-in does (its KeyboardInterrupt traceback, then SIGINT)."""
+    env = _env(host)
+    subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
+    seen = []
+    for binary in stand_ins:
+        before = host.server.connections
+        proc = subprocess.Popen(
+            [binary, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and host.server.connections <= before:
+            time.sleep(0.005)  # (the call's wait is open on the server)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+        text = err.decode()
+        # (where the wait was when the signal came is timing's: the last frames may differ)
+        seen.append(
+            (proc.returncode, "stub/cli/core.py" in text, text.endswith("\nKeyboardInterrupt\n"))
+        )
+    assert seen == [(-signal.SIGINT, True, True)] * 2
