@@ -463,3 +463,38 @@ def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
             (proc.returncode, "stub/cli/core.py" in text, text.endswith("\nKeyboardInterrupt\n"))
         )
     assert seen == [(-signal.SIGINT, True, True)] * 2
+
+
+def test_herdr_server_becomes_simherdr_serve_in_the_callers_own_process(stand_ins, host):
+    """CHOICE(standin-exec): `herdr --session lab server` (no server there) execs `simherdr
+    serve` as the Python stand-in does, in the launcher's own process (same pid), not in the
+    fork server's child; `server stop` ends it with status 0."""
+    fast, _ = stand_ins
+    base = tempfile.mkdtemp(prefix="shn", dir="/tmp")  # (a short path: AF_UNIX's limit)
+    proc = None
+    try:
+        env = _env(host, XDG_CONFIG_HOME=base, HOME=base)
+        proc = subprocess.Popen(
+            [fast, "--session", "lab", "server"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        sock = os.path.join(base, "herdr", "sessions", "lab", "herdr.sock")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not os.path.exists(sock):
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.01)
+        # this very process serves (its command line is herdr's again: issue 33's title)
+        assert os.path.realpath(f"/proc/{proc.pid}/exe") == os.path.realpath(sys.executable)
+        stop = subprocess.run(
+            [fast, "--session", "lab", "server", "stop"], env=env, capture_output=True
+        )
+        assert stop.returncode == 0, stop.stderr
+        assert proc.wait(30) == 0
+        proc.stderr.close()
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(base, ignore_errors=True)
