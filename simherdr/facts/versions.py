@@ -292,6 +292,21 @@ class Rows(_Record):
     # the headless view size (columns, rows) pane layouts use when no client is attached
     headless_cols: int
     headless_rows: int
+    # the view's chrome around the panes (model/geometry.py Chrome): the sidebar's width, the
+    # tab bar's rows, the frame width at or under which the mobile view shows, the panes'
+    # borders, gaps, outer borders and scrollbar gutter column (config defaults)
+    view_sidebar_width: int
+    view_tab_bar_rows: int
+    view_mobile_width_threshold: int
+    pane_borders: bool
+    pane_gaps: bool
+    pane_outer_borders: bool
+    pane_scrollbar_gutter: bool
+    # the scrollbar gutter stays while the pane's alternate screen is on (else the full-screen
+    # app gets that column too)
+    pane_gutter_on_alt_screen: bool
+    # PaneInfo.scroll is on every pane with a terminal (else only once pane.scroll moved it)
+    pane_info_scroll_always: bool
     # pane/agent send-keys `shift+tab` keeps its Shift (back-tab); else it is a plain tab
     backtab_keeps_shift: bool
     # closing the focused pane focuses the pane it was opened from (else the next in order)
