@@ -120,7 +120,7 @@ def test_a_slow_consumer_loses_frames_never_control_messages(plane, small_writer
         if "Terminal" in m:
             view.draw(m)
     first_seq = view.frames[-1]["seq"] + 1
-    sizes = [(300 - i % 2, 100) for i in range(60)]
+    sizes = [(300 - i % 2, 100) for i in range(59)] + [(280, 90)]  # the last size is unique
     for cols, rows in sizes:
         c.send({"Resize": {"cols": cols, "rows": rows, "cell_width_px": 0, "cell_height_px": 0}})
     frames = []
