@@ -322,6 +322,8 @@ class Simulator:
         (workspace index, pane) after each batch). A session not made yet is empty: no
         events, no focus (its focus pair None, as a new generation's ``_focus_pair``)."""
         made = self.__dict__.get("outbox")
+        if made is not None:
+            self.hooks.draw()  # the virtual frame herdr draws after a batch (pane geometry)
         batch = made.drain() if made is not None else []
         for kind, data in batch:
             self._publish(kind, {"type": kind, **data})

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from simherdr.contract.recorder import ThreadRecorder
+from simherdr.contract.recorder import ThreadRecorder, summary
 from simherdr.contract.termrecord import message_json, wire_of
 from simherdr.contract.verify import verify
 from simherdr.simulator import Config
@@ -108,6 +108,7 @@ def test_the_client_socket_is_recorded_decoded_in_order_with_the_json_plane(cont
     assert frames[0]["full"] is True and frames[0]["seq"] == 1
     assert (frames[0]["width"], frames[0]["height"]) == (40, 8)
     assert len({s["client_conn"] for s in client}) == 1
+    assert "1 client-socket connections" in summary("c.json", control_cassette)
     # the cassette's text is JSON, its frames' bytes exact (base64 untouched by normalization)
     assert json.loads(json.dumps(control_cassette.to_json())) == control_cassette.to_json()
 
