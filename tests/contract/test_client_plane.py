@@ -108,6 +108,9 @@ def test_the_client_socket_is_recorded_decoded_in_order_with_the_json_plane(cont
     assert frames[0]["full"] is True and frames[0]["seq"] == 1
     assert (frames[0]["width"], frames[0]["height"]) == (40, 8)
     assert len({s["client_conn"] for s in client}) == 1
+    # each frame's step shows the screen drawn so far, for the reader
+    last = _frame_steps(control_cassette)[-1]["screen"]
+    assert last["lines"][0] == "$ echo hi" and (last["width"], last["height"]) == (40, 8)
     assert "1 client-socket connections" in summary("c.json", control_cassette)
     # the cassette's text is JSON, its frames' bytes exact (base64 untouched by normalization)
     assert json.loads(json.dumps(control_cassette.to_json())) == control_cassette.to_json()
@@ -207,3 +210,11 @@ def test_a_payload_the_table_cannot_read_is_kept_undecoded():
     assert raw == {"undecoded": base64.b64encode(b"\x00\x01").decode()}
     bad = message_json(wire_of(20), "recv", b"\xff")
     assert bad["undecoded"] == "/w==" and bad["error"].startswith("bincode error: ")
+
+
+def test_a_frame_that_cannot_be_drawn_is_a_miss_not_a_crash(control_cassette):
+    bad = copy.deepcopy(control_cassette)
+    _frame_steps(bad)[-1]["recv"]["Terminal"]["bytes"] = "not base64!"
+    (r,) = verify([bad], "inprocess", timeout=0.5)
+    assert r.status == "fail"
+    assert any(m.path == "screen.undrawable" and "base64" in m.expected for m in r.misses)
