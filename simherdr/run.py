@@ -48,6 +48,7 @@ ENV_NAMES = (
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",
     "SIMHERDR_TIME_SCALE",
+    "SIMHERDR_SERVE_PANE_MODE",
     ENV_CONTROL,
     ENV_TRACE,
     ENV_ROOT,
@@ -371,6 +372,8 @@ def child_env(layout: Layout, args, version: str, stub: str) -> dict[str, str]:
         HERDR_BIN_PATH=stub,
         PATH=layout.bin_dir + os.pathsep + env.get("PATH", ""),
         SIMHERDR_TIME_SCALE=repr(float(args.time_scale)),
+        # a `herdr server` COMMAND starts itself gets the run's pane mode (stub/cli/launch.py)
+        SIMHERDR_SERVE_PANE_MODE=args.pane_mode,
         SIMHERDR_HERDR_VERSION=version,
         **{ENV_CONTROL: layout.control, ENV_TRACE: layout.trace, ENV_ROOT: layout.root},
     )

@@ -17,7 +17,7 @@ Kinds: ``request`` (id, method, params; over the socket also the peer's ``pid`` 
 its command line), ``reply`` (id, ok, code?, result | error), ``event``
 (type, data), ``fault`` (fault name and type, method, id), ``step`` (name, args), ``note``,
 ``terminal`` (a client-socket client, lane ``t<N>``: ``op`` hello | refused | attach | observe |
-control | input | resize | frame (seq, full, bytes) | detach | taken_over | shutdown (reason) |
+control | input | resize | frame (frame_seq, full, bytes) | detach | taken_over | shutdown (reason) |
 disconnected).
 """
 
@@ -301,24 +301,41 @@ def format_trace(entries: list[dict], dropped: int = 0, limit: int = 400) -> str
 
 
 def terminal_lanes(entries: Iterable[dict]) -> list[tuple[str, float, float | None, list, str]]:
-    """Each terminal-plane client (``terminal`` entries, lane ``t<N>``) as one span of a lane of
-    its own, ``(label, start, end, [], lane)`` (traceview.Span's fields): from its hello to its
-    end, labelled with what it attached to and how it ended."""
-    out: list[list] = []
-    open_: dict[str, list] = {}
+    """Each terminal-plane client (``terminal`` entries, lane ``t<N>``: an attach, observe or
+    control session) as one span of a lane of its own, ``(label, start, end, [], lane)``
+    (traceview.Span's fields): from its hello to its end, labelled with what it attached to,
+    the frames it was sent, the bytes it typed and how it ended."""
+    out: list[dict] = []
+    open_: dict[str, dict] = {}
     for e in entries:
         if e.get("kind") != "terminal":
             continue
         conn, op, t = str(e.get("conn")), e.get("op"), float(e.get("t", 0.0))
-        span = open_.get(conn)
-        if span is None:
-            span = open_[conn] = ["terminal client", t, None, [], f"terminal plane {conn}"]
-            out.append(span)
+        s = open_.get(conn)
+        if s is None:
+            s = open_[conn] = {"what": "terminal client", "start": t, "end": None, "lane": conn}
+            s.update(frames=0, typed=0, reason=None)
+            out.append(s)
         if op in ("attach", "observe", "control"):
-            span[0] = f"{op} {e.get('terminal_id') or e.get('target')}"
+            s["what"] = f"{op} {e.get('terminal_id') or e.get('target')}"
+        elif op == "frame":
+            s["frames"] += 1
+        elif op == "input":
+            s["typed"] += int(e.get("bytes") or 0)
         elif op in ("shutdown", "refused"):
-            span[0] += f" · {e.get('reason')}"
+            s["reason"] = e.get("reason")
         elif op == "disconnected":
-            span[2] = t
+            s["end"] = t
             del open_[conn]
-    return [(s[0], s[1], s[2], s[3], s[4]) for s in out]
+    return [(_lane_label(s), s["start"], s["end"], [], f"terminal plane {s['lane']}") for s in out]
+
+
+def _lane_label(s: dict) -> str:
+    parts = [s["what"]]
+    if s["frames"]:
+        parts.append(f"{s['frames']} frame{'s' if s['frames'] != 1 else ''}")
+    if s["typed"]:
+        parts.append(f"typed {s['typed']} bytes")
+    if s["reason"]:
+        parts.append(str(s["reason"]))
+    return " · ".join(parts)

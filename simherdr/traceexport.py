@@ -131,6 +131,7 @@ def chrome_trace(entries: list[dict]) -> dict[str, Any]:
                 "args": {"type": f["type"], "method": f["method"], "id": f["id"]},
             }
         )
+    _terminal_lanes(rel, end, tids, meta, events)
     if m["scenario"]:
         meta(SCENARIO_PID, None, "process_name", "scenario", 3)
         meta(SCENARIO_PID, 1, "thread_name", "scenario / control")
@@ -152,6 +153,31 @@ def chrome_trace(entries: list[dict]) -> dict[str, Any]:
         "displayTimeUnit": "ms",
         "otherData": {"source": "simherdr", "clock": "simulated", "origin_t": origin},
     }
+
+
+def _terminal_lanes(rel: list[dict], end: float, tids: dict, meta, events: list) -> None:
+    """Each terminal-plane client (an attach, observe or control session) as a thread of the
+    connections: its session as one slice (:func:`simherdr.trace.terminal_lanes`), each of its
+    trace entries (hello, frames, input, resize, shutdown ...) an instant on it."""
+    from .trace import terminal_lanes
+
+    for label, start, stop, _, lane in terminal_lanes(rel):
+        tid = tids.setdefault(lane, len(tids) + 1)
+        meta(CONNS_PID, tid, "thread_name", lane, tid)
+        stop = stop if stop is not None else end
+        events.append(
+            {"name": label, "cat": "terminal", "ph": "X", "ts": _us(start),
+             "dur": _us(max(stop - start, 0.0)), "pid": CONNS_PID, "tid": tid, "args": {}}
+        )  # fmt: skip
+    for e in rel:
+        lane = f"terminal plane {e.get('conn')}"
+        if e.get("kind") != "terminal" or lane not in tids:
+            continue
+        args = {k: v for k, v in e.items() if k not in ("seq", "kind", "t", "wall", "conn", "op")}
+        events.append(
+            {"name": str(e.get("op")), "cat": "terminal", "ph": "i", "s": "t", "ts": _us(e["t"]),
+             "pid": CONNS_PID, "tid": tids[lane], "args": args}
+        )  # fmt: skip
 
 
 def export(entries: list[dict], fmt: str) -> str:

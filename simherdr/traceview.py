@@ -621,8 +621,10 @@ def render_html(entries: list[dict], title: str = "simherdr trace", gap: float =
             folded = sum(len(c.folded) for c in s.calls) + (
                 sum(1 for c in s.calls if c.is_ping) if s.run else 0
             )
-            method = s.calls[0].method if not s.run else "run"
+            # a terminal-plane client's span has no socket calls (trace.terminal_lanes)
+            method = "run" if s.run else (s.calls[0].method if s.calls else "terminal")
             hover = "\n\n".join(_call_title(c) for c in s.calls if not (s.run and c.is_ping))
+            hover = hover or s.label
             if s.run:
                 hover = (
                     f"{s.label}\n({len(s.calls)} socket calls, pid {s.calls[0].pid})\n\n" + hover

@@ -125,20 +125,23 @@ def pane_info(s: Session, p: Pane, focused: bool | None = None) -> dict:
         info["tokens"] = dict(p.tokens)
     if p.agent.session:
         info["agent_session"] = dict(p.agent.session)
-    scroll = scroll_info(p)
+    scroll = scroll_info(p, s.scroll_metrics_always)
     if scroll is not None:
         info["scroll"] = scroll
     info["revision"] = p.revision
     return info
 
 
-def scroll_info(p: Pane) -> dict | None:
-    """PaneScrollInfo, once the pane has scroll metrics (Pane.scroll_offset)."""
-    if p.scroll_offset is None:
+def scroll_info(p: Pane, always: bool) -> dict | None:
+    """PaneScrollInfo (src/app/creation.rs:430-438 pane_info, runtime.scroll_metrics(): the
+    scrollbar's offset from the bottom, its maximum, the viewport's rows). ``always`` (row
+    pane_info_scroll_always): every pane has it (0.8.x); else only once pane.scroll moved the
+    viewport (Pane.scroll_offset set; 0.9 measured without it)."""
+    if not always and p.scroll_offset is None:
         return None
     top = p.screen.scroll_max()
     return {
-        "offset_from_bottom": min(p.scroll_offset, top),
+        "offset_from_bottom": min(p.scroll_offset or 0, top),
         "max_offset_from_bottom": top,
         "viewport_rows": p.screen.rows,
     }

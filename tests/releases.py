@@ -108,3 +108,16 @@ def kinds(version: str) -> tuple[str, ...]:
 def tables(version: str):
     """The release's table keys (``tables(version).agent_kinds``)."""
     return resolve(version).tables
+
+
+def lone_pane_size(version: str) -> tuple[int, int]:
+    """(cols, rows) of a workspace's lone pane after herdr's first draw: the release's
+    headless frame less the view's chrome (simherdr/model/geometry.py, the release rows)."""
+    from simherdr.model import geometry as G
+    from simherdr.model import layout as L
+    from simherdr.runtime.hooks import chrome_of
+
+    v = resolve(version)
+    chrome = chrome_of(v)
+    area = G.terminal_area((v.rows.headless_cols, v.rows.headless_rows), chrome)
+    return G.pane_sizes(L.Leaf("p"), area, chrome)["p"]

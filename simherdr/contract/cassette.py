@@ -16,6 +16,10 @@ Steps come in three forms:
   ``"close": "client"|"upstream"``; a line that is not JSON is ``{"raw": text}``. herdr answers
   one request per connection, then streams (``events.subscribe``) or closes. ``via: "cli:k"``
   marks a connection the CLI step ``k`` made;
+- *client socket* (the terminal plane, :mod:`.termrecord`): ``{"client_conn": n, "t": s,
+  "send": msg}`` / ``"recv": msg`` / ``"close"``; each message of herdr's client protocol
+  decoded as JSON (``{"Hello": {...}}``, ``{"Terminal": {"seq", "width", "height", "full",
+  "bytes": base64}}``), in order with the JSON plane's steps;
 - *cli* (the CLI recorder): ``{"cli_run": {"argv", "env", "env_keys", "exit", "stdout",
   "stderr"}, "t": s, "k": k}``.
 
@@ -52,7 +56,7 @@ class Cassette:
 
     @property
     def recorded(self) -> bool:
-        return any("conn" in s or "cli_run" in s for s in self.steps)
+        return any("conn" in s or "client_conn" in s or "cli_run" in s for s in self.steps)
 
     @property
     def version(self) -> str | None:

@@ -171,7 +171,21 @@ SHOWS: tuple[Shows, ...] = (
         "headless_rows",
         "the headless view size pane rects use (#2828)",
         ("*",),
-        ("*.area.height", "*.area.y", "*.rect.height", "*.rect.y"),
+        ("*.area.height", "*.area.y", "*.rect.height", "*.rect.y", "*.scroll.viewport_rows"),
+    ),
+    # the panes' terminal size follows the headless frame (model/geometry.py)
+    Shows(
+        "headless_cols",
+        "the headless frame the panes are sized in",
+        ("*",),
+        ("*.scroll.viewport_rows",),
+    ),
+    Shows(
+        "pane_info_scroll_always",
+        "PaneInfo.scroll on every pane (0.8.x) or once pane.scroll moved it (0.9)",
+        ("*",),
+        ("*.scroll",),
+        _ADDED,
     ),
     Shows(
         "cli_agent_start_pins_pane",

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import normalize
+from . import normalize, termrecord
 from .cassette import Cassette, CassetteError, now
 
 JOURNAL = "simherdr-journal/1"
@@ -122,6 +122,8 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         timeline.append((at[0], at[1], {"cli_run": run, "k": k}))
     timeline.sort(key=lambda x: (x[0], x[1]))
     steps: list[dict] = []
+    wire = termrecord.wire_of(meta.get("protocol"))
+    views: dict[Any, termrecord.ScreenView] = {}  # client connection -> its terminal
     for t, _, ev in timeline:
         step: dict[str, Any] = {"t": round(t - t0, 3)}
         if "cli_run" in ev:
@@ -165,6 +167,10 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
             if "reply" in ev:
                 step["reply"] = norm.value(ev["reply"])
             steps.append(step)
+            continue
+        if ev.get("plane") == termrecord.PLANE:
+            if _client_step(step, ev, via, norm, wire, views):
+                steps.append(step)
             continue
         cid = ev.get("conn")
         step["conn"] = cid
@@ -214,6 +220,36 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         normalization={**normalize.describe(context), "refs": norm.refs},
         file=path.name,
     )
+
+
+def _client_step(
+    step: dict, ev: dict, via: dict, norm: normalize.Normalizer, wire, views: dict
+) -> bool:
+    """A client-socket event as a cassette step (``client_conn``: the JSON plane's steps stay
+    ``conn``); False for what the cassette leaves out (the open itself). A frame's step also
+    shows the screen the frames so far draw (``screen``: for the reader; verify draws the
+    recorded bytes again, :mod:`.termreplay`)."""
+    cid = ev.get("conn")
+    step["client_conn"] = cid
+    if cid in via:
+        step["via"] = via[cid]
+    if "unreachable" in ev:
+        step["close"] = "upstream"
+        step["unreachable"] = ev["unreachable"]
+    elif "client_send" in ev or "client_recv" in ev:
+        d = "send" if "client_send" in ev else "recv"
+        step[d] = termrecord.cassette_message(norm, wire, d, ev[f"client_{d}"])
+        frame = termrecord.frame_of(step[d]) if d == "recv" else None
+        if frame is not None:
+            step["screen"] = norm.value(termrecord.draw(views, cid, frame))
+    elif "framing" in ev:
+        step["framing"] = ev["framing"]
+        step["during"] = ev.get("during")
+    elif "close" in ev:
+        step["close"] = ev["close"]
+    else:
+        return False
+    return True
 
 
 # Control-socket ops that start a new server's state: a boundary in the cassette.
@@ -273,7 +309,12 @@ def _mark_polls(steps: list[dict]) -> None:
     under it is marked ``upstream_down`` throughout."""
     sends: dict[Any, tuple[str, Any]] = {}
     for s in steps:
-        if "send" in s and isinstance(s.get("via"), str) and s["via"].startswith("cli:"):
+        if (
+            "conn" in s
+            and "send" in s
+            and isinstance(s.get("via"), str)
+            and s["via"].startswith("cli:")
+        ):
             sends.setdefault(s["conn"], (s["via"], json.dumps(s["send"], sort_keys=True)))
     conns = list(sends)
     polls, last = set(), set()
@@ -289,7 +330,7 @@ def _mark_polls(steps: list[dict]) -> None:
     sent = {s.get("conn") for s in steps if "send" in s or "recv" in s}
     for s in steps:
         via, cid = s.get("via"), s.get("conn")
-        if isinstance(via, str) and via.startswith("cli:") and cid not in sent:
+        if isinstance(via, str) and via.startswith("cli:") and "conn" in s and cid not in sent:
             run = probes.setdefault(via, [])
             if cid not in run:
                 run.append(cid)

@@ -136,11 +136,20 @@ class RecordingProxy:
         cli_listen: str | None = None,
         control: tuple[str, str] | None = None,
         ops_listen: str | None = None,
+        protocol: int | None = None,
+        client_plane: bool = True,
     ):
         """``control``: (upstream control socket, the one to listen on): its ops are relayed
         and journaled (a ``server.reset`` becomes a boundary of the cassette). ``ops_listen``:
-        the recording ``herdr``'s requests to relay a server the client launched."""
+        the recording ``herdr``'s requests to relay a server the client launched.
+        ``client_plane``: relay the client socket beside each listening socket too (to the
+        upstream's), journaling its messages decoded with ``protocol`` (:mod:`.termrecord`)."""
+        from .termrecord import wire_of
+
         self.upstream = upstream
+        self.wire = wire_of(protocol)
+        self.client_plane = client_plane
+        self._client_paths: list[str] = []
         self.listen = listen
         self.cli_listen = cli_listen
         self.control = control
@@ -170,6 +179,8 @@ class RecordingProxy:
 
             busy = f"{path}: something already answers there"
             self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
+            if self.client_plane:
+                await self._listen_client(path, via)
         if self.control is not None:
             up, path = self.control
 
@@ -194,6 +205,32 @@ class RecordingProxy:
             self._servers.append(
                 await listen_unix(self.ops_listen, self._ops, limit=LIMIT, busy_message=busy)
             )
+
+    async def _listen_client(self, api_path: str, via: str | None) -> None:
+        """The client socket a client finds beside ``api_path``, relayed to the upstream's."""
+        from ..terminalplane import client_socket_path
+        from .termrecord import relay_client
+
+        path, upstream = client_socket_path(api_path), client_socket_path(self.upstream)
+
+        async def handler(r, w, via=via):
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.add(task)
+            try:
+                await relay_client(
+                    r, w, cid=next(self._ids), via=via, upstream=upstream,
+                    journal=self.journal, wire=self.wire,
+                )  # fmt: skip
+            except asyncio.CancelledError:
+                pass
+            finally:
+                if task is not None:
+                    self._tasks.discard(task)
+
+        busy = f"{path}: something already answers there"
+        self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
+        self._client_paths.append(path)
 
     async def _ops(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
         """One op line from the recording ``herdr``: ``relay`` (listen on the socket a launched
@@ -285,6 +322,7 @@ class RecordingProxy:
             self.cli_listen,
             self.control and self.control[1],
             self.ops_listen,
+            *self._client_paths,
         ):
             if path:
                 with contextlib.suppress(OSError):
@@ -493,7 +531,13 @@ class ThreadRecorder:
             (control_upstream, control_listen) if control_upstream and control_listen else None
         )
         self.proxy = RecordingProxy(
-            upstream, listen, self.journal, cli_listen, control, ops_listen=ops_listen
+            upstream,
+            listen,
+            self.journal,
+            cli_listen,
+            control,
+            ops_listen=ops_listen,
+            protocol=info.get("protocol"),
         )
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
@@ -582,12 +626,13 @@ def record_command(rec: ThreadRecorder, command: list[str], cwd: str | None = No
 def summary(path, cassette) -> str:
     """The one line a recording ends with: what it holds, and a non-empty start."""
     conns = len({s["conn"] for s in cassette.steps if "conn" in s})
+    clients = len({s["client_conn"] for s in cassette.steps if "client_conn" in s})
     runs = sum(1 for s in cassette.steps if "cli_run" in s)
     bounds = sum(1 for s in cassette.steps if "boundary" in s)
-    line = (
-        f"simherdr record: {path}: {conns} connections, {runs} CLI runs, "
-        f"{len(cassette.normalization.get('refs', {}))} references"
-    )
+    line = f"simherdr record: {path}: {conns} connections, "
+    if clients:
+        line += f"{clients} client-socket connections, "
+    line += f"{runs} CLI runs, {len(cassette.normalization.get('refs', {}))} references"
     if bounds:
         line += f", {bounds} resets"
     if cassette.provenance.get("non_empty_start"):

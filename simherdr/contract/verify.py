@@ -139,6 +139,8 @@ def _where(step: dict) -> str:
         return "herdr " + " ".join(map(str, step["cli_run"].get("argv", [])))
     if "conn" in step:
         return f"conn {step['conn']}"
+    if "client_conn" in step:
+        return f"client socket conn {step['client_conn']}"
     return str(step.get("method") or "herdr " + " ".join(step.get("cli", [])))
 
 
@@ -251,6 +253,10 @@ class Replay:
         self.times = [s.get("t") if isinstance(s.get("t"), int | float) else None for s in c.steps]
         self.res = Result(c, target.kind, target.version)
         self.scale_hinted = False  # a replay says once that its time scale looks wrong
+        from .termreplay import ClientPlane
+
+        self.client: ClientPlane | None = None  # the client socket's connections (termreplay)
+        self.client_runs = ClientPlane.owned_runs(c)  # CLI runs replayed at the socket level
         why = c.provenance.get("non_empty_start")
         if why and not any("seed" in s for s in c.steps):
             self.res.warnings.append(str(why))
@@ -294,6 +300,8 @@ class Replay:
                 try:
                     if "cli_run" in step:
                         self._cli_run(i, step)
+                    elif "client_conn" in step:
+                        self._client(i, step)
                     elif "conn" in step:
                         self._wire(i, step)
                     elif "boundary" in step:
@@ -315,6 +323,8 @@ class Replay:
         finally:
             for conn in self.conns.values():
                 conn.close()
+            if self.client is not None:
+                self.client.close()
         if self.res.misses:
             self.res.status = "fail"
         return self.res
@@ -372,9 +382,17 @@ class Replay:
 
     # --- recorded socket traffic -----------------------------------------------------------
 
+    def _client(self, i: int, step: dict) -> None:
+        """A step of the client socket (the terminal plane): :mod:`.termreplay`."""
+        if self.client is None:
+            from .termreplay import ClientPlane
+
+            self.client = ClientPlane(self)
+        self.client.step(i, step)
+
     def _wire(self, i: int, step: dict) -> None:
         via = step.get("via")
-        if via and self.t.runs_cli and via != "cli":
+        if via and self.t.runs_cli and via != "cli" and via not in self.client_runs:
             return  # the CLI step replays this connection itself
         if step.get("poll"):
             return  # a repeat of a CLI poll: the last one (``until``) stands for them all
@@ -530,7 +548,7 @@ class Replay:
                 f"step {i + 1}: the client's own server launch (the target stands in for it)"
             )
             return
-        if not self.t.runs_cli:
+        if not self.t.runs_cli or f"cli:{step.get('k')}" in self.client_runs:
             self.res.skipped_steps.append(
                 f"step {i + 1}: a CLI run (its socket calls are replayed)"
             )

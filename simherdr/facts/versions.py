@@ -292,6 +292,21 @@ class Rows(_Record):
     # the headless view size (columns, rows) pane layouts use when no client is attached
     headless_cols: int
     headless_rows: int
+    # the view's chrome around the panes (model/geometry.py Chrome): the sidebar's width, the
+    # tab bar's rows, the frame width at or under which the mobile view shows, the panes'
+    # borders, gaps, outer borders and scrollbar gutter column (config defaults)
+    view_sidebar_width: int
+    view_tab_bar_rows: int
+    view_mobile_width_threshold: int
+    pane_borders: bool
+    pane_gaps: bool
+    pane_outer_borders: bool
+    pane_scrollbar_gutter: bool
+    # the scrollbar gutter stays while the pane's alternate screen is on (else the full-screen
+    # app gets that column too)
+    pane_gutter_on_alt_screen: bool
+    # PaneInfo.scroll is on every pane with a terminal (else only once pane.scroll moved it)
+    pane_info_scroll_always: bool
     # pane/agent send-keys `shift+tab` keeps its Shift (back-tab); else it is a plain tab
     backtab_keeps_shift: bool
     # closing the focused pane focuses the pane it was opened from (else the next in order)
@@ -331,6 +346,11 @@ class Rows(_Record):
     cli_terminal_control_mouse: bool
     # `terminal attach` turns bracketed paste on (and restores without a keyboard-flag pop)
     cli_attach_bracketed_paste: bool
+    # `terminal attach`: a connect/handshake/attach-request failure goes to main as an io::Error
+    # (`Error: Custom { kind: Other, ... }`), not `herdr: <ClientError>`
+    cli_attach_errors_to_main: bool
+    # `terminal attach` sends a lone non-wheel mouse report as AttachMouse (else it is dropped)
+    cli_attach_mouse_events: bool
     # --- the terminal plane (the client socket; simherdr/terminalplane, facts/terminalplane.py) ---
     # the Welcome's error when the first message is no handshake
     terminal_first_message_error: str

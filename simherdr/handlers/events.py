@@ -207,21 +207,21 @@ class _OutputMatched:
 
 class _Silent:
     """pane.scroll_changed (src/api/subscriptions.rs:510-541): emits when the pane's scroll
-    metrics differ from the last seen. Simulated panes have none until a 0.9 pane.scroll
-    (Pane.scroll_offset), so on 0.8.2 nothing is ever emitted."""
+    metrics (views.scroll_info: offset, scrollback depth, viewport rows) differ from the last
+    seen."""
 
     def __init__(self, sim, item, probe_id):
         pane = sim.session.find_pane(item["pane_id"])
         if pane is None:
             raise E.probe_pane_not_found(item["pane_id"], probe_id)
         self.pane_id = pane.pane_id
-        self.last = V.scroll_info(pane)
+        self.last = V.scroll_info(pane, sim.session.scroll_metrics_always)
 
     def next(self, sim):
         pane = sim.session.find_pane(self.pane_id)
         if pane is None:
             return None
-        cur = V.scroll_info(pane)
+        cur = V.scroll_info(pane, sim.session.scroll_metrics_always)
         if cur == self.last:
             return None
         self.last = cur

@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 
 from ..facts import ids
+from . import geometry as G
 from . import layout as L
 from .membership import Membership
 from .state import Pane, Session, Tab, Workspace
@@ -517,7 +518,7 @@ def restore(
                     tab_id=tid,
                     cwd=cwd,
                     env={},
-                    screen=s._screen_factory(),
+                    screen=s._screen_factory(*G.spawn_size(s)),
                     agent=s.new_agent_slot(),
                     label=entry.get("label"),
                     restore_error=restore_error,

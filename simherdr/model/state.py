@@ -15,6 +15,7 @@ from ..facts import errors as E
 from ..facts import ids
 from ..facts.record import field, record
 from . import events as ev
+from . import geometry as G
 from . import layout as L
 from .membership import Membership
 from .status import wire_status
@@ -67,8 +68,8 @@ class Pane:
     tokens: dict = field(default_factory=dict)
     exited: bool = False
     title_stripped: str | None = None  # last stripped terminal title seen (revision rule)
-    # Rows scrolled up from the bottom (0.9 pane.scroll). CHOICE: None until a client scrolls
-    # the pane: simulated panes report no scroll metrics before that (PaneInfo.scroll omitted).
+    # Rows scrolled up from the bottom (0.9 pane.scroll); None (never scrolled) reads as 0:
+    # PaneInfo.scroll is always there (views.scroll_info).
     scroll_offset: int | None = None
     restore_error: str | None = None  # 0.9 PaneInfo.restore_error (a resume that failed)
     # restored history (ANSI) a backend that brings its own screen seeds into it before the
@@ -229,6 +230,15 @@ class Session:
         self.recorded: list[ev.Event] = []
         self.record: ev.EventSink = record if record is not None else self.recorded.append
         self.area: tuple[int, int, int, int] = L.DEFAULT_AREA  # the view area rects use
+        # Pane geometry (model/geometry.py): the frame the view is drawn in (cols, rows), the
+        # release's chrome (None: every pane is the frame's size), whether the last draw found
+        # no pane to show, and the spawn size a request's new panes take (cleared per draw).
+        self.frame: tuple[int, int] = (L.DEFAULT_AREA[2], L.DEFAULT_AREA[3])
+        self.chrome: G.Chrome | None = None
+        self.view_empty = True
+        self.spawn_estimate: tuple[int, int] | None = None
+        # Row pane_info_scroll_always: every PaneInfo carries scroll metrics (views.scroll_info).
+        self.scroll_metrics_always = False
         self._screen_factory = screen_factory
         # A cwd's automatic workspace label (git discovery, so I/O: injected like the screens).
         # None: a workspace keeps the label of the cwd it was created in.
@@ -429,7 +439,7 @@ class Session:
             tab_id=tab_id,
             cwd=cwd,
             env=dict(env or {}),
-            screen=self._screen_factory(),
+            screen=self._screen_factory(*G.spawn_size(self)),
             agent=self.new_agent_slot(),
         )
         self.panes[p.pane_id] = p

@@ -360,9 +360,10 @@ class PtyBackend:
         env = self.pane_env(pane)
         argv = self.shell_argv(env)
         cwd = pane.cwd if pane.cwd and os.path.isdir(pane.cwd) else cfg.server_cwd
+        cols, rows = pane.screen.cols, pane.screen.rows  # the spawn size (model/geometry.py)
         master, slave = os.openpty()
         try:
-            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", cfg.rows, cfg.cols, 0, 0))
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
             proc = subprocess.Popen(
                 [
                     "/bin/sh",
@@ -387,7 +388,7 @@ class PtyBackend:
         finally:
             os.close(slave)
         os.set_blocking(master, False)
-        screen = new_real_screen(cfg.cols, cfg.rows)
+        screen = new_real_screen(cols, rows)
         if pane.replay:  # restored history, seeded before the shell writes (seed_history_ansi)
             screen.feed(pane.replay)
             pane.replay = None

@@ -16,8 +16,10 @@ class Config:
     home: str = field(default_factory=lambda: os.path.expanduser("~"))
     server_cwd: str = field(default_factory=os.getcwd)
     shell: str = "bash"
-    cols: int = 80
-    rows: int = 24
+    # Every pane's terminal size, fixed (cols, rows); None: herdr's geometry (model/geometry.py:
+    # the release's headless frame less the view's chrome, resized as herdr's draws resize).
+    cols: int | None = None
+    rows: int | None = None
     worktrees_dir: str | None = None  # [worktrees].directory; default ~/.herdr/worktrees
     confirm_close: bool = True  # ui.confirm_close (src/config/model.rs:1116)
     new_cwd: str = "follow"  # [terminal] new_cwd (src/config/model.rs:229-270)

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ..agents import AgentLayer
     from ..facts.versions import HerdrVersion
     from ..model.events import EventSink
+    from ..model.geometry import Chrome
     from ..model.panescreen import PaneScreen
     from ..model.seams import PaneBackend
     from ..model.state import Pane, Session, Workspace
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
 
     # typing only (not made at run time: a Protocol class costs ~0.14M instructions)
     class SessionConfig(Protocol):
-        cols: int
-        rows: int
+        cols: int | None
+        rows: int | None
         layout_area: tuple[int, int, int, int] | None
 
     class HookHost(Protocol):
@@ -44,6 +45,25 @@ if TYPE_CHECKING:
 
         def terminal_exited(self, pane: Pane) -> None: ...
 
+        def terminal_size_locked(self, pane: Pane) -> bool: ...
+
+
+def chrome_of(version: HerdrVersion) -> Chrome:
+    """The release's view chrome (rows view_* and pane_*)."""
+    from ..model.geometry import Chrome
+
+    r = version.rows
+    return Chrome(
+        sidebar_width=r.view_sidebar_width,
+        tab_bar_rows=r.view_tab_bar_rows,
+        mobile_width_threshold=r.view_mobile_width_threshold,
+        pane_borders=r.pane_borders,
+        pane_gaps=r.pane_gaps,
+        pane_outer_borders=r.pane_outer_borders,
+        scrollbar_gutter=r.pane_scrollbar_gutter,
+        gutter_on_alt_screen=r.pane_gutter_on_alt_screen,
+    )
+
 
 class PaneHooks:
     def __init__(self, host: HookHost) -> None:
@@ -66,13 +86,51 @@ class PaneHooks:
         # configurable 120x40, 0.8.0's fixed 80x24) unless the host names an area.
         area = self._host.config.layout_area or (0, 0, rows.headless_cols, rows.headless_rows)
         s.area = (area[0], area[1], area[2], area[3])
+        s.scroll_metrics_always = rows.pane_info_scroll_always
+        cfg = self._host.config
+        if cfg.cols is not None or cfg.rows is not None:  # a fixed size: no view geometry
+            s.frame = (cfg.cols or rows.headless_cols, cfg.rows or rows.headless_rows)
+        else:
+            s.frame = (rows.headless_cols, rows.headless_rows)
+            s.chrome = chrome_of(self._host.version)
         return s
 
-    def make_screen(self) -> PaneScreen:
+    def make_screen(self, cols: int, rows: int) -> PaneScreen:
         """A simulated pane's screen: the engine panes/screens.py chooses (libghostty-vt)."""
         from ..panes.screens import new_screen
 
-        return new_screen(self._host.config.cols, self._host.config.rows)
+        return new_screen(cols, rows)
+
+    # --- geometry (model/geometry.py) ----------------------------------------------------------
+
+    def draw(self) -> None:
+        """herdr's draw after a batch: the first draw that shows a pane resizes every pane to
+        its laid-out size (model/geometry.py draw)."""
+        from ..model import geometry as G
+
+        session = self._host.session
+        for pane_id, (cols, rows) in G.draw(session).items():
+            pane = session.panes.get(pane_id)
+            if pane is not None:
+                self.pane_size_changed(pane, cols, rows)
+
+    def pane_size_changed(self, pane: Pane, cols: int, rows: int) -> None:
+        """SEAM: a pane's terminal is now ``cols`` x ``rows`` (a draw that resizes panes, a
+        client's size): a ``ResizesTerminals`` backend resizes the screen and tells a real
+        process (TIOCSWINSZ, so SIGWINCH); else only the screen follows. No-op when the size
+        is the same."""
+        from ..model.seams import ResizesTerminals
+
+        screen = pane.screen
+        if cols < 1 or rows < 1 or (screen.cols, screen.rows) == (cols, rows):
+            return
+        if self._host.terminal_size_locked(pane):
+            return  # a terminal-plane owner sizes it (herdr's direct_attach_resize_locks)
+        backend = self._host.backend
+        if isinstance(backend, ResizesTerminals):
+            backend.resize_terminal(pane, cols, rows)
+        else:
+            screen.resize(cols, rows)
 
     def label_for_cwd(self, cwd: str) -> str:
         """The session's labeler: a cwd's automatic workspace label (git discovery)."""

@@ -56,6 +56,29 @@ _NOWHERE = "/nonexistent/simherdr-standin-warm-up.sock"
 _WARM_UP = (["pane", "get", "w1:p1"],)
 
 
+#: CHOICE(standin-ctty): the verbs that may open ``/dev/tty`` (a direct attach whose stdin is
+#: not a terminal: stub/cli/attach.py) run as the Python stand-in: a forked child has no
+#: controlling terminal, the caller's process has.
+_NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
+
+
+def needs_python(argv: list[str]) -> bool:
+    """Whether a call (argv without argv[0]) must run in the caller's own process: its first
+    two words, past the global options, name a verb of :data:`_NEEDS_CONTROLLING_TERMINAL`."""
+    words: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--session", "--remote", "--remote-keybindings", "--machine"):
+            skip = True
+        elif not arg.startswith("-"):
+            words.append(arg)
+            if len(words) == 2:
+                break
+    return tuple(words) in _NEEDS_CONTROLLING_TERMINAL
+
+
 def preload() -> dict[str, object]:
     """Import every module of the stand-in's CLI and resolve every release (the children share
     them); returns release name -> :class:`simherdr.stub.cli.base.Release`."""
@@ -357,20 +380,21 @@ class Idle:
         fields = data.split(b"\0")
         python, root, release_name, exe = (f.decode("utf-8", "surrogateescape") for f in fields[:4])
         release = self.releases.get(release_name)
+        rest = fields[7:]
+        split = rest.index(b"") if b"" in rest else 0
+        argv = [a.decode("utf-8", "surrogateescape") for a in rest[:split]]
         if (
             python != self.server.python
             or root != self.server.root
             or release is None
             or len(fds) != 4
-            or len(fields) < 9
+            or not argv
+            or needs_python(argv[1:])
         ):
             conn.sendall(b"F")
             return 0
         conn.sendall(b"P" + struct.pack("<I", os.getpid()))
         umask, ignored, blocked = (int(f) for f in fields[4:7])
-        rest = fields[7:]
-        split = rest.index(b"")
-        argv = [a.decode("utf-8", "surrogateescape") for a in rest[:split]]
         env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
         for sig in range(1, 32):
             if ignored >> sig & 1:

@@ -135,6 +135,44 @@ def _launch(real: str, argv: list[str], name: str, ops: str) -> tuple:
         shutil.rmtree(private, ignore_errors=True)
 
 
+def _tee(p: subprocess.Popen) -> tuple[bytes, bytes]:
+    """Pass the run's stdout and stderr on as they come (a streaming verb, ``herdr terminal
+    session observe``, is read line by line by its client) and keep them for the journal; the
+    signals that end a run (TERM, INT, HUP) are passed on to it, so the recording still
+    writes its line when the client stops the run."""
+    import signal
+    import threading
+
+    kept = {1: bytearray(), 2: bytearray()}
+
+    def pump(src, fd: int) -> None:
+        while True:
+            chunk = os.read(src.fileno(), 1 << 16)
+            if not chunk:
+                return
+            kept[fd] += chunk
+            view = memoryview(chunk)
+            try:
+                while view:
+                    view = view[os.write(fd, view) :]
+            except OSError:
+                pass  # the reader went away: keep recording what the run says
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: p.send_signal(signum))
+    sys.stdout.flush()
+    threads = [
+        threading.Thread(target=pump, args=(p.stdout, 1), daemon=True),
+        threading.Thread(target=pump, args=(p.stderr, 2), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    p.wait()
+    return bytes(kept[1]), bytes(kept[2])
+
+
 def main(
     argv: list[str], real: str, journal: str, socket: str | None, ops: str | None = None
 ) -> int:
@@ -153,14 +191,15 @@ def main(
                 [real, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
             pid = p.pid
-            out, err = p.communicate()
+            out, err = _tee(p)
             code = p.returncode
     except OSError as e:
         code, out, err = 127, b"", f"herdr: cannot run {real}: {e}\n".encode()
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
-    sys.stderr.buffer.write(err)
-    sys.stderr.buffer.flush()
+    if pid is None or launch is not None:  # a streamed run's output is already out
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+        sys.stderr.buffer.write(err)
+        sys.stderr.buffer.flush()
     herdr_env = {k: v for k, v in os.environ.items() if k.startswith("HERDR_") and k != SOCKET_ENV}
     line = {
         "t": round(start, 4),

@@ -17,6 +17,15 @@ control, their frames, and how they meet the JSON API (src/server/headless.rs, 0
   then diffs, ``seq`` per client (render_stream.rs:64-143). A render that finds the client's
   slot full is deferred, not queued (headless.rs:4680-4688): a slow client skips frames and
   never loses a control message.
+* Where herdr sends ``TerminalBell``, ``WindowTitle``, ``Clipboard`` and agent ``Notify``s:
+  to its foreground client (headless.rs:2708-2715; tests terminal_bell_targets_foreground_
+  client_only, clipboard_write_targets_foreground_client_only); ``MouseCapture`` and
+  ``KittyKeyboardReportAll`` to full app clients only (3973-4080). A terminal attach or observe
+  client is neither (a raw ``Input`` never promotes it), so a stream gets none of them; the
+  control message it does get is the ``Notify`` of its own rejected paste (3110-3128).
+* herdr refuses an attach while an alternate-screen history read holds the terminal, and an
+  owner keeps ``pane.read`` from starting one (alt_screen_read.rs; headless.rs:3394-3430);
+  simherdr runs no such read (handlers/agent.py), so neither side of that rule can arise.
 """
 
 from __future__ import annotations
@@ -303,6 +312,11 @@ class TerminalPlane:
         if not self._render_due and any(c.phase in _ATTACH_MODES for c in self.clients):
             self.schedule_render()
 
+    def size_locked(self, terminal_id: str) -> bool:
+        """direct_attach_resize_locks (headless.rs:2892-2895): an owned terminal keeps its
+        owner's size through the view's draws."""
+        return terminal_id in self.owners
+
     def terminal_exited(self, terminal_id: str) -> None:
         """AppEvent::PaneDied (headless.rs:2568-2597): every stream of the terminal ends."""
         for c in list(self.clients):
@@ -374,7 +388,7 @@ class TerminalPlane:
         c.encoder.commit(frame)  # commit_sent_frame (render_stream.rs:119-143)
         c.seq += 1
         c.repaint_pending = False
-        self._trace(c, "frame", seq=c.seq, full=full, bytes=len(data))
+        self._trace(c, "frame", frame_seq=c.seq, full=full, bytes=len(data))
 
     # --- terminals ----------------------------------------------------------------------------
 
@@ -424,9 +438,18 @@ def _variant(message: Any) -> tuple[str, Any]:
     return "", None
 
 
+# CHOICE(max-client-size): herdr clamps a client's size from below only (any u16 goes); a
+# simulated screen of 65535 x 65535 cells would take the simulator's memory, so a larger size is
+# taken as this one.
+MAX_CLIENT_COLS, MAX_CLIENT_ROWS = 1000, 1000
+
+
 def _clamp(cols: int, rows: int) -> tuple[int, int]:
-    """clamp_terminal_size (client_transport.rs:401-405)."""
-    return max(int(cols), F.MIN_CLIENT_COLS), max(int(rows), F.MIN_CLIENT_ROWS)
+    """clamp_terminal_size (client_transport.rs:401-405), and CHOICE(max-client-size)."""
+    return (
+        min(max(int(cols), F.MIN_CLIENT_COLS), MAX_CLIENT_COLS),
+        min(max(int(rows), F.MIN_CLIENT_ROWS), MAX_CLIENT_ROWS),
+    )
 
 
 def _keybindings_error(keybindings: Any) -> str | None:

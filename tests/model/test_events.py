@@ -10,7 +10,7 @@ from simherdr.outbox import Outbox
 
 def _session(record=None) -> Session:
     return Session(
-        lambda: Screen(cols=80, rows=24),
+        lambda cols, rows: Screen(cols=cols, rows=rows),
         record=record,
         agent_kinds="0.9.3",
         close_focus_to_opener=True,

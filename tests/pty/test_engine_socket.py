@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from simherdr.panes import screens
+from tests.releases import BASE, lone_pane_size
 
 pytestmark = [
     pytest.mark.pty,
@@ -41,13 +42,15 @@ def test_workspace_round_trip_reads_the_typed_commands(client):
 
 def test_soft_wraps_wide_characters_styles_and_graphemes(client):
     pane = client.workspace()
-    # terminal.rs:5189 recent_unwrapped_text_ignores_soft_wraps (at this pane's 80 columns)
-    client.run(pane, "printf 'w%.0s' $(seq 1 100); echo; echo wrapped-end")
+    # terminal.rs:5189 recent_unwrapped_text_ignores_soft_wraps (at this pane's width: the
+    # release's lone-pane size, model/geometry.py)
+    cols = lone_pane_size(BASE)[0]
+    client.run(pane, f"printf 'w%.0s' $(seq 1 {cols + 20}); echo; echo wrapped-end")
     client.wait_output(pane, "^wrapped-end$", source="recent", regex=True)
     recent = read(client, pane, "recent", 100)["text"]
-    assert ("w" * 80 + "\n" + "w" * 20 + "\n") in recent
+    assert ("w" * cols + "\n" + "w" * 20 + "\n") in recent
     unwrapped = read(client, pane, "recent_unwrapped", 100)["text"]
-    assert ("w" * 100 + "\n") in unwrapped
+    assert ("w" * (cols + 20) + "\n") in unwrapped
     # terminal.rs:5214 plain_text_reads_skip_wide_character_spacer_cells
     client.run(pane, "printf '\\346\\227\\245\\346\\234\\254\\350\\252\\236 ABC 123\\n'")
     client.wait_output(pane, "日本語 ABC 123")

@@ -311,3 +311,25 @@ def test_record_writes_a_cassette(tmp_path):
     sent = json.dumps(cassette)
     assert "workspace.create" in sent and "workspace.list" in sent
     assert "simherdr run: recorded" in p.stderr
+
+
+@pytest.mark.parametrize("mode", ["simulated", "pty", "mixed"])
+def test_the_run_pane_mode_reaches_a_herdr_server_the_command_starts(mode):
+    """A suite that launches its own daemons (`$HERDR_BIN server`, as IvoryHeart/herdr-web's
+    live suite does) gets the run's pane mode: `simherdr run --pane-mode pty` means real shells
+    in those servers too (the stand-in passes it to `simherdr serve`)."""
+    from types import SimpleNamespace
+
+    from simherdr import run as R
+    from simherdr.stub.cli import launch
+
+    layout = R.Layout(
+        *(f"/r/{n}" for n in ("root", "bin", "cfg", "state", "s", "c", "cs", "k")), "/r/t", "/r/l"
+    )
+    args = SimpleNamespace(time_scale=1.0, pane_mode=mode, real_dirs=False)
+    env = R.child_env(layout, args, "0.8.2", "/r/bin/herdr")
+    argv = launch.serve_argv(env, "0.8.2", "/x.sock")
+    if mode == "simulated":
+        assert "--pane-mode" not in argv
+    else:
+        assert argv[argv.index("--pane-mode") + 1] == mode

@@ -442,6 +442,12 @@ def test_serve_argv_and_env(env):
     ]
     named = launch.serve_argv(dict(env, HERDR_SESSION="lab"), "0.9.3", "/s")
     assert named[named.index("--persist") :] == ["--persist", "--herdr-session", "lab"]
+    # `simherdr run --pane-mode pty`: a server the suite starts itself gets real shells too.
+    pty = launch.serve_argv(dict(env, SIMHERDR_SERVE_PANE_MODE="pty"), "0.8.2", "/s")
+    assert pty[-2:] == ["--pane-mode", "pty"]
+    for mode in ("simulated", "", "bogus"):  # the default, or not a mode: serve's own default
+        plain = launch.serve_argv(dict(env, SIMHERDR_SERVE_PANE_MODE=mode), "0.8.2", "/s")
+        assert "--pane-mode" not in plain
     custom = launch.serve_argv(dict(env, SIMHERDR_EXECUTABLE="/opt/simherdr"), "0.9.3", "/s")
     assert custom[:2] == ["/opt/simherdr", "serve"]
     child = launch.serve_env({"PYTHONPATH": "/x", "PYTHONIOENCODING": "garbage"})

@@ -163,18 +163,38 @@ def test_attach_refused_handshake_leaves_the_terminal_alone(attach):
 
 def test_escape_filter_units():
     f = EscapeFilter()
-    assert f.feed(b"ab", 24) == ("forward", b"ab")
-    assert f.feed(b"\x02", 24) is None  # pending across reads
-    assert f.feed(b"x", 24) == ("forward", b"\x02x")
-    assert f.feed(b"a\x02q", 24) == ("detach", None)
-    assert scroll_action(b"\x1b[<64;10;5M", 24)[1]["AttachScroll"]["column"] == 9
-    assert scroll_action(b"\x1b[<0;10;5M", 24) == ("none", None)  # a click is dropped
-    page = scroll_action(b"\x1b[6~", 24)[1]["AttachScroll"]
+    assert f.feed(b"ab", 24) == ([{"Input": {"data": b"ab"}}], False)
+    assert f.feed(b"\x02", 24) == ([], False)  # pending across reads
+    assert f.feed(b"x", 24) == ([{"Input": {"data": b"\x02x"}}], False)
+    assert f.feed(b"a\x02q", 24) == ([], True)  # what came before the escape is dropped
+    wheel = scroll_action(b"\x1b[<64;10;5M", 24)
+    assert (wheel["AttachScroll"]["column"], wheel["AttachScroll"]["row"]) == (9, 4)
+    assert scroll_action(b"\x1b[<0;10;5M", 24) == "none"  # 0.8: a click is dropped
+    page = scroll_action(b"\x1b[6~", 24)["AttachScroll"]
     assert (page["direction"], page["lines"], page["source"]) == (
         "Down",
         23,
         {"PageKey": {"input": b"\x1b[6~"}},
     )
+    # 0.8: a paste is keys like any others; ctrl+b q inside it detaches
+    assert EscapeFilter().feed(b"\x1b[200~a\x02qb\x1b[201~", 24) == ([], True)
+
+
+def test_escape_filter_09_paste_and_mouse():
+    """0.9's attach input (rows cli_attach_bracketed_paste, cli_attach_mouse_events)."""
+    f = EscapeFilter(paste_opaque=True, mouse_events=True)
+    paste = b"\x1b[200~one\x02q\ntwo\x1b[201~"
+    assert f.feed(paste, 24) == ([{"Input": {"data": paste}}], False)
+    assert f.feed(b"\x02", 24) == ([], False)
+    assert f.feed(paste, 24) == ([{"Input": {"data": b"\x02"}}, {"Input": {"data": paste}}], False)
+    click = f.feed(b"\x1b[<0;11;6M", 24)[0][0]["AttachMouse"]
+    assert (click["kind"], click["position"], click["lines"]) == (
+        {"Down": "Left"},
+        {"Cell": {"column": 10, "row": 5}},
+        1,
+    )
+    assert f.feed(b"\x1b[<2;1;1m", 24)[0][0]["AttachMouse"]["kind"] == {"Up": "Right"}
+    assert f.feed(b"\x1b[<35;1;1M", 24)[0][0]["AttachMouse"]["kind"] == "Moved"
 
 
 def test_agent_attach_resolves_the_agent_then_attaches(attach, fake):
@@ -223,3 +243,43 @@ def test_agent_attach_from_an_older_client_is_refused_by_the_guard(cli, make_fak
         '"client protocol 19 is older than server protocol 20; upgrade the Herdr client before '
         'using this command"}}\n'
     )
+
+
+@pytest.mark.parametrize("version", distinguishing("cli_attach_errors_to_main"))
+def test_attach_refusal_and_missing_server_as_each_release_reports_them(
+    attach, stubs, sockdir, base_env, version
+):
+    """0.8.x prints `herdr: <ClientError>`; 0.9.x returns it to main as io::Error::other."""
+    from simherdr.stub.cli.base import release_of as _release
+
+    refusal = "client version 1 is older than server version 2; please upgrade your herdr client"
+    server, child = attach("terminal", "attach", "t7", version=version, refuse=refusal)
+    child.expect(pexpect.EOF)
+    child.close()
+    protocol = resolve(version).protocol
+    text = "server rejected handshake (version %d): %s" % (protocol, refusal)
+    to_main = _release(version).rows["cli_attach_errors_to_main"]
+    expected = 'Error: Custom { kind: Other, error: "%s" }' % text if to_main else "herdr: " + text
+    assert child.exitstatus == 1
+    assert child.before.endswith(expected.encode() + b"\r\n")
+    server.shutdown()
+    # no server at all: the connect failure (a newline inside the Debug string is `\n`)
+    missing = os.path.join(sockdir, "herdr-client.sock")
+    connect = (
+        "failed to connect to server: No such file or directory (os error 2)\n"
+        "Is herdr server running? Start it with `herdr server`.\nSocket path: " + missing
+    )
+    gone = pexpect.spawn(
+        stubs[version],
+        ["terminal", "attach", "t7"],
+        env=dict(base_env, HERDR_SOCKET_PATH=os.path.join(sockdir, "herdr.sock")),
+        timeout=30,
+    )
+    gone.expect(pexpect.EOF)
+    gone.close()
+    if to_main:
+        expected = 'Error: Custom { kind: Other, error: "%s" }' % connect.replace("\n", "\\n")
+    else:
+        expected = "herdr: " + connect
+    assert gone.exitstatus == 1
+    assert gone.before.replace(b"\r\n", b"\n").endswith(expected.encode() + b"\n")

@@ -120,7 +120,7 @@ def test_a_slow_consumer_loses_frames_never_control_messages(plane, small_writer
         if "Terminal" in m:
             view.draw(m)
     first_seq = view.frames[-1]["seq"] + 1
-    sizes = [(300 - i % 2, 100) for i in range(60)]
+    sizes = [(300 - i % 2, 100) for i in range(59)] + [(280, 90)]  # the last size is unique
     for cols, rows in sizes:
         c.send({"Resize": {"cols": cols, "rows": rows, "cell_width_px": 0, "cell_height_px": 0}})
     frames = []
@@ -143,3 +143,23 @@ def test_attach_sessions_are_lanes_in_the_trace(plane):
     ops = [(e["conn"], e["op"]) for e in plane.srv.trace() if e["kind"] == "terminal"]
     assert ops[:3] == [("t1", "hello"), ("t1", "attach"), ("t1", "frame")]
     assert ("t1", "input") in ops and ("t1", "detach") in ops and ("t1", "shutdown") in ops
+
+
+def test_sizes_are_clamped_from_below_as_herdr_and_from_above_by_choice(plane):
+    """clamp_terminal_size (client_transport.rs:401-405); CHOICE(max-client-size) in plane.py."""
+    c = plane.client()
+    c.attach(plane.terminal_id(), cols=0, rows=0)
+    first = c.recv()["Terminal"]
+    assert (first["width"], first["height"]) == (1, 1)
+    c.send({"Resize": {"cols": 65535, "rows": 65535, "cell_width_px": 0, "cell_height_px": 0}})
+    frame = c.recv()["Terminal"]
+    assert (frame["width"], frame["height"]) == (1000, 1000)
+
+
+def test_a_simulated_restart_ends_every_stream_as_a_shutdown_does(plane):
+    c, _ = _attached(plane)
+    plane.srv.run(lambda sim: sim.restart())
+    assert c.rest()[-1] == {"ServerShutdown": {"reason": "server is shutting down"}}
+    again = plane.client()  # the new process serves new clients
+    again.attach(plane.terminal_id())
+    assert again.recv()["Terminal"]["seq"] == 1

@@ -77,18 +77,29 @@ def parse_target(args, usage: str):
 
 class EscapeFilter:
     """AttachEscapeState::filter_input (src/client/mod.rs:126-180) and attach_scroll_action
-    (:182-236): returns ("forward", bytes) | ("scroll", message) | ("detach", None) | None."""
+    (:182-236). :meth:`feed` returns (the client messages to send, detach?).
 
-    def __init__(self) -> None:
+    ``paste_opaque`` (row ``cli_attach_bracketed_paste``): a complete bracketed paste is sent
+    as it came, a pending ctrl+b first (0.9's attach input: a paste is never read as keys);
+    ``mouse_events`` (row ``cli_attach_mouse_events``): a lone mouse report that is not the
+    wheel is sent as AttachMouse at its cell (0.9) instead of being dropped (0.8)."""
+
+    def __init__(self, paste_opaque: bool = False, mouse_events: bool = False) -> None:
         self.pending_prefix = False
+        self.paste_opaque = paste_opaque
+        self.mouse_events = mouse_events
 
-    def feed(self, data: bytes, viewport_rows: int):
+    def feed(self, data: bytes, viewport_rows: int) -> tuple[list, bool]:
+        if self.paste_opaque and _complete_paste(data):
+            sent = [_input(bytes([PREFIX]))] if self.pending_prefix else []
+            self.pending_prefix = False
+            return sent + [_input(data)], False
         output = bytearray()
         for byte in data:
             if self.pending_prefix:
                 self.pending_prefix = False
                 if byte == ord("q"):
-                    return ("detach", None)
+                    return [], True
                 output.append(PREFIX)
                 if byte != PREFIX:
                     output.append(byte)
@@ -98,60 +109,101 @@ class EscapeFilter:
             else:
                 output.append(byte)
         if not output:
-            return None
-        return scroll_action(bytes(output), viewport_rows) or ("forward", bytes(output))
+            return [], False
+        action = scroll_action(bytes(output), viewport_rows, self.mouse_events)
+        if action is None:
+            return [_input(bytes(output))], False
+        return ([] if action == "none" else [action]), False
+
+
+def _input(data: bytes) -> dict:
+    return {"Input": {"data": data}}
+
+
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+
+
+def _complete_paste(data: bytes) -> bool:
+    """raw_input::is_complete_text_bracketed_paste: one paste, start to end, nothing around."""
+    return (
+        data.startswith(PASTE_START)
+        and data.endswith(PASTE_END)
+        and data.count(PASTE_START) == 1
+        and data.count(PASTE_END) == 1
+    )
 
 
 def _sgr_mouse(data: bytes):
-    """One SGR mouse report ``ESC [ < b ; x ; y M|m`` -> (button code, col, row) (0-based)."""
+    """One SGR mouse report ``ESC [ < b ; x ; y M|m`` -> (code, col, row, press) (0-based)."""
     if not (data.startswith(b"\x1b[<") and data[-1:] in (b"M", b"m")):
         return None
     parts = data[3:-1].split(b";")
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
         return None
     code, col, row = (int(p) for p in parts)
-    return code, max(col - 1, 0), max(row - 1, 0)
+    return code, max(col - 1, 0), max(row - 1, 0), data[-1:] == b"M"
 
 
-def scroll_action(data: bytes, viewport_rows: int):
-    """attach_scroll_action: a lone wheel report -> AttachScroll (other mouse reports are
-    dropped); a lone unmodified PageUp/PageDown -> AttachScroll with the key bytes.
+_BUTTONS = ("Left", "Middle", "Right")
+_WHEEL = ("ScrollUp", "ScrollDown", "ScrollLeft", "ScrollRight")
+
+
+def _mouse_kind(code: int, press: bool):
+    """crossterm's MouseEventKind of an SGR report, as ClientMouseKind's serde value."""
+    if code & 0x40:
+        return _WHEEL[code & 0x3]
+    button = code & 0x3
+    if code & 0x20:
+        return "Moved" if button == 3 else {"Drag": _BUTTONS[button]}
+    if button == 3:
+        return "Moved"
+    return {("Down" if press else "Up"): _BUTTONS[button]}
+
+
+def scroll_action(data: bytes, viewport_rows: int, mouse_events: bool = False):
+    """attach_scroll_action: a lone wheel report -> AttachScroll; another lone mouse report ->
+    "none" (dropped), or AttachMouse with ``mouse_events``; a lone unmodified PageUp/PageDown
+    -> AttachScroll with the key bytes; anything else None (sent as Input).
     CHOICE: SGR mouse reports and ``ESC [ 5 ~`` / ``ESC [ 6 ~`` only (crossterm's parser also
     reads X10/urxvt reports and kitty key forms)."""
     mouse = _sgr_mouse(data)
     if mouse is not None:
-        code, col, row = mouse
+        code, col, row, press = mouse
+        # crossterm KeyModifiers bits: SHIFT 1, CONTROL 2, ALT 4 (SGR: 4, 16, 8)
+        mods = (1 if code & 4 else 0) | (2 if code & 16 else 0) | (4 if code & 8 else 0)
         if code & 0x40 and not code & 0x80 and (code & 0x3) in (0, 1):
-            # crossterm KeyModifiers bits: SHIFT 1, CONTROL 2, ALT 4 (SGR: 4, 16, 8)
-            mods = (1 if code & 4 else 0) | (2 if code & 16 else 0) | (4 if code & 8 else 0)
-            return (
-                "scroll",
-                {
-                    "AttachScroll": {
-                        "source": "Wheel",
-                        "direction": "Up" if code & 0x3 == 0 else "Down",
-                        "lines": MOUSE_SCROLL_LINES,
-                        "column": col,
-                        "row": row,
-                        "modifiers": mods,
-                    }
-                },
-            )
-        return ("none", None)
-    if data in (b"\x1b[5~", b"\x1b[6~"):
-        return (
-            "scroll",
-            {
+            return {
                 "AttachScroll": {
-                    "source": {"PageKey": {"input": data}},
-                    "direction": "Up" if data == b"\x1b[5~" else "Down",
-                    "lines": max(viewport_rows - 1, 1),
-                    "column": None,
-                    "row": None,
-                    "modifiers": 0,
+                    "source": "Wheel",
+                    "direction": "Up" if code & 0x3 == 0 else "Down",
+                    "lines": MOUSE_SCROLL_LINES,
+                    "column": col,
+                    "row": row,
+                    "modifiers": mods,
                 }
-            },
-        )
+            }
+        if not mouse_events:
+            return "none"
+        return {
+            "AttachMouse": {
+                "kind": _mouse_kind(code, press),
+                "position": {"Cell": {"column": col, "row": row}},
+                "geometry": None,
+                "modifiers": mods,
+                "lines": 1,
+            }
+        }
+    if data in (b"\x1b[5~", b"\x1b[6~"):
+        return {
+            "AttachScroll": {
+                "source": {"PageKey": {"input": data}},
+                "direction": "Up" if data == b"\x1b[5~" else "Down",
+                "lines": max(viewport_rows - 1, 1),
+                "column": None,
+                "row": None,
+                "modifiers": 0,
+            }
+        }
     return None
 
 
@@ -216,7 +268,10 @@ class _Terminal:
 
 def run(ctx, terminal_id: str, takeover: bool) -> int:
     """run_client_with_mode for a direct attach: exit 0 on ctrl+b q, a termination signal or
-    the server's "detached"; else ``herdr: <error>`` and exit 1."""
+    the server's "detached"; else ``herdr: <error>`` and exit 1. 0.9.x (row
+    ``cli_attach_errors_to_main``, herdsman@feeb0f97 src/client/mod.rs run_client_with_mode)
+    returns a connect, handshake or attach-request failure to main as ``io::Error::other``:
+    ``Error: Custom { kind: Other, error: "<text>" }``, exit 1."""
     import posix
 
     from . import termclient
@@ -230,14 +285,25 @@ def run(ctx, terminal_id: str, takeover: bool) -> int:
 
         raise os_error(exc) from None
     cols, rows = _size(out_fd)
-    conn = termclient.connect(ctx, cols, rows, session=False)
+    to_main = ctx.rows["cli_attach_errors_to_main"]
+    try:
+        conn = termclient.connect(ctx, cols, rows, session=False)
+    except termclient.ClientError as err:
+        if to_main:  # 0.9: io::Error::other(ClientError.to_string()) returned to main
+            from .rust import custom_other
+
+            raise custom_other(err.display) from None
+        raise
     try:
         try:
             conn.send({"AttachTerminal": {"terminal_id": terminal_id, "takeover": takeover}})
         except OSError as exc:
-            raise termclient.ClientError(
-                "failed to request terminal attach: I/O error: " + termclient._display(exc)
-            ) from None
+            sent = "I/O error: " + termclient._display(exc)
+            if to_main:  # 0.9: `write_to_server(...)?` inside the handshake closure
+                from .rust import custom_other
+
+                raise custom_other(sent) from None
+            raise termclient.ClientError("failed to request terminal attach: " + sent) from None
         term = _Terminal(out_fd, terminal_modes(ctx.rows))
         try:
             term.setup()
@@ -274,7 +340,9 @@ def _loop(ctx, conn, term, cols, rows):
     quit_flag = []
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, lambda *_: quit_flag.append(True))
-    escape = EscapeFilter()
+    escape = EscapeFilter(
+        ctx.rows["cli_attach_bracketed_paste"], ctx.rows["cli_attach_mouse_events"]
+    )
     reported = (cols, rows)
     stdin_open = True
     while not quit_flag:
@@ -298,21 +366,18 @@ def _loop(ctx, conn, term, cols, rows):
             if not data:
                 stdin_open = False
             else:
-                action = escape.feed(data, reported[1])
-                if action is not None:
-                    kind, payload = action
-                    if kind == "detach":
-                        try:
-                            conn.send("Detach")
-                        except OSError:
-                            pass
-                        return None
-                    if kind != "none":
-                        message = payload if kind == "scroll" else {"Input": {"data": payload}}
-                        try:
-                            conn.send(message)
-                        except OSError as exc:
-                            return termclient.connection_lost(ctx, termclient._display(exc))
+                messages, detach = escape.feed(data, reported[1])
+                try:
+                    for message in messages:
+                        conn.send(message)
+                except OSError as exc:
+                    return termclient.connection_lost(ctx, termclient._display(exc))
+                if detach:
+                    try:
+                        conn.send("Detach")
+                    except OSError:
+                        pass
+                    return None
         if conn.fileno() in ready:
             error = _server_message(ctx, conn, term)
             if error is not None:

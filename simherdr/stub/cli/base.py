@@ -194,6 +194,8 @@ VERSION_ROWS = (
     "cli_terminal_pixel_mouse",
     "cli_terminal_control_mouse",
     "cli_attach_bracketed_paste",
+    "cli_attach_errors_to_main",
+    "cli_attach_mouse_events",
 )
 
 

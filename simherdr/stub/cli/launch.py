@@ -26,6 +26,12 @@ from . import base
 #: server's environment, which its panes inherit, keeps them as they were.
 EXECUTABLE_ENV = "SIMHERDR_EXECUTABLE"
 TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
+#: CHOICE: the pane mode of a server the stand-in's ``herdr server`` starts (herdr's panes are
+#: always real programs; the simulator's default is simulated). ``simherdr run --pane-mode`` sets
+#: it for COMMAND, so a suite that launches servers of its own (two daemons, a named session)
+#: gets the run's real shells in them too. Unset or not a mode: ``simherdr serve``'s default.
+PANE_MODE_ENV = "SIMHERDR_SERVE_PANE_MODE"
+PANE_MODES = ("simulated", "pty", "mixed")
 HERDR_ENV = "HERDR_ENV"  # src/main.rs:11-12: set to "1" inside herdr panes
 UNSUPPORTED = "simherdr: '{command}' is not supported by this stand-in"  # the stand-in's word
 UNSUPPORTED_EXIT = 2
@@ -69,6 +75,9 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
             value = 0.0
         if value > 0 and value != float("inf"):
             argv += ["--time-scale", scale]
+    mode = env.get(PANE_MODE_ENV)
+    if mode in PANE_MODES and mode != "simulated":
+        argv += ["--pane-mode", mode]
     return argv
 
 

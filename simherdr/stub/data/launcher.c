@@ -53,8 +53,14 @@ static const char *config_field(int index) {
     return p;
 }
 
+/* What this process changed of its signal dispositions, put back before any exec. */
+static struct sigaction original_pipe;
+static int pipe_changed = 0;
+static void restore_signals(void);
+
 /* The Python stand-in: `python -I -S script args...` (the script sets argv[0] to this path). */
 static void fallback(char **argv) {
+    restore_signals();
     int argc = 0;
     while (argv[argc]) argc++;
     char **args = calloc((size_t)argc + 4, sizeof(char *));
@@ -83,7 +89,16 @@ static void forward(int sig) {
 }
 
 static const int FORWARDED[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
-                                SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+                                SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU};
+
+static void restore_signals(void) {
+    for (size_t i = 0; i < sizeof FORWARDED / sizeof *FORWARDED; i++) {
+        struct sigaction now;
+        if (sigaction(FORWARDED[i], NULL, &now) == 0 && now.sa_handler == forward)
+            signal(FORWARDED[i], SIG_DFL);
+    }
+    if (pipe_changed) sigaction(SIGPIPE, &original_pipe, NULL);
+}
 
 struct buf {
     char *data;
@@ -154,11 +169,7 @@ static void exec_request(int sock) {
         p += strlen(p) + 1;
     }
     close(sock);
-    for (size_t i = 0; i < sizeof FORWARDED / sizeof *FORWARDED; i++) {
-        struct sigaction now;
-        if (sigaction(FORWARDED[i], NULL, &now) == 0 && now.sa_handler == forward)
-            signal(FORWARDED[i], SIG_DFL);
-    }
+    restore_signals();
     execve(path, argv, env);
     /* the stand-in reports a failed exec itself; here it can only say so and fail the same */
     fprintf(stderr, "simherdr: cannot start %s: %s\n", path, strerror(errno));
@@ -234,14 +245,17 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof FORWARDED / sizeof *FORWARDED; i++) {
         int sig = FORWARDED[i];
         if (ignored & 1ULL << sig) continue;
-        if (sig == SIGPIPE) continue; /* this process writes nothing of the call's output */
         struct sigaction act;
         memset(&act, 0, sizeof act);
         act.sa_handler = forward;
         act.sa_flags = SA_RESTART;
         sigaction(sig, &act, NULL);
     }
-    signal(SIGPIPE, SIG_IGN); /* a fork server gone mid-write is an error return, not a death */
+    /* a fork server gone mid-write is an error return, not a death (put back before exec) */
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    pipe_changed = sigaction(SIGPIPE, &ignore, &original_pipe) == 0;
 
     int fds[4] = {0, 1, 2, cwd};
     char control[CMSG_SPACE(sizeof fds)];

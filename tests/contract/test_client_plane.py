@@ -1,0 +1,220 @@
+"""Issue 31 item 5: the recorder relays the client socket (``<stem>-client.sock``) and writes its
+messages decoded into the cassette; verify replays them on inprocess, socket and stub targets
+and compares frames by the screen they produce, control messages by value."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import os
+import subprocess
+
+import pytest
+
+from simherdr.contract.recorder import ThreadRecorder, summary
+from simherdr.contract.termrecord import message_json, wire_of
+from simherdr.contract.verify import verify
+from simherdr.simulator import Config
+from simherdr.stub.install import write_stub
+from simherdr.testing import SocketClient, ThreadServer
+
+TARGETS = ("inprocess", "socket", "stub")
+
+
+def _frames_until(stdout, needle: bytes) -> list[dict]:
+    """``terminal.frame`` envelopes from a stand-in's stdout until one shows ``needle``."""
+    seen = []
+    while True:
+        line = stdout.readline()
+        assert line, f"the run ended before {needle!r} showed: {seen}"
+        envelope = json.loads(line)
+        seen.append(envelope)
+        if needle in base64.b64decode(envelope.get("bytes", "")):
+            return seen
+
+
+def _record(tmp_path, version: str, run) -> object:
+    home = tmp_path / "home"
+    home.mkdir()
+    cfg = Config(home=str(home), server_cwd=str(home))
+    with ThreadServer(version, config=cfg) as srv:
+        stub = write_stub(str(tmp_path / "bin"), herdr_version=version)
+        rec = ThreadRecorder(
+            srv.path,
+            str(tmp_path / "proxy.sock"),
+            tmp_path / "corpus",
+            "term",
+            herdr_bin=stub,
+            cwd=str(home),
+            home=str(home),
+        )
+        try:
+            SocketClient(rec.listen).ok("workspace.create", {"cwd": str(home)})
+            run(rec, stub)
+        finally:
+            cassette = rec.stop()
+    return cassette
+
+
+def _control(rec, stub) -> None:
+    """The stand-in's ``terminal session control`` run straight through the proxy (the client
+    finds the client socket beside HERDR_SOCKET_PATH): type, see it, end the input."""
+    env = dict(os.environ, HERDR_SOCKET_PATH=rec.listen)
+    argv = [stub, "terminal", "session", "control", "w1:p1", "--cols", "40", "--rows", "8"]
+    p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        p.stdin.write(b'{"type":"terminal.input","text":"echo hi\\n"}\n')
+        p.stdin.flush()
+        _frames_until(p.stdout, b"echo hi")
+        p.stdin.close()  # the control sends Detach at the end of its input
+        assert json.loads(p.stdout.readline()) == {"reason": "detached", "type": "terminal.closed"}
+        assert p.wait(10) == 0
+    finally:
+        p.kill()
+        p.wait()
+
+
+@pytest.fixture(scope="module")
+def control_cassette(tmp_path_factory):
+    return _record(tmp_path_factory.mktemp("control"), "0.8.2", _control)
+
+
+def _client_steps(cassette) -> list[dict]:
+    return [s for s in cassette.steps if "client_conn" in s]
+
+
+def _frame_steps(cassette) -> list[dict]:
+    return [s for s in _client_steps(cassette) if "Terminal" in (s.get("recv") or {})]
+
+
+def test_the_client_socket_is_recorded_decoded_in_order_with_the_json_plane(control_cassette):
+    steps = control_cassette.steps
+    created = next(i for i, s in enumerate(steps) if "recv" in s and "conn" in s)
+    client = _client_steps(control_cassette)
+    assert client and steps.index(client[0]) > created  # after the workspace it attached to
+    sent = [s["send"] for s in client if "send" in s]
+    names = [next(iter(m)) if isinstance(m, dict) else m for m in sent]
+    assert names[:2] == ["Hello", "ControlTerminal"] and names[-1] == "Detach"
+    assert sent[0]["Hello"]["version"] == 20 and sent[0]["Hello"]["launch_mode"] == "TerminalAttach"
+    # the pane target is a reference shared with the JSON plane's reply
+    assert sent[1] == {"ControlTerminal": {"target": "<pane:1>", "takeover": False}}
+    typed = b"".join(base64.b64decode(m["Input"]["data"]) for m in sent if "Input" in m)
+    assert typed == b"echo hi\n"
+    got = [s["recv"] for s in client if "recv" in s]
+    assert got[0] == {"Welcome": {"version": 20, "encoding": "TerminalAnsi", "error": None}}
+    assert got[-1] == {"ServerShutdown": {"reason": "detached"}}
+    frames = [m["Terminal"] for m in got if "Terminal" in m]
+    assert frames[0]["full"] is True and frames[0]["seq"] == 1
+    assert (frames[0]["width"], frames[0]["height"]) == (40, 8)
+    assert len({s["client_conn"] for s in client}) == 1
+    # each frame's step shows the screen drawn so far, for the reader
+    last = _frame_steps(control_cassette)[-1]["screen"]
+    assert last["lines"][0] == "$ echo hi" and (last["width"], last["height"]) == (40, 8)
+    assert "1 client-socket connections" in summary("c.json", control_cassette)
+    # the cassette's text is JSON, its frames' bytes exact (base64 untouched by normalization)
+    assert json.loads(json.dumps(control_cassette.to_json())) == control_cassette.to_json()
+
+
+@pytest.mark.parametrize("kind", TARGETS)
+def test_a_recorded_control_session_verifies(control_cassette, kind):
+    (r,) = verify([control_cassette], kind, timeout=5)
+    assert r.status == "pass", r.report()
+    assert r.steps_run >= len(_client_steps(control_cassette))
+
+
+def _tamper_last_frame(cassette, edit) -> object:
+    bad = copy.deepcopy(cassette)
+    frame = _frame_steps(bad)[-1]["recv"]["Terminal"]
+    frame["bytes"] = base64.b64encode(edit(base64.b64decode(frame["bytes"]))).decode()
+    return bad
+
+
+@pytest.mark.parametrize("kind", ("inprocess", "socket"))
+def test_a_changed_frame_is_a_miss_by_screen(control_cassette, kind):
+    bad = _tamper_last_frame(control_cassette, lambda b: b.replace(b"echo hi", b"echo ho"))
+    (r,) = verify([bad], kind, timeout=0.5)
+    assert r.status == "fail"
+    (miss,) = r.misses  # the rest of the conversation still matches
+    assert miss.path.startswith("screen.lines[")
+    assert "echo ho" in miss.expected and "echo hi" in miss.actual
+    assert "client socket conn" in r.report() and "screen.lines" in r.report()
+
+
+def test_frames_are_compared_by_screen_not_by_bytes(control_cassette):
+    """Other bytes drawing the same screen (a redundant reset, the frame split in two) pass."""
+
+    def split(cassette):
+        bad = copy.deepcopy(cassette)
+        step = _frame_steps(bad)[-1]
+        data = base64.b64decode(step["recv"]["Terminal"]["bytes"])
+        half = len(data) // 2
+        first = copy.deepcopy(step)
+        first["recv"]["Terminal"]["bytes"] = base64.b64encode(data[:half]).decode()
+        step["recv"]["Terminal"]["bytes"] = base64.b64encode(data[half:]).decode()
+        bad.steps.insert(bad.steps.index(step), first)
+        return bad
+
+    padded = _tamper_last_frame(control_cassette, lambda b: b"\x1b[0m\x1b[0m" + b)
+    for c in (padded, split(control_cassette)):
+        (r,) = verify([c], "inprocess", timeout=0.5)
+        assert r.status == "pass", r.report()
+
+
+def test_a_control_message_is_compared_by_value(control_cassette):
+    bad = copy.deepcopy(control_cassette)
+    last = [s for s in _client_steps(bad) if "ServerShutdown" in (s.get("recv") or {})][-1]
+    last["recv"]["ServerShutdown"]["reason"] = "terminal attach taken over"
+    (r,) = verify([bad], "inprocess", timeout=0.5)
+    assert [(m.path, m.expected, m.actual) for m in r.misses] == [
+        ("$.ServerShutdown.reason", "terminal attach taken over", "detached")
+    ]
+
+
+def _observe(rec, stub) -> None:
+    """``herdr terminal session observe`` through the recording ``herdr`` (its output streams
+    through the CLI recorder), the JSON plane typing; the client stops it."""
+    argv = ["herdr", "terminal", "session", "observe", "w1:p1", "--cols", "30", "--rows", "6"]
+    p = subprocess.Popen(argv, env=rec.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        first = json.loads(p.stdout.readline())
+        assert first["type"] == "terminal.frame" and first["full"] is True
+        SocketClient(rec.listen).ok("pane.send_text", {"pane_id": "w1:p1", "text": "ls\n"})
+        _frames_until(p.stdout, b"ls")
+        p.terminate()
+        p.wait(10)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path):
+    cassette = _record(tmp_path, "0.9.3", _observe)
+    (run,) = [s for s in cassette.steps if "cli_run" in s]
+    assert run["cli_run"]["argv"][:3] == ["terminal", "session", "observe"]
+    client = _client_steps(cassette)
+    assert {s.get("via") for s in client} == {f"cli:{run['k']}"}
+    assert "TerminalHello" in client[0]["send"]  # protocol 22's handshake
+    typed = next(i for i, s in enumerate(cassette.steps) if "pane.send_text" in json.dumps(s))
+    assert any(cassette.steps.index(s) > typed for s in _frame_steps(cassette))
+    for kind in TARGETS:
+        (r,) = verify([cassette], kind, timeout=5)
+        assert r.status == "pass", r.report()
+        # stub: the run is replayed at the socket level (CHOICE in contract/termreplay.py)
+        assert any("CLI run" in s for s in r.skipped_steps), (kind, r.skipped_steps)
+
+
+def test_a_payload_the_table_cannot_read_is_kept_undecoded():
+    assert wire_of(21) is None and wire_of("20") is None
+    raw = message_json(None, "send", b"\x00\x01")
+    assert raw == {"undecoded": base64.b64encode(b"\x00\x01").decode()}
+    bad = message_json(wire_of(20), "recv", b"\xff")
+    assert bad["undecoded"] == "/w==" and bad["error"].startswith("bincode error: ")
+
+
+def test_a_frame_that_cannot_be_drawn_is_a_miss_not_a_crash(control_cassette):
+    bad = copy.deepcopy(control_cassette)
+    _frame_steps(bad)[-1]["recv"]["Terminal"]["bytes"] = "not base64!"
+    (r,) = verify([bad], "inprocess", timeout=0.5)
+    assert r.status == "fail"
+    assert any(m.path == "screen.undrawable" and "base64" in m.expected for m in r.misses)
