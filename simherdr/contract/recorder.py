@@ -626,12 +626,13 @@ def record_command(rec: ThreadRecorder, command: list[str], cwd: str | None = No
 def summary(path, cassette) -> str:
     """The one line a recording ends with: what it holds, and a non-empty start."""
     conns = len({s["conn"] for s in cassette.steps if "conn" in s})
+    clients = len({s["client_conn"] for s in cassette.steps if "client_conn" in s})
     runs = sum(1 for s in cassette.steps if "cli_run" in s)
     bounds = sum(1 for s in cassette.steps if "boundary" in s)
-    line = (
-        f"simherdr record: {path}: {conns} connections, {runs} CLI runs, "
-        f"{len(cassette.normalization.get('refs', {}))} references"
-    )
+    line = f"simherdr record: {path}: {conns} connections, "
+    if clients:
+        line += f"{clients} client-socket connections, "
+    line += f"{runs} CLI runs, {len(cassette.normalization.get('refs', {}))} references"
     if bounds:
         line += f", {bounds} resets"
     if cassette.provenance.get("non_empty_start"):

@@ -312,6 +312,11 @@ class TerminalPlane:
         if not self._render_due and any(c.phase in _ATTACH_MODES for c in self.clients):
             self.schedule_render()
 
+    def size_locked(self, terminal_id: str) -> bool:
+        """direct_attach_resize_locks (headless.rs:2892-2895): an owned terminal keeps its
+        owner's size through the view's draws."""
+        return terminal_id in self.owners
+
     def terminal_exited(self, terminal_id: str) -> None:
         """AppEvent::PaneDied (headless.rs:2568-2597): every stream of the terminal ends."""
         for c in list(self.clients):

@@ -154,3 +154,12 @@ def test_sizes_are_clamped_from_below_as_herdr_and_from_above_by_choice(plane):
     c.send({"Resize": {"cols": 65535, "rows": 65535, "cell_width_px": 0, "cell_height_px": 0}})
     frame = c.recv()["Terminal"]
     assert (frame["width"], frame["height"]) == (1000, 1000)
+
+
+def test_a_simulated_restart_ends_every_stream_as_a_shutdown_does(plane):
+    c, _ = _attached(plane)
+    plane.srv.run(lambda sim: sim.restart())
+    assert c.rest()[-1] == {"ServerShutdown": {"reason": "server is shutting down"}}
+    again = plane.client()  # the new process serves new clients
+    again.attach(plane.terminal_id())
+    assert again.recv()["Terminal"]["seq"] == 1
