@@ -243,9 +243,10 @@ class ForkServer:
                 return
             if pid == 0:
                 return
-            if pid in self.idle:
+            if pid in self.idle:  # it ended before taking a call
                 self.idle.discard(pid)
-                self.quick_deaths += 1
+                if status != 0:  # a failure (not a launcher gone before its request)
+                    self.quick_deaths += 1
                 self.fork_idle()
                 continue
             conn = self.busy.pop(pid, None)
