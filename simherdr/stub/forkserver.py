@@ -54,6 +54,9 @@ _HANDLED = (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP)
 #: a warm-up's socket: none (a warm-up must send nothing: the recorder sees only calls)
 _NOWHERE = "/nonexistent/simherdr-standin-warm-up.sock"
 _WARM_UP = (["pane", "get", "w1:p1"],)
+#: ``0``: the idle children do not warm up (a test that makes hundreds of calls in a row
+#: spends its CPU on the calls; read when the fork server starts)
+WARM_UP_ENV = "SIMHERDR_STANDIN_WARM_UP"
 
 
 #: CHOICE(standin-ctty): the verbs that may open ``/dev/tty`` (a direct attach whose stdin is
@@ -125,6 +128,7 @@ class ForkServer:
         self.prctl = _prctl()  # (for the children's _die_with_parent)
 
         self.pid = os.getpid()
+        self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
         self.idle: set[int] = set()
         self.busy: dict[int, socket.socket] = {}  # pid -> the launcher's connection
         self.watched: dict[int, int] = {}  # connection fd -> pid
@@ -239,9 +243,10 @@ class ForkServer:
                 return
             if pid == 0:
                 return
-            if pid in self.idle:
+            if pid in self.idle:  # it ended before taking a call
                 self.idle.discard(pid)
-                self.quick_deaths += 1
+                if status != 0:  # a failure (not a launcher gone before its request)
+                    self.quick_deaths += 1
                 self.fork_idle()
                 continue
             conn = self.busy.pop(pid, None)
@@ -314,7 +319,8 @@ class Idle:
             signal.set_wakeup_fd(-1)
             for sig in _HANDLED:
                 signal.signal(sig, signal.SIG_DFL)
-            self.warm_up()
+            if self.server.warm:
+                self.warm_up()
             conn = self.wait()
             code = self.call(conn)
         finally:

@@ -35,7 +35,8 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from ..facts import terminalplane as F
-from ..model.seams import ResizesTerminals
+from ..model.panescreen import EncodesKeys
+from ..model.seams import ReportsModes, ResizesTerminals
 from ..protocol import check_client_version, wire_for
 from .connection import ATTACH, CLOSING, HANDSHAKE, OBSERVE, PENDING, TerminalClient
 from .encoder import render_frame
@@ -54,6 +55,9 @@ APP_CLIENT_REASON = (
 )
 
 _ATTACH_MODES = (ATTACH, OBSERVE)
+# src/pane/terminal.rs:1793-1803 (0.8.2): X10, press/release, button motion, any motion
+# (src/ghostty/mod.rs MODE_MOUSE_*); 1016 is SGR pixels (MODE_MOUSE_SGR_PIXELS)
+_MOUSE_TRACKING_MODES = (9, 1000, 1002, 1003)
 
 
 class TerminalPlane:
@@ -66,6 +70,7 @@ class TerminalPlane:
         self._refusal_encoding = rows.terminal_refusal_encoding
         self._first_message_error = rows.terminal_first_message_error
         self._shell_hello_refusal = rows.terminal_shell_hello_refusal
+        self._host_modes = rows.terminal_attach_host_modes
         self.clients: set[TerminalClient] = set()
         self.owners: dict[str, TerminalClient] = {}  # terminal id -> its writable owner
         self._sizes: dict[str, tuple[int, int]] = {}  # terminal id -> size before its owner
@@ -113,6 +118,7 @@ class TerminalPlane:
             return
         c.phase = PENDING
         c.cols, c.rows = _clamp(body.get("cols", 80), body.get("rows", 24))
+        c.pixel_mouse = bool(body.get("pixel_mouse", False))
 
     def _refuse(self, c: TerminalClient, error: str, encoding: str | None = None) -> None:
         self._trace(c, "refused", reason=error)
@@ -133,6 +139,7 @@ class TerminalPlane:
         elif name == "InputEvents":
             self._input_events(c, body["events"])
         elif name == "Resize":
+            c.pixel_mouse = bool(body.get("pixel_mouse", c.pixel_mouse))
             self._resize(c, *_clamp(body["cols"], body["rows"]))
         elif name == "AttachTerminal":
             self.attach(c, str(body["terminal_id"]), bool(body["takeover"]))
@@ -360,6 +367,11 @@ class TerminalPlane:
         if not streams:
             return
         panes = {p.terminal_id: p for p in self.sim.session.all_panes()}
+        if self._host_modes:
+            for c in streams:
+                pane = panes.get(c.terminal_id or "")
+                if c.phase == ATTACH and pane is not None:
+                    self._send_host_modes(c, pane)
         for c in sorted(streams, key=lambda c: c.label):
             tid = c.terminal_id or ""
             pane = panes.get(tid)
@@ -367,6 +379,25 @@ class TerminalPlane:
                 self.remove(c, F.terminal_gone(tid))
                 continue
             self._render_one(c, pane)
+
+    def _send_host_modes(self, c: TerminalClient, pane: Pane) -> None:
+        """0.9 (row terminal_attach_host_modes): [H093] src/server/headless/render.rs
+        stream_host_mouse_capture_mode then stream_direct_terminal_keyboard_mode, each sent to
+        an owner when it differs from what it was last sent (the first time always), before
+        the frame. CHOICE(modify-other-keys): simherdr's screens do not track xterm's
+        modifyOtherKeys; its level is sent as 0."""
+        screen = pane.screen
+        modes = screen if isinstance(screen, ReportsModes) else None
+        reporting = modes is not None and any(modes.mode(m) for m in _MOUSE_TRACKING_MODES)
+        pixels = reporting and c.pixel_mouse and modes is not None and modes.mode(1016)
+        if c.host_mouse != (reporting, pixels):
+            c.send({"MouseCapture": {"enabled": reporting, "sgr_pixels": pixels}})
+            c.host_mouse = (reporting, pixels)
+        flags = screen.kitty_keyboard_flags if isinstance(screen, EncodesKeys) else 0
+        if c.host_keyboard != (flags, 0):
+            keyboard = {"flags": flags, "modify_other_keys_level": 0}
+            c.send({"DirectTerminalKeyboardProtocol": keyboard})
+            c.host_keyboard = (flags, 0)
 
     def _render_one(self, c: TerminalClient, pane: Pane) -> None:
         frame = render_frame(pane.screen.frame(), c.cols, c.rows)
