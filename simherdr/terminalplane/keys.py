@@ -85,3 +85,15 @@ def event_bytes(event: Any, *, application_cursor: bool, bracketed_paste: bool) 
     else:
         one = _key_bytes(body.get("code"), int(body.get("modifiers") or 0), application_cursor)
     return one * times
+
+
+def wheel_report(up: bool, column: int, row: int, modifiers: int, sgr: bool) -> bytes:
+    """A mouse wheel as the app that tracks the mouse reads it (xterm's encoding, which
+    libghostty's mouse encoder writes: buttons 64/65, +4 shift, +8 alt, +16 ctrl; SGR 1006
+    ``CSI < b ; x ; y M``, else the legacy ``CSI M`` with each value + 32)."""
+    button = (64 if up else 65) + 4 * bool(modifiers & _SHIFT)
+    button += 8 * bool(modifiers & _ALT) + 16 * bool(modifiers & _CTRL)
+    x, y = column + 1, row + 1
+    if sgr:
+        return f"\x1b[<{button};{x};{y}M".encode()
+    return b"\x1b[M" + bytes(min(v + 32, 255) for v in (button, x, y))
