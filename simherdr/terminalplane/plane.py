@@ -40,7 +40,7 @@ from ..model.seams import ReportsModes, ResizesTerminals
 from ..protocol import check_client_version, wire_for
 from .connection import ATTACH, CLOSING, HANDSHAKE, OBSERVE, PENDING, TerminalClient
 from .encoder import render_frame
-from .keys import event_bytes, wheel_report
+from .keys import event_bytes, mouse_report, wheel_report
 
 if TYPE_CHECKING:
     from ..model.state import Pane
@@ -149,6 +149,8 @@ class TerminalPlane:
             self.control(c, str(body["target"]), bool(body["takeover"]))
         elif name == "AttachScroll":
             self._scroll(c, body)
+        elif name == "AttachMouse":
+            self._mouse(c, body)
         elif name == "Detach":
             self._trace(c, "detach")
             self.remove(c, F.DETACHED if c.phase in _ATTACH_MODES else None)
@@ -304,6 +306,31 @@ class TerminalPlane:
                 _mode(screen, 1006),
             )
             self._type(c, report)
+
+    def _mouse(self, c: TerminalClient, body: dict) -> None:
+        """AttachMouse (0.9): one mouse event for the owner's terminal, typed as the report
+        its app asked for; an app that tracks no mouse gets nothing (CHOICE attach-mouse,
+        CHOICE attach-scroll for its wheels)."""
+        pane = self._owned_pane(c) if c.phase == ATTACH else None
+        if pane is None:
+            return
+        screen = pane.screen
+        mode = next((m for m in (1003, 1002, 1000, 9) if _mode(screen, m)), 0)
+        if not mode:
+            return
+        position = body.get("position") or {}
+        ((_, where),) = position.items() if isinstance(position, dict) and position else ((0, {}),)
+        report = mouse_report(
+            body.get("kind"),
+            int(where.get("column", 0)),
+            int(where.get("row", 0)),
+            int(body.get("modifiers") or 0),
+            _mode(screen, 1006),
+            mode,
+        )
+        wheel = isinstance(body.get("kind"), str) and str(body.get("kind")).startswith("Scroll")
+        if report:
+            self._type(c, report * (max(1, int(body.get("lines") or 1)) if wheel else 1))
 
     # --- leaving ------------------------------------------------------------------------------
 

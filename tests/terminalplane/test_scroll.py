@@ -36,7 +36,8 @@ def _owner_after(plane, app_output: str):
         pytest.skip("the panes run on the fallback screen (no DEC mode reads)")
     c = plane.client()
     c.attach(plane.terminal_id())
-    assert "Terminal" in c.recv()
+    while "Terminal" not in (m := c.recv()):  # 0.9 first tells the owner its host modes
+        assert m is not None
     return c
 
 
@@ -79,3 +80,37 @@ def test_a_wheel_is_a_mouse_report_for_an_app_that_tracks_the_mouse(plane, app_o
     c.send("Detach")
     c.rest()
     assert _typed(plane) == [report.decode()]
+
+
+@pytest.mark.parametrize(
+    ("app_output", "kind", "typed"),
+    [
+        ("\x1b[?1000h\x1b[?1006h", {"Down": "Left"}, ["\x1b[<0;4;2M"]),
+        ("\x1b[?1000h\x1b[?1006h", {"Up": "Right"}, ["\x1b[<2;4;2m"]),
+        ("\x1b[?1000h", {"Up": "Left"}, ['\x1b[M#$"']),
+        ("\x1b[?1000h\x1b[?1006h", "Moved", []),  # 1000 reports no motion
+        ("\x1b[?1003h\x1b[?1006h", "Moved", ["\x1b[<35;4;2M"]),
+        ("\x1b[?1002h\x1b[?1006h", {"Drag": "Left"}, ["\x1b[<32;4;2M"]),
+        ("", {"Down": "Left"}, []),  # an app that tracks no mouse gets nothing
+    ],
+)
+def test_0_9_attach_mouse_is_the_report_the_app_asked_for(
+    config, tmp_path, app_output, kind, typed
+):
+    from .conftest import make_plane
+
+    srv, p = make_plane("0.9.3", config, tmp_path)
+    with srv:
+        c = _owner_after(p, app_output or "\x1b[?1000l")
+        mouse = {
+            "kind": kind,
+            "position": {"Cell": {"column": 3, "row": 1}},
+            "geometry": None,
+            "modifiers": 0,
+            "lines": 1,
+        }
+        c.send({"AttachMouse": mouse})
+        c.send("Detach")
+        c.rest()
+        assert _typed(p) == typed
+        p.close()
