@@ -40,7 +40,7 @@ from ..model.seams import ReportsModes, ResizesTerminals
 from ..protocol import check_client_version, wire_for
 from .connection import ATTACH, CLOSING, HANDSHAKE, OBSERVE, PENDING, TerminalClient
 from .encoder import render_frame
-from .keys import event_bytes
+from .keys import event_bytes, mouse_report, wheel_report
 
 if TYPE_CHECKING:
     from ..model.state import Pane
@@ -149,6 +149,8 @@ class TerminalPlane:
             self.control(c, str(body["target"]), bool(body["takeover"]))
         elif name == "AttachScroll":
             self._scroll(c, body)
+        elif name == "AttachMouse":
+            self._mouse(c, body)
         elif name == "Detach":
             self._trace(c, "detach")
             self.remove(c, F.DETACHED if c.phase in _ATTACH_MODES else None)
@@ -253,7 +255,8 @@ class TerminalPlane:
         pane = self._owned_pane(c)
         if pane is None:
             return
-        self._trace(c, "input", terminal_id=c.terminal_id, bytes=len(data))
+        text = data[:80].decode("utf-8", "backslashreplace")  # what was typed, cut
+        self._trace(c, "input", terminal_id=c.terminal_id, bytes=len(data), text=text)
         self.sim.write_input(pane, data)  # pane.send_input's write (handlers/pane.py)
         self.sim.commit()
 
@@ -271,19 +274,63 @@ class TerminalPlane:
         self.schedule_render()
 
     def _scroll(self, c: TerminalClient, body: dict) -> None:
-        """AttachScroll (headless.rs:1915-1942, apply_terminal_attach_scroll 345-407).
+        """AttachScroll (headless.rs:1915-1942, apply_terminal_attach_scroll 345-407): a page
+        key goes to the app unless the terminal is a plain shell screen
+        (plain_page_keys_use_host_scrollback, src/pane/terminal.rs:139-145); a wheel goes to
+        an app that tracks the mouse as a wheel report (WheelRouting::MouseReport).
 
-        CHOICE(attach-scroll): simherdr's screens keep no scrolled-back viewport; a PageKey
-        scroll forwards its key bytes when the app owns page keys (the alternate screen or
-        DECCKM, as herdr's forward rule), and a host scroll changes nothing."""
+        CHOICE(attach-scroll): simherdr's screens keep no scrolled-back viewport, so a host
+        scroll (and 1007's alternate scroll) changes nothing."""
         if c.phase != ATTACH:
             return
         source = body.get("source")
         pane = self._owned_pane(c)
-        if pane is None or not isinstance(source, dict) or "PageKey" not in source:
+        if pane is None:
             return
-        if pane.screen.alternate_screen or pane.screen.application_cursor:
-            self._type(c, bytes(source["PageKey"]["input"]))
+        screen = pane.screen
+        mouse = _mouse_tracking(screen)
+        if isinstance(source, dict) and "PageKey" in source:
+            host = (
+                not screen.alternate_screen
+                and not mouse
+                and (not screen.application_cursor or screen.bracketed_paste)
+            )
+            if not host:
+                self._type(c, bytes(source["PageKey"]["input"]))
+        elif source == "Wheel" and mouse:
+            report = wheel_report(
+                body.get("direction") == "Up",
+                body.get("column") or 0,
+                body.get("row") or 0,
+                int(body.get("modifiers") or 0),
+                _mode(screen, 1006),
+            )
+            self._type(c, report)
+
+    def _mouse(self, c: TerminalClient, body: dict) -> None:
+        """AttachMouse (0.9): one mouse event for the owner's terminal, typed as the report
+        its app asked for; an app that tracks no mouse gets nothing (CHOICE attach-mouse,
+        CHOICE attach-scroll for its wheels)."""
+        pane = self._owned_pane(c) if c.phase == ATTACH else None
+        if pane is None:
+            return
+        screen = pane.screen
+        mode = next((m for m in (1003, 1002, 1000, 9) if _mode(screen, m)), 0)
+        if not mode:
+            return
+        position = body.get("position") or {}
+        ((_, where),) = position.items() if isinstance(position, dict) and position else ((0, {}),)
+        report = mouse_report(
+            body.get("kind"),
+            int(where.get("column", 0)),
+            int(where.get("row", 0)),
+            int(body.get("modifiers") or 0),
+            _mode(screen, 1006),
+            mode,
+        )
+        wheel = isinstance(body.get("kind"), str) and str(body.get("kind")).startswith("Scroll")
+        if report:
+            self._type(c, report * (max(1, int(body.get("lines") or 1)) if wheel else 1))
 
     # --- leaving ------------------------------------------------------------------------------
 
@@ -387,9 +434,8 @@ class TerminalPlane:
         the frame. CHOICE(modify-other-keys): simherdr's screens do not track xterm's
         modifyOtherKeys; its level is sent as 0."""
         screen = pane.screen
-        modes = screen if isinstance(screen, ReportsModes) else None
-        reporting = modes is not None and any(modes.mode(m) for m in _MOUSE_TRACKING_MODES)
-        pixels = reporting and c.pixel_mouse and modes is not None and modes.mode(1016)
+        reporting = _mouse_tracking(screen)
+        pixels = reporting and c.pixel_mouse and _mode(screen, 1016)
         if c.host_mouse != (reporting, pixels):
             c.send({"MouseCapture": {"enabled": reporting, "sgr_pixels": pixels}})
             c.host_mouse = (reporting, pixels)
@@ -458,6 +504,16 @@ def resolve_target(sim: Simulator, target: str) -> Pane | None:
         return pane
     named = [p for p in panes if target in (p.agent.name, p.agent.label)]
     return named[0] if len(named) == 1 else None
+
+
+def _mode(screen: Any, mode: int) -> bool:
+    """A DEC private mode of the screen (False where the screen cannot tell)."""
+    return isinstance(screen, ReportsModes) and screen.mode(mode)
+
+
+def _mouse_tracking(screen: Any) -> bool:
+    """mouse_reporting_enabled (src/pane/terminal.rs:135-137, 1793-1803): any tracking mode."""
+    return any(_mode(screen, m) for m in _MOUSE_TRACKING_MODES)
 
 
 def _variant(message: Any) -> tuple[str, Any]:

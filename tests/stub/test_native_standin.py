@@ -561,3 +561,22 @@ def test_launchers_that_leave_before_their_request_do_not_wear_the_pool_out(host
         sock.close()
     got = native_client.call(name, ["--version"], {}, "0.9.3")
     assert (got.kind, got.value, got.stdout) == ("E", 0, b"herdr 0.9.3\n")
+
+
+def test_the_server_sees_the_same_requests_from_the_same_command(stand_ins, host):
+    """The server's trace names each request's peer by its command line: a call through the
+    fork server shows its caller's argv (`herdr pane get w1:p1`), as the Python stand-in's
+    process does, and sends the same requests."""
+    env = _env(host)
+    subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
+    seen = []
+    for binary in stand_ins:
+        since = host.trace()[-1]["seq"]
+        subprocess.run([binary, "pane", "get", "w1:p1"], env=env, check=True, capture_output=True)
+        requests = [e for e in host.trace(since) if e.get("kind") == "request"]
+        seen.append(
+            [(e.get("method"), e.get("id"), e.get("params"), e.get("cmd")) for e in requests]
+        )
+    assert seen[0] == seen[1]
+    assert [s[0] for s in seen[0]] == ["ping", "pane.get"]
+    assert {s[3] for s in seen[0]} == {"herdr pane get w1:p1"}

@@ -202,3 +202,23 @@ def test_0_8_sends_an_owner_no_host_modes(plane):
     c = plane.client()
     c.attach(plane.terminal_id())
     assert "Terminal" in c.recv()
+
+
+def test_garbage_after_the_handshake_drops_only_that_client(plane):
+    """client_read_loop (client_transport.rs:713-745): a frame that does not decode ends its
+    connection; the server and its other clients go on."""
+    import random
+
+    from simherdr.protocol import encode_frame
+
+    owner, view = _attached(plane)
+    rng = random.Random(31)
+    for n in range(20):
+        bad = plane.client()
+        bad.handshake()
+        payload = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
+        bad.send_raw(encode_frame(b"\xff" + payload))  # no variant has index 255
+        assert all("Terminal" in m for m in bad.rest()), n
+    owner.type("still served")
+    view.follow(owner, "still served")
+    assert plane.api("ping")["type"] == "pong"
