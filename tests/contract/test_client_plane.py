@@ -218,3 +218,24 @@ def test_a_frame_that_cannot_be_drawn_is_a_miss_not_a_crash(control_cassette):
     (r,) = verify([bad], "inprocess", timeout=0.5)
     assert r.status == "fail"
     assert any(m.path == "screen.undrawable" and "base64" in m.expected for m in r.misses)
+
+
+def test_diff_names_what_the_client_socket_traffic_met_on_another_release(
+    control_cassette, tmp_path
+):
+    from simherdr.contract.diff import diff_corpora, to_markdown
+
+    newer = _record(tmp_path, "0.9.3", _control)
+    r = diff_corpora([control_cassette], [newer])
+    got = {(d["what"], d["path"], d["a"], d["b"], d["explained_by"]) for d in r["client_traffic"]}
+    assert got == {
+        ("message", "send[0]", "Hello", "TerminalHello", "terminal_hello"),
+        ("field", "recv[0].Welcome.version", 20, 22, "protocol"),
+    }  # the same screens: the frames' bytes are not compared
+    assert "## client socket traffic" in to_markdown(r)
+    drawn = _tamper_last_frame(newer, lambda b: b.replace(b"echo hi", b"echo ho"))
+    for s in _frame_steps(drawn)[-1:]:
+        s["screen"]["lines"][0] = "$ echo ho"
+    (screen,) = [d for d in diff_corpora([control_cassette], [drawn])["client_traffic"]
+                 if d["what"] == "screen"]  # fmt: skip
+    assert screen["explained_by"] is None and screen["b"]["lines"][0] == "$ echo ho"
