@@ -13,6 +13,7 @@ differ there (a variant or a field added, removed or moved: ``Hello`` -> ``Termi
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,8 @@ class _Rows:
         if pa not in PROTOCOLS or pb not in PROTOCOLS:
             return
         for ch in plane_diff(pa, pb).as_json()["changes"]:
+            if ch["kind"] == "variant moved":
+                continue  # a moved tag changes bytes, never which message a session meets
             key = (ch["type"], ch["variant"]) + ((ch["field"],) if ch["field"] else ())
             self.by.setdefault(key, ch["row"] or "unnamed row")
 
@@ -86,32 +89,46 @@ def _pair(
 
     for d in ("send", "recv"):
         ma, mb = _messages(ca, d), _messages(cb, d)
-        for n in range(max(len(ma), len(mb))):
-            path = f"{d}[{n}]"
-            if n >= len(ma) or n >= len(mb):
-                ia, a = ma[n] if n < len(ma) else (None, "<none>")
-                ib, b = mb[n] if n < len(mb) else (None, "<none>")
-                add("message", ia, ib, path, _variant(a)[0], _variant(b)[0], None)
+        names_a, names_b = [_variant(m)[0] for _, m in ma], [_variant(m)[0] for _, m in mb]
+        # aligned by variant (a message one release adds shifts nothing after it)
+        matcher = difflib.SequenceMatcher(None, names_a, names_b, autojunk=False)
+        for op, a0, a1, b0, b1 in matcher.get_opcodes():
+            if op != "equal" and a1 - a0 == b1 - b0:
+                for n in range(a1 - a0):  # one variant for another (Hello -> TerminalHello)
+                    (ia, _), (ib, _) = ma[a0 + n], mb[b0 + n]
+                    va, vb = names_a[a0 + n], names_b[b0 + n]
+                    why = rows.of(KIND[d], va) or rows.of(KIND[d], vb)
+                    add("message", ia, ib, f"{d}[{a0 + n}]", va, vb, why)
                 continue
-            (ia, a), (ib, b) = ma[n], mb[n]
-            (va, ba), (vb, bb) = _variant(a), _variant(b)
-            if va != vb:
-                why = rows.of(KIND[d], va) or rows.of(KIND[d], vb)
-                add("message", ia, ib, path, va, vb, why)
+            if op != "equal":
+                for n in range(a0, a1):
+                    why = rows.of(KIND[d], names_a[n])
+                    add("message", ma[n][0], None, f"{d}[{n}]", names_a[n], "<none>", why)
+                for n in range(b0, b1):
+                    why = rows.of(KIND[d], names_b[n])
+                    add("message", None, mb[n][0], f"{d}[{n}]", "<none>", names_b[n], why)
                 continue
-            fa = ba if isinstance(ba, dict) else {}
-            fb = bb if isinstance(bb, dict) else {}
-            for f in dict.fromkeys([*fa, *fb]):
-                x, y = fa.get(f, "<none>"), fb.get(f, "<none>")
-                if x == y:
-                    continue
-                why = rows.of(KIND[d], va, f)
-                if why is None and (va, f) in VERSION_FIELDS and (x, y) == (pa, pb):
-                    why = "protocol"
-                add("field", ia, ib, f"{path}.{va}.{f}", x, y, why)
+            for n in range(a1 - a0):
+                (ia, a), (ib, b) = ma[a0 + n], mb[b0 + n]
+                _fields(add, rows, d, f"{d}[{a0 + n}]", ia, ib, a, b, pa, pb)
     (sa, a), (sb, b) = _screen(ca), _screen(cb)
     if a != b:
         add("screen", sa, sb, "screen", a, b, None)
+
+
+def _fields(add, rows: _Rows, d: str, path: str, ia, ib, a: Any, b: Any, pa, pb) -> None:
+    """One message of the same variant on both sides, field by field."""
+    (va, ba), (_, bb) = _variant(a), _variant(b)
+    fa = ba if isinstance(ba, dict) else {}
+    fb = bb if isinstance(bb, dict) else {}
+    for f in dict.fromkeys([*fa, *fb]):
+        x, y = fa.get(f, "<none>"), fb.get(f, "<none>")
+        if x == y:
+            continue
+        why = rows.of(KIND[d], va, f)
+        if why is None and (va, f) in VERSION_FIELDS and (x, y) == (pa, pb):
+            why = "protocol"
+        add("field", ia, ib, f"{path}.{va}.{f}", x, y, why)
 
 
 def _cell(v: Any) -> str:
@@ -165,7 +182,7 @@ def markdown(diffs: list[dict] | None) -> list[str]:
     ]
     for d in diffs:
         out.append(
-            f"| {d['cassette']} | {d['connection']} | {d['step_a']} → {d['step_b']} "
+            f"| {d['cassette']} | {d['connection']} | {d['step_a'] or '–'} → {d['step_b'] or '–'} "
             f"| {d['what']} | {_cell(d['path'])} | {_cell(d['a'])} | {_cell(d['b'])} "
             f"| {d['explained_by'] or '**unexplained**'} |"
         )
