@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
         def terminal_exited(self, terminal_id: str) -> None: ...
 
+        def size_locked(self, terminal_id: str) -> bool: ...
+
 
 class _MadeOnUse:
     """A server generation's part made the first time it is read (``make``, a method name,
@@ -200,6 +202,11 @@ class Simulator:
         self.changes.notify()
         for listener in self.terminal_listeners:
             listener.screens_changed()
+
+    def terminal_size_locked(self, pane) -> bool:
+        """A terminal-plane owner holds the pane's size (herdr's direct_attach_resize_locks,
+        src/server/headless.rs:2892-2895): the view's draws leave it alone."""
+        return any(listener.size_locked(pane.terminal_id) for listener in self.terminal_listeners)
 
     def terminal_exited(self, pane) -> None:
         """The pane's process ended and its pane closes (herdr's AppEvent::PaneDied)."""

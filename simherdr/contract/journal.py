@@ -123,6 +123,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
     timeline.sort(key=lambda x: (x[0], x[1]))
     steps: list[dict] = []
     wire = termrecord.wire_of(meta.get("protocol"))
+    views: dict[Any, termrecord.ScreenView] = {}  # client connection -> its terminal
     for t, _, ev in timeline:
         step: dict[str, Any] = {"t": round(t - t0, 3)}
         if "cli_run" in ev:
@@ -168,7 +169,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
             steps.append(step)
             continue
         if ev.get("plane") == termrecord.PLANE:
-            if _client_step(step, ev, via, norm, wire):
+            if _client_step(step, ev, via, norm, wire, views):
                 steps.append(step)
             continue
         cid = ev.get("conn")
@@ -221,9 +222,13 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
     )
 
 
-def _client_step(step: dict, ev: dict, via: dict, norm: normalize.Normalizer, wire) -> bool:
+def _client_step(
+    step: dict, ev: dict, via: dict, norm: normalize.Normalizer, wire, views: dict
+) -> bool:
     """A client-socket event as a cassette step (``client_conn``: the JSON plane's steps stay
-    ``conn``); False for what the cassette leaves out (the open itself)."""
+    ``conn``); False for what the cassette leaves out (the open itself). A frame's step also
+    shows the screen the frames so far draw (``screen``: for the reader; verify draws the
+    recorded bytes again, :mod:`.termreplay`)."""
     cid = ev.get("conn")
     step["client_conn"] = cid
     if cid in via:
@@ -234,6 +239,9 @@ def _client_step(step: dict, ev: dict, via: dict, norm: normalize.Normalizer, wi
     elif "client_send" in ev or "client_recv" in ev:
         d = "send" if "client_send" in ev else "recv"
         step[d] = termrecord.cassette_message(norm, wire, d, ev[f"client_{d}"])
+        frame = termrecord.frame_of(step[d]) if d == "recv" else None
+        if frame is not None:
+            step["screen"] = norm.value(termrecord.draw(views, cid, frame))
     elif "framing" in ev:
         step["framing"] = ev["framing"]
         step["during"] = ev.get("during")

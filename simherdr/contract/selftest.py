@@ -200,7 +200,7 @@ def _verify(cassette, out, name: str, code: int, targets, timeout: float, profil
     print(summary(out / f"{name}.json", cassette))
     if code != 0:
         print(f"note: the recorded command exited {code}")
-    if not any("conn" in s for s in cassette.steps):
+    if not any("conn" in s or "client_conn" in s for s in cassette.steps):
         # a replay of nothing passes everywhere: that would say nothing about the suite
         print(
             "selftest: the recording holds no socket traffic: COMMAND talked to no herdr "

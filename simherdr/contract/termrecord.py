@@ -101,6 +101,60 @@ def cassette_message(norm: Normalizer, wire: Wire | None, direction: str, obj: A
         return obj
 
 
+class ScreenView:
+    """A client's terminal: frames fed into a screen of the project's engine."""
+
+    def __init__(self) -> None:
+        self.screen: Any = None
+
+    def feed(self, frame: dict) -> None:
+        from ..panes.screens import new_real_screen
+
+        cols, rows = int(frame["width"]), int(frame["height"])
+        data = frame["bytes"]
+        data = base64.b64decode(data) if isinstance(data, str) else bytes(data)
+        if self.screen is None:
+            self.screen = new_real_screen(cols, rows)
+        elif (self.screen.cols, self.screen.rows) != (cols, rows):
+            self.screen.resize(cols, rows)
+        self.screen.feed(data)
+
+    def state(self) -> dict:
+        """What a reader of the client's terminal sees: size, visible lines, cursor."""
+        if self.screen is None:
+            return {"screen": None}
+        text, _ = self.screen.read("visible")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        frame = self.screen.frame()
+        return {
+            "width": self.screen.cols,
+            "height": self.screen.rows,
+            "lines": lines,
+            "cursor": list(frame.cursor),
+        }
+
+
+def draw(views: dict, cid: Any, frame: dict) -> dict:
+    """``frame`` drawn on connection ``cid``'s view (made on its first frame); its state, or
+    why it cannot be drawn (a hand-edited frame: not base64, no size)."""
+    import binascii
+
+    view = views.setdefault(cid, ScreenView())
+    try:
+        view.feed(frame)
+    except (ValueError, TypeError, KeyError, binascii.Error) as e:
+        return {"undrawable": f"{type(e).__name__}: {e}"}
+    return view.state()
+
+
+def frame_of(message: Any) -> dict | None:
+    if isinstance(message, dict) and isinstance(message.get("Terminal"), dict):
+        return message["Terminal"]
+    return None
+
+
 async def relay_client(
     cr: asyncio.StreamReader,
     cw: asyncio.StreamWriter,
@@ -110,16 +164,21 @@ async def relay_client(
     upstream: str,
     journal: Journal,
     wire: Wire | None,
+    pid: int | None = None,
 ) -> None:
-    """One client-socket connection, relayed to ``upstream`` and journaled message by message."""
+    """One client-socket connection, relayed to ``upstream`` and journaled message by message;
+    ``pid``: the client's (a launched server's connections: which CLI run made it)."""
     j = journal
+    opened: dict[str, Any] = {"open": via or "socket"}
+    if pid is not None:
+        opened["pid"] = pid
     try:
         ur, uw = await asyncio.open_unix_connection(upstream, limit=LIMIT)
     except OSError as e:
-        j.event(conn=cid, plane=PLANE, open=via or "socket", unreachable=f"{type(e).__name__}: {e}")
+        j.event(conn=cid, plane=PLANE, **opened, unreachable=f"{type(e).__name__}: {e}")
         cw.close()
         return
-    j.event(conn=cid, plane=PLANE, open=via or "socket")
+    j.event(conn=cid, plane=PLANE, **opened)
 
     async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, d: str) -> None:
         src_side, dst_side = ("client", "upstream") if d == "send" else ("upstream", "client")

@@ -27,7 +27,6 @@ whose bytes legitimately differ (they are compared as screens here).
 from __future__ import annotations
 
 import asyncio
-import base64
 import collections
 import socket
 import time
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import MAX_GRAPHICS_FRAME, FrameDecoder, FramingError, encode_frame, wire_for
 from .normalize import Normalizer
-from .termrecord import message_json, message_payload
+from .termrecord import ScreenView, draw, frame_of, message_json, message_payload
 
 if TYPE_CHECKING:
     from .cassette import Cassette
@@ -179,47 +178,6 @@ class HarnessClientConn:
             self._on_loop(self.transport.close)
 
 
-class ScreenView:
-    """A client's terminal: frames fed into a screen of the project's engine."""
-
-    def __init__(self) -> None:
-        self.screen: Any = None
-
-    def feed(self, frame: dict) -> None:
-        from ..panes.screens import new_real_screen
-
-        cols, rows = int(frame["width"]), int(frame["height"])
-        data = frame["bytes"]
-        data = base64.b64decode(data) if isinstance(data, str) else bytes(data)
-        if self.screen is None:
-            self.screen = new_real_screen(cols, rows)
-        elif (self.screen.cols, self.screen.rows) != (cols, rows):
-            self.screen.resize(cols, rows)
-        self.screen.feed(data)
-
-    def state(self) -> dict:
-        """What a reader of the client's terminal sees: size, visible lines, cursor."""
-        if self.screen is None:
-            return {"screen": None}
-        text, _ = self.screen.read("visible")
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        frame = self.screen.frame()
-        return {
-            "width": self.screen.cols,
-            "height": self.screen.rows,
-            "lines": lines,
-            "cursor": list(frame.cursor),
-        }
-
-
-def frame_of(message: Any) -> dict | None:
-    if isinstance(message, dict) and isinstance(message.get("Terminal"), dict):
-        return message["Terminal"]
-    return None
-
-
 def normalizer_for(c: Cassette) -> Normalizer:
     """The recording's references, as a normalizer: a recorded screen's text in the terms the
     cassette's other steps use (``<home>``, ``<pane:1>`` ...)."""
@@ -275,11 +233,8 @@ class ClientPlane:
         out: dict[int, dict] = {}
         for i, s in enumerate(c.steps):
             frame = frame_of(s.get("recv")) if STEP in s else None
-            if frame is None:
-                continue
-            view = views.setdefault(s[STEP], ScreenView())
-            view.feed(frame)
-            out[i] = norm.value(view.state())
+            if frame is not None:
+                out[i] = norm.value(draw(views, s[STEP], frame))
         return out
 
     def close(self) -> None:

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
         def terminal_exited(self, pane: Pane) -> None: ...
 
+        def terminal_size_locked(self, pane: Pane) -> bool: ...
+
 
 def chrome_of(version: HerdrVersion) -> Chrome:
     """The release's view chrome (rows view_* and pane_*)."""
@@ -128,6 +130,8 @@ class PaneHooks:
         screen = pane.screen
         if cols < 1 or rows < 1 or (screen.cols, screen.rows) == (cols, rows):
             return
+        if self._host.terminal_size_locked(pane):
+            return  # a terminal-plane owner sizes it (herdr's direct_attach_resize_locks)
         backend = self._host.backend
         if isinstance(backend, ResizesTerminals):
             backend.resize_terminal(pane, cols, rows)

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from simherdr.contract.recorder import ThreadRecorder
+from simherdr.contract.recorder import ThreadRecorder, summary
 from simherdr.contract.termrecord import message_json, wire_of
 from simherdr.contract.verify import verify
 from simherdr.simulator import Config
@@ -108,6 +108,10 @@ def test_the_client_socket_is_recorded_decoded_in_order_with_the_json_plane(cont
     assert frames[0]["full"] is True and frames[0]["seq"] == 1
     assert (frames[0]["width"], frames[0]["height"]) == (40, 8)
     assert len({s["client_conn"] for s in client}) == 1
+    # each frame's step shows the screen drawn so far, for the reader
+    last = _frame_steps(control_cassette)[-1]["screen"]
+    assert last["lines"][0] == "$ echo hi" and (last["width"], last["height"]) == (40, 8)
+    assert "1 client-socket connections" in summary("c.json", control_cassette)
     # the cassette's text is JSON, its frames' bytes exact (base64 untouched by normalization)
     assert json.loads(json.dumps(control_cassette.to_json())) == control_cassette.to_json()
 
@@ -206,3 +210,77 @@ def test_a_payload_the_table_cannot_read_is_kept_undecoded():
     assert raw == {"undecoded": base64.b64encode(b"\x00\x01").decode()}
     bad = message_json(wire_of(20), "recv", b"\xff")
     assert bad["undecoded"] == "/w==" and bad["error"].startswith("bincode error: ")
+
+
+def test_a_frame_that_cannot_be_drawn_is_a_miss_not_a_crash(control_cassette):
+    bad = copy.deepcopy(control_cassette)
+    _frame_steps(bad)[-1]["recv"]["Terminal"]["bytes"] = "not base64!"
+    (r,) = verify([bad], "inprocess", timeout=0.5)
+    assert r.status == "fail"
+    assert any(m.path == "screen.undrawable" and "base64" in m.expected for m in r.misses)
+
+
+def test_diff_names_what_the_client_socket_traffic_met_on_another_release(
+    control_cassette, tmp_path
+):
+    from simherdr.contract.diff import diff_corpora, to_markdown
+
+    newer = _record(tmp_path, "0.9.3", _control)
+    r = diff_corpora([control_cassette], [newer])
+    got = {(d["what"], d["path"], d["a"], d["b"], d["explained_by"]) for d in r["client_traffic"]}
+    assert {
+        ("message", "send[0]", "Hello", "TerminalHello", "terminal_hello"),
+        ("field", "recv[0].Welcome.version", 20, 22, "protocol"),
+    } <= got
+    # messages aligned by variant: one 0.9 adds is only in B, named by its row where the table
+    # added it (DirectTerminalKeyboardProtocol: keyboard_protocol); nothing else is paired off
+    for what, path, a, b, why in got - {
+        ("message", "send[0]", "Hello", "TerminalHello", "terminal_hello")
+    }:
+        assert what != "screen"  # the same screens: the frames' bytes are not compared
+        if what == "message":
+            assert a == "<none>", (path, a, b)
+            if b == "DirectTerminalKeyboardProtocol":
+                assert why == "keyboard_protocol"
+    assert "## client socket traffic" in to_markdown(r)
+    drawn = _tamper_last_frame(newer, lambda b: b.replace(b"echo hi", b"echo ho"))
+    for s in _frame_steps(drawn)[-1:]:
+        s["screen"]["lines"][0] = "$ echo ho"
+    (screen,) = [d for d in diff_corpora([control_cassette], [drawn])["client_traffic"]
+                 if d["what"] == "screen"]  # fmt: skip
+    assert screen["explained_by"] is None and screen["b"]["lines"][0] == "$ echo ho"
+
+
+# A client that launches a server of its own (test_launched.py's shape) and controls its pane
+# through that session's client socket: the launched server's client socket is relayed too.
+LAUNCH_AND_CONTROL = r"""
+set -e
+N=lab-$$
+herdr --session "$N" server >/dev/null 2>&1 &
+i=0
+until herdr --session "$N" status server | grep -q '^status: running'; do
+  i=$((i+1)); [ "$i" -lt 300 ] || exit 9; sleep 0.05
+done
+herdr --session "$N" workspace create --no-focus >/dev/null
+echo '{"type":"terminal.input","text":"echo hi\n"}' \
+  | herdr --session "$N" terminal session control w1:p1 --cols 30 --rows 5 >/dev/null
+herdr --session "$N" server stop >/dev/null
+wait
+herdr session delete "$N" >/dev/null
+"""
+
+
+def test_a_launched_servers_client_socket_is_relayed_and_replays_everywhere(tmp_path, real_home):
+    from tests.contract.conftest import record_script, verify_everywhere
+
+    with ThreadServer("0.8.2") as srv:
+        c, _ = record_script(srv.path, tmp_path, LAUNCH_AND_CONTROL, "0.8.2", home=real_home)
+    control = next(s for s in c.steps if "cli_run" in s and "control" in s["cli_run"]["argv"])
+    client = [s for s in _client_steps(c) if "send" in s or "recv" in s]
+    assert client and {s.get("via") for s in client} == {f"cli:{control['k']}"}  # by its pid
+    assert [next(iter(s["send"])) for s in client if "send" in s][:2] == [
+        "Hello",
+        "ControlTerminal",
+    ]
+    for kind, r in verify_everywhere(c, "0.8.2").items():
+        assert r.status == "pass", f"{kind}:\n{r.report()}"

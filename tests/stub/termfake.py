@@ -73,11 +73,12 @@ class FakeTerminalServer:
         while True:
             item = self.outbox.get()
             if item is None:
+                # the reader sees the end (b"") and closes the socket: closing it here could
+                # beat the reader's next recv, which then fails instead of reporting "EOF"
                 try:
                     conn.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
-                conn.close()
                 return
             try:
                 conn.sendall(encode_frame(self.wire.encode_server(item)))
@@ -94,6 +95,7 @@ class FakeTerminalServer:
                 return
             if not data:
                 self.messages.put("EOF")
+                conn.close()
                 return
             for payload in decoder.feed(data):
                 message = self.wire.decode_client(payload)

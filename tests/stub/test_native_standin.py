@@ -32,6 +32,7 @@ from simherdr.stub import native
 from simherdr.stub.cli.base import release_of
 from simherdr.stub.cli.commands import GROUPS
 from simherdr.stub.cli.core import run
+from simherdr.stub.forkserver import needs_python
 from simherdr.stub.install import is_native, write_stub
 from simherdr.testing import ThreadServer
 from tests.releases import RELEASES, VERSIONS
@@ -47,6 +48,22 @@ pytestmark = pytest.mark.skipif(
 def host():
     """A server whose fork server serves every test of this module (it runs any release)."""
     with ThreadServer("0.9.3") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def cold_host():
+    """The same with children that do not warm up (forkserver.WARM_UP_ENV): the equivalence's
+    hundreds of calls pay for themselves only (the warm-up is a speed matter, its results
+    are the same; the other tests run warm children)."""
+    from simherdr.stub.forkserver import WARM_UP_ENV
+
+    with ThreadServer("0.9.3") as server:
+        os.environ[WARM_UP_ENV] = "0"  # read once, by the fork server this call starts
+        try:
+            native_client.call(native_client.name_of(server.path), ["--version"], {}, "0.9.3")
+        finally:
+            del os.environ[WARM_UP_ENV]
         yield server
 
 
@@ -127,9 +144,9 @@ def _normalize(data: bytes, replace: dict[str, str]) -> bytes:
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_every_verb_answers_the_same_through_the_fork_server(release, host, tmp_path):
+def test_every_verb_answers_the_same_through_the_fork_server(release, cold_host, tmp_path):
     """Every verb on every release (both forms on the two ends of every row, VERSIONS)."""
-    name = native_client.name_of(host.path)
+    name = native_client.name_of(cold_host.path)
     homes = {}
     for side in ("py", "native"):
         homes[side] = tmp_path / side
@@ -164,6 +181,9 @@ def test_every_verb_answers_the_same_through_the_fork_server(release, host, tmp_
                     argv0="/bin/herdr",
                 )
                 got = native_client.call(name, argv, envs["native"], release, cwd=cwd)
+                if needs_python(argv):  # the launcher runs the Python stand-in itself
+                    assert got.kind == "F", argv
+                    continue
                 want = ("E", code, out.getvalue(), err.getvalue())
                 have = (got.kind, got.value, got.stdout, got.stderr)
                 want = want[:2] + tuple(_normalize(d, replace["py"]) for d in want[2:])
@@ -498,3 +518,65 @@ def test_herdr_server_becomes_simherdr_serve_in_the_callers_own_process(stand_in
             proc.kill()
             proc.wait()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_an_attach_runs_in_the_callers_process():
+    """CHOICE(standin-ctty): a direct attach may open /dev/tty (the caller's controlling
+    terminal, which a forked child has not): the fork server answers 'F' and the launcher
+    runs the Python stand-in; other verbs are served."""
+    assert needs_python(["terminal", "attach", "t1"])
+    assert needs_python(["--session", "lab", "agent", "attach", "a1", "--takeover"])
+    assert not needs_python(["terminal", "session", "control", "t1"])
+    assert not needs_python(["pane", "get", "w1:p1"])
+
+
+def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
+    """'F' (run the Python stand-in) for an attach, another tree, another interpreter, an
+    unknown release: nothing of the call runs in the fork server."""
+    name = native_client.name_of(host.path)
+    env = _env(host)
+    cases = [
+        (["terminal", "attach", "t1"], {}),
+        (["pane", "get", "w1:p1"], {"root": "/elsewhere"}),
+        (["pane", "get", "w1:p1"], {"python": "/usr/bin/python3-other"}),
+    ]
+    for argv, kw in cases:
+        assert native_client.call(name, argv, env, "0.9.3", **kw).kind == "F", (argv, kw)
+    assert native_client.call(name, ["pane", "get", "w1:p1"], env, "9.9.9").kind == "F"
+    assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
+
+
+def test_launchers_that_leave_before_their_request_do_not_wear_the_pool_out(host):
+    """A connection closed before (or in the middle of) its request ends the child that took
+    it; the pool forks another, however many come (hostile: more than the pool's guard
+    against children that fail as they start)."""
+    import socket
+
+    name = native_client.name_of(host.path)
+    for i in range(30):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(name)
+        if i % 2:
+            sock.sendall(native_client.request(["pane", "get"], {}, "0.9.3")[:20])
+        sock.close()
+    got = native_client.call(name, ["--version"], {}, "0.9.3")
+    assert (got.kind, got.value, got.stdout) == ("E", 0, b"herdr 0.9.3\n")
+
+
+def test_the_server_sees_the_same_requests_from_the_same_command(stand_ins, host):
+    """The server's trace names each request's peer by its command line: a call through the
+    fork server shows its caller's argv (`herdr pane get w1:p1`), as the Python stand-in's
+    process does, and sends the same requests."""
+    env = _env(host)
+    subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
+    seen = []
+    for binary in stand_ins:
+        since = host.trace()[-1]["seq"]
+        subprocess.run([binary, "pane", "get", "w1:p1"], env=env, check=True, capture_output=True)
+        requests = [e for e in host.trace(since) if e.get("kind") == "request"]
+        seen.append(
+            [(e.get("method"), e.get("id"), e.get("params"), e.get("cmd")) for e in requests]
+        )
+    assert seen[0] == seen[1]
+    assert [s[0] for s in seen[0]] == ["ping", "pane.get"]
+    assert {s[3] for s in seen[0]} == {"herdr pane get w1:p1"}

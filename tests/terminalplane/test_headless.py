@@ -182,3 +182,20 @@ def test_terminal_attach_disconnect_restores_app_pane_size(plane):
     plane.api("pane.get", pane_id="w1:p1")  # one request later the server has seen the EOF
     assert plane.srv.run(lambda sim: None) is None
     assert _size(plane) == before
+
+
+def test_an_owned_terminal_keeps_its_owners_size_through_the_views_draws(plane):
+    """direct_attach_resize_locks (headless.rs:2892-2895, removed with the owner 1596-1619)."""
+
+    def draw_resize(sim):
+        sim.hooks.pane_size_changed(sim.session.panes["w1:p1"], 33, 11)
+
+    c = _pending(plane, 90, 25)
+    c.send({"AttachTerminal": {"terminal_id": plane.terminal_id(), "takeover": False}})
+    _stream(c)
+    plane.srv.run(draw_resize)
+    assert _size(plane) == (90, 25)
+    c.send("Detach")
+    c.rest()
+    plane.srv.run(draw_resize)
+    assert _size(plane) == (33, 11)
