@@ -106,7 +106,8 @@ class TerminalPlane:
             encoding, terminal = "TerminalAnsi", True
         elif name == "ClientShellHello" and self._shell_hello_refusal:
             return self._refuse(c, self._shell_hello_refusal, "SemanticFrame")
-        elif name == "EndpointControl":  # 0.9's endpoint shell hello: herdr's full client
+        elif name == "EndpointControl" and body.get("kind") == F.ENDPOINT_HELLO_KIND:
+            # 0.9's endpoint shell hello: herdr's full client
             encoding, terminal = "SemanticFrame", False
         else:
             return self._refuse(c, self._first_message_error, "SemanticFrame")
