@@ -64,6 +64,33 @@ def _key_bytes(code: Any, modifiers: int, application_cursor: bool) -> bytes:
         return b""
 
 
+def event_sizes(events: list) -> tuple[int, int, int]:
+    """input_event_limit's counts (src/server/client_transport.rs:431-470): events with each
+    key's repeat count expanded, the bytes of pastes, the bytes typed otherwise (generated
+    text times its repeats, VT bytes, text commits)."""
+    expanded = paste = typed = 0
+    for event in events:
+        body: Any = None
+        kind = event
+        if isinstance(event, dict):
+            ((kind, body),) = event.items()
+        if kind == "Key":
+            repeats = max(1, int(body.get("repeat_count") or 1))
+            expanded += repeats
+            if body.get("generated_text"):
+                typed += len(str(body["generated_text"]).encode()) * repeats
+            source = body.get("source")
+            if isinstance(source, dict) and "Vt" in source:
+                typed += len(source["Vt"]["bytes"])
+            continue
+        expanded += 1
+        if kind == "TextCommit":
+            typed += len(str(body).encode())
+        elif kind == "Paste":
+            paste += len(str(body["text"]).encode())
+    return expanded, paste, typed
+
+
 def event_bytes(event: Any, *, application_cursor: bool, bracketed_paste: bool) -> bytes:
     """The bytes one ``ClientInputEvent`` types (serde's externally tagged value)."""
     if not isinstance(event, dict) or len(event) != 1:

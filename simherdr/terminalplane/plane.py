@@ -40,7 +40,7 @@ from ..model.seams import ReportsModes, ResizesTerminals
 from ..protocol import check_client_version, wire_for
 from .connection import ATTACH, CLOSING, HANDSHAKE, OBSERVE, PENDING, TerminalClient
 from .encoder import render_frame
-from .keys import event_bytes, mouse_report, wheel_report
+from .keys import event_bytes, event_sizes, mouse_report, wheel_report
 
 if TYPE_CHECKING:
     from ..model.state import Pane
@@ -106,7 +106,8 @@ class TerminalPlane:
             encoding, terminal = "TerminalAnsi", True
         elif name == "ClientShellHello" and self._shell_hello_refusal:
             return self._refuse(c, self._shell_hello_refusal, "SemanticFrame")
-        elif name == "EndpointControl":  # 0.9's endpoint shell hello: herdr's full client
+        elif name == "EndpointControl" and body.get("kind") == F.ENDPOINT_HELLO_KIND:
+            # 0.9's endpoint shell hello: herdr's full client
             encoding, terminal = "SemanticFrame", False
         else:
             return self._refuse(c, self._first_message_error, "SemanticFrame")
@@ -228,8 +229,18 @@ class TerminalPlane:
         self._type(c, data)
 
     def _input_events(self, c: TerminalClient, events: list) -> None:
-        if len(events) > F.MAX_INPUT_EVENT_BATCH:
-            c._gone()  # client_transport.rs:820-829 (counted per event here)
+        """ClientInputEvents (client_transport.rs:817-862, input_event_limit 431-485): too many
+        events (a key's repeat count counts) or too many typed bytes drop the client; a batch
+        over the limit only by its pastes is refused with a Notify."""
+        expanded, paste, typed = event_sizes(events)
+        if expanded > F.MAX_INPUT_EVENT_BATCH:
+            c._gone()
+            return
+        if paste + typed > F.MAX_INPUT_PAYLOAD:
+            if typed:
+                c._gone()
+            else:
+                c.send(_paste_rejected(paste))
             return
         if c.phase != ATTACH:
             return
@@ -245,9 +256,6 @@ class TerminalPlane:
             )
             for e in events
         )
-        if len(data) > F.MAX_INPUT_PAYLOAD:
-            c.send(_paste_rejected(len(data)))
-            return
         if data:
             self._type(c, data)
 

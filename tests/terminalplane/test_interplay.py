@@ -222,3 +222,35 @@ def test_garbage_after_the_handshake_drops_only_that_client(plane):
     owner.type("still served")
     view.follow(owner, "still served")
     assert plane.api("ping")["type"] == "pong"
+
+
+def test_input_events_limits_are_herdrs(plane):
+    """input_event_limit (client_transport.rs:431-485): an oversized paste-only batch gets the
+    Notify; too many typed bytes, or too many events counting repeats, drop the client."""
+    c, _ = _attached(plane)
+    big = "p" * F.MAX_INPUT_PAYLOAD
+    c.send({"InputEvents": {"events": [{"Paste": {"text": big}}, {"Paste": {"text": "q"}}]}})
+    m = c.recv()
+    while "Terminal" in m:
+        m = c.recv()
+    assert m["Notify"]["body"] == (
+        f"Input message is {len(big) + 1} bytes; Herdr's limit is 1048576 bytes"
+    )
+    typed = plane.client()
+    typed.attach(plane.terminal_id(), takeover=True)
+    typed.send({"InputEvents": {"events": [{"TextCommit": big}, {"Paste": {"text": "q"}}]}})
+    assert all("Terminal" in m for m in typed.rest())
+    many = plane.client()
+    many.handshake()
+    key = {
+        "Key": {
+            "code": "Enter",
+            "modifiers": 0,
+            "kind": "Press",
+            "repeat_count": F.MAX_INPUT_EVENT_BATCH + 1,
+            "generated_text": None,
+            "source": "Synthesized",
+        }
+    }
+    many.send({"InputEvents": {"events": [key]}})
+    assert many.rest() == []
