@@ -25,6 +25,9 @@ import subprocess
 import sys
 
 _BOOT = "import sys; sys.path.insert(0, %r); from simherdr.stub.forkserver import main; main()"
+#: room in the fork server's command line for its children's (they show their caller's argv
+#: there: simherdr/stub/forkserver.py _show_as)
+_TITLE_ROOM = " " * 1024
 #: how long close() waits for the fork server to end its calls and itself
 CLOSE_TIMEOUT = 5.0
 
@@ -79,7 +82,8 @@ class StandinHost:
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", _BOOT % _project_root()]
-                + [str(fd) for fd in fds],
+                + [str(fd) for fd in fds]
+                + [_TITLE_ROOM],
                 pass_fds=fds,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -405,7 +405,9 @@ def build(out: str, version: str, time_scale: float, flows: list[str]) -> int:
                     "--upstream",
                     up,
                     "--socket",
-                    os.path.join(tmp, f"{name}.proxy"),
+                    # not <name>.proxy: its client socket would be <name>-client.sock, the
+                    # upstream's own (terminalplane client_socket_path)
+                    os.path.join(tmp, f"{name}-proxy.sock"),
                     "--out",
                     out,
                     "--name",

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import deltas, planes
+from . import deltas, planes, termdiff
 from .cassette import Cassette
 from .verify import is_read, is_read_cli
 
@@ -663,6 +663,7 @@ def diff_corpora(
         "only_in_b": sorted(set(by_b) - set(by_a)),
         "differences": [asdict(d) for d in diffs],
         "unexplained": sum(1 for d in diffs if d.explained_by is None),
+        "client_traffic": termdiff.traffic(by_a, by_b),
     }
 
 
@@ -692,6 +693,7 @@ def to_markdown(r: dict) -> str:
         if r[side]:
             out += [f"Cassettes {side.replace('_', ' ')}: {', '.join(r[side])}", ""]
     out += planes.client_socket_markdown(r.get("client_socket"))
+    out += termdiff.markdown(r.get("client_traffic"))
     for cat in CATEGORIES:
         rows = [d for d in r["differences"] if d["category"] == cat]
         if not rows:

@@ -30,6 +30,7 @@ import os
 import socket
 from pathlib import Path
 
+from ..terminalplane.listener import client_socket_path
 from ..unixsocket import Listening, listen_unix, socket_answers, take_path
 from .journal import Journal
 
@@ -155,6 +156,7 @@ class RecordingProxy:
         self.control = control
         self.ops_listen = ops_listen
         self._launched: dict[str, Listening] = {}
+        self._launched_clients: dict[str, Listening] = {}  # their client sockets' relays
         self.journal = journal
         self._ids = itertools.count(1)
         self._servers: list[asyncio.Server] = []
@@ -180,7 +182,8 @@ class RecordingProxy:
             busy = f"{path}: something already answers there"
             self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
             if self.client_plane:
-                await self._listen_client(path, via)
+                self._servers.append(await self._listen_client(path, via, self.upstream))
+                self._client_paths.append(client_socket_path(path))
         if self.control is not None:
             up, path = self.control
 
@@ -206,12 +209,15 @@ class RecordingProxy:
                 await listen_unix(self.ops_listen, self._ops, limit=LIMIT, busy_message=busy)
             )
 
-    async def _listen_client(self, api_path: str, via: str | None) -> None:
-        """The client socket a client finds beside ``api_path``, relayed to the upstream's."""
-        from ..terminalplane import client_socket_path
+    async def _listen_client(
+        self, api_path: str, via: str | None, upstream_api: str, launched: bool = False
+    ) -> Listening:
+        """The client socket a client finds beside ``api_path``, relayed to the one beside
+        ``upstream_api``; ``launched``: a server the client launched (each connection carries
+        the client's pid, as the API socket's do)."""
         from .termrecord import relay_client
 
-        path, upstream = client_socket_path(api_path), client_socket_path(self.upstream)
+        path, upstream = client_socket_path(api_path), client_socket_path(upstream_api)
 
         async def handler(r, w, via=via):
             task = asyncio.current_task()
@@ -221,6 +227,7 @@ class RecordingProxy:
                 await relay_client(
                     r, w, cid=next(self._ids), via=via, upstream=upstream,
                     journal=self.journal, wire=self.wire,
+                    pid=_peer_pid(w) if launched else None,
                 )  # fmt: skip
             except asyncio.CancelledError:
                 pass
@@ -229,8 +236,7 @@ class RecordingProxy:
                     self._tasks.discard(task)
 
         busy = f"{path}: something already answers there"
-        self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
-        self._client_paths.append(path)
+        return await listen_unix(path, handler, limit=LIMIT, busy_message=busy)
 
     async def _ops(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
         """One op line from the recording ``herdr``: ``relay`` (listen on the socket a launched
@@ -242,6 +248,9 @@ class RecordingProxy:
                 reply = await self._relay_launch(op)
             elif op.get("op") == "unrelay":
                 server = self._launched.pop(op.get("listen"), None)
+                client = self._launched_clients.pop(op.get("listen"), None)
+                if client is not None:
+                    client.close()
                 if server is not None:
                     server.close()  # removes the socket file it bound
                     self.journal.event(launch_end=op["listen"])
@@ -278,6 +287,13 @@ class RecordingProxy:
         except (OSError, RuntimeError) as e:
             return {"ok": False, "error": str(e)}
         self._launched[listen] = server
+        if self.client_plane:
+            try:
+                self._launched_clients[listen] = await self._listen_client(
+                    listen, None, upstream, launched=True
+                )
+            except (OSError, RuntimeError):
+                pass  # the launched server's client socket is not relayed (the API socket is)
         self.journal.event(launch={"socket": listen, "argv": op.get("argv"), "pid": op.get("pid")})
         return {"ok": True}
 
@@ -307,9 +323,10 @@ class RecordingProxy:
             cw.close()
 
     async def close(self) -> None:
-        for server in self._launched.values():
+        for server in [*self._launched.values(), *self._launched_clients.values()]:
             server.close()
         self._launched.clear()
+        self._launched_clients.clear()
         for s in self._servers:
             s.close()
         for t in list(self._tasks):

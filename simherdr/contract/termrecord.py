@@ -164,16 +164,21 @@ async def relay_client(
     upstream: str,
     journal: Journal,
     wire: Wire | None,
+    pid: int | None = None,
 ) -> None:
-    """One client-socket connection, relayed to ``upstream`` and journaled message by message."""
+    """One client-socket connection, relayed to ``upstream`` and journaled message by message;
+    ``pid``: the client's (a launched server's connections: which CLI run made it)."""
     j = journal
+    opened: dict[str, Any] = {"open": via or "socket"}
+    if pid is not None:
+        opened["pid"] = pid
     try:
         ur, uw = await asyncio.open_unix_connection(upstream, limit=LIMIT)
     except OSError as e:
-        j.event(conn=cid, plane=PLANE, open=via or "socket", unreachable=f"{type(e).__name__}: {e}")
+        j.event(conn=cid, plane=PLANE, **opened, unreachable=f"{type(e).__name__}: {e}")
         cw.close()
         return
-    j.event(conn=cid, plane=PLANE, open=via or "socket")
+    j.event(conn=cid, plane=PLANE, **opened)
 
     async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, d: str) -> None:
         src_side, dst_side = ("client", "upstream") if d == "send" else ("upstream", "client")

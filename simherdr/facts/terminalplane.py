@@ -79,6 +79,10 @@ def paste_rejected_body(size: int, limit: int) -> str:
 
 # --- the handshake (client_transport.rs; the version check is simherdr.protocol's) ------------
 
+# 0.9: the EndpointControl kind a client-owned shell (herdr's own client) opens with
+# ([H093] src/protocol/endpoint.rs ENDPOINT_HELLO_KIND; handle_client_handshake)
+ENDPOINT_HELLO_KIND = "endpoint.hello.v1"
+
 
 def invalid_keybindings(error: str) -> str:
     """client_transport.rs:413-414 (parse_client_keybindings): a Local keys_toml that is not

@@ -359,6 +359,10 @@ class Rows(_Record):
     # the Welcome's error for a ClientShellHello (a shell client older than the endpoint
     # protocol); "" where the release has no such handshake
     terminal_shell_hello_refusal: str
+    # an attach owner is told its terminal's host modes (MouseCapture from the child's mouse
+    # tracking, DirectTerminalKeyboardProtocol from its Kitty flags) on every change; else
+    # those go to full app clients only
+    terminal_attach_host_modes: bool
 
 
 @record(frozen=True, init=False, eq=False, repr=False)

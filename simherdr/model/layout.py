@@ -18,11 +18,9 @@ from typing import Any
 
 from ..facts.record import record
 
-# CHOICE: the area rects are computed on. herdr's headless server lays out on its view's
-# terminal area, derived from the attached client's size (or the 120x40 headless default,
-# src/config.rs:56-57, minus sidebar and tab bar) at the last view computation; no client is
-# attached to a simulator, so the whole 120x40 default is used. Configurable
-# (Config.layout_area); clients should compare rects relative to `area`.
+# The area rects are computed on by default (a bare Session). The runtime lays panes out on
+# herdr's view terminal area: the headless frame less the sidebar and the tab bar
+# (model/geometry.py terminal_area; runtime/hooks.py new_session), or Config.layout_area.
 DEFAULT_AREA = (0, 0, 120, 40)
 MIN_RATIO, MAX_RATIO, DEFAULT_RATIO = 0.1, 0.9, 0.5
 U16_MAX = 0xFFFF

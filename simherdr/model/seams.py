@@ -119,3 +119,11 @@ class ResizesTerminals(Protocol):
     its screen. Without it, only the pane's screen is resized."""
 
     def resize_terminal(self, pane: Pane, cols: int, rows: int) -> None: ...
+
+
+@runtime_checkable
+class ReportsModes(Protocol):
+    """A screen that answers whether a DEC private mode is set (libghostty's ``mode_get``:
+    panes/engine.py): the terminal plane reads the mouse-tracking modes through it."""
+
+    def mode(self, mode: int) -> bool: ...

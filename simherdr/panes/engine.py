@@ -18,7 +18,8 @@ is derived from the engine's formatter and state the way herdr's wrapper derives
   (``read_text_screen`` mod.rs:1208-1222); ansi reads: the formatter in VT mode, unwrap for
   ``recent_unwrapped`` (``ghostty_recent_ansi_for_terminal`` :2732-2746).
 * ``truncated``: total rows (history + screen) > ``lines`` (``finish_recent_snapshot``).
-* ``detection``: the recent text of ``rows`` lines (``ghostty_detection_text`` :2584-2592).
+* ``detection``: the recent text of ``rows`` lines (``ghostty_detection_text`` :2584-2592), on
+  the release's range.
 * The release row ``recent_includes_viewport`` (0.9) ends the recent range at the later of the
   cursor row and the last non-blank row on the primary screen (model/paneread.py notes).
 * Grapheme clustering (DEC mode 2027) is on from the start and after a full reset: herdr's
@@ -91,6 +92,44 @@ class _Row:
         return "".join(self.cells).rstrip(" ")
 
 
+class _Scratch:
+    """A screen's formatter arguments, made once (a read then only fills them in)."""
+
+    __slots__ = (
+        "end_ref",
+        "formatter",
+        "formatter_ref",
+        "length",
+        "length_ref",
+        "options",
+        "out",
+        "out_ref",
+        "point",
+        "selection",
+        "start_ref",
+    )
+
+    def __init__(self) -> None:
+        self.selection = G.Selection()
+        self.selection.size = C.sizeof(G.Selection)
+        self.selection.start.size = self.selection.end.size = _GRID_REF_SIZE
+        # the nested structures are views into ``selection``'s own memory
+        self.start_ref = C.byref(self.selection.start)
+        self.end_ref = C.byref(self.selection.end)
+        self.point = G.Point()
+        self.options = G.FormatterTerminalOptions()
+        self.options.size = C.sizeof(G.FormatterTerminalOptions)
+        self.options.extra.size = C.sizeof(G.FormatterTerminalExtra)
+        self.options.extra.screen.size = C.sizeof(G.FormatterScreenExtra)
+        self.options.selection = C.pointer(self.selection)
+        self.formatter = C.c_void_p()
+        self.formatter_ref = C.byref(self.formatter)
+        self.out = C.POINTER(C.c_uint8)()
+        self.out_ref = C.byref(self.out)
+        self.length = C.c_size_t()
+        self.length_ref = C.byref(self.length)
+
+
 class GhosttyScreen(HerdrReadContract):
     """A pane's terminal on libghostty-vt, read the way herdr reads it."""
 
@@ -120,6 +159,9 @@ class GhosttyScreen(HerdrReadContract):
         self.osc_progress = ""  # latest OSC 9 payload (cleared on agent change)
         self.content_seq = 0
         self._keys: KeyEngine | None = None
+        self._scratch: _Scratch | None = None
+        self._cache: dict[tuple, tuple[str, bool]] = {}
+        self._cache_seq = -1
         self._u16 = C.c_uint16()
         self._size = C.c_size_t()
         self._bool = C.c_bool()
@@ -270,32 +312,32 @@ class GhosttyScreen(HerdrReadContract):
     ) -> str:
         """The formatter's output for rows ``first``..``last`` (inclusive) of ``tag``'s
         coordinate space (herdr's read_formatted_selection, mod.rs:1300-1372)."""
-        selection = G.Selection()
-        selection.size = C.sizeof(G.Selection)
-        if not (
-            self._grid_ref(tag, 0, first, selection.start)
-            and self._grid_ref(tag, self.cols - 1, last, selection.end)
-        ):
+        k = self._scratch
+        if k is None:
+            k = self._scratch = _Scratch()
+        point = k.point
+        point.tag = tag
+        point.value.x = 0
+        point.value.y = first
+        if lib.ghostty_terminal_grid_ref(self._t, point, k.start_ref):
             return ""
-        options = G.FormatterTerminalOptions()
-        options.size = C.sizeof(G.FormatterTerminalOptions)
+        point.value.x = self.cols - 1
+        point.value.y = last
+        if lib.ghostty_terminal_grid_ref(self._t, point, k.end_ref):
+            return ""
+        options = k.options
         options.emit = G.FORMAT_VT if vt else G.FORMAT_PLAIN
         options.unwrap = unwrap
         options.trim = trim
-        options.extra.size = C.sizeof(G.FormatterTerminalExtra)
-        options.extra.screen.size = C.sizeof(G.FormatterScreenExtra)
-        options.selection = C.pointer(selection)
-        formatter = C.c_void_p()
-        if lib.ghostty_formatter_terminal_new(None, C.byref(formatter), self._t, options):
+        if lib.ghostty_formatter_terminal_new(None, k.formatter_ref, self._t, options):
             return ""
-        out = C.POINTER(C.c_uint8)()
-        length = C.c_size_t()
-        result = lib.ghostty_formatter_format_alloc(formatter, None, C.byref(out), C.byref(length))
-        lib.ghostty_formatter_free(formatter)
+        result = lib.ghostty_formatter_format_alloc(k.formatter, None, k.out_ref, k.length_ref)
+        lib.ghostty_formatter_free(k.formatter)
+        out, length = k.out, k.length.value
         if result != G.SUCCESS or not out:
             return ""
-        data = C.string_at(out, length.value)
-        lib.ghostty_free(None, out, length.value)
+        data = C.string_at(out, length)
+        lib.ghostty_free(None, out, length)
         return data.decode("utf-8", "replace")
 
     @staticmethod
@@ -340,6 +382,22 @@ class GhosttyScreen(HerdrReadContract):
             raise ValueError(f"unknown read format {fmt!r}")
         if lines is not None and lines < 0:
             raise ValueError("lines must not be negative")
+        # A read of unchanged content answers from the last one (waits re-read on every poll).
+        key = (source, lines, fmt, recent_includes_viewport)
+        if self._cache_seq != self.content_seq:
+            self._cache.clear()
+            self._cache_seq = self.content_seq
+        else:
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
+        answer = self._read(source, lines, fmt, recent_includes_viewport)
+        self._cache[key] = answer
+        return answer
+
+    def _read(
+        self, source: str, lines: int | None, fmt: str, recent_includes_viewport: bool
+    ) -> tuple[str, bool]:
         limit = None if lines is None else min(lines, MAX_READ_LINES)
         if source == "visible":
             if fmt == "ansi":
@@ -348,7 +406,7 @@ class GhosttyScreen(HerdrReadContract):
                 text = self._visible_text()
             return limit_snapshot_lines(text, limit)
         if source == "detection":
-            return limit_snapshot_lines(self.detection_text(), limit)
+            return limit_snapshot_lines(self.detection_text(recent_includes_viewport), limit)
         count = DEFAULT_RECENT_LINES if limit is None else limit
         truncated = self.total_rows > count
         span = self._recent_range(count, recent_includes_viewport)
@@ -360,9 +418,10 @@ class GhosttyScreen(HerdrReadContract):
             return self._herdr_join(plain), truncated
         return self._format(G.POINT_SCREEN, *span, vt=(fmt == "ansi"), unwrap=unwrap), truncated
 
-    def detection_text(self) -> str:
-        """herdr's detection text: the recent text of ``rows`` lines (terminal.rs:2584-2592)."""
-        span = self._recent_range(self.rows, False)
+    def detection_text(self, recent_includes_viewport: bool = False) -> str:
+        """herdr's detection text: the recent text of ``rows`` lines (terminal.rs:2584-2592) on
+        the release's recent range (0.9.3's fork: the same function over its range)."""
+        span = self._recent_range(self.rows, recent_includes_viewport)
         if span is None:
             return ""
         return self._herdr_join(self._format(G.POINT_SCREEN, *span, vt=False, unwrap=False))

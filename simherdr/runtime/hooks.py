@@ -82,17 +82,23 @@ class PaneHooks:
             agent_kinds=self._host.version.tables.agent_kinds,
             close_focus_to_opener=rows.close_focus_returns_to_opener,
         )
-        # Pane rects use the headless view size (rows headless_cols/headless_rows: 0.8.2's
-        # configurable 120x40, 0.8.0's fixed 80x24) unless the host names an area.
-        area = self._host.config.layout_area or (0, 0, rows.headless_cols, rows.headless_rows)
-        s.area = (area[0], area[1], area[2], area[3])
         s.scroll_metrics_always = rows.pane_info_scroll_always
         cfg = self._host.config
         if cfg.cols is not None or cfg.rows is not None:  # a fixed size: no view geometry
             s.frame = (cfg.cols or rows.headless_cols, cfg.rows or rows.headless_rows)
+            area = (0, 0, s.frame[0], s.frame[1])
         else:
+            from ..model.geometry import terminal_area
+
             s.frame = (rows.headless_cols, rows.headless_rows)
             s.chrome = chrome_of(self._host.version)
+            # Pane rects are laid out on the view's terminal area: the headless frame (rows
+            # headless_cols/headless_rows) less the sidebar and the tab bar (herdr's
+            # view.terminal_area, src/app/api/panes.rs:306,418,1699,1711), unless the host
+            # names an area.
+            area = terminal_area(s.frame, s.chrome)
+        area = cfg.layout_area or area
+        s.area = (area[0], area[1], area[2], area[3])
         return s
 
     def make_screen(self, cols: int, rows: int) -> PaneScreen:

@@ -54,6 +54,9 @@ _HANDLED = (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP)
 #: a warm-up's socket: none (a warm-up must send nothing: the recorder sees only calls)
 _NOWHERE = "/nonexistent/simherdr-standin-warm-up.sock"
 _WARM_UP = (["pane", "get", "w1:p1"],)
+#: ``0``: the idle children do not warm up (a test that makes hundreds of calls in a row
+#: spends its CPU on the calls; read when the fork server starts)
+WARM_UP_ENV = "SIMHERDR_STANDIN_WARM_UP"
 
 
 #: CHOICE(standin-ctty): the verbs that may open ``/dev/tty`` (a direct attach whose stdin is
@@ -108,6 +111,40 @@ def _prctl():
         return None
 
 
+def _argv_area() -> tuple[int, int] | None:
+    """Where this process's command line lives (``/proc/self/stat`` fields 48-49: arg_start,
+    arg_end); a child writes its caller's argv there (:func:`_show_as`)."""
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            data = handle.read()
+        fields = data[data.rindex(b")") + 2 :].split()
+        start, end = int(fields[48 - 3]), int(fields[49 - 3])
+    except (OSError, ValueError, IndexError):
+        return None
+    return (start, end) if end > start else None
+
+
+def _show_as(area: tuple[int, int] | None, prctl, argv: list[bytes]) -> None:
+    """Show the caller's argv as this child's command line and name (``ps``; the server's
+    trace names a request's peer by it: ``herdr pane get ...`` as for the Python stand-in).
+    The way :mod:`simherdr.proctitle` does it (this package may not import it), without the
+    shortening: the rest of the area is NULs, the longest prefix of whole words that fits."""
+    if prctl is not None and argv:
+        name = argv[0].rsplit(b"/", 1)[-1][:15]
+        prctl(15, name, 0, 0, 0)  # PR_SET_NAME
+    if area is None:
+        return
+    import ctypes
+
+    start, end = area
+    size = end - start
+    wanted = b"".join(word + b"\0" for word in argv)
+    while argv and len(wanted) > size:
+        argv = argv[:-1]
+        wanted = b"".join(word + b"\0" for word in argv)
+    ctypes.memmove(start, wanted + bytes(size - len(wanted)), size)
+
+
 def _die_with_parent(prctl) -> None:
     """PR_SET_PDEATHSIG: a child ends with the fork server, whatever ends it."""
     if prctl is not None:
@@ -122,9 +159,11 @@ class ForkServer:
         self.root = root
         self.python = os.path.abspath(sys.executable)
         self.releases = preload()
-        self.prctl = _prctl()  # (for the children's _die_with_parent)
+        self.prctl = _prctl()  # (for the children's _die_with_parent, _show_as)
+        self.argv_area = _argv_area()
 
         self.pid = os.getpid()
+        self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
         self.idle: set[int] = set()
         self.busy: dict[int, socket.socket] = {}  # pid -> the launcher's connection
         self.watched: dict[int, int] = {}  # connection fd -> pid
@@ -239,9 +278,10 @@ class ForkServer:
                 return
             if pid == 0:
                 return
-            if pid in self.idle:
+            if pid in self.idle:  # it ended before taking a call
                 self.idle.discard(pid)
-                self.quick_deaths += 1
+                if status != 0:  # a failure (not a launcher gone before its request)
+                    self.quick_deaths += 1
                 self.fork_idle()
                 continue
             conn = self.busy.pop(pid, None)
@@ -314,7 +354,8 @@ class Idle:
             signal.set_wakeup_fd(-1)
             for sig in _HANDLED:
                 signal.signal(sig, signal.SIG_DFL)
-            self.warm_up()
+            if self.server.warm:
+                self.warm_up()
             conn = self.wait()
             code = self.call(conn)
         finally:
@@ -394,6 +435,7 @@ class Idle:
             conn.sendall(b"F")
             return 0
         conn.sendall(b"P" + struct.pack("<I", os.getpid()))
+        _show_as(self.server.argv_area, self.server.prctl, [os.fsencode(exe), *rest[1:split]])
         umask, ignored, blocked = (int(f) for f in fields[4:7])
         env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
         for sig in range(1, 32):

@@ -57,6 +57,10 @@ class TerminalClient(asyncio.Protocol):
         self.seq = 0
         self.repaint_pending = False
         self.render_pending = False  # a render found the slot full (DeferredRender::Full)
+        # 0.9: host modes last sent to an owner (client.host_mouse_capture_active, ...)
+        self.pixel_mouse = False
+        self.host_mouse: tuple[bool, bool] | None = None
+        self.host_keyboard: tuple[int, int] | None = None
         self._control: collections.deque[bytes] = collections.deque()
         self._render: bytes | None = None
         self._paused = False

@@ -35,11 +35,12 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from ..facts import terminalplane as F
-from ..model.seams import ResizesTerminals
+from ..model.panescreen import EncodesKeys
+from ..model.seams import ReportsModes, ResizesTerminals
 from ..protocol import check_client_version, wire_for
 from .connection import ATTACH, CLOSING, HANDSHAKE, OBSERVE, PENDING, TerminalClient
 from .encoder import render_frame
-from .keys import event_bytes
+from .keys import event_bytes, event_sizes, mouse_report, wheel_report
 
 if TYPE_CHECKING:
     from ..model.state import Pane
@@ -54,6 +55,9 @@ APP_CLIENT_REASON = (
 )
 
 _ATTACH_MODES = (ATTACH, OBSERVE)
+# src/pane/terminal.rs:1793-1803 (0.8.2): X10, press/release, button motion, any motion
+# (src/ghostty/mod.rs MODE_MOUSE_*); 1016 is SGR pixels (MODE_MOUSE_SGR_PIXELS)
+_MOUSE_TRACKING_MODES = (9, 1000, 1002, 1003)
 
 
 class TerminalPlane:
@@ -66,6 +70,7 @@ class TerminalPlane:
         self._refusal_encoding = rows.terminal_refusal_encoding
         self._first_message_error = rows.terminal_first_message_error
         self._shell_hello_refusal = rows.terminal_shell_hello_refusal
+        self._host_modes = rows.terminal_attach_host_modes
         self.clients: set[TerminalClient] = set()
         self.owners: dict[str, TerminalClient] = {}  # terminal id -> its writable owner
         self._sizes: dict[str, tuple[int, int]] = {}  # terminal id -> size before its owner
@@ -101,7 +106,8 @@ class TerminalPlane:
             encoding, terminal = "TerminalAnsi", True
         elif name == "ClientShellHello" and self._shell_hello_refusal:
             return self._refuse(c, self._shell_hello_refusal, "SemanticFrame")
-        elif name == "EndpointControl":  # 0.9's endpoint shell hello: herdr's full client
+        elif name == "EndpointControl" and body.get("kind") == F.ENDPOINT_HELLO_KIND:
+            # 0.9's endpoint shell hello: herdr's full client
             encoding, terminal = "SemanticFrame", False
         else:
             return self._refuse(c, self._first_message_error, "SemanticFrame")
@@ -113,6 +119,7 @@ class TerminalPlane:
             return
         c.phase = PENDING
         c.cols, c.rows = _clamp(body.get("cols", 80), body.get("rows", 24))
+        c.pixel_mouse = bool(body.get("pixel_mouse", False))
 
     def _refuse(self, c: TerminalClient, error: str, encoding: str | None = None) -> None:
         self._trace(c, "refused", reason=error)
@@ -133,6 +140,7 @@ class TerminalPlane:
         elif name == "InputEvents":
             self._input_events(c, body["events"])
         elif name == "Resize":
+            c.pixel_mouse = bool(body.get("pixel_mouse", c.pixel_mouse))
             self._resize(c, *_clamp(body["cols"], body["rows"]))
         elif name == "AttachTerminal":
             self.attach(c, str(body["terminal_id"]), bool(body["takeover"]))
@@ -142,6 +150,8 @@ class TerminalPlane:
             self.control(c, str(body["target"]), bool(body["takeover"]))
         elif name == "AttachScroll":
             self._scroll(c, body)
+        elif name == "AttachMouse":
+            self._mouse(c, body)
         elif name == "Detach":
             self._trace(c, "detach")
             self.remove(c, F.DETACHED if c.phase in _ATTACH_MODES else None)
@@ -219,8 +229,18 @@ class TerminalPlane:
         self._type(c, data)
 
     def _input_events(self, c: TerminalClient, events: list) -> None:
-        if len(events) > F.MAX_INPUT_EVENT_BATCH:
-            c._gone()  # client_transport.rs:820-829 (counted per event here)
+        """ClientInputEvents (client_transport.rs:817-862, input_event_limit 431-485): too many
+        events (a key's repeat count counts) or too many typed bytes drop the client; a batch
+        over the limit only by its pastes is refused with a Notify."""
+        expanded, paste, typed = event_sizes(events)
+        if expanded > F.MAX_INPUT_EVENT_BATCH:
+            c._gone()
+            return
+        if paste + typed > F.MAX_INPUT_PAYLOAD:
+            if typed:
+                c._gone()
+            else:
+                c.send(_paste_rejected(paste))
             return
         if c.phase != ATTACH:
             return
@@ -236,9 +256,6 @@ class TerminalPlane:
             )
             for e in events
         )
-        if len(data) > F.MAX_INPUT_PAYLOAD:
-            c.send(_paste_rejected(len(data)))
-            return
         if data:
             self._type(c, data)
 
@@ -246,7 +263,8 @@ class TerminalPlane:
         pane = self._owned_pane(c)
         if pane is None:
             return
-        self._trace(c, "input", terminal_id=c.terminal_id, bytes=len(data))
+        text = data[:80].decode("utf-8", "backslashreplace")  # what was typed, cut
+        self._trace(c, "input", terminal_id=c.terminal_id, bytes=len(data), text=text)
         self.sim.write_input(pane, data)  # pane.send_input's write (handlers/pane.py)
         self.sim.commit()
 
@@ -264,19 +282,63 @@ class TerminalPlane:
         self.schedule_render()
 
     def _scroll(self, c: TerminalClient, body: dict) -> None:
-        """AttachScroll (headless.rs:1915-1942, apply_terminal_attach_scroll 345-407).
+        """AttachScroll (headless.rs:1915-1942, apply_terminal_attach_scroll 345-407): a page
+        key goes to the app unless the terminal is a plain shell screen
+        (plain_page_keys_use_host_scrollback, src/pane/terminal.rs:139-145); a wheel goes to
+        an app that tracks the mouse as a wheel report (WheelRouting::MouseReport).
 
-        CHOICE(attach-scroll): simherdr's screens keep no scrolled-back viewport; a PageKey
-        scroll forwards its key bytes when the app owns page keys (the alternate screen or
-        DECCKM, as herdr's forward rule), and a host scroll changes nothing."""
+        CHOICE(attach-scroll): simherdr's screens keep no scrolled-back viewport, so a host
+        scroll (and 1007's alternate scroll) changes nothing."""
         if c.phase != ATTACH:
             return
         source = body.get("source")
         pane = self._owned_pane(c)
-        if pane is None or not isinstance(source, dict) or "PageKey" not in source:
+        if pane is None:
             return
-        if pane.screen.alternate_screen or pane.screen.application_cursor:
-            self._type(c, bytes(source["PageKey"]["input"]))
+        screen = pane.screen
+        mouse = _mouse_tracking(screen)
+        if isinstance(source, dict) and "PageKey" in source:
+            host = (
+                not screen.alternate_screen
+                and not mouse
+                and (not screen.application_cursor or screen.bracketed_paste)
+            )
+            if not host:
+                self._type(c, bytes(source["PageKey"]["input"]))
+        elif source == "Wheel" and mouse:
+            report = wheel_report(
+                body.get("direction") == "Up",
+                body.get("column") or 0,
+                body.get("row") or 0,
+                int(body.get("modifiers") or 0),
+                _mode(screen, 1006),
+            )
+            self._type(c, report)
+
+    def _mouse(self, c: TerminalClient, body: dict) -> None:
+        """AttachMouse (0.9): one mouse event for the owner's terminal, typed as the report
+        its app asked for; an app that tracks no mouse gets nothing (CHOICE attach-mouse,
+        CHOICE attach-scroll for its wheels)."""
+        pane = self._owned_pane(c) if c.phase == ATTACH else None
+        if pane is None:
+            return
+        screen = pane.screen
+        mode = next((m for m in (1003, 1002, 1000, 9) if _mode(screen, m)), 0)
+        if not mode:
+            return
+        position = body.get("position") or {}
+        ((_, where),) = position.items() if isinstance(position, dict) and position else ((0, {}),)
+        report = mouse_report(
+            body.get("kind"),
+            int(where.get("column", 0)),
+            int(where.get("row", 0)),
+            int(body.get("modifiers") or 0),
+            _mode(screen, 1006),
+            mode,
+        )
+        wheel = isinstance(body.get("kind"), str) and str(body.get("kind")).startswith("Scroll")
+        if report:
+            self._type(c, report * (max(1, int(body.get("lines") or 1)) if wheel else 1))
 
     # --- leaving ------------------------------------------------------------------------------
 
@@ -360,6 +422,11 @@ class TerminalPlane:
         if not streams:
             return
         panes = {p.terminal_id: p for p in self.sim.session.all_panes()}
+        if self._host_modes:
+            for c in streams:
+                pane = panes.get(c.terminal_id or "")
+                if c.phase == ATTACH and pane is not None:
+                    self._send_host_modes(c, pane)
         for c in sorted(streams, key=lambda c: c.label):
             tid = c.terminal_id or ""
             pane = panes.get(tid)
@@ -367,6 +434,24 @@ class TerminalPlane:
                 self.remove(c, F.terminal_gone(tid))
                 continue
             self._render_one(c, pane)
+
+    def _send_host_modes(self, c: TerminalClient, pane: Pane) -> None:
+        """0.9 (row terminal_attach_host_modes): [H093] src/server/headless/render.rs
+        stream_host_mouse_capture_mode then stream_direct_terminal_keyboard_mode, each sent to
+        an owner when it differs from what it was last sent (the first time always), before
+        the frame. CHOICE(modify-other-keys): simherdr's screens do not track xterm's
+        modifyOtherKeys; its level is sent as 0."""
+        screen = pane.screen
+        reporting = _mouse_tracking(screen)
+        pixels = reporting and c.pixel_mouse and _mode(screen, 1016)
+        if c.host_mouse != (reporting, pixels):
+            c.send({"MouseCapture": {"enabled": reporting, "sgr_pixels": pixels}})
+            c.host_mouse = (reporting, pixels)
+        flags = screen.kitty_keyboard_flags if isinstance(screen, EncodesKeys) else 0
+        if c.host_keyboard != (flags, 0):
+            keyboard = {"flags": flags, "modify_other_keys_level": 0}
+            c.send({"DirectTerminalKeyboardProtocol": keyboard})
+            c.host_keyboard = (flags, 0)
 
     def _render_one(self, c: TerminalClient, pane: Pane) -> None:
         frame = render_frame(pane.screen.frame(), c.cols, c.rows)
@@ -427,6 +512,16 @@ def resolve_target(sim: Simulator, target: str) -> Pane | None:
         return pane
     named = [p for p in panes if target in (p.agent.name, p.agent.label)]
     return named[0] if len(named) == 1 else None
+
+
+def _mode(screen: Any, mode: int) -> bool:
+    """A DEC private mode of the screen (False where the screen cannot tell)."""
+    return isinstance(screen, ReportsModes) and screen.mode(mode)
+
+
+def _mouse_tracking(screen: Any) -> bool:
+    """mouse_reporting_enabled (src/pane/terminal.rs:135-137, 1793-1803): any tracking mode."""
+    return any(_mode(screen, m) for m in _MOUSE_TRACKING_MODES)
 
 
 def _variant(message: Any) -> tuple[str, Any]:

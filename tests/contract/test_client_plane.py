@@ -218,3 +218,69 @@ def test_a_frame_that_cannot_be_drawn_is_a_miss_not_a_crash(control_cassette):
     (r,) = verify([bad], "inprocess", timeout=0.5)
     assert r.status == "fail"
     assert any(m.path == "screen.undrawable" and "base64" in m.expected for m in r.misses)
+
+
+def test_diff_names_what_the_client_socket_traffic_met_on_another_release(
+    control_cassette, tmp_path
+):
+    from simherdr.contract.diff import diff_corpora, to_markdown
+
+    newer = _record(tmp_path, "0.9.3", _control)
+    r = diff_corpora([control_cassette], [newer])
+    got = {(d["what"], d["path"], d["a"], d["b"], d["explained_by"]) for d in r["client_traffic"]}
+    assert {
+        ("message", "send[0]", "Hello", "TerminalHello", "terminal_hello"),
+        ("field", "recv[0].Welcome.version", 20, 22, "protocol"),
+    } <= got
+    # messages aligned by variant: one 0.9 adds is only in B, named by its row where the table
+    # added it (DirectTerminalKeyboardProtocol: keyboard_protocol); nothing else is paired off
+    for what, path, a, b, why in got - {
+        ("message", "send[0]", "Hello", "TerminalHello", "terminal_hello")
+    }:
+        assert what != "screen"  # the same screens: the frames' bytes are not compared
+        if what == "message":
+            assert a == "<none>", (path, a, b)
+            if b == "DirectTerminalKeyboardProtocol":
+                assert why == "keyboard_protocol"
+    assert "## client socket traffic" in to_markdown(r)
+    drawn = _tamper_last_frame(newer, lambda b: b.replace(b"echo hi", b"echo ho"))
+    for s in _frame_steps(drawn)[-1:]:
+        s["screen"]["lines"][0] = "$ echo ho"
+    (screen,) = [d for d in diff_corpora([control_cassette], [drawn])["client_traffic"]
+                 if d["what"] == "screen"]  # fmt: skip
+    assert screen["explained_by"] is None and screen["b"]["lines"][0] == "$ echo ho"
+
+
+# A client that launches a server of its own (test_launched.py's shape) and controls its pane
+# through that session's client socket: the launched server's client socket is relayed too.
+LAUNCH_AND_CONTROL = r"""
+set -e
+N=lab-$$
+herdr --session "$N" server >/dev/null 2>&1 &
+i=0
+until herdr --session "$N" status server | grep -q '^status: running'; do
+  i=$((i+1)); [ "$i" -lt 300 ] || exit 9; sleep 0.05
+done
+herdr --session "$N" workspace create --no-focus >/dev/null
+echo '{"type":"terminal.input","text":"echo hi\n"}' \
+  | herdr --session "$N" terminal session control w1:p1 --cols 30 --rows 5 >/dev/null
+herdr --session "$N" server stop >/dev/null
+wait
+herdr session delete "$N" >/dev/null
+"""
+
+
+def test_a_launched_servers_client_socket_is_relayed_and_replays_everywhere(tmp_path, real_home):
+    from tests.contract.conftest import record_script, verify_everywhere
+
+    with ThreadServer("0.8.2") as srv:
+        c, _ = record_script(srv.path, tmp_path, LAUNCH_AND_CONTROL, "0.8.2", home=real_home)
+    control = next(s for s in c.steps if "cli_run" in s and "control" in s["cli_run"]["argv"])
+    client = [s for s in _client_steps(c) if "send" in s or "recv" in s]
+    assert client and {s.get("via") for s in client} == {f"cli:{control['k']}"}  # by its pid
+    assert [next(iter(s["send"])) for s in client if "send" in s][:2] == [
+        "Hello",
+        "ControlTerminal",
+    ]
+    for kind, r in verify_everywhere(c, "0.8.2").items():
+        assert r.status == "pass", f"{kind}:\n{r.report()}"

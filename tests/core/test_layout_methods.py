@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from simherdr.facts.versions import resolve
 from tests import herdr_reference as ref
 from tests.core.socketclient import request
 
@@ -46,13 +47,26 @@ def rects(layout):
     return {p["pane_id"]: p["rect"] for p in layout["panes"]}
 
 
-def test_snapshot_geometry_and_split_ids(three):
+def view_area(version: str) -> tuple[int, int, int, int]:
+    """herdr's view terminal area in the release's headless frame (model/geometry.py)."""
+    from simherdr.model.geometry import terminal_area
+    from simherdr.runtime.hooks import chrome_of
+
+    v = resolve(version)
+    return terminal_area((v.rows.headless_cols, v.rows.headless_rows), chrome_of(v))
+
+
+def test_snapshot_geometry_and_split_ids(three, version):
     layout = ok(three, "pane.layout", pane_id="w1:p1")["layout"]
-    assert layout["area"] == {"x": 0, "y": 0, "width": 120, "height": 40}
+    x, y, w, h = view_area(version)
+    assert (x, y, w, h) == {"0.8.0": (26, 1, 54, 23)}.get(version, (26, 1, 94, 39))
+    assert layout["area"] == {"x": x, "y": y, "width": w, "height": h}
+    left = w // 2 + w % 2  # round(w * 0.5), half away from zero (src/layout.rs split_rect)
+    top = h // 2 + h % 2
     assert rects(layout) == {
-        "w1:p1": {"x": 0, "y": 0, "width": 60, "height": 40},
-        "w1:p2": {"x": 60, "y": 0, "width": 60, "height": 20},
-        "w1:p3": {"x": 60, "y": 20, "width": 60, "height": 20},
+        "w1:p1": {"x": x, "y": y, "width": left, "height": h},
+        "w1:p2": {"x": x + left, "y": y, "width": w - left, "height": top},
+        "w1:p3": {"x": x + left, "y": y + top, "width": w - left, "height": h - top},
     }
     # split_<pre-order index>_<path> (src/app/api/panes.rs:1885-1895)
     assert [s["id"] for s in layout["splits"]] == ["split_0_root", "split_1_1"]
@@ -110,10 +124,11 @@ def test_resize_moves_the_nearest_split(three):
     assert r["changed"] is False and r["reason"] == "unchanged"
 
 
-def test_swap_explicit_and_directional(three):
+def test_swap_explicit_and_directional(three, version):
     s = ok(three, "pane.swap", source_pane_id="w1:p3", target_pane_id="w1:p1")["swap"]
     assert s["changed"] is True and s["focused_pane_id"] == "w1:p3"
-    assert rects(s["layout"])["w1:p3"] == {"x": 0, "y": 0, "width": 60, "height": 40}
+    x, y, w, h = view_area(version)
+    assert rects(s["layout"])["w1:p3"] == {"x": x, "y": y, "width": w // 2 + w % 2, "height": h}
     s = ok(three, "pane.swap", direction="right")["swap"]  # w1:p3 with its right neighbour
     assert s["source_pane_id"] == "w1:p3" and s["target_pane_id"] == "w1:p2"
     assert ok(three, "pane.swap", direction="left", pane_id="w1:p2")["swap"]["reason"] == (

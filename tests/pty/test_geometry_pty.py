@@ -24,7 +24,9 @@ ROUND_TRIP_LINES = {"0.8.0": 20, "0.8.2": 50, "0.9.3": 50}
 
 @pytest.mark.parametrize("version", RELEASES)
 def test_workspace_round_trip_reads_as_herdrs_own_test(make_client, version):
-    """herdr tests/api_ping.rs workspace_list_and_create_round_trip, its read part."""
+    """herdr tests/api_ping.rs workspace_list_and_create_round_trip, its read part (v0.8.0
+    :471-595, 0.8.2 the same lines): visible read, send_text + Enter, recent, the two-line
+    limits, wait_for_output substring / regex on recent, send_input, the timeout error."""
     client = make_client(version=version)
     pane = client.workspace()
     read = client.ok("pane.read", pane_id=pane, source="visible")["read"]
@@ -47,6 +49,7 @@ def test_workspace_round_trip_reads_as_herdrs_own_test(make_client, version):
         timeout_ms=2000,
     )
     assert waited["type"] == "output_matched" and "gamma" in waited["matched_line"]
+    assert waited["pane_id"] == pane and waited["read"]["pane_id"] == pane
     assert "gamma" in waited["read"]["text"]
     client.ok("pane.send_input", pane_id=pane, text="echo delta", keys=["Enter"])
     waited = client.ok(
@@ -57,7 +60,25 @@ def test_workspace_round_trip_reads_as_herdrs_own_test(make_client, version):
         match={"type": "substring", "value": "delta"},
         timeout_ms=2000,
     )
-    assert waited["type"] == "output_matched"
+    assert waited["type"] == "output_matched" and "delta" in waited["matched_line"]
+    waited = client.ok(
+        "pane.wait_for_output",
+        pane_id=pane,
+        source="recent",
+        lines=40,
+        match={"type": "regex", "value": "alp.*gamma"},
+        timeout_ms=2000,
+    )
+    assert waited["type"] == "output_matched" and "alpha" in waited["matched_line"]
+    timeout = client.call(
+        "pane.wait_for_output",
+        pane_id=pane,
+        source="recent",
+        lines=10,
+        match={"type": "substring", "value": "definitely-not-there"},
+        timeout_ms=200,
+    )
+    assert timeout["error"]["code"] == "timeout"
 
 
 @pytest.mark.parametrize("version", ["0.8.0", "0.8.2"])

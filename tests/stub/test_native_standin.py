@@ -51,6 +51,22 @@ def host():
         yield server
 
 
+@pytest.fixture(scope="module")
+def cold_host():
+    """The same with children that do not warm up (forkserver.WARM_UP_ENV): the equivalence's
+    hundreds of calls pay for themselves only (the warm-up is a speed matter, its results
+    are the same; the other tests run warm children)."""
+    from simherdr.stub.forkserver import WARM_UP_ENV
+
+    with ThreadServer("0.9.3") as server:
+        os.environ[WARM_UP_ENV] = "0"  # read once, by the fork server this call starts
+        try:
+            native_client.call(native_client.name_of(server.path), ["--version"], {}, "0.9.3")
+        finally:
+            del os.environ[WARM_UP_ENV]
+        yield server
+
+
 # -- the equivalence: every verb, every release -------------------------------------------------
 
 _VALUES = {
@@ -128,9 +144,9 @@ def _normalize(data: bytes, replace: dict[str, str]) -> bytes:
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_every_verb_answers_the_same_through_the_fork_server(release, host, tmp_path):
+def test_every_verb_answers_the_same_through_the_fork_server(release, cold_host, tmp_path):
     """Every verb on every release (both forms on the two ends of every row, VERSIONS)."""
-    name = native_client.name_of(host.path)
+    name = native_client.name_of(cold_host.path)
     homes = {}
     for side in ("py", "native"):
         homes[side] = tmp_path / side
@@ -528,3 +544,39 @@ def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
         assert native_client.call(name, argv, env, "0.9.3", **kw).kind == "F", (argv, kw)
     assert native_client.call(name, ["pane", "get", "w1:p1"], env, "9.9.9").kind == "F"
     assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
+
+
+def test_launchers_that_leave_before_their_request_do_not_wear_the_pool_out(host):
+    """A connection closed before (or in the middle of) its request ends the child that took
+    it; the pool forks another, however many come (hostile: more than the pool's guard
+    against children that fail as they start)."""
+    import socket
+
+    name = native_client.name_of(host.path)
+    for i in range(30):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(name)
+        if i % 2:
+            sock.sendall(native_client.request(["pane", "get"], {}, "0.9.3")[:20])
+        sock.close()
+    got = native_client.call(name, ["--version"], {}, "0.9.3")
+    assert (got.kind, got.value, got.stdout) == ("E", 0, b"herdr 0.9.3\n")
+
+
+def test_the_server_sees_the_same_requests_from_the_same_command(stand_ins, host):
+    """The server's trace names each request's peer by its command line: a call through the
+    fork server shows its caller's argv (`herdr pane get w1:p1`), as the Python stand-in's
+    process does, and sends the same requests."""
+    env = _env(host)
+    subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
+    seen = []
+    for binary in stand_ins:
+        since = host.trace()[-1]["seq"]
+        subprocess.run([binary, "pane", "get", "w1:p1"], env=env, check=True, capture_output=True)
+        requests = [e for e in host.trace(since) if e.get("kind") == "request"]
+        seen.append(
+            [(e.get("method"), e.get("id"), e.get("params"), e.get("cmd")) for e in requests]
+        )
+    assert seen[0] == seen[1]
+    assert [s[0] for s in seen[0]] == ["ping", "pane.get"]
+    assert {s[3] for s in seen[0]} == {"herdr pane get w1:p1"}

@@ -149,3 +149,46 @@ def test_the_server_stopping_tells_every_client(config, tmp_path):
         srv.stop()
         assert c.rest()[-1] == {"ServerShutdown": {"reason": "server is shutting down"}}
         assert pending.rest() == [{"ServerShutdown": {"reason": "server is shutting down"}}]
+
+
+@pytest.mark.parametrize("kind", ["endpoint.hello.v1", "something.else"])
+def test_0_9_endpoint_hello_is_herdrs_full_client_other_controls_are_no_handshake(
+    config, tmp_path, kind
+):
+    """[H093] client_transport.rs handle_client_handshake: EndpointControl opens a client shell
+    only with ENDPOINT_HELLO_KIND (then CHOICE app-client); any other first message is refused."""
+    srv, p = make_plane("0.9.3", config, tmp_path)
+    with srv:
+        c = p.client()
+        c.send({"EndpointControl": {"kind": kind, "data": "{}"}})
+        got = c.rest()
+        if kind == "endpoint.hello.v1":
+            assert got[-1] == {"ServerShutdown": {"reason": APP_CLIENT_REASON}}
+        else:
+            error = srv.sim.version.rows.terminal_first_message_error
+            assert got == [
+                {"Welcome": {"version": 22, "encoding": "SemanticFrame", "error": error}}
+            ]
+        p.close()
+
+
+def test_0_9_a_client_shell_hello_gets_herdrs_upgrade_refusal(config, tmp_path):
+    srv, p = make_plane("0.9.3", config, tmp_path)
+    with srv:
+        c = p.client()
+        body = {
+            "version": 22,
+            "cell_width_px": 0,
+            "cell_height_px": 0,
+            "surface_size": {"cols": 80, "rows": 24},
+            "pixel_mouse": False,
+            "direct_graphics": False,
+            "endpoint_keybindings": False,
+            "mouse_capture": False,
+        }
+        c.send({"ClientShellHello": body})
+        error = "this client predates the stable endpoint protocol; upgrade the Herdr client"
+        assert c.rest() == [
+            {"Welcome": {"version": 22, "encoding": "SemanticFrame", "error": error}}
+        ]
+        p.close()

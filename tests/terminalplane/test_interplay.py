@@ -163,3 +163,94 @@ def test_a_simulated_restart_ends_every_stream_as_a_shutdown_does(plane):
     again = plane.client()  # the new process serves new clients
     again.attach(plane.terminal_id())
     assert again.recv()["Terminal"]["seq"] == 1
+
+
+def test_0_9_tells_an_owner_its_terminals_mouse_and_keyboard_modes(config, tmp_path):
+    """Row terminal_attach_host_modes ([H093] src/server/headless/render.rs): the first sync
+    always, then on each change, before the frame; observers get none."""
+    from simherdr.model.seams import ReportsModes
+
+    from .conftest import make_plane
+
+    srv, p = make_plane("0.9.3", config, tmp_path)
+    with srv:
+        if not srv.run(lambda sim: isinstance(sim.session.panes["w1:p1"].screen, ReportsModes)):
+            pytest.skip("the panes run on the fallback screen (no DEC mode reads)")
+        c = p.client()
+        c.attach(p.terminal_id())
+        assert [c.recv(), c.recv()] == [
+            {"MouseCapture": {"enabled": False, "sgr_pixels": False}},
+            {"DirectTerminalKeyboardProtocol": {"flags": 0, "modify_other_keys_level": 0}},
+        ]
+        assert "Terminal" in c.recv()
+
+        def app_sets_modes(sim):
+            sim.session.panes["w1:p1"].screen.feed("\x1b[?1002h\x1b[>5u")
+            sim.commit()
+
+        srv.run(app_sets_modes)
+        got = [c.recv(), c.recv()]
+        assert got == [
+            {"MouseCapture": {"enabled": True, "sgr_pixels": False}},
+            {"DirectTerminalKeyboardProtocol": {"flags": 5, "modify_other_keys_level": 0}},
+        ]
+        p.close()
+
+
+def test_0_8_sends_an_owner_no_host_modes(plane):
+    """Row terminal_attach_host_modes: 0.8's go to full app clients only (headless.rs:3973)."""
+    c = plane.client()
+    c.attach(plane.terminal_id())
+    assert "Terminal" in c.recv()
+
+
+def test_garbage_after_the_handshake_drops_only_that_client(plane):
+    """client_read_loop (client_transport.rs:713-745): a frame that does not decode ends its
+    connection; the server and its other clients go on."""
+    import random
+
+    from simherdr.protocol import encode_frame
+
+    owner, view = _attached(plane)
+    rng = random.Random(31)
+    for n in range(20):
+        bad = plane.client()
+        bad.handshake()
+        payload = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
+        bad.send_raw(encode_frame(b"\xff" + payload))  # no variant has index 255
+        assert all("Terminal" in m for m in bad.rest()), n
+    owner.type("still served")
+    view.follow(owner, "still served")
+    assert plane.api("ping")["type"] == "pong"
+
+
+def test_input_events_limits_are_herdrs(plane):
+    """input_event_limit (client_transport.rs:431-485): an oversized paste-only batch gets the
+    Notify; too many typed bytes, or too many events counting repeats, drop the client."""
+    c, _ = _attached(plane)
+    big = "p" * F.MAX_INPUT_PAYLOAD
+    c.send({"InputEvents": {"events": [{"Paste": {"text": big}}, {"Paste": {"text": "q"}}]}})
+    m = c.recv()
+    while "Terminal" in m:
+        m = c.recv()
+    assert m["Notify"]["body"] == (
+        f"Input message is {len(big) + 1} bytes; Herdr's limit is 1048576 bytes"
+    )
+    typed = plane.client()
+    typed.attach(plane.terminal_id(), takeover=True)
+    typed.send({"InputEvents": {"events": [{"TextCommit": big}, {"Paste": {"text": "q"}}]}})
+    assert all("Terminal" in m for m in typed.rest())
+    many = plane.client()
+    many.handshake()
+    key = {
+        "Key": {
+            "code": "Enter",
+            "modifiers": 0,
+            "kind": "Press",
+            "repeat_count": F.MAX_INPUT_EVENT_BATCH + 1,
+            "generated_text": None,
+            "source": "Synthesized",
+        }
+    }
+    many.send({"InputEvents": {"events": [key]}})
+    assert many.rest() == []

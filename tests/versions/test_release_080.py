@@ -114,13 +114,17 @@ def test_closing_the_focused_pane_refocuses_its_opener_from_082(ws, version):
 
 @on("headless_cols", "headless_rows")
 def test_headless_layout_area(ws, version):
-    """#2828: 0.8.0's shared size without a client is 80x24, 0.8.2's 120x40."""
+    """#2828: 0.8.0's shared size without a client is 80x24, 0.8.2's 120x40; pane rects are
+    laid out on the view's terminal area in it (the sidebar's 26 columns and the tab bar's row
+    taken off, src/ui.rs:227-244)."""
     area = ws.ok("pane.layout", pane_id="w1:p1")["layout"]["area"]
-    assert (area["width"], area["height"]) == (
-        rows(version).headless_cols,
-        rows(version).headless_rows,
+    r = rows(version)
+    assert (area["x"] + area["width"], area["y"] + area["height"]) == (
+        r.headless_cols,
+        r.headless_rows,
     )
-    assert (area["width"], area["height"]) in ((80, 24), (120, 40))  # #2828's two sizes
+    assert (area["x"], area["y"]) == (r.view_sidebar_width, r.view_tab_bar_rows)
+    assert (r.headless_cols, r.headless_rows) in ((80, 24), (120, 40))  # #2828's two sizes
 
 
 @on("copilot_prompt_focus_in")
