@@ -18,7 +18,8 @@ is derived from the engine's formatter and state the way herdr's wrapper derives
   (``read_text_screen`` mod.rs:1208-1222); ansi reads: the formatter in VT mode, unwrap for
   ``recent_unwrapped`` (``ghostty_recent_ansi_for_terminal`` :2732-2746).
 * ``truncated``: total rows (history + screen) > ``lines`` (``finish_recent_snapshot``).
-* ``detection``: the recent text of ``rows`` lines (``ghostty_detection_text`` :2584-2592).
+* ``detection``: the recent text of ``rows`` lines (``ghostty_detection_text`` :2584-2592), on
+  the release's range.
 * The release row ``recent_includes_viewport`` (0.9) ends the recent range at the later of the
   cursor row and the last non-blank row on the primary screen (model/paneread.py notes).
 * Grapheme clustering (DEC mode 2027) is on from the start and after a full reset: herdr's
@@ -405,7 +406,7 @@ class GhosttyScreen(HerdrReadContract):
                 text = self._visible_text()
             return limit_snapshot_lines(text, limit)
         if source == "detection":
-            return limit_snapshot_lines(self.detection_text(), limit)
+            return limit_snapshot_lines(self.detection_text(recent_includes_viewport), limit)
         count = DEFAULT_RECENT_LINES if limit is None else limit
         truncated = self.total_rows > count
         span = self._recent_range(count, recent_includes_viewport)
@@ -417,9 +418,10 @@ class GhosttyScreen(HerdrReadContract):
             return self._herdr_join(plain), truncated
         return self._format(G.POINT_SCREEN, *span, vt=(fmt == "ansi"), unwrap=unwrap), truncated
 
-    def detection_text(self) -> str:
-        """herdr's detection text: the recent text of ``rows`` lines (terminal.rs:2584-2592)."""
-        span = self._recent_range(self.rows, False)
+    def detection_text(self, recent_includes_viewport: bool = False) -> str:
+        """herdr's detection text: the recent text of ``rows`` lines (terminal.rs:2584-2592) on
+        the release's recent range (0.9.3's fork: the same function over its range)."""
+        span = self._recent_range(self.rows, recent_includes_viewport)
         if span is None:
             return ""
         return self._herdr_join(self._format(G.POINT_SCREEN, *span, vt=False, unwrap=False))

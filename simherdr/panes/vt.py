@@ -462,9 +462,9 @@ class PtyScreen(HerdrReadContract):
     def _blank_cells(row) -> int:
         return row.trailing_blank_cells()
 
-    def detection_text(self) -> str:
-        """What herdr's detection reads: the visible grid as plain text (src/pane/terminal.rs:2023)."""
-        return self.read("detection")[0]
+    def detection_text(self, recent_includes_viewport: bool = False) -> str:
+        """What herdr's detection reads (src/pane/terminal.rs:2023, model/paneread.py)."""
+        return self.read("detection", None, "text", recent_includes_viewport)[0]
 
     def lines_matching(
         self,
