@@ -543,6 +543,13 @@ def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
     for argv, kw in cases:
         assert native_client.call(name, argv, env, "0.9.3", **kw).kind == "F", (argv, kw)
     assert native_client.call(name, ["pane", "get", "w1:p1"], env, "9.9.9").kind == "F"
+    # a working directory that is not one (fchdir fails): nothing ran, the Python way runs it
+    not_a_directory = os.memfd_create("not-a-directory")
+    try:
+        got = native_client.call(name, ["--version"], env, "0.9.3", cwd=not_a_directory)
+    finally:
+        os.close(not_a_directory)
+    assert got.kind == "F"
     assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
 
 
