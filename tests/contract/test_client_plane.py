@@ -306,3 +306,38 @@ def test_a_proxy_named_like_the_upstream_records_without_the_client_socket(tmp_p
             cassette = rec.stop()
         assert os.path.exists(client_socket_path(srv.path))  # still the upstream's
     assert any("recv" in s for s in cassette.steps) and not _client_steps(cassette)
+
+
+def test_an_interactive_attach_through_the_cli_recorder_keeps_its_terminal(tmp_path):
+    """``herdr terminal attach`` needs the caller's terminal (raw mode): the recording ``herdr``
+    runs it on that terminal (its output is a screen: not kept) and the recorder has its
+    frames; typed keys are the recorded Input, and the session verifies everywhere."""
+    pexpect = pytest.importorskip("pexpect")
+
+    def attach(rec, stub):
+        tid = SocketClient(rec.listen).ok("pane.get", {"pane_id": "w1:p1"})["pane"]["terminal_id"]
+        child = pexpect.spawn(
+            "herdr", ["terminal", "attach", tid], env=rec.env(), dimensions=(10, 40), timeout=20
+        )
+        try:
+            child.expect_exact("$")
+            child.send(b"echo hi\r")
+            child.expect_exact("echo")
+            child.send(b"\x02q")  # herdr's detach escape
+            child.expect(pexpect.EOF)
+            child.close()
+            assert child.exitstatus == 0
+        finally:
+            child.terminate(force=True)
+
+    cassette = _record(tmp_path, "0.8.2", attach)
+    (run,) = [s for s in cassette.steps if "cli_run" in s]
+    assert run["cli_run"]["terminal"] is True and run["cli_run"]["exit"] == 0
+    sent = [s["send"] for s in _client_steps(cassette) if "send" in s]
+    assert "AttachTerminal" in sent[1] and sent[-1] == "Detach"
+    assert (sent[0]["Hello"]["cols"], sent[0]["Hello"]["rows"]) == (40, 10)  # the terminal's
+    typed = b"".join(base64.b64decode(m["Input"]["data"]) for m in sent if "Input" in m)
+    assert typed == b"echo hi\r"
+    for kind in TARGETS:
+        (r,) = verify([cassette], kind, timeout=5)
+        assert r.status == "pass", r.report()
