@@ -138,7 +138,8 @@ def _launch(real: str, argv: list[str], name: str, ops: str) -> tuple:
 def interactive(argv: list[str]) -> bool:
     """``herdr terminal attach`` / ``herdr agent attach`` (after the global ``--session``):
     the verbs that take over the caller's terminal."""
-    words, i = [], 0
+    words: list[str] = []
+    i = 0
     while i < len(argv) and len(words) < 2:
         if argv[i] == "--session":
             i += 2
