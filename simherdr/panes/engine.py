@@ -160,6 +160,7 @@ class GhosttyScreen(HerdrReadContract):
         self.content_seq = 0
         self._keys: KeyEngine | None = None
         self._scratch: _Scratch | None = None
+        self._esc_tail = False  # the last write ended with ESC (a RIS may be split)
         self._cache: dict[tuple, tuple[str, bool]] = {}
         self._cache_seq = -1
         self._u16 = C.c_uint16()
@@ -276,10 +277,16 @@ class GhosttyScreen(HerdrReadContract):
         self._write(data)
 
     def _write(self, data: bytes) -> None:
+        # herdr's patch keeps grapheme clustering as the reset default: set it after each RIS
+        # (also one split between two reads: ESC at the end of one, ``c`` at the next's start).
+        if self._esc_tail and data[:1] == b"c":
+            lib.ghostty_terminal_vt_write(self._t, data, 1)
+            lib.ghostty_terminal_mode_set(self._t, G.MODE_GRAPHEME_CLUSTER, True)
+            data = data[1:]
+        self._esc_tail = data[-1:] == b"\x1b"
         if _RIS not in data:
             lib.ghostty_terminal_vt_write(self._t, data, len(data))
             return
-        # herdr's patch keeps grapheme clustering as the reset default: set it after each RIS.
         parts = data.split(_RIS)
         for i, part in enumerate(parts):
             if i:
