@@ -458,6 +458,18 @@ def test_install_stub_says_which_launcher_it_wrote(tmp_path):
     shutil.rmtree(tmp_path)
 
 
+def _last_seq(server) -> int:
+    entries = server.trace()
+    return entries[-1]["seq"] if entries else 0
+
+
+def _requested(server, since: int, method: str) -> bool:
+    """Whether the server has read a ``method`` request since trace entry ``since``: a precise
+    event (the count of open connections was not: the previous call's connection, closing
+    late on a loaded machine, hid the new one's and the wait ran out its 10 s)."""
+    return any(e["kind"] == "request" and e.get("method") == method for e in server.trace(since))
+
+
 def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
     """SIGINT to the launcher reaches the stand-in in the fork server's child, which dies of
     it as the Python stand-in does (its KeyboardInterrupt traceback, then SIGINT)."""
@@ -465,7 +477,7 @@ def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
     subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
     seen = []
     for binary in stand_ins:
-        before = host.server.connections
+        since = _last_seq(host)
         proc = subprocess.Popen(
             [binary, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
             env=env,
@@ -473,7 +485,7 @@ def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
             stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and host.server.connections <= before:
+        while time.monotonic() < deadline and not _requested(host, since, "pane.wait_for_output"):
             time.sleep(0.005)  # (the call's wait is open on the server)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=20)
