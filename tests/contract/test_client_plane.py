@@ -348,3 +348,18 @@ def test_an_interactive_attach_through_the_cli_recorder_keeps_its_terminal(tmp_p
     for kind in TARGETS:
         (r,) = verify([cassette], kind, timeout=5)
         assert r.status == "pass", r.report()
+
+
+def test_what_the_server_sent_after_the_clients_close_is_not_awaited(control_cassette):
+    """Frames and messages the upstream sent while the client was closing raced the close: a
+    target that notices the close sooner never sends them (as the JSON plane's CHOICE). Here
+    the client closes right after asking for control: the recorded echo never comes."""
+    c = copy.deepcopy(control_cassette)
+    ask = next(s for s in _client_steps(c) if "ControlTerminal" in (s.get("send") or {}))
+    at, cid = c.steps.index(ask) + 1, ask["client_conn"]
+    later = [s for s in c.steps[at:] if s.get("client_conn") == cid and "send" in s]
+    c.steps = [s for s in c.steps if not any(s is x for x in later)]
+    c.steps.insert(at, {"client_conn": cid, "close": "client", "t": ask["t"]})
+    assert any(c.steps.index(s) > at for s in _frame_steps(c))
+    (r,) = verify([c], "inprocess", timeout=0.5)
+    assert r.status == "pass", r.report()
