@@ -383,8 +383,10 @@ class ClientPlane:
             st.stalled = True
             r.miss(i, step, "$", step["recv"], f"<no message within {r.timeout:g}s>")
             return
-        for p in r.bind.unify(step["recv"], message):
-            r.miss(i, step, p.path, p.expected, p.actual)
+        problems = r.bind.unify(step["recv"], message)
+        for p in problems:  # the first names the closest recorded message, as the JSON plane's
+            shown = r.bind.display(message) if p is problems[0] else None
+            r.miss(i, step, p.path, p.expected, p.actual, shown)
 
     def _closed(self, i: int, step: dict, st: _Conn) -> None:
         r = self.r

@@ -174,6 +174,7 @@ def test_a_control_message_is_compared_by_value(control_cassette):
     assert [(m.path, m.expected, m.actual) for m in r.misses] == [
         ("$.ServerShutdown.reason", "terminal attach taken over", "detached")
     ]
+    assert "closest recorded reply" in r.report()
 
 
 def _observe(rec, stub) -> None:
