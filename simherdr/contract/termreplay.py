@@ -7,9 +7,10 @@ What the server sends back is compared:
 
 * ``Terminal`` frames **by the screen they produce**, never by their bytes: the recorded
   frames and the replayed ones are each fed into a screen of the project's screen engine
-  (:func:`simherdr.panes.screens.new_real_screen`, herdr's libghostty-vt where it loads) and
-  the visible text, the cursor and the size are compared. A server is free to split or merge
-  its diffs (herdr renders once per loop turn): a recorded frame passes when the replayed
+  (:func:`simherdr.panes.screens.new_screen`: herdr's libghostty-vt where it loads, else the
+  pure-Python screen) and the visible text, the cursor and the size are compared. A server
+  is free to split or merge its diffs (herdr renders at most every 16 ms; simherdr may draw
+  sooner or later): a recorded frame passes when the replayed
   screen shows it, or shows a later recorded frame of the same run of frames (the replay drew
   two recorded frames in one); a replayed screen that never shows it within the timeout is a
   miss whose expected and actual values are the two screens' lines.
