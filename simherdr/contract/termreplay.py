@@ -7,9 +7,10 @@ What the server sends back is compared:
 
 * ``Terminal`` frames **by the screen they produce**, never by their bytes: the recorded
   frames and the replayed ones are each fed into a screen of the project's screen engine
-  (:func:`simherdr.panes.screens.new_real_screen`, herdr's libghostty-vt where it loads) and
-  the visible text, the cursor and the size are compared. A server is free to split or merge
-  its diffs (herdr renders once per loop turn): a recorded frame passes when the replayed
+  (:func:`simherdr.panes.screens.new_screen`: herdr's libghostty-vt where it loads, else the
+  pure-Python screen) and the visible text, the cursor and the size are compared. A server
+  is free to split or merge its diffs (herdr renders at most every 16 ms; simherdr may draw
+  sooner or later): a recorded frame passes when the replayed
   screen shows it, or shows a later recorded frame of the same run of frames (the replay drew
   two recorded frames in one); a replayed screen that never shows it within the timeout is a
   miss whose expected and actual values are the two screens' lines.
@@ -303,9 +304,11 @@ class ClientPlane:
         if "recv" in step:
             if st.stalled:
                 r.miss(i, step, "$", step["recv"], "<no message: the connection stalled earlier>")
+            elif st.client_closed:
+                pass  # raced the client's close: a target that notices it sooner never sends it
             elif frame_of(step["recv"]) is not None:
                 self._frame(i, step, st)
-            elif not st.client_closed:
+            else:
                 self._message(i, step, st)
         elif step.get("close") == "client":
             st.conn.shutdown_write()
@@ -381,8 +384,10 @@ class ClientPlane:
             st.stalled = True
             r.miss(i, step, "$", step["recv"], f"<no message within {r.timeout:g}s>")
             return
-        for p in r.bind.unify(step["recv"], message):
-            r.miss(i, step, p.path, p.expected, p.actual)
+        problems = r.bind.unify(step["recv"], message)
+        for p in problems:  # the first names the closest recorded message, as the JSON plane's
+            shown = r.bind.display(message) if p is problems[0] else None
+            r.miss(i, step, p.path, p.expected, p.actual, shown)
 
     def _closed(self, i: int, step: dict, st: _Conn) -> None:
         r = self.r

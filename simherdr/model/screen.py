@@ -96,6 +96,7 @@ class Screen(HerdrReadContract):
         self.bracketed_paste = False
         self.application_cursor = False
         self.cursor_visible = True  # DECTCEM (CSI ?25 h/l)
+        self._modes: set[int] = set()  # other DEC private modes set (mouse tracking, ...)
         self._primary = Buffer(rows, scrollback_limit)
         self._alt: Buffer | None = None
         self._buf = self._primary
@@ -147,6 +148,7 @@ class Screen(HerdrReadContract):
         self.bracketed_paste = False
         self.application_cursor = False
         self.cursor_visible = True
+        self._modes = set()
         self._partial = ""
         self._pending_sgr = []
         self._sgr_state = []
@@ -566,7 +568,21 @@ class Screen(HerdrReadContract):
             buf.history.clear()
         buf.wrap_pending = False
 
+    def mode(self, mode: int) -> bool:
+        """Whether DEC private mode ``mode`` is set (model/seams.py ReportsModes)."""
+        if mode == 1:
+            return self.application_cursor
+        if mode == 25:
+            return self.cursor_visible
+        if mode == 2004:
+            return self.bracketed_paste
+        if mode in (47, 1047, 1049):
+            return self.alternate_screen
+        return mode in self._modes
+
     def _dec_mode(self, mode: str, on: bool) -> None:
+        if mode.isdigit() and len(mode) <= 5:
+            (self._modes.add if on else self._modes.discard)(int(mode))
         if mode == "2004":
             self.bracketed_paste = on
         elif mode == "1":

@@ -307,6 +307,12 @@ class PtyScreen(HerdrReadContract):
     def alternate_screen(self) -> bool:
         return self._emu.saved_primary is not None
 
+    def mode(self, mode: int) -> bool:
+        """Whether DEC private mode ``mode`` is set (model/seams.py ReportsModes)."""
+        if mode in (47, 1047, 1049):
+            return self.alternate_screen
+        return (mode << 5) in self._emu.mode
+
     @property
     def cursor(self) -> tuple[int, int]:
         return self._emu.cursor.y, min(self._emu.cursor.x, self.cols - 1)

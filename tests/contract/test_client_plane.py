@@ -36,9 +36,12 @@ def _frames_until(stdout, needle: str, view: ScreenView | None = None) -> list[d
             return seen
 
 
-def _record(tmp_path, version: str, run) -> object:
-    home = tmp_path / "home"
-    home.mkdir()
+def _record(tmp_path, version: str, run, home=None) -> object:
+    """``run(rec, stub)`` recorded against a fresh simherdr ``version`` (``home``: its HOME and
+    cwd, default a temporary one)."""
+    if home is None:
+        home = tmp_path / "home"
+        home.mkdir()
     cfg = Config(home=str(home), server_cwd=str(home))
     with ThreadServer(version, config=cfg) as srv:
         stub = write_stub(str(tmp_path / "bin"), herdr_version=version)
@@ -171,20 +174,24 @@ def test_a_control_message_is_compared_by_value(control_cassette):
     assert [(m.path, m.expected, m.actual) for m in r.misses] == [
         ("$.ServerShutdown.reason", "terminal attach taken over", "detached")
     ]
+    assert "closest recorded reply" in r.report()
 
 
 def _observe(rec, stub) -> None:
     """``herdr terminal session observe`` through the recording ``herdr`` (its output streams
     through the CLI recorder), the JSON plane typing; the client stops it."""
-    argv = ["herdr", "terminal", "session", "observe", "w1:p1", "--cols", "30", "--rows", "6"]
+    argv = ["herdr", "terminal", "session", "observe", "w1:p1", "--cols", "120", "--rows", "6"]
     p = subprocess.Popen(argv, env=rec.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         first = json.loads(p.stdout.readline())
         assert first["type"] == "terminal.frame" and first["full"] is True
         view = ScreenView()
         view.feed(first)
-        SocketClient(rec.listen).ok("pane.send_text", {"pane_id": "w1:p1", "text": "ls\n"})
-        _frames_until(p.stdout, "$ ls", view)
+        # the screen shows the recording's HOME: a reference each target binds to its own
+        home = rec.journal_meta["context"]["home"]
+        text = f"ls {home}\n"
+        SocketClient(rec.listen).ok("pane.send_text", {"pane_id": "w1:p1", "text": text})
+        _frames_until(p.stdout, f"$ ls {home}", view)
         p.terminate()
         p.wait(10)
     finally:
@@ -192,8 +199,8 @@ def _observe(rec, stub) -> None:
         p.wait()
 
 
-def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path):
-    cassette = _record(tmp_path, "0.9.3", _observe)
+def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path, real_home):
+    cassette = _record(tmp_path, "0.9.3", _observe, home=real_home)
     (run,) = [s for s in cassette.steps if "cli_run" in s]
     assert run["cli_run"]["argv"][:3] == ["terminal", "session", "observe"]
     client = _client_steps(cassette)
@@ -201,6 +208,7 @@ def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path):
     assert "TerminalHello" in client[0]["send"]  # protocol 22's handshake
     typed = next(i for i, s in enumerate(cassette.steps) if "pane.send_text" in json.dumps(s))
     assert any(cassette.steps.index(s) > typed for s in _frame_steps(cassette))
+    assert _frame_steps(cassette)[-1]["screen"]["lines"][0] == "$ ls <home>"
     for kind in TARGETS:
         (r,) = verify([cassette], kind, timeout=5)
         assert r.status == "pass", r.report()
@@ -341,3 +349,18 @@ def test_an_interactive_attach_through_the_cli_recorder_keeps_its_terminal(tmp_p
     for kind in TARGETS:
         (r,) = verify([cassette], kind, timeout=5)
         assert r.status == "pass", r.report()
+
+
+def test_what_the_server_sent_after_the_clients_close_is_not_awaited(control_cassette):
+    """Frames and messages the upstream sent while the client was closing raced the close: a
+    target that notices the close sooner never sends them (as the JSON plane's CHOICE). Here
+    the client closes right after asking for control: the recorded echo never comes."""
+    c = copy.deepcopy(control_cassette)
+    ask = next(s for s in _client_steps(c) if "ControlTerminal" in (s.get("send") or {}))
+    at, cid = c.steps.index(ask) + 1, ask["client_conn"]
+    later = [s for s in c.steps[at:] if s.get("client_conn") == cid and "send" in s]
+    c.steps = [s for s in c.steps if not any(s is x for x in later)]
+    c.steps.insert(at, {"client_conn": cid, "close": "client", "t": ask["t"]})
+    assert any(c.steps.index(s) > at for s in _frame_steps(c))
+    (r,) = verify([c], "inprocess", timeout=0.5)
+    assert r.status == "pass", r.report()
