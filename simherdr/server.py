@@ -305,6 +305,12 @@ class Server:
         sim.on_restart.append(self._drop_connections)
 
     @property
+    def closing(self) -> bool:
+        """Closing or closed (server.stop, the owner's close): its socket may already be gone
+        while :attr:`stopped` is not set yet."""
+        return self._closing
+
+    @property
     def connections(self) -> int:
         """Connections open now (their request read, answered or still running)."""
         return len(self._protos)

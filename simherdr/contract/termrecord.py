@@ -108,13 +108,13 @@ class ScreenView:
         self.screen: Any = None
 
     def feed(self, frame: dict) -> None:
-        from ..panes.screens import new_real_screen
+        from ..panes.screens import new_screen
 
         cols, rows = int(frame["width"]), int(frame["height"])
         data = frame["bytes"]
         data = base64.b64decode(data) if isinstance(data, str) else bytes(data)
         if self.screen is None:
-            self.screen = new_real_screen(cols, rows)
+            self.screen = new_screen(cols, rows)
         elif (self.screen.cols, self.screen.rows) != (cols, rows):
             self.screen.resize(cols, rows)
         self.screen.feed(data)

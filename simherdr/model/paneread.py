@@ -49,8 +49,11 @@ VERSION SWITCH ``recent_includes_viewport``
   ``total rows > lines``. CHOICE: no 0.9 source tree was available; this follows a
   0.9-era fork's ``ghostty_recent_read_range`` (found by searching public code) and
   the changelog wording.
-* ``detection`` is the same as ``visible`` in both modes (CHOICE for 0.9: its
-  detection text is built on the recent read and might reach into history).
+* ``detection`` is the recent text of ``rows`` lines on the release's range
+  (``ghostty_detection_text``, herdr 0.8.2 ``src/pane/terminal.rs:2584-2592``; the same in
+  0.9.3's fork, whose range ends at the cursor / last text): at 0.8.x the grid, as
+  ``visible``; at 0.9 it can reach into history when the screen's text ends above its
+  bottom row.
 """
 
 from __future__ import annotations
@@ -222,6 +225,31 @@ class HerdrReadContract:
                 out.append("\n")
         return "".join(out)
 
+    @staticmethod
+    def check_read_args(source: str, lines: int | None, fmt: str) -> None:
+        """A read's arguments as every screen checks them (ValueError: one line)."""
+        if source not in READ_SOURCES:
+            raise ValueError(f"unknown read source {source!r}")
+        if fmt not in READ_FORMATS:
+            raise ValueError(f"unknown read format {fmt!r}")
+        if lines is not None and lines < 0:
+            raise ValueError("lines must not be negative")
+
+    def lines_matching(
+        self,
+        pattern_fn: Callable[[str], bool],
+        source: str,
+        lines: int | None = None,
+        *,
+        recent_includes_viewport: bool = True,
+    ) -> str | None:
+        """pane.wait_for_output's test on the current screen: a text read (``recent``
+        read as ``recent_unwrapped``), matched line by line, first match wins."""
+        if source == "recent":
+            source = "recent_unwrapped"
+        text, _ = self.read(source, lines, "text", recent_includes_viewport)
+        return first_matching_line(text, pattern_fn)
+
     def read(
         self,
         source: str,
@@ -232,20 +260,18 @@ class HerdrReadContract:
         """``(text, truncated)`` for a pane.read of ``source`` (see the module notes).
         ``lines`` is the request's value (None when omitted); defaults and the 1000
         cap are applied here."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
+        self.check_read_args(source, lines, fmt)
         limit = None if lines is None else min(lines, MAX_READ_LINES)
-        if source in ("visible", "detection"):
+        if source == "visible":
             grid = self._read_grid()
-            if fmt == "ansi" and source == "visible":
+            if fmt == "ansi":
                 text = self._join_formatter(grid, unwrap=False, ansi=True)
             else:
                 text = self._join_herdr(grid)
             return limit_snapshot_lines(text, limit)
+        if source == "detection":  # plain text even when ansi is asked for
+            selected = self._read_recent(self.rows, recent_includes_viewport)
+            return limit_snapshot_lines(self._join_herdr(selected) if selected else "", limit)
 
         count = DEFAULT_RECENT_LINES if limit is None else limit
         truncated = self._read_total() > count

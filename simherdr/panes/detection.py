@@ -579,7 +579,9 @@ class DetectionScreen(Protocol):
     osc_title: str  # the retained OSC 0/2 title
     osc_progress: str  # the latest OSC 9 payload
 
-    def detection_text(self) -> str: ...
+    def detection_text(self, recent_includes_viewport: bool = False) -> str:
+        """herdr's detection text on the release's recent range (model/paneread.py)."""
+        ...
 
     def clear_agent_osc(self) -> None:
         """Drop the retained OSC values (herdr does so when the detected agent changes)."""
@@ -612,6 +614,8 @@ class Detector:
     tty_fd: int | None = None
     # the release's manifests table (tables.manifests): whose screen manifests apply
     manifests: str = field(kw_only=True)
+    # the release's row recent_includes_viewport: the range herdr's detection text is read on
+    recent_includes_viewport: bool = field(default=False, kw_only=True)
     current: str | None = None
     misses: int = 0
     state: str = "unknown"
@@ -745,7 +749,7 @@ class Detector:
             and self.last_scan_seq == seq
         ):
             return nxt  # should_skip_idle_screen_scan (agent_detection.rs:91-103)
-        content = self.screen.detection_text()
+        content = self.screen.detection_text(self.recent_includes_viewport)
         self.last_scan_seq = seq
         content_changed = content != self.last_text
         self.last_text = content

@@ -18,7 +18,8 @@ is derived from the engine's formatter and state the way herdr's wrapper derives
   (``read_text_screen`` mod.rs:1208-1222); ansi reads: the formatter in VT mode, unwrap for
   ``recent_unwrapped`` (``ghostty_recent_ansi_for_terminal`` :2732-2746).
 * ``truncated``: total rows (history + screen) > ``lines`` (``finish_recent_snapshot``).
-* ``detection``: the recent text of ``rows`` lines (``ghostty_detection_text`` :2584-2592).
+* ``detection``: the recent text of ``rows`` lines (``ghostty_detection_text`` :2584-2592), on
+  the release's range.
 * The release row ``recent_includes_viewport`` (0.9) ends the recent range at the later of the
   cursor row and the last non-blank row on the primary screen (model/paneread.py notes).
 * Grapheme clustering (DEC mode 2027) is on from the start and after a full reset: herdr's
@@ -40,10 +41,7 @@ from ..facts.keys import KeyCombo
 from ..model.paneread import (
     DEFAULT_RECENT_LINES,
     MAX_READ_LINES,
-    READ_FORMATS,
-    READ_SOURCES,
     HerdrReadContract,
-    first_matching_line,
     limit_snapshot_lines,
 )
 from ..model.panescreen import ScreenFrame
@@ -159,6 +157,7 @@ class GhosttyScreen(HerdrReadContract):
         self.content_seq = 0
         self._keys: KeyEngine | None = None
         self._scratch: _Scratch | None = None
+        self._esc_tail = False  # the last write ended with ESC (a RIS may be split)
         self._cache: dict[tuple, tuple[str, bool]] = {}
         self._cache_seq = -1
         self._u16 = C.c_uint16()
@@ -275,10 +274,16 @@ class GhosttyScreen(HerdrReadContract):
         self._write(data)
 
     def _write(self, data: bytes) -> None:
+        # herdr's patch keeps grapheme clustering as the reset default: set it after each RIS
+        # (also one split between two reads: ESC at the end of one, ``c`` at the next's start).
+        if self._esc_tail and data[:1] == b"c":
+            lib.ghostty_terminal_vt_write(self._t, data, 1)
+            lib.ghostty_terminal_mode_set(self._t, G.MODE_GRAPHEME_CLUSTER, True)
+            data = data[1:]
+        self._esc_tail = data[-1:] == b"\x1b"
         if _RIS not in data:
             lib.ghostty_terminal_vt_write(self._t, data, len(data))
             return
-        # herdr's patch keeps grapheme clustering as the reset default: set it after each RIS.
         parts = data.split(_RIS)
         for i, part in enumerate(parts):
             if i:
@@ -375,12 +380,7 @@ class GhosttyScreen(HerdrReadContract):
         recent_includes_viewport: bool = True,
     ) -> tuple[str, bool]:
         """``(text, truncated)`` for a pane.read of ``source`` (the module notes)."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
+        self.check_read_args(source, lines, fmt)
         # A read of unchanged content answers from the last one (waits re-read on every poll).
         key = (source, lines, fmt, recent_includes_viewport)
         if self._cache_seq != self.content_seq:
@@ -405,7 +405,7 @@ class GhosttyScreen(HerdrReadContract):
                 text = self._visible_text()
             return limit_snapshot_lines(text, limit)
         if source == "detection":
-            return limit_snapshot_lines(self.detection_text(), limit)
+            return limit_snapshot_lines(self.detection_text(recent_includes_viewport), limit)
         count = DEFAULT_RECENT_LINES if limit is None else limit
         truncated = self.total_rows > count
         span = self._recent_range(count, recent_includes_viewport)
@@ -417,9 +417,10 @@ class GhosttyScreen(HerdrReadContract):
             return self._herdr_join(plain), truncated
         return self._format(G.POINT_SCREEN, *span, vt=(fmt == "ansi"), unwrap=unwrap), truncated
 
-    def detection_text(self) -> str:
-        """herdr's detection text: the recent text of ``rows`` lines (terminal.rs:2584-2592)."""
-        span = self._recent_range(self.rows, False)
+    def detection_text(self, recent_includes_viewport: bool = False) -> str:
+        """herdr's detection text: the recent text of ``rows`` lines (terminal.rs:2584-2592) on
+        the release's recent range (0.9.3's fork: the same function over its range)."""
+        span = self._recent_range(self.rows, recent_includes_viewport)
         if span is None:
             return ""
         return self._herdr_join(self._format(G.POINT_SCREEN, *span, vt=False, unwrap=False))
@@ -456,21 +457,6 @@ class GhosttyScreen(HerdrReadContract):
                 cont = flag.value
             out.append(_Row(texts[y], self.cols, wraps, cont))
         return out
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        """pane.wait_for_output's test: a text read (``recent`` as ``recent_unwrapped``),
-        matched line by line, first match wins."""
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def visible_lines(self) -> list[str]:
         """The viewport's rows as herdr renders them (right-trimmed), blank ones included."""

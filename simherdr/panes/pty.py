@@ -146,6 +146,7 @@ class _RealPane:
             _Sink(backend.sim, self),
             tty_fd=fd,
             manifests=backend.sim.version.tables.manifests,
+            recent_includes_viewport=backend.sim.version.rows.recent_includes_viewport,
         )
 
     # --- output ----------------------------------------------------------------------------

@@ -100,6 +100,11 @@ def test_grapheme_cluster_mode_survives_full_reset():
     assert screen.mode(2027)
     screen.feed("🇧🇷x")
     assert screen.cursor == (0, 3)
+    screen.feed(b"\x1b[?2027l")
+    assert not screen.mode(2027)
+    screen.feed(b"\x1b")  # a RIS split between two reads
+    screen.feed(b"c")
+    assert screen.mode(2027)
 
 
 def test_combining_marks_stay_as_written():
@@ -241,3 +246,16 @@ def test_terminal_and_render_state_smoke_test():
     assert (frame.cols, frame.rows) == (8, 3)
     assert frame.lines == ("hello", "world", "")
     assert frame.cursor == (1, 5)
+
+
+def test_detection_text_follows_the_release_recent_range():
+    # ghostty_detection_text = the recent text of `rows` lines: herdr 0.8.2 terminal.rs:2584
+    # over the range that ends at the bottom row; 0.9.3's fork, same function, over its range
+    # ending at the cursor / last text, so a screen cleared (ED2) and redrawn from the top with
+    # a short frame brings the history rows above the screen into the detection text
+    screen = GhosttyScreen(20, 4, 100)
+    numbered(screen, 8)
+    screen.feed(b"\x1b[2J\x1b[Hframe")
+    assert screen.detection_text() == "frame\n"
+    assert screen.detection_text(True) == "000001\n000002\n000003\nframe\n"
+    assert screen.read("detection", None, "text", True)[0] == screen.detection_text(True)

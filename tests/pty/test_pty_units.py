@@ -192,8 +192,10 @@ class _Screen:
 
     def __init__(self):
         self.text = ""
+        self.ranges: set[bool] = set()  # the recent ranges detection asked for
 
-    def detection_text(self):
+    def detection_text(self, recent_includes_viewport=False):
+        self.ranges.add(recent_includes_viewport)
         return self.text
 
     def clear_agent_osc(self):
@@ -209,6 +211,25 @@ class _Sink:
 
     def state_changed(self, agent, state, blocker, exited):
         self.calls.append(("state", agent, state, exited))
+
+
+@pytest.mark.parametrize("includes_viewport", [False, True])
+def test_the_detector_reads_on_the_release_recent_range(monkeypatch, includes_viewport):
+    # herdr's detection text is the recent text of the screen's rows on the release's range
+    # (0.8.x: to the bottom row; 0.9: to the cursor / last text): rows.recent_includes_viewport
+    monkeypatch.setattr(D.procfs, "foreground_pgid", lambda pid, fd=None: 200)
+    monkeypatch.setattr(
+        D, "probe_foreground", lambda pid, pgid, fd=None: D.Probe(pgid, False, "pi")
+    )
+    screen = _Screen()
+    screen.text = "Working...\n"
+    det = D.Detector(
+        100, screen, _Sink(), manifests="0.8.2", recent_includes_viewport=includes_viewport
+    )
+    t = 0.0
+    while t < 1.0 + D.STARTUP_GRACE + 1.0:
+        t += det.tick(t)
+    assert screen.ranges == {includes_viewport}
 
 
 def test_detector_loop_timing(monkeypatch):
