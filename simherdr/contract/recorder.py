@@ -31,7 +31,14 @@ import socket
 from pathlib import Path
 
 from ..terminalplane.listener import client_socket_path
-from ..unixsocket import Listening, SocketBusy, listen_unix, socket_answers, take_path
+from ..unixsocket import (
+    Listening,
+    SocketBusy,
+    listen_unix,
+    relay_both_ways,
+    socket_answers,
+    take_path,
+)
 from .journal import Journal
 
 LIMIT = 1 << 20  # read chunk ceiling; lines are split by the recorder, not the relay
@@ -434,21 +441,8 @@ class RecordingProxy:
                 else:
                     j.event(conn=cid, close="upstream", upstream_down=True)
 
-        up = asyncio.ensure_future(pump(cr, uw, "send"))
-        down = asyncio.ensure_future(pump(ur, cw, "recv"))
-        try:
-            await down  # the upstream's side decides when a conversation is over
-            if not up.done():
-                up.cancel()
-        except asyncio.CancelledError:
-            up.cancel()
-            down.cancel()
-            raise
-        finally:
-            for w in (cw, uw):
-                w.close()
-            with contextlib.suppress(BaseException):
-                await up
+        # the upstream's side decides when a conversation is over
+        await relay_both_ways(pump, (cr, cw), (ur, uw))
 
 
 def prepare_socket(path: str) -> None:

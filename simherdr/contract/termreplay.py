@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import MAX_GRAPHICS_FRAME, FrameDecoder, FramingError, encode_frame, wire_for
 from .normalize import Normalizer
+from .targets import UnixConn
 from .termrecord import ScreenView, draw, frame_of, message_json, message_payload
 
 if TYPE_CHECKING:
@@ -56,16 +56,13 @@ class ClientConn(Protocol):
     def close(self) -> None: ...
 
 
-class SocketClientConn:
+class SocketClientConn(UnixConn):
     """A connection to a client socket: herdr's u32 length framing over a Unix socket."""
 
     def __init__(self, path: str, timeout: float) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
+        super().__init__(path, timeout)
         self.decoder = FrameDecoder(MAX_GRAPHICS_FRAME)
         self.inbox: collections.deque[bytes] = collections.deque()
-        self.eof = False
 
     def send(self, payload: bytes) -> None:
         self.sock.sendall(encode_frame(payload))
@@ -87,15 +84,6 @@ class SocketClientConn:
             except FramingError:
                 self.eof = True
         return self.inbox.popleft() if self.inbox else None
-
-    def shutdown_write(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 class _Transport(asyncio.Transport):

@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
 
-from .paneread import HerdrReadContract, first_matching_line
+from .paneread import HerdrReadContract
 from .panescreen import ScreenFrame
 from .screenrows import Buffer, Row, char_width
 
@@ -681,21 +680,6 @@ class Screen(HerdrReadContract):
                     break
         start = max(0, end + 1 - lines)
         return start, end
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        """pane.wait_for_output's test on the current screen: a text read (``recent``
-        read as ``recent_unwrapped``), matched line by line, first match wins."""
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def last_line(self) -> str:
         """The last non-blank rendered row of the active screen (right-trimmed), or ''."""

@@ -41,10 +41,7 @@ from ..facts.keys import KeyCombo
 from ..model.paneread import (
     DEFAULT_RECENT_LINES,
     MAX_READ_LINES,
-    READ_FORMATS,
-    READ_SOURCES,
     HerdrReadContract,
-    first_matching_line,
     limit_snapshot_lines,
 )
 from ..model.panescreen import ScreenFrame
@@ -383,12 +380,7 @@ class GhosttyScreen(HerdrReadContract):
         recent_includes_viewport: bool = True,
     ) -> tuple[str, bool]:
         """``(text, truncated)`` for a pane.read of ``source`` (the module notes)."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
+        self.check_read_args(source, lines, fmt)
         # A read of unchanged content answers from the last one (waits re-read on every poll).
         key = (source, lines, fmt, recent_includes_viewport)
         if self._cache_seq != self.content_seq:
@@ -465,21 +457,6 @@ class GhosttyScreen(HerdrReadContract):
                 cont = flag.value
             out.append(_Row(texts[y], self.cols, wraps, cont))
         return out
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        """pane.wait_for_output's test: a text read (``recent`` as ``recent_unwrapped``),
-        matched line by line, first match wins."""
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def visible_lines(self) -> list[str]:
         """The viewport's rows as herdr renders them (right-trimmed), blank ones included."""

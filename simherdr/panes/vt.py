@@ -39,10 +39,7 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Char, Cursor, Margins, StaticDefaultDict
 
-from ..model.paneread import (
-    HerdrReadContract,
-    first_matching_line,
-)
+from ..model.paneread import HerdrReadContract
 from ..model.panescreen import ScreenFrame
 from .oscwatch import OscWatch
 
@@ -471,19 +468,6 @@ class PtyScreen(HerdrReadContract):
     def detection_text(self, recent_includes_viewport: bool = False) -> str:
         """What herdr's detection reads (src/pane/terminal.rs:2023, model/paneread.py)."""
         return self.read("detection", None, "text", recent_includes_viewport)[0]
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def last_line(self) -> str:
         for row in reversed(self._grid()):

@@ -27,9 +27,10 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
+from ..facts.rusttext import rust_debug_str
 from .schema import Enum, Named, Prim, Seq, Struct, Table, Tuple, TypeRef
 
-__all__ = ["BincodeError", "Codec", "EncodeError", "rust_debug_str"]
+__all__ = ["BincodeError", "Codec", "EncodeError"]
 
 _SINGLE_MAX = 250
 _U16, _U32, _U64, _U128 = 251, 252, 253, 254
@@ -48,30 +49,6 @@ class BincodeError(ValueError):
 
 class EncodeError(ValueError):
     """A value that does not fit its type (our own check: herdr's types cannot hold it)."""
-
-
-def rust_debug_str(text: str) -> str:
-    """``format!("{:?}", text)`` for a Rust string (quotes, escapes)."""
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append("\\u{%x}" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def _end(additional: int) -> BincodeError:
