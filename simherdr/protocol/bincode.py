@@ -40,7 +40,6 @@ _SIGNED = {"i16": "u16", "i32": "u32", "i64": "u64", "i128": "u128", "isize": "u
 # bincode's IntegerType names (error.rs): the width a varint discriminant announces
 _FOUND = {_U16: "U16", _U32: "U32", _U64: "U64", _U128: "U128"}
 _WIDTH = {"u16": 2, "u32": 4, "u64": 8, "u128": 16, "usize": 8}
-_DISC = {2: _U16, 4: _U32, 8: _U64, 16: _U128}
 
 
 class BincodeError(ValueError):
