@@ -7,8 +7,14 @@ cores: ``compileall`` for the plain modules (the workers and every stand-in or s
 they start import them), and pytest's own rewrite for the test modules and conftests, written
 with pytest's atomic pyc writer, so a worker finds a complete pyc or writes its own as before.
 
-An optimisation only: if pytest's internals differ (another pytest), the rewrite step is
-skipped with a one-line notice and the workers rewrite as they always did.
+And Hypothesis' local constants: when a run has property tests, Hypothesis reads the string
+and number literals of every local module imported (simherdr's, client's: ~230 files) to bias
+its examples, and keeps each file's under ``.hypothesis/constants`` by content. On a fresh
+clone each worker parsed them all itself (~1 s of CPU each, at its collection); here they are
+written once, with Hypothesis' own function, so the workers only read them.
+
+An optimisation only: if pytest's or Hypothesis' internals differ (another version), that
+step is skipped with a one-line notice and the workers do it as they always did.
 """
 
 from __future__ import annotations
@@ -48,6 +54,20 @@ def _rewrite(paths: list[str]) -> int:
     return written
 
 
+def _constants(paths: list[str]) -> int:
+    """Hypothesis' cached constants for each of ``paths`` (its ``constants_from_module``: the
+    same file, named by the source's hash, that a worker's collection would write)."""
+    import types
+
+    from hypothesis.internal.constants_ast import constants_from_module
+
+    for name in paths:
+        module = types.ModuleType("_prewarm")
+        module.__file__ = name  # all constants_from_module reads of a module
+        constants_from_module(module)
+    return len(paths)
+
+
 def main() -> int:
     for top in PLAIN:
         compileall.compile_dir(str(ROOT / top), quiet=1, workers=2)
@@ -59,15 +79,20 @@ def main() -> int:
         if p.name.startswith("test_") or p.name == "conftest.py"
     ]
     paths.sort()
-    halves = [paths[0::2], paths[1::2]]
-    try:
-        with ProcessPoolExecutor(2) as pool:
-            sum(pool.map(_rewrite, halves))
-    except Exception as exc:  # an optimisation: never stop the suite for it
-        print(
-            f"tests/prewarm: pytest's assert rewrite skipped ({type(exc).__name__}: {exc})",
-            file=sys.stderr,
-        )
+    # the local modules Hypothesis scans (it skips tests and site-packages)
+    local = sorted(str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py"))
+    with ProcessPoolExecutor(2) as pool:
+        for what, job, work in (
+            ("pytest's assert rewrite", _rewrite, paths),
+            ("Hypothesis' local constants", _constants, local),
+        ):
+            try:
+                sum(pool.map(job, [work[0::2], work[1::2]]))
+            except Exception as exc:  # an optimisation: never stop the suite for it
+                print(
+                    f"tests/prewarm: {what} skipped ({type(exc).__name__}: {exc})",
+                    file=sys.stderr,
+                )
     return 0
 
 

@@ -19,3 +19,20 @@ def test_prewarm_writes_the_rewritten_pyc_pytest_reads(tmp_path, pytestconfig):
     _hash, expected = rw._rewrite_test(fn, pytestconfig)
     assert co == expected  # code objects compare by bytecode, constants and names
     assert prewarm._rewrite([str(fn)]) == 0  # a current pyc is kept
+
+
+def test_prewarm_writes_the_constants_file_hypothesis_reads(tmp_path):
+    import hashlib
+
+    from hypothesis.configuration import storage_directory
+
+    fn = tmp_path / "sample.py"
+    fn.write_text("MARK = 'prewarm-7f3a'\n")
+    cached = storage_directory("constants").path / hashlib.sha1(fn.read_bytes()).hexdigest()[:16]
+    cached.unlink(missing_ok=True)
+    try:
+        assert prewarm._constants([str(fn)]) == 1
+        # the file a worker's collection reads instead of parsing the module again
+        assert "prewarm-7f3a" in cached.read_text()
+    finally:
+        cached.unlink(missing_ok=True)
