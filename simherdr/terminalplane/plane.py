@@ -55,7 +55,11 @@ APP_CLIENT_REASON = (
 )
 
 _ATTACH_MODES = (ATTACH, OBSERVE)
-MIN_RENDER_INTERVAL = 0.016  # seconds: src/app/mod.rs:39
+# CHOICE(render-cadence): herdr renders at most every 16 ms (MIN_RENDER_INTERVAL,
+# src/app/mod.rs:39), so output within one interval reaches a client as one frame. simherdr
+# renders on the next loop turn instead (0 here): a recorded conversation then replays frame
+# for frame (contract verify), which a wall-clock cadence would split differently run to run.
+MIN_RENDER_INTERVAL = 0.0
 # src/pane/terminal.rs:1793-1803 (0.8.2): X10, press/release, button motion, any motion
 # (src/ghostty/mod.rs MODE_MOUSE_*); 1016 is SGR pixels (MODE_MOUSE_SGR_PIXELS)
 _MOUSE_TRACKING_MODES = (9, 1000, 1002, 1003)

@@ -254,34 +254,3 @@ def test_input_events_limits_are_herdrs(plane):
     }
     many.send({"InputEvents": {"events": [key]}})
     assert many.rest() == []
-
-
-def test_output_within_one_render_interval_reaches_a_client_as_one_frame(config, tmp_path):
-    """MIN_RENDER_INTERVAL (src/app/mod.rs:39; runtime.rs:530-544): at most one render per
-    16 ms of the simulator's clock. On a clock 10x slower than wall time that is 160 ms, so two
-    outputs sent one after the other land in one frame."""
-    from simherdr.clock import ScaledClock
-    from simherdr.testing import ThreadServer
-
-    from .conftest import Plane
-
-    with ThreadServer("0.8.2", clock=ScaledClock(0.1, pacing="wall"), config=config) as srv:
-        p = Plane(srv)
-        p.api("workspace.create", cwd=str(tmp_path))
-        c = p.client()
-        c.attach(p.terminal_id())
-        assert c.recv()["Terminal"]["seq"] == 1
-
-        def output(text):
-            def feed(sim):
-                sim.session.panes["w1:p1"].screen.feed(text)
-                sim.commit()
-
-            return feed
-
-        srv.run(output("first "))
-        srv.run(output("second"))
-        frame = c.recv()["Terminal"]
-        assert frame["seq"] == 2
-        assert b"first" in frame["bytes"] and b"second" in frame["bytes"]
-        p.close()
