@@ -281,7 +281,8 @@ class ThreadServer:
         import concurrent.futures
 
         stopped = ServerStopped(f"the simherdr server at {self.path} has stopped")
-        if self.server.stopped.is_set() or not self._thread.is_alive():
+        # (closing: a client's server.stop removed the socket and the close is under way)
+        if self.server.closing or not self._thread.is_alive():
             raise stopped
         coro = _call(fn, self.sim)
         try:

@@ -23,7 +23,6 @@ disconnected).
 
 from __future__ import annotations
 
-import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -147,11 +146,15 @@ def _seq(raw: tuple | dict) -> int:
 
 
 def dumps(entry: dict) -> str:
+    import json  # not at import: serve's start reads no trace (issue 34)
+
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=repr)
 
 
 def load(path: str) -> list[dict]:
     """Read a JSON-lines trace (``--trace FILE`` or the pytest plugin's artifact)."""
+    import json
+
     out = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):

@@ -289,6 +289,38 @@ class Listening:
         return "removed"
 
 
+#: One direction of a relayed connection: ``pump(src, dst, "send")`` copies client -> upstream,
+#: ``pump(src, dst, "recv")`` upstream -> client.
+Pump = Callable[[asyncio.StreamReader, asyncio.StreamWriter, str], Awaitable[None]]
+
+
+async def relay_both_ways(
+    pump: Pump,
+    client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+    upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+) -> None:
+    """Runs a relayed connection's two pumps (the recorder's JSON plane and client socket): the
+    upstream's side decides when the connection is over (the client's pump is then
+    cancelled); both writers are closed after, and the client's pump is awaited."""
+    cr, cw = client
+    ur, uw = upstream
+    up = asyncio.ensure_future(pump(cr, uw, "send"))
+    down = asyncio.ensure_future(pump(ur, cw, "recv"))
+    try:
+        await down
+        if not up.done():
+            up.cancel()
+    except asyncio.CancelledError:
+        up.cancel()
+        down.cancel()
+        raise
+    finally:
+        for w in (cw, uw):
+            w.close()
+        with contextlib.suppress(BaseException):
+            await up
+
+
 def fate_text(fates: list[tuple[str, str]]) -> str:
     """What a stopping server says of its socket files: ``[(path, fate), ...]`` from
     :meth:`Listening.close` -> "removed A and B", or each file's own fate when not all were

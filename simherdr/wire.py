@@ -29,10 +29,11 @@ or error. tests/core/test_wire_decode.py checks the two agree on generated lines
 from __future__ import annotations
 
 import _json
-import json
 import math
 import re
+from typing import Any
 
+from .facts.jsonscan import make_scanner
 from .params import JsonObject
 
 MAX_DEPTH = 128  # serde_json's default recursion limit
@@ -70,21 +71,52 @@ def _int(text: str) -> int:
     return int(text)
 
 
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
-)
+_DECODER: Any = None  # the strict reader, made by the first line that needs it (_strict)
+
+
+def _strict() -> Any:
+    """The strict reader (``json.JSONDecoder`` with serde's hooks); ``json`` is imported by
+    the first line the plain reading cannot take, not at start (issue 34: its regexes)."""
+    global _DECODER
+    if _DECODER is None:
+        import json
+
+        _DECODER = json.JSONDecoder(
+            object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
+        )
+    return _DECODER
+
+
 # The plain reading: json's C scanner building dicts itself (scan_once: no wrapper, no
 # whitespace regex; the server has stripped the line). NaN and the infinities still raise.
-_PLAIN_SCAN = json.JSONDecoder(parse_constant=_constant).scan_once  # type: ignore[attr-defined]
+# ``json.JSONDecoder(parse_constant=_constant).scan_once``, made without importing json.
+_PLAIN_SCAN = make_scanner(_constant)
 # An integer literal of 309+ characters (the length _int checks) is >= 10**307: more than
 # 1000 bits. Any integer that large is left to the strict reader.
 _PLAIN_INT_BITS = 1000
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+_ENCODER: Any = None  # json.JSONEncoder(separators=(",", ":"), ensure_ascii=False): _encoder()
+
+
+def _encoder() -> Any:
+    """The ``json.JSONEncoder`` of :func:`_encode_deep` (json imported there, not at start)."""
+    global _ENCODER
+    if _ENCODER is None:
+        import json
+
+        _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER
+
+
+def _default(o: object) -> Any:
+    """``json.JSONEncoder.default`` (Lib/json/encoder.py), its words: what is not JSON."""
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
 # The C encoder behind _ENCODER (json's accelerator, _json), made once: JSONEncoder.encode
 # builds a new one for every call (json/encoder.py iterencode), a third of a small reply's
 # encoding time. No circular-reference markers: a reply is a tree.
 _C_ENCODE = _json.make_encoder(
-    None, _ENCODER.default, _json.encode_basestring, None, ":", ",", False, False, True
+    None, _default, _json.encode_basestring, None, ":", ",", False, False, True
 )
 
 
@@ -135,7 +167,7 @@ def decode_strict(text: str):
     duplicated keys kept for :func:`simherdr.params.parse`)."""
     if too_deep(text):
         raise ValueError("recursion limit exceeded")
-    obj = _DECODER.decode(text)
+    obj = _strict().decode(text)
     if isinstance(obj, JsonObject) and obj.duplicate is not None:
         raise DuplicateField(obj, obj.duplicate, obj.duplicates)
     if "\\u" in text and _has_lone_surrogate(obj):
@@ -193,7 +225,7 @@ def dumps(obj) -> str:
     try:
         if not isinstance(obj, str):
             return "".join(_C_ENCODE(obj, 0))
-        return _ENCODER.encode(obj)
+        return _json.encode_basestring(obj)  # what _ENCODER.encode does with a str
     except RecursionError:  # nested deeper than Python's stack (a deep layout tree)
         return _encode_deep(obj)
 
@@ -211,7 +243,7 @@ def _encode_deep(obj) -> str:
             for i, (k, v) in enumerate(reversed(list(item.items()))):
                 parts.append(v)
                 sep = "," if i < len(item) - 1 else ""
-                parts.append(_Raw(sep + _ENCODER.encode(str(k)) + ":"))
+                parts.append(_Raw(sep + _json.encode_basestring(str(k)) + ":"))
             parts.append(_Raw("{"))
             stack.extend(parts)
         elif isinstance(item, (list, tuple)):
@@ -223,7 +255,7 @@ def _encode_deep(obj) -> str:
             parts.append(_Raw("["))
             stack.extend(parts)
         else:
-            out.append(_ENCODER.encode(item))
+            out.append(_encoder().encode(item))
     return "".join(out)
 
 

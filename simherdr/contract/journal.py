@@ -139,6 +139,8 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
                     "stderr": cli_stream(run.get("stderr", "")),
                 }
             )
+            if run.get("terminal"):
+                step["cli_run"]["terminal"] = True  # on the caller's terminal: output not kept
             if run.get("launch"):
                 step["launch"] = True  # the client's own server: replay stands in for it
             steps.append(step)

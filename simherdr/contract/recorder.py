@@ -31,7 +31,14 @@ import socket
 from pathlib import Path
 
 from ..terminalplane.listener import client_socket_path
-from ..unixsocket import Listening, listen_unix, socket_answers, take_path
+from ..unixsocket import (
+    Listening,
+    SocketBusy,
+    listen_unix,
+    relay_both_ways,
+    socket_answers,
+    take_path,
+)
 from .journal import Journal
 
 LIMIT = 1 << 20  # read chunk ceiling; lines are split by the recorder, not the relay
@@ -157,6 +164,7 @@ class RecordingProxy:
         self.ops_listen = ops_listen
         self._launched: dict[str, Listening] = {}
         self._launched_clients: dict[str, Listening] = {}  # their client sockets' relays
+        self.warnings: list[str] = []  # what the recording should say (a client socket not relayed)
         self.journal = journal
         self._ids = itertools.count(1)
         self._servers: list[asyncio.Server] = []
@@ -182,8 +190,7 @@ class RecordingProxy:
             busy = f"{path}: something already answers there"
             self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
             if self.client_plane:
-                self._servers.append(await self._listen_client(path, via, self.upstream))
-                self._client_paths.append(client_socket_path(path))
+                await self._listen_client_beside(path, via)
         if self.control is not None:
             up, path = self.control
 
@@ -208,6 +215,24 @@ class RecordingProxy:
             self._servers.append(
                 await listen_unix(self.ops_listen, self._ops, limit=LIMIT, busy_message=busy)
             )
+
+    async def _listen_client_beside(self, path: str, via: str | None) -> None:
+        """The client socket beside the proxy's ``path``, unless it is the upstream's own (a
+        proxy named like the upstream in its directory: ``h.sock`` and ``h.proxy`` share
+        ``h-client.sock``) or taken: then the recording goes on without it, and says so."""
+        mine, theirs = client_socket_path(path), client_socket_path(self.upstream)
+        why = "it is the upstream's own" if mine == theirs else ""
+        if not why:
+            try:
+                self._servers.append(await self._listen_client(path, via, self.upstream))
+                self._client_paths.append(mine)
+                return
+            except (SocketBusy, OSError) as e:
+                why = str(e)
+        self.warnings.append(
+            f"the client socket beside {path} ({mine}) is not recorded: {why} (give the proxy's "
+            "socket a name whose stem differs from the upstream's)"
+        )
 
     async def _listen_client(
         self, api_path: str, via: str | None, upstream_api: str, launched: bool = False
@@ -416,21 +441,8 @@ class RecordingProxy:
                 else:
                     j.event(conn=cid, close="upstream", upstream_down=True)
 
-        up = asyncio.ensure_future(pump(cr, uw, "send"))
-        down = asyncio.ensure_future(pump(ur, cw, "recv"))
-        try:
-            await down  # the upstream's side decides when a conversation is over
-            if not up.done():
-                up.cancel()
-        except asyncio.CancelledError:
-            up.cancel()
-            down.cancel()
-            raise
-        finally:
-            for w in (cw, uw):
-                w.close()
-            with contextlib.suppress(BaseException):
-                await up
+        # the upstream's side decides when a conversation is over
+        await relay_both_ways(pump, (cr, cw), (ur, uw))
 
 
 def prepare_socket(path: str) -> None:
@@ -578,6 +590,7 @@ class ThreadRecorder:
             self.journal.close()
             self.path.unlink(missing_ok=True)
             raise RecordingError(str(errors[0])) from None
+        self.warnings.extend(self.proxy.warnings)
 
     def env(self, base: dict | None = None) -> dict[str, str]:
         """The recorded command's environment: ``HERDR_SOCKET_PATH`` the proxy, the recording

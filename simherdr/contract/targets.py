@@ -57,13 +57,29 @@ class Conn(Protocol):
     def close(self) -> None: ...
 
 
-class SocketConn:
-    def __init__(self, path: str, timeout: float = 10.0):
+class UnixConn:
+    """A blocking connection to a Unix socket (the JSON plane's and the client socket's)."""
+
+    def __init__(self, path: str, timeout: float) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(timeout)
         self.sock.connect(path)
-        self.buf = b""
         self.eof = False
+
+    def shutdown_write(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class SocketConn(UnixConn):
+    def __init__(self, path: str, timeout: float = 10.0):
+        super().__init__(path, timeout)
+        self.buf = b""
 
     def send(self, line: bytes) -> None:
         self.sock.sendall(line)
@@ -87,15 +103,6 @@ class SocketConn:
             line, self.buf = self.buf, b""
             return line
         return None
-
-    def shutdown_write(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 class HarnessConn:

@@ -35,6 +35,7 @@ from ..protocol import (
     Wire,
     wire_for,
 )
+from ..unixsocket import relay_both_ways
 
 if TYPE_CHECKING:
     from .journal import Journal
@@ -108,13 +109,13 @@ class ScreenView:
         self.screen: Any = None
 
     def feed(self, frame: dict) -> None:
-        from ..panes.screens import new_real_screen
+        from ..panes.screens import new_screen
 
         cols, rows = int(frame["width"]), int(frame["height"])
         data = frame["bytes"]
         data = base64.b64decode(data) if isinstance(data, str) else bytes(data)
         if self.screen is None:
-            self.screen = new_real_screen(cols, rows)
+            self.screen = new_screen(cols, rows)
         elif (self.screen.cols, self.screen.rows) != (cols, rows):
             self.screen.resize(cols, rows)
         self.screen.feed(data)
@@ -211,18 +212,5 @@ async def relay_client(
             with contextlib.suppress(OSError, RuntimeError):
                 dst.write_eof()
 
-    up = asyncio.ensure_future(pump(cr, uw, "send"))
-    down = asyncio.ensure_future(pump(ur, cw, "recv"))
-    try:
-        await down  # the upstream's side decides when a connection is over
-        if not up.done():
-            up.cancel()
-    except asyncio.CancelledError:
-        up.cancel()
-        down.cancel()
-        raise
-    finally:
-        for w in (cw, uw):
-            w.close()
-        with contextlib.suppress(BaseException):
-            await up
+    # the upstream's side decides when a connection is over
+    await relay_both_ways(pump, (cr, cw), (ur, uw))

@@ -1,5 +1,5 @@
-"""Rust's ``{:?}`` text for a ``str``: one implementation for the stand-in's error paths and
-the config diagnostics (stdlib-only, import-light)."""
+"""Rust's ``{:?}`` text for a ``str``: one implementation for the stand-in's error paths, the
+config diagnostics and the client-socket codec (stdlib-only, import-light)."""
 
 
 def rust_debug_str(text: str) -> str:

@@ -544,12 +544,12 @@ class ReleaseSet:
     def _read_compiled(self) -> dict[str, Any]:
         """The releases of ``compiled.json`` when it was built from exactly these files (so a
         server starts without tomllib); else nothing, and each release parses its TOML."""
-        import json
+        from .jsonscan import raw_decode  # json's C scanner: no `import json` at start
 
         try:
             with open(os.path.join(self.directory, COMPILED), encoding="utf-8") as f:
                 text = f.read()
-            data, end = json.JSONDecoder().raw_decode(text)  # the first document only
+            data, end = raw_decode(text)  # the first document only
             if data.get("format") == COMPILED_FORMAT and data.get("stamps") == self.stamps():
                 self._sources_text = text[end:]
                 return dict(data["releases"])

@@ -225,6 +225,31 @@ class HerdrReadContract:
                 out.append("\n")
         return "".join(out)
 
+    @staticmethod
+    def check_read_args(source: str, lines: int | None, fmt: str) -> None:
+        """A read's arguments as every screen checks them (ValueError: one line)."""
+        if source not in READ_SOURCES:
+            raise ValueError(f"unknown read source {source!r}")
+        if fmt not in READ_FORMATS:
+            raise ValueError(f"unknown read format {fmt!r}")
+        if lines is not None and lines < 0:
+            raise ValueError("lines must not be negative")
+
+    def lines_matching(
+        self,
+        pattern_fn: Callable[[str], bool],
+        source: str,
+        lines: int | None = None,
+        *,
+        recent_includes_viewport: bool = True,
+    ) -> str | None:
+        """pane.wait_for_output's test on the current screen: a text read (``recent``
+        read as ``recent_unwrapped``), matched line by line, first match wins."""
+        if source == "recent":
+            source = "recent_unwrapped"
+        text, _ = self.read(source, lines, "text", recent_includes_viewport)
+        return first_matching_line(text, pattern_fn)
+
     def read(
         self,
         source: str,
@@ -235,12 +260,7 @@ class HerdrReadContract:
         """``(text, truncated)`` for a pane.read of ``source`` (see the module notes).
         ``lines`` is the request's value (None when omitted); defaults and the 1000
         cap are applied here."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
+        self.check_read_args(source, lines, fmt)
         limit = None if lines is None else min(lines, MAX_READ_LINES)
         if source == "visible":
             grid = self._read_grid()

@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
 
-from .paneread import HerdrReadContract, first_matching_line
+from .paneread import HerdrReadContract
 from .panescreen import ScreenFrame
 from .screenrows import Buffer, Row, char_width
 
@@ -96,6 +95,7 @@ class Screen(HerdrReadContract):
         self.bracketed_paste = False
         self.application_cursor = False
         self.cursor_visible = True  # DECTCEM (CSI ?25 h/l)
+        self._modes: set[int] = set()  # other DEC private modes set (mouse tracking, ...)
         self._primary = Buffer(rows, scrollback_limit)
         self._alt: Buffer | None = None
         self._buf = self._primary
@@ -147,6 +147,7 @@ class Screen(HerdrReadContract):
         self.bracketed_paste = False
         self.application_cursor = False
         self.cursor_visible = True
+        self._modes = set()
         self._partial = ""
         self._pending_sgr = []
         self._sgr_state = []
@@ -566,7 +567,21 @@ class Screen(HerdrReadContract):
             buf.history.clear()
         buf.wrap_pending = False
 
+    def mode(self, mode: int) -> bool:
+        """Whether DEC private mode ``mode`` is set (model/seams.py ReportsModes)."""
+        if mode == 1:
+            return self.application_cursor
+        if mode == 25:
+            return self.cursor_visible
+        if mode == 2004:
+            return self.bracketed_paste
+        if mode in (47, 1047, 1049):
+            return self.alternate_screen
+        return mode in self._modes
+
     def _dec_mode(self, mode: str, on: bool) -> None:
+        if mode.isdigit() and len(mode) <= 5:
+            (self._modes.add if on else self._modes.discard)(int(mode))
         if mode == "2004":
             self.bracketed_paste = on
         elif mode == "1":
@@ -665,21 +680,6 @@ class Screen(HerdrReadContract):
                     break
         start = max(0, end + 1 - lines)
         return start, end
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        """pane.wait_for_output's test on the current screen: a text read (``recent``
-        read as ``recent_unwrapped``), matched line by line, first match wins."""
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def last_line(self) -> str:
         """The last non-blank rendered row of the active screen (right-trimmed), or ''."""

@@ -41,10 +41,7 @@ from ..facts.keys import KeyCombo
 from ..model.paneread import (
     DEFAULT_RECENT_LINES,
     MAX_READ_LINES,
-    READ_FORMATS,
-    READ_SOURCES,
     HerdrReadContract,
-    first_matching_line,
     limit_snapshot_lines,
 )
 from ..model.panescreen import ScreenFrame
@@ -160,6 +157,7 @@ class GhosttyScreen(HerdrReadContract):
         self.content_seq = 0
         self._keys: KeyEngine | None = None
         self._scratch: _Scratch | None = None
+        self._esc_tail = False  # the last write ended with ESC (a RIS may be split)
         self._cache: dict[tuple, tuple[str, bool]] = {}
         self._cache_seq = -1
         self._u16 = C.c_uint16()
@@ -276,10 +274,16 @@ class GhosttyScreen(HerdrReadContract):
         self._write(data)
 
     def _write(self, data: bytes) -> None:
+        # herdr's patch keeps grapheme clustering as the reset default: set it after each RIS
+        # (also one split between two reads: ESC at the end of one, ``c`` at the next's start).
+        if self._esc_tail and data[:1] == b"c":
+            lib.ghostty_terminal_vt_write(self._t, data, 1)
+            lib.ghostty_terminal_mode_set(self._t, G.MODE_GRAPHEME_CLUSTER, True)
+            data = data[1:]
+        self._esc_tail = data[-1:] == b"\x1b"
         if _RIS not in data:
             lib.ghostty_terminal_vt_write(self._t, data, len(data))
             return
-        # herdr's patch keeps grapheme clustering as the reset default: set it after each RIS.
         parts = data.split(_RIS)
         for i, part in enumerate(parts):
             if i:
@@ -376,12 +380,7 @@ class GhosttyScreen(HerdrReadContract):
         recent_includes_viewport: bool = True,
     ) -> tuple[str, bool]:
         """``(text, truncated)`` for a pane.read of ``source`` (the module notes)."""
-        if source not in READ_SOURCES:
-            raise ValueError(f"unknown read source {source!r}")
-        if fmt not in READ_FORMATS:
-            raise ValueError(f"unknown read format {fmt!r}")
-        if lines is not None and lines < 0:
-            raise ValueError("lines must not be negative")
+        self.check_read_args(source, lines, fmt)
         # A read of unchanged content answers from the last one (waits re-read on every poll).
         key = (source, lines, fmt, recent_includes_viewport)
         if self._cache_seq != self.content_seq:
@@ -458,21 +457,6 @@ class GhosttyScreen(HerdrReadContract):
                 cont = flag.value
             out.append(_Row(texts[y], self.cols, wraps, cont))
         return out
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        """pane.wait_for_output's test: a text read (``recent`` as ``recent_unwrapped``),
-        matched line by line, first match wins."""
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def visible_lines(self) -> list[str]:
         """The viewport's rows as herdr renders them (right-trimmed), blank ones included."""

@@ -39,10 +39,7 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Char, Cursor, Margins, StaticDefaultDict
 
-from ..model.paneread import (
-    HerdrReadContract,
-    first_matching_line,
-)
+from ..model.paneread import HerdrReadContract
 from ..model.panescreen import ScreenFrame
 from .oscwatch import OscWatch
 
@@ -307,6 +304,12 @@ class PtyScreen(HerdrReadContract):
     def alternate_screen(self) -> bool:
         return self._emu.saved_primary is not None
 
+    def mode(self, mode: int) -> bool:
+        """Whether DEC private mode ``mode`` is set (model/seams.py ReportsModes)."""
+        if mode in (47, 1047, 1049):
+            return self.alternate_screen
+        return (mode << 5) in self._emu.mode
+
     @property
     def cursor(self) -> tuple[int, int]:
         return self._emu.cursor.y, min(self._emu.cursor.x, self.cols - 1)
@@ -465,19 +468,6 @@ class PtyScreen(HerdrReadContract):
     def detection_text(self, recent_includes_viewport: bool = False) -> str:
         """What herdr's detection reads (src/pane/terminal.rs:2023, model/paneread.py)."""
         return self.read("detection", None, "text", recent_includes_viewport)[0]
-
-    def lines_matching(
-        self,
-        pattern_fn: Callable[[str], bool],
-        source: str,
-        lines: int | None = None,
-        *,
-        recent_includes_viewport: bool = True,
-    ) -> str | None:
-        if source == "recent":
-            source = "recent_unwrapped"
-        text, _ = self.read(source, lines, "text", recent_includes_viewport)
-        return first_matching_line(text, pattern_fn)
 
     def last_line(self) -> str:
         for row in reversed(self._grid()):

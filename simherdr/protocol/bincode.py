@@ -27,9 +27,10 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
+from ..facts.rusttext import rust_debug_str
 from .schema import Enum, Named, Prim, Seq, Struct, Table, Tuple, TypeRef
 
-__all__ = ["BincodeError", "Codec", "EncodeError", "rust_debug_str"]
+__all__ = ["BincodeError", "Codec", "EncodeError"]
 
 _SINGLE_MAX = 250
 _U16, _U32, _U64, _U128 = 251, 252, 253, 254
@@ -39,7 +40,6 @@ _SIGNED = {"i16": "u16", "i32": "u32", "i64": "u64", "i128": "u128", "isize": "u
 # bincode's IntegerType names (error.rs): the width a varint discriminant announces
 _FOUND = {_U16: "U16", _U32: "U32", _U64: "U64", _U128: "U128"}
 _WIDTH = {"u16": 2, "u32": 4, "u64": 8, "u128": 16, "usize": 8}
-_DISC = {2: _U16, 4: _U32, 8: _U64, 16: _U128}
 
 
 class BincodeError(ValueError):
@@ -48,30 +48,6 @@ class BincodeError(ValueError):
 
 class EncodeError(ValueError):
     """A value that does not fit its type (our own check: herdr's types cannot hold it)."""
-
-
-def rust_debug_str(text: str) -> str:
-    """``format!("{:?}", text)`` for a Rust string (quotes, escapes)."""
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append("\\u{%x}" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def _end(additional: int) -> BincodeError:

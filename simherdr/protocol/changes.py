@@ -74,9 +74,6 @@ class Change:
         where += f".{self.field}" if self.field else ""
         return f"{self.kind}: {where}" + (f" ({self.detail})" if self.detail else "")
 
-    def as_list(self) -> list[str]:
-        return [self.kind, self.type, self.variant, self.field, self.detail]
-
 
 def type_text(ty: TypeRef) -> str:
     """A type as the tables write it (``Option<Vec<u8>>``)."""

@@ -434,31 +434,36 @@ class Idle:
         ):
             conn.sendall(b"F")
             return 0
+        try:  # the caller's process, made here; a failure runs the call the Python way
+            _show_as(self.server.argv_area, self.server.prctl, [os.fsencode(exe), *rest[1:split]])
+            umask, ignored, blocked = (int(f) for f in fields[4:7])
+            env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
+            for sig in range(1, 32):
+                if ignored >> sig & 1:
+                    try:
+                        signal.signal(sig, signal.SIG_IGN)
+                    except (OSError, ValueError):
+                        pass
+            signal.pthread_sigmask(
+                signal.SIG_SETMASK, [s for s in range(1, signal.NSIG) if blocked >> s & 1]
+            )
+            stdin, stdout, stderr, cwd = fds
+            os.dup2(stdin, 0)
+            os.dup2(stdout, 1)
+            os.dup2(stderr, 2)
+            os.fchdir(cwd)
+            os.umask(umask)
+            keep = conn.fileno()
+            os.closerange(3, keep)
+            os.closerange(keep + 1, 1 << 20)
+            _set_environ(env)
+            sys.argv = [exe] + argv[1:]
+            _fresh_stdio()
+        except Exception:
+            conn.sendall(b"F")  # (nothing of the call ran: 0/1/2 were only duplicated)
+            return 0
+        # the launcher forwards its signals from now on (those that came before, too)
         conn.sendall(b"P" + struct.pack("<I", os.getpid()))
-        _show_as(self.server.argv_area, self.server.prctl, [os.fsencode(exe), *rest[1:split]])
-        umask, ignored, blocked = (int(f) for f in fields[4:7])
-        env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
-        for sig in range(1, 32):
-            if ignored >> sig & 1:
-                try:
-                    signal.signal(sig, signal.SIG_IGN)
-                except (OSError, ValueError):
-                    pass
-        signal.pthread_sigmask(
-            signal.SIG_SETMASK, [s for s in range(1, signal.NSIG) if blocked >> s & 1]
-        )
-        stdin, stdout, stderr, cwd = fds
-        os.dup2(stdin, 0)
-        os.dup2(stdout, 1)
-        os.dup2(stderr, 2)
-        os.fchdir(cwd)
-        os.umask(umask)
-        keep = conn.fileno()
-        os.closerange(3, keep)
-        os.closerange(keep + 1, 1 << 20)
-        _set_environ(env)
-        sys.argv = [exe] + argv[1:]
-        _fresh_stdio()
         global _CONN
         _CONN = conn
         os.execve = _exec_request(conn)  # CHOICE(standin-exec)

@@ -135,12 +135,33 @@ def _launch(real: str, argv: list[str], name: str, ops: str) -> tuple:
         shutil.rmtree(private, ignore_errors=True)
 
 
-def _tee(p: subprocess.Popen) -> tuple[bytes, bytes]:
-    """Pass the run's stdout and stderr on as they come (a streaming verb, ``herdr terminal
-    session observe``, is read line by line by its client) and keep them for the journal; the
-    signals that end a run (TERM, INT, HUP) are passed on to it, so the recording still
+def interactive(argv: list[str]) -> bool:
+    """``herdr terminal attach`` / ``herdr agent attach`` (after the global ``--session``):
+    the verbs that take over the caller's terminal."""
+    words: list[str] = []
+    i = 0
+    while i < len(argv) and len(words) < 2:
+        if argv[i] == "--session":
+            i += 2
+            continue
+        if not argv[i].startswith("--session="):
+            words.append(argv[i])
+        i += 1
+    return words in (["terminal", "attach"], ["agent", "attach"])
+
+
+def _forward_signals(p: subprocess.Popen) -> None:
+    """The signals that end a run (TERM, INT, HUP) are passed on to it: the recording still
     writes its line when the client stops the run."""
     import signal
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: p.send_signal(signum))
+
+
+def _tee(p: subprocess.Popen) -> tuple[bytes, bytes]:
+    """Pass the run's stdout and stderr on as they come (a streaming verb, ``herdr terminal
+    session observe``, is read line by line by its client) and keep them for the journal."""
     import threading
 
     kept = {1: bytearray(), 2: bytearray()}
@@ -158,8 +179,7 @@ def _tee(p: subprocess.Popen) -> tuple[bytes, bytes]:
             except OSError:
                 pass  # the reader went away: keep recording what the run says
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda signum, frame: p.send_signal(signum))
+    _forward_signals(p)
     sys.stdout.flush()
     threads = [
         threading.Thread(target=pump, args=(p.stdout, 1), daemon=True),
@@ -181,11 +201,19 @@ def main(
         env[SOCKET_ENV] = socket  # the real binary talks to the recorder's CLI-side socket
     start = time.time()
     launch = launched_session(argv) if ops else None
+    on_terminal = interactive(argv) and os.isatty(0) and os.isatty(1)
     launched: str | None = None
     pid = None
     try:
         if launch is not None and ops is not None:
             code, out, err, pid, launched = _launch(real, argv, launch, ops)
+        elif on_terminal:
+            # an interactive attach needs the caller's terminal (raw mode, its size): its
+            # output is a screen, not recorded here (the recorder has its frames)
+            p = subprocess.Popen([real, *argv], env=env)
+            pid = p.pid
+            _forward_signals(p)
+            code, out, err = p.wait(), b"", b""
         else:
             p = subprocess.Popen(
                 [real, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -214,6 +242,8 @@ def main(
     }
     if launched is not None:
         line["launch"] = {"socket": launched, "session": launch}
+    if on_terminal:
+        line["terminal"] = True
     fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         os.write(

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from simherdr.contract.recorder import ThreadRecorder, summary
-from simherdr.contract.termrecord import message_json, wire_of
+from simherdr.contract.termrecord import ScreenView, message_json, wire_of
 from simherdr.contract.verify import verify
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
@@ -22,21 +22,26 @@ from simherdr.testing import SocketClient, ThreadServer
 TARGETS = ("inprocess", "socket", "stub")
 
 
-def _frames_until(stdout, needle: bytes) -> list[dict]:
-    """``terminal.frame`` envelopes from a stand-in's stdout until one shows ``needle``."""
-    seen = []
+def _frames_until(stdout, needle: str, view: ScreenView | None = None) -> list[dict]:
+    """``terminal.frame`` envelopes from a stand-in's stdout until the screen they draw shows
+    ``needle`` (herdr's cell diff writes only the cells that changed)."""
+    seen, view = [], view or ScreenView()
     while True:
         line = stdout.readline()
         assert line, f"the run ended before {needle!r} showed: {seen}"
         envelope = json.loads(line)
         seen.append(envelope)
-        if needle in base64.b64decode(envelope.get("bytes", "")):
+        view.feed(envelope)
+        if any(needle in row for row in view.state()["lines"]):
             return seen
 
 
-def _record(tmp_path, version: str, run) -> object:
-    home = tmp_path / "home"
-    home.mkdir()
+def _record(tmp_path, version: str, run, home=None) -> object:
+    """``run(rec, stub)`` recorded against a fresh simherdr ``version`` (``home``: its HOME and
+    cwd, default a temporary one)."""
+    if home is None:
+        home = tmp_path / "home"
+        home.mkdir()
     cfg = Config(home=str(home), server_cwd=str(home))
     with ThreadServer(version, config=cfg) as srv:
         stub = write_stub(str(tmp_path / "bin"), herdr_version=version)
@@ -66,7 +71,7 @@ def _control(rec, stub) -> None:
     try:
         p.stdin.write(b'{"type":"terminal.input","text":"echo hi\\n"}\n')
         p.stdin.flush()
-        _frames_until(p.stdout, b"echo hi")
+        _frames_until(p.stdout, "echo hi")
         p.stdin.close()  # the control sends Detach at the end of its input
         assert json.loads(p.stdout.readline()) == {"reason": "detached", "type": "terminal.closed"}
         assert p.wait(10) == 0
@@ -132,12 +137,12 @@ def _tamper_last_frame(cassette, edit) -> object:
 
 @pytest.mark.parametrize("kind", ("inprocess", "socket"))
 def test_a_changed_frame_is_a_miss_by_screen(control_cassette, kind):
-    bad = _tamper_last_frame(control_cassette, lambda b: b.replace(b"echo hi", b"echo ho"))
+    bad = _tamper_last_frame(control_cassette, lambda b: b.replace(b"echo", b"ECHO"))
     (r,) = verify([bad], kind, timeout=0.5)
     assert r.status == "fail"
     (miss,) = r.misses  # the rest of the conversation still matches
     assert miss.path.startswith("screen.lines[")
-    assert "echo ho" in miss.expected and "echo hi" in miss.actual
+    assert "ECHO hi" in miss.expected and "echo hi" in miss.actual
     assert "client socket conn" in r.report() and "screen.lines" in r.report()
 
 
@@ -169,18 +174,24 @@ def test_a_control_message_is_compared_by_value(control_cassette):
     assert [(m.path, m.expected, m.actual) for m in r.misses] == [
         ("$.ServerShutdown.reason", "terminal attach taken over", "detached")
     ]
+    assert "closest recorded reply" in r.report()
 
 
 def _observe(rec, stub) -> None:
     """``herdr terminal session observe`` through the recording ``herdr`` (its output streams
     through the CLI recorder), the JSON plane typing; the client stops it."""
-    argv = ["herdr", "terminal", "session", "observe", "w1:p1", "--cols", "30", "--rows", "6"]
+    argv = ["herdr", "terminal", "session", "observe", "w1:p1", "--cols", "120", "--rows", "6"]
     p = subprocess.Popen(argv, env=rec.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         first = json.loads(p.stdout.readline())
         assert first["type"] == "terminal.frame" and first["full"] is True
-        SocketClient(rec.listen).ok("pane.send_text", {"pane_id": "w1:p1", "text": "ls\n"})
-        _frames_until(p.stdout, b"ls")
+        view = ScreenView()
+        view.feed(first)
+        # the screen shows the recording's HOME: a reference each target binds to its own
+        home = rec.journal_meta["context"]["home"]
+        text = f"ls {home}\n"
+        SocketClient(rec.listen).ok("pane.send_text", {"pane_id": "w1:p1", "text": text})
+        _frames_until(p.stdout, f"$ ls {home}", view)
         p.terminate()
         p.wait(10)
     finally:
@@ -188,8 +199,8 @@ def _observe(rec, stub) -> None:
         p.wait()
 
 
-def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path):
-    cassette = _record(tmp_path, "0.9.3", _observe)
+def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path, real_home):
+    cassette = _record(tmp_path, "0.9.3", _observe, home=real_home)
     (run,) = [s for s in cassette.steps if "cli_run" in s]
     assert run["cli_run"]["argv"][:3] == ["terminal", "session", "observe"]
     client = _client_steps(cassette)
@@ -197,6 +208,7 @@ def test_an_observe_run_through_the_cli_recorder_verifies_everywhere(tmp_path):
     assert "TerminalHello" in client[0]["send"]  # protocol 22's handshake
     typed = next(i for i, s in enumerate(cassette.steps) if "pane.send_text" in json.dumps(s))
     assert any(cassette.steps.index(s) > typed for s in _frame_steps(cassette))
+    assert _frame_steps(cassette)[-1]["screen"]["lines"][0] == "$ ls <home>"
     for kind in TARGETS:
         (r,) = verify([cassette], kind, timeout=5)
         assert r.status == "pass", r.report()
@@ -243,12 +255,12 @@ def test_diff_names_what_the_client_socket_traffic_met_on_another_release(
             if b == "DirectTerminalKeyboardProtocol":
                 assert why == "keyboard_protocol"
     assert "## client socket traffic" in to_markdown(r)
-    drawn = _tamper_last_frame(newer, lambda b: b.replace(b"echo hi", b"echo ho"))
+    drawn = _tamper_last_frame(newer, lambda b: b.replace(b"echo", b"ECHO"))
     for s in _frame_steps(drawn)[-1:]:
-        s["screen"]["lines"][0] = "$ echo ho"
+        s["screen"]["lines"][0] = "$ ECHO hi"
     (screen,) = [d for d in diff_corpora([control_cassette], [drawn])["client_traffic"]
                  if d["what"] == "screen"]  # fmt: skip
-    assert screen["explained_by"] is None and screen["b"]["lines"][0] == "$ echo ho"
+    assert screen["explained_by"] is None and screen["b"]["lines"][0] == "$ ECHO hi"
 
 
 # A client that launches a server of its own (test_launched.py's shape) and controls its pane
@@ -284,3 +296,71 @@ def test_a_launched_servers_client_socket_is_relayed_and_replays_everywhere(tmp_
     ]
     for kind, r in verify_everywhere(c, "0.8.2").items():
         assert r.status == "pass", f"{kind}:\n{r.report()}"
+
+
+def test_a_proxy_named_like_the_upstream_records_without_the_client_socket(tmp_path):
+    """``h.sock`` and ``h.proxy`` share ``h-client.sock``: the upstream's own client socket is
+    never taken over; the recording goes on without the plane and says so."""
+    from simherdr.terminalplane import client_socket_path
+
+    with ThreadServer("0.8.2") as srv:
+        stem = os.path.splitext(srv.path)[0]
+        rec = ThreadRecorder(srv.path, stem + ".proxy", tmp_path / "corpus", "same")
+        try:
+            (warning,) = rec.warnings
+            assert client_socket_path(srv.path) in warning and "upstream's own" in warning
+            SocketClient(rec.listen).ok("workspace.create", {"cwd": str(tmp_path)})
+        finally:
+            cassette = rec.stop()
+        assert os.path.exists(client_socket_path(srv.path))  # still the upstream's
+    assert any("recv" in s for s in cassette.steps) and not _client_steps(cassette)
+
+
+def test_an_interactive_attach_through_the_cli_recorder_keeps_its_terminal(tmp_path):
+    """``herdr terminal attach`` needs the caller's terminal (raw mode): the recording ``herdr``
+    runs it on that terminal (its output is a screen: not kept) and the recorder has its
+    frames; typed keys are the recorded Input, and the session verifies everywhere."""
+    pexpect = pytest.importorskip("pexpect")
+
+    def attach(rec, stub):
+        tid = SocketClient(rec.listen).ok("pane.get", {"pane_id": "w1:p1"})["pane"]["terminal_id"]
+        child = pexpect.spawn(
+            "herdr", ["terminal", "attach", tid], env=rec.env(), dimensions=(10, 40), timeout=20
+        )
+        try:
+            child.expect_exact("$")
+            child.send(b"echo hi\r")
+            child.expect_exact("echo")
+            child.send(b"\x02q")  # herdr's detach escape
+            child.expect(pexpect.EOF)
+            child.close()
+            assert child.exitstatus == 0
+        finally:
+            child.terminate(force=True)
+
+    cassette = _record(tmp_path, "0.8.2", attach)
+    (run,) = [s for s in cassette.steps if "cli_run" in s]
+    assert run["cli_run"]["terminal"] is True and run["cli_run"]["exit"] == 0
+    sent = [s["send"] for s in _client_steps(cassette) if "send" in s]
+    assert "AttachTerminal" in sent[1] and sent[-1] == "Detach"
+    assert (sent[0]["Hello"]["cols"], sent[0]["Hello"]["rows"]) == (40, 10)  # the terminal's
+    typed = b"".join(base64.b64decode(m["Input"]["data"]) for m in sent if "Input" in m)
+    assert typed == b"echo hi\r"
+    for kind in TARGETS:
+        (r,) = verify([cassette], kind, timeout=5)
+        assert r.status == "pass", r.report()
+
+
+def test_what_the_server_sent_after_the_clients_close_is_not_awaited(control_cassette):
+    """Frames and messages the upstream sent while the client was closing raced the close: a
+    target that notices the close sooner never sends them (as the JSON plane's CHOICE). Here
+    the client closes right after asking for control: the recorded echo never comes."""
+    c = copy.deepcopy(control_cassette)
+    ask = next(s for s in _client_steps(c) if "ControlTerminal" in (s.get("send") or {}))
+    at, cid = c.steps.index(ask) + 1, ask["client_conn"]
+    later = [s for s in c.steps[at:] if s.get("client_conn") == cid and "send" in s]
+    c.steps = [s for s in c.steps if not any(s is x for x in later)]
+    c.steps.insert(at, {"client_conn": cid, "close": "client", "t": ask["t"]})
+    assert any(c.steps.index(s) > at for s in _frame_steps(c))
+    (r,) = verify([c], "inprocess", timeout=0.5)
+    assert r.status == "pass", r.report()

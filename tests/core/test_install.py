@@ -11,8 +11,6 @@ import sys
 import tomllib
 import zipfile
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
@@ -51,8 +49,8 @@ def _wheel_inputs() -> str:
 
 
 def _wheel_dir(request, tmp_path: pathlib.Path) -> pathlib.Path:
-    """Where the wheel is built: under pytest's cache, named by :func:`_wheel_inputs`, so pip
-    builds once per content of what it packages (~1.5 s of CPU, ~8 s of wall), not once per
+    """Where the wheel is built: under pytest's cache, named by :func:`_wheel_inputs`, so it
+    builds once per content of what it packages (~0.5 s of CPU), not once per
     run; a fresh ``tmp_path`` without the cache (-p no:cacheprovider)."""
     if not request.config.pluginmanager.hasplugin("cacheprovider"):
         return tmp_path
@@ -77,26 +75,22 @@ def test_the_wheel_has_no_top_level_client(request, tmp_path):
 
 def _build_wheel(out: pathlib.Path, kept: bool) -> None:
     tmp = out.with_name(out.name + f".{os.getpid()}.tmp") if kept else out
+    tmp.mkdir(parents=True, exist_ok=True)
+    # the build backend's PEP 517 hook in the project's directory, as `pip wheel --no-deps
+    # --no-build-isolation` calls it (the test extra's setuptools), without pip's start
+    # (~0.8 s of CPU of the ~1.3 s); the same wheel, file for file
     p = subprocess.run(
-        # the test extra's setuptools: no isolated build environment installed on every run
         [
             sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
+            "-c",
+            "import sys; from setuptools import build_meta; build_meta.build_wheel(sys.argv[1])",
             str(tmp),
-            str(ROOT),
         ],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    if p.returncode != 0 and "No matching distribution" in p.stderr + p.stdout:
-        pytest.skip("no package index reachable to build a wheel")
     assert p.returncode == 0, p.stderr[-2000:]
     if kept:
         shutil.rmtree(out, ignore_errors=True)

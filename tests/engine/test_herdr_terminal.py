@@ -100,6 +100,11 @@ def test_grapheme_cluster_mode_survives_full_reset():
     assert screen.mode(2027)
     screen.feed("🇧🇷x")
     assert screen.cursor == (0, 3)
+    screen.feed(b"\x1b[?2027l")
+    assert not screen.mode(2027)
+    screen.feed(b"\x1b")  # a RIS split between two reads
+    screen.feed(b"c")
+    assert screen.mode(2027)
 
 
 def test_combining_marks_stay_as_written():

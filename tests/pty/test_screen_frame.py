@@ -121,3 +121,14 @@ def test_resize_rejects_an_empty_size(kind):
     with pytest.raises(ValueError):
         screen.resize(0, 2)
     assert (screen.cols, screen.rows) == (10, 2)
+
+
+@pytest.mark.parametrize("kind", SCREENS)
+def test_dec_private_modes_are_reported(kind):
+    # model/seams.py ReportsModes: the terminal plane reads mouse tracking through mode()
+    screen = kind(cols=10, rows=2)
+    _feed(screen, "\x1b[?1002h\x1b[?1006h\x1b[?2004h")
+    assert (screen.mode(1002), screen.mode(1006), screen.mode(2004)) == (True, True, True)
+    assert not screen.mode(1003) and not screen.mode(1049)
+    _feed(screen, "\x1b[?1002l\x1b[?1049h")
+    assert not screen.mode(1002) and screen.mode(1049)

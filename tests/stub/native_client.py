@@ -55,8 +55,10 @@ def request(argv, env, release, *, exe="/bin/herdr", python=None, root=ROOT) -> 
 
 
 def call(name: bytes, argv, env, release, *, stdin=b"", cwd=".", timeout=20.0, **kw) -> Outcome:
-    """One call through the fork server listening on abstract ``name``."""
-    fds = [_memfd(stdin), _memfd(), _memfd(), os.open(cwd, os.O_RDONLY | os.O_DIRECTORY)]
+    """One call through the fork server listening on abstract ``name`` (``cwd``: a directory,
+    or an open descriptor to send as the working directory)."""
+    where = os.dup(cwd) if isinstance(cwd, int) else os.open(cwd, os.O_RDONLY | os.O_DIRECTORY)
+    fds = [_memfd(stdin), _memfd(), _memfd(), where]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:

@@ -458,6 +458,18 @@ def test_install_stub_says_which_launcher_it_wrote(tmp_path):
     shutil.rmtree(tmp_path)
 
 
+def _last_seq(server) -> int:
+    entries = server.trace()
+    return entries[-1]["seq"] if entries else 0
+
+
+def _requested(server, since: int, method: str) -> bool:
+    """Whether the server has read a ``method`` request since trace entry ``since``: a precise
+    event (the count of open connections was not: the previous call's connection, closing
+    late on a loaded machine, hid the new one's and the wait ran out its 10 s)."""
+    return any(e["kind"] == "request" and e.get("method") == method for e in server.trace(since))
+
+
 def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
     """SIGINT to the launcher reaches the stand-in in the fork server's child, which dies of
     it as the Python stand-in does (its KeyboardInterrupt traceback, then SIGINT)."""
@@ -465,7 +477,7 @@ def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
     subprocess.run([stand_ins[0], "workspace", "create", "--no-focus"], env=env, check=True)
     seen = []
     for binary in stand_ins:
-        before = host.server.connections
+        since = _last_seq(host)
         proc = subprocess.Popen(
             [binary, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
             env=env,
@@ -473,7 +485,7 @@ def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
             stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and host.server.connections <= before:
+        while time.monotonic() < deadline and not _requested(host, since, "pane.wait_for_output"):
             time.sleep(0.005)  # (the call's wait is open on the server)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=20)
@@ -543,6 +555,13 @@ def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
     for argv, kw in cases:
         assert native_client.call(name, argv, env, "0.9.3", **kw).kind == "F", (argv, kw)
     assert native_client.call(name, ["pane", "get", "w1:p1"], env, "9.9.9").kind == "F"
+    # a working directory that is not one (fchdir fails): nothing ran, the Python way runs it
+    not_a_directory = os.memfd_create("not-a-directory")
+    try:
+        got = native_client.call(name, ["--version"], env, "0.9.3", cwd=not_a_directory)
+    finally:
+        os.close(not_a_directory)
+    assert got.kind == "F"
     assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
 
 

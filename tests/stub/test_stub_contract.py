@@ -28,7 +28,7 @@ PANE = {
 
 
 def test_write_stub_writes_executable_launcher(tmp_path):
-    path = write_stub(str(tmp_path / "a" / "b"), "0.8.2")
+    path = write_stub(str(tmp_path / "a" / "b"), "0.8.2", native=False)  # (the Python form)
     assert path == str(tmp_path / "a" / "b" / "herdr")
     assert os.stat(path).st_mode & stat.S_IXUSR
     text = open(path).read()
@@ -46,7 +46,7 @@ def test_write_stub_falls_back_to_sh_for_unusable_interpreter_paths(tmp_path, mo
     odd.parent.mkdir()
     odd.symlink_to(sys.executable)
     monkeypatch.setattr(sys, "executable", str(odd))
-    path = write_stub(str(tmp_path / "bin"), "0.9.3")
+    path = write_stub(str(tmp_path / "bin"), "0.9.3", native=False)  # (the Python form)
     assert open(path).readline() == "#!/bin/sh\n"
     proc = subprocess.run([path, "-V"], capture_output=True, env={"PATH": "/usr/bin:/bin"})
     assert (proc.returncode, proc.stdout) == (0, b"herdr 0.9.3\n")
@@ -509,7 +509,7 @@ def test_status_usage(cli):
     assert cli("status", "help").rc == 0
 
 
-def test_a_call_loads_core_table_wire_only(fake, stubs):
+def test_a_call_loads_core_table_wire_only(fake, tmp_path):
     """One `pane get` imports the core, the command table, the context, the path rules, the
     table index with the pane rows and the wire (no other group's rows, no group module) and none of the pure-Python stdlib
     packages that make start-up slow."""
@@ -517,7 +517,7 @@ def test_a_call_loads_core_table_wire_only(fake, stubs):
     import sys
 
     fake.on("pane.get", ok())
-    launcher = stubs["0.8.2"]
+    launcher = write_stub(str(tmp_path / "bin"), "0.8.2", native=False)  # (the Python form)
     # The launcher itself (its bundle, simherdr/stub/boot.py), run under the same flags; at
     # its exit (core.launch's posix._exit) the modules and their loaders go to stderr.
     code = (

@@ -168,14 +168,19 @@ def test_a_simulated_restart_ends_every_stream_as_a_shutdown_does(plane):
 def test_0_9_tells_an_owner_its_terminals_mouse_and_keyboard_modes(config, tmp_path):
     """Row terminal_attach_host_modes ([H093] src/server/headless/render.rs): the first sync
     always, then on each change, before the frame; observers get none."""
+    from simherdr.model.panescreen import EncodesKeys
     from simherdr.model.seams import ReportsModes
 
     from .conftest import make_plane
 
+    def engine(sim):
+        screen = sim.session.panes["w1:p1"].screen
+        return isinstance(screen, ReportsModes) and isinstance(screen, EncodesKeys)
+
     srv, p = make_plane("0.9.3", config, tmp_path)
     with srv:
-        if not srv.run(lambda sim: isinstance(sim.session.panes["w1:p1"].screen, ReportsModes)):
-            pytest.skip("the panes run on the fallback screen (no DEC mode reads)")
+        if not srv.run(engine):
+            pytest.skip("the panes run on the fallback screen (no Kitty keyboard flags)")
         c = p.client()
         c.attach(p.terminal_id())
         assert [c.recv(), c.recv()] == [

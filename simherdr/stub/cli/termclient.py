@@ -9,6 +9,9 @@ Loaded only by ``herdr terminal attach|session`` and ``herdr agent attach``.
 
 import _socket
 
+from simherdr.facts.terminalplane import DETACHED
+from simherdr.protocol.framing import MAX_FRAME, MAX_GRAPHICS_FRAME, FramingError, encode_frame
+
 from .base import Failure, fsencode
 
 # src/client/mod.rs:712 LOCAL_HANDSHAKE_READ_TIMEOUT / :713 REMOTE_ (HERDR_REMOTE_KEYBINDINGS set)
@@ -16,8 +19,6 @@ HANDSHAKE_TIMEOUT = 5.0
 REMOTE_HANDSHAKE_TIMEOUT = 60.0
 REMOTE_KEYBINDINGS_ENV = "HERDR_REMOTE_KEYBINDINGS"  # src/remote/attach.rs:36
 REATTACH_COMMAND_ENV = "HERDR_REATTACH_COMMAND"  # src/remote/attach.rs:34
-MAX_FRAME_SIZE = 2 * 1024 * 1024  # src/protocol/wire.rs:20
-MAX_GRAPHICS_FRAME_SIZE = 32 * 1024 * 1024  # src/protocol/wire.rs:25
 
 
 class ClientError(Failure):
@@ -47,7 +48,7 @@ def handshake_rejected(version: int, error: str) -> ClientError:
 
 
 def server_shutdown(ctx, reason) -> ClientError:
-    if reason == "detached":
+    if reason == DETACHED:
         reattach = ctx.var(REATTACH_COMMAND_ENV)
         if reattach is not None:
             return ClientError(
@@ -106,8 +107,6 @@ class Connection:
 
     def send(self, message) -> None:
         """``write_to_server`` (src/client/mod.rs:1969): raises OSError."""
-        from simherdr.protocol.framing import encode_frame
-
         self.sock.sendall(encode_frame(self.codec.encode_client(message)))
 
     def _exact(self, size: int) -> bytes:
@@ -118,22 +117,22 @@ class Connection:
             except OSError as exc:
                 raise Framing("I/O error", io=exc) from None
             if not chunk:
-                raise Framing("unexpected end of stream", eof=True)
+                raise Framing(str(FramingError.unexpected_eof()), eof=True)
             chunks.append(chunk)
             size -= len(chunk)
         return b"".join(chunks)
 
-    def read(self, max_frame_size: int = MAX_GRAPHICS_FRAME_SIZE):
+    def read(self, max_frame_size: int = MAX_GRAPHICS_FRAME):
         """``read_message`` (src/protocol/wire.rs:933-967): the length, the limit, the payload."""
         claimed = int.from_bytes(self._exact(4), "little")
         if claimed > max_frame_size:
-            raise Framing("frame size %d exceeds maximum %d" % (claimed, max_frame_size))
+            raise Framing(str(FramingError.oversized(claimed, max_frame_size)))
         payload = self._exact(claimed)
         try:
             return self.codec.decode_server(payload)
         except ValueError as exc:  # simherdr.protocol's DecodeError: herdr's text already
             text = str(exc)
-            text = text if text.startswith("bincode error") else "bincode error: " + text
+            text = text if text.startswith("bincode error") else str(FramingError.bincode(text))
             raise Framing(text) from None
 
     def close(self) -> None:
@@ -220,7 +219,7 @@ def connect(ctx, cols: int, rows: int, session: bool) -> Connection:
     seconds = REMOTE_HANDSHAKE_TIMEOUT if remote else HANDSHAKE_TIMEOUT
     sock.settimeout(ctx.clock.real_seconds(seconds))
     try:
-        welcome = conn.read(MAX_FRAME_SIZE)
+        welcome = conn.read(MAX_FRAME)
     except Framing as err:
         raise framing_client_error(ctx, err) from None
     except TimeoutError:  # SO_RCVTIMEO's EAGAIN in herdr (read_exact: WouldBlock)
