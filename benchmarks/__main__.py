@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     plan = {
         "socket": lambda: [socket_rtt.run(rounds=3 if q else 10, per_round=200 if q else 300)],
         "attach": lambda: attach.run(
-            rounds=1 if q else 5, per_round=200 if q else 300, print_rounds=1 if q else 3
+            rounds=1 if q else 5, per_round=100, print_rounds=1 if q else 3
         ),
         "stub": lambda: [stub_call.run(rounds=7 if q else 61)],
         "native": lambda: [native_call.run(rounds=7 if q else 61)],

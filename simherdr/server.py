@@ -18,7 +18,6 @@ import itertools
 import logging
 import os
 import socket
-import struct
 
 from .simulator import Simulator
 from .standin import StandinHost
@@ -78,7 +77,9 @@ async def flush(proto: _Request) -> bool:
     return True
 
 
-_PEERCRED = struct.Struct("3i")
+# struct ucred {pid_t pid; uid_t uid; gid_t gid;}: three native ints, read as struct's "3i"
+# reads them without importing struct (and its C module) on serve's start (issue 34).
+_PEERCRED_SIZE = 12
 _HAS_PEERCRED = hasattr(socket, "SO_PEERCRED")  # Linux
 
 
@@ -88,9 +89,9 @@ def _peer_pid(sock) -> int | None:
     if sock is None or not _HAS_PEERCRED:
         return None
     try:
-        pid, _, _ = _PEERCRED.unpack(
-            sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
-        )
+        pid, _, _ = memoryview(
+            sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED_SIZE)
+        ).cast("i")
     except OSError:
         return None
     return pid or None

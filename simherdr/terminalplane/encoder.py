@@ -211,9 +211,17 @@ def _cut(text: str, sgr: str, cols: int, cells: list[Cell]) -> str:
     return sgr
 
 
+_WIDTHS: dict[str, int] = {}  # a symbol's width, once (the blit asks it for every cell)
+
+
 def _width(symbol: str) -> int:
     """cell_width (render_ansi.rs:524-529) of a cell's symbol."""
-    return max((char_width(ch) for ch in symbol), default=0) if symbol else 0
+    width = _WIDTHS.get(symbol)
+    if width is None:
+        width = max((char_width(ch) for ch in symbol), default=0) if symbol else 0
+        if len(_WIDTHS) < 65536:
+            _WIDTHS[symbol] = width
+    return width
 
 
 class RenderFrame(NamedTuple):
@@ -364,8 +372,12 @@ def _write_changed_cells(out: list[str], frame: RenderFrame, prev: RenderFrame) 
                 _write_cell(out, at, cell, last)
                 next_inline = _inline_next(cell, c)
             width = _width(cell[0])
-            to_skip = max(width - 1, 0)
-            invalidated = max(max(width, _width(old[0])), invalidated) - 1
-            invalidated = max(invalidated, 0)
+            to_skip = width - 1 if width > 1 else 0
+            affected = _width(old[0])  # max(width, old width, invalidated) - 1, not below 0
+            if width > affected:
+                affected = width
+            if invalidated > affected:
+                affected = invalidated
+            invalidated = affected - 1 if affected > 0 else 0
     if last[0]:
         out.append(SGR_RESET)

@@ -55,6 +55,11 @@ APP_CLIENT_REASON = (
 )
 
 _ATTACH_MODES = (ATTACH, OBSERVE)
+# CHOICE(render-cadence): herdr renders at most every 16 ms (MIN_RENDER_INTERVAL,
+# src/app/mod.rs:39), so output within one interval reaches a client as one frame. simherdr
+# renders on the next loop turn instead (0 here): a recorded conversation then replays frame
+# for frame (contract verify), which a wall-clock cadence would split differently run to run.
+MIN_RENDER_INTERVAL = 0.0
 # src/pane/terminal.rs:1793-1803 (0.8.2): X10, press/release, button motion, any motion
 # (src/ghostty/mod.rs MODE_MOUSE_*); 1016 is SGR pixels (MODE_MOUSE_SGR_PIXELS)
 _MOUSE_TRACKING_MODES = (9, 1000, 1002, 1003)
@@ -76,6 +81,7 @@ class TerminalPlane:
         self._sizes: dict[str, tuple[int, int]] = {}  # terminal id -> size before its owner
         self._labels = itertools.count(1)
         self._render_due = False
+        self._last_render: float | None = None  # on the simulator's clock
         sim.terminal_listeners.append(self)
         sim.on_restart.append(self._restarted)
 
@@ -406,9 +412,19 @@ class TerminalPlane:
     # --- frames (headless.rs:4426-4705 render_and_stream) -------------------------------------
 
     def schedule_render(self) -> None:
-        if not self._render_due:
-            self._render_due = True
-            asyncio.get_running_loop().call_soon(self.render)
+        """The next render: at once, or when MIN_RENDER_INTERVAL has passed since the last
+        (src/app/mod.rs:39, src/app/runtime.rs:530-544 can_render_now; headless.rs:705-713):
+        output that arrives within one interval reaches a client as one frame."""
+        if self._render_due:
+            return
+        self._render_due = True
+        loop = asyncio.get_running_loop()
+        last = self._last_render
+        wait = 0.0 if last is None else MIN_RENDER_INTERVAL - (self.sim.clock.now() - last)
+        if wait > 0:
+            loop.call_later(self.sim.clock.wall_seconds(wait), self.render)
+        else:
+            loop.call_soon(self.render)
 
     def writer_drained(self, c: TerminalClient) -> None:
         """ClientWriterDrained (headless.rs:3316-3322): a deferred render runs now."""
@@ -421,6 +437,7 @@ class TerminalPlane:
         streams = [c for c in self.clients if c.phase in _ATTACH_MODES]
         if not streams:
             return
+        now = self.sim.clock.now()
         panes = {p.terminal_id: p for p in self.sim.session.all_panes()}
         if self._host_modes:
             for c in streams:
@@ -433,7 +450,11 @@ class TerminalPlane:
             if pane is None:
                 self.remove(c, F.terminal_gone(tid))
                 continue
-            self._render_one(c, pane)
+            if self._render_one(c, pane):
+                # record_render_attempt (runtime.rs:546): herdr renders only when something
+                # asked for it; here every batch notifies, so a pass that changed no client's
+                # picture (a ping, an API read) is no render
+                self._last_render = now
 
     def _send_host_modes(self, c: TerminalClient, pane: Pane) -> None:
         """0.9 (row terminal_attach_host_modes): [H093] src/server/headless/render.rs
@@ -447,16 +468,18 @@ class TerminalPlane:
         if c.host_mouse != (reporting, pixels):
             c.send({"MouseCapture": {"enabled": reporting, "sgr_pixels": pixels}})
             c.host_mouse = (reporting, pixels)
-        flags = screen.kitty_keyboard_flags if isinstance(screen, EncodesKeys) else 0
+        keys: Any = screen  # an EncodesKeys screen, when _capable says so
+        flags = keys.kitty_keyboard_flags if _capable(screen, EncodesKeys) else 0
         if c.host_keyboard != (flags, 0):
             keyboard = {"flags": flags, "modify_other_keys_level": 0}
             c.send({"DirectTerminalKeyboardProtocol": keyboard})
             c.host_keyboard = (flags, 0)
 
-    def _render_one(self, c: TerminalClient, pane: Pane) -> None:
+    def _render_one(self, c: TerminalClient, pane: Pane) -> bool:
+        """One client's frame; True when its picture changed (sent or deferred)."""
         frame = render_frame(pane.screen.frame(), c.cols, c.rows)
         if not c.repaint_pending and c.encoder.is_current(frame):
-            return  # prepare_frame's skip_current (render_stream.rs:80-83)
+            return False  # prepare_frame's skip_current (render_stream.rs:80-83)
         data, full = c.encoder.encode(frame, c.repaint_pending)
         message = {
             "Terminal": {
@@ -469,11 +492,12 @@ class TerminalPlane:
         }
         if not c.try_send_render(self.wire.encode_server(message)):
             c.render_pending = True  # the slot is full: defer, keep the baseline
-            return
+            return True
         c.encoder.commit(frame)  # commit_sent_frame (render_stream.rs:119-143)
         c.seq += 1
         c.repaint_pending = False
         self._trace(c, "frame", frame_seq=c.seq, full=full, bytes=len(data))
+        return True
 
     # --- terminals ----------------------------------------------------------------------------
 
@@ -514,9 +538,22 @@ def resolve_target(sim: Simulator, target: str) -> Pane | None:
     return named[0] if len(named) == 1 else None
 
 
+_CAPABLE: dict[tuple[type, type], bool] = {}
+
+
+def _capable(obj: Any, capability: type) -> bool:
+    """``isinstance(obj, capability)`` for a runtime-checkable protocol, once per type (the
+    protocol check walks its members: ~30 us, on every render otherwise)."""
+    key = (type(obj), capability)
+    known = _CAPABLE.get(key)
+    if known is None:
+        known = _CAPABLE[key] = isinstance(obj, capability)
+    return known
+
+
 def _mode(screen: Any, mode: int) -> bool:
     """A DEC private mode of the screen (False where the screen cannot tell)."""
-    return isinstance(screen, ReportsModes) and screen.mode(mode)
+    return _capable(screen, ReportsModes) and screen.mode(mode)
 
 
 def _mouse_tracking(screen: Any) -> bool:

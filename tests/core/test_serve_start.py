@@ -47,6 +47,7 @@ NOT_AT_START = (
     "hashlib",
     "shutil",
     "unicodedata",
+    "struct",  # issue 34: the peer's pid (SO_PEERCRED) is read with memoryview.cast
     "json",  # issue 34: six regex compiles; wire and the release data read with _json's scanner
     "ctypes",  # the libghostty-vt engine (simherdr.panes.ghostty) is loaded by the first pane
     "simherdr.panes",  # panes, their engines and the stand-in's fork server: made on first use
