@@ -34,3 +34,27 @@ def join(base: str, rest: str) -> str:
     if rest.startswith("/") or not base:
         return rest
     return base + rest if base.endswith("/") else base + "/" + rest
+
+
+def parent_and_stem(path: str) -> tuple[str, str | None]:
+    """``(Path::parent, Path::file_stem)`` for a unix path string (None when absent)."""
+    trimmed = path.rstrip("/")
+    if not trimmed:
+        return "", None
+    if "/" in trimmed:
+        parent, base = trimmed.rsplit("/", 1)
+        parent = parent.rstrip("/") or "/"
+    else:
+        parent, base = "", trimmed
+    if base in (".", ".."):
+        return parent, None
+    if "." not in base or (base.startswith(".") and base.count(".") == 1):
+        return parent, base
+    return parent, base.rsplit(".", 1)[0]
+
+
+def client_socket_for_api_socket(api_socket_path: str) -> str:
+    """herdr's client socket beside an API socket: ``<parent>/<file stem or herdr>-client.sock``
+    (src/server/socket_paths.rs:50-58 derive_client_socket_from_api_socket, 0.8.2)."""
+    parent, stem = parent_and_stem(api_socket_path)
+    return join(parent, (stem or "herdr") + "-client.sock")

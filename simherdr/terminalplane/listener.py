@@ -6,9 +6,9 @@ a live one refused). Each connection speaks herdr's client protocol
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
+from ..facts.paths import client_socket_for_api_socket
 from ..unixsocket import Listening, listen_protocol
 
 if TYPE_CHECKING:
@@ -19,10 +19,9 @@ if TYPE_CHECKING:
 
 def client_socket_path(api_socket_path: str) -> str:
     """``herdr.sock`` -> ``herdr-client.sock`` in the same directory (stem, not suffix: a path
-    without ``.sock`` gets ``-client.sock`` appended to its whole name)."""
-    parent, name = os.path.split(api_socket_path)
-    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-    return os.path.join(parent, f"{stem or 'herdr'}-client.sock")
+    without ``.sock`` gets ``-client.sock`` appended to its whole name); the rule lives in
+    :func:`simherdr.facts.paths.client_socket_for_api_socket`, shared with the stand-in."""
+    return client_socket_for_api_socket(api_socket_path)
 
 
 class ClientSocket:

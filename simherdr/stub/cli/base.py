@@ -129,23 +129,6 @@ def path_exists(path: str) -> bool:
     return True
 
 
-def parent_and_stem(path: str) -> tuple[str, str | None]:
-    """``(Path::parent, Path::file_stem)`` for a unix path string (None when absent)."""
-    trimmed = path.rstrip("/")
-    if not trimmed:
-        return "", None
-    if "/" in trimmed:
-        parent, base = trimmed.rsplit("/", 1)
-        parent = parent.rstrip("/") or "/"
-    else:
-        parent, base = "", trimmed
-    if base in (".", ".."):
-        return parent, None
-    if "." not in base or (base.startswith(".") and base.count(".") == 1):
-        return parent, base
-    return parent, base.rsplit(".", 1)[0]
-
-
 # ---------------------------------------------------------------------------------------------
 # The release the stand-in emulates (from simherdr.facts.versions) and its CLI grammar rows
 # ---------------------------------------------------------------------------------------------

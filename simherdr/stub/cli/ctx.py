@@ -6,7 +6,7 @@ only.  :mod:`.core` builds one per call.
 """
 
 from . import base
-from .base import join, parent_and_stem
+from .base import join
 
 # herdr's path and session rules live in .base (one place); these names stay for callers.
 SESSION_ENV = base.SESSION_ENV
@@ -105,8 +105,9 @@ class Ctx:
             return join(self.data_dir_for(self.active_name()), "herdr-client.sock")
         override = self.var(SOCKET_PATH_ENV)
         if override is not None:
-            parent, stem = parent_and_stem(override)
-            return join(parent, (stem or "herdr") + "-client.sock")
+            from ...facts.paths import client_socket_for_api_socket
+
+            return client_socket_for_api_socket(override)
         legacy = self.var(CLIENT_SOCKET_PATH_ENV)
         if legacy is not None:
             return legacy
