@@ -169,6 +169,16 @@ _SERVE_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
         },
     ),
     (
+        "--render-interval",
+        {
+            "type": float,
+            "default": 0.0,
+            "metavar": "SECONDS",
+            "help": "the terminal plane's render cadence (0: the next loop turn, the default; "
+            "herdr's: 0.016)",
+        },
+    ),
+    (
         "--persist",
         {
             "action": "store_true",
@@ -364,6 +374,7 @@ def _serve(args) -> int:
                 time_pacing=args.time_pacing,
                 cwd=args.cwd,
                 pane_mode=args.pane_mode,
+                render_interval=max(args.render_interval, 0.0),
                 trace_file=trace_file,
                 scenario=scenario,
                 persist=args.persist,

@@ -49,6 +49,7 @@ ENV_NAMES = (
     "XDG_STATE_HOME",
     "SIMHERDR_TIME_SCALE",
     "SIMHERDR_SERVE_PANE_MODE",
+    "SIMHERDR_SERVE_RENDER_INTERVAL",
     ENV_CONTROL,
     ENV_TRACE,
     ENV_ROOT,
@@ -102,6 +103,14 @@ def add_parser(sub, time_scale: Callable[[str], float], versions: tuple[str, ...
         choices=("simulated", "pty", "mixed"),
         default="simulated",
         help="pty: every pane a real shell (needs simherdr[pty])",
+    )
+    r.add_argument(
+        "--render-interval",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the terminal plane's render cadence, also for a `herdr server` COMMAND starts "
+        "(0: the next loop turn; herdr's: 0.016)",
     )
     r.add_argument(
         "--record",
@@ -263,6 +272,8 @@ def start_server(layout: Layout, args, env: dict[str, str]) -> subprocess.Popen:
         repr(float(args.time_scale)),
         "--pane-mode",
         args.pane_mode,
+        "--render-interval",
+        repr(max(float(args.render_interval), 0.0)),
         "--cwd",
         os.getcwd(),
     ]
@@ -374,6 +385,7 @@ def child_env(layout: Layout, args, version: str, stub: str) -> dict[str, str]:
         SIMHERDR_TIME_SCALE=repr(float(args.time_scale)),
         # a `herdr server` COMMAND starts itself gets the run's pane mode (stub/cli/launch.py)
         SIMHERDR_SERVE_PANE_MODE=args.pane_mode,
+        SIMHERDR_SERVE_RENDER_INTERVAL=repr(max(float(args.render_interval), 0.0)),
         SIMHERDR_HERDR_VERSION=version,
         **{ENV_CONTROL: layout.control, ENV_TRACE: layout.trace, ENV_ROOT: layout.root},
     )

@@ -47,6 +47,7 @@ async def run_server(
     quiet: bool = False,
     listening: Callable[[], None] | None = None,
     time_pacing: str | None = None,
+    render_interval: float = 0.0,
 ) -> int:
     """Serve until stopped; ``listening`` is called once the socket answers. ``time_pacing``:
     the scaled clock's (simherdr.clock.PACINGS; None: its default)."""
@@ -60,7 +61,7 @@ async def run_server(
 
     pacing = time_pacing or DEFAULT_PACING
     clock = make_clock("real", time_scale, pacing)  # scale 1: the wall clock
-    config = Config(pane_mode=pane_mode)
+    config = Config(pane_mode=pane_mode, render_interval=render_interval)
     if cwd:
         config.server_cwd = os.path.abspath(cwd)
     from . import dirs as herdr_dirs

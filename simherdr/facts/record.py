@@ -193,6 +193,17 @@ def _base_fields(base: type) -> list[_Field]:
     return out
 
 
+# string annotations _collect's general path reads itself (ClassVar skipped, InitVar/KW_ONLY refused)
+_SPECIAL = (
+    "ClassVar",
+    "typing.ClassVar",
+    "InitVar",
+    "KW_ONLY",
+    "dataclasses.InitVar",
+    "dataclasses.KW_ONLY",
+)
+
+
 def _collect(cls: type) -> dict[str, _Field]:
     fields: dict[str, _Field] = {}
     for base in cls.__mro__[-1:0:-1]:
@@ -206,7 +217,21 @@ def _collect(cls: type) -> dict[str, _Field]:
     for name, value in cls.__dict__.items():
         if (isinstance(value, _Field) or foreign(value)) and name not in own:
             raise TypeError(f"{name!r} is a field but has no type annotation")
+    attrs = cls.__dict__
     for name, annotation in own.items():
+        # the common field (a string annotation, no default, nothing special): what the
+        # general path below makes of it, without its checks (issue 34: Rows' ~140 fields on
+        # serve's start)
+        if (
+            annotation.__class__ is str
+            and name not in attrs
+            and not annotation.startswith(_SPECIAL)
+        ):
+            f = _Field(MISSING, MISSING, True, True, None, True, False)
+            f.name = name
+            f.type = annotation
+            fields[name] = f
+            continue
         if _is_classvar(annotation):
             continue
         if isinstance(annotation, str) and annotation.startswith(

@@ -28,6 +28,9 @@ class Config:
     # "mixed" (simulated unless the pane's env has SIMHERDR_PANE_MODE=pty).
     pane_mode: str = "simulated"
     pty_shell: str | list | None = None  # herdr's configured shell; else $SHELL, else `shell`
+    # The terminal plane's render cadence in simulated seconds (CHOICE(render-cadence) in
+    # simherdr/terminalplane/plane.py): 0 renders on the next loop turn; herdr's is 0.016.
+    render_interval: float = 0.0
     herdr_bin_path: str | None = None  # HERDR_BIN_PATH given to real panes, when known
     # herdr's config.toml (simherdr.hostconfig): None = none read (the test default).
     config_path: str | None = None  # server.reload_config re-reads it

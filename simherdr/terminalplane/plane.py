@@ -57,9 +57,11 @@ APP_CLIENT_REASON = (
 _ATTACH_MODES = (ATTACH, OBSERVE)
 # CHOICE(render-cadence): herdr renders at most every 16 ms (MIN_RENDER_INTERVAL,
 # src/app/mod.rs:39), so output within one interval reaches a client as one frame. simherdr
-# renders on the next loop turn instead (0 here): a recorded conversation then replays frame
-# for frame (contract verify), which a wall-clock cadence would split differently run to run.
-MIN_RENDER_INTERVAL = 0.0
+# renders on the next loop turn by default (Config.render_interval 0): a recorded conversation
+# then replays frame for frame (contract verify), which a wall-clock cadence would split
+# differently run to run. `simherdr serve|run --render-interval 0.016` is herdr's cadence
+# (clients that read one frame's text, as IvoryHeart/herdr-web's live smoke does, need it).
+MIN_RENDER_INTERVAL = 0.016
 # src/pane/terminal.rs:1793-1803 (0.8.2): X10, press/release, button motion, any motion
 # (src/ghostty/mod.rs MODE_MOUSE_*); 1016 is SGR pixels (MODE_MOUSE_SGR_PIXELS)
 _MOUSE_TRACKING_MODES = (9, 1000, 1002, 1003)
@@ -81,6 +83,7 @@ class TerminalPlane:
         self._sizes: dict[str, tuple[int, int]] = {}  # terminal id -> size before its owner
         self._labels = itertools.count(1)
         self._render_due = False
+        self._attempt = False
         self._last_render: float | None = None  # on the simulator's clock
         sim.terminal_listeners.append(self)
         sim.on_restart.append(self._restarted)
@@ -233,6 +236,7 @@ class TerminalPlane:
         if c.phase != ATTACH:
             return  # an observer types nothing (3064-3069); a pending client has no app here
         self._type(c, data)
+        self._input_render_attempt()
 
     def _input_events(self, c: TerminalClient, events: list) -> None:
         """ClientInputEvents (client_transport.rs:817-862, input_event_limit 431-485): too many
@@ -264,6 +268,17 @@ class TerminalPlane:
         )
         if data:
             self._type(c, data)
+            self._input_render_attempt()
+
+    def _input_render_attempt(self) -> None:
+        """herdr 0.8.2: an attach owner's input is a render request (headless.rs:3125-3146
+        ClientInput returns true; the loop's step 5 sets needs_render), and the pass that
+        follows stamps ``record_render_attempt`` (headless.rs:783, runtime.rs:546) whether or
+        not a picture changed: the echo and the output typed input causes reach the client in
+        the frame one interval later. Only with a cadence (Config.render_interval > 0)."""
+        if self.sim.config.render_interval > 0:
+            self._attempt = True
+            self.schedule_render()
 
     def _type(self, c: TerminalClient, data: bytes) -> None:
         pane = self._owned_pane(c)
@@ -412,7 +427,7 @@ class TerminalPlane:
     # --- frames (headless.rs:4426-4705 render_and_stream) -------------------------------------
 
     def schedule_render(self) -> None:
-        """The next render: at once, or when MIN_RENDER_INTERVAL has passed since the last
+        """The next render: at once, or when Config.render_interval has passed since the last
         (src/app/mod.rs:39, src/app/runtime.rs:530-544 can_render_now; headless.rs:705-713):
         output that arrives within one interval reaches a client as one frame."""
         if self._render_due:
@@ -420,7 +435,8 @@ class TerminalPlane:
         self._render_due = True
         loop = asyncio.get_running_loop()
         last = self._last_render
-        wait = 0.0 if last is None else MIN_RENDER_INTERVAL - (self.sim.clock.now() - last)
+        interval = self.sim.config.render_interval
+        wait = 0.0 if last is None else interval - (self.sim.clock.now() - last)
         if wait > 0:
             loop.call_later(self.sim.clock.wall_seconds(wait), self.render)
         else:
@@ -438,6 +454,9 @@ class TerminalPlane:
         if not streams:
             return
         now = self.sim.clock.now()
+        if self._attempt:  # a keystroke's render pass counts, changed picture or not
+            self._attempt = False
+            self._last_render = now
         panes = {p.terminal_id: p for p in self.sim.session.all_panes()}
         if self._host_modes:
             for c in streams:

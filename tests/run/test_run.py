@@ -326,9 +326,10 @@ def test_the_run_pane_mode_reaches_a_herdr_server_the_command_starts(mode):
     layout = R.Layout(
         *(f"/r/{n}" for n in ("root", "bin", "cfg", "state", "s", "c", "cs", "k")), "/r/t", "/r/l"
     )
-    args = SimpleNamespace(time_scale=1.0, pane_mode=mode, real_dirs=False)
+    args = SimpleNamespace(time_scale=1.0, pane_mode=mode, real_dirs=False, render_interval=0.016)
     env = R.child_env(layout, args, "0.8.2", "/r/bin/herdr")
     argv = launch.serve_argv(env, "0.8.2", "/x.sock")
+    assert argv[argv.index("--render-interval") + 1] == "0.016"  # herdr's cadence, passed on
     if mode == "simulated":
         assert "--pane-mode" not in argv
     else:

@@ -445,6 +445,11 @@ def test_serve_argv_and_env(env):
     # `simherdr run --pane-mode pty`: a server the suite starts itself gets real shells too.
     pty = launch.serve_argv(dict(env, SIMHERDR_SERVE_PANE_MODE="pty"), "0.8.2", "/s")
     assert pty[-2:] == ["--pane-mode", "pty"]
+    cadence = launch.serve_argv(dict(env, SIMHERDR_SERVE_RENDER_INTERVAL="0.016"), "0.8.2", "/s")
+    assert cadence[-2:] == ["--render-interval", "0.016"]
+    for bad in ("0.0", "-1", "x", "inf"):  # none, or not a cadence: serve's default
+        plain = launch.serve_argv(dict(env, SIMHERDR_SERVE_RENDER_INTERVAL=bad), "0.8.2", "/s")
+        assert "--render-interval" not in plain
     for mode in ("simulated", "", "bogus"):  # the default, or not a mode: serve's own default
         plain = launch.serve_argv(dict(env, SIMHERDR_SERVE_PANE_MODE=mode), "0.8.2", "/s")
         assert "--pane-mode" not in plain

@@ -32,6 +32,8 @@ TIME_SCALE_ENV = "SIMHERDR_TIME_SCALE"
 #: gets the run's real shells in them too. Unset or not a mode: ``simherdr serve``'s default.
 PANE_MODE_ENV = "SIMHERDR_SERVE_PANE_MODE"
 PANE_MODES = ("simulated", "pty", "mixed")
+#: The same for the terminal plane's render cadence (``simherdr run --render-interval``).
+RENDER_INTERVAL_ENV = "SIMHERDR_SERVE_RENDER_INTERVAL"
 HERDR_ENV = "HERDR_ENV"  # src/main.rs:11-12: set to "1" inside herdr panes
 UNSUPPORTED = "simherdr: '{command}' is not supported by this stand-in"  # the stand-in's word
 UNSUPPORTED_EXIT = 2
@@ -78,6 +80,14 @@ def serve_argv(env: Mapping[str, str], version: str, socket_path: str) -> list[s
     mode = env.get(PANE_MODE_ENV)
     if mode in PANE_MODES and mode != "simulated":
         argv += ["--pane-mode", mode]
+    interval = env.get(RENDER_INTERVAL_ENV)
+    if interval:
+        try:
+            seconds = float(interval)
+        except ValueError:
+            seconds = 0.0
+        if 0 < seconds < float("inf"):
+            argv += ["--render-interval", interval]
     return argv
 
 
