@@ -5,9 +5,11 @@ tests/terminalplane/; this fake pins the client's side byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import socket
+import subprocess
 import threading
 
 from simherdr.protocol import FrameDecoder, encode_frame, wire_for
@@ -115,3 +117,29 @@ class FakeTerminalServer:
                     )
                     if self.refuse is not None:
                         self.close_client()
+
+
+@contextlib.contextmanager
+def standin_processes(stubs, base_env):
+    """Start stand-in runs (``spawn(socket_path, *argv, version=, stdin=)``, stdout and stderr
+    piped); each is killed and reaped when the block ends."""
+    procs: list[subprocess.Popen] = []
+
+    def spawn(socket_path, *argv, version, stdin=subprocess.DEVNULL):
+        proc = subprocess.Popen(
+            [stubs[version], *argv],
+            env=dict(base_env, HERDR_SOCKET_PATH=socket_path),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        procs.append(proc)
+        return proc
+
+    try:
+        yield spawn
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()

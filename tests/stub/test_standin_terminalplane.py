@@ -19,6 +19,8 @@ import pytest
 pyte = pytest.importorskip("pyte")
 pytest.importorskip("simherdr.terminalplane")
 
+from termfake import standin_processes  # noqa: E402
+
 from simherdr.clock import ScaledClock  # noqa: E402
 from simherdr.stub.cli.attach import SETUP  # noqa: E402
 from simherdr.testing import ThreadServer  # noqa: E402
@@ -30,25 +32,12 @@ RELEASES = distinguishing("protocol", "cli_terminal_hello")
 
 @pytest.fixture
 def standin(stubs, base_env):
-    procs = []
+    with standin_processes(stubs, base_env) as start:
 
-    def spawn(srv, *argv, version=BASE, stdin=subprocess.DEVNULL):
-        env = dict(base_env, HERDR_SOCKET_PATH=srv.path)
-        proc = subprocess.Popen(
-            [stubs[version], *argv],
-            env=env,
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        procs.append(proc)
-        return proc
+        def spawn(srv, *argv, version=BASE, stdin=subprocess.DEVNULL):
+            return start(srv.path, *argv, version=version, stdin=stdin)
 
-    yield spawn
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+        yield spawn
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import os
 import subprocess
 
 import pytest
-from termfake import FakeTerminalServer
+from termfake import FakeTerminalServer, standin_processes
 
 from simherdr.facts.versions import resolve
 from simherdr.protocol import PROTOCOLS
@@ -51,25 +51,12 @@ def term(sockdir):
 
 @pytest.fixture
 def spawn(stubs, sockdir, base_env):
-    procs = []
+    with standin_processes(stubs, base_env) as start:
 
-    def run(*argv, version=BASE, stdin=subprocess.DEVNULL):
-        env = dict(base_env, HERDR_SOCKET_PATH=os.path.join(sockdir, "herdr.sock"))
-        proc = subprocess.Popen(
-            [stubs[version], *argv],
-            env=env,
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        procs.append(proc)
-        return proc
+        def run(*argv, version=BASE, stdin=subprocess.DEVNULL):
+            return start(os.path.join(sockdir, "herdr.sock"), *argv, version=version, stdin=stdin)
 
-    yield run
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+        yield run
 
 
 def _hello(version, cols=120, rows=40):
