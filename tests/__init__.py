@@ -1,0 +1,10 @@
+"""The suite. pytest imports this package first (the package of tests/conftest.py): inside a
+pytest process, the runner's cost cuts of tests/pytestcost.py go in here, before the conftest's
+imports load simherdr's rewritten modules."""
+
+import sys
+
+if "_pytest.assertion.rewrite" in sys.modules:
+    from tests import pytestcost
+
+    pytestcost.fast_rewritten_pyc()

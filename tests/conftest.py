@@ -10,6 +10,7 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
+from tests import pytestcost
 from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
@@ -79,6 +80,14 @@ def pytest_sessionstart(session):
 @pytest.fixture(params=VERSIONS)
 def version(request):
     return request.param
+
+
+@pytest.fixture
+def tmp_path(request, tmp_path_factory):
+    """pytest's ``tmp_path``, numbered without listing the base directory (tests/pytestcost.py)."""
+    path = pytestcost.numbered_tmp_path(request, tmp_path_factory)
+    yield path
+    pytestcost.retain(request, tmp_path_factory, path)
 
 
 @pytest.fixture
