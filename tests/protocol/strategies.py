@@ -69,7 +69,24 @@ def named(table: Table, name: str) -> st.SearchStrategy[Any]:
     return st.one_of(*(variant(table, d, v.name) for v in d.variants))
 
 
+#: variant strategies by (table, enum, variant), the table kept to check the id is its own
+_VARIANTS: dict[tuple[int, str, str], tuple[Table, st.SearchStrategy[Any]]] = {}
+
+
 def variant(table: Table, d: Enum, name: str) -> st.SearchStrategy[Any]:
+    """One variant's values, built once per (table, enum, variant): the tests draw it on every
+    example, and Hypothesis validates a strategy built anew by walking all of it again (what
+    it draws is the same either way)."""
+    key = (id(table), d.name, name)
+    hit = _VARIANTS.get(key)
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    strategy = _variant(table, d, name)
+    _VARIANTS[key] = (table, strategy)
+    return strategy
+
+
+def _variant(table: Table, d: Enum, name: str) -> st.SearchStrategy[Any]:
     v = d.variant(name)
     assert v is not None
     if v.shape == "unit":
