@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import compileall
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +68,9 @@ def _constants(paths: list[str]) -> int:
 
 
 def main() -> int:
+    # here, not at the top: tests/core/test_prewarm.py imports this module at collection
+    from concurrent.futures import ProcessPoolExecutor
+
     for top in PLAIN:
         compileall.compile_dir(str(ROOT / top), quiet=1, workers=2)
     # pytest rewrites the test modules and conftests, and every module of the distribution

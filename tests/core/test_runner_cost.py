@@ -59,3 +59,18 @@ def test_a_directory_is_kept_or_removed_as_pytests_policy_says(tmp_path, policy,
     pytestcost.retain(SimpleNamespace(node=node), factory, path)  # type: ignore[arg-type]
     assert path.exists() == kept
     assert tmppath_result_key not in node.stash
+
+
+def test_the_suite_package_sets_the_gc_thresholds_before_collection():
+    import gc
+    import importlib
+
+    import tests
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # CPython's defaults
+    try:
+        importlib.reload(tests)  # what pytest imports first, before the conftest and test modules
+        assert gc.get_threshold() == pytestcost.GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
