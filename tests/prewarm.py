@@ -6,6 +6,9 @@ four of them at once: ~5 s of CPU each for the ~200 test modules. Here it is don
 cores: ``compileall`` for the plain modules (the workers and every stand-in or server process
 they start import them), and pytest's own rewrite for the test modules and conftests, written
 with pytest's atomic pyc writer, so a worker finds a complete pyc or writes its own as before.
+simherdr itself loads from its plain pyc in the suite (tests/pytestcost.py), but the other
+installed pytest plugins (Hypothesis, xdist, syrupy, pytest-timeout) are rewritten by pytest
+too: on a new virtualenv every worker rewrote them at once (~0.6 s of CPU each); here once.
 
 And Hypothesis' local constants: when a run has property tests, Hypothesis reads the string
 and number literals of every local module imported (simherdr's, client's: ~230 files) to bias
@@ -20,11 +23,14 @@ step is skipped with a one-line notice and the workers do it as they always did.
 from __future__ import annotations
 
 import compileall
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAIN = ("simherdr", "client", "tests", "benchmarks", "tools")
+# test modules and conftests: pytest imports them rewritten only, their plain pyc is never read
+REWRITTEN_ONLY = re.compile(r"/(test_[^/]*|conftest)\.py$")
 
 
 def _rewrite(paths: list[str]) -> int:
@@ -67,19 +73,59 @@ def _constants(paths: list[str]) -> int:
     return len(paths)
 
 
+# the simherdr modules the suite keeps rewritten (tests/pytestcost.py: KEEP_REWRITTEN)
+KEEP_REWRITTEN = ("simherdr/testing.py",)
+
+
+def _rewritten_paths() -> list[str]:
+    """The repository's modules pytest imports rewritten: the test modules, the conftests and
+    :data:`KEEP_REWRITTEN`."""
+    return [
+        str(p)
+        for p in (ROOT / "tests").rglob("*.py")
+        if p.name.startswith("test_") or p.name == "conftest.py"
+    ] + [str(ROOT / name) for name in KEEP_REWRITTEN]
+
+
+def _plugin_modules() -> list[str]:
+    """The modules pytest rewrites for the installed pytest11 plugins but simherdr: each
+    distribution's top-level packages and modules (pytest's own rule), less optional
+    integrations (``extra`` packages: Hypothesis' django, numpy, ... which the suite never
+    imports)."""
+    import importlib.metadata as md
+
+    from _pytest.config import _iter_rewritable_modules
+
+    out = []
+    for dist in md.distributions():
+        if dist.metadata["Name"] == "simherdr":
+            continue
+        if not any(ep.group == "pytest11" for ep in dist.entry_points):
+            continue
+        files = dist.files or []
+        names = set(_iter_rewritable_modules(str(f) for f in files))
+        for f in files:
+            parts = str(f).split("/")
+            if parts[-1].endswith(".py") and parts[0].removesuffix(".py") in names:
+                if "extra" not in parts:
+                    out.append(str(f.locate()))
+    return out
+
+
 def main() -> int:
     # here, not at the top: tests/core/test_prewarm.py imports this module at collection
     from concurrent.futures import ProcessPoolExecutor
 
     for top in PLAIN:
-        compileall.compile_dir(str(ROOT / top), quiet=1, workers=2)
-    # pytest rewrites the test modules and conftests, and every module of the distribution
-    # that registers its plugin (simherdr's pytest11 entry point: simherdr/ and client/)
-    paths = [str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py")] + [
-        str(p)
-        for p in (ROOT / "tests").rglob("*.py")
-        if p.name.startswith("test_") or p.name == "conftest.py"
-    ]
+        compileall.compile_dir(str(ROOT / top), quiet=1, workers=2, rx=REWRITTEN_ONLY)
+    paths = _rewritten_paths()
+    try:
+        paths += _plugin_modules()
+    except Exception as exc:  # an optimisation: the workers rewrite them as they always did
+        print(
+            f"tests/prewarm: plugins' modules skipped ({type(exc).__name__}: {exc})",
+            file=sys.stderr,
+        )
     paths.sort()
     # the local modules Hypothesis scans (it skips tests and site-packages)
     local = sorted(str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py"))

@@ -74,3 +74,19 @@ def test_the_suite_package_sets_the_gc_thresholds_before_collection():
         assert gc.get_threshold() == pytestcost.GC_THRESHOLDS
     finally:
         gc.set_threshold(*before)
+
+
+def test_simherdr_loads_from_its_plain_pyc_and_its_test_helper_rewritten():
+    import importlib.machinery
+    import sys
+
+    import simherdr.simulator
+    import simherdr.testing
+
+    assert type(simherdr.simulator.__loader__) is importlib.machinery.SourceFileLoader
+    assert isinstance(simherdr.testing.__loader__, rw.AssertionRewritingHook)
+    assert isinstance(sys.modules[__name__].__loader__, rw.AssertionRewritingHook)  # tests: as ever
+    # tests/prewarm.py writes the rewritten pyc of the same helpers
+    assert [m.replace(".", "/") + ".py" for m in pytestcost.KEEP_REWRITTEN] == list(
+        prewarm.KEEP_REWRITTEN
+    )
