@@ -33,6 +33,25 @@ PLAIN = ("simherdr", "client", "tests", "benchmarks", "tools")
 REWRITTEN_ONLY = re.compile(r"/(test_[^/]*|conftest)\.py$")
 
 
+def _compile(paths: list[str]) -> int:
+    """The plain pycs (``compileall``'s own freshness check: the pyc's recorded mtime and size)."""
+    return sum(bool(compileall.compile_file(name, quiet=1)) for name in paths)
+
+
+def _current(source: Path, pyc: Path) -> bool:
+    """Whether ``pyc`` is pytest's rewritten pyc of ``source`` as it is now: its header only
+    (magic, hash-based flags, the source's hash), as pytest checks before reading the code."""
+    import importlib.util
+
+    try:
+        with open(pyc, "rb") as f:
+            head = f.read(16)
+        digest = importlib.util.source_hash(source.read_bytes())
+    except OSError:
+        return False
+    return head[:8] == importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00" and head[8:] == digest
+
+
 def _rewrite(paths: list[str]) -> int:
     from _pytest.assertion import rewrite as rw
 
@@ -45,7 +64,7 @@ def _rewrite(paths: list[str]) -> int:
     for name in paths:
         fn = Path(name)
         pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
-        if rw._read_pyc(fn, pyc, _State.trace) is not None:
+        if _current(fn, pyc):
             continue
         source = fn.read_bytes()
         source_hash = rw.importlib.util.source_hash(source)
@@ -116,8 +135,12 @@ def main() -> int:
     # here, not at the top: tests/core/test_prewarm.py imports this module at collection
     from concurrent.futures import ProcessPoolExecutor
 
-    for top in PLAIN:
-        compileall.compile_dir(str(ROOT / top), quiet=1, workers=2, rx=REWRITTEN_ONLY)
+    plain = sorted(
+        str(p)
+        for top in PLAIN
+        for p in (ROOT / top).rglob("*.py")
+        if not REWRITTEN_ONLY.search(str(p))
+    )
     paths = _rewritten_paths()
     try:
         paths += _plugin_modules()
@@ -131,6 +154,7 @@ def main() -> int:
     local = sorted(str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py"))
     with ProcessPoolExecutor(2) as pool:
         for what, job, work in (
+            ("the plain pycs", _compile, plain),
             ("pytest's assert rewrite", _rewrite, paths),
             ("Hypothesis' local constants", _constants, local),
         ):
