@@ -1,6 +1,6 @@
 """The suite. pytest imports this package first (the package of tests/conftest.py): inside a
 pytest process, the runner's cost cuts of tests/pytestcost.py go in here, before the conftest's
-imports load simherdr's rewritten modules."""
+imports load simherdr and collection builds the items."""
 
 import sys
 
@@ -8,3 +8,5 @@ if "_pytest.assertion.rewrite" in sys.modules:
     from tests import pytestcost
 
     pytestcost.fast_rewritten_pyc()
+    pytestcost.plain_product_modules()
+    pytestcost.fewer_gc_passes()

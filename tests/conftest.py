@@ -57,9 +57,10 @@ def pytest_collection_finish(session):
     background.start(session)
     # CHOICE (issue 26): what collection built (modules, ~4,000 items, Hypothesis' strategies)
     # lives to the end: frozen out of every collection pass, and the young generation
-    # collected less often; ~5% of a worker's CPU (a serial run of 1,300 tests: 10.3 -> 9.7 s)
+    # collected less often (from the start: tests/__init__.py); ~5% of a worker's CPU (a serial
+    # run of 1,300 tests: 10.3 -> 9.7 s)
     gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
+    gc.set_threshold(*pytestcost.GC_THRESHOLDS)
     if hasattr(session.config, "workerinput"):
         # CHOICE: the xdist workers (the CPU-bound bulk) yield to the background runs, whose
         # outcomes are timed against a clock (a stand-in call's latency is simulated time):

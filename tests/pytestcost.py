@@ -14,16 +14,37 @@ runs) when pytest's internals are not what it was written against.
   of CPU). Here the number comes from a counter of this process (the base directory is its
   own), the directory is the same ``<test name, 30 characters><n>``, kept or removed after the
   test as ``tmp_path_retention_policy`` says (:func:`retain`, pytest's rule).
+- :func:`plain_product_modules`: pytest rewrites the asserts of every module of a distribution
+  that registers a pytest11 plugin, so all of simherdr (~240 modules) went through the rewrite
+  hook: parsed, rewritten and compiled a second time on a fresh clone (tests/prewarm.py: ~2 s
+  of CPU; the plain pycs are compiled anyway, for the processes the tests start), each import
+  reading and hashing its source. Here simherdr loads as it does everywhere else, from its
+  plain pyc, except the test helper the suite's tests call (``simherdr.testing``).
+- :func:`fewer_gc_passes`: collection builds ~100,000 objects that live to the end (modules,
+  items, fixture closures); at the default thresholds the collector ran ~390 young, ~36 middle
+  and 3 full passes over them during a worker's start and collection (0.25 s of CPU; 0.07 s
+  with these thresholds, set before the imports). tests/conftest.py freezes what collection
+  built and keeps the thresholds for the run (issue 26).
 """
 
 from __future__ import annotations
 
+import gc
 import marshal
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+
+# CHOICE (issue 26): the young generation collected every 20,000 allocations (700), the older
+# ones 20 times rarer each (10): what the suite keeps is long-lived, its cycles few
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
+def fewer_gc_passes() -> None:
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 class _WholeFileMarshal:
@@ -45,6 +66,31 @@ def fast_rewritten_pyc() -> None:
         return
     if getattr(rewrite, "marshal", None) is marshal:
         rewrite.marshal = _WholeFileMarshal  # type: ignore[assignment]
+
+
+# CHOICE: the suite's product modules keep their plain asserts (what a user's run executes);
+# the test modules, the conftests and this test helper are rewritten as before
+PRODUCT = ("simherdr", "client")  # what pytest marks for simherdr's distribution
+KEEP_REWRITTEN = ("simherdr.testing",)
+
+
+def plain_product_modules() -> None:
+    """Unmark :data:`PRODUCT` in pytest's rewrite hook (the modules imported from then on),
+    keeping :data:`KEEP_REWRITTEN`."""
+    try:
+        from _pytest.assertion.rewrite import AssertionRewritingHook
+    except ImportError:
+        return
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        cache = getattr(finder, "_marked_for_rewrite_cache", None)
+        if isinstance(finder, AssertionRewritingHook) and isinstance(marked, set):
+            if not marked.intersection(PRODUCT) or not isinstance(cache, dict):
+                return
+            marked.difference_update(PRODUCT)
+            cache.clear()
+            finder.mark_rewrite(*KEEP_REWRITTEN)
+            return
 
 
 _MAXNAME = 30  # pytest's _pytest.tmpdir._mk_tmp

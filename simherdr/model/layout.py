@@ -97,24 +97,39 @@ def pane_count(node: Node) -> int:
     return sum(1 for _ in leaves(node))
 
 
-def _path_to(node: Node, pane: str) -> list[tuple[Split, bool]] | None:
-    """[(split, went_second)] from the root to the pane's leaf, or None if absent."""
-    # each stack entry carries a parent link (link, split, second): paths share prefixes
-    stack: list[tuple[Node, Any]] = [(node, None)]
+def path_to(node: Node, pane: str) -> list[tuple[Split, bool]] | None:
+    """[(split, went_second)] from the root to the pane's leaf, or None if absent.
+
+    Depth-first, first child before second; a split's leaf children are looked at where the
+    split is taken off the stack (a tree holds a pane once), and only split children are
+    stacked, each with a link to its parent's entry (paths share prefixes)."""
+    if isinstance(node, Leaf):
+        return [] if node.pane == pane else None
+    stack: list[tuple[Split, Any]] = [(node, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        n, link = stack.pop()
-        if isinstance(n, Leaf):
-            if n.pane != pane:
-                continue
-            out: list[tuple[Split, bool]] = []
-            while link is not None:
-                link, split, second = link
-                out.append((split, second))
-            out.reverse()
-            return out
-        stack.append((n.second, (link, n, True)))
-        stack.append((n.first, (link, n, False)))
+        n, link = pop()
+        first, second = n.first, n.second
+        if isinstance(second, Leaf):
+            if second.pane == pane:
+                return _unlink((link, n, True))
+        else:
+            push((second, (link, n, True)))
+        if isinstance(first, Leaf):
+            if first.pane == pane:
+                return _unlink((link, n, False))
+        else:
+            push((first, (link, n, False)))
     return None
+
+
+def _unlink(link: Any) -> list[tuple[Split, bool]]:
+    out: list[tuple[Split, bool]] = []
+    while link is not None:
+        link, split, second = link
+        out.append((split, second))
+    out.reverse()
+    return out
 
 
 def contains(node: Node, pane: str) -> bool:
@@ -134,9 +149,18 @@ def contains(node: Node, pane: str) -> bool:
 # --- edits (each returns the new root; the tree is edited in place) ---------------------------
 
 
-def split_leaf(node: Node, target: str, new_pane: str, direction: str, ratio: float) -> Node:
-    """Replace the target's leaf by Split(target, new_pane) (src/layout.rs split_at)."""
-    path = _path_to(node, target)
+def split_leaf(
+    node: Node,
+    target: str,
+    new_pane: str,
+    direction: str,
+    ratio: float,
+    path: list[tuple[Split, bool]] | None = None,
+) -> Node:
+    """Replace the target's leaf by Split(target, new_pane) (src/layout.rs split_at).
+    ``path``: the target's :func:`path_to` in this tree, when the caller has it."""
+    if path is None:
+        path = path_to(node, target)
     if path is None:
         return node
     fresh = Split(direction, ratio, Leaf(target), Leaf(new_pane))
@@ -152,7 +176,7 @@ def split_leaf(node: Node, target: str, new_pane: str, direction: str, ratio: fl
 
 def remove_leaf(node: Node, pane: str) -> Node | None:
     """Remove a pane; its sibling takes the parent split's place (src/layout.rs remove_pane)."""
-    path = _path_to(node, pane)
+    path = path_to(node, pane)
     if path is None:
         return node
     if not path:

@@ -59,3 +59,34 @@ def test_a_directory_is_kept_or_removed_as_pytests_policy_says(tmp_path, policy,
     pytestcost.retain(SimpleNamespace(node=node), factory, path)  # type: ignore[arg-type]
     assert path.exists() == kept
     assert tmppath_result_key not in node.stash
+
+
+def test_the_suite_package_sets_the_gc_thresholds_before_collection():
+    import gc
+    import importlib
+
+    import tests
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # CPython's defaults
+    try:
+        importlib.reload(tests)  # what pytest imports first, before the conftest and test modules
+        assert gc.get_threshold() == pytestcost.GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_simherdr_loads_from_its_plain_pyc_and_its_test_helper_rewritten():
+    import importlib.machinery
+    import sys
+
+    import simherdr.simulator
+    import simherdr.testing
+
+    assert type(simherdr.simulator.__loader__) is importlib.machinery.SourceFileLoader
+    assert isinstance(simherdr.testing.__loader__, rw.AssertionRewritingHook)
+    assert isinstance(sys.modules[__name__].__loader__, rw.AssertionRewritingHook)  # tests: as ever
+    # tests/prewarm.py writes the rewritten pyc of the same helpers
+    assert [m.replace(".", "/") + ".py" for m in pytestcost.KEEP_REWRITTEN] == list(
+        prewarm.KEEP_REWRITTEN
+    )

@@ -60,7 +60,22 @@ def of(table: Table, ty: TypeRef) -> st.SearchStrategy[Any]:
     return named(table, ty.name)
 
 
+#: named types' strategies by (table, name), the table kept to check the id is its own
+_NAMED: dict[tuple[int, str], tuple[Table, st.SearchStrategy[Any]]] = {}
+
+
 def named(table: Table, name: str) -> st.SearchStrategy[Any]:
+    """A named type's values, built once per (table, name): the message variants share their
+    structs and enums, each validated once."""
+    hit = _NAMED.get((id(table), name))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    strategy = _named(table, name)
+    _NAMED[(id(table), name)] = (table, strategy)
+    return strategy
+
+
+def _named(table: Table, name: str) -> st.SearchStrategy[Any]:
     d = table.types[name]
     if isinstance(d, Struct):
         return st.fixed_dictionaries(
