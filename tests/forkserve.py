@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +34,8 @@ PRELOAD = [
     "simherdr.server",
     "simherdr.simulator",
     "simherdr.plugins.runtime",
+    "simherdr.run",  # forkserve.run(["run", ...])
+    "simherdr.stub.install",
 ]
 _ctx: BaseContext | None = None
 
@@ -76,7 +79,7 @@ class ForkedServe:
     ``stdout.read()`` and ``stderr.read()`` (text, once it exited), ``send_signal``,
     ``terminate``, ``kill``, ``wait``)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str] | None = None):
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None):
         self._paths = []
         for suffix in (".out", ".err"):
             fd, path = tempfile.mkstemp(prefix="forkserve-", suffix=suffix)
@@ -84,7 +87,7 @@ class ForkedServe:
             self._paths.append(path)
         env = dict(os.environ if env is None else env)
         self._proc = _context().Process(
-            target=_serve, args=(argv, *self._paths, env, os.getcwd()), daemon=True
+            target=_serve, args=(argv, *self._paths, env, os.path.abspath(cwd or ".")), daemon=True
         )
         self._proc.start()
         self.pid = self._proc.pid
@@ -132,10 +135,33 @@ class _Output:
             return f.read()
 
 
-def start(argv: list[str], env: dict[str, str] | None = None) -> ForkedServe:
+def start(
+    argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> ForkedServe:
     """``simherdr <argv>`` (``["serve", "--socket", path, ...]``) in a forked child, with
-    ``env`` (default: this process's environment) and this process's directory."""
-    return ForkedServe(argv, env)
+    ``env`` (default: this process's environment) and ``cwd`` (default: this process's)."""
+    return ForkedServe(argv, env, cwd)
+
+
+def run(
+    argv: list[str],
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = 120.0,
+) -> subprocess.CompletedProcess:
+    """``subprocess.run(["simherdr", *argv], capture_output=True, text=True)`` with the command
+    forked: its stdout, stderr and status. For commands whose start is not what a test checks
+    (``simherdr run``'s own behaviour: the processes it starts are spawned as ever)."""
+    proc = start(argv, env, cwd)
+    try:
+        status = proc.wait(timeout)
+    except TimeoutError:
+        proc.kill()
+        proc.wait(10)
+        raise
+    return subprocess.CompletedProcess(
+        ["simherdr", *argv], status, proc.stdout.read(), proc.stderr.read()
+    )
 
 
 def _pong(path: str) -> bool:
