@@ -159,6 +159,8 @@ def sweep_old_runs_early(config: pytest.Config) -> None:
     try:
         from _pytest.pathlib import LOCK_TIMEOUT
 
+        if config.option.collectonly:
+            return  # nothing runs: no run directory to number (pytest makes none either)
         factory = config._tmp_path_factory  # type: ignore[attr-defined]
         if factory._given_basetemp is not None or factory._retention_policy == "none":
             return  # a given basetemp is not numbered; "none" deletes this run's too, at the end
