@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,dev]'
+	$(BIN)/python tools/static_editable.py  # the editable install as path lines: no import hook at every start
 	@echo "make: $(VENV) is ready: commands in $(BIN) (simherdr, simherdr-open, simherdr-fresh-call)"
 	touch $(STAMP)
 

@@ -711,28 +711,31 @@ def _add_versions(sub) -> None:
     add_parser(sub)
 
 
-SUBCOMMANDS = (
-    _add_serve,
-    _add_ctl,
-    _add_install_stub,
-    _add_trace,
-    _add_scenario,
-    _add_demo,
-    _add_record,
-    _add_contract,
-    _add_run,
-    _add_versions,
-)
+#: Each subcommand's name and the function that declares it (``parser(only=NAME)`` builds one).
+SUBCOMMANDS = {
+    "serve": _add_serve,
+    "ctl": _add_ctl,
+    "install-stub": _add_install_stub,
+    "trace": _add_trace,
+    "scenario": _add_scenario,
+    "demo": _add_demo,
+    "record": _add_record,
+    "contract": _add_contract,
+    "run": _add_run,
+    "versions": _add_versions,
+}
 
 
-def parser(only_serve: bool = False) -> argparse.ArgumentParser:
-    """The whole command line; ``only_serve``: just ``serve`` (what ``simherdr serve ...``
-    parses the same way, without building the other subcommands: start-up time)."""
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; ``only``: just that subcommand, what ``simherdr NAME ...``
+    parses the same way without building (and importing) the others: a start of ``simherdr
+    run`` no longer imports the contract, scenario and versions commands (start-up time)."""
     ap = _parser_class()(prog="simherdr", description="A faithful herdr simulator.")
     ap.add_argument("--version", action="version", version=f"simherdr {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_parser_class())
-    for add in (_add_serve,) if only_serve else SUBCOMMANDS:
-        add(sub)
+    for name, add in SUBCOMMANDS.items():
+        if only is None or name == only:
+            add(sub)
     return ap
 
 
@@ -742,9 +745,10 @@ def main(argv: list[str] | None = None) -> int:
         from .ctl import main as ctl_main
 
         return ctl_main(words[1:])
-    args = (_serve_args(words[1:]) if words[:1] == ["serve"] else None) or parser(
-        only_serve=words[:1] == ["serve"]
-    ).parse_args(argv)
+    # a known subcommand first: only its parser (its own help and errors are the same); else
+    # (no subcommand, --help, --version, a mistake) the whole command line answers
+    only = words[0] if words[:1] and words[0] in SUBCOMMANDS else None
+    args = (_serve_args(words[1:]) if only == "serve" else None) or parser(only).parse_args(words)
     prog = "simherdr " + args.cmd
     try:
         return args.fn(args)

@@ -97,8 +97,8 @@ async def run_server(
             _rmdir_if_made(d, existed)
         return 1
 
-    if control_path:  # the scenario/fault control plane (simherdr.scenarios.control)
-        from .scenarios.control import ControlServer
+    if control_path:  # the scenario/fault control plane (simherdr.controlsocket)
+        from .controlsocket import ControlServer
 
         control = ControlServer(sim, control_path)
         try:

@@ -56,11 +56,20 @@ def _tab_info(s: Session, t: Tab, pane_count: int, status: str) -> dict:
         "workspace_id": t.workspace_id,
         "number": t.number,
         # default label: the 1-based position (src/workspace.rs:495-502)
-        "label": t.custom_label if t.custom_label is not None else str(w.tabs.index(t) + 1),
+        "label": t.custom_label if t.custom_label is not None else str(_position(w.tabs, t) + 1),
         "focused": s.active == w.workspace_id and w.active_tab == t.tab_id,
         "pane_count": pane_count,
         "agent_status": status,
     }
+
+
+def _position(items: list, item: object) -> int:
+    """``items.index(item)`` by identity: ``index`` compares records field by field (a tab's
+    whole tree) with every one before it, quadratic over a workspace of many tabs."""
+    for i, x in enumerate(items):
+        if x is item:
+            return i
+    raise ValueError(f"{item!r} is not in list")
 
 
 def _presentation(p: Pane, out: dict) -> None:
@@ -188,7 +197,7 @@ def agent_info(
 
 
 def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
-    panes, splits = L.snapshot(t.root, s.area)
+    panes, splits = L.snapshot(t.root, s.area, t.focused_pane)  # entries {pane_id, focused, rect}
     x, y, width, height = s.area
     return {
         "workspace_id": w.workspace_id,
@@ -196,14 +205,7 @@ def layout_snapshot(s: Session, w: Workspace, t: Tab) -> dict:
         "zoomed": t.zoomed,
         "area": {"x": x, "y": y, "width": width, "height": height},
         "focused_pane_id": t.focused_pane,
-        "panes": [
-            {
-                "pane_id": pp["pane_id"],
-                "focused": pp["pane_id"] == t.focused_pane,
-                "rect": pp["rect"],
-            }
-            for pp in panes
-        ],
+        "panes": panes,
         "splits": splits,
     }
 

@@ -10,7 +10,7 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
-from tests import standin_shared
+from tests import pytestcost, standin_shared
 from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
@@ -59,9 +59,10 @@ def pytest_collection_finish(session):
     background.start(session)
     # CHOICE (issue 26): what collection built (modules, ~4,000 items, Hypothesis' strategies)
     # lives to the end: frozen out of every collection pass, and the young generation
-    # collected less often; ~5% of a worker's CPU (a serial run of 1,300 tests: 10.3 -> 9.7 s)
+    # collected less often (from the start: tests/__init__.py); ~5% of a worker's CPU (a serial
+    # run of 1,300 tests: 10.3 -> 9.7 s)
     gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
+    gc.set_threshold(*pytestcost.GC_THRESHOLDS)
     if hasattr(session.config, "workerinput"):
         # CHOICE: the xdist workers (the CPU-bound bulk) yield to the background runs, whose
         # outcomes are timed against a clock (a stand-in call's latency is simulated time):
@@ -83,6 +84,14 @@ def pytest_sessionstart(session):
 @pytest.fixture(params=VERSIONS)
 def version(request):
     return request.param
+
+
+@pytest.fixture
+def tmp_path(request, tmp_path_factory):
+    """pytest's ``tmp_path``, numbered without listing the base directory (tests/pytestcost.py)."""
+    path = pytestcost.numbered_tmp_path(request, tmp_path_factory)
+    yield path
+    pytestcost.retain(request, tmp_path_factory, path)
 
 
 @pytest.fixture

@@ -1,14 +1,18 @@
 """``simherdr serve`` as a real process without a Python start-up per process.
 
 A multiprocessing forkserver imports the serve path once; each :func:`start` forks it and runs
-the CLI's own ``main(["serve", ...])`` in the child. The child is a process of its own (its pid,
-its sockets, its signal handlers, its exit status, its stderr), as ``python -m simherdr serve``
-is; only the interpreter's start-up and the imports (~0.2 s of CPU each) are paid once.
+the CLI's own ``main(["serve", ...])`` in the child, with the caller's environment and working
+directory. The child is a process of its own (its pid, its sockets, its signal handlers, its
+exit status and exit hooks, its stdout and stderr), as ``python -m simherdr serve`` is; only
+the interpreter's start-up and the imports are paid once (a start and stop: ~13 ms of CPU
+forked, ~57 ms spawned; the forkserver itself ~90 ms, once per worker).
 
-For tests that start many servers to race them against each other: the race is in the start,
-not in the interpreter's start-up (forked starters even start closer together, a tighter
-race). Each such race keeps one test that spawns the real ``python -m simherdr serve``
-(tests/hostile/test_socket_lifecycle.py).
+For tests of what a running server does (answers, persists, stops on a signal or on
+``server.stop``, races another start), not of its start as a process: :func:`spawn_server` is
+:func:`simherdr.testing.spawn_server` forked. Each such behaviour keeps one test that spawns
+the real ``python -m simherdr serve`` (e.g. tests/hostile/test_socket_lifecycle.py's
+simultaneous starts, tests/core/test_serve.py's SIGTERM, tests/core/test_user_errors.py's
+start and stop lines, tests/persist/test_persist.py's first --persist start).
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
+import time
 from multiprocessing.context import BaseContext
 
 # what `simherdr serve` imports on its way to listening: imported once, in the forkserver
@@ -27,6 +34,8 @@ PRELOAD = [
     "simherdr.server",
     "simherdr.simulator",
     "simherdr.plugins.runtime",
+    "simherdr.run",  # forkserve.run(["run", ...])
+    "simherdr.stub.install",
 ]
 _ctx: BaseContext | None = None
 
@@ -40,28 +49,49 @@ def _context() -> BaseContext:
     return _ctx
 
 
-def _serve(argv: list[str], err_path: str) -> None:
-    """The child: stderr to ``err_path``, then the CLI's main, its status as the exit status."""
-    fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 2)
-    os.close(fd)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)  # the process's own stderr
+def _serve(argv: list[str], out_path: str, err_path: str, env: dict[str, str], cwd: str) -> None:
+    """The child: the caller's environment and directory (as a spawned process inherits them),
+    stdout to ``out_path``, stderr to ``err_path``, then the CLI's main, its status as the exit
+    status, and the interpreter's exit hooks as a process's exit runs them."""
+    import atexit
+
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    for target, path in ((1, out_path), (2, err_path)):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, target)
+        os.close(fd)
+    # the process's own stdout and stderr (line-buffered stderr, as a spawned Python's)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)
     from simherdr.cli import main
 
-    sys.exit(main(argv))
+    try:
+        status = main(argv)
+    finally:
+        atexit._run_exitfuncs()
+    sys.exit(status)
 
 
 class ForkedServe:
-    """The subset of :class:`subprocess.Popen` the lifecycle tests use (``poll``,
-    ``returncode``, ``stderr.read()``, ``send_signal``, ``wait``)."""
+    """The subset of :class:`subprocess.Popen` the tests use (``poll``, ``returncode``,
+    ``stdout.read()`` and ``stderr.read()`` (text, once it exited), ``send_signal``,
+    ``terminate``, ``kill``, ``wait``)."""
 
-    def __init__(self, argv: list[str]):
-        fd, self._err_path = tempfile.mkstemp(prefix="forkserve-", suffix=".err")
-        os.close(fd)
-        self._proc = _context().Process(target=_serve, args=(argv, self._err_path), daemon=True)
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None):
+        self._paths = []
+        for suffix in (".out", ".err"):
+            fd, path = tempfile.mkstemp(prefix="forkserve-", suffix=suffix)
+            os.close(fd)
+            self._paths.append(path)
+        env = dict(os.environ if env is None else env)
+        self._proc = _context().Process(
+            target=_serve, args=(argv, *self._paths, env, os.path.abspath(cwd or ".")), daemon=True
+        )
         self._proc.start()
         self.pid = self._proc.pid
-        self.stderr = _Stderr(self._err_path)
+        self.stdout, self.stderr = (_Output(path) for path in self._paths)
 
     @property
     def returncode(self) -> int | None:
@@ -77,6 +107,9 @@ class ForkedServe:
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
 
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
     def wait(self, timeout: float | None = None) -> int:
         self._proc.join(timeout)
         if self._proc.exitcode is None:
@@ -84,14 +117,15 @@ class ForkedServe:
         return self._proc.exitcode
 
     def __del__(self) -> None:
-        try:
-            os.unlink(self._err_path)
-        except OSError:
-            pass
+        for path in self._paths:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
-class _Stderr:
-    """The child's stderr as a file the parent reads once it has exited."""
+class _Output:
+    """The child's stdout or stderr as a file the parent reads (all of it: once it exited)."""
 
     def __init__(self, path: str):
         self.path = path
@@ -101,9 +135,73 @@ class _Stderr:
             return f.read()
 
 
-def start(argv: list[str]) -> ForkedServe:
-    """``simherdr <argv>`` (``["serve", "--socket", path, ...]``) in a forked child."""
-    return ForkedServe(argv)
+def start(
+    argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> ForkedServe:
+    """``simherdr <argv>`` (``["serve", "--socket", path, ...]``) in a forked child, with
+    ``env`` (default: this process's environment) and ``cwd`` (default: this process's)."""
+    return ForkedServe(argv, env, cwd)
+
+
+def run(
+    argv: list[str],
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = 120.0,
+) -> subprocess.CompletedProcess:
+    """``subprocess.run(["simherdr", *argv], capture_output=True, text=True)`` with the command
+    forked: its stdout, stderr and status. For commands whose start is not what a test checks
+    (``simherdr run``'s own behaviour: the processes it starts are spawned as ever)."""
+    proc = start(argv, env, cwd)
+    try:
+        status = proc.wait(timeout)
+    except TimeoutError:
+        proc.kill()
+        proc.wait(10)
+        raise
+    return subprocess.CompletedProcess(
+        ["simherdr", *argv], status, proc.stdout.read(), proc.stderr.read()
+    )
+
+
+def _pong(path: str) -> bool:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5.0)
+    try:
+        s.connect(path)
+        s.sendall(b'{"id":"forkserve","method":"ping","params":{}}\n')
+        return b'"pong"' in s.recv(4096)
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def spawn_server(
+    path: str,
+    version: str | None = None,
+    time_scale: float = 1.0,
+    extra: list[str] | None = None,
+    timeout: float = 10.0,
+    env: dict[str, str] | None = None,
+) -> ForkedServe:
+    """:func:`simherdr.testing.spawn_server` (the same command line) in a forked child: for
+    tests of what a running server does, not of its start as a process. Waited for until a
+    ``ping`` is answered: the server's loop runs, so its signal handlers are in place (a
+    connect alone can succeed just before them: a signal then ends it as the default does)."""
+    argv = ["serve", "--socket", path, "--time-scale", str(time_scale)]
+    if version:
+        argv += ["--herdr-version", str(version)]
+    proc = start(argv + (extra or []), env)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and _pong(path):
+            return proc
+        if proc.poll() is not None:
+            raise RuntimeError(f"simherdr serve exited: {proc.stderr.read()}")
+        time.sleep(0.01)
+    proc.kill()
+    raise RuntimeError("simherdr serve did not start in time")
 
 
 def stop() -> None:

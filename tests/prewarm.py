@@ -6,6 +6,9 @@ four of them at once: ~5 s of CPU each for the ~200 test modules. Here it is don
 cores: ``compileall`` for the plain modules (the workers and every stand-in or server process
 they start import them), and pytest's own rewrite for the test modules and conftests, written
 with pytest's atomic pyc writer, so a worker finds a complete pyc or writes its own as before.
+simherdr itself loads from its plain pyc in the suite (tests/pytestcost.py), but the other
+installed pytest plugins (Hypothesis, xdist, syrupy, pytest-timeout) are rewritten by pytest
+too: on a new virtualenv every worker rewrote them at once (~0.6 s of CPU each); here once.
 
 And Hypothesis' local constants: when a run has property tests, Hypothesis reads the string
 and number literals of every local module imported (simherdr's, client's: ~230 files) to bias
@@ -20,12 +23,33 @@ step is skipped with a one-line notice and the workers do it as they always did.
 from __future__ import annotations
 
 import compileall
+import re
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAIN = ("simherdr", "client", "tests", "benchmarks", "tools")
+# test modules and conftests: pytest imports them rewritten only, their plain pyc is never read
+REWRITTEN_ONLY = re.compile(r"/(test_[^/]*|conftest)\.py$")
+
+
+def _compile(paths: list[str]) -> int:
+    """The plain pycs (``compileall``'s own freshness check: the pyc's recorded mtime and size)."""
+    return sum(bool(compileall.compile_file(name, quiet=1)) for name in paths)
+
+
+def _current(source: Path, pyc: Path) -> bool:
+    """Whether ``pyc`` is pytest's rewritten pyc of ``source`` as it is now: its header only
+    (magic, hash-based flags, the source's hash), as pytest checks before reading the code."""
+    import importlib.util
+
+    try:
+        with open(pyc, "rb") as f:
+            head = f.read(16)
+        digest = importlib.util.source_hash(source.read_bytes())
+    except OSError:
+        return False
+    return head[:8] == importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00" and head[8:] == digest
 
 
 def _rewrite(paths: list[str]) -> int:
@@ -40,7 +64,7 @@ def _rewrite(paths: list[str]) -> int:
     for name in paths:
         fn = Path(name)
         pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
-        if rw._read_pyc(fn, pyc, _State.trace) is not None:
+        if _current(fn, pyc):
             continue
         source = fn.read_bytes()
         source_hash = rw.importlib.util.source_hash(source)
@@ -68,21 +92,69 @@ def _constants(paths: list[str]) -> int:
     return len(paths)
 
 
-def main() -> int:
-    for top in PLAIN:
-        compileall.compile_dir(str(ROOT / top), quiet=1, workers=2)
-    # pytest rewrites the test modules and conftests, and every module of the distribution
-    # that registers its plugin (simherdr's pytest11 entry point: simherdr/ and client/)
-    paths = [str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py")] + [
+# the simherdr modules the suite keeps rewritten (tests/pytestcost.py: KEEP_REWRITTEN)
+KEEP_REWRITTEN = ("simherdr/testing.py",)
+
+
+def _rewritten_paths() -> list[str]:
+    """The repository's modules pytest imports rewritten: the test modules, the conftests and
+    :data:`KEEP_REWRITTEN`."""
+    return [
         str(p)
         for p in (ROOT / "tests").rglob("*.py")
         if p.name.startswith("test_") or p.name == "conftest.py"
-    ]
+    ] + [str(ROOT / name) for name in KEEP_REWRITTEN]
+
+
+def _plugin_modules() -> list[str]:
+    """The modules pytest rewrites for the installed pytest11 plugins but simherdr: each
+    distribution's top-level packages and modules (pytest's own rule), less optional
+    integrations (``extra`` packages: Hypothesis' django, numpy, ... which the suite never
+    imports)."""
+    import importlib.metadata as md
+
+    from _pytest.config import _iter_rewritable_modules
+
+    out = []
+    for dist in md.distributions():
+        if dist.metadata["Name"] == "simherdr":
+            continue
+        if not any(ep.group == "pytest11" for ep in dist.entry_points):
+            continue
+        files = dist.files or []
+        names = set(_iter_rewritable_modules(str(f) for f in files))
+        for f in files:
+            parts = str(f).split("/")
+            if parts[-1].endswith(".py") and parts[0].removesuffix(".py") in names:
+                if "extra" not in parts:
+                    out.append(str(f.locate()))
+    return out
+
+
+def main() -> int:
+    # here, not at the top: tests/core/test_prewarm.py imports this module at collection
+    from concurrent.futures import ProcessPoolExecutor
+
+    plain = sorted(
+        str(p)
+        for top in PLAIN
+        for p in (ROOT / top).rglob("*.py")
+        if not REWRITTEN_ONLY.search(str(p))
+    )
+    paths = _rewritten_paths()
+    try:
+        paths += _plugin_modules()
+    except Exception as exc:  # an optimisation: the workers rewrite them as they always did
+        print(
+            f"tests/prewarm: plugins' modules skipped ({type(exc).__name__}: {exc})",
+            file=sys.stderr,
+        )
     paths.sort()
     # the local modules Hypothesis scans (it skips tests and site-packages)
     local = sorted(str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py"))
     with ProcessPoolExecutor(2) as pool:
         for what, job, work in (
+            ("the plain pycs", _compile, plain),
             ("pytest's assert rewrite", _rewrite, paths),
             ("Hypothesis' local constants", _constants, local),
         ):

@@ -151,7 +151,24 @@ class _Pair:
         self.out.append(Difference(cat, self.cassette, where, path, a, b, sa, sb))
 
 
+_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+_KINDS = {
+    type(None): "null",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
 def _kind(v: Any) -> str:
+    kind = _KINDS.get(type(v))  # the plain types at once; a subclass as below
+    if kind is not None:
+        return kind
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -175,6 +192,9 @@ def _scalar_category(path: str, a: Any, b: Any) -> str:
 def structural(
     p: _Pair, a: Any, b: Any, path: str, where: str, sa: int | None, sb: int | None
 ) -> None:
+    t = type(a)
+    if t is type(b) and a == b and (t in _PLAIN_SCALARS or (t is str and "<" not in a)):
+        return  # equal scalars, no reference in them to bind: nothing below would differ
     if isinstance(a, dict) and isinstance(b, dict):
         if path == "$" and ("result" in a) != ("result" in b) and ("error" in a or "error" in b):
             ra = (
@@ -205,8 +225,9 @@ def structural(
         if len(a) != len(b):
             p.add("values", where, f"{path} (length)", len(a), len(b), sa, sb)
         return
-    if _kind(a) != _kind(b):
-        p.add("type changes", where, path, _kind(a), _kind(b), sa, sb)
+    ka, kb = _kind(a), _kind(b)
+    if ka != kb:
+        p.add("type changes", where, path, ka, kb, sa, sb)
         return
     if isinstance(a, str) and isinstance(b, str) and p.same_refs(a, b):
         return  # the same text, its references corresponding (each pair now bound)

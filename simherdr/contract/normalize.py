@@ -295,6 +295,17 @@ _KIND_PATTERN["launched"] = r"[A-Za-z0-9._-]+"  # herdr's session name (src/sess
 _KIND_PATTERN["tmp"] = r"/" + _PATH_CHARS + r"+?(?:/" + _PATH_CHARS + r"+?)*?"
 
 
+_KIND_RE: dict[str, re.Pattern[str]] = {}
+
+
+def _kind_re(kind: str) -> re.Pattern[str]:
+    """The kind's value pattern, compiled once (as :meth:`Binder._unify_text` matches it)."""
+    pattern = _KIND_RE.get(kind)
+    if pattern is None:
+        pattern = _KIND_RE[kind] = re.compile(_KIND_PATTERN.get(kind, ".+?"), re.DOTALL)
+    return pattern
+
+
 @dataclass
 class Mismatch:
     path: str
@@ -455,6 +466,18 @@ class Binder:
             return
         if not isinstance(a, str):
             problems.append(Mismatch(path, e, self.display(a)))
+            return
+        if whole:
+            # the whole value is one reference (most are): what the pattern below would be
+            # (the bound value itself, or the kind's pattern), without building a regex
+            ok, value = self._lookup(e, pending)
+            if ok:
+                if a != str(value):
+                    problems.append(Mismatch(path, e, self.display(a)))
+            elif _kind_re(self._kind(e)).fullmatch(a) is None or self._taken(e, a, pending):
+                problems.append(Mismatch(path, e, self.display(a)))
+            else:
+                pending[e] = a
             return
         regex, groups = [], []
         last = 0

@@ -143,8 +143,8 @@ def first_pane_rect_size(root: L.Node, area: Rect, zoomed: bool) -> Size:
     pane info has the whole area, src/ui/panes.rs compute_pane_infos)."""
     if zoomed:
         return (area[2], area[3])
-    rects = L.pane_rects(root, area)
-    return (rects[0][1][2], rects[0][1][3]) if rects else (area[2], area[3])
+    _, _, w, h = L.first_pane_rect(root, area)
+    return (w, h)
 
 
 def changed(sizes: dict[str, Size], current: Iterable[tuple[str, Size]]) -> dict[str, Size]:

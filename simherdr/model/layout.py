@@ -97,36 +97,70 @@ def pane_count(node: Node) -> int:
     return sum(1 for _ in leaves(node))
 
 
-def _path_to(node: Node, pane: str) -> list[tuple[Split, bool]] | None:
-    """[(split, went_second)] from the root to the pane's leaf, or None if absent."""
-    # each stack entry carries a parent link (link, split, second): paths share prefixes
-    stack: list[tuple[Node, Any]] = [(node, None)]
+def path_to(node: Node, pane: str) -> list[tuple[Split, bool]] | None:
+    """[(split, went_second)] from the root to the pane's leaf, or None if absent.
+
+    Depth-first, first child before second; a split's leaf children are looked at where the
+    split is taken off the stack (a tree holds a pane once), and only split children are
+    stacked, each with a link to its parent's entry (paths share prefixes)."""
+    if isinstance(node, Leaf):
+        return [] if node.pane == pane else None
+    stack: list[tuple[Split, Any]] = [(node, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        n, link = stack.pop()
-        if isinstance(n, Leaf):
-            if n.pane != pane:
-                continue
-            out: list[tuple[Split, bool]] = []
-            while link is not None:
-                link, split, second = link
-                out.append((split, second))
-            out.reverse()
-            return out
-        stack.append((n.second, (link, n, True)))
-        stack.append((n.first, (link, n, False)))
+        n, link = pop()
+        first, second = n.first, n.second
+        if isinstance(second, Leaf):
+            if second.pane == pane:
+                return _unlink((link, n, True))
+        else:
+            push((second, (link, n, True)))
+        if isinstance(first, Leaf):
+            if first.pane == pane:
+                return _unlink((link, n, False))
+        else:
+            push((first, (link, n, False)))
     return None
 
 
+def _unlink(link: Any) -> list[tuple[Split, bool]]:
+    out: list[tuple[Split, bool]] = []
+    while link is not None:
+        link, split, second = link
+        out.append((split, second))
+    out.reverse()
+    return out
+
+
 def contains(node: Node, pane: str) -> bool:
-    return any(leaf.pane == pane for leaf in leaves(node))
+    stack = [node]  # (a plain loop: every split asks it of the whole tree)
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        if isinstance(n, Leaf):
+            if n.pane == pane:
+                return True
+        else:
+            push(n.second)
+            push(n.first)
+    return False
 
 
 # --- edits (each returns the new root; the tree is edited in place) ---------------------------
 
 
-def split_leaf(node: Node, target: str, new_pane: str, direction: str, ratio: float) -> Node:
-    """Replace the target's leaf by Split(target, new_pane) (src/layout.rs split_at)."""
-    path = _path_to(node, target)
+def split_leaf(
+    node: Node,
+    target: str,
+    new_pane: str,
+    direction: str,
+    ratio: float,
+    path: list[tuple[Split, bool]] | None = None,
+) -> Node:
+    """Replace the target's leaf by Split(target, new_pane) (src/layout.rs split_at).
+    ``path``: the target's :func:`path_to` in this tree, when the caller has it."""
+    if path is None:
+        path = path_to(node, target)
     if path is None:
         return node
     fresh = Split(direction, ratio, Leaf(target), Leaf(new_pane))
@@ -142,7 +176,7 @@ def split_leaf(node: Node, target: str, new_pane: str, direction: str, ratio: fl
 
 def remove_leaf(node: Node, pane: str) -> Node | None:
     """Remove a pane; its sibling takes the parent split's place (src/layout.rs remove_pane)."""
-    path = _path_to(node, pane)
+    path = path_to(node, pane)
     if path is None:
         return node
     if not path:
@@ -266,6 +300,17 @@ def _splits(node: Node, area: Rect) -> list[dict]:
     return _layout(node, area)[1]
 
 
+def first_pane_rect(node: Node, area: Rect = DEFAULT_AREA) -> Rect:
+    """The rect of the first pane in layout order (``pane_rects(node, area)[0]``'s): down the
+    first children only, O(depth) instead of a walk of the whole tree (every new pane's
+    spawn size reads it: model/geometry.py spawn_size)."""
+    rect = area
+    while not isinstance(node, Leaf):
+        rect = split_rect(rect, node.direction, node.ratio)[0]
+        node = node.first
+    return rect
+
+
 def _rect(r: Rect) -> dict:
     return {"x": r[0], "y": r[1], "width": r[2], "height": r[3]}
 
@@ -276,30 +321,69 @@ def split_id(index: int, path: str) -> str:
     return f"split_{index}_{path or 'root'}"
 
 
-def snapshot(node: Node, area: Rect = DEFAULT_AREA) -> tuple[list[dict], list[dict]]:
+def snapshot(
+    node: Node, area: Rect = DEFAULT_AREA, focused: str | None = None
+) -> tuple[list[dict], list[dict]]:
     """(panes[{pane_id, rect}], splits[{id, direction, ratio, rect}]): the same walk as
-    :func:`_layout`, building the wire dicts directly (it runs on every layout_updated)."""
+    :func:`_layout`, building the wire dicts directly (it runs on every layout_updated, and
+    a tab of n splits costs O(n) of them per change: issue 14's deep chain). With
+    ``focused``, each pane entry is the view's ``{pane_id, focused, rect}``.
+
+    The walk goes down first children in a loop and stacks only a second child whose
+    sibling is a split, and builds a path only for a split (its id): the same pre-order
+    as pushing both children, at a fraction of the work on a deep tree."""
     panes: list[dict] = []
     splits: list[dict] = []
-    stack: list[tuple[Node, Rect, str]] = [(node, area, "")]
+    add_pane, add_split = panes.append, splits.append
+    first_size = _first_size
+    stack: list[tuple[Node, int, int, int, int, str]] = []
     pop, push = stack.pop, stack.append
-    while stack:
-        n, rect, path = pop()
-        x, y, w, h = rect
+    n = node
+    x, y, w, h = area
+    path = ""
+    while True:
         if isinstance(n, Leaf):
-            panes.append({"pane_id": n.pane, "rect": {"x": x, "y": y, "width": w, "height": h}})
+            pane = n.pane
+            rect = {"x": x, "y": y, "width": w, "height": h}
+            if focused is None:
+                add_pane({"pane_id": pane, "rect": rect})
+            else:
+                add_pane({"pane_id": pane, "focused": pane == focused, "rect": rect})
+            if not stack:
+                break
+            n, x, y, w, h, path = pop()
             continue
-        splits.append(
+        direction, ratio = n.direction, n.ratio
+        add_split(
             {
                 "id": f"split_{len(splits)}_{path or 'root'}",
-                "direction": n.direction,
-                "ratio": n.ratio,
+                "direction": direction,
+                "ratio": ratio,
                 "rect": {"x": x, "y": y, "width": w, "height": h},
             }
         )
-        a, b = split_rect(rect, n.direction, n.ratio)
-        push((n.second, b, path + "1"))
-        push((n.first, a, path + "0"))
+        # split_rect, inlined: the first child's (x, y, w, h) here, the second's below
+        if direction == "right":
+            w1 = first_size(w, ratio)
+            sx, sy, sw, sh = x + w1, y, w - w1 if w > w1 else 0, h
+            w = w1
+        else:
+            h1 = first_size(h, ratio)
+            sx, sy, sw, sh = x, y + h1, w, h - h1 if h > h1 else 0
+            h = h1
+        first, second = n.first, n.second
+        if isinstance(first, Leaf):
+            # the first child is a pane: it comes next in pre-order, then the second child
+            pane = first.pane
+            rect = {"x": x, "y": y, "width": w, "height": h}
+            if focused is None:
+                add_pane({"pane_id": pane, "rect": rect})
+            else:
+                add_pane({"pane_id": pane, "focused": pane == focused, "rect": rect})
+            n, x, y, w, h, path = second, sx, sy, sw, sh, path + "1"
+        else:
+            push((second, sx, sy, sw, sh, path + "1"))
+            n, path = first, path + "0"
     return panes, splits
 
 

@@ -494,10 +494,11 @@ class Session:
         w = self.ws_of(target)
         t = self.tab_of(target)
         ratio = L.valid_split_ratio(ratio)
-        if not L.contains(t.root, target.pane_id):
+        path = L.path_to(t.root, target.pane_id)  # one walk: found here, split there
+        if path is None:
             raise E.pane_not_found()
         p = self._new_pane(w, t.tab_id, cwd, env, now_us)
-        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, ratio)
+        t.root = L.split_leaf(t.root, target.pane_id, p.pane_id, direction, ratio, path)
         t.zoomed = False
         if focus:
             self.switch_tab(w, t)

@@ -9,28 +9,20 @@ connection, one reply line each::
     -> {"ok": true, "result": {...}}            or  {"ok": false, "error": "..."}
 
 ``simherdr ctl --control PATH OP [JSON-ARGS]`` sends one op and prints its result. The ops run
-on the simulator's own loop, between herdr requests; see :data:`OPS` for the list.
+on the simulator's own loop, between herdr requests; see :data:`OPS` for the list. The socket
+itself is :mod:`simherdr.controlsocket` (it imports this module at its first request).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
-import json
-import os
 from collections.abc import Callable
 from typing import Any
 
 from ..facts import errors as E
-from ..unixsocket import Listening, listen_unix
-from ..wire import decode_request
 from . import agents as A
 from .faults import fault_from_spec
 from .opspec import check_args
-
-MAX_LINE = 1024 * 1024
-
 
 # --- the ops ------------------------------------------------------------------------------------
 
@@ -227,70 +219,3 @@ def handle(sim, obj) -> dict:
     except Exception as e:  # a control plane must not take the server down
         return {"ok": False, "error": f"internal error in {op}: {e!r}"}
     return {"ok": True, "result": result}
-
-
-# --- the socket ----------------------------------------------------------------------------------
-
-
-def _encode(obj) -> bytes:
-    # ASCII escapes: a reply that echoes a lone surrogate from a request still encodes
-    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
-
-
-class ControlServer:
-    """The control socket, on the simulator's loop."""
-
-    def __init__(self, sim, path: str):
-        self.sim = sim
-        self.path = os.path.abspath(path)
-        self._server: Listening | None = None
-        self._conns: set[asyncio.Task] = set()
-        self.fate = ""  # what close() did with the socket file (unixsocket.Listening.close)
-
-    async def start(self) -> None:
-        self._server = await listen_unix(
-            self.path,
-            self._handle,
-            limit=MAX_LINE + 1,
-            busy_message=f"control socket busy at {self.path}",
-        )
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self.fate = self._server.close()  # removes the socket only if it is still ours
-            self._server = None
-        for t in list(self._conns):
-            t.cancel()
-        await asyncio.gather(*self._conns, return_exceptions=True)
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None  # a connection handler runs as a task
-        self._conns.add(task)
-        try:
-            while True:
-                try:
-                    line = await reader.readuntil(b"\n")
-                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
-                    return
-                text = line.decode("utf-8", "replace").strip()
-                if not text:
-                    continue
-                try:
-                    obj = decode_request(text)  # serde_json's rules, nesting limit included
-                except ValueError as e:
-                    reply = {"ok": False, "error": f"invalid JSON: {e}"}
-                else:
-                    if isinstance(obj, dict) and obj.get("op") not in ("trace.get", "ops"):
-                        self.sim.trace.record(
-                            "step", "control", name=obj.get("op"), args=obj.get("args")
-                        )
-                    reply = handle(self.sim, obj)
-                writer.write(_encode(reply))
-                await writer.drain()
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            self._conns.discard(task)
-            with contextlib.suppress(Exception):
-                writer.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import freezegun
 import pytest
 
 from simherdr import params as P
@@ -114,6 +113,8 @@ def test_four_hour_wait_with_timeout_and_subscription(g):
 
 
 def test_freezegun_frozen_time_drives_the_simulator(config):
+    import freezegun  # here, not at collection: its import (~40 ms) is this test's alone
+
     with freezegun.freeze_time("2026-09-14 05:17:03") as frozen:
         h = Harness(
             "0.9.3",

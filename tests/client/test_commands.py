@@ -13,7 +13,7 @@ import pytest
 
 from simherdr.contract.targets import ping_version
 from simherdr.stub.install import write_stub
-from simherdr.testing import spawn_server
+from tests import forkserve
 
 BIN = os.path.dirname(sys.executable)
 
@@ -33,7 +33,7 @@ def command(name: str) -> list[str]:
 @pytest.fixture
 def served(tmp_path):
     sock = str(tmp_path / "h" / "herdr.sock")
-    proc = spawn_server(sock, time_scale=100)
+    proc = forkserve.spawn_server(sock, time_scale=100)  # the commands are what runs here
     try:
         # what `simherdr install-stub DIR --socket S` writes (that command's own test:
         # tests/core/test_user_errors.py), without a Python start for it

@@ -15,7 +15,7 @@ from simherdr_client.fresh_call import FreshCallRequest, fresh_call, render
 from simherdr_client.runner import HerdrRunner
 
 from simherdr.scenarios import agents as SC
-from simherdr.testing import spawn_server
+from tests import forkserve
 from tests.client.helpers import SCALE, FakeTime, run
 
 NONCE = "mux-fresh-call-" + "0123456789abcdef01234567"
@@ -146,7 +146,8 @@ def test_agent_gone_before_the_first_read_is_unobserved(caller):
 def test_success_through_simherdr_serve_process(tmp_path, stub_path):
     sockdir = tempfile.mkdtemp(prefix="shc", dir="/tmp")
     sock = os.path.join(sockdir, "herdr.sock")
-    proc = spawn_server(sock, version="0.9.3", time_scale=SCALE)
+    # a serve process of its own, forked (tests/forkserve.py: the CLI's main, no Python start)
+    proc = forkserve.spawn_server(sock, version="0.9.3", time_scale=SCALE)
     try:
         env = {
             "PATH": os.environ["PATH"],

@@ -12,7 +12,8 @@ import pytest
 from simherdr.contract import verify as V
 from simherdr.contract.journal import NON_EMPTY
 from simherdr.contract.targets import simherdr_target
-from simherdr.testing import ThreadServer, spawn_server
+from simherdr.testing import ThreadServer
+from tests import forkserve
 from tests.contract.conftest import record_script, verify_everywhere
 from tests.contract.test_replay_fixes import sock
 
@@ -21,9 +22,10 @@ SIMHERDR = [sys.executable, "-m", "simherdr"]
 
 @pytest.fixture
 def served(tmp_path, version):
-    """``simherdr serve`` with its control socket, at time scale 50."""
+    """``simherdr serve`` with its control socket, at time scale 50 (forked: tests/forkserve.py;
+    what is recorded is what it answers, not its start)."""
     up, ctl = str(tmp_path / "up.sock"), str(tmp_path / "ctl.sock")
-    proc = spawn_server(up, version, time_scale=50, extra=["--control", ctl])
+    proc = forkserve.spawn_server(up, version, time_scale=50, extra=["--control", ctl])
     yield up, ctl
     proc.terminate()
     proc.wait(10)

@@ -54,7 +54,7 @@ LEFT = [
 
 def _argparse(words: list[str]) -> dict | None:
     try:
-        return vars(cli.parser(only_serve=True).parse_args(["serve", *words]))
+        return vars(cli.parser(only="serve").parse_args(["serve", *words]))
     except SystemExit:
         return None
 
@@ -95,7 +95,7 @@ def test_every_pair_of_options_agrees_with_argparse():
 
 
 def test_the_table_is_the_whole_serve_parser():
-    sub = cli.parser(only_serve=True)._subparsers._group_actions[0].choices["serve"]
+    sub = cli.parser(only="serve")._subparsers._group_actions[0].choices["serve"]
     flags = {a.option_strings[0] for a in sub._actions if a.option_strings[0] != "-h"}
     assert flags == {flag for flag, _ in cli._SERVE_WHERE + cli._SERVE_OPTIONS}
 

@@ -19,7 +19,8 @@ from collections.abc import Callable
 import pytest
 
 from simherdr.clock import DEFAULT_PACING, PACINGS, ScaledClock, make_clock
-from simherdr.testing import Harness, spawn_server
+from simherdr.testing import Harness
+from tests import forkserve
 from tests.core.socketclient import request
 
 SCALE = 1000.0
@@ -368,7 +369,10 @@ def test_serve_takes_the_pacing():
     try:
         for extra, pacing in (([], "paced"), (["--time-pacing", "wall"], "wall")):
             sock, control = os.path.join(d, f"{pacing}.sock"), os.path.join(d, f"{pacing}.ctl")
-            proc = spawn_server(sock, time_scale=SCALE, extra=[*extra, "--control", control])
+            # forked (tests/forkserve.py): the option reaching the server, not its start
+            proc = forkserve.spawn_server(
+                sock, time_scale=SCALE, extra=[*extra, "--control", control]
+            )
             try:
                 info = ctl(control, "server.info")["result"]
             finally:

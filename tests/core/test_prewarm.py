@@ -36,3 +36,14 @@ def test_prewarm_writes_the_constants_file_hypothesis_reads(tmp_path):
         assert "prewarm-7f3a" in cached.read_text()
     finally:
         cached.unlink(missing_ok=True)
+
+
+def test_prewarm_rewrites_the_modules_pytest_imports_rewritten():
+    ours = [p.removeprefix(str(prewarm.ROOT) + "/") for p in prewarm._rewritten_paths()]
+    assert "tests/conftest.py" in ours and "tests/core/test_prewarm.py" in ours
+    assert [p for p in ours if not p.startswith("tests/")] == ["simherdr/testing.py"]
+    assert not [p for p in ours if p.startswith("tests/") and p.endswith("/prewarm.py")]
+    plugins = prewarm._plugin_modules()
+    for module in ("hypothesis/core.py", "xdist/remote.py", "syrupy/__init__.py"):
+        assert any(p.endswith("site-packages/" + module) for p in plugins), module
+    assert not [p for p in plugins if "/extra/" in p or "/simherdr/" in p]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from simherdr.testing import Harness
 from tests import herdr_reference as ref
@@ -28,6 +27,8 @@ def _replies() -> list[dict]:
 
 
 def _python_verdict(kind: str, obj) -> bool:
+    from jsonschema import Draft202012Validator  # not at collection (~40 ms): one test's
+
     doc = ref._document(ref.schema_version(VERSION))
     return Draft202012Validator(ref._root(doc, f"#/schemas/{kind}")).is_valid(obj)
 

@@ -1,4 +1,6 @@
-"""`simherdr serve` and `simherdr install-stub` as processes."""
+"""`simherdr serve` and `simherdr install-stub` as processes. A test of what a running server
+does to its own process (a signal, server.stop) starts it forked (tests/forkserve.py: the CLI's
+main in a process of its own) where another case spawns the real ``python -m simherdr serve``."""
 
 from __future__ import annotations
 
@@ -12,14 +14,18 @@ import pytest
 
 from simherdr.server import socket_answers
 from simherdr.testing import spawn_server
+from tests import forkserve
 from tests.core.socketclient import request
+from tests.inproc import simherdr_main
 from tests.releases import DEFAULT_VERSION
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_stops_cleanly_on_signal_and_removes_socket(tmp_path, sig):
     path = str(tmp_path / "herdr.sock")
-    proc = spawn_server(path, version="0.8.2")
+    # SIGTERM: the real `python -m simherdr serve`; SIGINT: forked (the same handlers)
+    start = spawn_server if sig == signal.SIGTERM else forkserve.spawn_server
+    proc = start(path, version="0.8.2")
     try:
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         assert request(path, "ping", version="0.8.2")["result"]["protocol"] == 20
@@ -34,7 +40,7 @@ def test_serve_stops_cleanly_on_signal_and_removes_socket(tmp_path, sig):
 
 def test_serve_refuses_a_socket_that_answers(tmp_path):
     path = str(tmp_path / "herdr.sock")
-    first = spawn_server(path)
+    first = forkserve.spawn_server(path)  # a live server; the second start is the real one
     try:
         second = subprocess.run(
             [sys.executable, "-m", "simherdr", "serve", "--socket", path],
@@ -52,8 +58,10 @@ def test_serve_refuses_a_socket_that_answers(tmp_path):
 
 
 def test_server_stop_ends_the_process(tmp_path):
+    # forked; through the stand-in's `herdr server` the real process:
+    # tests/stub/test_cli_local_e2e.py::test_default_server_stopped_with_server_stop
     path = str(tmp_path / "herdr.sock")
-    proc = spawn_server(path)
+    proc = forkserve.spawn_server(path)
     try:
         assert request(path, "server.stop")["result"] == {"type": "ok"}
         assert proc.wait(10) == 0
@@ -64,21 +72,8 @@ def test_server_stop_ends_the_process(tmp_path):
 
 
 def test_bad_version_is_a_usage_error(tmp_path):
-    p = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simherdr",
-            "serve",
-            "--socket",
-            str(tmp_path / "s"),
-            "--herdr-version",
-            "1.0",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=20,
-    )
+    # in-process (tests/inproc.py); serve's usage errors as a process: tests/core/test_user_errors.py
+    p = simherdr_main("serve", "--socket", str(tmp_path / "s"), "--herdr-version", "1.0")
     assert p.returncode == 2 and "invalid choice: '1.0'" in p.stderr
 
 

@@ -36,12 +36,15 @@ def client():
     os._exit(0)
 
 threading.Thread(target=client, daemon=True).start()
-sys.argv = ["simherdr", "serve", "--socket", path, "--quiet", "--herdr-config-dir", config_dir]
+control = os.path.join(os.path.dirname(path), "control.sock")  # a control socket nobody uses
+sys.argv = ["simherdr", "serve", "--socket", path, "--control", control, "--quiet",
+            "--herdr-config-dir", config_dir]
 from simherdr.cli import main
 main()
 """
 
-# Not needed to answer a ping on a server with no config file, scenario, trace or panes.
+# Not needed to answer a ping on a server with no config file, scenario, trace or panes, and a
+# control socket nobody used (its ops, the scenario and fault layer, come with its first request).
 NOT_AT_START = (
     "tomllib",
     "hashlib",

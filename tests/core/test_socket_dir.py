@@ -22,7 +22,9 @@ def mode(path) -> int:
 
 
 def test_missing_parent_is_created_private(tmp_path):
-    path = tmp_path / "made" / "by" / "simherdr" / "herdr.sock"
+    # three missing levels, short: the terminal plane's herdr-client.sock goes beside it, and
+    # AF_UNIX paths end at 107 bytes (tmp_path is ~75 once pytest's run number has 4 digits)
+    path = tmp_path / "m" / "b" / "s" / "herdr.sock"
     with ThreadServer(path=str(path)) as srv:
         assert mode(path.parent) == 0o700
         assert mode(path) == 0o600

@@ -11,11 +11,12 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 import simherdr
-from simherdr.testing import spawn_server
+from tests import forkserve
 from tests.inproc import simherdr_main
 
 
@@ -127,7 +128,7 @@ def test_install_stub_never_replaces_a_herdr_it_did_not_write(tmp_path):
 
 def test_install_stub_follows_the_running_server(tmp_path):
     path = str(tmp_path / "herdr.sock")
-    proc = spawn_server(path, version="0.8.2")
+    proc = forkserve.spawn_server(path, version="0.8.2")  # a running server (tests/forkserve.py)
     try:
         p = simherdr_cmd("install-stub", str(tmp_path / "bin"), "--socket", path)
         assert p.returncode == 0, p.stderr
@@ -224,27 +225,25 @@ def test_serve_stop_after_someone_removed_its_socket_says_so(tmp_path):
 
     path = str(tmp_path / "s" / "herdr.sock")
     control = str(tmp_path / "s" / "ctl.sock")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--control", control],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # forked (tests/forkserve.py); serve's lines as a process: the test above
+    proc = forkserve.spawn_server(path, extra=["--control", control])
     other = None
     try:
-        assert proc.stderr.readline().endswith(f"listening on {path}\n")
-        assert proc.stderr.readline() == f"simherdr: control socket on {control}\n"
+        while not os.path.exists(control):
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.01)
         os.unlink(path)
         os.unlink(control)
         other = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
         other.bind(control)  # someone else's socket on the control path now
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=10)
-        assert proc.returncode == 0 and out == ""
-        assert err == (
+        assert proc.wait(10) == 0 and proc.stdout.read() == ""
+        assert proc.stderr.read().splitlines(keepends=True) == [
+            f"simherdr: herdr 0.9.3 (protocol 22) listening on {path}\n",
+            f"simherdr: control socket on {control}\n",
             f"simherdr: stopped (SIGTERM); {path} was already gone (removed by someone else); "
-            f"{control} is another socket now (left in place)\n"
-        )
+            f"{control} is another socket now (left in place)\n",
+        ]
         assert os.path.exists(control)
     finally:
         if other is not None:

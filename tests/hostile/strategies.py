@@ -176,9 +176,24 @@ def typed(check) -> st.SearchStrategy:
     )
 
 
+#: params strategies by spec (the spec kept to check the id is its own)
+_PARAMS: dict[int, tuple[dict, st.SearchStrategy]] = {}
+
+
 def params_for(spec: dict) -> st.SearchStrategy:
     """Params for a spec: mostly well typed with the required fields present (so handlers
-    run), sometimes any field missing or of any JSON kind."""
+    run), sometimes any field missing or of any JSON kind. Built once per spec: the tests
+    draw it on every example, and Hypothesis validates a strategy built anew by walking all
+    of it again (what it draws is the same either way)."""
+    hit = _PARAMS.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    strategy = _params_for(spec)
+    _PARAMS[id(spec)] = (spec, strategy)
+    return strategy
+
+
+def _params_for(spec: dict) -> st.SearchStrategy:
     value = {
         name: st.one_of(typed(f.check), typed(f.check), typed(f.check), JSON)
         for name, f in spec.items()

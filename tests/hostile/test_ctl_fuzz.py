@@ -23,7 +23,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from simherdr import ctl
-from simherdr.scenarios.control import ControlServer
+from simherdr.controlsocket import ControlServer
 from tests.budget import examples
 
 from .conftest import HOSTILE, server

@@ -300,7 +300,7 @@ def control_exchange(path: str, line: bytes) -> list[dict]:
     ids=["op-list", "op-map", "deep", "lone-surrogate", "null-duration"],
 )
 def test_control_socket_answers_every_line_and_keeps_the_connection(tmp_path, line):
-    from simherdr.scenarios.control import ControlServer
+    from simherdr.controlsocket import ControlServer
 
     path = str(tmp_path / "ctl" / "control.sock")
     srv = server("0.9.3", tmp_path)

@@ -122,8 +122,10 @@ def test_simultaneous_binds_in_one_process_exactly_one_wins(tmp_path):
 
 
 def test_a_replaced_socket_is_not_deleted_by_the_older_server(tmp_path):
+    """Both servers forked (tests/forkserve.py: processes of their own; the spawned `python -m
+    simherdr serve` starts in test_two_simultaneous_starts_exactly_one_wins)."""
     path = str(tmp_path / "s" / "herdr.sock")
-    old = subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
+    old = forkserve.start(["serve", "--socket", path])
     new = None
     try:
         assert wait_for(lambda: ping(path))
@@ -131,7 +133,7 @@ def test_a_replaced_socket_is_not_deleted_by_the_older_server(tmp_path):
         # and a newer server takes the path
         os.unlink(path)
         os.unlink(client_socket_path(path))
-        new = subprocess.Popen(SERVE + ["--socket", path], stderr=subprocess.PIPE, text=True)
+        new = forkserve.start(["serve", "--socket", path])
         assert wait_for(lambda: ping(path))
         stop(old)
         assert os.path.exists(path), "the older server deleted the newer server's socket"

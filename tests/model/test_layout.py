@@ -105,6 +105,34 @@ def test_split_ids_are_preorder_positions_and_paths():
     assert [s["id"] for s in splits] == ["split_0_root", "split_1_1", "split_2_11"]
 
 
+def test_the_snapshot_walk_gives_the_layouts_own_order_rects_and_focus():
+    """snapshot() walks its own way (first children in a loop): the same panes in the same
+    order with the same rects as _layout's walk, every split's id its pre-order position and
+    path, and with ``focused`` the view's entry; first_pane_rect is the first of them."""
+    trees = [
+        sample(),
+        P(1),
+        V(0.5, H(0.3, P(1), P(2)), H(0.7, V(0.2, P(3), P(4)), P(5))),
+        H(0.5, V(0.5, V(0.5, P(1), P(2)), P(3)), P(4)),
+    ]
+    for tree in trees:
+        panes, splits = L.snapshot(tree, AREA)
+        want = L.pane_rects(tree, AREA)
+        assert [(p["pane_id"], tuple(p["rect"].values())) for p in panes] == want
+        assert [s["id"] for s in splits] == [
+            L.split_id(i, s["path"]) for i, s in enumerate(L._splits(tree, AREA))
+        ]
+        assert [tuple(s["rect"].values()) for s in splits] == [
+            s["rect"] for s in L._splits(tree, AREA)
+        ]
+        focused, _ = L.snapshot(tree, AREA, focused="p2")
+        assert focused == [
+            {"pane_id": p["pane_id"], "focused": p["pane_id"] == "p2", "rect": p["rect"]}
+            for p in panes
+        ]
+        assert L.first_pane_rect(tree, AREA) == want[0][1]
+
+
 def test_saved_form_round_trips():
     tree = sample()
     saved = L.to_saved(tree, lambda pane: int(pane[1:]))

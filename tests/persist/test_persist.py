@@ -13,6 +13,7 @@ from pathlib import Path
 from simherdr import persist
 from simherdr.scenarios import server_restart
 from simherdr.testing import Harness, ThreadServer, spawn_server
+from tests import forkserve
 from tests import herdr_reference as ref
 from tests.core.socketclient import request
 from tests.releases import rows
@@ -217,7 +218,8 @@ def test_serve_persist_flag(tmp_path, monkeypatch):
         proc.kill()
     saved = json.loads((tmp_path / "xdg/herdr/session.json").read_text())
     assert saved["workspaces"][0]["custom_name"] == "kept"
-    proc = spawn_server(sock, "0.8.2", extra=["--persist"])
+    # the second start forked (tests/forkserve.py: the CLI's main in a process of its own)
+    proc = forkserve.spawn_server(sock, "0.8.2", extra=["--persist"])
     try:
         assert ok(sock, "workspace.get", workspace_id="w1")["workspace"]["label"] == "kept"
     finally:
@@ -301,7 +303,7 @@ def test_serve_reads_pane_history_from_herdrs_config(tmp_path, monkeypatch):
     sock_dir = tmp_path / "s"
     sock_dir.mkdir(mode=0o700)
     sock = str(sock_dir / "herdr.sock")
-    proc = spawn_server(sock, "0.8.2", extra=["--persist"])
+    proc = forkserve.spawn_server(sock, "0.8.2", extra=["--persist"])  # as in the test above
     try:
         ok(sock, "workspace.create", cwd=str(tmp_path))
         ok(sock, "server.stop")
@@ -340,7 +342,7 @@ def test_serve_persist_debounce_follows_the_scaled_clock(version, tmp_path, monk
             time.sleep(0.02)
         return None
 
-    proc = spawn_server(sock, version, time_scale=1000, extra=["--persist"])
+    proc = forkserve.spawn_server(sock, version, time_scale=1000, extra=["--persist"])
     try:
         ok(sock, "workspace.create", cwd=str(tmp_path), label="first")
         wanted = ["first"]

@@ -60,7 +60,22 @@ def of(table: Table, ty: TypeRef) -> st.SearchStrategy[Any]:
     return named(table, ty.name)
 
 
+#: named types' strategies by (table, name), the table kept to check the id is its own
+_NAMED: dict[tuple[int, str], tuple[Table, st.SearchStrategy[Any]]] = {}
+
+
 def named(table: Table, name: str) -> st.SearchStrategy[Any]:
+    """A named type's values, built once per (table, name): the message variants share their
+    structs and enums, each validated once."""
+    hit = _NAMED.get((id(table), name))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    strategy = _named(table, name)
+    _NAMED[(id(table), name)] = (table, strategy)
+    return strategy
+
+
+def _named(table: Table, name: str) -> st.SearchStrategy[Any]:
     d = table.types[name]
     if isinstance(d, Struct):
         return st.fixed_dictionaries(
@@ -69,7 +84,24 @@ def named(table: Table, name: str) -> st.SearchStrategy[Any]:
     return st.one_of(*(variant(table, d, v.name) for v in d.variants))
 
 
+#: variant strategies by (table, enum, variant), the table kept to check the id is its own
+_VARIANTS: dict[tuple[int, str, str], tuple[Table, st.SearchStrategy[Any]]] = {}
+
+
 def variant(table: Table, d: Enum, name: str) -> st.SearchStrategy[Any]:
+    """One variant's values, built once per (table, enum, variant): the tests draw it on every
+    example, and Hypothesis validates a strategy built anew by walking all of it again (what
+    it draws is the same either way)."""
+    key = (id(table), d.name, name)
+    hit = _VARIANTS.get(key)
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    strategy = _variant(table, d, name)
+    _VARIANTS[key] = (table, strategy)
+    return strategy
+
+
+def _variant(table: Table, d: Enum, name: str) -> st.SearchStrategy[Any]:
     v = d.variant(name)
     assert v is not None
     if v.shape == "unit":

@@ -15,12 +15,18 @@ import time
 
 import pytest
 
+from tests import forkserve
 from tests.inproc import simherdr_main
 
 NODE = shutil.which("node")
 
 
-def simherdr_run(*argv, cwd=None, env=None, timeout=120, **kw):
+def simherdr_run(*argv, cwd=None, env=None, timeout=120, real=False):
+    """``simherdr run ARGV``: forked by default (tests/forkserve.py: run's main in a process of
+    its own; the server and COMMAND it starts are spawned as ever); ``real=True`` spawns
+    ``python -m simherdr run`` (the Python suite, a crash, bad usage; the signals below)."""
+    if not real:
+        return forkserve.run(["run", *argv], env=env, cwd=cwd, timeout=timeout)
     return subprocess.run(
         [sys.executable, "-m", "simherdr", "run", *argv],
         capture_output=True,
@@ -28,7 +34,6 @@ def simherdr_run(*argv, cwd=None, env=None, timeout=120, **kw):
         timeout=timeout,
         cwd=cwd,
         env=env,
-        **kw,
     )
 
 
@@ -103,7 +108,7 @@ class Suite(unittest.TestCase):
 def test_a_python_suite_passes_and_leaves_nothing(tmp_path):
     (tmp_path / "test_client.py").write_text(PY_SUITE)
     p = simherdr_run("--herdr-version", "0.8.2", "--", sys.executable, "-m", "unittest", "-v",
-                     cwd=tmp_path)  # fmt: skip
+                     cwd=tmp_path, real=True)  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "Ran 3 tests" in p.stderr and "OK" in p.stderr
     assert "simherdr run: the command failed" not in p.stderr
@@ -198,7 +203,7 @@ def test_bad_usage_is_one_line():
         (["--time-scale", "0", "--", "true"], "--time-scale"),
     ):
         # the first as a process; the others through the CLI's main in process (tests/inproc.py)
-        p = simherdr_run(*argv) if not argv else simherdr_main("run", *argv)
+        p = simherdr_run(*argv, real=True) if not argv else simherdr_main("run", *argv)
         assert p.returncode == 2, (argv, p.stderr)
         lines = p.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr, p.stderr
@@ -248,6 +253,7 @@ def test_a_crash_of_the_command_stops_everything(tmp_path):
         "sh",
         "-c",
         f'echo "$SIMHERDR_RUN_ROOT" > {marker}; herdr workspace list; kill -SEGV $$',
+        real=True,
     )
     assert p.returncode == 128 + signal.SIGSEGV, p.stderr
     assert "the command failed (exit status 139)" in p.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from simherdr.scenarios.control import handle
-from simherdr.testing import spawn_server
+from tests import forkserve
 from tests.core.socketclient import request
 from tests.scenarios.conftest import start_ready
 from tests.scenarios.test_control import ctl_process
@@ -59,7 +59,9 @@ def test_reset_drops_triggered_scenario_steps(ws):
 
 def test_reset_over_the_control_socket(tmp_path):
     path, control = str(tmp_path / "herdr.sock"), str(tmp_path / "control.sock")
-    proc = spawn_server(path, time_scale=50, extra=["--control", control])
+    # forked (tests/forkserve.py); the control plane of a spawned serve:
+    # tests/scenarios/test_control.py::test_control_plane_end_to_end
+    proc = forkserve.spawn_server(path, time_scale=50, extra=["--control", control])
     try:
         request(path, "workspace.create", {"cwd": str(tmp_path)})
         request(path, "workspace.create", {"cwd": str(tmp_path)})

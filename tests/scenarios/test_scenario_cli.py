@@ -105,25 +105,17 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
 
 
 def test_serve_with_a_scenario_for_other_releases_says_so_first(tmp_path):
-    import signal
-    import subprocess
-    import sys
+    from tests import forkserve  # the CLI's main in a process of its own, no Python start
 
     path = str(tmp_path / "h.sock")
     f = tmp_path / "old-only.toml"
     f.write_text(OLD_ONLY)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--herdr-version", "0.9.3",
-         "--scenario", str(f)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        first = proc.stderr.readline()
-        assert first == (
-            "simherdr serve: note: scenario old-only describes herdr <0.8.0; "
-            "on 0.9.3 herdr behaves otherwise, so the run shows this release's own behaviour\n"
-        )
-        assert proc.stderr.readline().startswith("simherdr: herdr 0.9.3 (protocol 22) listening")
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=10)
+    proc = forkserve.spawn_server(path, "0.9.3", extra=["--scenario", str(f)])
+    proc.terminate()
+    assert proc.wait(10) == 0
+    lines = proc.stderr.read().splitlines(keepends=True)
+    assert lines[0] == (
+        "simherdr serve: note: scenario old-only describes herdr <0.8.0; "
+        "on 0.9.3 herdr behaves otherwise, so the run shows this release's own behaviour\n"
+    )
+    assert lines[1].startswith("simherdr: herdr 0.9.3 (protocol 22) listening")

@@ -106,6 +106,26 @@ def test_a_broken_scenario_file_says_where(tmp_path, text, message):
     assert message in str(e.value) and str(f) in str(e.value)
 
 
+def test_a_scenario_file_is_read_again_once_changed_and_each_load_is_its_own(tmp_path):
+    """load_scenario keeps a file's TOML while the file is unchanged: a rewrite is read (even
+    at the same size), and what one load's scenario holds is not another's."""
+    f = tmp_path / "s.toml"
+    f.write_text(
+        'name = "one"\n[[step]]\nat = 1\ndo = "agent.exit"\nargs = { pane_id = "w1:p1" }\n'
+    )
+    first = load_scenario(str(f))
+    first.steps[0].args["pane_id"] = "changed by its user"
+    again = load_scenario(str(f))
+    assert again.name == "one" and again.steps[0].args == {"pane_id": "w1:p1"}
+    f.write_text(
+        'name = "two"\n[[step]]\nat = 1\ndo = "agent.exit"\nargs = { pane_id = "w1:p2" }\n'
+    )
+    assert load_scenario(str(f)).steps[0].args == {"pane_id": "w1:p2"}
+    f.unlink()
+    with pytest.raises(ScenarioError):
+        load_scenario(str(f))
+
+
 def test_an_unknown_scenario_lists_the_shipped_ones():
     with pytest.raises(ScenarioError, match="busy-shell"):
         load_scenario("no-such-scenario")

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from simherdr.stub.cli import launch, sessions
+from tests import forkserve
 from tests.releases import BASE, DEFAULT_VERSION, VERSIONS, rows
 
 
@@ -47,11 +48,19 @@ def wait_for(predicate, timeout=15.0):
 
 @pytest.fixture
 def serve(env):
-    procs = []
+    """``simherdr serve --herdr-version V EXTRA`` with ``env``: forked (tests/forkserve.py: the
+    CLI's main in a process of its own, no Python start); ``real=True``: the spawned
+    ``python -m simherdr serve`` (test_stop_the_default_session keeps one)."""
+    procs: list = []
 
-    def start(*extra, version=DEFAULT_VERSION):
-        argv = [sys.executable, "-m", "simherdr", "serve", "--herdr-version", version, *extra]
-        proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    def start(*extra, version=DEFAULT_VERSION, real=False):
+        argv = ["serve", "--herdr-version", version, *extra]
+        if real:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "simherdr", *argv], env=env, stderr=subprocess.DEVNULL
+            )
+        else:
+            proc = forkserve.start(argv, env)
         procs.append(proc)
         return proc
 
@@ -60,7 +69,6 @@ def serve(env):
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=10)
-        proc.stderr.close()
 
 
 def call(env, verb, *args, version=DEFAULT_VERSION):
@@ -172,7 +180,7 @@ def test_list_stop_delete_against_running_and_stopped_servers(env, serve, versio
 
 
 def test_stop_the_default_session(env, serve):
-    proc = serve("--session", "default")
+    proc = serve("--session", "default", real=True)
     default_sock = os.path.join(env["XDG_CONFIG_HOME"], "herdr", "herdr.sock")
     assert wait_for(lambda: sessions.is_running_at(default_sock))
     assert json.loads(call(env, "list", "--json")[1])["sessions"][0]["running"] is True

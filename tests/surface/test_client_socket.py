@@ -12,7 +12,8 @@ import pytest
 from simherdr.server import SocketBusy
 from simherdr.stub.install import write_stub
 from simherdr.terminalplane import client_socket_path
-from simherdr.testing import ThreadServer, spawn_server
+from simherdr.testing import ThreadServer
+from tests import forkserve
 
 
 @pytest.mark.parametrize(
@@ -81,7 +82,9 @@ def test_server_stop_through_the_stand_in_waits_for_both(tmp_path, version):
     d = tmp_path / "run"
     d.mkdir(mode=0o700)
     api = str(d / "herdr.sock")
-    proc = spawn_server(api, version)
+    # forked (tests/forkserve.py); a spawned server stopped through the stand-in:
+    # tests/stub/test_cli_local_e2e.py::test_default_server_stopped_with_server_stop
+    proc = forkserve.spawn_server(api, version)
     try:
         assert os.path.exists(client_socket_path(api))
         env = {**os.environ, "HERDR_SOCKET_PATH": api}

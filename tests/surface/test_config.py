@@ -201,22 +201,19 @@ def test_manifest_methods_over_the_socket(sock):
 
 
 def test_serve_reads_the_config_dir(tmp_path, cfgdir):
-    import subprocess
-    import sys
-
-    from simherdr.testing import spawn_server
+    from tests import forkserve
     from tests.core.socketclient import request
+    from tests.inproc import simherdr_main
 
     (cfgdir / "config.toml").write_text('[terminal]\nnew_cwd = "home"\n[bogus]\n')
     sock = str(tmp_path / "run" / "herdr.sock")
-    proc = spawn_server(sock, "0.8.2", extra=["--herdr-config-dir", str(cfgdir)])
+    # forked and in-process (tests/forkserve.py, tests/inproc.py): the option, not the start
+    proc = forkserve.spawn_server(sock, "0.8.2", extra=["--herdr-config-dir", str(cfgdir)])
     try:
         r = request(sock, "server.reload_config")["result"]
         assert r["diagnostics"] == ["unknown config section [bogus]; ignoring section"]
     finally:
         proc.terminate()
         proc.wait(10)
-    out = subprocess.run(
-        [sys.executable, "-m", "simherdr", "serve", "--help"], capture_output=True, text=True
-    )
-    assert "--no-herdr-config" in out.stdout
+    out = simherdr_main("serve", "--help")
+    assert out.returncode == 0 and "--no-herdr-config" in out.stdout

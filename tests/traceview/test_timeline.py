@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,29 @@ NEEDS_CHROMIUM = pytest.mark.skipif(
     reason="headless Chromium is not installed (Debian: apt-get install chromium; "
     ".ci/install-chromium does it in CI)",
 )
+
+# the page's own measurement lands here: hidden, so the screenshot taken in the same run shows
+# the page as a reader sees it
+MEASURED = '<pre id="measured" hidden></pre>'
+
+
+def measure_in_chromium(html: Path, shot: Path, tmp_path: Path, width: int) -> dict:
+    """One headless Chromium run: the measured page's DOM (its ``MEASURED`` JSON) and a
+    screenshot at ``shot`` (one browser start for both: ~1 s of CPU each)."""
+    assert CHROMIUM is not None
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},420",
+         "--dump-dom", f"--screenshot={shot}", html.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert shot.stat().st_size > 5000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    found = re.search(r'<pre id="measured"[^>]*>(.*?)</pre>', dom.stdout, re.S)
+    assert found and found.group(1), "the page's measurement did not run"
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
 
 def scripted_race():
@@ -73,25 +97,12 @@ document.getElementById("measured").textContent = JSON.stringify(out);
 @NEEDS_CHROMIUM
 def test_the_timeline_in_headless_chromium(tmp_path, request):
     page = render_html(scripted_race(), title="pane reused after restart")
-    measured = page.replace("</body>", '<pre id="measured"></pre>' + _MEASURE + "</body>")
+    measured = page.replace("</body>", MEASURED + _MEASURE + "</body>")
     html = tmp_path / "timeline.html"
     html.write_text(measured)
-    base = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--window-size=1300,420",
-    ]
-    dom = subprocess.run(
-        [*base, "--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120
-    )
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    found = re.search(r'<pre id="measured">(.*?)</pre>', dom.stdout, re.S)
-    assert found and found.group(1), "the page's measurement did not run"
-    out = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    cached = request.config.pluginmanager.hasplugin("cacheprovider")
+    keep = request.config.cache.mkdir("simherdr-screens") if cached else tmp_path
+    out = measure_in_chromium(html, keep / "timeline.png", tmp_path, width=1300)
 
     # one pane lane, its status segments laid out left to right with real widths
     assert [p["pane"] for p in out["panes"]] == ["w1:p1"]
@@ -113,20 +124,9 @@ def test_the_timeline_in_headless_chromium(tmp_path, request):
     assert "server_restart" in [n for n, _ in out["steps"]]
     assert out["events"] >= 5
 
-    # the screenshot is kept (pytest's cache dir), the page unchanged
+    # the screenshot is kept (pytest's cache dir) beside the page as rendered
     # (tmp_path when pytest runs with -p no:cacheprovider: there is no cache dir then)
-    cached = request.config.pluginmanager.hasplugin("cacheprovider")
-    keep = request.config.cache.mkdir("simherdr-screens") if cached else tmp_path
     (keep / "timeline.html").write_text(page)
-    shot = keep / "timeline.png"
-    p = subprocess.run(
-        [*base, f"--screenshot={shot}", (keep / "timeline.html").as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert p.returncode == 0 and shot.stat().st_size > 5000
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_trace_view_command(tmp_path):

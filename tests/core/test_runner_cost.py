@@ -1,0 +1,92 @@
+"""The runner's cost cuts (tests/pytestcost.py) do what pytest does: the same code from a
+rewritten module's pyc, the same ``tmp_path`` directories, kept or removed by pytest's rule."""
+
+from __future__ import annotations
+
+import marshal
+import re
+from types import SimpleNamespace
+
+import pytest
+from _pytest.assertion import rewrite as rw
+from _pytest.tmpdir import tmppath_result_key
+
+from tests import prewarm, pytestcost
+
+
+def test_a_rewritten_pyc_reads_as_the_same_code_and_this_run_reads_it_so(tmp_path):
+    fn = tmp_path / "test_sample.py"
+    fn.write_text("def test_x():\n    a = [1]\n    assert a == [2], 'shown'\n")
+    assert prewarm._rewrite([str(fn)]) == 1
+    pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
+    with open(pyc, "rb") as fp:
+        header = fp.read(16)
+        fast = pytestcost._WholeFileMarshal.load(fp)
+    with open(pyc, "rb") as fp:
+        assert fp.read(16) == header
+        assert fast == marshal.load(fp)  # code objects compare by bytecode, constants, names
+    assert rw._read_pyc(fn, pyc) == fast
+    assert rw.marshal is pytestcost._WholeFileMarshal  # installed by tests/__init__.py
+
+
+def test_tmp_path_is_named_as_pytest_names_it(request, tmp_path, tmp_path_factory):
+    assert tmp_path.is_dir() and not any(tmp_path.iterdir())
+    assert tmp_path.parent == tmp_path_factory.getbasetemp()
+    name = re.sub(r"[\W]", "_", request.node.name)[:30]
+    assert re.fullmatch(re.escape(name) + r"\d+", tmp_path.name)
+
+
+def test_numbering_passes_a_directory_the_factory_made(tmp_path_factory):
+    request = SimpleNamespace(node=SimpleNamespace(name="test_numbering[a b/c]"))
+    first = pytestcost.numbered_tmp_path(request, tmp_path_factory)
+    assert first.name.startswith("test_numbering_a_b_c_")
+    # tmp_path_factory.mktemp numbers by listing the base: it takes the next free number
+    made = tmp_path_factory.mktemp(first.name[:-1], numbered=True)
+    following = pytestcost.numbered_tmp_path(request, tmp_path_factory)
+    assert len({first, made, following}) == 3 and following.is_dir()
+
+
+@pytest.mark.parametrize(
+    ("policy", "call_passed", "kept"),
+    [("all", True, True), ("failed", False, True), ("failed", True, False)],
+)
+def test_a_directory_is_kept_or_removed_as_pytests_policy_says(tmp_path, policy, call_passed, kept):
+    path = tmp_path / "of-a-test"
+    (path / "inside").mkdir(parents=True)
+    node = SimpleNamespace(stash=pytest.Stash())
+    node.stash[tmppath_result_key] = {"setup": True, "call": call_passed}
+    factory = SimpleNamespace(_retention_policy=policy)
+    pytestcost.retain(SimpleNamespace(node=node), factory, path)  # type: ignore[arg-type]
+    assert path.exists() == kept
+    assert tmppath_result_key not in node.stash
+
+
+def test_the_suite_package_sets_the_gc_thresholds_before_collection():
+    import gc
+    import importlib
+
+    import tests
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # CPython's defaults
+    try:
+        importlib.reload(tests)  # what pytest imports first, before the conftest and test modules
+        assert gc.get_threshold() == pytestcost.GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_simherdr_loads_from_its_plain_pyc_and_its_test_helper_rewritten():
+    import importlib.machinery
+    import sys
+
+    import simherdr.simulator
+    import simherdr.testing
+
+    assert type(simherdr.simulator.__loader__) is importlib.machinery.SourceFileLoader
+    assert isinstance(simherdr.testing.__loader__, rw.AssertionRewritingHook)
+    assert isinstance(sys.modules[__name__].__loader__, rw.AssertionRewritingHook)  # tests: as ever
+    # tests/prewarm.py writes the rewritten pyc of the same helpers
+    assert [m.replace(".", "/") + ".py" for m in pytestcost.KEEP_REWRITTEN] == list(
+        prewarm.KEEP_REWRITTEN
+    )

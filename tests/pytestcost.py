@@ -1,0 +1,128 @@
+"""The test runner's own cost, cut where pytest does more work than the suite needs (issue 34).
+
+Each piece does what pytest does, with the same result, and steps aside (pytest's own code
+runs) when pytest's internals are not what it was written against.
+
+- :func:`fast_rewritten_pyc`: pytest reads each rewritten module's cached code with
+  ``marshal.load(file)``, which reads the file in one small call per object; ``marshal.loads``
+  of the whole file gives the same code object ~5x faster. Every xdist worker loads ~470 of
+  them (the test modules, conftests, and simherdr and client, which pytest rewrites as the
+  distribution of a pytest11 plugin): ~0.1 s of CPU each (a collection: 1.59 -> 1.47 s).
+- :func:`numbered_tmp_path`: pytest's ``tmp_path`` numbers each new directory by listing the
+  whole base directory (``make_numbered_dir``) and adds a ``<name>current`` symlink beside it,
+  so the n-th directory costs O(n): ~700 per worker in a run, quadratic (1,200 of them: 0.86 s
+  of CPU). Here the number comes from a counter of this process (the base directory is its
+  own), the directory is the same ``<test name, 30 characters><n>``, kept or removed after the
+  test as ``tmp_path_retention_policy`` says (:func:`retain`, pytest's rule).
+- :func:`plain_product_modules`: pytest rewrites the asserts of every module of a distribution
+  that registers a pytest11 plugin, so all of simherdr (~240 modules) went through the rewrite
+  hook: parsed, rewritten and compiled a second time on a fresh clone (tests/prewarm.py: ~2 s
+  of CPU; the plain pycs are compiled anyway, for the processes the tests start), each import
+  reading and hashing its source. Here simherdr loads as it does everywhere else, from its
+  plain pyc, except the test helper the suite's tests call (``simherdr.testing``).
+- :func:`fewer_gc_passes`: collection builds ~100,000 objects that live to the end (modules,
+  items, fixture closures); at the default thresholds the collector ran ~390 young, ~36 middle
+  and 3 full passes over them during a worker's start and collection (0.25 s of CPU; 0.07 s
+  with these thresholds, set before the imports). tests/conftest.py freezes what collection
+  built and keeps the thresholds for the run (issue 26).
+"""
+
+from __future__ import annotations
+
+import gc
+import marshal
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+# CHOICE (issue 26): the young generation collected every 20,000 allocations (700), the older
+# ones 20 times rarer each (10): what the suite keeps is long-lived, its cycles few
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
+def fewer_gc_passes() -> None:
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+class _WholeFileMarshal:
+    """What pytest's rewrite module uses of ``marshal``, reading a pyc in one call."""
+
+    dumps = staticmethod(marshal.dumps)
+
+    @staticmethod
+    def load(fp):
+        return marshal.loads(fp.read())
+
+
+def fast_rewritten_pyc() -> None:
+    """Install :class:`_WholeFileMarshal` as the ``marshal`` of pytest's assertion rewriter
+    (for the modules imported from then on)."""
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:
+        return
+    if getattr(rewrite, "marshal", None) is marshal:
+        rewrite.marshal = _WholeFileMarshal  # type: ignore[assignment]
+
+
+# CHOICE: the suite's product modules keep their plain asserts (what a user's run executes);
+# the test modules, the conftests and this test helper are rewritten as before
+PRODUCT = ("simherdr", "client")  # what pytest marks for simherdr's distribution
+KEEP_REWRITTEN = ("simherdr.testing",)
+
+
+def plain_product_modules() -> None:
+    """Unmark :data:`PRODUCT` in pytest's rewrite hook (the modules imported from then on),
+    keeping :data:`KEEP_REWRITTEN`."""
+    try:
+        from _pytest.assertion.rewrite import AssertionRewritingHook
+    except ImportError:
+        return
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        cache = getattr(finder, "_marked_for_rewrite_cache", None)
+        if isinstance(finder, AssertionRewritingHook) and isinstance(marked, set):
+            if not marked.intersection(PRODUCT) or not isinstance(cache, dict):
+                return
+            marked.difference_update(PRODUCT)
+            cache.clear()
+            finder.mark_rewrite(*KEEP_REWRITTEN)
+            return
+
+
+_MAXNAME = 30  # pytest's _pytest.tmpdir._mk_tmp
+_next: dict[str, int] = {}
+
+
+def numbered_tmp_path(request: pytest.FixtureRequest, factory: pytest.TempPathFactory) -> Path:
+    """A new directory ``<basetemp>/<test name><n>`` as pytest's ``tmp_path`` makes it
+    (name: non-word characters as ``_``, 30 characters), numbered without listing the base."""
+    name = re.sub(r"[\W]", "_", request.node.name)[:_MAXNAME]
+    base = factory.getbasetemp()
+    n = _next.get(name, 0)
+    while True:
+        path = base / f"{name}{n}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:  # made by tmp_path_factory.mktemp(name) in this process
+            n += 1
+            continue
+        _next[name] = n + 1
+        return path
+
+
+def retain(request: pytest.FixtureRequest, factory: pytest.TempPathFactory, path: Path) -> None:
+    """After the test: pytest's ``tmp_path`` teardown (policy ``failed``: a passed test's
+    directory is removed; the default, ``all``, keeps every one)."""
+    try:
+        from _pytest.tmpdir import tmppath_result_key
+    except ImportError:
+        return
+    outcome = request.node.stash.get(tmppath_result_key, {})
+    if getattr(factory, "_retention_policy", "all") == "failed" and outcome.get("call", True):
+        shutil.rmtree(path, ignore_errors=True)
+    if tmppath_result_key in request.node.stash:
+        del request.node.stash[tmppath_result_key]
