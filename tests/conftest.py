@@ -45,6 +45,7 @@ def pytest_sessionfinish(session):
 
     forkserve.stop()
     background.stop()
+    pytestcost.sweep_done()
 
 
 def pytest_unconfigure(config):
@@ -74,6 +75,7 @@ WORKER_NICENESS = 5
 
 
 def pytest_sessionstart(session):
+    pytestcost.sweep_old_runs_early(session.config)  # pytest's end-of-run sweep, from the start
     # Shown even with -q (the header is not), so a CI log says whether replies were checked.
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
     if tr is not None and not hasattr(session.config, "workerinput"):

@@ -20,6 +20,13 @@ runs) when pytest's internals are not what it was written against.
   of CPU; the plain pycs are compiled anyway, for the processes the tests start), each import
   reading and hashing its source. Here simherdr loads as it does everywhere else, from its
   plain pyc, except the test helper the suite's tests call (``simherdr.testing``).
+- :func:`sweep_old_runs_early`: pytest deletes the run directories past its retention count
+  (``/tmp/pytest-of-<user>/pytest-<n>``, the 4th newest: a whole earlier run's tree, ~20,000
+  entries for this suite) at the end of the session, after the last test, in the controller:
+  ~2 s of (mostly kernel) CPU on the run's critical path whenever three newer runs exist. Here
+  pytest's own function does it from the start of the session, in a process at the lowest
+  priority (on the cores the tests leave idle); pytest's call at the end finds nothing left (its cleanup locks keep two sweeps off one
+  directory).
 - :func:`fewer_gc_passes`: collection builds ~100,000 objects that live to the end (modules,
   items, fixture closures); at the default thresholds the collector ran ~390 young, ~36 middle
   and 3 full passes over them during a worker's start and collection (0.25 s of CPU; 0.07 s
@@ -33,6 +40,7 @@ import gc
 import marshal
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -126,3 +134,58 @@ def retain(request: pytest.FixtureRequest, factory: pytest.TempPathFactory, path
         shutil.rmtree(path, ignore_errors=True)
     if tmppath_result_key in request.node.stash:
         del request.node.stash[tmppath_result_key]
+
+
+_sweeper: subprocess.Popen | None = None
+
+# pytest's sweep, in a process of its own at the lowest priority (a thread would share the
+# controller's GIL: starved while holding it, it would stall the scheduling of tests)
+_SWEEP = """
+import os, sys
+from pathlib import Path
+try:
+    os.nice(19)
+except OSError:
+    pass
+from _pytest.pathlib import cleanup_numbered_dir
+cleanup_numbered_dir(Path(sys.argv[1]), "pytest-", int(sys.argv[2]), float(sys.argv[3]))
+"""
+
+
+def sweep_old_runs_early(config: pytest.Config) -> None:
+    """In the process that numbers the run directory (the controller, or a serial run; not
+    an xdist worker, whose basetemp is given): start pytest's ``cleanup_numbered_dir`` of the
+    older runs now (:func:`start_sweep`)."""
+    try:
+        from _pytest.pathlib import LOCK_TIMEOUT
+
+        if config.option.collectonly:
+            return  # nothing runs: no run directory to number (pytest makes none either)
+        factory = config._tmp_path_factory  # type: ignore[attr-defined]
+        if factory._given_basetemp is not None or factory._retention_policy == "none":
+            return  # a given basetemp is not numbered; "none" deletes this run's too, at the end
+        keep = int(factory._retention_count)
+        base = factory.getbasetemp()  # numbered and locked now (pytest does it at the same call)
+        before = base.stat().st_mtime - LOCK_TIMEOUT
+    except Exception:  # pytest's internals differ: its own sweep at the end does it all
+        return
+    if keep > 0:
+        start_sweep(base.parent, keep, before)
+
+
+def start_sweep(root: Path, keep: int, before: float) -> None:
+    """pytest's own sweep of ``root`` (``pytest-<n>`` past the ``keep`` newest, stale
+    ``garbage-*``), in a process of its own at the lowest priority."""
+    global _sweeper
+    _sweeper = subprocess.Popen(
+        [sys.executable, "-c", _SWEEP, str(root), str(keep), repr(before)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def sweep_done() -> None:
+    """Wait for :func:`start_sweep`'s process (at the end of the session: nothing is left
+    half-deleted, its CPU is counted in the run's)."""
+    if _sweeper is not None:
+        _sweeper.wait()

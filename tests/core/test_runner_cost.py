@@ -90,3 +90,26 @@ def test_simherdr_loads_from_its_plain_pyc_and_its_test_helper_rewritten():
     assert [m.replace(".", "/") + ".py" for m in pytestcost.KEEP_REWRITTEN] == list(
         prewarm.KEEP_REWRITTEN
     )
+
+
+def test_the_early_sweep_leaves_the_newest_runs_and_a_locked_one(tmp_path):
+    import os
+    import time
+
+    from _pytest.pathlib import LOCK_TIMEOUT, create_cleanup_lock
+
+    root = tmp_path / "pytest-of-someone"
+    for n in range(1, 7):
+        (root / f"pytest-{n}" / "popen-gw0" / "test_x0").mkdir(parents=True)
+    create_cleanup_lock(root / "pytest-2")  # a run still going: pytest never sweeps it
+    garbage = root / "garbage-0b1f"  # what an interrupted sweep leaves behind, stale
+    garbage.mkdir()
+    os.utime(garbage, (1, 1))
+    pytestcost.start_sweep(root, 3, time.time() - LOCK_TIMEOUT)
+    pytestcost.sweep_done()
+    assert sorted(p.name for p in root.iterdir()) == [
+        "pytest-2",
+        "pytest-4",
+        "pytest-5",
+        "pytest-6",
+    ]

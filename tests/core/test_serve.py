@@ -9,6 +9,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -89,3 +90,40 @@ def test_install_stub_prints_an_executable_path(tmp_path):
     assert path == str(tmp_path / "bin" / "herdr") and os.access(path, os.X_OK)
     out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
     assert out.returncode == 0 and out.stdout == "herdr 0.9.3\n"
+
+
+def test_a_stopped_serve_runs_its_exit_hooks_and_flushes(tmp_path):
+    """serve ends without the interpreter's teardown (simherdr.cli._end_process, CHOICE): what
+    that teardown did for the process still happens: an ``atexit`` hook runs, a stdout buffer
+    not yet written reaches the pipe, the status is serve's."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(
+        "import atexit, os, sys\n"
+        "sys.stdout.write('unflushed')  # a pipe: block-buffered, written only by a flush\n"
+        "atexit.register(lambda: open(os.environ['HOOK_MARK'], 'w').write('ran'))\n"
+    )
+    path = str(tmp_path / "herdr.sock")
+    env = dict(os.environ, PYTHONPATH=str(hooks), HOOK_MARK=str(tmp_path / "mark"))
+    env.pop("PYTHONUNBUFFERED", None)  # stdout buffered, as it is by default
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simherdr", "serve", "--socket", path, "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not (os.path.exists(path) and socket_answers(path)):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.01)
+        assert request(path, "ping")["result"]["type"] == "pong"  # its signal handlers are set
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, out, err) == (0, "unflushed", "")
+    assert (tmp_path / "mark").read_text() == "ran"
