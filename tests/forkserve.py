@@ -36,6 +36,7 @@ PRELOAD = [
     "simherdr.plugins.runtime",
     "simherdr.run",  # forkserve.run(["run", ...])
     "simherdr.stub.install",
+    "simherdr.stub.cli.launch",  # launch_server
 ]
 _ctx: BaseContext | None = None
 
@@ -49,10 +50,18 @@ def _context() -> BaseContext:
     return _ctx
 
 
-def _serve(argv: list[str], out_path: str, err_path: str, env: dict[str, str], cwd: str) -> None:
+def _serve(
+    argv: list[str],
+    out_path: str,
+    err_path: str,
+    env: dict[str, str],
+    cwd: str,
+    launch: str | None = None,
+) -> None:
     """The child: the caller's environment and directory (as a spawned process inherits them),
     stdout to ``out_path``, stderr to ``err_path``, then the CLI's main, its status as the exit
-    status, and the interpreter's exit hooks as a process's exit runs them."""
+    status, and the interpreter's exit hooks as a process's exit runs them. ``launch`` (a
+    release): the stand-in's ``herdr server`` instead, which execs ``simherdr serve``."""
     import atexit
 
     os.environ.clear()
@@ -65,6 +74,13 @@ def _serve(argv: list[str], out_path: str, err_path: str, env: dict[str, str], c
     # the process's own stdout and stderr (line-buffered stderr, as a spawned Python's)
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", buffering=1, closefd=False)
+    if launch is not None:
+        from simherdr.stub.cli import launch as launcher
+
+        sys.argv = ["-c"]  # as `python -c` running the launcher
+        status = launcher.run("server", argv, dict(os.environ), launch, sys.stdout, sys.stderr)
+        sys.stderr.flush()
+        sys.exit(status)
     from simherdr.cli import main
 
     try:
@@ -79,7 +95,13 @@ class ForkedServe:
     ``stdout.read()`` and ``stderr.read()`` (text, once it exited), ``send_signal``,
     ``terminate``, ``kill``, ``wait``)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None):
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        launch: str | None = None,
+    ):
         self._paths = []
         for suffix in (".out", ".err"):
             fd, path = tempfile.mkstemp(prefix="forkserve-", suffix=suffix)
@@ -87,7 +109,9 @@ class ForkedServe:
             self._paths.append(path)
         env = dict(os.environ if env is None else env)
         self._proc = _context().Process(
-            target=_serve, args=(argv, *self._paths, env, os.path.abspath(cwd or ".")), daemon=True
+            target=_serve,
+            args=(argv, *self._paths, env, os.path.abspath(cwd or "."), launch),
+            daemon=True,
         )
         self._proc.start()
         self.pid = self._proc.pid
@@ -134,6 +158,9 @@ class _Output:
         with open(self.path, encoding="utf-8", errors="replace") as f:
             return f.read()
 
+    def close(self) -> None:
+        """Nothing to close (a pipe's would be): the file is read whole by :meth:`read`."""
+
 
 def start(
     argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None
@@ -141,6 +168,13 @@ def start(
     """``simherdr <argv>`` (``["serve", "--socket", path, ...]``) in a forked child, with
     ``env`` (default: this process's environment) and ``cwd`` (default: this process's)."""
     return ForkedServe(argv, env, cwd)
+
+
+def launch_server(env: dict[str, str], version: str) -> ForkedServe:
+    """The stand-in's ``herdr server`` (simherdr.stub.cli.launch) in a forked child with
+    ``env``: it execs ``simherdr serve`` as ever (the launcher's own Python start is what is
+    saved); its status and stderr are the served process's."""
+    return ForkedServe([], env, None, launch=version)
 
 
 def run(

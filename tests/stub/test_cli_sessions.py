@@ -304,19 +304,11 @@ def test_delete_needs_the_exact_spelling_from_0_9(env, monkeypatch):
 
 
 def run_launcher(env, *args, version=DEFAULT_VERSION):
-    """`herdr [--session X] server` through the launch module in its own process (it execs)."""
-    script = (
-        "import sys, os\n"
-        "from simherdr.stub.cli import base, launch\n"
-        "env = dict(os.environ)\n"
-        "sys.exit(launch.run('server', %r, env, %r, sys.stdout, sys.stderr))\n"
-        % (list(args), version)
-    )
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    child = dict(env, PYTHONPATH=root)
-    return subprocess.Popen(
-        [sys.executable, "-c", script], env=child, stderr=subprocess.PIPE, text=True
-    )
+    """`herdr [--session X] server` through the launch module in its own process, which execs
+    `simherdr serve` (forked: tests/forkserve.py; the launcher's Python start is saved, the
+    exec is real; the stand-in binary's own `herdr server`: the hostile-variables test below)."""
+    assert not args  # `herdr server` with words after it: tests/stub/test_cli_local_e2e.py
+    return forkserve.launch_server(env, version)
 
 
 def test_herdr_server_is_not_killed_by_the_users_python_variables(env, tmp_path):
