@@ -9,6 +9,7 @@ own), which gets the listening socket (that launcher still in its backlog) and a
 pipe, and serves every call from then on; this loop stops watching the socket.  :meth:`StandinHost.close`
 closes the lifeline (the fork server ends every call still running, then itself) and waits for
 it; a server that dies closes the lifeline the same way (the kernel closes its descriptors).
+:class:`SharedStandin`: one fork server for the calls to many servers (a test suite).
 
 Another process of the same user only may use it: the launcher checks the fork server's
 credentials (SO_PEERCRED) before it sends anything, the fork server checks the launcher's.
@@ -40,6 +41,34 @@ def abstract_name(identity: tuple[int, int]) -> bytes:
 
 def _project_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _spawn(
+    sock: socket.socket, extra: list[str] | None = None, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, int]:
+    """Start the fork server on the listening ``sock`` (OSError when it cannot start): the
+    process and the write end of its lifeline (closing it ends the fork server)."""
+    lifeline_r, lifeline_w = os.pipe()
+    fds = (sock.fileno(), lifeline_r)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _BOOT % _project_root()]
+            + [str(fd) for fd in fds]
+            + (extra or [])
+            + [_TITLE_ROOM],
+            pass_fds=fds,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,  # a terminal's Ctrl-C reaches the calls by their launchers
+        )
+    except OSError:
+        os.close(lifeline_w)
+        raise
+    finally:
+        os.close(lifeline_r)
+    return process, lifeline_w
 
 
 class StandinHost:
@@ -77,25 +106,11 @@ class StandinHost:
             return
         self.loop.remove_reader(sock.fileno())
         self.sock = None
-        lifeline_r, lifeline_w = os.pipe()
-        fds = (sock.fileno(), lifeline_r)
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _BOOT % _project_root()]
-                + [str(fd) for fd in fds]
-                + [_TITLE_ROOM],
-                pass_fds=fds,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # a terminal's Ctrl-C reaches the calls by their launchers
-            )
+            self.process, self.lifeline = _spawn(sock)
         except OSError:
-            os.close(lifeline_w)  # no fork server: the waiting launcher reads EOF, falls back
-        else:
-            self.lifeline = lifeline_w
+            pass  # no fork server: the waiting launcher reads EOF, falls back
         finally:
-            os.close(lifeline_r)
             sock.close()  # the fork server holds it now
 
     async def close(self) -> None:
@@ -144,3 +159,70 @@ class StandinHost:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+
+
+class SharedStandin:
+    """One fork server for the native stand-in calls of a run that starts many servers (a test
+    suite: a server per test would start a fork server per test, ~0.1 s of CPU each, for a few
+    calls).
+
+    CHOICE(standin-shared): it listens on the abstract socket ``\\0`` + :attr:`name`; a native
+    launcher installed while ``SIMHERDR_STANDIN_SERVER`` holds that name (:meth:`install_env`)
+    sends there the calls the socket's own fork server would serve (a simherdr's: the socket's
+    derived name is held), for any simherdr, without starting theirs; the stand-in in its
+    child connects to ``$HERDR_SOCKET_PATH`` itself.  Any other socket still runs the Python
+    stand-in in the caller's process (launcher.c).  The fork server starts now and loads the
+    stand-in at its first call; it lives as long as its owner: :meth:`close`, or the owner's
+    death (the lifeline, and PR_SET_PDEATHSIG) ends it and every call still running."""
+
+    def __init__(self, name: str, process: subprocess.Popen, lifeline: int):
+        self.name = name
+        self.process: subprocess.Popen | None = process
+        self.lifeline: int | None = lifeline
+
+    @classmethod
+    def start(cls, warm_up: bool = True) -> SharedStandin | None:
+        """A shared fork server of this interpreter and tree; None where there can be none
+        (not Linux, the socket or the process refused).  ``warm_up=False``: its children do
+        not warm up (forkserver.WARM_UP_ENV: less CPU in all, a little more on a call's path)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        import secrets
+
+        from .stub.forkserver import WARM_UP_ENV
+
+        name = "simherdr-standin-shared-%d-%s" % (os.getpid(), secrets.token_hex(8))
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(b"\0" + name.encode())
+            sock.listen(128)
+            env = dict(os.environ)
+            if not warm_up:
+                env[WARM_UP_ENV] = "0"
+            process, lifeline = _spawn(sock, ["--owner", str(os.getpid())], env)
+        except OSError:
+            return None
+        finally:
+            sock.close()  # the fork server holds it (or nobody: the launchers fall back)
+        return cls(name, process, lifeline)
+
+    def install_env(self) -> dict[str, str]:
+        """What an install needs in its environment to write launchers that use this one."""
+        from .stub.native import SHARED_ENV
+
+        return {SHARED_ENV: self.name}
+
+    def close(self) -> None:
+        """End it: the idle children and the calls still running, then the fork server."""
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
+        process, self.process = self.process, None
+        if process is None:
+            return
+        process.terminate()  # (a forked child of the owner may hold the lifeline too)
+        try:
+            process.wait(CLOSE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

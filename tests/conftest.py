@@ -10,14 +10,10 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
-from tests import pytestcost
+from tests import pytestcost, standin_shared
 from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
-
-# The suite's stand-ins are the Python one (the reference) unless a test asks for the native
-# launcher (write_stub(..., native=True): tests/stub/test_native_standin.py compares the two).
-os.environ.setdefault("SIMHERDR_NATIVE_STUB", "0")
 
 
 def _schema_line() -> str:
@@ -37,6 +33,8 @@ def pytest_report_header(config):
 
 
 def pytest_configure(config):
+    # the suite's stand-ins: one shared fork server, else the Python stand-in (standin_shared.py)
+    standin_shared.start(hasattr(config, "workerinput"))
     # pytest-xdist's --maxschedchunk (absent with -p no:xdist): see SLOW_FIRST below
     if getattr(config.option, "maxschedchunk", 0) is None:
         config.option.maxschedchunk = 2
@@ -48,6 +46,10 @@ def pytest_sessionfinish(session):
     forkserve.stop()
     background.stop()
     pytestcost.sweep_done()
+
+
+def pytest_unconfigure(config):
+    standin_shared.stop()
 
 
 def pytest_collection_finish(session):
@@ -78,6 +80,7 @@ def pytest_sessionstart(session):
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
     if tr is not None and not hasattr(session.config, "workerinput"):
         tr.write_line(_schema_line())
+        tr.write_line(standin_shared.line())
 
 
 @pytest.fixture(params=VERSIONS)

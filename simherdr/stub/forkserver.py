@@ -618,8 +618,34 @@ def _flush() -> bool:
     return ok
 
 
+def _first_call(listen_fd: int, lifeline_fd: int) -> bool:
+    """Wait for the first launcher (the stand-in is loaded only then); False when the lifeline
+    ends first."""
+    poll = select.poll()
+    poll.register(listen_fd, select.POLLIN)
+    poll.register(lifeline_fd, select.POLLIN)
+    while True:
+        try:
+            events = poll.poll()
+        except InterruptedError:
+            continue
+        if any(fd == lifeline_fd for fd, _mask in events):
+            return False
+        return True
+
+
 def main() -> None:
-    """``python -I -S -c ... LISTEN_FD LIFELINE_FD`` (spawned by simherdr.standin)."""
+    """``python -I -S -c ... LISTEN_FD LIFELINE_FD [--owner PID]`` (spawned by
+    simherdr.standin; ``--owner``: a shared fork server, which also ends when that process
+    does, by PR_SET_PDEATHSIG)."""
     listen_fd, lifeline_fd = (int(a) for a in sys.argv[1:3])
+    if sys.argv[3:4] == ["--owner"]:
+        prctl = _prctl()
+        if prctl is not None:
+            prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != int(sys.argv[4]):
+            return  # the owner died before that was set
+    if not _first_call(listen_fd, lifeline_fd):
+        return
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ForkServer(listen_fd, lifeline_fd, root).run()

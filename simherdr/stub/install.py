@@ -216,6 +216,7 @@ def write_stub(
     directory: str,
     herdr_version: str | HerdrVersion = DEFAULT_VERSION,
     native: bool | None = None,
+    shared: str | None = None,
 ) -> str:
     """Write an executable ``<directory>/herdr`` emulating ``herdr_version`` (a release name or
     a resolved :class:`HerdrVersion`) and its bundle; return the launcher's path.  An unknown
@@ -225,7 +226,9 @@ def write_stub(
     ``native``: the native launcher (:mod:`.native`; None: when a C compiler is found, True:
     it or the Python one when it cannot be built, False: the Python launcher only).  The
     native launcher is ``herdr``, the Python one ``.herdr-python`` beside it
-    (:func:`is_native` tells which an install wrote)."""
+    (:func:`is_native` tells which an install wrote).  ``shared``: the name of a shared fork
+    server the native launcher tries first (:func:`.native.shared_name`: None reads
+    ``$SIMHERDR_STANDIN_SERVER``, "" none)."""
     release = release_of(resolve(herdr_version))
     directory = os.path.abspath(directory)
     os.makedirs(directory, exist_ok=True)
@@ -266,6 +269,7 @@ def write_stub(
             release.name,
             path,
             native_build.MARK_TEMPLATE % release.name,
+            native_build.shared_name(shared),
         ]
         _write(path, native_build.configure(binary, values), 0o755)
     else:

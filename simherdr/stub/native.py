@@ -23,6 +23,9 @@ import sys
 import tempfile
 
 NATIVE_ENV = "SIMHERDR_NATIVE_STUB"
+#: the name of a shared fork server (simherdr/standin.py SharedStandin) the launchers an
+#: install writes try first, whatever socket a call targets; read at install time
+SHARED_ENV = "SIMHERDR_STANDIN_SERVER"
 MARKER = b"@@SIMHERDR-STANDIN-CONFIG@@"
 CONFIG_SIZE = 8192  # launcher.c CONFIG_SIZE
 #: in the binary's config, so `install-stub` knows the file as simherdr's (cli.STUB_MARK)
@@ -35,6 +38,15 @@ _BUILT: dict[str, bytes] = {}  # this process's compiled binaries, by cache key
 def wanted() -> bool:
     """Whether an install that may choose takes the native launcher (``SIMHERDR_NATIVE_STUB``)."""
     return os.environ.get(NATIVE_ENV, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+def shared_name(name: str | None = None) -> str:
+    """The shared fork server's name an install writes into its launcher (``name``, else
+    ``$SIMHERDR_STANDIN_SERVER``; "" for none, as for a name an abstract socket cannot have)."""
+    if name is None:
+        name = os.environ.get(SHARED_ENV, "")
+    name = name.strip()
+    return name if 0 < len(name.encode()) <= 100 and "\0" not in name else ""
 
 
 def compiler() -> str | None:

@@ -13,6 +13,7 @@ import socket
 import threading
 from dataclasses import dataclass
 
+from simherdr.standin import abstract_name
 from tests.releases import BASE, resolve
 
 
@@ -64,6 +65,15 @@ class FakeHerdr:
         self._listener.bind(path)
         self._listener.listen(64)
         self._listener.settimeout(0.05)
+        # Its socket's stand-in name held (never listened on), as a simherdr server holds it:
+        # the suite's shared fork server serves the calls to this fake (the same bytes: the
+        # fake never reads its peer's pid); without one they run the Python stand-in as before.
+        st = os.stat(path)
+        self._standin_name = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._standin_name.bind(abstract_name((st.st_dev, st.st_ino)))
+        except OSError:
+            pass
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -93,6 +103,7 @@ class FakeHerdr:
         if self._stopped.is_set():
             return
         self._stopped.set()
+        self._standin_name.close()
         try:
             self._listener.close()
         finally:

@@ -212,7 +212,8 @@ def test_the_forms_cover_every_verb_and_fill_arguments():
 @pytest.fixture(scope="module")
 def stand_ins(tmp_path_factory):
     base = tmp_path_factory.mktemp("native")
-    fast = write_stub(str(base / "native"), "0.9.3", native=True)
+    # (each server's own fork server: not the suite's shared one, tests/standin_shared.py)
+    fast = write_stub(str(base / "native"), "0.9.3", native=True, shared="")
     slow = write_stub(str(base / "python"), "0.9.3", native=False)
     assert is_native(fast) and not is_native(slow)
     return fast, slow

@@ -46,16 +46,16 @@ def tree(tmp_path, monkeypatch):
 
 def test_one_bundle_beside_the_launcher_replaced_on_reinstall(tmp_path):
     directory = tmp_path / "bin"
-    herdr = install.write_stub(str(directory), "0.8.2")
+    herdr = install.write_stub(str(directory), "0.8.2", native=False)
     first = _bundles(directory)
     assert len(first) == 1 and sorted(os.listdir(directory)) == sorted(first + ["herdr"])
-    install.write_stub(str(directory), "0.9.3")
+    install.write_stub(str(directory), "0.9.3", native=False)
     assert len(_bundles(directory)) == 1 and _bundles(directory) != first
     assert _run(herdr, "--version").stdout == b"herdr 0.9.3\n"
 
 
 def test_a_source_edited_after_install_is_imported_from_its_file(tree, tmp_path):
-    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3")
+    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3", native=False)
     assert _run(herdr, "--version").stdout == b"herdr 0.9.3\n"
     core = tree / "simherdr" / "stub" / "cli" / "core.py"
     core.write_text(core.read_text() + "\nprint('edited core')\n")
@@ -66,7 +66,7 @@ def test_a_source_edited_after_install_is_imported_from_its_file(tree, tmp_path)
 @pytest.mark.parametrize("damage", ["removed", "another interpreter"])
 def test_without_a_usable_bundle_the_launcher_runs_the_tree(fake, tmp_path, damage):
     fake.on("pane.get", ok())
-    herdr = install.write_stub(str(tmp_path / "bin"), "0.8.2")
+    herdr = install.write_stub(str(tmp_path / "bin"), "0.8.2", native=False)
     (bundle,) = _bundles(tmp_path / "bin")
     path = tmp_path / "bin" / bundle
     if damage == "removed":
@@ -89,7 +89,7 @@ def test_the_bundles_import_statement_keeps_pythons_answers(tmp_path):
     """Bundle.import_ (builtins.__import__ in a stand-in process) answers each form of the
     import statement the way the interpreter's own does; what the bundle does not hold, or
     cannot answer, is the original's."""
-    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3")
+    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3", native=False)
     (bundle,) = _bundles(tmp_path / "bin")
     code = f"""
 import builtins, marshal, posix, sys
@@ -142,7 +142,9 @@ def test_an_install_takes_the_code_from_a_valid_pyc_only(tree, tmp_path, monkeyp
     source (an install compiles nothing twice), never from a .pyc of an older source."""
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(install, "_CODE_CACHE", {})
-    herdr = install.write_stub(str(tmp_path / "bin"), "0.9.3")  # compiles, writes the .pyc
+    herdr = install.write_stub(
+        str(tmp_path / "bin"), "0.9.3", native=False
+    )  # compiles, writes the .pyc
     core = tree / "simherdr" / "stub" / "cli" / "core.py"
     pyc = (
         tree
@@ -155,7 +157,7 @@ def test_an_install_takes_the_code_from_a_valid_pyc_only(tree, tmp_path, monkeyp
     assert pyc.exists()
     first = _module_blobs(tmp_path / "bin")
     monkeypatch.setattr(install, "_CODE_CACHE", {})
-    install.write_stub(str(tmp_path / "bin"), "0.9.3")  # from the .pyc files
+    install.write_stub(str(tmp_path / "bin"), "0.9.3", native=False)  # from the .pyc files
     second = _module_blobs(tmp_path / "bin")
     assert first.keys() == second.keys() and len(first) > 40
     assert all(marshal.loads(first[m]) == marshal.loads(second[m]) for m in first)
@@ -165,7 +167,7 @@ def test_an_install_takes_the_code_from_a_valid_pyc_only(tree, tmp_path, monkeyp
     os.utime(core, ns=(os.stat(core).st_atime_ns, os.stat(core).st_mtime_ns + 2 * 10**9))
     pyc.write_bytes(stale)
     monkeypatch.setattr(install, "_CODE_CACHE", {})
-    install.write_stub(str(tmp_path / "bin"), "0.9.3")
+    install.write_stub(str(tmp_path / "bin"), "0.9.3", native=False)
     out = _run(herdr, "--version").stdout
     assert sorted(out.splitlines()) == [b"edited core", b"herdr 0.9.3"]
     assert (

@@ -22,7 +22,12 @@
  *
  * The per-install values live in CONFIG, written into the binary by the installer (the block
  * after the marker: python, python launcher script, project root, release, this launcher's
- * path; NUL-separated).
+ * path, the install's mark, the shared fork server's name or ""; NUL-separated).
+ *
+ * A shared fork server (simherdr/standin.py SharedStandin: one for a whole test run that
+ * starts many servers) serves the calls a simherdr's own fork server would (the socket's
+ * derived name is held), in its place: the stand-in it runs connects to $HERDR_SOCKET_PATH
+ * itself, as the Python stand-in does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -176,6 +181,46 @@ static void exec_request(int sock) {
     _exit(1);
 }
 
+/* A connection to the fork server listening on the abstract socket \0name, run by this user;
+ * -1 when there is none. */
+static int connect_to(const char *name) {
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    size_t name_len = strlen(name);
+    if (!name_len || name_len >= sizeof addr.sun_path - 1) return -1;
+    memcpy(addr.sun_path + 1, name, name_len);
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) return -1;
+    socklen_t addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len);
+    struct ucred peer;
+    socklen_t peer_len = sizeof peer;
+    if (connect(sock, (struct sockaddr *)&addr, addr_len) ||
+        getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) || peer.uid != geteuid()) {
+        close(sock);
+        return -1;
+    }
+    return sock;
+}
+
+/* Whether some process holds the abstract name \0name (a simherdr server's fork-server name):
+ * a bind probe, which no listener notices (a connect would start that server's fork server).
+ * CHOICE(standin-shared-probe): a server binding its name in the same microseconds sees it
+ * taken and has no fork server of its own: its calls run the Python stand-in (speed only). */
+static int name_taken(const char *name) {
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    size_t name_len = strlen(name);
+    memcpy(addr.sun_path + 1, name, name_len);
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) return 0;
+    socklen_t addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len);
+    int taken = bind(probe, (struct sockaddr *)&addr, addr_len) != 0 && errno == EADDRINUSE;
+    close(probe);
+    return taken;
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     const char *socket_path = getenv("HERDR_SOCKET_PATH");
@@ -185,25 +230,15 @@ int main(int argc, char **argv) {
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0) fallback(argv); /* a closed standard descriptor */
 
-    struct sockaddr_un addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sun_family = AF_UNIX;
-    int name_len = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1,
-                            "simherdr-standin-%llx-%llx", (unsigned long long)st.st_dev,
-                            (unsigned long long)st.st_ino);
-    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    char name[64];
+    snprintf(name, sizeof name, "simherdr-standin-%llx-%llx", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    /* A shared fork server named at install (SIMHERDR_STANDIN_SERVER) serves the calls the
+     * socket's own would (a simherdr's: its name is held), without starting that one. */
+    const char *shared = config_field(6);
+    int sock = *shared && name_taken(name) ? connect_to(shared) : -1;
+    if (sock < 0) sock = connect_to(name);
     if (sock < 0) fallback(argv);
-    socklen_t addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len);
-    if (connect(sock, (struct sockaddr *)&addr, addr_len)) {
-        close(sock);
-        fallback(argv);
-    }
-    struct ucred peer;
-    socklen_t peer_len = sizeof peer;
-    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) || peer.uid != geteuid()) {
-        close(sock);
-        fallback(argv);
-    }
     int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0) cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0) {
