@@ -34,7 +34,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from .facts.record import field, record  # not dataclasses (inspect, ast): start-up time
 
 #: The environment variables ``simherdr run`` gives COMMAND besides herdr's own.
 ENV_CONTROL = "SIMHERDR_CONTROL_SOCKET"  # the control socket (docs/CONTROL.md): per-test reset
@@ -148,7 +149,7 @@ def add_parser(sub, time_scale: Callable[[str], float], versions: tuple[str, ...
 # --- the run ---------------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class Layout:
     """Where everything of one run lives."""
 
