@@ -106,7 +106,7 @@ def test_the_early_sweep_leaves_the_newest_runs_and_a_locked_one(tmp_path):
     garbage.mkdir()
     os.utime(garbage, (1, 1))
     pytestcost.start_sweep(root, 3, time.time() - LOCK_TIMEOUT)
-    pytestcost.sweep_done()
+    assert pytestcost.sweep_done(timeout=60)
     assert sorted(p.name for p in root.iterdir()) == [
         "pytest-2",
         "pytest-4",

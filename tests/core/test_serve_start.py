@@ -37,14 +37,16 @@ def client():
 
 threading.Thread(target=client, daemon=True).start()
 control = os.path.join(os.path.dirname(path), "control.sock")  # a control socket nobody uses
-sys.argv = ["simherdr", "serve", "--socket", path, "--control", control, "--quiet",
-            "--herdr-config-dir", config_dir]
+trace = os.path.join(os.path.dirname(path), "trace.jsonl")  # every request a line (no json)
+sys.argv = ["simherdr", "serve", "--socket", path, "--control", control, "--trace", trace,
+            "--quiet", "--herdr-config-dir", config_dir]
 from simherdr.cli import main
 main()
 """
 
-# Not needed to answer a ping on a server with no config file, scenario, trace or panes, and a
-# control socket nobody used (its ops, the scenario and fault layer, come with its first request).
+# Not needed to answer a ping on a server with no config file, scenario or panes, a trace file
+# (its lines by json's C encoder, simherdr.trace.dumps) and a control socket nobody used (its
+# ops, the scenario and fault layer, come with its first request).
 NOT_AT_START = (
     "tomllib",
     "hashlib",
