@@ -137,7 +137,14 @@ def test_no_session_within_the_window_is_unavailable(caller):
 def test_agent_gone_before_the_first_read_is_unobserved(caller):
     sim, env = caller
     sim.run(lambda s: SC.quiet_next_start(s, "w1:p2"))
-    rec = sim.recorder(env).before(("agent", "get"), lambda s: SC.agent_exits(s, "w1:p2"))
+
+    def gone(s):
+        SC.agent_exits(s, "w1:p2")
+        # the shell's re-detect now, not SHELL_REDETECT_DELAY later (5 ms of wall time here: a
+        # stand-in call through the fork server can come sooner and still find the agent idle)
+        s.agents.shell_returned(s.session.panes["w1:p2"])
+
+    rec = sim.recorder(env).before(("agent", "get"), gone)
     result, rec = go(sim, env, rec=rec)
     assert result["receipt"]["witness"] == {"state": "unobserved", "reads": 5, "settleMs": 5000}
     assert all(r.status == 1 and '"agent_not_found"' in r.stderr for r in rec.results[3:])

@@ -314,7 +314,14 @@ def test_sim_vanished_when_the_agent_exits(herdr_sim, tmp_path):
     async def drive(watcher):
         await asyncio.to_thread(herdr_sim.run, lambda s: SC.agent_state(s, "w1:p1", "working"))
         await until(lambda: watcher.seen_working)
-        await asyncio.to_thread(herdr_sim.run, lambda s: SC.agent_exits(s, "w1:p1"))
+
+        def gone(s):
+            SC.agent_exits(s, "w1:p1")
+            # the shell's re-detect now, not SHELL_REDETECT_DELAY later: a poll in between
+            # sees the exited agent idle (finished, past the grace window)
+            s.agents.shell_returned(s.session.panes["w1:p1"])
+
+        await asyncio.to_thread(herdr_sim.run, gone)
 
     result, out = run(main(drive))
     assert out["outcome"] == "vanished"

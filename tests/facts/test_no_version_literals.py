@@ -100,7 +100,15 @@ def _hits(tree: ast.AST, facts: set[int] = frozenset()):  # type: ignore[assignm
                     yield v, "an `or` fallback"
 
 
+# A version-like str constant is one literal, or pieces implicitly concatenated, each made of
+# digits and dots only, or written with an escape or a backslash-newline: a file with none of
+# these holds no such constant and is not parsed (3/4 of the tree: ~1.3 s of CPU on a fresh clone)
+MAYBE_VERSION = re.compile(r"""["'][\d.]+["']|\\[0-7xuUN\n]""")
+
+
 def _scan_source(source: str, tests: bool) -> list[tuple[int, str, str]]:
+    if not MAYBE_VERSION.search(source):
+        return []
     tree = ast.parse(source)
     return [
         (node.lineno, node.value, how)  # type: ignore[attr-defined]
@@ -208,3 +216,17 @@ def test_the_scan_catches_each_form(tmp_path):
         "an `or` fallback",
     } <= set(hows)
     assert len(hows) == 8
+
+
+@pytest.mark.parametrize(
+    "literal",
+    ['"0.8.2"', "'0.9'", 'r"0.8.2"', '"""0.8.2"""', '"0" ".8"', '"0" "." "8"', '"0\\x2e8"',
+     '"0\\u002e9"', '"0\\N{FULL STOP}9"', '"0.\\\n8"', '"0\\0568"'],
+)  # fmt: skip
+def test_the_prefilter_lets_every_spelling_of_a_version_through(literal):
+    """Each spelling of a version constant reaches the AST scan (the filter skips files)."""
+    source = f"def f(v={literal}):\n    return v\n"
+    assert ast.literal_eval(literal) in ("0.8.2", "0.9", "0.8"), literal
+    assert MAYBE_VERSION.search(source), literal
+    assert [how for _, _, how in _scan_source(source, tests=False)] == ["a parameter default"]
+    assert _scan_source('x = "v0.8.2"\nif y == "0.8.x":\n    pass\n', tests=False) == []
