@@ -40,7 +40,10 @@ def cli(tmp_path, version, config):
 def test_start_prompt_wait_get(cli):
     code, out = cli("workspace", "create", "--cwd", cli.srv.sim.config.server_cwd)
     assert code == 0, out
-    cli.srv.run(lambda sim: sim.agents.configure_pane("w1:p1", work=30))
+    # react=0: the turn starts with the prompt (a stand-in call can take less than the default
+    # 0.2 simulated seconds, 2 ms at 100x: the wait below then met the agent still idle, before
+    # its turn); work=30: the turn lasts 0.3 s, over or not when the wait comes
+    cli.srv.run(lambda sim: sim.agents.configure_pane("w1:p1", work=30, react=0))
     code, out = cli(
         "agent", "start", "rev", "--kind", "claude-code", "--pane", "w1:p1", "--", "--model", "x y"
     )
@@ -59,7 +62,7 @@ def test_start_prompt_wait_get(cli):
     assert code == 0, out
     assert out["result"]["type"] == "agent_prompted"
 
-    # each CLI process costs ~0.1 s of wall time, i.e. ~10 simulated seconds at 100x: wait for
+    # a CLI call costs ~5-100 ms of wall time, i.e. ~0.5-10 simulated seconds at 100x: wait for
     # the end of the turn, whether it is still running or already over
     code, out = cli("agent", "wait", "rev", "--timeout", "120000")
     assert code == 0, out
