@@ -23,6 +23,7 @@ before the bytes are there.
 
 from __future__ import annotations
 
+import _thread
 import struct as _struct
 from collections.abc import Callable
 from typing import Any
@@ -333,8 +334,12 @@ class Codec:
 
     def __init__(self, table: Table) -> None:
         self.table = table
+        # only finished codecs: another thread may read these without the lock (a codec is
+        # shared: wire_for; e.g. a verify's targets replay side by side in threads)
         self._enc: dict[str, Encoder] = {}
         self._dec: dict[str, Decoder] = {}
+        self._lock = _thread.RLock()  # (a build recurses into encoder()/decoder())
+        self._building: set[tuple[str, str]] = set()  # (a recursive type: a forwarder)
 
     def encode(self, type_name: str, value: Any) -> bytes:
         out = bytearray()
@@ -353,15 +358,31 @@ class Codec:
     def encoder(self, name: str) -> Encoder:
         enc = self._enc.get(name)
         if enc is None:
-            self._enc[name] = lambda v, out: self._enc[name](v, out)  # placeholder (recursion)
-            enc = self._enc[name] = self._build_encoder(name)
+            with self._lock:  # a placeholder in _enc was seen by another thread mid-build:
+                enc = self._enc.get(name)  # it called itself until RecursionError (a flake)
+                if enc is None and ("enc", name) in self._building:
+                    return lambda v, out: self.encoder(name)(v, out)
+                if enc is None:
+                    self._building.add(("enc", name))
+                    try:
+                        enc = self._enc[name] = self._build_encoder(name)
+                    finally:
+                        self._building.discard(("enc", name))
         return enc
 
     def decoder(self, name: str) -> Decoder:
         dec = self._dec.get(name)
         if dec is None:
-            self._dec[name] = lambda buf, pos: self._dec[name](buf, pos)
-            dec = self._dec[name] = self._build_decoder(name)
+            with self._lock:
+                dec = self._dec.get(name)
+                if dec is None and ("dec", name) in self._building:
+                    return lambda buf, pos: self.decoder(name)(buf, pos)
+                if dec is None:
+                    self._building.add(("dec", name))
+                    try:
+                        dec = self._dec[name] = self._build_decoder(name)
+                    finally:
+                        self._building.discard(("dec", name))
         return dec
 
     def _build_encoder(self, name: str) -> Encoder:
