@@ -1,8 +1,10 @@
 """The server's side of the native stand-in (issue 34): the socket its launcher finds, and the
 fork server behind it, started on first use and ended with the server.
 
-A simherdr server whose API socket file is (device, inode) listens on the Linux abstract socket
-``\\0simherdr-standin-<dev>-<ino>`` (hex): no file to clean up, gone with the last process that
+A simherdr server whose API socket file is (device, inode, mtime in ns) listens on the Linux
+abstract socket ``\\0simherdr-standin-<dev>-<ino>-<mtime>`` (hex; the time because an inode is
+reused at once by the next socket file, while the holder of the old name may still be closing:
+that server's launchers then met the wrong name): no file to clean up, gone with the last process that
 holds it.  The first launcher that connects starts the fork server
 (:mod:`simherdr.stub.forkserver`: ``python -I -S`` of this interpreter, in a session of its
 own), which gets the listening socket (that launcher still in its backlog) and a lifeline
@@ -33,10 +35,10 @@ _TITLE_ROOM = " " * 1024
 CLOSE_TIMEOUT = 5.0
 
 
-def abstract_name(identity: tuple[int, int]) -> bytes:
-    """The abstract socket name for an API socket file (its st_dev, st_ino), as launcher.c
-    writes it."""
-    return b"\0simherdr-standin-%x-%x" % identity
+def abstract_name(identity: tuple[int, int, int]) -> bytes:
+    """The abstract socket name for an API socket file (its st_dev, st_ino, st_mtime_ns), as
+    launcher.c writes it."""
+    return b"\0simherdr-standin-%x-%x-%x" % identity
 
 
 def _project_root() -> str:
@@ -82,7 +84,7 @@ class StandinHost:
         loop.add_reader(sock.fileno(), self._first)
 
     @classmethod
-    def open(cls, identity: tuple[int, int] | None) -> StandinHost | None:
+    def open(cls, identity: tuple[int, int, int] | None) -> StandinHost | None:
         """Listen for the launchers of the API socket ``identity``; None when that is not
         possible (no identity, not Linux, the name taken): the launchers run the Python
         stand-in."""

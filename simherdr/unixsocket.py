@@ -121,12 +121,15 @@ def _directory_lock(directory: str):
         os.close(fd)  # releases the lock
 
 
-def _identity(path: str) -> tuple[int, int] | None:
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """A socket file's device, inode and modification time (ns): the inode alone is reused at
+    once by the next file made after one is removed (a server stopping while another starts),
+    the time tells them apart (the stand-in's name, standin.py; "still ours" at close)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
-    return (st.st_dev, st.st_ino)
+    return (st.st_dev, st.st_ino, st.st_mtime_ns)
 
 
 def take_path(path: str, busy_message: str) -> None:

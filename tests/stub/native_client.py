@@ -26,7 +26,7 @@ class Outcome:
 
 def name_of(api_socket: str) -> bytes:
     st = os.stat(api_socket)
-    return abstract_name((st.st_dev, st.st_ino))
+    return abstract_name((st.st_dev, st.st_ino, st.st_mtime_ns))
 
 
 def _memfd(data: bytes = b"") -> int:

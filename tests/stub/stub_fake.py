@@ -71,7 +71,7 @@ class FakeHerdr:
         st = os.stat(path)
         self._standin_name = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self._standin_name.bind(abstract_name((st.st_dev, st.st_ino)))
+            self._standin_name.bind(abstract_name((st.st_dev, st.st_ino, st.st_mtime_ns)))
         except OSError:
             pass
         self._thread = threading.Thread(target=self._serve, daemon=True)

@@ -230,9 +230,12 @@ int main(int argc, char **argv) {
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0) fallback(argv); /* a closed standard descriptor */
 
-    char name[64];
-    snprintf(name, sizeof name, "simherdr-standin-%llx-%llx", (unsigned long long)st.st_dev,
-             (unsigned long long)st.st_ino);
+    /* device, inode and mtime (ns) of the socket file, as simherdr/standin.py abstract_name */
+    char name[96];
+    unsigned long long mtime_ns =
+        (unsigned long long)st.st_mtim.tv_sec * 1000000000ULL + (unsigned long long)st.st_mtim.tv_nsec;
+    snprintf(name, sizeof name, "simherdr-standin-%llx-%llx-%llx", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino, mtime_ns);
     /* A shared fork server named at install (SIMHERDR_STANDIN_SERVER) serves the calls the
      * socket's own would (a simherdr's: its name is held), without starting that one. */
     const char *shared = config_field(6);

@@ -1,0 +1,47 @@
+"""The native stand-in's name for a server (simherdr/standin.py abstract_name): a socket file's
+device, inode and mtime. An inode is reused at once by the next file made after one is
+removed, while the server that held the old name may still be closing (its fork server ends
+its calls first): by the inode alone the new server could not take its name, and its
+launchers met the old one's (a refused connection, a call served by the wrong fork server)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+import pytest
+
+from simherdr.standin import abstract_name
+from simherdr.testing import ThreadServer
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="abstract socket names are Linux's"
+)
+
+
+def _identity(path: str) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_mtime_ns)
+
+
+def test_a_server_on_a_reused_inode_takes_a_name_of_its_own(tmp_path):
+    path = str(tmp_path / "herdr.sock")
+    with ThreadServer("0.9.3", path=path):
+        old = _identity(path)
+    # the old server stopping: its socket file removed, its stand-in name still held
+    holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    holder.bind(abstract_name(old))
+    try:
+        with ThreadServer("0.9.3", path=path) as server:
+            new = _identity(path)
+            if new[:2] != old[:2]:
+                pytest.skip("this filesystem gave the new socket file another inode")
+            assert abstract_name(new) != abstract_name(old)
+            assert server.server.standin is not None  # it listens on a name of its own
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            with pytest.raises(OSError):
+                probe.bind(abstract_name(new))  # held: by the new server
+            probe.close()
+    finally:
+        holder.close()
