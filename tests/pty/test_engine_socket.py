@@ -38,6 +38,9 @@ def test_workspace_round_trip_reads_the_typed_commands(make_client, version):
     client.ok("pane.send_text", pane_id=pane, text="echo alpha; echo beta; echo gamma")
     client.ok("pane.send_keys", pane_id=pane, keys=["Enter"])
     client.wait_output(pane, r"^gamma$", regex=True)
+    # and the shell's next prompt (a line that is the prompt alone: the first one holds the
+    # typed command), which the short read below ends with: a read between the two missed it
+    client.wait_output(pane, r"^\$\s*$", regex=True)
     text = read(client, pane, "recent", 50)["text"]
     assert "beta" in text or "gamma" in text
     for source in ("visible", "detection"):
