@@ -439,11 +439,16 @@ class Idle:
             umask, ignored, blocked = (int(f) for f in fields[4:7])
             env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
             for sig in range(1, 32):
-                if ignored >> sig & 1:
-                    try:
+                try:
+                    if ignored >> sig & 1:
                         signal.signal(sig, signal.SIG_IGN)
-                    except (OSError, ValueError):
-                        pass
+                    elif sig not in _PYTHON_IGNORES and signal.getsignal(sig) == signal.SIG_IGN:
+                        # ignored here (the fork server's starter ignored it: a server started
+                        # in the background of a script), not by the caller: as the caller's
+                        # Python stand-in would have it at its start
+                        signal.signal(sig, _AT_START.get(sig, signal.SIG_DFL))  # type: ignore[arg-type]
+                except (OSError, ValueError):
+                    pass
             signal.pthread_sigmask(
                 signal.SIG_SETMASK, [s for s in range(1, signal.NSIG) if blocked >> s & 1]
             )
@@ -606,6 +611,12 @@ def _top_level(launch, argv, release) -> int:
     if not _flush():
         status = 120
     return status & 0xFF
+
+
+#: what a Python start ignores whatever it inherited, and what it installs for a signal it
+#: inherited at its default (the Python stand-in's dispositions, for a caller that ignores neither)
+_PYTHON_IGNORES = frozenset({signal.SIGPIPE, signal.SIGXFSZ})
+_AT_START: dict[int, object] = {signal.SIGINT: signal.default_int_handler}
 
 
 def _flush() -> bool:

@@ -505,6 +505,9 @@ def _where_it_hung(proc, host, since: int) -> str:
     return "; ".join(lines)
 
 
+DEFAULT_SIGNALS = ["env", "--default-signal=INT,QUIT"]  # coreutils env: defaults, then exec
+
+
 def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
     """SIGINT to the launcher reaches the stand-in in the fork server's child, which dies of
     it as the Python stand-in does (its KeyboardInterrupt traceback, then SIGINT)."""
@@ -514,7 +517,11 @@ def test_ctrl_c_reaches_the_call_and_its_death_by_signal_shows(stand_ins, host):
     for binary in stand_ins:
         since = _last_seq(host)
         proc = subprocess.Popen(
-            [binary, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
+            # as from a terminal: SIGINT and SIGQUIT at their defaults. A full run's worker had
+            # them ignored now and then when it started the call (both at once: C system()'s
+            # way; the launcher and the call keep what was ignored on entry, as any program
+            # does, and the signal was lost: _where_it_hung's SigIgn showed it)
+            [*DEFAULT_SIGNALS, binary, "pane", "wait-output", "w1:p1", "--match", "never-printed"],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -640,3 +647,43 @@ def test_the_server_sees_the_same_requests_from_the_same_command(stand_ins, host
     assert seen[0] == seen[1]
     assert [s[0] for s in seen[0]] == ["ping", "pane.get"]
     assert {s[3] for s in seen[0]} == {"herdr pane get w1:p1"}
+
+
+def test_ctrl_c_reaches_a_call_of_a_fork_server_started_with_sigint_ignored(stand_ins):
+    """A server started where SIGINT and SIGQUIT are ignored (the background of a script) starts
+    its fork server so: a caller that ignores neither still gets its call ended by Ctrl-C (the
+    child sets what the fork server ignores, and the caller does not, back to a Python start's)."""
+    fast, _ = stand_ins
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGQUIT)}
+    try:
+        with ThreadServer("0.9.3") as server:
+            env = _env(server)
+            # the first call starts the fork server, while this process ignores both
+            subprocess.run([fast, "workspace", "create", "--no-focus"], env=env, check=True)
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            since = _last_seq(server)
+            proc = subprocess.Popen(
+                [*DEFAULT_SIGNALS, fast, "pane", "wait-output", "w1:p1", "--match", "never"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not _requested(
+                server, since, "pane.wait_for_output"
+            ):
+                time.sleep(0.005)
+            proc.send_signal(signal.SIGINT)
+            try:
+                _out, err = proc.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                where = _where_it_hung(proc, server, since)
+                proc.kill()
+                proc.communicate()
+                pytest.fail(f"the call did not die of SIGINT within 20 s: {where}")
+            assert proc.returncode == -signal.SIGINT
+            assert err.decode().endswith("\nKeyboardInterrupt\n")
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
