@@ -198,7 +198,8 @@ def run(
     )
 
 
-def _pong(path: str) -> bool:
+def ping(path: str) -> bool:
+    """Whether a server at ``path`` answers a ``ping`` (its loop runs)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(5.0)
     try:
@@ -229,7 +230,7 @@ def spawn_server(
     proc = start(argv + (extra or []), env)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if os.path.exists(path) and _pong(path):
+        if os.path.exists(path) and ping(path):
             return proc
         if proc.poll() is not None:
             raise RuntimeError(f"simherdr serve exited: {proc.stderr.read()}")

@@ -17,23 +17,11 @@ import pytest
 from simherdr.terminalplane import client_socket_path
 from simherdr.unixsocket import SocketBusy, take_path
 from tests import forkserve
+from tests.forkserve import ping
 
 pytestmark = pytest.mark.hostile
 
 SERVE = [sys.executable, "-m", "simherdr", "serve"]
-
-
-def ping(path: str) -> bool:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    try:
-        s.connect(path)
-        s.sendall(b'{"id":"p","method":"ping","params":{}}\n')
-        return b'"pong"' in s.recv(4096)
-    except OSError:
-        return False
-    finally:
-        s.close()
 
 
 def wait_for(pred, timeout: float = 15.0) -> bool:
