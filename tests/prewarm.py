@@ -109,23 +109,24 @@ def _rewritten_paths() -> list[str]:
 
 def _plugin_modules() -> list[str]:
     """The installed pytest11 plugins' modules (simherdr's aside) that pytest imports rewritten:
-    those imported as it loads the plugins, before the suite package unmarks the rest
-    (tests/pytestcost.py ``plain_installed_modules``; the modules imported later load from
-    pip's plain pycs). Found as pytest finds them: the entry modules imported here, then the
-    loaded modules of those distributions' top-level names (pytest's rule)."""
-    import importlib
+    those imported as it loads and registers the plugins (their ``pytest_addhooks``,
+    ``pytest_addoption``), before the suite package unmarks the rest (tests/pytestcost.py
+    ``plain_installed_modules``; the modules imported later load from pip's plain pycs). Found
+    as pytest finds them: the plugins loaded here by pytest's plugin manager, then the loaded
+    modules of those distributions' top-level names (pytest's rule)."""
     import importlib.metadata as md
 
-    from _pytest.config import _iter_rewritable_modules
+    from _pytest.config import _iter_rewritable_modules, get_config
 
     names: set[str] = set()
     for dist in md.distributions():
-        entries = [ep for ep in dist.entry_points if ep.group == "pytest11"]
-        if not entries or dist.metadata["Name"] == "simherdr":
-            continue
-        names |= set(_iter_rewritable_modules(str(f) for f in dist.files or []))
-        for ep in entries:
-            importlib.import_module(ep.module)
+        if dist.metadata["Name"] != "simherdr" and any(
+            ep.group == "pytest11" for ep in dist.entry_points
+        ):
+            names |= set(_iter_rewritable_modules(str(f) for f in dist.files or []))
+    config = get_config()
+    config.pluginmanager.load_setuptools_entrypoints("pytest11")
+    config.hook.pytest_addhooks.call_historic(kwargs={"pluginmanager": config.pluginmanager})
     out = {
         getattr(module, "__file__", None) or ""
         for name, module in list(sys.modules.items())
