@@ -279,7 +279,18 @@ class Listening:
             self._retry.cancel()
         if self.sock.fileno() >= 0:
             self._loop.remove_reader(self.sock.fileno())
+        # The file goes before the listener closes, as herdr's do: the client socket's file is
+        # removed at complete_shutdown (src/server/headless.rs:4886, 4892-4904) while its
+        # listener is open until the server is dropped; the API socket's at ServerHandle's drop
+        # (src/api/server.rs:41-50), its listener open in the accept thread until the process
+        # exits (:97-123). `herdr server stop` returns once neither path is reachable, a path
+        # existing and accepting (src/session.rs:388-400): so on its return both files are gone.
+        # Closed first, a file left behind unreachable for a moment ended that wait early.
+        fate = self._unlink_if_ours()
         self.sock.close()
+        return fate
+
+    def _unlink_if_ours(self) -> str:
         now = _identity(self.path)
         if now is None:
             return "gone"

@@ -14,12 +14,15 @@ runs) when pytest's internals are not what it was written against.
   of CPU). Here the number comes from a counter of this process (the base directory is its
   own), the directory is the same ``<test name, 30 characters><n>``, kept or removed after the
   test as ``tmp_path_retention_policy`` says (:func:`retain`, pytest's rule).
-- :func:`plain_product_modules`: pytest rewrites the asserts of every module of a distribution
-  that registers a pytest11 plugin, so all of simherdr (~240 modules) went through the rewrite
-  hook: parsed, rewritten and compiled a second time on a fresh clone (tests/prewarm.py: ~2 s
-  of CPU; the plain pycs are compiled anyway, for the processes the tests start), each import
-  reading and hashing its source. Here simherdr loads as it does everywhere else, from its
-  plain pyc, except the test helper the suite's tests call (``simherdr.testing``).
+- :func:`plain_installed_modules`: pytest rewrites the asserts of every module of a
+  distribution that registers a pytest11 plugin: all of simherdr (~240 modules) and of
+  Hypothesis, syrupy, xdist and pytest-timeout (~130) went through the rewrite hook: parsed,
+  rewritten and compiled a second time on a fresh clone (tests/prewarm.py: ~2 s of CPU for
+  simherdr, ~1 s for the others; their plain pycs exist anyway: pip's, and compileall's for the
+  processes the tests start), each import reading and hashing its source. Here the modules
+  imported from then on load as they do everywhere else, from their plain pyc, except the test
+  helper the suite's tests call (``simherdr.testing``). What pytest imported before the suite
+  package (the plugins' entry modules: ~25) stays rewritten; tests/prewarm.py writes those.
 - :func:`sweep_old_runs_early`: pytest deletes the run directories past its retention count
   (``/tmp/pytest-of-<user>/pytest-<n>``, the 4th newest: a whole earlier run's tree, ~20,000
   entries for this suite) at the end of the session, after the last test, in the controller:
@@ -76,15 +79,18 @@ def fast_rewritten_pyc() -> None:
         rewrite.marshal = _WholeFileMarshal  # type: ignore[assignment]
 
 
-# CHOICE: the suite's product modules keep their plain asserts (what a user's run executes);
-# the test modules, the conftests and this test helper are rewritten as before
-PRODUCT = ("simherdr", "client")  # what pytest marks for simherdr's distribution
+# CHOICE: installed modules (simherdr's and the other pytest plugins') keep their plain asserts
+# in the suite (what a user's run executes; an assert failing inside Hypothesis reads as it does
+# outside pytest); the test modules, the conftests and this test helper are rewritten as before
 KEEP_REWRITTEN = ("simherdr.testing",)
 
 
-def plain_product_modules() -> None:
-    """Unmark :data:`PRODUCT` in pytest's rewrite hook (the modules imported from then on),
-    keeping :data:`KEEP_REWRITTEN`."""
+def plain_installed_modules() -> None:
+    """Unmark every name pytest marked for rewriting so far (the pytest11 plugins'
+    distributions: simherdr, client, hypothesis, syrupy, xdist, ...), for the modules imported
+    from then on, keeping :data:`KEEP_REWRITTEN`. The test modules and conftests are rewritten
+    by their file names (``python_files``), not by these marks; later marks (a conftest's
+    ``pytest_plugins``, pytester's ``register_assert_rewrite``) are added after this runs."""
     try:
         from _pytest.assertion.rewrite import AssertionRewritingHook
     except ImportError:
@@ -93,9 +99,9 @@ def plain_product_modules() -> None:
         marked = getattr(finder, "_must_rewrite", None)
         cache = getattr(finder, "_marked_for_rewrite_cache", None)
         if isinstance(finder, AssertionRewritingHook) and isinstance(marked, set):
-            if not marked.intersection(PRODUCT) or not isinstance(cache, dict):
-                return
-            marked.difference_update(PRODUCT)
+            if "simherdr" not in marked or not isinstance(cache, dict):
+                return  # not pytest's marks as this was written against: pytest's own rule
+            marked.clear()
             cache.clear()
             finder.mark_rewrite(*KEEP_REWRITTEN)
             return

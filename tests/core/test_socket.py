@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from simherdr.server import SocketBusy, socket_answers
+from simherdr.terminalplane.listener import client_socket_path
 from simherdr.testing import ThreadServer
 from tests.core.socketclient import Subscription, raw, request
 from tests.releases import rows
@@ -204,3 +205,32 @@ def test_server_stop_removes_socket(server):
     assert request(server.path, "server.stop")["result"] == {"type": "ok"}
     server._thread.join(5)
     assert not os.path.exists(server.path)
+
+
+def test_a_stopping_servers_socket_files_go_while_their_listeners_still_accept(
+    tmp_path, monkeypatch
+):
+    """herdr removes each socket file before its listener closes (src/server/headless.rs:4886,
+    src/api/server.rs:41-50), so `herdr server stop`, which waits until neither path exists and
+    accepts (src/session.rs:388-400), returns with both files gone. Closed first, a file stayed
+    behind unreachable: the stop returned with herdr-client.sock still there."""
+    path = str(tmp_path / "herdr.sock")
+    paths = {path, client_socket_path(path)}
+    seen: dict[str, bool] = {}
+    real_unlink = os.unlink
+
+    def unlink(p, *args, **kwargs):
+        if p in paths:
+            seen[p] = socket_answers(p)  # the file's listener, at the moment the file goes
+        return real_unlink(p, *args, **kwargs)
+
+    srv = ThreadServer(path=path)
+    try:
+        monkeypatch.setattr(os, "unlink", unlink)
+        assert request(path, "server.stop")["result"] == {"type": "ok"}
+        srv._thread.join(5)
+    finally:
+        monkeypatch.undo()
+        srv.stop()
+    assert seen == {p: True for p in paths}
+    assert not any(os.path.exists(p) for p in paths)
