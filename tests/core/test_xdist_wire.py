@@ -3,6 +3,7 @@ events xdist's worker sent, the same reports in the same order."""
 
 from __future__ import annotations
 
+import marshal
 import os
 from collections import Counter
 from types import SimpleNamespace
@@ -70,7 +71,8 @@ class _Channel:
         callback(endmarker)
 
 
-def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester):
+@pytest.mark.parametrize("same_marshal", [True, False])
+def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester, same_marshal):
     pytester.makepyfile(SAMPLE)
     pytester.makeini("[pytest]\nmarkers =\n    late: added while the test runs\n")
     channel = _Channel()
@@ -79,7 +81,8 @@ def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester):
     class Worker:
         @pytest.hookimpl(tryfirst=True)
         def pytest_configure(self, config):
-            config.workerinput = {"workerid": "gw7", "testrunuid": "r1", xdistcost.WIRE: True}
+            offer = xdistcost.packing() if same_marshal else "marshal 0 another-python"
+            config.workerinput = {"workerid": "gw7", "testrunuid": "r1", xdistcost.WIRE: offer}
             config.workeroutput = {}
             config.option.loadgroup = (
                 False  # xdist's worker sets it (xdist/remote.py: setup_config)
@@ -118,15 +121,18 @@ def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester):
     received: list = []
     node.process_from_remote = received.append
     assert xdistcost.controller_node(node)
-    assert node.workerinput[xdistcost.WIRE] is True
+    assert node.workerinput[xdistcost.WIRE] == xdistcost.packing()
     for message in channel.sent:
         node.process_from_remote(message)
     assert received == stock
     assert [list(kw["data"]) for name, kw in received if name == "testreport"] == [
         list(kw["data"]) for name, kw in stock if name == "testreport"
     ]  # the same keys in the same order: the same reports rebuilt
-    compact = [m for name, m in channel.sent if name == xdistcost.BATCH and "t" in m]
-    assert len(compact) >= 6  # the usual tests go as tuples, not dicts
+    batches = [m for name, m in channel.sent if name == xdistcost.BATCH]
+    if same_marshal:  # one marshal string each
+        assert all(list(m) == ["m"] for m in batches)
+        batches = [marshal.loads(m["m"]) for m in batches]
+    assert sum("t" in m for m in batches) >= 6  # the usual tests as tuples, not dicts
 
 
 def test_an_undecodable_message_is_xdists_unknown_event():
