@@ -31,6 +31,11 @@ _BOOT = "import sys; sys.path.insert(0, %r); from simherdr.stub.forkserver impor
 #: room in the fork server's command line for its children's (they show their caller's argv
 #: there: simherdr/stub/forkserver.py _show_as)
 _TITLE_ROOM = " " * 1024
+#: the dynamic linker resolves every symbol at the fork server's start (and at each dlopen):
+#: lazily, each forked call resolved again what it called first (a symbol lookup through every
+#: library's tables, a copy of the written GOT page; ~30 page faults a call). Only the fork
+#: server's own environment: a call runs with its caller's (forkserver._set_environ).
+_BIND_NOW = {"LD_BIND_NOW": "1"}
 #: how long close() waits for the fork server to end its calls and itself
 CLOSE_TIMEOUT = 5.0
 
@@ -62,7 +67,7 @@ def _spawn(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env=env,
+            env=dict(os.environ if env is None else env, **_BIND_NOW),
             start_new_session=True,  # a terminal's Ctrl-C reaches the calls by their launchers
         )
     except OSError:

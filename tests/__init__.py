@@ -8,5 +8,6 @@ if "_pytest.assertion.rewrite" in sys.modules:
     from tests import pytestcost
 
     pytestcost.fast_rewritten_pyc()
-    pytestcost.plain_product_modules()
+    pytestcost.plain_installed_modules()
     pytestcost.fewer_gc_passes()
+    pytestcost.request_argnames_known()

@@ -10,7 +10,7 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
-from tests import pytestcost, standin_shared
+from tests import pytestcost, standin_shared, xdistcost
 from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
@@ -35,9 +35,15 @@ def pytest_report_header(config):
 def pytest_configure(config):
     # the suite's stand-ins: one shared fork server, else the Python stand-in (standin_shared.py)
     standin_shared.start(hasattr(config, "workerinput"))
+    xdistcost.worker_configure(config)  # one message per test, if the controller offers it
     # pytest-xdist's --maxschedchunk (absent with -p no:xdist): see SLOW_FIRST below
     if getattr(config.option, "maxschedchunk", 0) is None:
         config.option.maxschedchunk = 2
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    xdistcost.controller_node(node)  # pytest-xdist's controller, for each worker it starts
 
 
 def pytest_sessionfinish(session):
@@ -81,6 +87,8 @@ def pytest_sessionstart(session):
     if tr is not None and not hasattr(session.config, "workerinput"):
         tr.write_line(_schema_line())
         tr.write_line(standin_shared.line())
+        if getattr(session.config.option, "numprocesses", None) and xdistcost.supported():
+            tr.write_line(f"xdist wire: its own, one message per event ({xdistcost.supported()})")
 
 
 @pytest.fixture(params=VERSIONS)

@@ -78,6 +78,7 @@ def _serve(
         from simherdr.stub.cli import launch as launcher
 
         sys.argv = ["-c"]  # as `python -c` running the launcher
+        os.execve = _exec_serve  # type: ignore[assignment]  # its exec of `simherdr serve`
         status = launcher.run("server", argv, dict(os.environ), launch, sys.stdout, sys.stderr)
         sys.stderr.flush()
         sys.exit(status)
@@ -85,6 +86,32 @@ def _serve(
 
     try:
         status = main(argv)
+    finally:
+        atexit._run_exitfuncs()
+    sys.exit(status)
+
+
+def _exec_serve(path: str, argv: list[str], env: dict[str, str]) -> None:
+    """The launcher's ``os.execve`` of ``simherdr serve`` (``python -E -c BOOT serve ...``,
+    simherdr.stub.cli.launch.serve_argv) in the forked launcher: the CLI's main in this
+    process, preloaded, with the environment the exec gives the server (its process title
+    in it, taken out by serve as ever), and the server's status as the process's. The exec
+    of a new Python itself (the boot line, ``-E``, the title over a fresh argv) is the
+    stand-in's own ``herdr server``'s: tests/stub/test_cli_local_e2e.py,
+    test_cli_sessions.py's hostile-variables test, test_server_process_title.py."""
+    import atexit
+
+    from simherdr.stub.cli.launch import serve_argv
+
+    head = serve_argv({}, "0", "")[:4]  # [sys.executable, "-E", "-c", BOOT]
+    if [path, *argv[1:4]] != [sys.executable, *head[1:]] or argv[4] != "serve":
+        raise OSError(f"forkserve: not the launcher's exec of simherdr serve: {argv[:5]}")
+    os.environ.clear()
+    os.environ.update(env)
+    from simherdr.cli import main
+
+    try:
+        status = main(argv[4:])
     finally:
         atexit._run_exitfuncs()
     sys.exit(status)
@@ -172,8 +199,9 @@ def start(
 
 def launch_server(env: dict[str, str], version: str) -> ForkedServe:
     """The stand-in's ``herdr server`` (simherdr.stub.cli.launch) in a forked child with
-    ``env``: it execs ``simherdr serve`` as ever (the launcher's own Python start is what is
-    saved); its status and stderr are the served process's."""
+    ``env``: its checks and its command line for ``simherdr serve`` as ever, whose exec then
+    runs serve's main in the same child (:func:`_exec_serve`: neither the launcher's nor the
+    server's Python start is paid); its status and stderr are the served process's."""
     return ForkedServe([], env, None, launch=version)
 
 

@@ -7,7 +7,9 @@ config off, and git identity and dates from the environment.
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,54 +86,18 @@ def commit_readme(checkout: Path) -> None:
 
 
 def make_repo(base: Path) -> Path:
-    """``<base>/proj``: a plain repository on ``main`` with one commit.
-
-    Under :func:`isolate` (fixed identity and dates, an empty global config, no system
-    config) every such repository is byte for byte the same but for the index's stat cache
-    (git re-reads the files it does not match): it is built once per process and copied (a
-    plain repository holds no path of its own; linked, separate-dir and bare ones do and are
-    built each time). Elsewhere it is built with the user's git."""
+    """``<base>/proj``: a plain repository on ``main`` with one commit."""
     path = base / "proj"
-    template = _isolated_template()
-    if template is not None:
-        shutil.copytree(template, path, symlinks=True)
-        return path
-    _build_repo(base, path)
+    if not _replay(base, (), ("repo",)):
+        _build_repo(base, path)
     return path
 
 
 def _build_repo(base: Path, path: Path) -> None:
-    git(base, "init", "-q", "-b", "main", str(path))
+    # --template=: no sample hooks, description or info/exclude (nothing here reads them;
+    # they were most of a repository's files)
+    git(base, "init", "-q", "--template=", "-b", "main", str(path))
     commit_readme(path)
-
-
-_TEMPLATES: dict[tuple, Path] = {}
-
-
-def _isolated_template() -> Path | None:
-    """The process's template of :func:`make_repo` for the environment :func:`isolate` set
-    (keyed by every variable it sets), None when the environment is not isolated."""
-    import os
-    import tempfile
-
-    if os.environ.get("GIT_CONFIG_NOSYSTEM") != "1":
-        return None
-    if any(os.environ.get(name) for name in REPO_LOCATING):
-        return None
-    cfg = os.environ.get("GIT_CONFIG_GLOBAL")
-    if not cfg or Path(cfg).read_bytes() != b"":
-        return None
-    key = tuple(os.environ.get(name) for name in _ISOLATED)
-    if None in key:
-        return None
-    if key not in _TEMPLATES:
-        import atexit
-
-        base = Path(tempfile.mkdtemp(prefix="simherdr-gitrepo-")).resolve()
-        atexit.register(shutil.rmtree, base, True)
-        _build_repo(base, base / "proj")
-        _TEMPLATES[key] = base / "proj"
-    return _TEMPLATES[key]
 
 
 def make_linked(
@@ -139,8 +105,14 @@ def make_linked(
 ) -> Path:
     """``<base>/<name>``: a linked worktree of ``repo`` on a new ``branch``."""
     path = base / name
-    git(repo, "worktree", "add", "-q", "-b", branch, str(path), "HEAD")
+    prefix = {base / "proj": (("repo",),), base / "sep": (("sep",),)}.get(Path(repo))
+    if prefix is None or not _replay(base, prefix, ("linked", repo.name, name, branch)):
+        _add_linked(repo, path, branch)
     return path
+
+
+def _add_linked(repo: Path, path: Path, branch: str) -> None:
+    git(repo, "worktree", "add", "-q", "-b", branch, str(path), "HEAD")
 
 
 @dataclass(frozen=True)
@@ -152,9 +124,24 @@ class SepRepo:
 def make_sep_repo(base: Path) -> SepRepo:
     """``git init --separate-git-dir <base>/store.git <base>/sep`` (``.git`` is a file), one commit."""
     checkout, store = base / "sep", base / "store.git"
-    git(base, "init", "-q", "-b", "main", "--separate-git-dir", str(store), str(checkout))
-    commit_readme(checkout)
+    if not _replay(base, (), ("sep",)):
+        _build_sep_repo(base, checkout, store)
     return SepRepo(checkout=checkout, store=store)
+
+
+def _build_sep_repo(base: Path, checkout: Path, store: Path) -> None:
+    git(
+        base,
+        "init",
+        "-q",
+        "--template=",
+        "-b",
+        "main",
+        "--separate-git-dir",
+        str(store),
+        str(checkout),
+    )
+    commit_readme(checkout)
 
 
 @dataclass(frozen=True)
@@ -166,9 +153,197 @@ class BareRepo:
 def make_bare_repo(repo: Path, base: Path, branch: str = "feature") -> BareRepo:
     """``<base>/bare.git`` cloned bare from ``repo``, with a worktree ``<base>/bare-feature``."""
     bare, worktree = base / "bare.git", base / "bare-feature"
-    git(base, "clone", "-q", "--bare", str(repo), str(bare))
-    git(bare, "worktree", "add", "-q", "-b", branch, str(worktree), "HEAD")
+    if Path(repo) != base / "proj" or not _replay(base, (("repo",),), ("bare", branch)):
+        _build_bare(repo, bare, worktree, branch)
     return BareRepo(bare=bare, worktree=worktree)
+
+
+def _build_bare(repo: Path, bare: Path, worktree: Path, branch: str) -> None:
+    git(bare.parent, "clone", "-q", "--template=", "--bare", str(repo), str(bare))
+    _add_linked(bare, worktree, branch)
+
+
+# --- replaying the builders -------------------------------------------------------------------
+#
+# Under isolate() (fixed identity and dates, an empty global config, no system config) a
+# builder's result is the same bytes every time but for the paths it writes (a linked
+# worktree's ``gitdir``, a clone's remote url) and an index's stat cache (git re-reads the files
+# it does not match). So each builder step runs with real git once per process (per isolated
+# environment), in a scratch base, and what it added is recorded with the base path as a
+# placeholder; a test's base gets those files written with its own path. A step is replayed only
+# where the repository it reads is byte for byte (index aside) what the recording read, and
+# nothing it adds exists yet; else git runs as before (a test may have changed the repository).
+# Elsewhere (not isolated) git always runs, with the user's configuration.
+
+_PLACEHOLDER = b"\x00simherdr-base\x00"
+_DIR = -1  # an entry's data for a directory
+
+
+@dataclass(frozen=True)
+class _Entry:
+    mode: int
+    data: bytes | int  # file contents or a symlink's target (placeholder for the base), or _DIR
+
+
+# a step's record: the entries it added (rel path -> entry, parents first), the repository it
+# read (a rel dir) and that directory's entries as the step found them
+@dataclass(frozen=True)
+class _Record:
+    added: dict[str, _Entry]
+    reads: str | None
+    read_state: dict[str, _Entry]
+
+    @property
+    def tops(self) -> list[str]:
+        """The added entries whose parent was there before."""
+        return [rel for rel in self.added if os.path.dirname(rel) not in self.added]
+
+
+_RECORDS: dict[tuple, _Record | None] = {}
+
+
+def _snapshot(root: Path, base: Path) -> dict[str, _Entry]:
+    """Every entry under ``root`` (rel to ``base``), the base path replaced by the placeholder."""
+    out: dict[str, _Entry] = {}
+    prefix = os.fsencode(base)
+    stack = [root]
+    while stack:
+        top = stack.pop()
+        with os.scandir(top) as it:
+            for e in it:
+                rel = os.path.relpath(e.path, base)
+                st = e.stat(follow_symlinks=False)
+                if e.is_symlink():
+                    data: bytes | int = os.fsencode(os.readlink(e.path))
+                elif e.is_dir(follow_symlinks=False):
+                    out[rel] = _Entry(st.st_mode, _DIR)
+                    stack.append(Path(e.path))
+                    continue
+                else:
+                    with open(e.path, "rb") as f:
+                        data = f.read()
+                out[rel] = _Entry(st.st_mode, data.replace(prefix, _PLACEHOLDER))
+    return out
+
+
+def _steps(chain: tuple[tuple, ...], base: Path) -> None:
+    """Run ``chain``'s builder steps in ``base`` with real git."""
+    for step in chain:
+        if step[0] == "repo":
+            _build_repo(base, base / "proj")
+        elif step[0] == "sep":
+            _build_sep_repo(base, base / "sep", base / "store.git")
+        elif step[0] == "linked":
+            _add_linked(base / step[1], base / step[2], step[3])
+        else:
+            _build_bare(base / "proj", base / "bare.git", base / "bare-feature", step[1])
+
+
+def _reads(prefix: tuple[tuple, ...], step: tuple) -> str | None:
+    """The repository (its git dir, rel to the base) ``step`` reads, None when it reads none."""
+    if step[0] == "linked":
+        return {"repo": "proj/.git", "sep": "store.git"}[prefix[-1][0]]
+    if step[0] == "bare":
+        return "proj/.git"
+    return None
+
+
+def _record(prefix: tuple[tuple, ...], step: tuple) -> _Record | None:
+    import atexit
+    import tempfile
+
+    scratch = Path(tempfile.mkdtemp(prefix="simherdr-gitrepo-")).resolve()
+    atexit.register(shutil.rmtree, scratch, True)
+    base = scratch / "w"
+    base.mkdir()
+    _steps(prefix, base)
+    before = _snapshot(base, base)
+    _steps((step,), base)
+    after = _snapshot(base, base)
+    shutil.rmtree(scratch, ignore_errors=True)
+    if any(rel not in after for rel in before):
+        return None  # a step that removes something is not replayed
+    added = {rel: e for rel, e in sorted(after.items()) if before.get(rel) != e}
+    if any(rel in before for rel in added):
+        return None  # nor one that rewrites what was there
+    reads = _reads(prefix, step)
+    state = {}
+    if reads is not None:
+        state = {r: e for r, e in before.items() if r.startswith(reads + "/")}
+        state.pop(reads + "/index", None)
+    return _Record(added, reads, state)
+
+
+def _replay(base: Path, prefix: tuple[tuple, ...], step: tuple) -> bool:
+    """Write ``step``'s recorded additions into ``base``; False where it cannot be replayed."""
+    key = _isolated_key()
+    if key is None:
+        return False
+    rkey = (key, prefix, step)
+    if rkey not in _RECORDS:
+        _RECORDS[rkey] = _record(prefix, step)
+    rec = _RECORDS[rkey]
+    if rec is None:
+        return False
+    base = Path(base)
+    if not base.is_dir() or any(os.path.lexists(base / rel) for rel in rec.tops):
+        return False
+    if rec.reads is not None:
+        root = base / rec.reads
+        if not root.is_dir():
+            return False
+        state = _snapshot(root, base)
+        state.pop(rec.reads + "/index", None)
+        if state != rec.read_state:
+            return False
+    path = os.fsencode(base)
+    for rel, e in rec.added.items():
+        target = base / rel
+        if e.data == _DIR:
+            os.mkdir(target, e.mode & 0o7777)
+            continue
+        assert isinstance(e.data, bytes)
+        data = e.data.replace(_PLACEHOLDER, path)
+        if stat.S_ISLNK(e.mode):
+            os.symlink(os.fsdecode(data), target)
+            continue
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, e.mode & 0o7777)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    return True
+
+
+def _isolated_key() -> tuple | None:
+    """The environment :func:`isolate` set (every variable a repository's bytes depend on),
+    None when the environment is not isolated."""
+    if os.environ.get("GIT_CONFIG_NOSYSTEM") != "1":
+        return None
+    if any(os.environ.get(name) for name in REPO_LOCATING):
+        return None
+    cfg = os.environ.get("GIT_CONFIG_GLOBAL")
+    if not cfg or Path(cfg).read_bytes() != b"":
+        return None
+    key = tuple(os.environ.get(name) for name in _ISOLATED)
+    if None in key:
+        return None
+    umask = _umask()
+    if umask is None:
+        return None
+    return (key, umask)
+
+
+def _umask() -> int | None:
+    """The process's umask (the modes git gives what it writes), read without setting it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return None
 
 
 def make_plain_dir(base: Path):

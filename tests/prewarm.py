@@ -6,9 +6,10 @@ four of them at once: ~5 s of CPU each for the ~200 test modules. Here it is don
 cores: ``compileall`` for the plain modules (the workers and every stand-in or server process
 they start import them), and pytest's own rewrite for the test modules and conftests, written
 with pytest's atomic pyc writer, so a worker finds a complete pyc or writes its own as before.
-simherdr itself loads from its plain pyc in the suite (tests/pytestcost.py), but the other
-installed pytest plugins (Hypothesis, xdist, syrupy, pytest-timeout) are rewritten by pytest
-too: on a new virtualenv every worker rewrote them at once (~0.6 s of CPU each); here once.
+The installed modules load from their plain pycs in the suite (tests/pytestcost.py), but the
+plugins' entry modules (xdist's, syrupy's, pytest-timeout's, Hypothesis' pytest plugin: ~25
+modules) are imported rewritten before the suite can say so: on a new virtualenv every worker
+rewrote them at once; here once.
 
 And Hypothesis' local constants: when a run has property tests, Hypothesis reads the string
 and number literals of every local module imported (simherdr's, client's: ~230 files) to bias
@@ -107,28 +108,31 @@ def _rewritten_paths() -> list[str]:
 
 
 def _plugin_modules() -> list[str]:
-    """The modules pytest rewrites for the installed pytest11 plugins but simherdr: each
-    distribution's top-level packages and modules (pytest's own rule), less optional
-    integrations (``extra`` packages: Hypothesis' django, numpy, ... which the suite never
-    imports)."""
+    """The installed pytest11 plugins' modules (simherdr's aside) that pytest imports rewritten:
+    those imported as it loads and registers the plugins (their ``pytest_addhooks``,
+    ``pytest_addoption``), before the suite package unmarks the rest (tests/pytestcost.py
+    ``plain_installed_modules``; the modules imported later load from pip's plain pycs). Found
+    as pytest finds them: the plugins loaded here by pytest's plugin manager, then the loaded
+    modules of those distributions' top-level names (pytest's rule)."""
     import importlib.metadata as md
 
-    from _pytest.config import _iter_rewritable_modules
+    from _pytest.config import _iter_rewritable_modules, get_config
 
-    out = []
+    names: set[str] = set()
     for dist in md.distributions():
-        if dist.metadata["Name"] == "simherdr":
-            continue
-        if not any(ep.group == "pytest11" for ep in dist.entry_points):
-            continue
-        files = dist.files or []
-        names = set(_iter_rewritable_modules(str(f) for f in files))
-        for f in files:
-            parts = str(f).split("/")
-            if parts[-1].endswith(".py") and parts[0].removesuffix(".py") in names:
-                if "extra" not in parts:
-                    out.append(str(f.locate()))
-    return out
+        if dist.metadata["Name"] != "simherdr" and any(
+            ep.group == "pytest11" for ep in dist.entry_points
+        ):
+            names |= set(_iter_rewritable_modules(str(f) for f in dist.files or []))
+    config = get_config()
+    config.pluginmanager.load_setuptools_entrypoints("pytest11")
+    config.hook.pytest_addhooks.call_historic(kwargs={"pluginmanager": config.pluginmanager})
+    out = {
+        getattr(module, "__file__", None) or ""
+        for name, module in list(sys.modules.items())
+        if name.partition(".")[0] in names
+    }
+    return sorted(f for f in out if f.endswith(".py"))
 
 
 def main() -> int:
@@ -143,7 +147,10 @@ def main() -> int:
     )
     paths = _rewritten_paths()
     try:
-        paths += _plugin_modules()
+        # in a process of its own: loading Hypothesis' pytest plugin marks the process as a
+        # plugin's initialisation, where Hypothesis warns of the constants' storage access
+        with ProcessPoolExecutor(1) as once:
+            paths += once.submit(_plugin_modules).result()
     except Exception as exc:  # an optimisation: the workers rewrite them as they always did
         print(
             f"tests/prewarm: plugins' modules skipped ({type(exc).__name__}: {exc})",

@@ -14,12 +14,15 @@ runs) when pytest's internals are not what it was written against.
   of CPU). Here the number comes from a counter of this process (the base directory is its
   own), the directory is the same ``<test name, 30 characters><n>``, kept or removed after the
   test as ``tmp_path_retention_policy`` says (:func:`retain`, pytest's rule).
-- :func:`plain_product_modules`: pytest rewrites the asserts of every module of a distribution
-  that registers a pytest11 plugin, so all of simherdr (~240 modules) went through the rewrite
-  hook: parsed, rewritten and compiled a second time on a fresh clone (tests/prewarm.py: ~2 s
-  of CPU; the plain pycs are compiled anyway, for the processes the tests start), each import
-  reading and hashing its source. Here simherdr loads as it does everywhere else, from its
-  plain pyc, except the test helper the suite's tests call (``simherdr.testing``).
+- :func:`plain_installed_modules`: pytest rewrites the asserts of every module of a
+  distribution that registers a pytest11 plugin: all of simherdr (~240 modules) and of
+  Hypothesis, syrupy, xdist and pytest-timeout (~130) went through the rewrite hook: parsed,
+  rewritten and compiled a second time on a fresh clone (tests/prewarm.py: ~2 s of CPU for
+  simherdr, ~1 s for the others; their plain pycs exist anyway: pip's, and compileall's for the
+  processes the tests start), each import reading and hashing its source. Here the modules
+  imported from then on load as they do everywhere else, from their plain pyc, except the test
+  helper the suite's tests call (``simherdr.testing``). What pytest imported before the suite
+  package (the plugins' entry modules: ~25) stays rewritten; tests/prewarm.py writes those.
 - :func:`sweep_old_runs_early`: pytest deletes the run directories past its retention count
   (``/tmp/pytest-of-<user>/pytest-<n>``, the 4th newest: a whole earlier run's tree, ~20,000
   entries for this suite) at the end of the session, after the last test, in the controller:
@@ -27,6 +30,10 @@ runs) when pytest's internals are not what it was written against.
   Here pytest's own function does it from the start of the session, in a process at the lowest
   priority (on the cores the tests leave idle); pytest's call at the end finds nothing left, or
   takes what a starved sweep has not reached (its cleanup locks keep two sweeps off one dir).
+- :func:`request_argnames_known`: every use of the ``request`` fixture (the suite's
+  ``tmp_path``, ``version``, most fixtures) makes a ``RequestFixtureDef`` whose argnames pytest
+  reads with ``inspect.signature`` of the lambda it wraps (~13 us, ~6 per test): answered
+  ``()`` (pytest's own answer for that parameterless lambda) without it.
 - :func:`fewer_gc_passes`: collection builds ~100,000 objects that live to the end (modules,
   items, fixture closures); at the default thresholds the collector ran ~390 young, ~36 middle
   and 3 full passes over them during a worker's start and collection (0.25 s of CPU; 0.07 s
@@ -76,15 +83,18 @@ def fast_rewritten_pyc() -> None:
         rewrite.marshal = _WholeFileMarshal  # type: ignore[assignment]
 
 
-# CHOICE: the suite's product modules keep their plain asserts (what a user's run executes);
-# the test modules, the conftests and this test helper are rewritten as before
-PRODUCT = ("simherdr", "client")  # what pytest marks for simherdr's distribution
+# CHOICE: installed modules (simherdr's and the other pytest plugins') keep their plain asserts
+# in the suite (what a user's run executes; an assert failing inside Hypothesis reads as it does
+# outside pytest); the test modules, the conftests and this test helper are rewritten as before
 KEEP_REWRITTEN = ("simherdr.testing",)
 
 
-def plain_product_modules() -> None:
-    """Unmark :data:`PRODUCT` in pytest's rewrite hook (the modules imported from then on),
-    keeping :data:`KEEP_REWRITTEN`."""
+def plain_installed_modules() -> None:
+    """Unmark every name pytest marked for rewriting so far (the pytest11 plugins'
+    distributions: simherdr, client, hypothesis, syrupy, xdist, ...), for the modules imported
+    from then on, keeping :data:`KEEP_REWRITTEN`. The test modules and conftests are rewritten
+    by their file names (``python_files``), not by these marks; later marks (a conftest's
+    ``pytest_plugins``, pytester's ``register_assert_rewrite``) are added after this runs."""
     try:
         from _pytest.assertion.rewrite import AssertionRewritingHook
     except ImportError:
@@ -93,12 +103,51 @@ def plain_product_modules() -> None:
         marked = getattr(finder, "_must_rewrite", None)
         cache = getattr(finder, "_marked_for_rewrite_cache", None)
         if isinstance(finder, AssertionRewritingHook) and isinstance(marked, set):
-            if not marked.intersection(PRODUCT) or not isinstance(cache, dict):
-                return
-            marked.difference_update(PRODUCT)
+            if "simherdr" not in marked or not isinstance(cache, dict):
+                return  # not pytest's marks as this was written against: pytest's own rule
+            marked.clear()
             cache.clear()
             finder.mark_rewrite(*KEEP_REWRITTEN)
             return
+
+
+def _request_lambda():
+    """The code of the lambda ``RequestFixtureDef`` wraps the request in (``func=lambda:
+    request``), if it is one without parameters (then its argnames are ``()``)."""
+    try:
+        from _pytest.fixtures import RequestFixtureDef
+    except ImportError:
+        return None
+    init = getattr(RequestFixtureDef.__init__, "__code__", None)
+    codes = [c for c in getattr(init, "co_consts", ()) if isinstance(c, type(init))]
+    if len(codes) != 1 or codes[0].co_name != "<lambda>":
+        return None
+    code = codes[0]
+    if code.co_argcount or code.co_kwonlyargcount or code.co_flags & (0x04 | 0x08):
+        return None  # *args / **kwargs
+    return code
+
+
+def request_argnames_known() -> None:
+    """pytest's fixtures module's ``getfuncargnames``, answering ``()`` at once for the lambda
+    a ``RequestFixtureDef`` wraps (made for every use of ``request``: ``inspect.signature``
+    of it each time, ~13 us); any other function as before."""
+    try:
+        from _pytest import fixtures
+    except ImportError:
+        return
+    stock = getattr(fixtures, "getfuncargnames", None)
+    code = _request_lambda()
+    if code is None or stock is None or getattr(stock, "stock", None) is not None:
+        return
+
+    def getfuncargnames(function, *, name="", cls=None):
+        if getattr(function, "__code__", None) is code:
+            return ()
+        return stock(function, name=name, cls=cls)
+
+    getfuncargnames.stock = stock  # type: ignore[attr-defined]
+    fixtures.getfuncargnames = getfuncargnames  # type: ignore[assignment]
 
 
 _MAXNAME = 30  # pytest's _pytest.tmpdir._mk_tmp

@@ -10,6 +10,7 @@ from pathlib import Path
 from simherdr.contract import diff as D
 from simherdr.contract.cassette import from_json
 from simherdr.contract.corpus import load_corpus
+from tests.inproc import simherdr_main
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -131,20 +132,9 @@ def test_categories_and_markdown_json_reports(tmp_path):
         and "## type changes" in md.stdout
         and "| x | 2 → 2 | pane.get |" in md.stdout
     )
-    js = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simherdr",
-            "contract",
-            "diff",
-            str(tmp_path / "a"),
-            str(tmp_path / "b"),
-            "--format",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
+    # the same command in process (tests/inproc.py): the markdown run above is the process
+    js = simherdr_main(
+        "contract", "diff", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"
     )
     assert len(json.loads(js.stdout)["differences"]) == 4
 

@@ -16,6 +16,7 @@ from simherdr.testing import ThreadServer
 from tests import forkserve
 from tests.contract.conftest import record_script, verify_everywhere
 from tests.contract.test_replay_fixes import sock
+from tests.inproc import simherdr_main
 
 SIMHERDR = [sys.executable, "-m", "simherdr"]
 
@@ -140,9 +141,6 @@ def test_selftest_records_a_command_and_verifies_it_on_every_target(tmp_path):
         assert f"PASS selftest.json [0.8.2 on {kind}]" in p.stdout
     assert "3 of 3 targets passed" in p.stdout and "1 resets" in p.stdout
     assert (tmp_path / "kept" / "selftest.json").exists()
-    bad = subprocess.run(
-        [*SIMHERDR, "contract", "selftest", "--herdr-version", "0.7.0", "--", "true"],
-        capture_output=True,
-        text=True,
-    )
+    # a usage error in process (tests/inproc.py): the selftest above is the process
+    bad = simherdr_main("contract", "selftest", "--herdr-version", "0.7.0", "--", "true")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "0.7.0" in bad.stderr

@@ -3,6 +3,10 @@ it before the workers start)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import hypothesis.core  # noqa: F401  (imported by the suite's property tests: loaded plain)
 from _pytest.assertion import rewrite as rw
 
 from tests import prewarm
@@ -43,7 +47,26 @@ def test_prewarm_rewrites_the_modules_pytest_imports_rewritten():
     assert "tests/conftest.py" in ours and "tests/core/test_prewarm.py" in ours
     assert [p for p in ours if not p.startswith("tests/")] == ["simherdr/testing.py"]
     assert not [p for p in ours if p.startswith("tests/") and p.endswith("/prewarm.py")]
-    plugins = prewarm._plugin_modules()
-    for module in ("hypothesis/core.py", "xdist/remote.py", "syrupy/__init__.py"):
+    # prewarm's own process: the plugins' entry modules, as pytest loads them
+    out = subprocess.run(
+        [sys.executable, "-c", "from tests import prewarm; print(*prewarm._plugin_modules())"],
+        cwd=prewarm.ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    plugins = out.stdout.split()
+    for module in ("xdist/plugin.py", "syrupy/__init__.py", "_hypothesis_pytestplugin.py"):
         assert any(p.endswith("site-packages/" + module) for p in plugins), module
-    assert not [p for p in plugins if "/extra/" in p or "/simherdr/" in p]
+    # what pytest imports after the suite package unmarked it loads plain (pip's pycs) ...
+    assert not [p for p in plugins if "/hypothesis/" in p or "/simherdr/" in p]
+    assert type(sys.modules["hypothesis.core"].__loader__) is not rw.AssertionRewritingHook
+    # ... and every installed module this worker loaded rewritten is one prewarm writes
+    rewritten = sorted(
+        m.__file__
+        for m in list(sys.modules.values())
+        if isinstance(getattr(m, "__loader__", None), rw.AssertionRewritingHook)
+        and "site-packages" in (getattr(m, "__file__", None) or "")
+        and "/_pytest/" not in m.__file__  # pytester's own register_assert_rewrite, if loaded
+    )
+    assert rewritten and set(rewritten) <= set(plugins)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +15,7 @@ from simherdr.protocol import PROTOCOLS, wire_for
 from simherdr.protocol.changes import Change, diff_tables, named_rows, plane_diff, previous
 from simherdr.protocol.schema import Named, Seq, Struct, Table, Tuple, TypeRef, table
 from tests.budget import examples
+from tests.inproc import simherdr_main
 from tests.protocol import strategies
 
 STEPS = [(previous(p), p) for p in PROTOCOLS if previous(p) is not None]
@@ -152,12 +152,9 @@ def test_plane_diff_across_two_steps_names_every_change_both_ways():
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "simherdr", "contract", "diff", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """``simherdr contract diff ARGS`` in process (tests/inproc.py; the command as a process:
+    tests/contract/test_diff.py's markdown report)."""
+    return simherdr_main("contract", "diff", *args)
 
 
 def test_contract_diff_between_releases_names_the_client_socket_changes(tmp_path):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import forkserve
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = str(Path(sys.executable).parent)  # simherdr, python, pytest of this environment
 #: What the recipes' projects install from the registries, prepared outside the repository by
@@ -168,14 +170,12 @@ def one_liner(lang: str) -> str:
 
 
 def in_run(script: str, tmp_path: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``simherdr run -- sh -c SCRIPT``: forked (tests/forkserve.py: run's main in a process of
+    its own, no Python start; the server and the script it starts are spawned as ever). The
+    README's recipes above run their ``simherdr run`` line as written, through ``sh``."""
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"])
-    return subprocess.run(
-        [sys.executable, "-m", "simherdr", "run", "--", "sh", "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    return forkserve.run(
+        ["run", "--", "sh", "-c", script], env=env, cwd=str(tmp_path), timeout=timeout
     )
 
 

@@ -304,9 +304,10 @@ def test_delete_needs_the_exact_spelling_from_0_9(env, monkeypatch):
 
 
 def run_launcher(env, *args, version=DEFAULT_VERSION):
-    """`herdr [--session X] server` through the launch module in its own process, which execs
-    `simherdr serve` (forked: tests/forkserve.py; the launcher's Python start is saved, the
-    exec is real; the stand-in binary's own `herdr server`: the hostile-variables test below)."""
+    """`herdr [--session X] server` through the launch module in its own process, which then
+    serves (forked: tests/forkserve.py; its exec of `simherdr serve` runs serve's main in that
+    process; a real exec, the stand-in binary's own `herdr server`: the hostile-variables test
+    below, tests/stub/test_cli_local_e2e.py, tests/stub/test_server_process_title.py)."""
     assert not args  # `herdr server` with words after it: tests/stub/test_cli_local_e2e.py
     return forkserve.launch_server(env, version)
 

@@ -1,0 +1,66 @@
+"""The fork server's set-up of a call, piece by piece (simherdr/stub/forkserver.py): the
+caller's environment replaces the fork server's in every place a call reads it; the fork
+server's own environment binds every symbol at its start (simherdr/standin.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+import simherdr
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(simherdr.__file__)))
+
+_PROBE = """
+import json, os, posix, subprocess, sys
+sys.path.insert(0, %r)
+from simherdr.stub.forkserver import _set_environ
+_set_environ([b"KEEP=same", b"CHANGE=new", b"NEW=x=y", b"DUP=1", b"DUP=2", b"bare", b"=v"])
+c = subprocess.run([%r, "-0"], capture_output=True, check=True).stdout  # (env=None: C environ)
+decode = lambda b: b.decode()
+print(json.dumps({
+    "c": dict(e.decode().split("=", 1) for e in c.split(b"\\0") if e),
+    "os.environ": dict(os.environ),
+    "os.environb": {decode(k): decode(v) for k, v in os.environb.items()},
+    "posix.environ": {decode(k): decode(v) for k, v in posix.environ.items()},
+}))
+"""
+
+
+def test_a_call_reads_exactly_its_callers_environment_everywhere():
+    env_binary = shutil.which("env")
+    if env_binary is None:
+        pytest.skip("no env(1) on this machine")
+    fork_servers = {"KEEP": "same", "CHANGE": "old", "GONE": "1", "LD_BIND_NOW": "1"}
+    probe = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", _PROBE % (ROOT, env_binary)],
+        env=fork_servers,
+        capture_output=True,
+        check=True,
+    )
+    seen = json.loads(probe.stdout)
+    callers = {"KEEP": "same", "CHANGE": "new", "NEW": "x=y", "DUP": "1"}
+    assert seen == dict.fromkeys(seen, callers)
+
+
+def test_the_fork_server_binds_its_symbols_at_start(monkeypatch):
+    # (its own environment only: a call runs with its caller's, the test above)
+    from simherdr import standin
+
+    started: list[dict] = []
+
+    def popen(argv, **kwargs):
+        started.append(kwargs["env"])
+        raise OSError("not started here")
+
+    monkeypatch.setattr(standin.subprocess, "Popen", popen)
+    for env in (None, {"ONLY": "this"}):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
+            standin._spawn(sock, env=env)
+    assert started == [dict(os.environ, LD_BIND_NOW="1"), {"ONLY": "this", "LD_BIND_NOW": "1"}]
