@@ -10,3 +10,4 @@ if "_pytest.assertion.rewrite" in sys.modules:
     pytestcost.fast_rewritten_pyc()
     pytestcost.plain_installed_modules()
     pytestcost.fewer_gc_passes()
+    pytestcost.request_argnames_known()

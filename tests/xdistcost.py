@@ -6,10 +6,13 @@ is ~20 strings: its node id, location and keywords again in each of the three) a
 the controller's receiver thread and then its main loop. Here the worker holds a test's events
 until its ``runtest_protocol_complete`` and sends them as one message; a report whose keys are
 pytest's usual ones goes as a tuple of its own values, the node id, location, keywords and
-xdist's worker fields once for the test. The controller unpacks the message into the same
-events, the same report dicts, and hands each to xdist's own ``process_from_remote``: the
-reports are rebuilt by pytest's hook and every controller hook runs as before, in the same
-order, with the same values.
+xdist's worker fields once for the test, the whole as one ``marshal`` string when both ends
+have the same marshal. The controller unpacks the message into the same events, the same
+report dicts, and hands each to xdist's own ``process_from_remote`` (the reports rebuilt by
+pytest's hook); what that queues for the main loop goes there as one item, whose handler
+calls xdist's handler of each event in order: every controller hook runs as before, in the
+same order, with the same values. 2,000 trivial tests, ``-n 4``: the controller's CPU
+0.84-0.90 -> 0.47-0.56 s, the workers' ~15% less.
 
 Every other event (a warning, a collection error, an internal error, the worker's end) first
 sends what the worker holds, so the order of events is xdist's. What a crashed worker had not
@@ -23,12 +26,22 @@ It applies only to pytest-xdist 3.x, where the controller sets it up for each wo
 
 from __future__ import annotations
 
+import marshal
+import sys
 from typing import Any
 
 # the key under which the controller offers this wire in a worker's workerinput, and the event
 # name of a test's events sent as one message
 WIRE = "simherdr-wire-1"
 BATCH = "simherdr_batch"
+
+
+def packing() -> str:
+    """What the controller offers as the value of :data:`WIRE`: a test's message goes as one
+    ``marshal`` string (~60 objects less for execnet's serializer, in Python, to walk) when the
+    worker's marshal is the controller's."""
+    return f"marshal {marshal.version} {sys.implementation.cache_tag}"
+
 
 # a report's keys as pytest 8-9's pytest_report_to_serializable writes them and xdist's worker
 # adds to them (xdist/remote.py: pytest_runtest_logreport), in that order; the ones of the test
@@ -124,10 +137,11 @@ def encode(events: list[tuple[str, dict[str, Any]]], worker_id: str, testrun_uid
 class HoldingSender:
     """A worker's ``sendevent``: a test's events held and sent as one message at its end."""
 
-    def __init__(self, send, worker_id: str, testrun_uid: str) -> None:
+    def __init__(self, send, worker_id: str, testrun_uid: str, packed: bool = True) -> None:
         self.send = send  # xdist's own WorkerInteractor.sendevent
         self.worker_id = worker_id
         self.testrun_uid = testrun_uid
+        self.packed = packed
         self.held: list[tuple[str, dict[str, Any]]] = []
 
     def __call__(self, name: str, **kwargs: Any) -> None:
@@ -137,7 +151,7 @@ class HoldingSender:
         if name == "runtest_protocol_complete" and self.held:
             self.held.append((name, kwargs))
             events, self.held = self.held, []
-            self.send(BATCH, **encode(events, self.worker_id, self.testrun_uid))
+            self.send(BATCH, **self.pack(encode(events, self.worker_id, self.testrun_uid)))
             return
         self.flush()
         self.send(name, **kwargs)
@@ -145,19 +159,31 @@ class HoldingSender:
     def flush(self) -> None:
         if self.held:
             events, self.held = self.held, []
-            self.send(BATCH, raw=events)
+            self.send(BATCH, **self.pack({"raw": events}))
+
+    def pack(self, message: dict) -> dict:
+        if self.packed:
+            try:
+                return {"m": marshal.dumps(message)}
+            except ValueError:  # a value marshal cannot write: execnet's serializer judges it
+                pass
+        return message
 
 
 def worker_configure(config) -> bool:
     """In an xdist worker offered this wire: its interactor's ``sendevent`` held per test."""
-    if getattr(config, "workerinput", {}).get(WIRE) is not True:
+    offered = getattr(config, "workerinput", {}).get(WIRE)
+    if not isinstance(offered, str):
         return False
     for plugin in config.pluginmanager.get_plugins():
         if type(plugin).__name__ == "WorkerInteractor" and callable(
             getattr(plugin, "sendevent", None)
         ):
             plugin.sendevent = HoldingSender(
-                plugin.sendevent, str(plugin.workerid), str(plugin.testrunuid)
+                plugin.sendevent,
+                str(plugin.workerid),
+                str(plugin.testrunuid),
+                packed=offered == packing(),
             )
             return True
     return False
@@ -168,6 +194,8 @@ def worker_configure(config) -> bool:
 
 def decode(message: dict, worker_id: str, testrun_uid: str) -> list[tuple[str, dict[str, Any]]]:
     """The events :func:`encode` made ``message`` of."""
+    if "m" in message:
+        message = marshal.loads(message["m"])
     if "raw" in message:
         return list(message["raw"])
     nodeid, location, keywords, index, duration, reports = message["t"]
@@ -190,14 +218,42 @@ def decode(message: dict, worker_id: str, testrun_uid: str) -> list[tuple[str, d
     return events
 
 
+def deliverer(dsession):
+    """The controller's handler of a test's events (its main loop calls ``worker_<event>``
+    for each event it takes from its queue): the handlers of the events, in order."""
+
+    def deliver(node, events) -> None:
+        for name, kwargs in events:
+            getattr(dsession, "worker_" + name)(**kwargs)
+
+    return deliver
+
+
 def controller_node(node) -> bool:
-    """Offer this wire to ``node`` (an xdist WorkerController being set up) and unpack what it
-    sends into xdist's own ``process_from_remote``."""
+    """Offer this wire to ``node`` (an xdist WorkerController being set up): what it sends is
+    unpacked into xdist's own ``process_from_remote`` (in the receiver thread of the worker's
+    channel), and the events it queues for a test go to the controller's main loop together."""
     if supported() is not None:
         return False
+    dsession = node.config.pluginmanager.getplugin("dsession")
+    if not callable(getattr(dsession, "loop_once", None)):
+        return False
+    if getattr(dsession, "worker_" + BATCH, None) is None:
+        setattr(dsession, "worker_" + BATCH, deliverer(dsession))
     stock = node.process_from_remote
+    putevent = node.putevent
+    debug = bool(node.config.option.debug)
     worker_id = str(node.workerinput["workerid"])
     testrun_uid = str(node.workerinput["testrunuid"])
+    batch: list[list[tuple[str, dict[str, Any]]]] = []  # the test's queued events, while unpacking
+
+    def notify_inproc(eventname: str, **kwargs: Any) -> None:
+        if debug:  # xdist's debug line (formatted for every event, printed or not)
+            node.log(f"queuing {eventname}(**{kwargs})")
+        if batch:
+            batch[0].append((eventname, kwargs))
+        else:
+            putevent((eventname, kwargs))
 
     def process_from_remote(eventcall) -> None:
         if type(eventcall) is not tuple or eventcall[0] != BATCH:
@@ -206,9 +262,17 @@ def controller_node(node) -> bool:
             events = decode(eventcall[1], worker_id, testrun_uid)
         except Exception:  # xdist's own handling of an unknown event: an error, the node down
             return stock(("undecodable " + BATCH, {}))
-        for event in events:
-            stock(event)
+        queued: list[tuple[str, dict[str, Any]]] = []
+        batch.append(queued)
+        try:
+            for event in events:
+                stock(event)
+        finally:
+            batch.clear()
+        if queued:
+            putevent((BATCH, {"node": node, "events": queued}))
 
+    node.notify_inproc = notify_inproc
     node.process_from_remote = process_from_remote
-    node.workerinput[WIRE] = True
+    node.workerinput[WIRE] = packing()
     return True

@@ -193,7 +193,7 @@ def journal_to_cassette(path: str | Path, name: str | None = None) -> Cassette:
         else:
             continue
         steps.append(step)
-    _mark_polls(steps)
+    _mark_polls(steps, _overtaken_probes(events, runs, via))
     version = meta.get("herdr_version")
     start = meta.get("non_empty_start") or first_request_met_state(events)
     prov = {
@@ -303,7 +303,35 @@ def first_request_met_state(events: list[dict]) -> str | None:
     return None
 
 
-def _mark_polls(steps: list[dict]) -> None:
+def _overtaken_probes(events: list[dict], runs: list[dict], via: dict[int, str]) -> set[int]:
+    """The reachability probes of a CLI run whose last recorded one still connected to a
+    launched server, when that server's relay went away (``launch_end``) before the run ended:
+    the probe that ended the run's wait met no socket at all, so none of them is the answer.
+    (``server stop`` polls until neither socket is reachable, src/session.rs:284-296, 392-400;
+    the relay lives until the launched server's process exits, after its sockets went: a probe
+    in between is recorded as unreachable, one after it is not recorded.) Found under load: the
+    last recorded probe had met the stopping server still accepting, and the socket target,
+    already stopped by the replayed server.stop, refused its connect (FileNotFoundError)."""
+    sent = {ev.get("conn") for ev in events if "send" in ev or "recv" in ev}
+    relay_end = {ev["launch_end"]: ev["t"] for ev in events if "launch_end" in ev}
+    opens: dict[str, list[dict]] = {}
+    for ev in events:
+        owner = via.get(ev.get("conn"), "") if "open" in ev else ""
+        if owner.startswith("cli:") and ev["conn"] not in sent:
+            opens.setdefault(owner, []).append(ev)
+    overtaken: set[int] = set()
+    for owner, probes in opens.items():
+        last, k = probes[-1], owner.removeprefix("cli:")
+        if "unreachable" in last or not k.isdigit() or not 0 < int(k) <= len(runs):
+            continue
+        run = runs[int(k) - 1]
+        end = relay_end.get(last.get("relay"))
+        if end is not None and end <= run.get("t_end", run["t"]):
+            overtaken.update(ev["conn"] for ev in probes)
+    return overtaken
+
+
+def _mark_polls(steps: list[dict], overtaken: set[int] | frozenset[int] = frozenset()) -> None:
     """A CLI run that repeats one request (``agent start`` polls until the agent is ready,
     CLI.md) polls at the speed of its machine: every repeat but the last is marked ``poll``
     (replay skips it), the last ``until`` (replay repeats it until it answers the same).
@@ -338,6 +366,7 @@ def _mark_polls(steps: list[dict]) -> None:
                 run.append(cid)
     for run in probes.values():
         polls.update(run[:-1])
+    polls.update(overtaken)  # the answer of their run was never recorded (_overtaken_probes)
     # A bare connection that met a dying upstream (accepted while it closed, then dropped
     # unanswered: upstream_down) recorded the death, which replay cannot reproduce; its client
     # close is skipped with it (a target already gone refuses the connect).

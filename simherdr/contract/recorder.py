@@ -298,7 +298,7 @@ class RecordingProxy:
             if task is not None:
                 self._tasks.add(task)
             try:
-                await self._relay(r, w, None, upstream=upstream)
+                await self._relay(r, w, None, upstream=upstream, relay=listen)
             except asyncio.CancelledError:
                 pass
             finally:
@@ -376,14 +376,18 @@ class RecordingProxy:
         cw: asyncio.StreamWriter,
         via,
         upstream: str | None = None,
+        relay: str | None = None,
     ) -> None:
-        """``upstream``: a launched server's socket (its connections carry the client's pid)."""
+        """``upstream``: a launched server's socket (its connections carry the client's pid
+        and ``relay``, the socket the client reached: its end is the ``launch_end``)."""
         cid = next(self._ids)
         j = self.journal
         target = upstream or self.upstream
         opened: dict = {"open": via or "socket"}
         if upstream is not None:
             opened["pid"] = _peer_pid(cw)
+            if relay is not None:
+                opened["relay"] = relay
         try:
             ur, uw = await asyncio.open_unix_connection(target, limit=LIMIT)
         except OSError as e:

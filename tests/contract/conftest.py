@@ -37,9 +37,11 @@ def record_script(
     home: str | None = None,
     cwd: str | None = None,
     name: str = "s",
+    keep_journal: bool = False,
     **recorder,
 ):
-    """Record ``sh -c script`` (the stand-in as the real ``herdr``) through the proxy."""
+    """Record ``sh -c script`` (the stand-in as the real ``herdr``) through the proxy;
+    ``keep_journal``: its journal is kept as ``tmp/journal.jsonl``."""
     real = write_stub(str(tmp / "realbin"), herdr_version=version)
     rec = ThreadRecorder(
         upstream,
@@ -57,6 +59,8 @@ def record_script(
     p = subprocess.run(
         ["sh", "-c", script], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
     )
+    if keep_journal:  # what the recorder wrote (stop removes it)
+        shutil.copy(rec.path, tmp / "journal.jsonl")
     cassette = rec.stop()
     assert p.returncode == 0, p.stdout + p.stderr
     return cassette, rec

@@ -15,6 +15,7 @@ import pytest
 from simherdr.contract import diff as D
 from simherdr.contract import verify as V
 from simherdr.contract.cassette import from_json
+from simherdr.contract.journal import read_journal
 from simherdr.testing import ThreadServer
 from tests.contract.conftest import record_script, verify_everywhere
 
@@ -49,8 +50,15 @@ def test_a_server_the_client_launches_itself_is_recorded_and_replays_everywhere(
     tmp_path, real_home, version
 ):
     with ThreadServer(version) as srv:
-        c, _ = record_script(srv.path, tmp_path, LAUNCHING_CLIENT, version, home=real_home)
+        c, _ = record_script(
+            srv.path, tmp_path, LAUNCHING_CLIENT, version, home=real_home, keep_journal=True
+        )
     assert [s["boundary"] for s in c.steps if "boundary" in s] == ["launch"]
+    _, events = read_journal(tmp_path / "journal.jsonl")
+    [relayed] = [e["launch"]["socket"] for e in events if "launch" in e]
+    opened = [e for e in events if "open" in e]
+    # each connection through the launched server's relay names it (_overtaken_probes)
+    assert opened and all(e["relay"] == relayed for e in opened)
     own = [s for s in c.steps if "send" in s and not s.get("via")]
     assert [s["send"]["method"] for s in own] == ["workspace.list"]  # the client's own call
     by_cli = {s["send"]["method"] for s in c.steps if "send" in s and s.get("via")}
@@ -342,3 +350,59 @@ def test_a_stop_probe_that_met_the_dying_server_is_skipped_not_connected_again()
     for kind in ("socket", "stub", "inprocess"):
         [r] = V.verify([_cassette(steps)], kind)
         assert r.status == "pass", f"{kind}:\n{r.report()}"
+
+
+@pytest.mark.parametrize("relay_gone_first", [True, False])
+def test_a_stop_probe_that_met_the_stopping_server_before_its_relay_went_is_not_the_answer(
+    tmp_path, relay_gone_first
+):
+    """Found under load (1 recording in 15): `server stop`'s last recorded probe connected to
+    the launched server while it stopped (its close answered as ever); the launched server then
+    exited, its relay went (launch_end), and the probe that found the socket gone met nothing to
+    record. Kept as the answer, that probe was connected again on the socket target, already
+    stopped by the replayed server.stop: "step 29 (conn 7): expected a reply, got
+    FileNotFoundError". A run that ended before the relay went (a stop at its deadline) keeps
+    its last probe as the answer."""
+    import json
+
+    from simherdr.contract.journal import JOURNAL, journal_to_cassette
+
+    cli = tmp_path / "cli.jsonl"
+    sock = "/h/.config/herdr/sessions/lab-1/herdr.sock"
+    gone = 2.05 if relay_gone_first else 2.5
+    launch = ["--session", "lab-1", "server"]
+    runs = [
+        {"t": 1.0, "t_end": gone, "argv": launch, "exit": 0, "stdout": "", "stderr": "",
+         "pid": 100, "launch": {"socket": sock, "session": "lab-1"}},
+        {"t": 1.9, "t_end": 2.1, "argv": ["--session", "lab-1", "server", "stop"], "exit": 0,
+         "stdout": "", "stderr": "", "pid": 300},
+    ]  # fmt: skip
+    cli.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    stop = '{"id":"cli:session:stop","method":"server.stop","params":{}}'
+    events = [
+        {
+            "journal": JOURNAL,
+            "meta": {"name": "s", "cli_journal": str(cli), "herdr_version": "0.8.2"},
+        },
+        {"t": 1.2, "launch": {"socket": sock, "argv": launch, "pid": 100}},
+        {"t": 2.0, "conn": 1, "open": "socket", "pid": 300, "relay": sock},
+        {"t": 2.0, "conn": 1, "send": stop},
+        {"t": 2.01, "conn": 1, "recv": '{"id":"cli:session:stop","result":{"type":"ok"}}'},
+        {"t": 2.011, "conn": 1, "close": "client"},
+        {"t": 2.012, "conn": 2, "open": "socket", "pid": 300, "relay": sock},
+        {"t": 2.013, "conn": 2, "close": "client"},
+        {"t": 2.014, "conn": 1, "close": "upstream"},
+        {"t": 2.015, "conn": 2, "close": "upstream"},
+        {"t": gone, "launch_end": sock},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    c = journal_to_cassette(path)
+    probe = [s for s in c.steps if s.get("conn") == 2]
+    assert len(probe) == 2 and all(s["via"] == "cli:2" for s in probe)
+    assert all(bool(s.get("poll")) == relay_gone_first for s in probe)
+    assert not any(s.get("poll") for s in c.steps if s.get("conn") == 1)
+    if relay_gone_first:  # (the stub target runs the stop itself: its own probes)
+        for kind in ("socket", "inprocess"):
+            [r] = V.verify([c], kind)
+            assert r.status == "pass", f"{kind}:\n{r.report()}"

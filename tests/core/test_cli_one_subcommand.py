@@ -5,6 +5,7 @@ mistakes and a parsed command line alike, is what the whole command line answers
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 
 import pytest
@@ -31,11 +32,18 @@ MORE = [
 ]
 
 
+@functools.cache
+def _whole():
+    """The whole command line's parser, built once for the module's cases (a parse leaves a
+    parser as it was; the width of a help text is read when it is printed)."""
+    return cli.parser(None)
+
+
 def _answer(argv: list[str], only: str | None) -> tuple:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            ns = vars(cli.parser(only).parse_args(argv))
+            ns = vars((cli.parser(only) if only else _whole()).parse_args(argv))
             got: object = sorted((k, repr(v)) for k, v in ns.items() if k != "fn")
             got = (got, ns["fn"].__name__)
         except SystemExit as e:

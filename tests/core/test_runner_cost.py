@@ -113,3 +113,18 @@ def test_the_early_sweep_leaves_the_newest_runs_and_a_locked_one(tmp_path):
         "pytest-5",
         "pytest-6",
     ]
+
+
+def test_the_request_fixtures_argnames_come_without_a_signature(request):
+    from _pytest import fixtures
+
+    fixturedef = request._get_active_fixturedef("request")  # what pytest makes per use
+    assert type(fixturedef) is fixtures.RequestFixtureDef and fixturedef.argnames == ()
+    shim = fixtures.getfuncargnames
+    assert shim.stock is not shim  # installed by tests/__init__.py
+    assert fixturedef.func.__code__ is pytestcost._request_lambda()
+    assert shim.stock(fixturedef.func, name="request") == ()  # pytest's own answer
+
+    def other(a, b=1, *, c): ...
+
+    assert shim(other, name="other") == shim.stock(other, name="other") == ("a", "c")

@@ -4,6 +4,7 @@ function bodies and annotation-only ones under ``TYPE_CHECKING`` too): the comma
 below it, and the per-call context (:mod:`simherdr.stub.cli.ctx`) below them."""
 
 import ast
+import functools
 from pathlib import Path
 
 import simherdr.stub.cli
@@ -11,7 +12,8 @@ import simherdr.stub.cli
 PACKAGE = Path(simherdr.stub.cli.__file__).parent
 
 
-def _graph() -> dict[str, set[str]]:
+@functools.cache  # the package's files, parsed once for the tests that read the graph
+def _graph() -> dict[str, frozenset[str]]:
     modules = {path.stem for path in PACKAGE.glob("*.py")}
     graph = {}
     for name in modules:
@@ -23,11 +25,11 @@ def _graph() -> dict[str, set[str]]:
                     deps.add(node.module.split(".")[0])
                 else:
                     deps.update(alias.name for alias in node.names)
-        graph[name] = deps & modules - {name}
+        graph[name] = frozenset(deps & modules - {name})
     return graph
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+def _cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -74,4 +76,5 @@ def test_nothing_imports_the_core_and_the_core_dispatches_through_the_command_ta
 
 
 def test_the_cycle_finder_finds_one():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles({k: frozenset(v) for k, v in graph.items()}) == [["a", "b", "c"]]

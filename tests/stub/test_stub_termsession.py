@@ -39,7 +39,10 @@ def term(sockdir):
 
     def factory(version=BASE, **kwargs):
         server = FakeTerminalServer(
-            os.path.join(sockdir, "herdr-client.sock"), resolve(version).protocol, **kwargs
+            os.path.join(sockdir, "herdr-client.sock"),
+            resolve(version).protocol,
+            api_path=os.path.join(sockdir, "herdr.sock"),
+            **kwargs,
         )
         made.append(server)
         return server
