@@ -487,7 +487,7 @@ class Idle:
         split = rest.index(b"") if b"" in rest else 0
         argv = [a.decode("utf-8", "surrogateescape") for a in rest[:split]]
         if (
-            python != self.server.python
+            not _same_interpreter(python, self.server.python)
             or root != self.server.root
             or release is None
             or len(fds) != 4
@@ -539,6 +539,19 @@ class Idle:
         from .cli.core import launch
 
         return _top_level(launch, argv[1:], release)
+
+
+def _same_interpreter(theirs: str, ours: str) -> bool:
+    """Whether the launcher's interpreter (its install's ``sys.executable``) is this one: the
+    same path, or another path to the same file (a venv's ``python3`` and ``python``, the
+    console script's shebang and pytest's: the stand-in runs under ``-I -S``, the binary is
+    all that counts)."""
+    if theirs == ours:
+        return True
+    try:
+        return os.path.samefile(theirs, ours)
+    except (OSError, ValueError):
+        return False
 
 
 def _read_request(conn: socket.socket) -> tuple[bytes, list[int]] | None:

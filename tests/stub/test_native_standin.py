@@ -658,6 +658,18 @@ def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
     assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
 
 
+def test_another_path_to_the_same_interpreter_is_served(host, tmp_path):
+    """An install's interpreter by another path to the same file (a venv's ``python3`` where
+    the fork server started as ``python``: the ``simherdr`` console script's shebang) is this
+    interpreter: served, not sent to the Python stand-in."""
+    link = tmp_path / "python-by-another-name"
+    link.symlink_to(os.path.abspath(sys.executable))
+    got = native_client.call(
+        native_client.name_of(host.path), ["--version"], _env(host), "0.9.3", python=str(link)
+    )
+    assert (got.kind, got.stdout) == ("E", b"herdr 0.9.3\n")
+
+
 def test_launchers_that_leave_before_their_request_do_not_wear_the_pool_out(host):
     """A connection closed before (or in the middle of) its request ends the child that took
     it; the pool forks another, however many come (hostile: more than the pool's guard
