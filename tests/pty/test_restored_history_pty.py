@@ -15,6 +15,13 @@ def test_server_stop_then_restart_restores_pane_history(make_client, workdir, ve
     client.wait_output(pane, r"^\$", regex=True)
     client.run(pane, "echo HISTORY_MARKER_$((6 * 7))")
     client.wait_output(pane, "HISTORY_MARKER_42", source="recent")
+    # ... and the shell back at its prompt, on the row below. herdr saves each terminal as it
+    # is at the stop, its last rows trimmed (src/server/headless.rs:910-914 save_session_now ->
+    # src/pane.rs:2788-2791 snapshot_history -> src/ghostty/mod.rs:1224-1238, trim) and seeds
+    # it as is (src/pane/terminal.rs:1445-1460): the cursor stays where the text ends and the
+    # new shell draws its prompt there. Stopped before the prompt came, the saved text ends on
+    # the marker's row, and a readline redraw of the new prompt (SIGWINCH) erases that row.
+    client.wait_output(pane, r"^\$$", regex=True, source="recent")
     client.ok("server.stop")
     client.srv.stop()
 
