@@ -46,6 +46,23 @@ def abstract_name(identity: tuple[int, int, int]) -> bytes:
     return b"\0simherdr-standin-%x-%x-%x" % identity
 
 
+def hold_name(identity: tuple[int, int, int] | None) -> socket.socket | None:
+    """Hold the stand-in name of a socket file that is not a simherdr's but reads no peer's pid
+    (bound, never listened on; the caller closes it with its listener): a launcher installed
+    with a shared fork server (:class:`SharedStandin`) sends its calls there, as for a
+    simherdr's; any other launcher meets a name that refuses, and runs the Python stand-in as
+    it did. None where there is no such name (no identity, not Linux, the name taken)."""
+    if identity is None or not sys.platform.startswith("linux"):
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(abstract_name(identity))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
 def _project_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

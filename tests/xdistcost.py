@@ -6,10 +6,13 @@ is ~20 strings: its node id, location and keywords again in each of the three) a
 the controller's receiver thread and then its main loop. Here the worker holds a test's events
 until its ``runtest_protocol_complete`` and sends them as one message; a report whose keys are
 pytest's usual ones goes as a tuple of its own values, the node id, location, keywords and
-xdist's worker fields once for the test. The controller unpacks the message into the same
-events, the same report dicts, and hands each to xdist's own ``process_from_remote``: the
-reports are rebuilt by pytest's hook and every controller hook runs as before, in the same
-order, with the same values.
+xdist's worker fields once for the test, the whole as one ``marshal`` string when both ends
+have the same marshal. The controller unpacks the message into the same events, the same
+report dicts, and hands each to xdist's own ``process_from_remote`` (the reports rebuilt by
+pytest's hook); what that queues for the main loop goes there as one item, whose handler
+calls xdist's handler of each event in order: every controller hook runs as before, in the
+same order, with the same values. 2,000 trivial tests, ``-n 4``: the controller's CPU
+0.84-0.90 -> 0.47-0.56 s, the workers' ~15% less.
 
 Every other event (a warning, a collection error, an internal error, the worker's end) first
 sends what the worker holds, so the order of events is xdist's. What a crashed worker had not
@@ -215,14 +218,42 @@ def decode(message: dict, worker_id: str, testrun_uid: str) -> list[tuple[str, d
     return events
 
 
+def deliverer(dsession):
+    """The controller's handler of a test's events (its main loop calls ``worker_<event>``
+    for each event it takes from its queue): the handlers of the events, in order."""
+
+    def deliver(node, events) -> None:
+        for name, kwargs in events:
+            getattr(dsession, "worker_" + name)(**kwargs)
+
+    return deliver
+
+
 def controller_node(node) -> bool:
-    """Offer this wire to ``node`` (an xdist WorkerController being set up) and unpack what it
-    sends into xdist's own ``process_from_remote``."""
+    """Offer this wire to ``node`` (an xdist WorkerController being set up): what it sends is
+    unpacked into xdist's own ``process_from_remote`` (in the receiver thread of the worker's
+    channel), and the events it queues for a test go to the controller's main loop together."""
     if supported() is not None:
         return False
+    dsession = node.config.pluginmanager.getplugin("dsession")
+    if not callable(getattr(dsession, "loop_once", None)):
+        return False
+    if getattr(dsession, "worker_" + BATCH, None) is None:
+        setattr(dsession, "worker_" + BATCH, deliverer(dsession))
     stock = node.process_from_remote
+    putevent = node.putevent
+    debug = bool(node.config.option.debug)
     worker_id = str(node.workerinput["workerid"])
     testrun_uid = str(node.workerinput["testrunuid"])
+    batch: list[list[tuple[str, dict[str, Any]]]] = []  # the test's queued events, while unpacking
+
+    def notify_inproc(eventname: str, **kwargs: Any) -> None:
+        if debug:  # xdist's debug line (formatted for every event, printed or not)
+            node.log(f"queuing {eventname}(**{kwargs})")
+        if batch:
+            batch[0].append((eventname, kwargs))
+        else:
+            putevent((eventname, kwargs))
 
     def process_from_remote(eventcall) -> None:
         if type(eventcall) is not tuple or eventcall[0] != BATCH:
@@ -231,9 +262,17 @@ def controller_node(node) -> bool:
             events = decode(eventcall[1], worker_id, testrun_uid)
         except Exception:  # xdist's own handling of an unknown event: an error, the node down
             return stock(("undecodable " + BATCH, {}))
-        for event in events:
-            stock(event)
+        queued: list[tuple[str, dict[str, Any]]] = []
+        batch.append(queued)
+        try:
+            for event in events:
+                stock(event)
+        finally:
+            batch.clear()
+        if queued:
+            putevent((BATCH, {"node": node, "events": queued}))
 
+    node.notify_inproc = notify_inproc
     node.process_from_remote = process_from_remote
     node.workerinput[WIRE] = packing()
     return True

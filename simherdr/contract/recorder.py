@@ -30,6 +30,7 @@ import os
 import socket
 from pathlib import Path
 
+from ..standin import hold_name
 from ..terminalplane.listener import client_socket_path
 from ..unixsocket import (
     Listening,
@@ -168,6 +169,7 @@ class RecordingProxy:
         self.journal = journal
         self._ids = itertools.count(1)
         self._servers: list[asyncio.Server] = []
+        self._held: list[socket.socket] = []  # the stand-in names of the proxy's own sockets
         self._tasks: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -188,7 +190,13 @@ class RecordingProxy:
                         self._tasks.discard(task)
 
             busy = f"{path}: something already answers there"
-            self._servers.append(await listen_unix(path, handler, limit=LIMIT, busy_message=busy))
+            listening = await listen_unix(path, handler, limit=LIMIT, busy_message=busy)
+            self._servers.append(listening)
+            # its connections carry no pid (a launched server's relay, below, reads them): the
+            # stand-in's calls here may come from a shared fork server's child (standin.py)
+            held = hold_name(listening.identity)
+            if held is not None:
+                self._held.append(held)
             if self.client_plane:
                 await self._listen_client_beside(path, via)
         if self.control is not None:
@@ -354,6 +362,9 @@ class RecordingProxy:
         self._launched_clients.clear()
         for s in self._servers:
             s.close()
+        for held in self._held:
+            held.close()
+        self._held.clear()
         for t in list(self._tasks):
             t.cancel()
         for s in self._servers:

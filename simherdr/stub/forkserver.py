@@ -67,23 +67,37 @@ WARM_UP_ENV = "SIMHERDR_STANDIN_WARM_UP"
 #: not a terminal: stub/cli/attach.py) run as the Python stand-in: a forked child has no
 #: controlling terminal, the caller's process has.
 _NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
+#: CHOICE(standin-session): a call that reaches sockets other than $HERDR_SOCKET_PATH's -- under
+#: an explicit global ``--session`` (it beats HERDR_SOCKET_PATH, src/session.rs:173-181;
+#: stub/cli/core.py _configure_session), or a verb of the session group (each session's own
+#: socket) -- runs as the Python stand-in: the launcher vouched for $HERDR_SOCKET_PATH's socket
+#: only, and another may read its peers' pids (a recorder's relay of a server the client
+#: launched matches connections to runs by pid: simherdr/contract/recorder.py).
+_OTHER_SOCKETS_GROUPS = {"session"}
 
 
 def needs_python(argv: list[str]) -> bool:
     """Whether a call (argv without argv[0]) must run in the caller's own process: its first
-    two words, past the global options, name a verb of :data:`_NEEDS_CONTROLLING_TERMINAL`."""
+    two words, past the global options, name a verb of :data:`_NEEDS_CONTROLLING_TERMINAL`,
+    or it reaches other sockets than $HERDR_SOCKET_PATH's (:data:`_OTHER_SOCKETS_GROUPS`, a
+    global ``--session`` anywhere before ``--``)."""
     words: list[str] = []
     skip = False
+    globals_end = False  # past a literal "--": no global --session (_configure_session)
     for arg in argv:
         if skip:
             skip = False
+        elif arg == "--":
+            globals_end = True
+        elif not globals_end and (arg == "--session" or arg.startswith("--session=")):
+            return True
         elif arg in ("--session", "--remote", "--remote-keybindings", "--machine"):
             skip = True
-        elif not arg.startswith("-"):
+        elif not arg.startswith("-") and len(words) < 2:
             words.append(arg)
-            if len(words) == 2:
-                break
-    return tuple(words) in _NEEDS_CONTROLLING_TERMINAL
+    if tuple(words) in _NEEDS_CONTROLLING_TERMINAL:
+        return True
+    return bool(words) and words[0] in _OTHER_SOCKETS_GROUPS
 
 
 def preload() -> dict[str, object]:

@@ -138,7 +138,8 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
 
 
 def test_record_refuses_a_dead_upstream_in_one_line(tmp_path):
-    p = run(
+    # in process (tests/inproc.py): `simherdr record` as a process is the tests above
+    p = simherdr_main(
         "record",
         "--upstream",
         str(tmp_path / "none.sock"),

@@ -6,14 +6,13 @@ import json
 import os
 import socket
 import stat
-import subprocess
-import sys
 import threading
 
 import pytest
 
 from simherdr.server import SocketBusy, UnsafeSocketDirectory, socket_answers
 from simherdr.testing import ThreadServer
+from tests import forkserve
 from tests.core.socketclient import request
 
 
@@ -76,12 +75,9 @@ def test_serve_refuses_an_unsafe_directory_with_a_clear_message(tmp_path):
     d = tmp_path / "shared"
     d.mkdir()
     os.chmod(d, 0o777)
-    p = subprocess.run(
-        [sys.executable, "-m", "simherdr", "serve", "--socket", str(d / "herdr.sock")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    # forked (tests/forkserve.py: serve's main in a process of its own; serve's refusals as a
+    # spawned process: tests/core/test_user_errors.py)
+    p = forkserve.run(["serve", "--socket", str(d / "herdr.sock")], timeout=30)
     assert p.returncode == 1
     assert (
         p.stderr.startswith("simherdr: refusing to listen in ")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import marshal
 import os
+import warnings
 from collections import Counter
 from types import SimpleNamespace
 
 import execnet
 import pytest
-from xdist.remote import WorkerInteractor
+from xdist.remote import Producer, WorkerInteractor
+from xdist.workermanage import WorkerController
 
 from tests import xdistcost
 
@@ -115,34 +117,101 @@ def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester, same
     expected[xdistcost.BATCH] = 9
     assert Counter(name for name, _ in channel.sent) == expected
 
-    node = SimpleNamespace(
-        workerinput={"workerid": "gw7", "testrunuid": "r1"}, process_from_remote=None
-    )
-    received: list = []
-    node.process_from_remote = received.append
-    assert xdistcost.controller_node(node)
-    assert node.workerinput[xdistcost.WIRE] == xdistcost.packing()
-    for message in channel.sent:
-        node.process_from_remote(message)
-    assert received == stock
-    assert [list(kw["data"]) for name, kw in received if name == "testreport"] == [
-        list(kw["data"]) for name, kw in stock if name == "testreport"
-    ]  # the same keys in the same order: the same reports rebuilt
     batches = [m for name, m in channel.sent if name == xdistcost.BATCH]
     if same_marshal:  # one marshal string each
         assert all(list(m) == ["m"] for m in batches)
         batches = [marshal.loads(m["m"]) for m in batches]
     assert sum("t" in m for m in batches) >= 6  # the usual tests as tuples, not dicts
 
+    # the controller: xdist's own WorkerController given xdist's messages, and one given
+    # these, queue the same calls of its main loop's handlers, the same reports rebuilt
+    config = pytester.parseconfigure()
+    main_loop = _MainLoop()
+    config.pluginmanager.register(main_loop, "dsession")
+    queued: list = []
+    node = _controller(config, queued.append)
+    for event in stock:
+        node.process_from_remote(_carried(event))
+    assert node.workeroutput["exitstatus"] == 1  # workerfinished: one failed
+    node = _controller(config, main_loop.queue.append)
+    assert xdistcost.controller_node(node)
+    assert node.workerinput[xdistcost.WIRE] == xdistcost.packing()
+    for message in channel.sent:
+        node.process_from_remote(_carried(message))
+    # one queued event per test (its logstart, reports, logfinish and end)
+    held = ("logstart", "testreport", "logfinish")
+    expected = Counter(name for name, _ in queued if name not in held)
+    expected["runtest_protocol_complete"] = 1  # the warned test's
+    expected[xdistcost.BATCH] = 9
+    assert Counter(name for name, _ in main_loop.queue) == expected
+    assert main_loop.run() == [_plain(event) for event in queued]
 
-def test_an_undecodable_message_is_xdists_unknown_event():
-    node = SimpleNamespace(workerinput={"workerid": "gw0", "testrunuid": "r"})
-    received: list = []
-    node.process_from_remote = received.append
+
+def _carried(message):
+    """``message`` as the controller's end of the channel reads it."""
+    return execnet.loads(execnet.dumps(message))
+
+
+def _controller(config, putevent):
+    """An xdist WorkerController (its state for what its worker sends; none started)."""
+    node = WorkerController.__new__(WorkerController)
+    node.config = config
+    node.putevent = putevent
+    node.workerinput = {"workerid": "gw7", "testrunuid": "r1"}
+    node.log = Producer("workerctl-gw7", enabled=False)
+    node.gateway = SimpleNamespace(id="gw7")
+    node._down = node._shutdown_sent = False
+    node.shutdown = lambda: None  # xdist's, at an error: it would tell the worker to stop
+    return node
+
+
+def _plain(event):
+    """An event as the controller's main loop gets it: a report as its serialized attributes,
+    a warning as its own."""
+    name, kwargs = event
+
+    def plain(value):
+        if isinstance(value, pytest.TestReport):
+            return value._to_json()
+        if isinstance(value, warnings.WarningMessage):
+            return {k: str(getattr(value, k)) for k in value._WARNING_DETAILS}
+        return value
+
+    return name, {k: "node" if k == "node" else plain(v) for k, v in kwargs.items()}
+
+
+class _MainLoop:
+    """xdist's DSession as this wire meets it: a queue its loop takes events from, calling
+    ``worker_<event>`` for each; the calls recorded."""
+
+    def __init__(self) -> None:
+        self.queue: list = []
+        self.calls: list = []
+
+    def loop_once(self) -> None:
+        name, kwargs = self.queue.pop(0)
+        getattr(self, "worker_" + name)(**kwargs)
+
+    def run(self) -> list:
+        while self.queue:
+            self.loop_once()
+        return self.calls
+
+    def __getattr__(self, name: str):
+        if not name.startswith("worker_") or name == "worker_" + xdistcost.BATCH:
+            raise AttributeError(name)
+        return lambda **kwargs: self.calls.append(_plain((name[len("worker_") :], kwargs)))
+
+
+def test_an_undecodable_message_is_xdists_unknown_event(pytester):
+    config = pytester.parseconfigure()
+    config.pluginmanager.register(_MainLoop(), "dsession")
+    queued: list = []
+    node = _controller(config, queued.append)
     assert xdistcost.controller_node(node)
     node.process_from_remote((xdistcost.BATCH, {"t": ("too", "short")}))
-    node.process_from_remote(("logstart", {"nodeid": "a", "location": ("a", 1, "a")}))
-    assert [name for name, _ in received] == ["undecodable " + xdistcost.BATCH, "logstart"]
+    assert [name for name, _ in queued] == ["errordown"]
+    assert "unknown event: undecodable " + xdistcost.BATCH in str(queued[0][1]["error"])
 
 
 def test_this_xdist_is_the_one_the_wire_was_written_for():

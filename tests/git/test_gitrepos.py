@@ -22,6 +22,9 @@ def _scene(base: Path, *, replay: bool) -> None:
         # the bare clone reads a repository without a linked worktree: its own base
         (base / "b").mkdir()
         G.make_bare_repo(G.make_repo(base / "b"), base / "b", branch="topic")
+        (base / "c").mkdir()  # a test asking for both linked and bare_repo
+        G.make_linked(G.make_repo(base / "c"), base / "c")
+        G.make_bare_repo(base / "c" / "proj", base / "c", branch="topic")
         return
     G._build_repo(base, base / "proj")
     G._add_linked(base / "proj", base / "proj-feature", "feature")
@@ -31,6 +34,12 @@ def _scene(base: Path, *, replay: bool) -> None:
     G._build_repo(base / "b", base / "b" / "proj")
     G._build_bare(
         base / "b" / "proj", base / "b" / "bare.git", base / "b" / "bare-feature", "topic"
+    )
+    (base / "c").mkdir()
+    G._build_repo(base / "c", base / "c" / "proj")
+    G._add_linked(base / "c" / "proj", base / "c" / "proj-feature", "feature")
+    G._build_bare(
+        base / "c" / "proj", base / "c" / "bare.git", base / "c" / "bare-feature", "topic"
     )
 
 
@@ -63,7 +72,8 @@ def test_replayed_repositories_are_what_git_builds(tmp_path: Path) -> None:
     finally:
         G.git = real_git
     assert _files(replayed) == _files(by_git)
-    for checkout in ("proj", "proj-feature", "sep", "sep-feature", "b/bare-feature"):
+    checkouts = ("proj", "proj-feature", "sep", "sep-feature", "b/bare-feature", "c/bare-feature")
+    for checkout in checkouts:
         # the stale stat cache is only re-read: nothing shows as changed
         assert G.git(replayed / checkout, "status", "--porcelain") == ""
 

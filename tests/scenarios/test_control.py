@@ -15,7 +15,7 @@ import pytest
 
 from simherdr.cli import main as cli_main
 from simherdr.scenarios.control import OPS, handle
-from simherdr.testing import spawn_server
+from tests import forkserve
 from tests.core.socketclient import raw, request
 from tests.scenarios.conftest import start_ready
 
@@ -191,7 +191,8 @@ def ctl(capsys, *argv):
 
 def test_control_plane_end_to_end(tmp_path, capsys):
     path, control = str(tmp_path / "herdr.sock"), str(tmp_path / "control.sock")
-    proc = spawn_server(path, time_scale=50, extra=["--control", control])
+    # serve forked (tests/forkserve.py: what it does, not its start, is tested here)
+    proc = forkserve.spawn_server(path, time_scale=50, extra=["--control", control])
     try:
         assert stat.S_IMODE(os.stat(control).st_mode) == 0o600
         request(path, "workspace.create", {"cwd": str(tmp_path)})

@@ -64,3 +64,28 @@ def test_the_fork_server_binds_its_symbols_at_start(monkeypatch):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
             standin._spawn(sock, env=env)
     assert started == [dict(os.environ, LD_BIND_NOW="1"), {"ONLY": "this", "LD_BIND_NOW": "1"}]
+
+
+def test_a_held_name_is_the_socket_files_stand_in_name_and_held_once(tmp_path):
+    """standin.hold_name: what the record proxy holds for its own sockets (their connections
+    carry no pid): the name a launcher derives from the socket file, bound, not listened on."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("abstract socket names are Linux's")
+    from simherdr.standin import abstract_name, hold_name
+
+    path = str(tmp_path / "proxy.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(path)
+        st = os.stat(path)
+        identity = (st.st_dev, st.st_ino, st.st_mtime_ns)
+        held = hold_name(identity)
+        assert held is not None
+        try:
+            assert held.getsockname() == abstract_name(identity)
+            assert hold_name(identity) is None  # (taken: a launcher's bind probe sees it so)
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            with probe, pytest.raises(ConnectionRefusedError):  # a per-server launcher: Python
+                probe.connect(abstract_name(identity))
+        finally:
+            held.close()
+    assert hold_name(None) is None

@@ -590,6 +590,25 @@ def test_an_attach_runs_in_the_callers_process():
     assert not needs_python(["pane", "get", "w1:p1"])
 
 
+def test_a_call_that_reaches_other_sockets_runs_in_the_callers_process(host):
+    """CHOICE(standin-session): an explicit global --session (anywhere before a literal --) or
+    a verb of the session group reaches sockets the launcher did not check (another may read
+    its peer's pid: a recorder's relay of a launched server): 'F', the Python stand-in runs."""
+    for argv in (
+        ["--session", "lab", "pane", "get", "w1:p1"],
+        ["pane", "get", "w1:p1", "--session=lab"],
+        ["session", "list"],
+        ["--remote", "r", "session", "stop", "lab"],
+    ):
+        assert needs_python(argv), argv
+        assert (
+            native_client.call(native_client.name_of(host.path), argv, _env(host), "0.9.3").kind
+            == "F"
+        )
+    for argv in (["pane", "get", "w1:p1"], ["pane", "run", "w1:p1", "--", "--session"]):
+        assert not needs_python(argv), argv
+
+
 def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
     """'F' (run the Python stand-in) for an attach, another tree, another interpreter, an
     unknown release: nothing of the call runs in the fork server."""
