@@ -35,6 +35,7 @@ from __future__ import annotations
 # and number into an enum member (Enum's lookup; a ValueError caught for a function handler),
 # ~80 page faults and ~0.3 ms in a forked child, for the same system calls.
 import _signal  # type: ignore[import-not-found]  # (no stub: the signal module's own core)
+import errno
 import gc
 import io
 import os
@@ -42,6 +43,7 @@ import posix
 import select
 import signal
 import socket
+import stat
 import struct
 import sys
 import time
@@ -67,37 +69,79 @@ WARM_UP_ENV = "SIMHERDR_STANDIN_WARM_UP"
 #: not a terminal: stub/cli/attach.py) run as the Python stand-in: a forked child has no
 #: controlling terminal, the caller's process has.
 _NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
-#: CHOICE(standin-session): a call that reaches sockets other than $HERDR_SOCKET_PATH's -- under
-#: an explicit global ``--session`` (it beats HERDR_SOCKET_PATH, src/session.rs:173-181;
-#: stub/cli/core.py _configure_session), or a verb of the session group (each session's own
-#: socket) -- runs as the Python stand-in: the launcher vouched for $HERDR_SOCKET_PATH's socket
-#: only, and another may read its peers' pids (a recorder's relay of a server the client
-#: launched matches connections to runs by pid: simherdr/contract/recorder.py).
+#: CHOICE(standin-session): a call that reaches sockets other than $HERDR_SOCKET_PATH's -- a
+#: verb of the session group (each session's socket), or an explicit global ``--session`` (it
+#: beats HERDR_SOCKET_PATH, src/session.rs:173-181; stub/cli/core.py _configure_session) whose
+#: socket is not a simherdr's -- runs as the Python stand-in: the launcher vouched for
+#: $HERDR_SOCKET_PATH's socket only, and another may read its peers' pids (a recorder's relay
+#: of a server the client launched matches connections to runs by pid:
+#: simherdr/contract/recorder.py).
 _OTHER_SOCKETS_GROUPS = {"session"}
 
 
-def needs_python(argv: list[str]) -> bool:
-    """Whether a call (argv without argv[0]) must run in the caller's own process: its first
-    two words, past the global options, name a verb of :data:`_NEEDS_CONTROLLING_TERMINAL`,
-    or it reaches other sockets than $HERDR_SOCKET_PATH's (:data:`_OTHER_SOCKETS_GROUPS`, a
-    global ``--session`` anywhere before ``--``)."""
+def needs_python(argv: list[str], env: list[bytes] | None = None) -> bool:
+    """Whether a call (argv without argv[0]; ``env``: its environment's entries, None when not
+    known) must run in the caller's own process: its first two words, past the global options,
+    name a verb of :data:`_NEEDS_CONTROLLING_TERMINAL`, or it reaches other sockets than
+    $HERDR_SOCKET_PATH's (:data:`_OTHER_SOCKETS_GROUPS`, a global ``--session`` before ``--``
+    whose socket is not a simherdr's)."""
     words: list[str] = []
     skip = False
     globals_end = False  # past a literal "--": no global --session (_configure_session)
-    for arg in argv:
+    session = None  # the last global --session's value, as herdr takes it
+    for index, arg in enumerate(argv):
         if skip:
             skip = False
         elif arg == "--":
             globals_end = True
-        elif not globals_end and (arg == "--session" or arg.startswith("--session=")):
-            return True
+        elif not globals_end and arg == "--session":
+            session = argv[index + 1] if index + 1 < len(argv) else ""
+            skip = True
+        elif not globals_end and arg.startswith("--session="):
+            session = arg[len("--session=") :]
         elif arg in ("--session", "--remote", "--remote-keybindings", "--machine"):
             skip = True
         elif not arg.startswith("-") and len(words) < 2:
             words.append(arg)
     if tuple(words) in _NEEDS_CONTROLLING_TERMINAL:
         return True
-    return bool(words) and words[0] in _OTHER_SOCKETS_GROUPS
+    if words and words[0] in _OTHER_SOCKETS_GROUPS:
+        return True
+    return session is not None and not _a_simherdrs_session(session, env)
+
+
+def _a_simherdrs_session(name: str, env: list[bytes] | None) -> bool:
+    """Whether session ``name``'s API socket (where the stand-in will connect: base.
+    api_socket_path_for under the call's environment) is a simherdr's: its stand-in name is
+    held (the launcher's bind probe, launcher.c name_taken)."""
+    from .cli import base
+
+    if env is None or base.validate_session_name(name):
+        return False
+    pairs: dict[str, str] = {}
+    for entry in env:  # (the first of a name, as _set_environ takes it)
+        key, sep, value = entry.partition(b"=")
+        if sep and key:
+            pairs.setdefault(
+                key.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape")
+            )
+    active = None if name == base.DEFAULT_SESSION_NAME else name
+    try:
+        st = os.stat(base.api_socket_path_for(pairs, active))
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISSOCK(st.st_mode):
+        return False
+    # the name launcher.c and simherdr/standin.py abstract_name derive from the socket file
+    held = b"\0simherdr-standin-%x-%x-%x" % (st.st_dev, st.st_ino, st.st_mtime_ns)
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.bind(held)
+    except OSError as exc:
+        return exc.errno == errno.EADDRINUSE
+    finally:
+        probe.close()
+    return False
 
 
 def preload() -> dict[str, object]:
@@ -443,12 +487,12 @@ class Idle:
         split = rest.index(b"") if b"" in rest else 0
         argv = [a.decode("utf-8", "surrogateescape") for a in rest[:split]]
         if (
-            python != self.server.python
+            not _same_interpreter(python, self.server.python)
             or root != self.server.root
             or release is None
             or len(fds) != 4
             or not argv
-            or needs_python(argv[1:])
+            or needs_python(argv[1:], rest[split + 1 :])
         ):
             conn.sendall(b"F")
             return 0
@@ -495,6 +539,19 @@ class Idle:
         from .cli.core import launch
 
         return _top_level(launch, argv[1:], release)
+
+
+def _same_interpreter(theirs: str, ours: str) -> bool:
+    """Whether the launcher's interpreter (its install's ``sys.executable``) is this one: the
+    same path, or another path to the same file (a venv's ``python3`` and ``python``, the
+    console script's shebang and pytest's: the stand-in runs under ``-I -S``, the binary is
+    all that counts)."""
+    if theirs == ours:
+        return True
+    try:
+        return os.path.samefile(theirs, ours)
+    except (OSError, ValueError):
+        return False
 
 
 def _read_request(conn: socket.socket) -> tuple[bytes, list[int]] | None:

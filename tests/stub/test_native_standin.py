@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,7 @@ from simherdr.stub.cli.core import run
 from simherdr.stub.forkserver import needs_python
 from simherdr.stub.install import is_native, write_stub
 from simherdr.testing import ThreadServer
+from tests.core.socketclient import request
 from tests.releases import RELEASES, VERSIONS
 
 CC = native.compiler()
@@ -591,20 +593,44 @@ def test_an_attach_runs_in_the_callers_process():
 
 
 def test_a_call_that_reaches_other_sockets_runs_in_the_callers_process(host):
-    """CHOICE(standin-session): an explicit global --session (anywhere before a literal --) or
-    a verb of the session group reaches sockets the launcher did not check (another may read
-    its peer's pid: a recorder's relay of a launched server): 'F', the Python stand-in runs."""
-    for argv in (
-        ["--session", "lab", "pane", "get", "w1:p1"],
-        ["pane", "get", "w1:p1", "--session=lab"],
-        ["session", "list"],
-        ["--remote", "r", "session", "stop", "lab"],
-    ):
-        assert needs_python(argv), argv
-        assert (
-            native_client.call(native_client.name_of(host.path), argv, _env(host), "0.9.3").kind
-            == "F"
-        )
+    """CHOICE(standin-session): a verb of the session group, or an explicit global --session
+    (anywhere before a literal --) whose socket is not a simherdr's, reaches sockets the
+    launcher did not check (another may read its peer's pid: a recorder's relay of a launched
+    server): 'F', the Python stand-in runs. A --session that is a simherdr's is served."""
+    name = native_client.name_of(host.path)
+    home = tempfile.mkdtemp(prefix="shs", dir="/tmp")  # (a short socket path)
+    env = _env(host, HOME=home)
+    lab = os.path.join(home, ".config", "herdr", "sessions", "lab")
+    os.makedirs(lab)
+    try:
+        for argv in (["session", "list"], ["--remote", "r", "session", "stop", "lab"]):
+            assert needs_python(argv), argv
+            assert native_client.call(name, argv, env, "0.9.3").kind == "F", argv
+        asked = (["--session", "lab", "pane", "get", "w1:p1"], ["pane", "list", "--session=lab"])
+        for argv in asked:  # no socket there, then one that is not a simherdr's
+            assert needs_python(argv), argv  # (no environment known: not served)
+            assert native_client.call(name, argv, env, "0.9.3").kind == "F", argv
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as other:
+            other.bind(os.path.join(lab, "herdr.sock"))
+            for argv in asked:
+                assert native_client.call(name, argv, env, "0.9.3").kind == "F", argv
+            os.unlink(os.path.join(lab, "herdr.sock"))
+        with ThreadServer("0.9.3", path=os.path.join(lab, "herdr.sock")) as session:
+            request(session.path, "workspace.create", {"cwd": "/"})
+            for argv in asked:
+                got = native_client.call(name, argv, env, "0.9.3")
+                out, err = BytesIO(), BytesIO()
+                code = run(
+                    argv, version="0.9.3", env=env, stdout=out, stderr=err, argv0="/bin/herdr"
+                )
+                assert (got.kind, got.value, got.stdout, got.stderr) == (
+                    "E",
+                    code,
+                    out.getvalue(),
+                    err.getvalue(),
+                ), argv
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
     for argv in (["pane", "get", "w1:p1"], ["pane", "run", "w1:p1", "--", "--session"]):
         assert not needs_python(argv), argv
 
@@ -630,6 +656,18 @@ def test_the_fork_server_refuses_what_it_cannot_run_faithfully(host):
         os.close(not_a_directory)
     assert got.kind == "F"
     assert native_client.call(name, ["--version"], env, "0.9.3").stdout == b"herdr 0.9.3\n"
+
+
+def test_another_path_to_the_same_interpreter_is_served(host, tmp_path):
+    """An install's interpreter by another path to the same file (a venv's ``python3`` where
+    the fork server started as ``python``: the ``simherdr`` console script's shebang) is this
+    interpreter: served, not sent to the Python stand-in."""
+    link = tmp_path / "python-by-another-name"
+    link.symlink_to(os.path.abspath(sys.executable))
+    got = native_client.call(
+        native_client.name_of(host.path), ["--version"], _env(host), "0.9.3", python=str(link)
+    )
+    assert (got.kind, got.stdout) == ("E", b"herdr 0.9.3\n")
 
 
 def test_launchers_that_leave_before_their_request_do_not_wear_the_pool_out(host):
