@@ -52,6 +52,7 @@ PACINGS = ("paced", "wall")
 DEFAULT_PACING = "paced"
 BARRIER_ROUNDS = 3  # loop iterations a served wake-up holds time for what it woke (at most)
 LATE = 0.001  # simulated seconds past due that count a wake-up as late (ScaledClock.late)
+HOLD_POLL = 0.05  # wall seconds a sleeper at a hold's ceiling naps (a hold's change wakes it)
 
 
 def check_pacing(pacing: str) -> str:
@@ -95,6 +96,21 @@ class SkipsTime(Protocol):
     async def caught_up(self, t: float) -> None:
         """Until everything due by simulated time ``t`` has been served and what it woke has
         run (a request sent after this sees that state)."""
+        ...
+
+    def hold(self, ahead: float = 0.0) -> None:
+        """Time runs ``ahead`` more wall seconds at most, then stands still until the next
+        hold or :meth:`release` (a skip still moves it): the owner's own work (a replayer
+        between two recorded steps) takes none of the server's time. Called from the owner's
+        thread."""
+        ...
+
+    def release(self) -> None:
+        """Time runs again, from where it stood."""
+        ...
+
+    def seconds(self) -> float:
+        """Wall seconds on this clock's own timeline (what ran, what was skipped)."""
         ...
 
 
@@ -142,12 +158,19 @@ class ScaledClock(Clock):
         self._naps: dict[asyncio.Future, float] = {}
         self._skipped_to = -math.inf  # simulated time the last skip reached (not "late")
         self.late = 0  # wake-ups served after their time had passed on the wall (diagnostics)
+        # hold(): scale x wall time stops at this simulated time (None: it runs). hold and
+        # release come from the owner's thread while the loop's reads it: each keeps
+        # (_m0, _ceiling) consistent whichever of the two a reader sees first.
+        self._ceiling: float | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the sleepers' (hold wakes them)
 
     def _wall(self) -> float:
-        return (time.monotonic() - self._m0) * self.scale
+        w = (time.monotonic() - self._m0) * self.scale
+        c = self._ceiling
+        return c if c is not None and w > c else w
 
     def now(self) -> float:
-        t = (time.monotonic() - self._m0) * self.scale
+        t = self._wall()
         if not self._paced:
             return t
         cap = self._cap()
@@ -187,13 +210,64 @@ class ScaledClock(Clock):
 
     def skip(self, wall: float) -> float:
         if wall > 0:
+            self._restart()
             self._m0 -= wall
+            if self._ceiling is not None:
+                self._ceiling += wall * self.scale
             self._skipped_to = self._wall()
             for nap in sorted(self._naps, key=self._naps.__getitem__):
                 if not nap.done():
                     nap.set_result(None)
             self._signal()
         return self._wall()
+
+    def _restart(self) -> None:
+        """Time runs on from where a ceiling stopped it (not from the wall clock)."""
+        c = self._ceiling
+        if c is not None and (time.monotonic() - self._m0) * self.scale > c:
+            self._m0 = time.monotonic() - c / self.scale
+
+    def hold(self, ahead: float = 0.0) -> None:
+        # a lower ceiling needs no word (a sleeper finds the time short of its own and naps
+        # on); a higher one wakes the sleepers that stood at the old one
+        old = self._ceiling
+        self._restart()
+        self._ceiling = self._wall() + max(ahead, 0.0) * self.scale
+        if old is not None and self._ceiling > old:
+            self._wake()
+
+    def release(self) -> None:
+        if self._ceiling is not None:
+            self._restart()
+            self._ceiling = None
+            self._wake()
+
+    def seconds(self) -> float:
+        return self._wall() / self.scale
+
+    def _wake(self) -> None:
+        """From the owner's thread: the sleepers look at the time again."""
+        loop = self._loop
+        if loop is not None and self._naps and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._rouse)
+            except RuntimeError:  # closed meanwhile
+                pass
+
+    def _rouse(self) -> None:
+        for nap in list(self._naps):
+            if not nap.done():
+                nap.set_result(None)
+        self._signal()
+
+    def _until(self, t: float) -> float:
+        """Wall seconds a sleeper for ``t`` naps: to ``t``, or to a hold's ceiling below it;
+        at that ceiling HOLD_POLL (a hold's change wakes it sooner)."""
+        c = self._ceiling
+        wall = self._wall()
+        if c is not None and c < t:
+            return (c - wall) / self.scale if wall < c else HOLD_POLL
+        return max((t - wall) / self.scale, 0.0)
 
     async def caught_up(self, t: float) -> None:
         while self.now() < t:
@@ -257,9 +331,10 @@ class ScaledClock(Clock):
             handle.cancel()
 
     async def sleep_until(self, t: float) -> None:
+        self._loop = asyncio.get_running_loop()
         if not self._paced:
-            while (delay := (t - self.now()) / self.scale) > 0:
-                await self._nap(delay, t)
+            while self.now() < t:
+                await self._nap(self._until(t), t)
             return
         if t <= self.now():
             return
@@ -272,8 +347,11 @@ class ScaledClock(Clock):
                     served = True
                     break
                 wall = self._wall()
-                if wall < t:
-                    await self._nap((t - wall) / self.scale, t)
+                c = self._ceiling
+                if wall < t and (c is None or wall < c):
+                    await self._nap(self._until(t), t)
+                elif wall < t:  # time stands at a hold's ceiling
+                    await self._nap(HOLD_POLL, t)
                 else:  # due, held by an earlier wake-up or the barrier
                     await self._held()
         finally:

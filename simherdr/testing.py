@@ -25,7 +25,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 
-from .clock import Clock, RealClock, VirtualClock
+from .clock import Clock, RealClock, SkipsTime, VirtualClock
 from .facts.versions import HerdrVersion
 from .simulator import Config, Simulator
 
@@ -323,6 +323,27 @@ class ThreadServer:
             self.run(go)
         except ServerStopped:
             pass  # a stopped server has no time to keep (a client's server.stop)
+
+    def hold(self, ahead: float = 0.0) -> None:
+        """The server's clock runs ``ahead`` more wall seconds at most, then stands still
+        until the next hold or :meth:`release` (:meth:`skip` still moves it): the caller's own
+        work takes none of the server's time (:class:`simherdr.clock.SkipsTime`; from the
+        caller's thread, as the clock allows)."""
+        clock = self.sim.clock
+        if isinstance(clock, SkipsTime):
+            clock.hold(ahead)
+
+    def release(self) -> None:
+        clock = self.sim.clock
+        if isinstance(clock, SkipsTime):
+            clock.release()
+
+    def seconds(self) -> float:
+        """Wall seconds on the server clock's own timeline (what ran, was skipped, stood)."""
+        clock = self.sim.clock
+        if not isinstance(clock, SkipsTime):
+            raise TypeError(f"{type(clock).__name__} keeps no timeline of its own")
+        return clock.seconds()
 
     def trace(self, since: int = 0) -> list[dict]:
         return self.run(lambda sim: sim.trace.entries(since))

@@ -30,7 +30,8 @@ def git(*argv: str, cwd: str) -> None:
 def git_repo(path: str) -> None:
     """A repository on branch main with one commit (README)."""
     os.makedirs(path, exist_ok=True)
-    git("init", "-q", "-b", "main", cwd=path)
+    # --template=: no sample hooks (a replay reads none; they were most of the files written)
+    git("init", "-q", "--template=", "-b", "main", cwd=path)
     with open(os.path.join(path, "README"), "w", encoding="utf-8") as f:
         f.write("clientsuite\n")
     git("add", "README", cwd=path)

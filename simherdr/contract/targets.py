@@ -44,6 +44,9 @@ class TimeSkipper(Protocol):
 
     def skips_time(self) -> bool: ...
     def skip(self, wall: float) -> None: ...
+    def hold(self, ahead: float = 0.0) -> None: ...
+    def release(self) -> None: ...
+    def seconds(self) -> float: ...
 
 
 class Unsupported(RuntimeError):
@@ -278,11 +281,44 @@ class Target:
         return self._skipped
 
     def elapsed(self) -> float:
-        """Recorded (wall) seconds on the target's clock: the wall clock's, plus what a
-        skipping server let pass at once."""
+        """Recorded (wall) seconds on the target's clock: a skipping server's own timeline
+        (what ran, what was skipped, less what stood still: :meth:`hold`), else the wall
+        clock's."""
         import time
 
+        skipper = self._skipper()
+        if skipper is not None:
+            return skipper.seconds()
         return time.monotonic() + self._skipped
+
+    def hold(self, ahead: float = 0.0) -> float | None:
+        """A skipping server's clock runs ``ahead`` more recorded (wall) seconds at most, then
+        stands still until the next hold or :meth:`release`; recorded gaps still pass
+        (:meth:`pace_to`). CHOICE (issue 34's flakes): a replayed server's time is the
+        cassette's timeline plus what answering took, never the replayer's own wall time x
+        the time scale: at 50x, 20 ms of a loaded replayer was a simulated second, and herdr's
+        one-second recheck of a self-reported agent's shell (0.9.2+) cleared an agent a
+        recorded read 0.2 s later still saw. Returns ``ahead`` (None: this target's clock
+        cannot stand still)."""
+        skipper = self._skipper()
+        if skipper is None:
+            return None
+        ahead = max(ahead, 0.0)
+        skipper.hold(ahead)
+        return ahead
+
+    def until(self, offset: float) -> float:
+        """Recorded seconds from now to the recorded ``offset`` on the target's timeline
+        (:meth:`pace_to`'s; 0 when it has passed or the timeline has not started)."""
+        if self._start is None:
+            return 0.0
+        return max(self._start + offset - self.elapsed(), 0.0)
+
+    def release(self) -> None:
+        """The server's clock runs freely again (a CLI run, a step that waits on it)."""
+        skipper = self._skipper()
+        if skipper is not None:
+            skipper.release()
 
     def _let_pass(self, seconds: float) -> None:
         import time

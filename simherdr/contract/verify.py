@@ -198,6 +198,10 @@ def is_read_cli(argv: list) -> bool:
 
 
 CLI_TIMEOUT = 60  # seconds a replayed CLI run may take before it is a miss
+# CHOICE (Target.hold): wall seconds a reply may take past its recorded time on a held clock
+# (a loaded machine answers late) before the target's clock runs freely for it (a reply that
+# needs more simulated time than the recording's upstream took).
+REPLY_GRACE = 0.25
 # A stand-in written moments ago can refuse to start with ETXTBSY while a child another
 # thread forked meanwhile still holds the file open for writing (until that child execs: a
 # few ms, more under load; seen in CI). Transient: tried again for up to this long.
@@ -249,6 +253,8 @@ class Replay:
         self.client_closed: set[Any] = set()
         self.until: dict[Any, bytes] = {}  # conns that repeat until they match (CLI polls)
         self.stalled: set[Any] = set()  # conns that timed out: later lines are not awaited
+        # conn -> (the target's elapsed() at its request, the request's recorded time)
+        self.sent_at: dict[Any, tuple[float, float]] = {}
         self.recorded_replies = [(i, s["recv"]) for i, s in enumerate(c.steps) if "recv" in s]
         self.times = [s.get("t") if isinstance(s.get("t"), int | float) else None for s in c.steps]
         self.res = Result(c, target.kind, target.version)
@@ -297,6 +303,11 @@ class Replay:
     def run(self) -> Result:
         try:
             for i, step in enumerate(self.c.steps):
+                # a skipping target's clock stands still between steps and while a socket
+                # step is matched (Target.hold): its time is the recording's, not the
+                # replayer's; a CLI run, a control op, the client socket run it freely
+                if "conn" not in step:
+                    self.t.release()
                 try:
                     if "cli_run" in step:
                         self._cli_run(i, step)
@@ -320,7 +331,10 @@ class Replay:
                     return self.res
                 except (TimeoutError, OSError) as e:
                     self.miss(i, step, "$", "a reply", f"<{type(e).__name__}: {e}>")
+                finally:
+                    self.t.hold()
         finally:
+            self.t.release()
             for conn in self.conns.values():
                 conn.close()
             if self.client is not None:
@@ -419,6 +433,8 @@ class Replay:
                 line += b"\n"
             conn.send(line)
             self.lines[cid] = line
+            if self.times[i] is not None:
+                self.sent_at[cid] = (self.t.elapsed(), float(self.times[i]))
             if step.get("until"):
                 self.until[cid] = line
             return
@@ -432,7 +448,7 @@ class Replay:
                 self.miss(i, step, "$", step["recv"], "<no line: the connection stalled earlier>")
                 return
             try:
-                got = conn.recv_line(self.timeout) if conn is not None else None
+                got = self._recv(i, cid, conn) if conn is not None else None
             except TimeoutError:
                 self.stalled.add(cid)
                 raise
@@ -469,14 +485,36 @@ class Replay:
             conn.shutdown_write()
             self.client_closed.add(cid)
         elif step.get("close") == "upstream" and conn is not None and cid not in self.stalled:
-            extra = conn.recv_line(self.timeout)
+            extra = self._recv(i, cid, conn)
             while extra is not None and cid in self.client_closed:
-                extra = conn.recv_line(self.timeout)
+                extra = self._recv(i, cid, conn)
             if extra is not None:
                 actual = self.bind.display(
                     parse_line(extra.decode("utf-8", errors="surrogateescape"))
                 )
                 self.miss(i, step, "$", "<connection closed>", actual, actual)
+
+    def _recv(self, i: int, cid: Any, conn: Any) -> bytes | None:
+        """The next line of ``conn`` (None: closed). A skipping target's clock runs on to the
+        step's recorded time (or as long after the request as the upstream took, when the
+        request went late) and stands there; a reply that needs longer gets REPLY_GRACE wall
+        seconds more, then the clock runs freely (as it did before holds)."""
+        ahead, t = 0.0, self.times[i]
+        if self.pace and t is not None:
+            ahead = self.t.until(float(t))
+            sent = self.sent_at.get(cid)
+            if sent is not None:
+                ahead = max(ahead, sent[0] + (float(t) - sent[1]) - self.t.elapsed())
+        ahead = self.t.hold(ahead)
+        if ahead is None:
+            return conn.recv_line(self.timeout)
+        try:
+            return conn.recv_line(min(ahead + REPLY_GRACE, self.timeout))
+        except TimeoutError:
+            self.t.release()
+            return conn.recv_line(self.timeout)
+        finally:
+            self.t.hold()
 
     def _ask_again(self, cid: Any) -> Any:
         self.conns[cid].close()

@@ -35,6 +35,7 @@ from __future__ import annotations
 # and number into an enum member (Enum's lookup; a ValueError caught for a function handler),
 # ~80 page faults and ~0.3 ms in a forked child, for the same system calls.
 import _signal  # type: ignore[import-not-found]  # (no stub: the signal module's own core)
+import _socket
 import errno
 import gc
 import io
@@ -55,6 +56,8 @@ IDLE = 2
 #: after the server went away: how long the calls still running may take to see it (their
 #: connections closed, a `herdr server stop` waiting for the socket to go) before SIGKILL
 GRACE = 2.0
+#: a report's send flags, as an int (the enum flags' ``|`` runs Enum's machinery per call)
+_NOWAIT = int(socket.MSG_NOSIGNAL | socket.MSG_DONTWAIT)
 #: the signals this process handles, reset to their defaults in a child
 _HANDLED = (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP)
 #: a warm-up's socket: none (a warm-up must send nothing: the recorder sees only calls)
@@ -160,7 +163,36 @@ def preload() -> dict[str, object]:
             importlib.import_module("simherdr.stub.cli." + entry[:-3])
     import simherdr.facts.paths  # noqa: F401  (imported by the stand-in on most calls)
 
-    return {name: base.release_of(name) for name in RELEASES}
+    releases = {name: base.release_of(name) for name in RELEASES}
+    _prebuild_groups(list(releases.values()))
+    return releases
+
+
+def _prebuild_groups(releases: list) -> None:
+    """Every command group's rows for every release, built once here: a call builds its
+    group's on each run (the Python stand-in's start builds only its own; ~100 Python calls
+    and ~70 records in every forked child). The command table (``commands.GROUPS``, which
+    the CLI core reads) then answers these releases from what was built; any other release
+    is built as before. What a call does with them stays in its own child (a fork of this
+    heap), as it would in its own process."""
+    from .cli import commands
+
+    for group, build in list(commands.GROUPS.items()):
+        built = {}
+        for release in releases:
+            try:
+                built[id(release)] = build(release)
+            except Exception:  # (built at its call, as before: its error is the call's)
+                pass
+        commands.GROUPS[group] = _from_built(build, built)
+
+
+def _from_built(build, built: dict):
+    def rows(release):
+        found = built.get(id(release))
+        return found if found is not None else build(release)
+
+    return rows
 
 
 def _prctl():
@@ -227,7 +259,7 @@ class ForkServer:
         self.pid = os.getpid()
         self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
         self.idle: set[int] = set()
-        self.busy: dict[int, socket.socket] = {}  # pid -> the launcher's connection
+        self.busy: dict[int, _socket.socket] = {}  # pid -> the launcher's connection
         self.watched: dict[int, int] = {}  # connection fd -> pid
         self.quick_deaths = 0
         self.stopping: float | None = None  # the deadline of the calls still running
@@ -312,7 +344,7 @@ class ForkServer:
                     os.close(fd)
                 continue
             (pid,) = struct.unpack("<I", data)
-            conn = socket.socket(fileno=fds[0])
+            conn = _socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fds[0])  # (as in wait)
             if pid in self.idle:
                 self.idle.discard(pid)
                 self.busy[pid] = conn
@@ -354,7 +386,7 @@ class ForkServer:
             else:  # (the child said so itself already; the launcher reads the first)
                 message = b"E" + struct.pack("<I", os.waitstatus_to_exitcode(status) & 0xFF)
             try:
-                conn.send(message, socket.MSG_NOSIGNAL | socket.MSG_DONTWAIT)
+                conn.send(message, _NOWAIT)
             except OSError:
                 pass
             self.unwatch(conn.fileno())
@@ -444,7 +476,7 @@ class Idle:
         _stdio_streams()
         _set_environ([k + b"=" + v for k, v in os.environb.items()])
 
-    def wait(self) -> socket.socket:
+    def wait(self) -> _socket.socket:
         poll = select.poll()
         poll.register(self.listener.fileno(), select.POLLIN)
         poll.register(self.lifeline, select.POLLIN)
@@ -457,11 +489,14 @@ class Idle:
                 if fd == self.lifeline:
                     os._exit(0)
             try:
-                conn, _ = self.listener.accept()
+                fd, _ = self.listener._accept()  # type: ignore[attr-defined]
             except (BlockingIOError, InterruptedError):
                 continue  # another child took it
             except OSError:
                 os._exit(0)
+            # the C socket: socket.socket's accept makes the family and type enum members
+            # (Enum's machinery: ~40 page faults of a forked child); its methods are these
+            conn = _socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd)
             conn.setblocking(True)
             creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
             if struct.unpack("3i", creds)[1] != os.geteuid():
@@ -469,7 +504,7 @@ class Idle:
                 continue
             return conn
 
-    def call(self, conn: socket.socket) -> int:
+    def call(self, conn: _socket.socket) -> int:
         request = _read_request(conn)
         if request is None:
             return 0
@@ -554,7 +589,7 @@ def _same_interpreter(theirs: str, ours: str) -> bool:
         return False
 
 
-def _read_request(conn: socket.socket) -> tuple[bytes, list[int]] | None:
+def _read_request(conn: _socket.socket) -> tuple[bytes, list[int]] | None:
     """The launcher's request: (its fields, the descriptors that came with it)."""
     data = bytearray()
     fds: list[int] = []
@@ -581,7 +616,7 @@ def _read_request(conn: socket.socket) -> tuple[bytes, list[int]] | None:
     return bytes(data[8:size]), fds
 
 
-_CONN: socket.socket | None = None  # a call's launcher connection (the child's exit reports)
+_CONN: _socket.socket | None = None  # a call's launcher connection (the child's exit reports)
 _real_exit = posix._exit
 
 
@@ -660,7 +695,7 @@ def _stdio_streams():
     )
 
 
-def _exec_request(sock: socket.socket):
+def _exec_request(sock: _socket.socket):
     def execve(path, argv, env):
         fields = [os.fsencode(path)] + [os.fsencode(a) for a in argv] + [b""]
         fields += [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -208,3 +209,37 @@ def test_a_stand_in_still_open_for_writing_is_run_once_it_is_closed(tmp_path):
     threading.Timer(0.1, held.close).start()
     p = V.run_binary([str(exe)], capture_output=True, text=True, timeout=10)
     assert p.stdout == "ran\n"
+
+
+def test_the_replayers_own_time_between_steps_is_none_of_the_servers(monkeypatch):
+    """Found in full runs (phren on the stub target, 3 in 20 under load): at the recording's
+    50x, 20 ms of the replayer's own wall time was a simulated second on the server, and herdr's
+    one-second recheck of a self-reported agent's shell (0.9.2+, SELF_REPORTED_SHELL_RECHECK)
+    cleared the agent a recorded read 0.2 simulated seconds later still saw. Here the replayer
+    takes 50 ms (2.5 simulated seconds) over the report's reply: the server's clock stands
+    still meanwhile (Target.hold), so the read answers as recorded."""
+    from pathlib import Path
+
+    from simherdr.contract.corpus import load_corpus
+
+    version = "0.9.3"
+    [c] = [c for c in load_corpus(Path(__file__).parent / "corpus" / version) if c.name == "phren"]
+    reported = next(
+        s["conn"] for s in c.steps if s.get("send", {}).get("method") == "pane.report_agent"
+    )
+    late = next(i for i, s in enumerate(c.steps) if s.get("conn") == reported and "recv" in s)
+    wire = V.Replay._wire
+
+    def slow_after_the_report(self, i, step):
+        wire(self, i, step)
+        if i == late:
+            time.sleep(0.05)  # the replayer's own work (matching, a schema check, preemption)
+
+    monkeypatch.setattr(V.Replay, "_wire", slow_after_the_report)
+    t = simherdr_target("socket", version, time_scale=V.time_scale(c))
+    try:
+        r = V.run_cassette(c, t)
+    finally:
+        t.close()
+    assert V.time_scale(c) == 50
+    assert r.status == "pass", r.report()

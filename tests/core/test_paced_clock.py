@@ -426,3 +426,66 @@ def test_a_skip_serves_what_fell_due_in_order_before_caught_up_returns(pacing):
     assert now >= 10.0
     assert took < 5.0  # not slept through (the skip is ten seconds of wall time)
     assert clock.late == 0  # a skipped-over wake-up is not late
+
+
+@pytest.mark.parametrize("pacing", PACINGS)
+def test_a_hold_stops_time_at_its_ceiling_a_skip_moves_it_and_a_release_runs_on(
+    pacing, monkeypatch
+):
+    """SkipsTime.hold (the replayer between two recorded steps, contract/targets.Target.hold):
+    the wall clock's time past the ceiling is none of the server's; a skip still passes; after
+    the release time runs on from where it stood, without a jump."""
+    import types
+
+    import simherdr.clock as clock_module
+
+    wall = [100.0]
+    fake = types.SimpleNamespace(monotonic=lambda: wall[0], time=time.time)
+    monkeypatch.setattr(clock_module, "time", fake)
+    clock = ScaledClock(50.0, pacing)
+    t0 = clock.now()
+    wall[0] += 0.1
+    assert clock.now() - t0 == pytest.approx(5.0)
+    clock.hold()
+    wall[0] += 1.0  # 50 simulated seconds of the owner's own time
+    assert clock.now() - t0 == pytest.approx(5.0)
+    clock.skip(0.02)  # a recorded gap
+    assert clock.now() - t0 == pytest.approx(6.0)
+    assert clock.seconds() == pytest.approx((clock.now()) / 50.0)
+    clock.hold(0.04)  # on to a reply's recorded time: two more simulated seconds, no more
+    wall[0] += 0.01
+    assert clock.now() - t0 == pytest.approx(6.5)
+    wall[0] += 1.0
+    assert clock.now() - t0 == pytest.approx(8.0)
+    clock.release()
+    assert clock.now() - t0 == pytest.approx(8.0)
+    wall[0] += 0.1
+    assert clock.now() - t0 == pytest.approx(13.0)
+
+
+@pytest.mark.parametrize("pacing", PACINGS)
+def test_a_sleeper_waits_out_a_hold_and_wakes_at_its_own_time_after_the_release(pacing):
+    """A timer due while the clock stands still fires only after the release, never early."""
+    clock = ScaledClock(1000.0, pacing)
+
+    async def main():
+        t0 = clock.now()
+        clock.hold()
+        fired: list[float] = []
+
+        async def sleeper():
+            await clock.sleep_until(t0 + 0.5)
+            fired.append(clock.now() - t0)
+
+        task = asyncio.ensure_future(sleeper())
+        await asyncio.sleep(0.01)  # ten simulated seconds of wall time: none of the clock's
+        held = list(fired)
+        clock.release()
+        await asyncio.wait_for(task, 5)
+        return held, fired
+
+    held, fired = asyncio.run(main())
+    assert held == []
+    assert fired and fired[0] >= 0.5
+    if pacing == "paced":  # served at its own time (the wall pacing: whenever the loop ran)
+        assert fired[0] == pytest.approx(0.5, abs=1e-6)

@@ -54,6 +54,11 @@ def test_warns():
 @pytest.mark.parametrize("n", [1, 2])
 def test_many(n):
     assert n
+
+def test_with_subtests(subtests):
+    for n in (1, 2):
+        with subtests.test(n=n):
+            assert n == 1
 """
 
 
@@ -103,8 +108,9 @@ def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester, same
 
     pytester.runpytest_inprocess("-p", "no:cacheprovider", plugins=[Worker()])
     names = [name for name, _ in stock]
-    assert names.count("runtest_protocol_complete") == 9
-    assert names.count("testreport") == 3 * 9 - 1  # no call after a setup error
+    assert names.count("runtest_protocol_complete") == 10
+    # no call after a setup error; a subtests' test: a report per subtest, then its own
+    assert names.count("testreport") == 3 * 10 - 1 + 2
     warned = [kw["nodeid"] for name, kw in stock if name == "warning_recorded" and kw["nodeid"]]
     assert warned == [
         "test_a_workers_events_reach_the_controller_as_xdist_sent_them.py::test_warns"
@@ -114,7 +120,7 @@ def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester, same
     # warnings plugin wraps the runtest protocol): that test's end goes on its own
     expected = Counter(n for n in names if n not in ("logstart", "testreport", "logfinish"))
     expected["runtest_protocol_complete"] = 1
-    expected[xdistcost.BATCH] = 9
+    expected[xdistcost.BATCH] = 10
     if same_marshal:  # and the collection's node ids, packed
         del expected["collectionfinish"]
         expected[xdistcost.BATCH] += 1
@@ -145,7 +151,7 @@ def test_a_workers_events_reach_the_controller_as_xdist_sent_them(pytester, same
     held = ("logstart", "testreport", "logfinish")
     expected = Counter(name for name, _ in queued if name not in held)
     expected["runtest_protocol_complete"] = 1  # the warned test's
-    expected[xdistcost.BATCH] = 9
+    expected[xdistcost.BATCH] = 10
     if same_marshal:
         del expected["collectionfinish"]
         expected[xdistcost.BATCH] += 1

@@ -42,7 +42,7 @@ def _git(repo, *args, env=None):
 def test_no_worktree_of_the_users_repository_points_into_the_removed_root(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "init", "-q", "--template=", "-b", "main")
     _git(repo, "commit", "-q", "--allow-empty", "-m", "init")
     # the user's own branch (made an hour ago), checked out by the suite
     _git(

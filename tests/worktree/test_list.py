@@ -148,7 +148,7 @@ def test_source_errors_in_check_order(h, repo, plain_dir):
 
 def test_tilde_cwd_expands_to_home(h, home):
     repo = os.path.join(home, "code")
-    git(home, "init", "-q", "-b", "main", repo)
+    git(home, "init", "-q", "--template=", "-b", "main", repo)
     r = h.ok("worktree.list", cwd="~/code")
     assert r["source"]["repo_root"] == repo
 
