@@ -13,7 +13,8 @@ What the server sends back is compared:
   sooner or later): a recorded frame passes when the replayed
   screen shows it, or shows a later recorded frame of the same run of frames (the replay drew
   two recorded frames in one); a replayed screen that never shows it within the timeout is a
-  miss whose expected and actual values are the two screens' lines.
+  miss whose expected and actual values are the two screens' lines, charged to the frame of
+  that run the screen comes closest to (the frames before it count as shown).
 * every other message (``Welcome``, ``ServerShutdown``, ``TerminalBell``, ``WindowTitle``,
   ``Notify`` ...) by value, in order, with the JSON plane's reference binding (a refusal text
   naming ``<pane:1>`` matches the target's pane id).
@@ -355,8 +356,19 @@ class ClientPlane:
                 break
             if frame_of(message) is None:
                 st.pending.append(message)
-        for p in r.bind.unify(self.expected[i], actual, commit=False):
-            r.miss(i, step, "screen" + p.path[1:], p.expected, p.actual)
+        # the miss is the recorded frame the replayed screen comes closest to (a screen past
+        # frame i that merged it with a changed later frame of its run is that frame's miss,
+        # not i's too: which frame a server merges depends on timing); earlier ones are passed
+        j = min(candidates, key=lambda k: self._distance(self.expected[k], actual))
+        st.covered.update(k for k in candidates if k <= j)
+        for p in r.bind.unify(self.expected[j], actual, commit=False):
+            r.miss(j, r.c.steps[j], "screen" + p.path[1:], p.expected, p.actual)
+
+    def _distance(self, expected: dict, actual: dict) -> tuple[bool, int]:
+        """How far a replayed screen is from a recorded one: another size, cursor or line
+        count first, then the number of differing paths."""
+        problems = self.r.bind.unify(expected, actual, commit=False)
+        return not _could_match(expected, actual), len(problems)
 
     def _message(self, i: int, step: dict, st: _Conn) -> None:
         r = self.r

@@ -140,10 +140,32 @@ def test_a_changed_frame_is_a_miss_by_screen(control_cassette, kind):
     bad = _tamper_last_frame(control_cassette, lambda b: b.replace(b"echo", b"ECHO"))
     (r,) = verify([bad], kind, timeout=0.5)
     assert r.status == "fail"
-    (miss,) = r.misses  # the rest of the conversation still matches
+    assert len(r.misses) == 1, r.report()  # the rest of the conversation still matches
+    (miss,) = r.misses
     assert miss.path.startswith("screen.lines[")
     assert "ECHO hi" in miss.expected and "echo hi" in miss.actual
     assert "client socket conn" in r.report() and "screen.lines" in r.report()
+
+
+def test_a_changed_frame_merged_with_an_earlier_one_is_its_own_miss_only(control_cassette):
+    """The replay draws two recorded frames in one and the later one was changed: one miss,
+    the changed frame's (the earlier frame was shown on the way; under load the socket
+    target merged the first frame with the echo and charged both)."""
+    bad = copy.deepcopy(control_cassette)
+    step = _frame_steps(bad)[-1]
+    data = base64.b64decode(step["recv"]["Terminal"]["bytes"])
+    cut = data.index(b"echo") + len(b"echo")  # the first part draws "$ echo", the rest " hi"
+    first = copy.deepcopy(step)
+    first["recv"]["Terminal"]["bytes"] = base64.b64encode(data[:cut]).decode()
+    rest = data[cut:].replace(b"hi", b"HI")
+    step["recv"]["Terminal"]["bytes"] = base64.b64encode(rest).decode()
+    bad.steps.insert(bad.steps.index(step), first)
+    (r,) = verify([bad], "inprocess", timeout=0.5)
+    assert r.status == "fail"
+    assert len(r.misses) == 1, r.report()
+    (miss,) = r.misses
+    assert miss.step == bad.steps.index(step) + 1 and miss.path.startswith("screen.lines[")
+    assert "echo HI" in miss.expected and "echo hi" in miss.actual
 
 
 def test_frames_are_compared_by_screen_not_by_bytes(control_cassette):
