@@ -49,7 +49,9 @@ fi
 printf 'pi (fake) %s\n' "$*"
 printf 'Working...\n'
 sleep "${FAKE_PI_WORK:-0.6}"
-printf '\033[2J\033[H> '
+# the idle screen keeps the arguments line: a test reads it whenever it gets there (shown
+# only while working, a client later than FAKE_PI_WORK under load never saw it)
+printf '\033[2J\033[Hpi (fake) %s\n> ' "$*"
 while IFS= read -r line; do
   case "$line" in
     /exit) exit 0 ;;

@@ -58,12 +58,13 @@ def test_agent_start_types_the_command_and_becomes_ready(client):
     assert (
         started["agent"]["launch_pending"] is True and started["agent"]["agent_status"] == "unknown"
     )
-    # typed into the real shell, quoted for it: the fake pi echoes its arguments
-    client.wait_output(pane, "pi (fake) --model x y")
     agent = client.until(
         lambda: (a := client.ok("agent.get", target="pia")["agent"]).get("interactive_ready") and a,
         "interactive_ready",
     )
+    # typed into the real shell, quoted for it: the fake pi echoes its arguments (read once
+    # it is ready: its idle screen keeps them, whenever this client gets there)
+    client.wait_output(pane, "pi (fake) --model x y")
     assert (
         agent["agent"] == "pi" and agent["agent_status"] == "idle" and "launch_pending" not in agent
     )
