@@ -121,7 +121,7 @@ def _directory_lock(directory: str):
         os.close(fd)  # releases the lock
 
 
-def _identity(path: str) -> tuple[int, int, int] | None:
+def socket_identity(path: str) -> tuple[int, int, int] | None:
     """A socket file's device, inode and modification time (ns): the inode alone is reused at
     once by the next file made after one is removed (a server stopping while another starts),
     the time tells them apart (the stand-in's name, standin.py; "still ours" at close)."""
@@ -181,7 +181,7 @@ class Listening:
     ) -> None:
         self.sock = sock
         self.path = path
-        self.identity = _identity(path)
+        self.identity = socket_identity(path)
         self._factory = factory
         self._first_read = first_read
         self._backlog = backlog
@@ -291,7 +291,7 @@ class Listening:
         return fate
 
     def _unlink_if_ours(self) -> str:
-        now = _identity(self.path)
+        now = socket_identity(self.path)
         if now is None:
             return "gone"
         if self.identity is None or now != self.identity:

@@ -13,7 +13,8 @@ import socket
 import threading
 from dataclasses import dataclass
 
-from simherdr.standin import abstract_name
+from simherdr.standin import hold_name
+from simherdr.unixsocket import socket_identity
 from tests.releases import BASE, resolve
 
 
@@ -68,12 +69,7 @@ class FakeHerdr:
         # Its socket's stand-in name held (never listened on), as a simherdr server holds it:
         # the suite's shared fork server serves the calls to this fake (the same bytes: the
         # fake never reads its peer's pid); without one they run the Python stand-in as before.
-        st = os.stat(path)
-        self._standin_name = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            self._standin_name.bind(abstract_name((st.st_dev, st.st_ino, st.st_mtime_ns)))
-        except OSError:
-            pass
+        self._standin_name = hold_name(socket_identity(path))
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -103,7 +99,8 @@ class FakeHerdr:
         if self._stopped.is_set():
             return
         self._stopped.set()
-        self._standin_name.close()
+        if self._standin_name is not None:
+            self._standin_name.close()
         try:
             self._listener.close()
         finally:

@@ -13,7 +13,8 @@ import subprocess
 import threading
 
 from simherdr.protocol import FrameDecoder, encode_frame, wire_for
-from simherdr.standin import abstract_name
+from simherdr.standin import hold_name
+from simherdr.unixsocket import socket_identity
 
 
 class FakeTerminalServer:
@@ -136,15 +137,11 @@ class _HeldApiSocket:
         self.path = path
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(path)
-        st = os.stat(path)
-        self.name = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            self.name.bind(abstract_name((st.st_dev, st.st_ino, st.st_mtime_ns)))
-        except OSError:
-            pass
+        self.name = hold_name(socket_identity(path))
 
     def close(self) -> None:
-        self.name.close()
+        if self.name is not None:
+            self.name.close()
         self.sock.close()
         if os.path.exists(self.path):
             os.unlink(self.path)
