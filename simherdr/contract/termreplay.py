@@ -48,6 +48,11 @@ STEP = "client_conn"
 # that draws faster or slower than the recording merges or splits frames; beyond this many the
 # recorded frame is a miss). Bounds the comparisons per replayed frame on long streams.
 LOOKAHEAD = 256
+# CHOICE: a frame recorded after the client's Detach was drawn before the server read it; a
+# target that reads the Detach sooner answers ServerShutdown without it. Such a frame step is
+# skipped (and said so) when the target sent no frame since the Detach and its next other
+# message or its close came first; a screen the target did draw is compared as any other.
+RACED_DETACH = "a frame recorded after the client's Detach: the target shut down without it"
 
 
 class ClientConn(Protocol):
@@ -199,6 +204,8 @@ class _Conn:
     pending: collections.deque = field(default_factory=collections.deque)  # non-frame messages
     covered: set[int] = field(default_factory=set)  # recorded frames a later screen matched
     client_closed: bool = False
+    frames: int = 0  # frames received
+    detached_at: int | None = None  # ``frames`` when the replay sent the recorded Detach
     stalled: bool = False
 
 
@@ -285,6 +292,8 @@ class ClientPlane:
                 r.miss(i, step, "$", step["send"], f"<cannot encode: {e}>")
                 return
             st.conn.send(payload)
+            if step["send"] == "Detach" and st.detached_at is None:
+                st.detached_at = st.frames
             return
         if st is None:
             if "recv" in step:
@@ -314,6 +323,7 @@ class ClientPlane:
         frame = frame_of(message)
         if frame is not None:
             st.view.feed(frame)
+            st.frames += 1
         return message
 
     def _candidates(self, i: int, cid: Any) -> list[int]:
@@ -351,11 +361,16 @@ class ClientPlane:
             try:
                 message = self._read(st, deadline)
             except TimeoutError:
-                message = None  # not stalled: what the replay sends next may still move it
+                break  # not stalled: what the replay sends next may still move it
+            if message is not None and frame_of(message) is not None:
+                continue
+            if message is not None:
+                st.pending.append(message)
+            if st.detached_at == st.frames:
+                r.res.skipped_steps.append(f"step {i + 1}: {RACED_DETACH}")
+                return
             if message is None:
                 break
-            if frame_of(message) is None:
-                st.pending.append(message)
         # the miss is the recorded frame the replayed screen comes closest to (a screen past
         # frame i that merged it with a changed later frame of its run is that frame's miss,
         # not i's too: which frame a server merges depends on timing); earlier ones are passed

@@ -168,6 +168,29 @@ def test_a_changed_frame_merged_with_an_earlier_one_is_its_own_miss_only(control
     assert "echo HI" in miss.expected and "echo hi" in miss.actual
 
 
+def test_a_frame_recorded_after_the_detach_may_be_raced_by_the_shutdown(control_cassette):
+    """A frame the server drew before it read the client's Detach: a target that reads it
+    sooner shuts down without that frame (the launched-server recording's first frame, on a
+    loaded socket target), which is no miss; a frame the target does draw is compared."""
+    raced = copy.deepcopy(control_cassette)
+    detach = next(s for s in _client_steps(raced) if s.get("send") == "Detach")
+    extra = _tamper_last_frame(raced, lambda b: b.replace(b"echo", b"ECHO"))
+    late = copy.deepcopy(_frame_steps(extra)[-1])  # drawn by no target, ever
+    raced.steps.insert(raced.steps.index(detach) + 1, late)
+    (r,) = verify([raced], "inprocess", timeout=0.5)
+    assert r.status == "pass", r.report()
+    n = raced.steps.index(late) + 1
+    assert r.skipped_steps == [f"step {n}: a frame recorded after the client's Detach: the target shut down without it"]  # fmt: skip
+
+    drawn = copy.deepcopy(control_cassette)  # the last frame read after the Detach, changed
+    detach = next(s for s in _client_steps(drawn) if s.get("send") == "Detach")
+    drawn.steps.remove(detach)
+    drawn.steps.insert(drawn.steps.index(_frame_steps(drawn)[-1]), detach)
+    (r,) = verify([_tamper_last_frame(drawn, lambda b: b.replace(b"echo", b"ECHO"))], "inprocess", timeout=0.5)  # fmt: skip
+    assert r.status == "fail" and not r.skipped_steps
+    assert [m.path for m in r.misses] == ["screen.lines[0]"], r.report()
+
+
 def test_frames_are_compared_by_screen_not_by_bytes(control_cassette):
     """Other bytes drawing the same screen (a redundant reset, the frame split in two) pass."""
 
