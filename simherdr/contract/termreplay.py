@@ -50,9 +50,10 @@ STEP = "client_conn"
 LOOKAHEAD = 256
 # CHOICE: a frame recorded after the client's Detach was drawn before the server read it; a
 # target that reads the Detach sooner answers ServerShutdown without it. Such a frame step is
-# skipped (and said so) when the target sent no frame since the Detach and its next other
-# message or its close came first; a screen the target did draw is compared as any other.
-RACED_DETACH = "a frame recorded after the client's Detach: the target shut down without it"
+# skipped (and said so) when the target's next other message or its close comes while its
+# screen stands where the recording's stood before that frame (nothing drawn yet, or an
+# earlier recorded frame); a screen the recording never showed is still a miss.
+RACED_DETACH = "a frame recorded after the client's Detach: the target shut down before it"
 
 
 class ClientConn(Protocol):
@@ -204,8 +205,7 @@ class _Conn:
     pending: collections.deque = field(default_factory=collections.deque)  # non-frame messages
     covered: set[int] = field(default_factory=set)  # recorded frames a later screen matched
     client_closed: bool = False
-    frames: int = 0  # frames received
-    detached_at: int | None = None  # ``frames`` when the replay sent the recorded Detach
+    detached: bool = False  # the replay sent the recorded Detach
     stalled: bool = False
 
 
@@ -292,8 +292,7 @@ class ClientPlane:
                 r.miss(i, step, "$", step["send"], f"<cannot encode: {e}>")
                 return
             st.conn.send(payload)
-            if step["send"] == "Detach" and st.detached_at is None:
-                st.detached_at = st.frames
+            st.detached = st.detached or step["send"] == "Detach"
             return
         if st is None:
             if "recv" in step:
@@ -323,7 +322,6 @@ class ClientPlane:
         frame = frame_of(message)
         if frame is not None:
             st.view.feed(frame)
-            st.frames += 1
         return message
 
     def _candidates(self, i: int, cid: Any) -> list[int]:
@@ -366,7 +364,7 @@ class ClientPlane:
                 continue
             if message is not None:
                 st.pending.append(message)
-            if st.detached_at == st.frames:
+            if st.detached and self._behind(i, step[STEP], actual):
                 r.res.skipped_steps.append(f"step {i + 1}: {RACED_DETACH}")
                 return
             if message is None:
@@ -378,6 +376,19 @@ class ClientPlane:
         st.covered.update(k for k in candidates if k <= j)
         for p in r.bind.unify(self.expected[j], actual, commit=False):
             r.miss(j, r.c.steps[j], "screen" + p.path[1:], p.expected, p.actual)
+
+    def _behind(self, i: int, cid: Any, actual: dict) -> bool:
+        """The replayed screen stands where the recording stood before frame ``i``: nothing
+        drawn yet, or one of the connection's earlier recorded frames."""
+        if actual.get("screen", True) is None:
+            return True
+        return any(
+            j < i
+            and self.r.c.steps[j].get(STEP) == cid
+            and _could_match(screen, actual)
+            and not self.r.bind.unify(screen, actual, commit=False)
+            for j, screen in self.expected.items()
+        )
 
     def _distance(self, expected: dict, actual: dict) -> tuple[bool, int]:
         """How far a replayed screen is from a recorded one: another size, cursor or line
