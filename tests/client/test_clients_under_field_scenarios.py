@@ -21,7 +21,7 @@ from simherdr_client.runner import RunResult
 
 from simherdr.scenarios import agents as SC
 from simherdr.testing import Harness
-from tests.client.helpers import run
+from tests.client.helpers import SCALE, run
 from tests.client.test_fresh_call_sim import NAME, go, pane_info, req
 from tests.releases import VERSIONS
 
@@ -264,12 +264,34 @@ def test_rail_server_restart_during_agent_start_fails_and_closes_nothing(rail):
 
 
 def test_rail_session_rotation_after_the_witness_leaves_the_receipt_alone(rail):
+    """The witness reads claude's session (`reported` at its first read), and the scenario's
+    /clear rotation (+6 s after the start's reply) lands after the rail answered: it changes
+    nothing in the receipt, and herdr holds the rotated id. Pinned with a hook before the first
+    witness read: claude's integration reports its session there and the server's clock stands
+    still through the witness. Unpinned, claude's own report (8 simulated s after its start,
+    80 ms of wall time at SCALE) came after all five reads on a fast run (`unavailable`). Should
+    the machine stall 60 ms between the reply and that read, the rotation comes first and the
+    read sees the rotated id: the same receipt, the same end."""
     sim, env = rail
     sim.srv.load_scenario("session-rotates-in-pane")
-    result, _ = go(sim, env, req())
-    assert result["ok"] is True and result["receipt"]["witness"]["state"] == "reported"
+
+    def reported_and_held(s):
+        SC.session_reported(s, "w1:p2")
+        sim.srv.hold()
+
+    rec = sim.recorder(env).before(("agent", "get"), reported_and_held)
+    try:
+        result, _ = go(sim, env, req(), rec=rec)
+    finally:
+        sim.srv.release()
+    assert result["ok"] is True
+    assert result["receipt"]["witness"] == {"state": "reported", "reads": 1, "settleMs": 1000}
     assert "agent_session" not in result["receipt"]  # by contract (CLIENTS.md §3.5)
-    assert sim.ok("agent.get", target=NAME)["agent"]["agent"] == "claude"
+    sim.srv.skip(10 / SCALE)  # past both of the scenario's reports
+    agent = sim.ok("agent.get", target=NAME)["agent"]
+    assert agent["agent"] == "claude"
+    assert agent["agent_session"]["value"] == "5d1c7e22-1111-4a4a-8b8b-0000000c1ea2"
+    assert result["receipt"]["herdrPaneId"] == agent["pane_id"] == "w1:p2"
 
 
 def test_the_in_process_agent_get_prints_what_the_stand_in_prints(rail):
