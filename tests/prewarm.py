@@ -135,6 +135,11 @@ def _plugin_modules() -> list[str]:
     return sorted(f for f in out if f.endswith(".py"))
 
 
+def _parts(paths: list[str], n: int = 8) -> list[list[str]]:
+    """``paths`` dealt into ``n`` parts of about the same work (every n-th)."""
+    return [part for part in (paths[i::n] for i in range(n)) if part]
+
+
 def main() -> int:
     # here, not at the top: tests/core/test_prewarm.py imports this module at collection
     from concurrent.futures import ProcessPoolExecutor
@@ -146,27 +151,34 @@ def main() -> int:
         if not REWRITTEN_ONLY.search(str(p))
     )
     paths = _rewritten_paths()
-    try:
-        # in a process of its own: loading Hypothesis' pytest plugin marks the process as a
-        # plugin's initialisation, where Hypothesis warns of the constants' storage access
-        with ProcessPoolExecutor(1) as once:
-            paths += once.submit(_plugin_modules).result()
-    except Exception as exc:  # an optimisation: the workers rewrite them as they always did
-        print(
-            f"tests/prewarm: plugins' modules skipped ({type(exc).__name__}: {exc})",
-            file=sys.stderr,
-        )
-    paths.sort()
     # the local modules Hypothesis scans (it skips tests and site-packages)
     local = sorted(str(p) for top in ("simherdr", "client") for p in (ROOT / top).rglob("*.py"))
-    with ProcessPoolExecutor(2) as pool:
-        for what, job, work in (
-            ("the plain pycs", _compile, plain),
-            ("pytest's assert rewrite", _rewrite, paths),
-            ("Hypothesis' local constants", _constants, local),
-        ):
+    # Small parts, queued on both cores without a barrier between the steps (the cores stay busy
+    # to the end); the plugins' modules are found meanwhile, in a process of their own: loading
+    # Hypothesis' pytest plugin marks a process as a plugin's initialisation, where Hypothesis
+    # warns of the constants' storage access.
+    with ProcessPoolExecutor(1) as once, ProcessPoolExecutor(2) as pool:
+        found = once.submit(_plugin_modules)
+        steps = [
+            ("the plain pycs", [pool.submit(_compile, part) for part in _parts(plain)]),
+            (
+                "Hypothesis' local constants",
+                [pool.submit(_constants, part) for part in _parts(local)],
+            ),
+        ]
+        try:
+            paths += found.result()
+        except Exception as exc:  # an optimisation: the workers rewrite them as they always did
+            print(
+                f"tests/prewarm: plugins' modules skipped ({type(exc).__name__}: {exc})",
+                file=sys.stderr,
+            )
+        paths.sort()
+        steps.append(("pytest's assert rewrite", [pool.submit(_rewrite, p) for p in _parts(paths)]))
+        for what, futures in steps:
             try:
-                sum(pool.map(job, [work[0::2], work[1::2]]))
+                for future in futures:
+                    future.result()
             except Exception as exc:  # an optimisation: never stop the suite for it
                 print(
                     f"tests/prewarm: {what} skipped ({type(exc).__name__}: {exc})",
