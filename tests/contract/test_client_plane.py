@@ -319,7 +319,7 @@ until herdr --session "$N" status server | grep -q '^status: running'; do
   i=$((i+1)); [ "$i" -lt 300 ] || exit 9; sleep 0.05
 done
 herdr --session "$N" workspace create --no-focus >/dev/null
-printf '%s\n' '{"type":"terminal.input","text":"echo hi\n"}' \
+printf '%s\n' '{"type":"terminal.input","text":""}' \
   | herdr --session "$N" terminal session control w1:p1 --cols 30 --rows 5 >/dev/null
 herdr --session "$N" server stop >/dev/null
 wait
@@ -339,7 +339,12 @@ def test_a_launched_servers_client_socket_is_relayed_and_replays_everywhere(tmp_
     assert [next(iter(m)) if isinstance(m, dict) else m for m in sent] == [
         "Hello",
         "ControlTerminal",
-        "Input",  # the piped line (dash's echo turned its \n into a newline: nothing typed)
+        # the piped line (printf: dash's echo turned its \n into a newline, nothing was sent);
+        # an Input with nothing to draw: the session detaches at its stdin's end, not after an
+        # echo, so a typed line's echo frame raced the Detach (recorded, then not replayed on a
+        # target that read the Detach first; herdr too sends no frame after it). Typing and its
+        # echo: test_an_interactive_attach_through_the_cli_recorder_keeps_its_terminal
+        "Input",
         "Detach",
     ]
     for kind, r in verify_everywhere(c, "0.8.2").items():
