@@ -372,6 +372,11 @@ class ForkServer:
                 return
             if pid == 0:
                 return
+            if pid in self.idle:
+                # its note, sent before its call ran, may have come after the read above: a call
+                # that ended between that read and this wait is a call (its launcher gets its
+                # status), not a child that ended idle (its launcher met an EOF: "went away")
+                self.read_notes()
             if pid in self.idle:  # it ended before taking a call
                 self.idle.discard(pid)
                 if status != 0:  # a failure (not a launcher gone before its request)

@@ -89,3 +89,47 @@ def test_a_held_name_is_the_socket_files_stand_in_name_and_held_once(tmp_path):
         finally:
             held.close()
     assert hold_name(None) is None
+
+
+def test_a_call_that_ends_between_the_notes_read_and_the_wait_gets_its_status(monkeypatch):
+    """A child's note (its launcher's connection) is sent before its call runs; a call that
+    ends at once (a reader gone: SIGPIPE) can be reaped after reap's read of the notes and
+    before its note was read: its launcher still gets the death by signal, not an EOF."""
+    import select
+    import signal
+    import struct
+
+    from simherdr.stub import forkserver
+
+    server = object.__new__(forkserver.ForkServer)
+    server.notes, child_notes = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.notes.setblocking(False)
+    server.idle, server.busy, server.watched = {4242}, {}, {}
+    server.poll = select.poll()
+    server.quick_deaths = 0
+    server.stopping = 0.0  # (no idle child forked here)
+    launcher, conn = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    waits = iter([(4242, int(signal.SIGPIPE))])
+
+    def waitpid(pid, options):
+        try:
+            reaped = next(waits)
+        except StopIteration:
+            raise ChildProcessError from None
+        # the child's note lands only now: after reap's first read, before this wait returns
+        child_notes.sendmsg(
+            [struct.pack("<I", 4242)],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", conn.fileno()))],
+        )
+        return reaped
+
+    monkeypatch.setattr(forkserver.os, "waitpid", waitpid)
+    try:
+        server.reap()
+        conn.close()
+        launcher.settimeout(5)
+        assert launcher.recv(16) == b"S" + struct.pack("<I", int(signal.SIGPIPE))
+        assert not server.idle and not server.busy
+    finally:
+        for s in (launcher, server.notes, child_notes):
+            s.close()
