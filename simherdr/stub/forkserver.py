@@ -318,13 +318,7 @@ class ForkServer:
                         pass
                     self.reap()
                 else:
-                    pid = self.watched.get(fd)
-                    if pid is not None:  # the launcher sends nothing more: it went away
-                        self.unwatch(fd)
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
+                    self.launcher_event(fd)
 
     def read_notes(self) -> None:
         """Children that took a call: (pid, the launcher's connection)."""
@@ -355,6 +349,28 @@ class ForkServer:
                     self.fork_idle()  # warm-up then competes with no call for the CPU)
             else:  # already reaped (it ended before this note was read): nothing to watch
                 conn.close()
+
+    def launcher_event(self, fd: int) -> None:
+        """A watched launcher's connection polled readable: the launcher sends nothing more
+        after its request, so that is its end (gone: its call is killed), unless the event is
+        stale: an earlier event of the same poll closed that connection and a new call's took
+        its descriptor number (a call's child reports its own status, its launcher exits, its
+        end and the next call's note come in one poll): the new call has nothing to read."""
+        pid = self.watched.get(fd)
+        conn = self.busy.get(pid) if pid is not None else None
+        if pid is None or conn is None:
+            return
+        try:
+            conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            return  # nothing there: not this connection's event
+        except OSError:
+            pass  # (reset: gone too)
+        self.unwatch(fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def unwatch(self, fd: int) -> None:
         if self.watched.pop(fd, None) is not None:

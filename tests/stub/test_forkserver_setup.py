@@ -133,3 +133,30 @@ def test_a_call_that_ends_between_the_notes_read_and_the_wait_gets_its_status(mo
     finally:
         for s in (launcher, server.notes, child_notes):
             s.close()
+
+
+def test_a_stale_event_of_a_reused_descriptor_kills_no_call(monkeypatch):
+    """A call's end and the next call's note can come in one poll: the ended connection is
+    closed and the new call's takes its descriptor number; the ended one's event must not end
+    the new call (it was killed: SIGKILL instead of its status). A launcher that went away
+    still ends its call."""
+    import select
+
+    from simherdr.stub import forkserver
+
+    killed = []
+    monkeypatch.setattr(forkserver.os, "kill", lambda pid, sig: killed.append((pid, sig)))
+    server = object.__new__(forkserver.ForkServer)
+    server.poll = select.poll()
+    launcher, conn = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.busy, server.watched = {77: conn}, {conn.fileno(): 77}
+        server.poll.register(conn.fileno(), select.POLLIN)
+        server.launcher_event(conn.fileno())  # the stale event: nothing to read
+        assert killed == [] and server.watched == {conn.fileno(): 77}
+        launcher.close()  # the launcher goes
+        server.launcher_event(conn.fileno())
+        assert [pid for pid, _ in killed] == [77] and server.watched == {}
+    finally:
+        launcher.close()
+        conn.close()
