@@ -418,12 +418,22 @@ def spawn_server(
     if version:
         cmd += ["--herdr-version", str(version)]
     proc = subprocess.Popen(cmd + (extra or []), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_serving(proc, path, socket_answers, timeout)
+    return proc
+
+
+def wait_serving(proc, path: str, answers: Callable[[str], bool], timeout: float) -> None:
+    """Until the server ``proc`` started at ``path`` answers (``answers(path)``); its stderr
+    in the error when it exits first, killed when ``timeout`` passes first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if os.path.exists(path) and socket_answers(path):
-            return proc
+        if os.path.exists(path) and answers(path):
+            return
         if proc.poll() is not None:
-            raise RuntimeError(f"simherdr serve exited: {proc.stderr.read().decode()}")
+            err = proc.stderr.read()
+            raise RuntimeError(
+                f"simherdr serve exited: {err.decode() if isinstance(err, bytes) else err}"
+            )
         time.sleep(0.01)
     proc.kill()
     raise RuntimeError("simherdr serve did not start in time")

@@ -24,7 +24,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from multiprocessing.context import BaseContext
 
 # what `simherdr serve` imports on its way to listening: imported once, in the forkserver
@@ -255,16 +254,11 @@ def spawn_server(
     argv = ["serve", "--socket", path, "--time-scale", str(time_scale)]
     if version:
         argv += ["--herdr-version", str(version)]
+    from simherdr.testing import wait_serving
+
     proc = start(argv + (extra or []), env)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path) and ping(path):
-            return proc
-        if proc.poll() is not None:
-            raise RuntimeError(f"simherdr serve exited: {proc.stderr.read()}")
-        time.sleep(0.01)
-    proc.kill()
-    raise RuntimeError("simherdr serve did not start in time")
+    wait_serving(proc, path, ping, timeout)
+    return proc
 
 
 def stop() -> None:

@@ -10,8 +10,23 @@ import struct
 import sys
 from dataclasses import dataclass
 
+import pytest
+
 import simherdr
 from simherdr.standin import abstract_name
+from simherdr.stub import native
+
+
+def _no_launcher() -> bool:
+    cc = native.compiler()
+    return cc is None or native.build(cc) is None
+
+
+# the modules of the native stand-in's tests: skipped where install-stub cannot build it
+NEEDS_NATIVE = pytest.mark.skipif(
+    _no_launcher(),
+    reason="no C compiler on this machine (or not Linux): install-stub writes the Python stand-in",
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(simherdr.__file__)))
 

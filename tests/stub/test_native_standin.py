@@ -29,7 +29,6 @@ from io import BytesIO
 import native_client
 import pytest
 
-from simherdr.stub import native
 from simherdr.stub.cli.base import release_of
 from simherdr.stub.cli.commands import GROUPS
 from simherdr.stub.cli.core import run
@@ -39,11 +38,7 @@ from simherdr.testing import ThreadServer
 from tests.core.socketclient import request
 from tests.releases import RELEASES, VERSIONS
 
-CC = native.compiler()
-pytestmark = pytest.mark.skipif(
-    CC is None or native.build(CC) is None,
-    reason="no C compiler on this machine (or not Linux): install-stub writes the Python stand-in",
-)
+pytestmark = native_client.NEEDS_NATIVE
 
 
 @pytest.fixture(scope="module")

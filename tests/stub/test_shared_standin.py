@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 
+import native_client
 import pytest
 
 from simherdr.standin import SharedStandin
@@ -28,11 +29,7 @@ from simherdr.stub import native
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
 
-CC = native.compiler()
-pytestmark = pytest.mark.skipif(
-    CC is None or native.build(CC) is None,
-    reason="no C compiler on this machine (or not Linux): install-stub writes the Python stand-in",
-)
+pytestmark = native_client.NEEDS_NATIVE
 
 
 @pytest.fixture(scope="module")
