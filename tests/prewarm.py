@@ -15,9 +15,10 @@ And Hypothesis' local constants: when a run has property tests, Hypothesis reads
 and number literals of every local module imported (simherdr's, client's: ~230 files) to bias
 its examples, and keeps each file's under ``.hypothesis/constants`` by content. On a fresh
 clone each worker parsed them all itself (~1 s of CPU each, at its collection); here they are
-written once, with Hypothesis' own function, so the workers only read them. Its Unicode tables
-too (``.hypothesis/unicode_data``: the UTF-8 codec's intervals ``st.text()`` draws from, ~1.3 s
-of CPU in each worker that drew a text first).
+written once, with Hypothesis' own function, so the workers only read them. Likewise its
+Unicode tables (``.hypothesis/unicode_data``: the character categories, and the characters
+``st.text()`` may draw, those utf-8 encodes): on a fresh clone the first property test with a
+text strategy on each worker computed them itself (~1.3 s of CPU each, over every code point).
 
 An optimisation only: if pytest's or Hypothesis' internals differ (another version), that
 step is skipped with a one-line notice and the workers do it as they always did.
@@ -95,17 +96,15 @@ def _constants(paths: list[str]) -> int:
     return len(paths)
 
 
-def _unicode_tables() -> int:
-    """Hypothesis' Unicode tables: the categories' charmap and the UTF-8 codec's intervals (what
-    ``st.text()``'s default alphabet, ``characters(codec="utf-8")``, needs), kept under
-    ``.hypothesis/unicode_data``. On a fresh clone each worker that drew a text computed the
-    codec's itself (a loop over every code point: ~1.3 s of CPU; the full run's first text
-    tests paid it on three workers); here once, with Hypothesis' own functions."""
-    from hypothesis.internal.charmap import charmap, intervals_from_codec
+def _unicode_tables() -> list[str]:
+    """Hypothesis' cached Unicode tables (its ``charmap``, and ``intervals_from_codec`` for
+    utf-8: ``st.text()``'s default codec), computed and written as a worker's first text
+    strategy would; the files written."""
+    from hypothesis.internal import charmap
 
-    charmap()
-    intervals_from_codec("utf-8")
-    return 1
+    charmap.charmap()
+    charmap.intervals_from_codec("utf-8")
+    return [str(charmap.charmap_file()), str(charmap.charmap_file("codec-v2-utf-8"))]
 
 
 # the simherdr modules the suite keeps rewritten (tests/pytestcost.py: KEEP_REWRITTEN)
@@ -175,7 +174,7 @@ def main() -> int:
     with ProcessPoolExecutor(1) as once, ProcessPoolExecutor(2) as pool:
         found = once.submit(_plugin_modules)
         steps = [
-            # first: one long task, the parts below fill the other core meanwhile
+            # first: its one part is the longest (~1.3 s), the small parts fill the other core
             ("Hypothesis' Unicode tables", [pool.submit(_unicode_tables)]),
             ("the plain pycs", [pool.submit(_compile, part) for part in _parts(plain)]),
             (
