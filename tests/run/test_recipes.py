@@ -54,7 +54,7 @@ def run_recipe(name: str, tmp_path: Path, timeout: float = 300) -> subprocess.Co
         target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists() or target.read_text() != body:  # a kept project keeps its mtimes
-            target.write_text(body)
+            write_whole(target, body)
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], **OFFLINE, **NESTED_PYTEST)
     return subprocess.run(
         ["sh", "-c", files["run"].strip()],
@@ -123,17 +123,28 @@ def _toolchain(*argv: str) -> str:
     return subprocess.run([*argv, "-vV"], capture_output=True, text=True, timeout=60).stdout
 
 
+def write_whole(path: Path, text: str) -> None:
+    """``path`` appears whole or not at all: a kept build directory is shared by every run on
+    the machine (two suites at once read what the other writes)."""
+    part = path.with_name(f".{path.name}.{os.getpid()}")
+    part.write_text(text)
+    os.replace(part, path)
+
+
 def kept_build_dir(request, tmp_path: Path, what: str, *inputs: str) -> Path:
     """A directory for a Rust build that depends on nothing but ``inputs`` (the sources and the
-    toolchain's ``-vV``): under pytest's cache, named by their hash, so the compile happens
-    once per content, not once per run (the build talks to simherdr only when it runs); a
-    fresh ``tmp_path`` without the cache (-p no:cacheprovider)."""
+    toolchain's ``-vV``): in :data:`RECIPE_CACHE` beside the recipes' node_modules, named by
+    their hash, so the compile happens once per content on the machine, as go's GOCACHE keeps
+    the Go recipes' (`make recipe-deps` builds both; a fresh clone's suite pays only the runs:
+    ~0.7 s of CPU less; the build talks to simherdr only when it runs); a fresh ``tmp_path``
+    without pytest's cache (-p no:cacheprovider: a run that keeps nothing). Cargo locks its
+    build directory; :func:`write_whole` writes the sources and the built binary."""
     if not request.config.pluginmanager.hasplugin("cacheprovider"):
         return tmp_path
     import hashlib
 
     digest = hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:16]
-    return Path(request.config.cache.mkdir(f"simherdr-{what}")) / digest
+    return RECIPE_CACHE / what / digest
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
@@ -243,16 +254,17 @@ def test_rust_one_liner(request, tmp_path):
     build = kept_build_dir(request, tmp_path, "rustc", source, _toolchain("rustc"))
     if not (build / "ctl").exists():  # compiled once per source and toolchain
         build.mkdir(parents=True, exist_ok=True)
-        (build / "ctl.rs").write_text(source)
+        write_whole(build / "ctl.rs", source)
+        part = f"ctl.new.{os.getpid()}"  # another run may compile beside this one
         built = subprocess.run(
-            ["rustc", "--edition", "2021", "-O", "ctl.rs", "-o", "ctl.new"],
+            ["rustc", "--edition", "2021", "-O", "ctl.rs", "-o", part],
             cwd=build,
             capture_output=True,
             text=True,
             timeout=300,
         )
         assert built.returncode == 0, built.stderr
-        os.replace(build / "ctl.new", build / "ctl")  # a kept binary is a whole one
+        os.replace(build / part, build / "ctl")  # a kept binary is a whole one
     if build != tmp_path:
         shutil.copy2(build / "ctl", tmp_path / "ctl")
     p = in_run(RESET_CHECK.format(reset="./ctl >/dev/null"), tmp_path)
