@@ -340,3 +340,22 @@ def test_the_run_pane_mode_reaches_a_herdr_server_the_command_starts(mode):
         assert "--pane-mode" not in argv
     else:
         assert argv[argv.index("--pane-mode") + 1] == mode
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="zombies are told apart in /proc")
+def test_a_group_whose_members_all_exited_is_gone():
+    """A group of zombies (exited, not reaped yet: init reaps a reparented `herdr server &`
+    when it gets to it) is no group to wait for; a live member is."""
+    from simherdr.run import _group_alive
+
+    p = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert _group_alive(p.pid)
+        p.kill()
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, left a zombie
+        os.killpg(p.pid, 0)  # the signal still finds the group
+        assert not _group_alive(p.pid)
+    finally:
+        p.kill()
+        p.wait()
+    assert not _group_alive(p.pid)
