@@ -30,11 +30,16 @@ OFFLINE = {
     "CARGO_NET_OFFLINE": "true",
     "npm_config_offline": "true",
 }
-#: The pytest the recipes run loads this environment's plugins as a user's would, but for
-#: Hypothesis' (no recipe uses it; its terminal summary imports all of Hypothesis: ~0.13 s of
-#: CPU per pytest run).
+#: The suite's pytest plugins (their entry point names) that no recipe uses.
+NOT_A_RECIPES_PLUGIN = ("hypothesispytest", "xdist", "xdist.looponfail", "timeout", "syrupy")
+#: The pytest the recipes run loads this environment's plugins as a user's would (simherdr's
+#: own), but for the suite's tools no recipe uses: Hypothesis' (its terminal summary imports
+#: all of Hypothesis: ~0.13 s of CPU per pytest run), xdist's, pytest-timeout's and syrupy's
+#: (~40 ms more); a user's environment without them runs the recipes the same.
 NESTED_PYTEST = {
-    "PYTEST_ADDOPTS": (os.environ.get("PYTEST_ADDOPTS", "") + " -p no:hypothesispytest").strip()
+    "PYTEST_ADDOPTS": " ".join(
+        [os.environ.get("PYTEST_ADDOPTS", "")] + [f"-p no:{name}" for name in NOT_A_RECIPES_PLUGIN]
+    ).strip()
 }
 RECIPE = re.compile(r"<!-- recipe (\w+): (\S+) -->\n```[\w-]*\n(.*?)```", re.S)
 
