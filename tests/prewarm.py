@@ -15,7 +15,10 @@ And Hypothesis' local constants: when a run has property tests, Hypothesis reads
 and number literals of every local module imported (simherdr's, client's: ~230 files) to bias
 its examples, and keeps each file's under ``.hypothesis/constants`` by content. On a fresh
 clone each worker parsed them all itself (~1 s of CPU each, at its collection); here they are
-written once, with Hypothesis' own function, so the workers only read them.
+written once, with Hypothesis' own function, so the workers only read them. Likewise its
+Unicode tables (``.hypothesis/unicode_data``: the character categories, and the characters
+``st.text()`` may draw, those utf-8 encodes): on a fresh clone the first property test with a
+text strategy on each worker computed them itself (~1.3 s of CPU each, over every code point).
 
 An optimisation only: if pytest's or Hypothesis' internals differ (another version), that
 step is skipped with a one-line notice and the workers do it as they always did.
@@ -93,6 +96,17 @@ def _constants(paths: list[str]) -> int:
     return len(paths)
 
 
+def _unicode_tables() -> list[str]:
+    """Hypothesis' cached Unicode tables (its ``charmap``, and ``intervals_from_codec`` for
+    utf-8: ``st.text()``'s default codec), computed and written as a worker's first text
+    strategy would; the files written."""
+    from hypothesis.internal import charmap
+
+    charmap.charmap()
+    charmap.intervals_from_codec("utf-8")
+    return [str(charmap.charmap_file()), str(charmap.charmap_file("codec-v2-utf-8"))]
+
+
 # the simherdr modules the suite keeps rewritten (tests/pytestcost.py: KEEP_REWRITTEN)
 KEEP_REWRITTEN = ("simherdr/testing.py",)
 
@@ -160,6 +174,8 @@ def main() -> int:
     with ProcessPoolExecutor(1) as once, ProcessPoolExecutor(2) as pool:
         found = once.submit(_plugin_modules)
         steps = [
+            # first: its one part is the longest (~1.3 s), the small parts fill the other core
+            ("Hypothesis' Unicode tables", [pool.submit(_unicode_tables)]),
             ("the plain pycs", [pool.submit(_compile, part) for part in _parts(plain)]),
             (
                 "Hypothesis' local constants",

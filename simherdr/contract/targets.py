@@ -231,6 +231,10 @@ class Target:
     _stop: list = field(default_factory=list)
     _start: float | None = None
     _skipped: float = 0.0  # wall seconds let pass on the server's clock without waiting
+    # the server _skipper last looked at, and it if it skips: looked at once per server (a
+    # runtime Protocol check costs ~30 us, and a replay asks at every step)
+    _checked: object | None = None
+    _skips: TimeSkipper | None = None
 
     def context(self) -> dict[str, str]:
         """The target's own values of the recording's named references (normalize.NAMES)."""
@@ -271,9 +275,10 @@ class Target:
 
     def _skipper(self) -> TimeSkipper | None:
         srv = self.server
-        if self.skip_gaps and isinstance(srv, TimeSkipper) and srv.skips_time():
-            return srv
-        return None
+        if srv is not self._checked:
+            self._checked = srv
+            self._skips = srv if isinstance(srv, TimeSkipper) and srv.skips_time() else None
+        return self._skips if self.skip_gaps else None
 
     @property
     def skipped(self) -> float:

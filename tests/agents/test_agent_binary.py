@@ -40,10 +40,8 @@ def cli(tmp_path, version, config):
 def test_start_prompt_wait_get(cli):
     code, out = cli("workspace", "create", "--cwd", cli.srv.sim.config.server_cwd)
     assert code == 0, out
-    # react=0: the turn starts with the prompt (a stand-in call can take less than the default
-    # 0.2 simulated seconds, 2 ms at 100x: the wait below then met the agent still idle, before
-    # its turn); work=30: the turn lasts 0.3 s, over or not when the wait comes
-    cli.srv.run(lambda sim: sim.agents.configure_pane("w1:p1", work=30, react=0))
+    # work=30: the turn lasts 0.3 s of wall time at 100x
+    cli.srv.run(lambda sim: sim.agents.configure_pane("w1:p1", work=30))
     code, out = cli(
         "agent", "start", "rev", "--kind", "claude-code", "--pane", "w1:p1", "--", "--model", "x y"
     )
@@ -58,12 +56,17 @@ def test_start_prompt_wait_get(cli):
     )
     assert r["agent"]["agent"] == "claude" and r["agent"]["name"] == "rev"
 
-    code, out = cli("agent", "prompt", "rev", "write the tests")
+    # herdr's agent.prompt answers before the turn starts: it types the text and sends Enter
+    # 300 ms later (src/app/api/agents.rs:13,126), and agent.wait answers at once when the agent
+    # already matches (src/api/wait.rs:141-151): a bare prompt then wait met the agent still
+    # idle when the wait came within the Enter's delay (a fast stand-in call). `--wait --until
+    # working` holds the prompt until its turn started (the prompt gate, src/api/wait.rs:229-275)
+    code, out = cli("agent", "prompt", "rev", "write the tests", "--wait", "--until", "working")
     assert code == 0, out
     assert out["result"]["type"] == "agent_prompted"
+    assert out["result"]["agent"]["agent_status"] == "working"
 
-    # a CLI call costs ~5-100 ms of wall time, i.e. ~0.5-10 simulated seconds at 100x: wait for
-    # the end of the turn, whether it is still running or already over
+    # the turn is running or already over: the wait answers at its end
     code, out = cli("agent", "wait", "rev", "--timeout", "120000")
     assert code == 0, out
     assert out["id"] == "cli:agent:wait" and out["result"]["agent"]["agent_status"] == "idle"

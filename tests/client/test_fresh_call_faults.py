@@ -160,9 +160,10 @@ def test_tab_create_envelope_is_taken_at_its_word(caller):
 def test_a_start_that_never_answers_is_killed_by_our_bound_and_reclaimed(caller):
     sim, env = caller
     sim.run(add(Hang(method="agent.start")))
-    rec = sim.recorder(env, start_timeout_ms=300)
+    # herdr never answers (Hang): our kill bound always ends the call; 50 ms of idle wall time
+    rec = sim.recorder(env, start_timeout_ms=50)
     result, rec = go(sim, env, rec=rec)
-    assert "no exit status (timeout 300ms or signal null)" in rec.results[2].stderr
+    assert "no exit status (timeout 50ms or signal null)" in rec.results[2].stderr
     assert result == {
         "ok": False,
         "reason": "herdr-agent-start-failed",

@@ -226,14 +226,14 @@ def test_tab_create_killed_by_our_bound_is_unknown(caller):
     sim, env = caller
     # herdr holds the reply, so our kill bound always wins the race (deterministic under load)
     sim.run(lambda s: s.faults.add(Hang(method="tab.create")))
-    rec = sim.recorder(env, verb_timeouts={("tab", "create"): 300})
+    rec = sim.recorder(env, verb_timeouts={("tab", "create"): 50})
     result, rec = go(sim, env, rec=rec)
     assert result == {
         "ok": False,
         "reason": "herdr-tab-create-failed",
         "recovery": {"outcome": "unknown"},
     }
-    assert "no exit status (timeout 300ms or signal null)" in rec.results[1].stderr
+    assert "no exit status (timeout 50ms or signal null)" in rec.results[1].stderr
     assert "UNKNOWN outcome" in render(result)
 
 

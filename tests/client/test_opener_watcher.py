@@ -248,6 +248,25 @@ class CapturingRegistry(WatcherRegistry):
         return super().start(pane_id, watcher)
 
 
+class HeldTime:
+    """The watcher's clock (ms), held still until the test lets it run: its polls keep their
+    real pacing (``sleep`` waits the interval), but no grace window passes while the test is
+    still moving the agent (a wall-clock grace had to cover the test's own steps: 500 ms of
+    polling for one finish, or 30 ms a loaded machine could overrun)."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.running = False
+
+    async def sleep(self, ms: float) -> None:
+        await asyncio.sleep(ms / 1000)
+        if self.running:
+            self.now += ms
+
+    def clock(self) -> float:
+        return self.now
+
+
 async def until(predicate, timeout=10.0):
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -255,10 +274,14 @@ async def until(predicate, timeout=10.0):
         await asyncio.sleep(0.005)
 
 
-def opened_with_watcher(herdr_sim, path, pane="w1:p1", session_value=True, config=FAST, **kw):
+def opened_with_watcher(
+    herdr_sim, path, pane="w1:p1", session_value=True, config=FAST, held=None, **kw
+):
     """Open ``path`` with notify on. The simulated Pi reports the session named by the
     `--session-id` the opener passes (a path ending in _<SID>.jsonl); with
-    ``session_value=False`` it is made to report somebody else's session instead."""
+    ``session_value=False`` it is made to report somebody else's session instead. ``held``: a
+    :class:`HeldTime` for the watcher's clock (else the wall clock)."""
+    timing = {} if held is None else {"sleep": held.sleep, "clock": held.clock}
     if not session_value:
         other = OURS["value"].replace(SID, "99999999-2222-4333-8444-555555555555")
         herdr_sim.run(lambda s: s.agents.configure_pane(pane, session_value=other))
@@ -275,6 +298,7 @@ def opened_with_watcher(herdr_sim, path, pane="w1:p1", session_value=True, confi
             deliver=sent.append,
             watchers=reg,
             watch=config,
+            **timing,
         )
         task = reg.get(pane)
         await drive(reg.watchers.get(pane))
@@ -284,13 +308,17 @@ def opened_with_watcher(herdr_sim, path, pane="w1:p1", session_value=True, confi
 
 
 def test_sim_finished(herdr_sim, tmp_path):
-    # the grace window (500 ms here) covers the idle seen before the test drives "working"
-    main, sent = opened_with_watcher(herdr_sim, tmp_path, config=WatchConfig(5, 500, 20_000))
+    # the watcher's clock stands still until the agent is idle again: the idle seen before the
+    # test drives "working" is inside the grace window, the final idle is past it once the
+    # clock runs (six polls)
+    held = HeldTime()
+    main, sent = opened_with_watcher(herdr_sim, tmp_path, held=held)
 
     async def drive(watcher):
         await asyncio.to_thread(herdr_sim.run, lambda s: SC.agent_state(s, "w1:p1", "working"))
         await until(lambda: watcher.seen_working)
         await asyncio.to_thread(herdr_sim.run, lambda s: SC.agent_state(s, "w1:p1", "idle"))
+        held.running = True
 
     result, out = run(main(drive))
     assert result["ok"] is True and result["details"]["notify"] is True
@@ -309,7 +337,8 @@ def test_sim_never_started(herdr_sim, tmp_path):
 
 
 def test_sim_vanished_when_the_agent_exits(herdr_sim, tmp_path):
-    main, sent = opened_with_watcher(herdr_sim, tmp_path)
+    # the clock stands still: the idle seen before "working" never ends the grace window
+    main, sent = opened_with_watcher(herdr_sim, tmp_path, held=HeldTime())
 
     async def drive(watcher):
         await asyncio.to_thread(herdr_sim.run, lambda s: SC.agent_state(s, "w1:p1", "working"))

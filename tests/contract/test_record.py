@@ -11,6 +11,7 @@ import pytest
 
 from simherdr.contract import verify as V
 from simherdr.contract.corpus import load_corpus
+from simherdr.contract.journal import read_journal
 from simherdr.contract.recorder import ThreadRecorder
 from simherdr.contract.targets import external_target, simherdr_target
 from simherdr.testing import ThreadServer
@@ -49,6 +50,17 @@ def client_session(path: str, work: str) -> list[bytes]:
     return out
 
 
+def journaled(rec: ThreadRecorder, conn: int, close: str) -> None:
+    """Until the recorder's journal (written as each event happens) holds ``conn``'s close by
+    ``close`` ("client" | "upstream")."""
+    deadline = time.monotonic() + 10
+    while not any(
+        e.get("conn") == conn and e.get("close") == close for e in read_journal(rec.path)[1]
+    ):
+        assert time.monotonic() < deadline, f"no {close} close of conn {conn} recorded"
+        time.sleep(0.005)
+
+
 @pytest.fixture
 def upstream(version, config):
     srv = ThreadServer(version, config=config)
@@ -63,7 +75,7 @@ def test_proxy_relays_byte_for_byte_and_replay_reproduces_the_conversation(
     work.mkdir()
     rec = ThreadRecorder(upstream.path, str(tmp_path / "proxy.sock"), tmp_path / "corpus", "s")
     via_proxy = client_session(str(tmp_path / "proxy.sock"), str(work))
-    time.sleep(0.3)  # let the upstream end the subscription the client closed
+    journaled(rec, 1, "upstream")  # the upstream ended the subscription the client closed
     cassette = rec.stop()
     assert via_proxy[0].startswith(b'{"id":"p","result":{"type":"pong"')
     assert cassette.version == version and cassette.provenance["source"] == "recorded"
@@ -120,7 +132,9 @@ def test_a_changed_upstream_is_caught_with_a_clear_miss_report(upstream, version
                 )
             )
         )
-        result = V.run_cassette(cassette, external_target("socket", changed.path), timeout=1.0)
+        # a read that differs is asked again for at most the timeout (verify.WAIT_FLOOR), and a
+        # stream's event the changed split never makes is awaited as long: 0.5 s, not 1
+        result = V.run_cassette(cassette, external_target("socket", changed.path), timeout=0.5)
     finally:
         changed.stop()
     assert result.status == "fail"
@@ -146,7 +160,8 @@ def test_proxy_survives_a_client_that_disconnects_mid_stream(upstream, tmp_path)
     call(proxy, "workspace.create", {"focus": False})
     sub.next()
     sub.close()  # gone mid-stream
-    time.sleep(0.2)
+    journaled(rec, 1, "client")
+    journaled(rec, 1, "upstream")
     assert call(proxy, "ping", {})["result"]["type"] == "pong"  # the proxy still relays
     cassette = rec.stop()
     sub_steps = [s for s in cassette.steps if s.get("conn") == 1]

@@ -122,8 +122,9 @@ def test_named_values_are_one_rule_table_written_into_the_cassette():
 
 
 def test_the_stub_target_replays_the_recorded_gaps_between_cli_runs(tmp_path):
-    # an agent started over the socket, then (a recorded 1.2 s later) read through the CLI:
-    # idle by then at time scale 100; a replay that runs the CLI back to back reads it starting.
+    # an agent started over the socket, then (a recorded 0.6 s later) read through the CLI:
+    # idle by then at time scale 100 (pi's startup: 1 simulated s, agents/behaviour.py); a
+    # replay that runs the CLI back to back reads it starting.
     # The gap passes on the target's clock: skipped at once (targets.SKIP_GAPS), or slept
     # through as on a real herdr (one recording, replayed both ways)
     version = "0.9.3"
@@ -132,14 +133,14 @@ def test_the_stub_target_replays_the_recorded_gaps_between_cli_runs(tmp_path):
     script = (
         f"herdr workspace create --cwd {work} --no-focus >/dev/null; "
         f"{sock('agent.start', name='job', kind='pi', pane_id='w1:p1', timeout_ms=45000)}; "
-        "sleep 1.2; herdr agent get job"
+        "sleep 0.6; herdr agent get job"
     )
     with ThreadServer(version, clock=ScaledClock(100)) as srv:
         c, _ = record_script(srv.path, tmp_path, script, version, time_scale=100)
     runs = [s for s in c.steps if "cli_run" in s]
     assert runs[-1]["cli_run"]["stdout"]["json"]["result"]["agent"]["agent_status"] == "idle"
     gap = runs[-1]["t"] - runs[0]["t"]
-    assert gap >= 1.2
+    assert gap >= 0.6
     for skip_gaps in (True, False):
         t = simherdr_target("stub", version, time_scale=100, skip_gaps=skip_gaps)
         try:
@@ -175,14 +176,15 @@ def test_recordings_at_any_time_scale_replay_in_process(tmp_path, version):
 
 
 def test_a_read_that_depends_on_elapsed_time_waits_within_the_gap_and_says_so(tmp_path):
-    # recorded: agent.get says idle; the replay is asked it at once (no pacing) and must wait
+    # recorded: agent.get says idle (0.3 s at time scale 20: 6 simulated s, pi's startup 1 s);
+    # the replay is asked it at once (no pacing) and must wait
     version = "0.9.3"
     work = tmp_path / "w"
     work.mkdir()
     script = (
         f"{sock('workspace.create', cwd=str(work), focus=False)} >/dev/null; "
         f"{sock('agent.start', name='job', kind='pi', pane_id='w1:p1', timeout_ms=45000)}; "
-        f"sleep 1; {sock('agent.get', target='job')}"
+        f"sleep 0.3; {sock('agent.get', target='job')}"
     )
     with ThreadServer(version, clock=ScaledClock(20)) as srv:
         c, _ = record_script(srv.path, tmp_path, script, version, time_scale=20)

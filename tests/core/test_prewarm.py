@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import hypothesis.core  # noqa: F401  (imported by the suite's property tests: loaded plain)
 from _pytest.assertion import rewrite as rw
@@ -70,3 +71,12 @@ def test_prewarm_rewrites_the_modules_pytest_imports_rewritten():
         and "/_pytest/" not in m.__file__  # pytester's own register_assert_rewrite, if loaded
     )
     assert rewritten and set(rewritten) <= set(plugins)
+
+
+def test_prewarm_writes_the_unicode_tables_hypothesis_reads():
+    from hypothesis.internal import charmap
+
+    written = [Path(p) for p in prewarm._unicode_tables()]
+    # where a worker's first text strategy looks before computing them over every code point
+    assert written == [charmap.charmap_file(), charmap.charmap_file("codec-v2-utf-8")]
+    assert all(p.stat().st_size > 0 for p in written)

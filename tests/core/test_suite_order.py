@@ -46,3 +46,14 @@ def test_the_collected_order_keeps_the_background_readers_last(request):
 
     readers = [i for i, item in enumerate(items) if background.job_of(item) is not None]
     assert readers and readers == list(range(len(items) - len(readers), len(items)))
+
+
+def test_a_reader_with_work_of_its_own_comes_first_among_the_readers():
+    story = "tests/traceview/test_story.py::test_the_story_in_headless_chromium"
+    others = [
+        "tests/traceview/test_story.py::test_the_axis_starts_at_the_first_entry_shown",
+        "tests/traceview/test_story.py::test_the_axis_is_monotonic_and_compresses_only_long_gaps",
+    ]
+    items = _items(*others, story, "tests/model/test_x.py::test_0")
+    items.sort(key=conftest._slow_rank)
+    assert [i.nodeid for i in items] == ["tests/model/test_x.py::test_0", story, *others]

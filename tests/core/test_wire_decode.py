@@ -18,8 +18,15 @@ from tests.budget import examples
 
 pytestmark = pytest.mark.hostile  # hostile lines: `make fuzz` runs these deeper (tests/budget.py)
 
-KEYS = st.sampled_from(["id", "method", "params", "a", "b", "", ":", "a:b", "pane_id", "env"])
-WS = st.sampled_from(["", "", "", " ", "\n", "\t", "  "])
+_KEYS = ["id", "method", "params", "a", "b", "", ":", "a:b", "pane_id", "env"]
+_WS = ["", "", "", " ", "\n", "\t", "  "]
+KEYS = st.sampled_from(_KEYS)
+WS = st.sampled_from(_WS)
+# An object member's head (whitespace, key, whitespace, ':', whitespace) and an array item's
+# whitespace on either side, each drawn at once: the same values at the same weights as WS,
+# KEYS, WS, WS drawn one by one, in a third fewer of Hypothesis' draws (its cost per example)
+HEADS = st.sampled_from([f'{a}"{k}"{b}:{c}' for a in _WS for k in _KEYS for b in _WS for c in _WS])
+AROUND = st.sampled_from([(a, b) for a in _WS for b in _WS])
 NUMBERS = st.one_of(
     st.integers(min_value=-(10**6), max_value=10**6).map(str),
     st.integers(min_value=-(10**330), max_value=10**330).map(str),
@@ -52,31 +59,33 @@ def _obj(pairs):
     return "{" + ",".join(pairs) + "}"
 
 
-def _pair(kv):
-    (w1, k, w2, w3, v) = kv
-    return f'{w1}"{k}"{w2}:{w3}{v}'
+def _item(around_value):
+    (before, after), value = around_value
+    return before + value + after
+
+
+def _request(parts):
+    rid, method, params, extra, ws = parts
+    return ws + _obj([f'"id":{rid}', f'"method":{method}', f'"params":{params}', *extra]) + ws
 
 
 VALUES = st.recursive(
     SCALARS,
     lambda inner: st.one_of(
-        st.lists(st.tuples(WS, inner, WS).map("".join), max_size=4).map(
+        st.lists(st.tuples(AROUND, inner).map(_item), max_size=4).map(
             lambda xs: "[" + ",".join(xs) + "]"
         ),
-        st.lists(st.tuples(WS, KEYS, WS, WS, inner).map(_pair), max_size=5).map(_obj),
+        st.lists(st.tuples(HEADS, inner).map("".join), max_size=5).map(_obj),
     ),
     max_leaves=12,
 )
-REQUESTS = st.builds(
-    lambda rid, method, params, extra, ws: (
-        ws + _obj([f'"id":{rid}', f'"method":{method}', f'"params":{params}', *extra]) + ws
-    ),
-    rid=st.one_of(STRINGS, SCALARS),
-    method=st.one_of(st.just('"ping"'), STRINGS),
-    params=VALUES,
-    extra=st.lists(st.tuples(WS, KEYS, WS, WS, VALUES).map(_pair), max_size=2),
-    ws=WS,
-)
+REQUESTS = st.tuples(
+    st.one_of(STRINGS, SCALARS),  # the id
+    st.one_of(st.just('"ping"'), STRINGS),  # the method
+    VALUES,  # the params
+    st.lists(st.tuples(HEADS, VALUES).map("".join), max_size=2),  # extra members
+    WS,
+).map(_request)
 TRAILING = st.sampled_from(["", "", "x", "}", " 1", ",", "\x00"])
 LINES = st.one_of(
     st.tuples(REQUESTS, TRAILING).map("".join),

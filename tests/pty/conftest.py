@@ -43,21 +43,26 @@ WALL_TIMEOUT = 10.0  # how long a test waits for something real to happen
 FAKE_PI = r"""#!/bin/sh
 # A fake `pi`: pi-like screens. herdr's pi manifest says "Working..." means working
 # (src/detect/manifests/pi.toml:7-13); anything else is the known-agent idle fallback.
+# It works until the test lets it go (Client.release: a line on the FIFO $FAKE_AGENT_GATE),
+# else for FAKE_PI_WORK seconds.
+work() {
+  if [ -p "$FAKE_AGENT_GATE" ]; then IFS= read -r _ < "$FAKE_AGENT_GATE"; else sleep "${FAKE_PI_WORK:-0.6}"; fi
+}
 if [ -n "$FAKE_PI_REPORT" ]; then
   "$HERDR_BIN_PATH" pane report-agent "$HERDR_PANE_ID" --source custom:fake --agent pi --state "$FAKE_PI_REPORT"
 fi
 printf 'pi (fake) %s\n' "$*"
 printf 'Working...\n'
-sleep "${FAKE_PI_WORK:-0.6}"
+work
 # the idle screen keeps the arguments line: a test reads it whenever it gets there (shown
-# only while working, a client later than FAKE_PI_WORK under load never saw it)
+# only while working, a client later than the work's end under load never saw it)
 printf '\033[2J\033[Hpi (fake) %s\n> ' "$*"
 while IFS= read -r line; do
   case "$line" in
     /exit) exit 0 ;;
   esac
   printf '\033[2J\033[HWorking...\n'
-  sleep "${FAKE_PI_WORK:-0.6}"
+  work
   printf '\033[2J\033[Hdone: %s\n> ' "$line"
 done
 """
@@ -70,12 +75,13 @@ def request(path: str, method: str, params: dict | None = None, timeout: float =
 
 
 class Client:
-    def __init__(self, srv: ThreadServer, env: dict, bindir: str, stub: str):
+    def __init__(self, srv: ThreadServer, env: dict, bindir: str, stub: str, gate: str):
         self.srv = srv
         self.path = srv.path
         self.env = env
         self.bindir = bindir
         self.stub = stub
+        self.gate = gate
 
     def call(self, method: str, **params) -> dict:
         return request(self.path, method, params)
@@ -109,6 +115,26 @@ class Client:
             timeout_ms=int(WALL_TIMEOUT * SCALE * 1000),
         )
         return result["matched_line"]
+
+    def release(self) -> None:
+        """Ends a fake agent's work: a line on the FIFO it reads (``FAKE_AGENT_GATE``), once
+        it is there to read it. A test lets the work end when it has seen what the work
+        shows (``working``), not after a fixed time (0.6 s of idle waiting per work)."""
+        import errno
+
+        def reading() -> int | None:
+            try:
+                return os.open(self.gate, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno == errno.ENXIO:  # no reader yet
+                    return None
+                raise
+
+        fd = self.until(reading, "the fake agent to wait for its release")
+        try:
+            os.write(fd, b"go\n")
+        finally:
+            os.close(fd)
 
     def run(self, pane_id: str, command: str) -> None:
         """What `herdr pane run` sends: the text, then Enter, in one send_input."""
@@ -215,6 +241,9 @@ def make_client(workdir, monkeypatch):
             with open(path, "w") as f:
                 f.write(text)
             os.chmod(path, 0o755)
+        gate = os.path.join(workdir, "gate")
+        if not os.path.exists(gate):
+            os.mkfifo(gate)
         # What the pane shells inherit from "the server's environment".
         env = {
             "HOME": home,
@@ -222,6 +251,7 @@ def make_client(workdir, monkeypatch):
             "HISTFILE": "/dev/null",
             "LANG": "C.UTF-8",
             "PATH": bindir + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin"),
+            "FAKE_AGENT_GATE": gate,
         }
         for k, v in env.items():
             monkeypatch.setenv(k, v)
@@ -245,7 +275,7 @@ def make_client(workdir, monkeypatch):
         )
         ref.bind_socket(srv.path, version)
         made.append(srv)
-        return Client(srv, env, bindir, stub)
+        return Client(srv, env, bindir, stub, gate)
 
     yield factory
     for srv in made:

@@ -12,6 +12,7 @@ def test_pi_detected_by_process_name_status_by_screen(client):
     client.run(pane, "pi --fake")
     # process name -> label pi; 3 s grace (150 ms here) -> "Working..." on screen -> working
     client.status_is(pane, "working")
+    client.release()
     # the screen drops "Working...": pi's manifest has no idle rule, so the known-agent idle
     # fallback applies; the pane is focused, so the completion is idle, not done
     p = client.status_is(pane, "idle")
@@ -35,10 +36,12 @@ def test_done_when_unfocused_then_idle_on_focus(client):
     client.ok("workspace.create", focus=True)  # another workspace takes the focus
     client.run(pane, "pi")
     client.status_is(pane, "working")
+    client.release()
     # the first idle after a fresh process is no completion (SOCKET.md §6.2): idle, not done
     client.status_is(pane, "idle")
     client.run(pane, "next task")
     client.status_is(pane, "working")
+    client.release()
     client.status_is(pane, "done")  # a completion while not focused
     client.ok("pane.focus", pane_id=pane)
     assert client.pane(pane)["agent_status"] == "idle"
@@ -58,6 +61,7 @@ def test_agent_start_types_the_command_and_becomes_ready(client):
     assert (
         started["agent"]["launch_pending"] is True and started["agent"]["agent_status"] == "unknown"
     )
+    client.release()  # pi's start-up work
     agent = client.until(
         lambda: (a := client.ok("agent.get", target="pia")["agent"]).get("interactive_ready") and a,
         "interactive_ready",
@@ -71,6 +75,7 @@ def test_agent_start_types_the_command_and_becomes_ready(client):
     # agent.prompt goes to the real process, which works and finishes
     client.ok("agent.prompt", target="pia", text="fix the bug")
     client.status_is(pane, "working")
+    client.release()
     client.wait_output(pane, "done: fix the bug")
     client.status_is(pane, "idle")
     # a busy pane (an agent is there) refuses another start
@@ -85,9 +90,10 @@ def test_hook_report_from_inside_the_pane_takes_authority(client):
     pane = client.workspace()
     # the fake pi reports itself through $HERDR_BIN_PATH (the stand-in herdr) and
     # $HERDR_SOCKET_PATH before it draws anything
-    client.run(pane, "FAKE_PI_REPORT=blocked FAKE_PI_WORK=0.3 pi")
+    client.run(pane, "FAKE_PI_REPORT=blocked pi")
     p = client.status_is(pane, "blocked")
     assert p["agent"] == "pi"
+    client.release()
     # the screen goes idle, but the hook authority's state wins (SOCKET.md §6.3)
     client.wait_output(pane, r"^>", regex=True)
     assert client.pane(pane)["agent_status"] == "blocked"
@@ -100,7 +106,11 @@ def test_hook_report_from_inside_the_pane_takes_authority(client):
 def test_claude_screen_rules(client):
     script = r"""#!/bin/sh
 printf 'claude (fake)\n'
-for i in 1 2 3 4 5 6; do printf '\033]0;\342\240\202 Thinking\007'; sleep 0.1; done
+# the spinner turns until the test lets it go (herdr clears a title when it identifies the
+# agent: the titles drawn after that are what it reads)
+while :; do printf '\033]0;\342\240\202 Thinking\007'; sleep 0.05; done &
+IFS= read -r _ < "$FAKE_AGENT_GATE"
+kill $!
 printf '\033]0;\342\234\263 Claude\007\033[2J\033[H'
 printf 'Do you want to proceed?\n\342\235\257 1. Yes\n  2. No\n\nEsc to cancel\n'
 read answer
@@ -118,6 +128,7 @@ read answer
     client.run(pane, "claude")
     # OSC title with a braille spinner: working (claude.toml:7-14)
     client.status_is(pane, "working", agent="claude")
+    client.release()
     # a permission dialog: blocked (claude.toml:113-127)
     client.status_is(pane, "blocked", agent="claude")
     client.ok("pane.send_keys", pane_id=pane, keys=["Enter"])
