@@ -46,6 +46,12 @@ def pytest_configure_node(node):
     xdistcost.controller_node(node)  # pytest-xdist's controller, for each worker it starts
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodeready(node):
+    # the controller, as a worker is ready: the workers collect now, the controller idles
+    pytestcost.import_summary_modules()  # what its end-of-run summary would import then
+
+
 def pytest_sessionfinish(session):
     from tests import background, forkserve
 

@@ -128,3 +128,27 @@ def test_the_request_fixtures_argnames_come_without_a_signature(request):
     def other(a, b=1, *, c): ...
 
     assert shim(other, name="other") == shim.stock(other, name="other") == ("a", "c")
+
+
+def test_the_controllers_summary_imports_nothing_not_imported_while_the_workers_collect():
+    import dis
+
+    import _hypothesis_pytestplugin as plugin
+
+    imports = {
+        i.argval
+        for i in dis.get_instructions(plugin.pytest_terminal_summary)
+        if i.opname == "IMPORT_NAME"
+    }
+    # on failing examples only (their reports already cost far more)
+    imports.discard("hypothesis.extra._patching")
+    assert imports and imports <= set(pytestcost.SUMMARY_IMPORTS)
+
+
+def test_the_controller_imports_them_as_a_worker_is_ready(monkeypatch):
+    from tests import conftest
+
+    calls = []
+    monkeypatch.setattr(pytestcost, "import_summary_modules", lambda: calls.append(1))
+    conftest.pytest_testnodeready(node=None)
+    assert calls == [1]
