@@ -10,6 +10,9 @@ agents as often as its timing lets it) and references numbered per recording.
 
 from __future__ import annotations
 
+import shlex
+import sys
+
 import pytest
 
 from simherdr.contract import diff as D
@@ -20,7 +23,8 @@ from simherdr.testing import ThreadServer
 from tests.contract.conftest import record_script, verify_everywhere
 
 # A client like herdr-dock's fixture: its own session server, found through `status server`,
-# a CLI call and a socket call of its own to it, then `server stop` and `session delete`.
+# a CLI call and a socket call of its own to it (in this interpreter: a `python3` on PATH may
+# be a pyenv shim, ~50 ms of bash), then `server stop` and `session delete`.
 LAUNCHING_CLIENT = r"""
 set -e
 N=lab-$$
@@ -31,7 +35,7 @@ until herdr --session "$N" status server | grep -q '^status: running'; do
 done
 S=$(herdr --session "$N" status server | sed -n 's/^socket: //p')
 herdr --session "$N" workspace create --no-focus >/dev/null
-python3 - "$S" <<'EOF'
+PYTHON - "$S" <<'EOF'
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
@@ -42,7 +46,7 @@ EOF
 herdr --session "$N" server stop >/dev/null
 wait
 herdr session delete "$N" >/dev/null
-"""
+""".replace("PYTHON", shlex.quote(sys.executable))
 
 
 @pytest.mark.parametrize("version", ["0.8.2", "0.9.3"])
@@ -74,7 +78,7 @@ def test_a_server_the_client_launches_itself_is_recorded_and_replays_everywhere(
 
 def test_a_replayed_cli_run_that_never_ends_is_a_miss_not_an_internal_error(tmp_path, monkeypatch):
     """The stub target used to run a recorded server launch again: it serves until stopped."""
-    monkeypatch.setattr(V, "CLI_TIMEOUT", 1)
+    monkeypatch.setattr(V, "CLI_TIMEOUT", 0.3)
     c = from_json(
         {
             "name": "x",
@@ -96,7 +100,7 @@ def test_a_replayed_cli_run_that_never_ends_is_a_miss_not_an_internal_error(tmp_
     )
     [r] = V.verify([c], "stub")
     assert r.status == "fail"
-    assert "still running after 1 s" in r.report()
+    assert "still running after 0.3 s" in r.report()
 
 
 def test_a_cli_read_is_known_behind_the_global_session_option():
@@ -224,26 +228,12 @@ def test_diff_pairs_a_history_event_with_no_live_one(tmp_path):
 
 
 def test_selftest_of_a_command_that_talks_to_no_herdr_fails():
-    """Before: "PASS ... (0 steps)" on every target, exit 0 (herdr-dock's first recording)."""
-    import subprocess
-    import sys
+    """Before: "PASS ... (0 steps)" on every target, exit 0 (herdr-dock's first recording).
+    In process (tests/inproc.py; its server and COMMAND are processes): `contract selftest` as
+    a process is test_suites.py's test_selftest_records_a_command_and_verifies_it_on_every_target."""
+    from tests.inproc import simherdr_main
 
-    p = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simherdr",
-            "contract",
-            "selftest",
-            "--herdr-version",
-            "0.9.3",
-            "--",
-            "true",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    p = simherdr_main("contract", "selftest", "--herdr-version", "0.9.3", "--", "true")
     assert p.returncode == 1, p.stdout + p.stderr
     assert "holds no socket traffic" in p.stdout and "PASS" not in p.stdout
 

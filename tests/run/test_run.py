@@ -217,6 +217,7 @@ def test_a_command_that_cannot_start_is_127(tmp_path):
 WAITER = """#!/bin/sh
 echo "$SIMHERDR_RUN_ROOT" > "$1"
 herdr workspace create >/dev/null
+echo $$ > "$1.pid"
 exec sleep 60
 """
 
@@ -238,12 +239,25 @@ def test_a_signal_stops_everything(tmp_path, sig):
         time.sleep(0.05)
     root = marker.read_text().strip()
     assert root and leftovers(root), "the server was not running"
-    time.sleep(0.3)  # the workspace created: the command sits in sleep
+    # the workspace created, the command sits in sleep (its pid, exec'd)
+    pidfile = tmp_path / "root.pid"
+    while time.monotonic() < deadline and not _sleeping(pidfile):
+        time.sleep(0.01)
+    assert _sleeping(pidfile), "the command never got to its sleep"
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + sig, err  # sleep was ended by the forwarded signal
     assert gone(root) == [], err
     assert "exit status" in err and "trace:" in err  # a failure: the summary
+
+
+def _sleeping(pidfile) -> bool:
+    try:
+        pid = int(pidfile.read_text())
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip() == "sleep"
+    except (OSError, ValueError):  # not written (whole) yet
+        return False
 
 
 def test_a_crash_of_the_command_stops_everything(tmp_path):
