@@ -48,18 +48,26 @@ import stat
 import struct
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
-MAGIC = b"SHS1"
+MAGIC = b"SHS2"  # (SHS1: no stdio field; its launchers get no answer and run the Python stand-in)
 #: CHOICE(standin-pool): children waiting for a call (two: a caller's next call, and one more
 #: for a parallel caller, find one ready; more are forked as they are taken)
 IDLE = 2
+#: a pool below IDLE is refilled to this many at once: each fork write-protects the parent's
+#: pages again, and its next round (the notes, the reaping, a launcher's end) copies every page
+#: it writes (~100 page faults): forks in pairs pay that once for two calls
+REFILL = IDLE + 2
 #: after the server went away: how long the calls still running may take to see it (their
 #: connections closed, a `herdr server stop` waiting for the socket to go) before SIGKILL
 GRACE = 2.0
 #: a report's send flags, as an int (the enum flags' ``|`` runs Enum's machinery per call)
 _NOWAIT = int(socket.MSG_NOSIGNAL | socket.MSG_DONTWAIT)
-#: the signals this process handles, reset to their defaults in a child
-_HANDLED = (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP)
+#: the signals this process handles, reset to their defaults in a child (plain ints: an enum
+#: member's conversion runs Enum's machinery in a forked child)
+_HANDLED = (int(signal.SIGCHLD), int(signal.SIGTERM), int(signal.SIGHUP))
+_SIGKILL = int(signal.SIGKILL)
 #: a warm-up's socket: none (a warm-up must send nothing: the recorder sees only calls)
 _NOWHERE = "/nonexistent/simherdr-standin-warm-up.sock"
 _WARM_UP = (["pane", "get", "w1:p1"],)
@@ -195,13 +203,40 @@ def _from_built(build, built: dict):
     return rows
 
 
-def _prctl():
-    """libc's prctl, looked up once in the parent (a child only calls it); None without one."""
-    try:
+class _Libc:
+    """The C library's ``prctl`` and ``memmove``, looked up once in the parent; a child calls
+    them by address (``_ctypes.call_function``: a ctypes function object's call -- argument
+    conversion, the errno swap, the ``import ctypes`` -- cost a forked child ~30 page faults a
+    call, the raw call ~10; where there is no such function, the function objects). Every
+    argument is an int of 32 bits, a bytes object (its data) or a ctypes object (the argv
+    area's start as a pointer, made here)."""
+
+    def __init__(self, area: tuple[int, int] | None) -> None:
+        import _ctypes
         import ctypes
 
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
+        libc = ctypes.CDLL(None)
+        call = getattr(_ctypes, "call_function", None)
+        self.area = area
+        self.dest = ctypes.c_void_p(area[0]) if area is not None else None
+        self.prctl: Callable[..., object] = libc.prctl
+        self.memmove: Callable[..., object] = libc.memmove
+        if call is not None:
+            prctl_at = ctypes.cast(libc.prctl, ctypes.c_void_p).value
+            memmove_at = ctypes.cast(libc.memmove, ctypes.c_void_p).value
+            self.prctl = lambda *args: call(prctl_at, args)
+            self.memmove = lambda *args: call(memmove_at, args)
+
+    def write_argv(self, data: bytes) -> None:
+        """``data`` (the area's size) over this process's command line."""
+        self.memmove(self.dest, data, len(data))
+
+
+def _libc(area: tuple[int, int] | None = None) -> _Libc | None:
+    """The C functions a child calls; None without them (no C library found, no ctypes)."""
+    try:
+        return _Libc(area)
+    except (OSError, AttributeError, ImportError):
         return None
 
 
@@ -218,31 +253,29 @@ def _argv_area() -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
-def _show_as(area: tuple[int, int] | None, prctl, argv: list[bytes]) -> None:
+def _show_as(libc: _Libc | None, argv: list[bytes]) -> None:
     """Show the caller's argv as this child's command line and name (``ps``; the server's
     trace names a request's peer by it: ``herdr pane get ...`` as for the Python stand-in).
     The way :mod:`simherdr.proctitle` does it (this package may not import it), without the
     shortening: the rest of the area is NULs, the longest prefix of whole words that fits."""
-    if prctl is not None and argv:
-        name = argv[0].rsplit(b"/", 1)[-1][:15]
-        prctl(15, name, 0, 0, 0)  # PR_SET_NAME
-    if area is None:
+    if libc is None or not argv:
         return
-    import ctypes
-
-    start, end = area
+    libc.prctl(15, argv[0].rsplit(b"/", 1)[-1][:15], 0, 0, 0)  # PR_SET_NAME
+    if libc.area is None:
+        return
+    start, end = libc.area
     size = end - start
     wanted = b"".join(word + b"\0" for word in argv)
     while argv and len(wanted) > size:
         argv = argv[:-1]
         wanted = b"".join(word + b"\0" for word in argv)
-    ctypes.memmove(start, wanted + bytes(size - len(wanted)), size)
+    libc.write_argv(wanted + bytes(size - len(wanted)))
 
 
-def _die_with_parent(prctl) -> None:
+def _die_with_parent(libc: _Libc | None) -> None:
     """PR_SET_PDEATHSIG: a child ends with the fork server, whatever ends it."""
-    if prctl is not None:
-        prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    if libc is not None:
+        libc.prctl(1, _SIGKILL, 0, 0, 0)
 
 
 class ForkServer:
@@ -253,8 +286,8 @@ class ForkServer:
         self.root = root
         self.python = os.path.abspath(sys.executable)
         self.releases = preload()
-        self.prctl = _prctl()  # (for the children's _die_with_parent, _show_as)
-        self.argv_area = _argv_area()
+        _spare_stdio()
+        self.libc = _libc(_argv_area())  # (for the children's _die_with_parent, _show_as)
 
         self.pid = os.getpid()
         self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
@@ -269,9 +302,11 @@ class ForkServer:
         os.set_blocking(self.wakeup_w, False)
         os.set_blocking(self.wakeup_r, False)
         signal.set_wakeup_fd(self.wakeup_w)
-        signal.signal(signal.SIGCHLD, lambda *_: None)
+        # (held here too: a child that sets them back to their defaults frees nothing)
+        self.handlers = (lambda *_: None, lambda *_: self.kill_all())
+        signal.signal(signal.SIGCHLD, self.handlers[0])
         for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, lambda *_: self.kill_all())
+            signal.signal(sig, self.handlers[1])
         self.poll = select.poll()
         for fd in (lifeline_fd, self.notes.fileno(), self.wakeup_r):
             self.poll.register(fd, select.POLLIN)
@@ -412,8 +447,9 @@ class ForkServer:
                 pass
             self.unwatch(conn.fileno())
             conn.close()
-            while len(self.idle) < IDLE and self.stopping is None and self.quick_deaths <= 20:
-                self.fork_idle()
+            if len(self.idle) < IDLE:
+                while len(self.idle) < REFILL and self.stopping is None and self.quick_deaths <= 20:
+                    self.fork_idle()
 
     def stop_accepting(self) -> None:
         """The server is gone: no more calls; the idle children end now, the running calls
@@ -463,7 +499,7 @@ class Idle:
     def run(self) -> None:
         code = 1
         try:
-            _die_with_parent(self.server.prctl)
+            _die_with_parent(self.server.libc)
             if os.getppid() != self.server.pid:
                 os._exit(0)
             _signal.set_wakeup_fd(-1)
@@ -494,7 +530,7 @@ class Idle:
             except Exception:
                 pass
         # and what a call's set-up touches (its pages too): the streams, the environment
-        _stdio_streams()
+        _fresh_stdio(_NULL_STDIO)
         _set_environ([k + b"=" + v for k, v in os.environb.items()])
 
     def wait(self) -> _socket.socket:
@@ -539,7 +575,7 @@ class Idle:
         fields = data.split(b"\0")
         python, root, release_name, exe = (f.decode("utf-8", "surrogateescape") for f in fields[:4])
         release = self.releases.get(release_name)
-        rest = fields[7:]
+        rest = fields[8:]
         split = rest.index(b"") if b"" in rest else 0
         argv = [a.decode("utf-8", "surrogateescape") for a in rest[:split]]
         if (
@@ -553,8 +589,8 @@ class Idle:
             conn.sendall(b"F")
             return 0
         try:  # the caller's process, made here; a failure runs the call the Python way
-            _show_as(self.server.argv_area, self.server.prctl, [os.fsencode(exe), *rest[1:split]])
-            umask, ignored, blocked = (int(f) for f in fields[4:7])
+            _show_as(self.server.libc, [os.fsencode(exe), *rest[1:split]])
+            umask, ignored, blocked, stdio = (int(f) for f in fields[4:8])
             env = [e for e in rest[split + 1 :] if e]  # (the message's final NUL leaves one "")
             for sig in range(1, 32):
                 try:
@@ -581,7 +617,7 @@ class Idle:
             os.closerange(keep + 1, 1 << 20)
             _set_environ(env)
             sys.argv = [exe] + argv[1:]
-            _fresh_stdio()
+            _fresh_stdio(stdio)
         except Exception:
             conn.sendall(b"F")  # (nothing of the call ran: 0/1/2 were only duplicated)
             return 0
@@ -675,45 +711,83 @@ def _set_environ(env: list[bytes]) -> None:
     data.update(pairs)
 
 
-_REPLACED: list[object] = []
+#: the standard streams a call takes (:func:`_fresh_stdio`): per descriptor, one made where it
+#: was seekable, one where it was not (:func:`_spare_stdio`)
+#: the standard streams a call takes (:func:`_fresh_stdio`): per kind of descriptor (a pipe or
+#: other that does not seek, a seekable file, a terminal), one made on such a descriptor
+#: (:func:`_spare_stdio`); the interpreter's own under None
+_SPARES: dict[int | None, tuple[Any, Any, Any]] = {}
 
 
-def _fresh_stdio() -> None:
-    """``sys.stdin/stdout/stderr`` as the interpreter makes them at start for these fds
-    (line-buffered on a terminal; stderr always; the Python stand-in's ``-I`` mode ignores
-    PYTHONIOENCODING, the locale's encoding stays this process's)."""
-    # the streams replaced stay referenced, never finalized (the call ends by _exit): their
-    # teardown would cost a call more than their making (they hold nothing to flush)
-    _REPLACED.extend(
-        (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
-    )
-    for name, stream in _stdio_streams():
-        setattr(sys, name, stream)
-        setattr(sys, "__%s__" % name, stream)
-
-
-def _stdio_streams():
+def _spare_stdio() -> None:
+    """Make, in the fork server, the streams its calls take: ``sys.stdin/stdout/stderr`` as the
+    interpreter makes them at start (its ``create_stdio``: ``io.open(fd, mode, -1, closefd=
+    False)``, the raw stream named ``<stdin>``..., a text wrapper of this interpreter's stdio
+    encoding and errors, line-buffered on a terminal, stderr always), on descriptors 0/1/2
+    made a pipe, a seekable file (/dev/null) and a terminal in turn: a stream keeps what it saw
+    of its descriptor at its making (whether it seeks: a text wrapper made on a pipe must not
+    ``tell``; the buffer's size: the descriptor's block size), so a call takes the ones its
+    own descriptors match. Making three new streams in a forked child cost a call ~80 page
+    faults (the codec look-ups, the decoder objects, the buffers)."""
     import io
 
-    def make(fd: int, mode: str, errors: str, line: bool):
-        raw = io.FileIO(fd, mode, closefd=False)
-        binary: io.BufferedIOBase = (
-            io.BufferedReader(raw) if mode == "rb" else io.BufferedWriter(raw)
-        )
-        return io.TextIOWrapper(
-            binary,
-            encoding=sys.stdout.encoding if sys.stdout else "utf-8",
-            errors=errors,
-            line_buffering=line,
-            write_through=fd == 2,
-        )
+    encoding = sys.stdout.encoding if sys.stdout else "utf-8"
+    errors = (sys.stdout.errors if sys.stdout else None) or "strict"
+    saved = [os.dup(fd) for fd in (0, 1, 2)]
+    made: list[int] = []
+    try:
+        made += os.pipe()
+        kinds = [(made[0], made[1]), (os.open(os.devnull, os.O_RDWR),) * 2]
+        made.append(kinds[1][0])
+        try:
+            terminal = os.openpty()
+            made += terminal
+            kinds.append((terminal[1], terminal[1]))
+        except OSError:  # (no terminals here: a pipe's, line-buffered)
+            kinds.append(kinds[0])
+        for kind, (read_end, write_end) in enumerate(kinds):
+            streams = []
+            for fd, name in ((0, "<stdin>"), (1, "<stdout>"), (2, "<stderr>")):
+                os.dup2(read_end if fd == 0 else write_end, fd)
+                binary = open(fd, "rb" if fd == 0 else "wb", -1, closefd=False)  # noqa: SIM115
+                binary.raw.name = name  # type: ignore[attr-defined]
+                streams.append(
+                    io.TextIOWrapper(
+                        binary,
+                        encoding=encoding,
+                        errors="backslashreplace" if fd == 2 else errors,
+                        line_buffering=kind == _TERMINAL or fd == 2,
+                    )
+                )
+            _SPARES[kind] = (streams[0], streams[1], streams[2])
+        # the interpreter's own, held: a call that replaces them must not finalize them (their
+        # teardown would cost it more than their making; they hold nothing to flush)
+        _SPARES[None] = (sys.stdin, sys.stdout, sys.stderr)
+    finally:
+        for fd, old in zip((0, 1, 2), saved, strict=True):
+            os.dup2(old, fd)
+            os.close(old)
+        for fd in made:
+            os.close(fd)
 
-    encoding_errors = (sys.stdout.errors if sys.stdout else None) or "strict"
-    return (
-        ("stdin", make(0, "rb", encoding_errors, False)),
-        ("stdout", make(1, "wb", encoding_errors, os.isatty(1))),
-        ("stderr", make(2, "wb", "backslashreplace", True)),
-    )
+
+_SEEKABLE, _TERMINAL = 1, 2  # (_SPARES' kinds; 0: neither)
+
+
+def _fresh_stdio(stdio: int) -> None:
+    """``sys.stdin/stdout/stderr`` as the interpreter would make them at start for the caller's
+    0/1/2 (:func:`_spare_stdio`'s, never used: nothing read, nothing pending); ``stdio``: what
+    the launcher saw of them (bit ``fd``: seekable, bit ``3 + fd``: a terminal)."""
+    spares = _SPARES
+    streams = [
+        spares[_TERMINAL if stdio >> (3 + fd) & 1 else stdio >> fd & 1][fd] for fd in (0, 1, 2)
+    ]
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
+
+
+#: a warm-up's descriptors: /dev/null (seekable, no terminal)
+_NULL_STDIO = 0b111
 
 
 def _exec_request(sock: _socket.socket):
@@ -792,9 +866,9 @@ def main() -> None:
     does, by PR_SET_PDEATHSIG)."""
     listen_fd, lifeline_fd = (int(a) for a in sys.argv[1:3])
     if sys.argv[3:4] == ["--owner"]:
-        prctl = _prctl()
-        if prctl is not None:
-            prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        libc = _libc()
+        if libc is not None:
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
         if os.getppid() != int(sys.argv[4]):
             return  # the owner died before that was set
     if not _first_call(listen_fd, lifeline_fd):

@@ -298,16 +298,19 @@ def test_a_thread_server_stops_after_a_clients_server_stop():
     after must not wait on a loop that has already left (CI's 10 s TimeoutError in
     test_cassette[launcher-socket-0.8.0]). The window is a few instructions wide, so this
     races many times with a busy thread taking the GIL; without the fix about one run in
-    three hangs in 300 rounds; 50 here keep its CPU small (the spinner burns it)."""
+    three hangs in 300 rounds; 50 here keep its CPU small (the spinner burns it, so it spins
+    only from the client's connect to the owner's stop: not while a server starts)."""
     import threading
 
     from simherdr.testing import ThreadServer
 
     done = threading.Event()
+    spin = threading.Event()
 
     def busy():
-        while not done.is_set():
-            pass
+        while spin.wait() and not done.is_set():
+            while spin.is_set() and not done.is_set():
+                pass
 
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)
@@ -316,14 +319,20 @@ def test_a_thread_server_stops_after_a_clients_server_stop():
     try:
         for _ in range(50):
             srv = ThreadServer()
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.connect(srv.path)
-                s.sendall(b'{"id":"s","method":"server.stop","params":{}}\n')
-                assert b'"result"' in s.recv(4096)
-            srv.stop()  # TimeoutError before the fix
+            spin.set()
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.connect(srv.path)
+                    s.sendall(b'{"id":"s","method":"server.stop","params":{}}\n')
+                    assert b'"result"' in s.recv(4096)
+                srv.stop()  # TimeoutError before the fix
+            finally:
+                spin.clear()
             assert not os.path.exists(srv.path)
     finally:
         done.set()
+        spin.set()
+        spinner.join(10)
         sys.setswitchinterval(interval)
 
 

@@ -60,13 +60,19 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def request(argv, env, release, *, exe="/bin/herdr", python=None, root=ROOT) -> bytes:
+#: the launcher's stdio field for call()'s descriptors: memfds (seekable, no terminal)
+MEMFD_STDIO = 0b111
+
+
+def request(
+    argv, env, release, *, exe="/bin/herdr", python=None, root=ROOT, stdio=MEMFD_STDIO
+) -> bytes:
     fields = [os.fsencode(python or os.path.abspath(sys.executable)), os.fsencode(root)]
-    fields += [release.encode(), os.fsencode(exe), b"18", b"0", b"0"]
+    fields += [release.encode(), os.fsencode(exe), b"18", b"0", b"0", str(stdio).encode()]
     fields += [os.fsencode(a) for a in ["herdr", *argv]] + [b""]
     fields += [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
     body = b"".join(f + b"\0" for f in fields)
-    return b"SHS1" + struct.pack("<I", len(body)) + body
+    return b"SHS2" + struct.pack("<I", len(body)) + body
 
 
 def call(name: bytes, argv, env, release, *, stdin=b"", cwd=".", timeout=20.0, **kw) -> Outcome:

@@ -60,10 +60,97 @@ def test_the_fork_server_binds_its_symbols_at_start(monkeypatch):
         raise OSError("not started here")
 
     monkeypatch.setattr(standin.subprocess, "Popen", popen)
-    for env in (None, {"ONLY": "this"}):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
-            standin._spawn(sock, env=env)
-    assert started == [dict(os.environ, LD_BIND_NOW="1"), {"ONLY": "this", "LD_BIND_NOW": "1"}]
+    server = {"LANG": "C.UTF-8", "LC_ALL": "C", "LD_LIBRARY_PATH": "/lib/x", "TZ": "UTC"}
+    server.update({"HOME": "/h", "PATH": "/bin", "SIMHERDR_STANDIN_WARM_UP": "0", "X": "1"})
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
+        standin._spawn(sock, env=server)
+    # CHOICE(standin-env): only what its own start reads (the locale, the loader's, the C
+    # library's, its own settings); a call sets its caller's whole environment
+    kept = {k: v for k, v in server.items() if k not in ("HOME", "PATH", "X")}
+    assert started == [dict(kept, LD_BIND_NOW="1")]
+
+
+_STDIO_REPORT = """
+import json, os, sys
+REPORT, IN, OUT = (int(a) for a in sys.argv[1:4])
+def report():
+    seen = {}
+    for name in ("stdin", "stdout", "stderr"):
+        s = getattr(sys, name)
+        b = s.buffer
+        seen[name] = [
+            type(s).__name__, type(b).__name__, s.encoding, s.errors, s.line_buffering,
+            s.write_through, s.seekable(), b.raw.name, b.raw.mode, b.raw.closefd,
+            b.__sizeof__(), getattr(sys, "__%s__" % name) is s,
+        ]
+    os.write(REPORT, json.dumps(seen).encode())
+"""
+_STDIO_FORK_SERVER = (
+    _STDIO_REPORT
+    + """
+sys.path.insert(0, @ROOT@)
+from simherdr.stub import forkserver
+forkserver._spare_stdio()
+os.dup2(IN, 0); os.dup2(OUT, 1); os.dup2(OUT, 2)
+bits = 0
+for fd in (0, 1, 2):  # (as launcher.c writes its stdio field)
+    try:
+        os.lseek(fd, 0, os.SEEK_CUR)
+        bits |= 1 << fd
+    except OSError:
+        pass
+    bits |= os.isatty(fd) << (3 + fd)
+forkserver._fresh_stdio(bits)
+report()
+"""
+)
+
+
+@pytest.mark.parametrize("kind", ["pipe", "file", "terminal"])
+def test_a_calls_standard_streams_are_a_python_starts(kind, tmp_path):
+    """A call's sys.stdin/stdout/stderr on the caller's descriptors are what a Python start
+    makes on them (the Python stand-in's): encoding, errors, buffering (a terminal's line
+    buffering, the buffer's size), seekability (a stream made on a pipe must not tell()), the
+    raw streams' names; the fork server made them beforehand, on /dev/null and on a pipe."""
+    if kind == "pipe":
+        ends = os.pipe()
+    elif kind == "file":
+        (tmp_path / "in").write_bytes(b"x")
+        ends = (
+            os.open(tmp_path / "in", os.O_RDONLY),
+            os.open(tmp_path / "out", os.O_CREAT | os.O_WRONLY),
+        )
+    else:
+        primary, secondary = os.openpty()
+        ends = (secondary, os.dup(secondary))
+    seen = []
+    try:
+        for code, std in (
+            (_STDIO_FORK_SERVER.replace("@ROOT@", repr(ROOT)), None),
+            (_STDIO_REPORT + "report()", ends),
+        ):
+            report_r, report_w = os.pipe()
+            subprocess.run(
+                [sys.executable, "-I", "-S", "-c", code, str(report_w), *map(str, ends)],
+                env={"LANG": "C.UTF-8"},
+                check=True,
+                pass_fds=(report_w, *ends),
+                # the fork server's own are /dev/null (simherdr.standin); a Python start's the
+                # caller's
+                stdin=std[0] if std else subprocess.DEVNULL,
+                stdout=std[1] if std else subprocess.DEVNULL,
+                stderr=std[1] if std else subprocess.DEVNULL,
+            )
+            os.close(report_w)
+            seen.append(json.loads(os.read(report_r, 65536)))
+            os.close(report_r)
+    finally:
+        for fd in ends:
+            os.close(fd)
+        if kind == "terminal":
+            os.close(primary)
+    assert seen[0] == seen[1], json.dumps(seen)
+    assert seen[0]["stdout"][4:7] == [kind == "terminal", False, kind == "file"]
 
 
 def test_a_held_name_is_the_socket_files_stand_in_name_and_held_once(tmp_path):

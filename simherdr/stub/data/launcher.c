@@ -14,8 +14,9 @@
  * very process, as the Python stand-in's execve does).
  *
  * The wire (little-endian u32 lengths):
- *   launcher -> server: "SHS1" u32 n, then n bytes of NUL-terminated fields:
- *     python, root, release, exe, umask, ignored-signal mask, blocked mask, argv..., "", env...
+ *   launcher -> server: "SHS2" u32 n, then n bytes of NUL-terminated fields:
+ *     python, root, release, exe, umask, ignored-signal mask, blocked mask, stdio, argv..., "",
+ *     env... (stdio: bit fd set when fd 0/1/2 seeks, bit 3 + fd when it is a terminal)
  *     with SCM_RIGHTS [0, 1, 2, cwd] on the first byte.
  *   server -> launcher: 'P' u32 pid | 'F' | 'E' u32 status | 'S' u32 signal
  *     | 'X' u32 n, then n bytes: path, argv..., "", env... (NUL-terminated)
@@ -261,12 +262,20 @@ int main(int argc, char **argv) {
     }
     mode_t umask_now = umask(0);
     umask(umask_now);
+    /* what a Python start's standard streams keep of their descriptors (FileIO's seekable, a
+     * terminal's line buffering): the fork server's child takes streams made to match */
+    unsigned long long stdio = 0;
+    for (int fd = 0; fd < 3; fd++) {
+        if (lseek(fd, 0, SEEK_CUR) >= 0) stdio |= 1ULL << fd;
+        if (isatty(fd)) stdio |= 1ULL << (3 + fd);
+    }
 
     struct buf msg = {0};
-    char head[8] = "SHS1";
+    char head[8] = "SHS2";
     if (put(&msg, head, 8) || put_str(&msg, config_field(0)) || put_str(&msg, config_field(2)) ||
         put_str(&msg, config_field(3)) || put_str(&msg, config_field(4)) ||
-        put_num(&msg, umask_now) || put_num(&msg, ignored) || put_num(&msg, blocked))
+        put_num(&msg, umask_now) || put_num(&msg, ignored) || put_num(&msg, blocked) ||
+        put_num(&msg, stdio))
         fallback(argv);
     for (int i = 0; argv[i]; i++)
         if (put_str(&msg, argv[i])) fallback(argv);
