@@ -71,20 +71,46 @@ def _root(doc: dict, ref: str) -> dict:
     return root
 
 
-@functools.cache
-def _validators(version: str) -> dict | None:
-    """Each envelope kind's validator (jsonschema-rs: a Rust validator, ~1 us per reply
-    against ~250 us for the pure-Python one with a tagged-union fast path; at ~10,000 replies
-    per run that was the suite's largest single CPU item, issue 26)."""
-    import jsonschema_rs
+class _Validators(dict):
+    """Each envelope kind's validator, built on its first use (jsonschema-rs: a Rust validator,
+    ~1 us per reply against ~250 us for the pure-Python one with a tagged-union fast path; at
+    ~10,000 replies per run that was the suite's largest single CPU item, issue 26).
 
+    A kind's validator is built from a root holding that kind's schema only (``$ref`` to it;
+    herdr's schemas refer within their own kind: ``#/schemas/<kind>/$defs/...``): the whole
+    document (~250 KB, five kinds) converted for each kind made the three releases' fifteen
+    validators ~41 ms of CPU in every process, at its collection (test_schema_check asks
+    ``available`` at import); now ~18 ms for all fifteen, a process building the ones it uses.
+    A kind that refers outside itself is built from the whole document, as before."""
+
+    def __init__(self, doc: dict) -> None:
+        super().__init__()
+        self.doc = doc
+
+    def __missing__(self, kind: str):
+        import jsonschema_rs
+
+        doc = self.doc
+        if kind not in doc["schemas"]:
+            raise KeyError(kind)
+        ref = f"#/schemas/{kind}"
+        own = {"$schema": doc.get("$schema"), "schemas": {kind: doc["schemas"][kind]}}
+        if own["$schema"] is None:
+            del own["$schema"]
+        try:
+            val = jsonschema_rs.validator_for(_root(own, ref))
+        except (jsonschema_rs.ReferencingError, jsonschema_rs.ValidationError):
+            # it refers to another kind: built from the whole document
+            val = jsonschema_rs.validator_for(_root(doc, ref))
+        self[kind] = val
+        return val
+
+
+@functools.cache
+def _validators(version: str) -> _Validators | None:
+    """Each envelope kind's validator of a published schema (:class:`_Validators`)."""
     doc = _document(version)
-    if doc is None:
-        return None
-    return {
-        name: jsonschema_rs.validator_for(_root(doc, f"#/schemas/{name}"))
-        for name in doc["schemas"]
-    }
+    return _Validators(doc) if doc is not None else None
 
 
 def _explain(version: str, kind: str, obj) -> SchemaMismatch:

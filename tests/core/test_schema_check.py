@@ -61,3 +61,21 @@ def test_simherdrs_replies_pass_and_broken_ones_are_refused_with_the_path():
 def test_a_non_envelope_is_refused():
     with pytest.raises(AssertionError, match="not a herdr envelope"):
         ref.validate_reply({"id": "x"}, VERSION)
+
+
+def test_a_kinds_validator_from_its_own_schema_gives_the_whole_documents_verdicts():
+    import jsonschema_rs
+
+    doc = ref._document(ref.schema_version(VERSION))
+    assert doc is not None
+    replies = _replies()
+    cases = [(k, r) for r in replies for k in ("success_response", "error_response")]
+    for kind, obj in cases + _broken(replies):
+        whole = jsonschema_rs.validator_for(ref._root(doc, f"#/schemas/{kind}"))
+        assert ref._Validators(doc)[kind].is_valid(obj) == whole.is_valid(obj), (kind, obj)
+
+
+def test_a_kind_that_refers_to_another_is_built_from_the_whole_document():
+    doc = {"schemas": {"a": {"$ref": "#/schemas/b"}, "b": {"type": "string"}}}
+    a = ref._Validators(doc)["a"]
+    assert a.is_valid("x") and not a.is_valid(1)
