@@ -31,7 +31,7 @@ N=lab-$$
 herdr --session "$N" server >/dev/null 2>&1 &
 i=0
 until herdr --session "$N" status server | grep -q '^status: running'; do
-  i=$((i+1)); [ "$i" -lt 300 ] || exit 9; sleep 0.05
+  i=$((i+1)); [ "$i" -lt 150 ] || exit 9; sleep 0.1
 done
 S=$(herdr --session "$N" status server | sed -n 's/^socket: //p')
 herdr --session "$N" workspace create --no-focus >/dev/null
