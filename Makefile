@@ -33,9 +33,18 @@ TEST_WORKERS ?= 4
 # tests/prewarm.py first: the bytecode, pytest's rewritten modules and Hypothesis' local
 # constants, written once on both cores instead of by each worker (a fresh clone: ~5 s of CPU
 # per worker saved, ~0.4 s more by the constants).
+# The suite's temporary files on tmpfs (TEST_TMPDIR, passed as TMPDIR: pytest's tmp_path, the
+# replayed git repositories and what git writes there, the servers' socket directories): on ext4
+# every mkdir, create and unlink goes through the journal. A/B on the team machine (loaded, -n 2,
+# the 1,940 tests of tests/{worktree,git,agents,versions,persist,plugins,stub}, alternating):
+# task-clock 34.8 / 29.8 s with /tmp, 30.4 / 25.4 s with /dev/shm. Taken where /dev/shm is a
+# writable directory with >= 4 GiB free (a run writes ~200 MB; pytest keeps the last three runs;
+# a container's 64 MB /dev/shm is not used); a TMPDIR the caller set wins.
+TEST_TMPDIR ?= $(or $(TMPDIR),$(shell d=/dev/shm; [ -d $$d ] && [ -w $$d ] && [ "$$(df -Pk $$d 2>/dev/null | awk 'NR==2 {print $$4}')" -ge 4194304 ] 2>/dev/null && echo $$d))
+TEST_ENV = $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) env -u PYTHONDONTWRITEBYTECODE
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python tests/prewarm.py
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load -q
+	$(TEST_ENV) $(BIN)/python tests/prewarm.py
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load -q
 
 # What the README's recipes (tests/run/test_recipes.py) need, prepared once, outside the
 # repository (the tests themselves reach no network): vitest's node_modules from npm; then the

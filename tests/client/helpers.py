@@ -58,6 +58,8 @@ class SimHerdr:
             "HERDR_SOCKET_PATH": srv.path,
             "SIMHERDR_TIME_SCALE": str(SCALE),
         }
+        if os.environ.get("TMPDIR"):  # the OS temp dir a client reads (`make test`: tmpfs)
+            self.env["TMPDIR"] = os.environ["TMPDIR"]
 
     def run(self, fn):
         return self.srv.run(fn)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import time
 
 import pytest
@@ -96,18 +97,19 @@ def test_nonblocking_the_loop_keeps_serving_while_the_child_runs(tmp_path):
 
 def test_timeout_kills_the_child_and_reports_no_exit_status(tmp_path):
     pidfile = tmp_path / "pid"
-    exe = write_exe(
-        tmp_path / "herdr",
-        f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-        "print('partial', flush=True)\ntime.sleep(30)\n",
+    # a shell child (~1 ms of CPU to its "partial"; a Python one needed ~20 ms, 1000 ms of
+    # timeout on a loaded machine): 400 ms is still a wide margin for it
+    exe = tmp_path / "herdr"
+    exe.write_text(
+        f"#!/bin/sh\necho $$ > {str(pidfile)!r}\necho partial\nexec {shutil.which('sleep')} 30\n"
     )
+    exe.chmod(0o755)
     t = time.monotonic()
-    # 1000 ms: the child interpreter must get to print "partial" first, even on a loaded machine
-    res = run(run_herdr(exe, ["tab", "create", "--no-focus"], env={}, timeout_ms=1000))
+    res = run(run_herdr(str(exe), ["tab", "create", "--no-focus"], env={}, timeout_ms=400))
     assert time.monotonic() - t < 10
     assert res.status == 1
     assert (
-        res.stderr == "herdr tab create --no-focus: no exit status (timeout 1000ms or signal null)"
+        res.stderr == "herdr tab create --no-focus: no exit status (timeout 400ms or signal null)"
     )
     assert res.stdout == "partial\n"  # CHOICE: stdout kept after a timeout
     pid = int(pidfile.read_text())

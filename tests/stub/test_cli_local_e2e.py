@@ -14,6 +14,7 @@ import time
 import pytest
 from stub_fake import ok
 
+from tests.forkserve import ping
 from tests.releases import DEFAULT_VERSION, VERSIONS, kinds, tables
 
 
@@ -85,7 +86,11 @@ def test_server_with_a_session_through_the_stand_in(run, home, stubs, version):
             done = run("session", "list", "--json", version=version)
             return {s["name"]: s["running"] for s in json.loads(done.stdout)["sessions"]}
 
-        assert wait_until(lambda: listed().get("lab") is True)
+        # waited for on its socket (a stand-in call per poll was a Python start each: the
+        # session verbs run in the caller's process); the stand-in's listing is checked once
+        sock = os.path.join(home, "cfg", "herdr", "sessions", "lab", "herdr.sock")
+        assert wait_until(lambda: ping(sock))
+        assert listed().get("lab") is True
         # The session's socket serves this herdr version.
         done = run("--session", "lab", "status", "--json", version=version)
         assert json.loads(done.stdout)["server"]["version"] == version
@@ -120,9 +125,8 @@ def test_default_server_stopped_with_server_stop(run, home, stubs):
     server = subprocess.Popen([stubs["0.8.2"], "server"], env=env, stderr=subprocess.DEVNULL)
     try:
         sock = os.path.join(home, "cfg", "herdr", "herdr.sock")
-        assert wait_until(
-            lambda: run("session", "list", "--json").stdout.count('"running":true') == 1
-        )
+        assert wait_until(lambda: ping(sock))  # (on its socket; the stand-in's listing below)
+        assert run("session", "list", "--json").stdout.count('"running":true') == 1
         assert (
             json.loads(run("session", "list", "--json").stdout)["sessions"][0]["socket_path"]
             == sock

@@ -7,8 +7,10 @@ launchers met the old one's (a refused connection, a call served by the wrong fo
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
+import tempfile
 
 import pytest
 
@@ -25,8 +27,17 @@ def _identity(path: str) -> tuple[int, int, int]:
     return (st.st_dev, st.st_ino, st.st_mtime_ns)
 
 
-def test_a_server_on_a_reused_inode_takes_a_name_of_its_own(tmp_path):
-    path = str(tmp_path / "herdr.sock")
+@pytest.fixture
+def disk_dir():
+    """A directory on /tmp whatever TMPDIR says: `make test` puts TMPDIR on tmpfs, which does
+    not hand a removed file's inode to the next file made (the case could not be shown)."""
+    d = tempfile.mkdtemp(prefix="standin-name-", dir="/tmp")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_a_server_on_a_reused_inode_takes_a_name_of_its_own(disk_dir):
+    path = os.path.join(disk_dir, "herdr.sock")
     with ThreadServer("0.9.3", path=path):
         old = _identity(path)
     # the old server stopping: its socket file removed, its stand-in name still held
