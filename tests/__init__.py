@@ -11,3 +11,4 @@ if "_pytest.assertion.rewrite" in sys.modules:
     pytestcost.plain_installed_modules()
     pytestcost.fewer_gc_passes()
     pytestcost.request_argnames_known()
+    pytestcost.fewer_wrapped_fixture_checks()

@@ -152,3 +152,47 @@ def test_the_controller_imports_them_as_a_worker_is_ready(monkeypatch):
     monkeypatch.setattr(pytestcost, "import_summary_modules", lambda: calls.append(1))
     conftest.pytest_testnodeready(node=None)
     assert calls == [1]
+
+
+def test_only_what_can_lead_to_a_fixture_is_unwrapped_and_a_hidden_fixture_still_warns(
+    request, monkeypatch
+):
+    import functools
+    import types
+
+    from _pytest.fixtures import FixtureManager
+
+    check = FixtureManager._check_for_wrapped_fixture
+    assert check.stock is not None  # installed by tests/__init__.py
+    fm = request.session._fixturemanager
+    unwrapped = []
+    stock_find = FixtureManager._find_wrapped_fixture_def
+    monkeypatch.setattr(
+        FixtureManager,
+        "_find_wrapped_fixture_def",
+        lambda self, obj: unwrapped.append(obj) or stock_find(self, obj),
+    )
+
+    def plain():
+        pass
+
+    lazy = types.ModuleType("lazy")
+    lazy.__getattr__ = lambda name: None  # type: ignore[method-assign]
+    values = ["s", {"k": 1}, (1,), None, 3, plain, types.ModuleType("m")]
+    for value in values:
+        check(fm, "name", value)
+    assert unwrapped == []  # answered at once: nothing to unwrap there
+
+    @pytest.fixture
+    def fx():
+        return 1
+
+    @functools.wraps(fx)
+    def hidden():
+        pass
+
+    for value in (lazy, type("C", (), {})):
+        check(fm, "name", value)
+    with pytest.warns(pytest.PytestWarning, match="'hidden' due to being wrapped in decorators"):
+        check(fm, "hidden", hidden)
+    assert unwrapped[0] is lazy and unwrapped[-1] is hidden and len(unwrapped) == 3
