@@ -241,9 +241,9 @@ def test_rail_server_restart_during_agent_start_fails_and_closes_nothing(rail):
     sim, env = rail
     sim.srv.load_scenario("restart-between-start-and-witness")
     # the restart comes 1 simulated s after the start's reply (10 ms of wall time); past it the
-    # CLI polls the new server until its --timeout: 10 s (100 ms of wall time at SCALE, ten
-    # times the restart's delay), not the rail's 240 s (2.4 s of polling, ~870 polls)
-    result, rec = go(sim, env, start_ready_ms=10_000)
+    # CLI polls the new server until its --timeout: herdr's default 30 s (300 ms of wall time at
+    # SCALE, 30 times the restart's delay), not the rail's 240 s (2.4 s of polling, ~870 polls)
+    result, rec = go(sim, env, start_ready_ms=30_000)
     # which of the CLI's own polls meets the restart is wall-clock timing: the dropped
     # connection (agent_start_transport_failed) or the new server's pane (timeout)
     code = json.loads(rec.results[2].stderr)["error"]["code"]
