@@ -726,8 +726,8 @@ def _spare_stdio() -> None:
     encoding and errors, line-buffered on a terminal, stderr always), on descriptors 0/1/2
     made a pipe, a seekable file (/dev/null) and a terminal in turn: a stream keeps what it saw
     of its descriptor at its making (whether it seeks: a text wrapper made on a pipe must not
-    ``tell``; the buffer's size: the descriptor's block size), so a call takes the ones its
-    own descriptors match. Making three new streams in a forked child cost a call ~80 page
+    ``tell``; the buffer's size: the descriptor's block size, a file's /dev/null's, 4096 as
+    on the common file systems), so a call takes the ones its own descriptors match. Making three new streams in a forked child cost a call ~80 page
     faults (the codec look-ups, the decoder objects, the buffers)."""
     import io
 
