@@ -169,6 +169,23 @@ def _forward_signals(pid: int, running: list[bool]) -> None:
         _signal.signal(sig, forward)
 
 
+def _close_fds(keep: int) -> None:
+    """Close every descriptor above 2 but ``keep`` (the ones open, as Popen finds them: a
+    closerange up to a large limit is a close per number where close_range is missing)."""
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        return
+    for fd in fds:
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own descriptor, already closed
+
+
 def _spawn(argv: list[str], env: dict[str, str], out: int, err: int) -> int:
     """Start ``argv`` with its stdout and stderr on ``out`` and ``err``, no other descriptor of
     ours and SIGPIPE as a program starts with it (what ``subprocess.Popen`` with pipes does, by
@@ -180,8 +197,7 @@ def _spawn(argv: list[str], env: dict[str, str], out: int, err: int) -> int:
         try:
             os.dup2(out, 1)
             os.dup2(err, 2)
-            os.closerange(3, w)
-            os.closerange(w + 1, os.sysconf("SC_OPEN_MAX"))
+            _close_fds(keep=w)
             # Python ignores SIGPIPE; an exec'd program starts with its default (Popen's
             # restore_signals)
             for sig in ("SIGPIPE", "SIGXFSZ"):
