@@ -35,20 +35,22 @@ def git(*argv: str, cwd: str, env: dict[str, str] | None = None) -> None:
     subprocess.run(["git", *argv], cwd=cwd, env=env, check=True, capture_output=True)
 
 
-# the environment git ran in -> a repository git_repo built in it (this process's)
+# the environment git ran in (what of it git reads) -> a repository git_repo built in it
 _BUILT: dict[tuple[tuple[str, str], ...], str] = {}
 
 
 def git_repo(path: str) -> None:
     """A repository on branch main with one commit (README). Built by git once per process and
-    environment (git's config follows HOME and the like), then copied: the same bytes (fixed
+    git environment (its config follows HOME), then copied: the same bytes (fixed
     identities and dates; nothing in it names its path) but for the index's stat cache, which
     git refreshes (three git runs were ~13 ms of CPU and, on a busy disk, ~80 ms of wall)."""
     env = _env()
     if os.path.isdir(path) and os.listdir(path):  # something there already: git on it
         _git_init(path, env)
         return
-    key = tuple(sorted(env.items()))
+    # what git's result depends on here: its config files (HOME, XDG_CONFIG_HOME) and which
+    # git (PATH); its GIT_* are ours (not the whole environment: a test runner's changes per test)
+    key = tuple((k, env.get(k, "")) for k in ("HOME", "XDG_CONFIG_HOME", "PATH"))
     built = _BUILT.get(key)
     if built is None or not os.path.isdir(built):
         built = tempfile.mkdtemp(prefix="simherdr-fixture-")

@@ -173,6 +173,7 @@ def preload() -> dict[str, object]:
 
     releases = {name: base.release_of(name) for name in RELEASES}
     _prebuild_groups(list(releases.values()))
+    _prebuild_wires(list(releases.values()))
     return releases
 
 
@@ -193,6 +194,19 @@ def _prebuild_groups(releases: list) -> None:
             except Exception:  # (built at its call, as before: its error is the call's)
                 pass
         commands.GROUPS[group] = _from_built(build, built)
+
+
+def _prebuild_wires(releases: list) -> None:
+    """Each release's client-socket codec (``simherdr.protocol.wire_for``: its table read from
+    its JSON file and built, once per process), made here: a terminal verb made its own in
+    every forked child (~1-6 ms and ~50-250 page faults of a `terminal session observe`)."""
+    from .cli.termclient import codec_for
+
+    for protocol in sorted({release.protocol for release in releases}):
+        try:
+            codec_for(protocol)
+        except Exception:  # (a release without a table: its call says so, as before)
+            pass
 
 
 def _from_built(build, built: dict):
@@ -726,8 +740,8 @@ def _spare_stdio() -> None:
     encoding and errors, line-buffered on a terminal, stderr always), on descriptors 0/1/2
     made a pipe, a seekable file (/dev/null) and a terminal in turn: a stream keeps what it saw
     of its descriptor at its making (whether it seeks: a text wrapper made on a pipe must not
-    ``tell``; the buffer's size: the descriptor's block size), so a call takes the ones its
-    own descriptors match. Making three new streams in a forked child cost a call ~80 page
+    ``tell``; the buffer's size: the descriptor's block size, a file's /dev/null's, 4096 as
+    on the common file systems), so a call takes the ones its own descriptors match. Making three new streams in a forked child cost a call ~80 page
     faults (the codec look-ups, the decoder objects, the buffers)."""
     import io
 

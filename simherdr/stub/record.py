@@ -21,11 +21,16 @@ Stdlib only, like the rest of the stand-in.
 
 from __future__ import annotations
 
-import json
+import _signal  # type: ignore[import-not-found]  # no stub; signal.py is it with enums
 import os
-import subprocess
 import sys
 import time
+
+# A recorded run's start is this module's: one Python start per CLI call of the recorded
+# client (~100 in the contract tests). Its common path imports no json, subprocess, threading
+# or signal (with re and enum, ~17 ms of a ~27 ms start): it spawns with fork and exec, tees
+# with two _thread threads, writes the journal's line with _json's string encoder (json's own)
+# and sets signals with _signal (the C modules those wrap, loaded at the interpreter's start).
 
 _LAUNCHER = """\
 # simherdr recording stand-in (written by simherdr.stub.record.write_recording_stub).
@@ -75,6 +80,7 @@ def _answers(path: str) -> bool:
 
 
 def _op(ops: str, op: dict) -> dict:
+    import json
     import socket as so
 
     s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
@@ -98,6 +104,7 @@ def _launch(real: str, argv: list[str], name: str, ops: str) -> tuple:
     """Run the launch with a private config dir; relay the session's socket to it while it
     serves. Returns (code, stdout, stderr, pid, the socket the client expects)."""
     import shutil
+    import subprocess
     import tempfile
 
     from .cli import base
@@ -150,47 +157,149 @@ def interactive(argv: list[str]) -> bool:
     return words in (["terminal", "attach"], ["agent", "attach"])
 
 
-def _forward_signals(p: subprocess.Popen) -> None:
-    """The signals that end a run (TERM, INT, HUP) are passed on to it: the recording still
-    writes its line when the client stops the run."""
-    import signal
+def _forward_signals(pid: int, running: list[bool]) -> None:
+    """The signals that end a run (TERM, INT, HUP) are passed on to it while it runs
+    (``running[0]``): the recording still writes its line when the client stops the run."""
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda signum, frame: p.send_signal(signum))
+    def forward(signum: int, frame: object) -> None:
+        if running[0]:
+            os.kill(pid, signum)
+
+    for sig in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+        _signal.signal(sig, forward)
 
 
-def _tee(p: subprocess.Popen) -> tuple[bytes, bytes]:
-    """Pass the run's stdout and stderr on as they come (a streaming verb, ``herdr terminal
-    session observe``, is read line by line by its client) and keep them for the journal."""
-    import threading
+def _close_fds(keep: int) -> None:
+    """Close every descriptor above 2 but ``keep`` (the ones open, as Popen finds them: a
+    closerange up to a large limit is a close per number where close_range is missing)."""
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        return
+    for fd in fds:
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own descriptor, already closed
+
+
+def _spawn(argv: list[str], env: dict[str, str], out: int, err: int) -> int:
+    """Start ``argv`` with its stdout and stderr on ``out`` and ``err``, no other descriptor of
+    ours and SIGPIPE as a program starts with it (what ``subprocess.Popen`` with pipes does, by
+    default); its pid, or OSError when it cannot be run."""
+    r, w = os.pipe()  # close-on-exec: an exec error is written to w, a success closes it
+    pid = os.fork()
+    if pid == 0:  # the child: nothing but system calls until exec
+        code = 127
+        try:
+            os.dup2(out, 1)
+            os.dup2(err, 2)
+            _close_fds(keep=w)
+            # Python ignores SIGPIPE; an exec'd program starts with its default (Popen's
+            # restore_signals)
+            for sig in ("SIGPIPE", "SIGXFSZ"):
+                if hasattr(_signal, sig):
+                    _signal.signal(getattr(_signal, sig), _signal.SIG_DFL)
+            os.execve(argv[0], argv, env)
+        except OSError as e:
+            os.write(w, str(e.errno).encode())
+        finally:
+            os._exit(code)
+    os.close(w)
+    try:
+        failed = os.read(r, 32)  # nothing (EOF): the exec succeeded
+    finally:
+        os.close(r)
+    if failed:
+        os.waitpid(pid, 0)
+        errno = int(failed)
+        raise OSError(errno, os.strerror(errno), argv[0])
+    return pid
+
+
+def _tee(out: int, err: int) -> tuple[bytes, bytes]:
+    """Pass the run's stdout and stderr (the read ends ``out``, ``err``) on as they come (a
+    streaming verb, ``herdr terminal session observe``, is read line by line by its client) and
+    keep them for the journal; each in a thread of its own (one blocked writer never stops the
+    other stream)."""
+    import _thread
 
     kept = {1: bytearray(), 2: bytearray()}
+    done = []
 
-    def pump(src, fd: int) -> None:
-        while True:
-            chunk = os.read(src.fileno(), 1 << 16)
-            if not chunk:
-                return
-            kept[fd] += chunk
-            view = memoryview(chunk)
-            try:
-                while view:
-                    view = view[os.write(fd, view) :]
-            except OSError:
-                pass  # the reader went away: keep recording what the run says
+    def pump(src: int, fd: int, lock) -> None:
+        try:
+            while True:
+                chunk = os.read(src, 1 << 16)
+                if not chunk:
+                    return
+                kept[fd] += chunk
+                view = memoryview(chunk)
+                try:
+                    while view:
+                        view = view[os.write(fd, view) :]
+                except OSError:
+                    pass  # the reader went away: keep recording what the run says
+        finally:
+            os.close(src)
+            lock.release()
 
-    _forward_signals(p)
     sys.stdout.flush()
-    threads = [
-        threading.Thread(target=pump, args=(p.stdout, 1), daemon=True),
-        threading.Thread(target=pump, args=(p.stderr, 2), daemon=True),
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    p.wait()
+    for src, fd in ((out, 1), (err, 2)):
+        lock = _thread.allocate_lock()
+        lock.acquire()
+        done.append(lock)
+        _thread.start_new_thread(pump, (src, fd, lock))
+    for lock in done:
+        lock.acquire()
     return bytes(kept[1]), bytes(kept[2])
+
+
+def _run(real: str, argv: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes, int]:
+    """The run with its output passed on and kept: (exit code, stdout, stderr, pid)."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        pid = _spawn([real, *argv], env, out_w, err_w)
+    except OSError:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    running = [True]
+    _forward_signals(pid, running)
+    out, err = _tee(out_r, err_r)
+    _, status = os.waitpid(pid, 0)
+    running[0] = False
+    return os.waitstatus_to_exitcode(status), out, err, pid
+
+
+def _json(v: object) -> str:
+    """``json.dumps(v, ensure_ascii=False)`` for a journal line's values (str, int, float,
+    bool, None, lists, dicts with str keys) without json's import: strings by json's own
+    encoder (``_json.encode_basestring``), numbers by their repr as json writes them."""
+    from _json import encode_basestring
+
+    if isinstance(v, str):
+        return encode_basestring(v)
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{encode_basestring(k)}: {_json(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_json(x) for x in v) + "]"
+    raise TypeError(f"not a journal value: {type(v).__name__}")
 
 
 def main(
@@ -210,17 +319,16 @@ def main(
         elif on_terminal:
             # an interactive attach needs the caller's terminal (raw mode, its size): its
             # output is a screen, not recorded here (the recorder has its frames)
+            import subprocess
+
             p = subprocess.Popen([real, *argv], env=env)
             pid = p.pid
-            _forward_signals(p)
+            running = [True]
+            _forward_signals(pid, running)
             code, out, err = p.wait(), b"", b""
+            running[0] = False
         else:
-            p = subprocess.Popen(
-                [real, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-            )
-            pid = p.pid
-            out, err = _tee(p)
-            code = p.returncode
+            code, out, err, pid = _run(real, argv, env)
     except OSError as e:
         code, out, err = 127, b"", f"herdr: cannot run {real}: {e}\n".encode()
     if pid is None or launch is not None:  # a streamed run's output is already out
@@ -246,9 +354,7 @@ def main(
         line["terminal"] = True
     fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        os.write(
-            fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
-        )
+        os.write(fd, (_json(line) + "\n").encode("utf-8", "surrogateescape"))
     finally:
         os.close(fd)
     return code

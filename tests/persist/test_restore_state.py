@@ -209,12 +209,15 @@ def test_session_snapshots_compare_layout_fingerprints(version, persisted, tmp_p
         assert len(_snapshot_copies(persisted)) == 2
 
 
-def test_which_worktree_memberships_come_back(version, persisted, tmp_path):
+def test_which_worktree_memberships_come_back(version, persisted, tmp_path, monkeypatch):
     """restored_worktree_space_membership: 0.8.2 wants the checkout to exist and belong to the
     saved repository; 0.9.3 drops a membership only when its checkout path is now the root of
     another repository."""
-    from tests.gitrepos import make_base, make_repo
+    from tests.gitrepos import isolate, make_base, make_repo
 
+    githome = tmp_path / "githome"
+    githome.mkdir()
+    isolate(monkeypatch, githome)  # isolated, the repositories are replayed: no git process
     base = make_base(tmp_path)
     repo = make_repo(base)
     other = base / "other"

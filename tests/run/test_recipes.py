@@ -142,14 +142,20 @@ def kept_build_dir(request, tmp_path: Path, what: str, *inputs: str) -> Path:
     their hash, so the compile happens once per content on the machine, as go's GOCACHE keeps
     the Go recipes' (`make recipe-deps` builds both; a fresh clone's suite pays only the runs:
     ~0.7 s of CPU less; the build talks to simherdr only when it runs); a fresh ``tmp_path``
-    without pytest's cache (-p no:cacheprovider: a run that keeps nothing). Cargo locks its
-    build directory; :func:`write_whole` writes the sources and the built binary."""
+    without pytest's cache (-p no:cacheprovider: a run that keeps nothing) or where
+    :data:`RECIPE_CACHE` cannot be written. Cargo locks its build directory;
+    :func:`write_whole` writes the sources and the built binary."""
     if not request.config.pluginmanager.hasplugin("cacheprovider"):
         return tmp_path
     import hashlib
 
     digest = hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:16]
-    return RECIPE_CACHE / what / digest
+    kept = RECIPE_CACHE / what / digest
+    try:
+        kept.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only HOME: built where the test runs, as without the cache
+        return tmp_path
+    return kept
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")

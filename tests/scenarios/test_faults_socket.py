@@ -27,6 +27,14 @@ def add(srv, fault):
     return srv.run(lambda sim: sim.faults.add(fault))
 
 
+def held(srv, fault, n=1):
+    """Wait until ``fault`` has taken ``n`` requests (a hang holds each from then on)."""
+    deadline = time.monotonic() + 10  # generous under load; returns as soon as it is held
+    while srv.run(lambda sim: fault.hits) < n:
+        assert time.monotonic() < deadline, "the request never reached the fault"
+        time.sleep(0.002)
+
+
 def test_latency_over_the_socket(srv):
     add(srv, Latency(method="pane.get", ms=120))
     t0 = time.monotonic()
@@ -41,12 +49,14 @@ def test_latency_over_the_socket(srv):
 
 
 def test_hang_then_removal_answers(srv):
-    add(srv, Hang(name="stuck", method="pane.get"))
+    hang = Hang(name="stuck", method="pane.get")
+    add(srv, hang)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(0.1)
     s.connect(srv.path)
     try:
         s.sendall(line("pane.get", {"pane_id": "w1:p1"}, rid="held"))
+        held(srv, hang)
+        s.settimeout(0.02)
         with pytest.raises(socket.timeout):
             s.recv(1)  # nothing while the fault is active
         srv.run(lambda sim: sim.faults.remove("stuck"))
@@ -58,9 +68,18 @@ def test_hang_then_removal_answers(srv):
 
 
 def test_hang_ends_when_the_client_disconnects(srv):
-    add(srv, Hang(name="stuck", method="workspace.create"))
-    with pytest.raises(socket.timeout):
-        raw(srv.path, line("workspace.create", {"cwd": "/"}), timeout=0.1)
+    hang = Hang(name="stuck", method="workspace.create")
+    add(srv, hang)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(srv.path)
+    try:
+        s.sendall(line("workspace.create", {"cwd": "/"}))
+        held(srv, hang)
+        s.settimeout(0.02)
+        with pytest.raises(socket.timeout):
+            s.recv(1)  # held: no reply
+    finally:
+        s.close()  # the client goes away
     deadline = time.monotonic() + 10  # generous under load; returns as soon as it is gone
     while srv.run(lambda sim: srv.server.connections) and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -71,7 +90,8 @@ def test_hang_ends_when_the_client_disconnects(srv):
 
 
 def test_hang_holds_a_wait(srv):
-    add(srv, Hang(name="stuck", method="pane.wait_for_output"))
+    hang = Hang(name="stuck", method="pane.wait_for_output")
+    add(srv, hang)
     out = {}
 
     def client():
@@ -88,7 +108,8 @@ def test_hang_holds_a_wait(srv):
 
     th = threading.Thread(target=client)
     th.start()
-    time.sleep(0.15)
+    held(srv, hang)
+    time.sleep(0.06)  # past the wait's own 50 ms
     assert th.is_alive()  # its own 50 ms timeout has not even started
     srv.run(lambda sim: sim.faults.remove("stuck"))
     th.join(5)

@@ -9,7 +9,7 @@ from simherdr.scenarios.control import handle
 from tests import forkserve
 from tests.core.socketclient import request
 from tests.scenarios.conftest import start_ready
-from tests.scenarios.test_control import ctl_process
+from tests.scenarios.test_control import ctl
 
 
 def op(h, name, **args):
@@ -57,21 +57,22 @@ def test_reset_drops_triggered_scenario_steps(ws):
     assert ws.ok("agent.get", target="rev")["agent"]["name"] == "rev"
 
 
-def test_reset_over_the_control_socket(tmp_path):
+def test_reset_over_the_control_socket(tmp_path, capsys):
     path, control = str(tmp_path / "herdr.sock"), str(tmp_path / "control.sock")
-    # forked (tests/forkserve.py); the control plane of a spawned serve:
-    # tests/scenarios/test_control.py::test_control_plane_end_to_end
+    # forked (tests/forkserve.py); the control plane of a spawned serve, `simherdr ctl` run in
+    # this process (as a process of its own: tests/scenarios/test_control.py::
+    # test_control_plane_end_to_end)
     proc = forkserve.spawn_server(path, time_scale=50, extra=["--control", control])
     try:
         request(path, "workspace.create", {"cwd": str(tmp_path)})
         request(path, "workspace.create", {"cwd": str(tmp_path)})
-        r = ctl_process(control, "server.reset", {})
-        assert r.returncode == 0 and json.loads(r.stdout) is None
+        status, out, _ = ctl(capsys, "--control", control, "server.reset", "{}")
+        assert status == 0 and json.loads(out) is None
         assert request(path, "workspace.list")["result"]["workspaces"] == []
         made = request(path, "workspace.create", {"cwd": str(tmp_path)})
         assert made["result"]["workspace"]["workspace_id"] == "w1"
         # the trace goes on, with the reset in it as a control step
-        entries = json.loads(ctl_process(control, "trace.get", {}).stdout)["entries"]
+        entries = json.loads(ctl(capsys, "--control", control, "trace.get", "{}")[1])["entries"]
         assert ("step", "server.reset") in [(e["kind"], e.get("name")) for e in entries]
         assert sum(e.get("method") == "workspace.create" for e in entries) == 6  # 3 calls
     finally:

@@ -247,3 +247,31 @@ def test_a_stale_event_of_a_reused_descriptor_kills_no_call(monkeypatch):
     finally:
         launcher.close()
         conn.close()
+
+
+_CODECS_PROBE = """
+import sys
+sys.path.insert(0, %r)
+from simherdr.stub import forkserver
+releases = forkserver.preload()
+import simherdr.protocol as protocol
+
+def no_table(number):
+    raise AssertionError("a call read protocol %%d's table" %% number)
+
+protocol.table = no_table  # (wire_for's; what a forked child runs next)
+from simherdr.stub.cli.termclient import codec_for
+print(sorted({codec_for(r.protocol).protocol for r in releases.values()}))
+"""
+
+
+def test_every_releases_client_socket_codec_is_built_before_the_children_fork():
+    """A terminal verb's codec (its protocol's table, read from JSON and built once per
+    process) is the fork server's, made at its start: each forked call made its own."""
+    from simherdr.facts.versions import RELEASES, resolve
+
+    probe = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", _CODECS_PROBE % ROOT], capture_output=True, text=True
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert json.loads(probe.stdout) == sorted({resolve(r).protocol for r in RELEASES})

@@ -49,19 +49,27 @@ def host():
 
 
 @pytest.fixture(scope="module")
-def cold_host():
-    """The same with children that do not warm up (forkserver.WARM_UP_ENV): the equivalence's
-    hundreds of calls pay for themselves only (the warm-up is a speed matter, its results
-    are the same; the other tests run warm children)."""
+def cold_standin():
+    """The name of a fork server whose children do not warm up (forkserver.WARM_UP_ENV): the
+    equivalence's hundreds of calls pay for themselves only (the warm-up is a speed matter,
+    its results are the same; the other tests run warm children). The suite's shared one
+    (tests/standin_shared.py: cold, one for the whole run) where there is one: a module-scoped
+    fork server of its own was started, preloaded and ended by every worker that ran one of
+    the releases (up to four a run); else this module's own."""
     from simherdr.stub.forkserver import WARM_UP_ENV
+    from simherdr.stub.native import SHARED_ENV, shared_name
 
+    shared = shared_name(os.environ.get(SHARED_ENV, ""))
+    if shared:
+        yield b"\0" + shared.encode()
+        return
     with ThreadServer("0.9.3") as server:
         os.environ[WARM_UP_ENV] = "0"  # read once, by the fork server this call starts
         try:
             native_client.call(native_client.name_of(server.path), ["--version"], {}, "0.9.3")
         finally:
             del os.environ[WARM_UP_ENV]
-        yield server
+        yield native_client.name_of(server.path)
 
 
 # -- the equivalence: every verb, every release -------------------------------------------------
@@ -141,9 +149,9 @@ def _normalize(data: bytes, replace: dict[str, str]) -> bytes:
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_every_verb_answers_the_same_through_the_fork_server(release, cold_host, tmp_path):
+def test_every_verb_answers_the_same_through_the_fork_server(release, cold_standin, tmp_path):
     """Every verb on every release (both forms on the two ends of every row, VERSIONS)."""
-    name = native_client.name_of(cold_host.path)
+    name = cold_standin
     homes = {}
     for side in ("py", "native"):
         homes[side] = tmp_path / side
