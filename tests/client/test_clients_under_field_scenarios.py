@@ -271,12 +271,15 @@ def test_rail_session_rotation_after_the_witness_leaves_the_receipt_alone(rail):
     /clear rotation (+6 s after the start's reply) lands after the rail answered: it changes
     nothing in the receipt, and herdr holds the rotated id. Pinned with a hook before the first
     witness read: claude's integration reports its session there and the server's clock stands
-    still through the witness. Unpinned, claude's own report (8 simulated s after its start,
-    80 ms of wall time at SCALE) came after all five reads on a fast run (`unavailable`). Should
-    the machine stall 60 ms between the reply and that read, the rotation comes first and the
-    read sees the rotated id: the same receipt, the same end."""
+    still through the witness; claude reports nothing by itself (quiet_next_start). Unpinned,
+    claude's own report (8 simulated s after its start, 80 ms of wall time at SCALE) came after
+    all five reads on a fast run (`unavailable`), and on a loaded one before `agent start`
+    answered (the start's reply held the session: `reported` at 0 reads). Should the machine
+    stall 60 ms between the reply and that read, the rotation comes first and the read sees the
+    rotated id: the same receipt, the same end."""
     sim, env = rail
     sim.srv.load_scenario("session-rotates-in-pane")
+    sim.run(lambda s: SC.quiet_next_start(s, "w1:p2"))
 
     def reported_and_held(s):
         SC.session_reported(s, "w1:p2")
