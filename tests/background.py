@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.stub.scenario_runs import MODULE as SCENARIOS
+
 ROOT = Path(__file__).resolve().parents[1]
 # how long a test waits for its run before it fails (a hang guard, not a speed check: the
 # jobs end in well under a minute on two cores)
@@ -41,6 +43,11 @@ class Job:
     module: str  # run as `python -m module OUTDIR KEY...` from the repository root
     keys: Callable[[pytest.Item], str | None]  # an item's key, None if not this job's
     chain: int  # jobs of one chain run one after another, the chains side by side
+    tests: str  # the node-id prefix of its tests (asked of every item at each collection)
+
+    def key(self, item: pytest.Item) -> str | None:
+        """``item``'s key, None if not this job's (its node id first: one check for most)."""
+        return self.keys(item) if item.nodeid.startswith(self.tests) else None
 
 
 def _scenario_key(item: pytest.Item) -> str | None:
@@ -49,8 +56,11 @@ def _scenario_key(item: pytest.Item) -> str | None:
     return scenario_runs.key_of(item)
 
 
+STORY = "tests/traceview/test_story.py::"
+
+
 def _story_key(item: pytest.Item) -> str | None:
-    return "story" if item.nodeid.startswith("tests/traceview/test_story.py::") else None
+    return "story" if item.nodeid.startswith(STORY) else None
 
 
 # CHOICE: two chains side by side, the scenarios and the story (each timed by CLI calls against
@@ -65,8 +75,8 @@ def _story_key(item: pytest.Item) -> str | None:
 # pass at once on the target's clock (simherdr.contract.targets.SKIP_GAPS): no waiting left to
 # move out of the workers.
 JOBS = (
-    Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0),
-    Job("story", "tests.traceview.story_run", _story_key, chain=1),
+    Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0, tests=SCENARIOS),
+    Job("story", "tests.traceview.story_run", _story_key, chain=1, tests=STORY),
 )
 _started: list[subprocess.Popen] = []
 
@@ -74,7 +84,7 @@ _started: list[subprocess.Popen] = []
 def job_of(item: pytest.Item) -> str | None:
     """The job that runs ``item``'s substance, None for a test that runs its own."""
     for job in JOBS:
-        if job.keys(item) is not None:
+        if job.key(item) is not None:
             return job.name
     return None
 
@@ -97,7 +107,7 @@ def start(session: pytest.Session) -> None:
         return  # nothing runs
     todo = []
     for job in JOBS:
-        keys = sorted({k for item in session.items if (k := job.keys(item)) is not None})
+        keys = sorted({k for item in session.items if (k := job.key(item)) is not None})
         if keys:
             todo.append((job, keys))
     if not todo:

@@ -44,14 +44,11 @@ def _cases():
                 yield pytest.param(c, target, v, id=f"{Path(c.file).stem}-{target}-{v}")
 
 
-def replay(cassette, target: str, version: str, config) -> dict:
-    """The replay's status, reason and report (a fresh simherdr target for it)."""
-    if any(s.get("boundary") == "launch" for s in cassette.steps):
-        # a server the client launched binds its socket under the home (as herdr's does):
-        # under pytest's long tmp_path it overflows sun_path's 108 bytes; the target's own
-        # home is short
-        config = None
-    t = simherdr_target(target, version, config, time_scale=V.time_scale(cassette))
+def replay(cassette, target: str, version: str) -> dict:
+    """The replay's status, reason and report (a fresh simherdr target for it, with its own
+    home and cwd: short paths, as a server the client launched binds its socket under the home
+    and pytest's long tmp_path overflows sun_path's 108 bytes; no tmp_path per case either)."""
+    t = simherdr_target(target, version, time_scale=V.time_scale(cassette))
     try:
         result = V.run_cassette(
             cassette, t, validator=lambda reply: ref.validate_reply(reply, version)
@@ -62,11 +59,11 @@ def replay(cassette, target: str, version: str, config) -> dict:
 
 
 @pytest.mark.parametrize("cassette,target,version", list(_cases()))
-def test_cassette(cassette, target, version, config):
+def test_cassette(cassette, target, version):
     missing = [n for n in cassette.needs if n not in load_all()]
     if missing:
         pytest.skip(f"simulator has no {missing} yet")
-    result = replay(cassette, target, version, config)
+    result = replay(cassette, target, version)
     if result["status"] == "skip":
         pytest.skip(result["reason"])
     assert result["status"] == "pass", result["report"]

@@ -57,3 +57,27 @@ def test_a_reader_with_work_of_its_own_comes_first_among_the_readers():
     items = _items(*others, story, "tests/model/test_x.py::test_0")
     items.sort(key=conftest._slow_rank)
     assert [i.nodeid for i in items] == ["tests/model/test_x.py::test_0", story, *others]
+
+
+def test_a_job_asks_its_key_only_of_its_own_tests():
+    from tests import background
+
+    asked = []
+    job = background.Job("j", "m", lambda item: asked.append(item.nodeid) or "k", 0, "tests/a.py::")
+    assert job.key(_items("tests/b.py::test_x")[0]) is None and asked == []
+    assert job.key(_items("tests/a.py::test_y")[0]) == "k" and asked == ["tests/a.py::test_y"]
+    story = _items("tests/traceview/test_story.py::test_the_story_in_headless_chromium")[0]
+    assert background.job_of(story) == "story"
+    assert background.job_of(_items("tests/traceview/test_timeline.py::test_x")[0]) is None
+
+
+def test_the_rank_is_the_first_matching_prefix():
+    for i, prefix in enumerate(conftest.SLOW_FIRST):
+        assert conftest._slow_rank(_items(prefix + "x")[0]) <= i
+    assert conftest._slow_rank(_items("tests/model/test_x.py::test_0")[0]) == len(
+        conftest.SLOW_FIRST
+    )
+    # a later, longer prefix does not win over an earlier one it extends
+    assert conftest._slow_rank(
+        _items("tests/contract/test_contract.py::test_cassette[entwurf-x")[0]
+    ) == (conftest.SLOW_FIRST.index("tests/contract/test_contract.py::test_cassette[entwurf"))
