@@ -734,8 +734,6 @@ def _set_environ(env: list[bytes]) -> None:
     data.update(pairs)
 
 
-#: the standard streams a call takes (:func:`_fresh_stdio`): per descriptor, one made where it
-#: was seekable, one where it was not (:func:`_spare_stdio`)
 #: the standard streams a call takes (:func:`_fresh_stdio`): per kind of descriptor (a pipe or
 #: other that does not seek, a seekable file, a terminal), one made on such a descriptor
 #: (:func:`_spare_stdio`); the interpreter's own under None
@@ -750,8 +748,9 @@ def _spare_stdio() -> None:
     made a pipe, a seekable file (/dev/null) and a terminal in turn: a stream keeps what it saw
     of its descriptor at its making (whether it seeks: a text wrapper made on a pipe must not
     ``tell``; the buffer's size: the descriptor's block size, a file's /dev/null's, 4096 as
-    on the common file systems), so a call takes the ones its own descriptors match. Making three new streams in a forked child cost a call ~80 page
-    faults (the codec look-ups, the decoder objects, the buffers)."""
+    on the common file systems), so a call takes the ones its own descriptors match. Making
+    three new streams in a forked child cost a call ~80 page faults (the codec look-ups, the
+    decoder objects, the buffers)."""
     import io
 
     encoding = sys.stdout.encoding if sys.stdout else "utf-8"
