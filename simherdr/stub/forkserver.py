@@ -55,9 +55,11 @@ MAGIC = b"SHS2"  # (SHS1: no stdio field; its launchers get no answer and run th
 #: CHOICE(standin-pool): children waiting for a call (two: a caller's next call, and one more
 #: for a parallel caller, find one ready; more are forked as they are taken)
 IDLE = 2
-#: a pool below IDLE is refilled to this many at once: each fork write-protects the parent's
-#: pages again, and its next round (the notes, the reaping, a launcher's end) copies every page
-#: it writes (~100 page faults): forks in pairs pay that once for two calls
+#: a pool of cold children (WARM_UP_ENV=0: a test suite's) below IDLE is refilled to this many
+#: at once: each fork write-protects the parent's pages again, and its next round (the notes,
+#: the reaping, a launcher's end) copies every page it writes (~100 page faults): forks in
+#: threes pay that once for three calls. Warm children are forked one at a time: their
+#: warm-ups, run at once, would compete with the caller's next call for the CPU.
 REFILL = IDLE + 2
 #: after the server went away: how long the calls still running may take to see it (their
 #: connections closed, a `herdr server stop` waiting for the socket to go) before SIGKILL
@@ -293,6 +295,8 @@ def _die_with_parent(libc: _Libc | None) -> None:
 
 
 class ForkServer:
+    refill = IDLE  # (REFILL for cold children: __init__)
+
     def __init__(self, listen_fd: int, lifeline_fd: int, root: str):
         self.listener = socket.socket(fileno=listen_fd)
         self.listener.setblocking(False)
@@ -305,6 +309,7 @@ class ForkServer:
 
         self.pid = os.getpid()
         self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
+        self.refill = IDLE if self.warm else REFILL
         self.idle: set[int] = set()
         self.busy: dict[int, _socket.socket] = {}  # pid -> the launcher's connection
         self.watched: dict[int, int] = {}  # connection fd -> pid
@@ -462,7 +467,11 @@ class ForkServer:
             self.unwatch(conn.fileno())
             conn.close()
             if len(self.idle) < IDLE:
-                while len(self.idle) < REFILL and self.stopping is None and self.quick_deaths <= 20:
+                while (
+                    len(self.idle) < self.refill
+                    and self.stopping is None
+                    and self.quick_deaths <= 20
+                ):
                     self.fork_idle()
 
     def stop_accepting(self) -> None:

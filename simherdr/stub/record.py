@@ -28,7 +28,7 @@ import time
 
 # A recorded run's start is this module's: one Python start per CLI call of the recorded
 # client (~100 in the contract tests). Its common path imports no json, subprocess, threading
-# or signal (with re and enum, ~17 ms of a ~27 ms start): it spawns with fork and exec, tees
+# or signal (with re and enum, ~17 ms of a ~27 ms start): it spawns with posix_spawn, tees
 # with two _thread threads, writes the journal's line with _json's string encoder (json's own)
 # and sets signals with _signal (the C modules those wrap, loaded at the interpreter's start).
 
@@ -169,55 +169,26 @@ def _forward_signals(pid: int, running: list[bool]) -> None:
         _signal.signal(sig, forward)
 
 
-def _close_fds(keep: int) -> None:
-    """Close every descriptor above 2 but ``keep`` (the ones open, as Popen finds them: a
-    closerange up to a large limit is a close per number where close_range is missing)."""
+def _spawn(argv: list[str], env: dict[str, str], out: int, err: int) -> int:
+    """Start ``argv`` with its stdout and stderr on ``out`` and ``err``, no other descriptor of
+    ours and SIGPIPE/SIGXFSZ at their defaults (what ``subprocess.Popen`` with pipes does by
+    default: close_fds, restore_signals) through the C library's ``posix_spawn``; its pid, or
+    OSError when it cannot be run (the exec's own error)."""
+    # the descriptors open now, as Popen finds them (/proc/self/fd); the pipes' ends are
+    # close-on-exec already, an inherited descriptor of the caller's is not
     try:
         fds = [int(n) for n in os.listdir("/proc/self/fd")]
     except OSError:
-        os.closerange(3, keep)
-        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
-        return
-    for fd in fds:
-        if fd > 2 and fd != keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass  # the listing's own descriptor, already closed
-
-
-def _spawn(argv: list[str], env: dict[str, str], out: int, err: int) -> int:
-    """Start ``argv`` with its stdout and stderr on ``out`` and ``err``, no other descriptor of
-    ours and SIGPIPE as a program starts with it (what ``subprocess.Popen`` with pipes does, by
-    default); its pid, or OSError when it cannot be run."""
-    r, w = os.pipe()  # close-on-exec: an exec error is written to w, a success closes it
-    pid = os.fork()
-    if pid == 0:  # the child: nothing but system calls until exec
-        code = 127
-        try:
-            os.dup2(out, 1)
-            os.dup2(err, 2)
-            _close_fds(keep=w)
-            # Python ignores SIGPIPE; an exec'd program starts with its default (Popen's
-            # restore_signals)
-            for sig in ("SIGPIPE", "SIGXFSZ"):
-                if hasattr(_signal, sig):
-                    _signal.signal(getattr(_signal, sig), _signal.SIG_DFL)
-            os.execve(argv[0], argv, env)
-        except OSError as e:
-            os.write(w, str(e.errno).encode())
-        finally:
-            os._exit(code)
-    os.close(w)
-    try:
-        failed = os.read(r, 32)  # nothing (EOF): the exec succeeded
-    finally:
-        os.close(r)
-    if failed:
-        os.waitpid(pid, 0)
-        errno = int(failed)
-        raise OSError(errno, os.strerror(errno), argv[0])
-    return pid
+        fds = list(range(3, 256))
+    close = [(os.POSIX_SPAWN_CLOSE, fd) for fd in fds if fd > 2 and fd not in (out, err)]
+    sigdef = [getattr(_signal, n) for n in ("SIGPIPE", "SIGXFSZ") if hasattr(_signal, n)]
+    return os.posix_spawn(
+        argv[0],
+        argv,
+        env,
+        file_actions=[(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2), *close],
+        setsigdef=sigdef,
+    )
 
 
 def _tee(out: int, err: int) -> tuple[bytes, bytes]:

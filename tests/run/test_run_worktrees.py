@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -27,7 +28,7 @@ herdr workspace create --cwd "$2" >/dev/null
 herdr worktree create --workspace w2 --branch feat >/dev/null
 herdr worktree create --workspace w2 --branch kept > "$1/kept.json"
 herdr worktree create --workspace w2 --branch old >/dev/null
-kept=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["worktree"]["path"])' "$1/kept.json")
+kept=$("$3" -S -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["worktree"]["path"])' "$1/kept.json")
 git -C "$kept" -c user.email=t@example.com -c user.name=t commit -q --allow-empty -m mine
 git -C "$2" worktree list --porcelain > "$1/during.txt"
 """
@@ -55,7 +56,8 @@ def test_no_worktree_of_the_users_repository_points_into_the_removed_root(tmp_pa
     out.mkdir()
     script = tmp_path / "suite.sh"
     script.write_text(SCRIPT)
-    p = simherdr_run("--", "sh", str(script), str(out), str(repo), cwd=str(repo))
+    # $3: this interpreter (a `python3` on PATH may be a version manager's shell shim)
+    p = simherdr_run("--", "sh", str(script), str(out), str(repo), sys.executable, cwd=str(repo))
     assert p.returncode == 0, p.stderr
     root = (out / "root").read_text().strip()
     during = (out / "during.txt").read_text()
