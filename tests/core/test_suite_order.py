@@ -44,8 +44,25 @@ def test_the_collected_order_keeps_the_background_readers_last(request):
         return  # a partial run: nothing to say about the whole order
     from tests import background
 
-    readers = [i for i, item in enumerate(items) if background.job_of(item) is not None]
+    readers = [
+        i
+        for i, item in enumerate(items)
+        if background.job_of(item) is not None
+        and not item.nodeid.startswith(conftest.READERS_FIRST)
+    ]
     assert readers and readers == list(range(len(items) - len(readers), len(items)))
+    ahead = [i for i, item in enumerate(items) if item.nodeid.startswith(conftest.READERS_FIRST)]
+    assert ahead == [len(items) - conftest.READERS_AHEAD - len(ahead)]  # the story's render
+
+
+def test_a_reader_with_work_of_its_own_goes_ahead_of_the_last_tests():
+    story = "tests/traceview/test_story.py::test_the_story_in_headless_chromium"
+    work = [f"tests/model/test_x.py::test_{i}" for i in range(conftest.READERS_AHEAD + 5)]
+    readers = ["tests/traceview/test_story.py::test_the_axis_starts_at_the_first_entry_shown"]
+    order = [i.nodeid for i in conftest.readers_ahead(_items(*work, story, *readers))]
+    assert order == work[:6] + [story] + work[6:] + readers  # 200 before the end
+    short = [i.nodeid for i in conftest.readers_ahead(_items(*work[:3], story, *readers))]
+    assert short == [story, *work[:3], *readers]
 
 
 def test_a_reader_with_work_of_its_own_comes_first_among_the_readers():
