@@ -93,6 +93,10 @@ def _send(path: str, method: str, params: dict) -> dict:
     return json.loads(raw(path, line))
 
 
+def _settled(agent: dict) -> bool:
+    return agent["agent_status"] == "idle" and not agent.get("launch_pending")
+
+
 def _record_agent_start(version: str, home: str, cwd: str, tmp: Path, scale: float | None):
     """workspace.create, agent.start, then agent.get once the (fast) upstream has the agent
     idle; recorded with ``time_scale=scale`` (None: the recorder's default, 1)."""
@@ -107,11 +111,10 @@ def _record_agent_start(version: str, home: str, cwd: str, tmp: Path, scale: flo
             ]["pane_id"]
             _send(proxy, "agent.start", {"name": "a1", "kind": "pi", "pane_id": pane})
             deadline = time.monotonic() + 10
-            # asked on the upstream itself (not recorded) until the agent is ready
-            while (
-                _send(up.path, "agent.get", {"target": "a1"})["result"]["agent"]["agent_status"]
-                != "idle"
-            ):
+            # asked on the upstream itself (not recorded) until the agent is ready: idle and,
+            # where the release has a launch (0.9.x), launched (idle comes while launch_pending:
+            # a recording of that moment replays its pending launch only on a slower target)
+            while not _settled(_send(up.path, "agent.get", {"target": "a1"})["result"]["agent"]):
                 assert time.monotonic() < deadline
                 time.sleep(0.01)
             got = _send(proxy, "agent.get", {"target": "a1"})["result"]["agent"]
