@@ -157,6 +157,10 @@ def interactive(argv: list[str]) -> bool:
     return words in (["terminal", "attach"], ["agent", "attach"])
 
 
+#: the signals that end a run: passed on to it (_forward_signals)
+_ENDING = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+
+
 def _forward_signals(pid: int, running: list[bool]) -> None:
     """The signals that end a run (TERM, INT, HUP) are passed on to it while it runs
     (``running[0]``): the recording still writes its line when the client stops the run."""
@@ -165,7 +169,7 @@ def _forward_signals(pid: int, running: list[bool]) -> None:
         if running[0]:
             os.kill(pid, signum)
 
-    for sig in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+    for sig in _ENDING:
         _signal.signal(sig, forward)
 
 
@@ -219,11 +223,20 @@ def _tee(out: int, err: int) -> tuple[bytes, bytes]:
             lock.release()
 
     sys.stdout.flush()
-    for src, fd in ((out, 1), (err, 2)):
-        lock = _thread.allocate_lock()
-        lock.acquire()
-        done.append(lock)
-        _thread.start_new_thread(pump, (src, fd, lock))
+    # The pumps block the signals that end a run (they inherit the mask at their start): a
+    # Python handler runs in the main thread only, and a signal the kernel gave a pump thread
+    # (it does when the main thread does not want it at that moment, e.g. stopped by a tracer)
+    # only set a flag that the main thread, asleep in lock.acquire, never saw: the run was
+    # never told to end and the client waited for ever (make test under strace -f).
+    unblocked = _signal.pthread_sigmask(_signal.SIG_BLOCK, _ENDING)
+    try:
+        for src, fd in ((out, 1), (err, 2)):
+            lock = _thread.allocate_lock()
+            lock.acquire()
+            done.append(lock)
+            _thread.start_new_thread(pump, (src, fd, lock))
+    finally:
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, unblocked)
     for lock in done:
         lock.acquire()
     return bytes(kept[1]), bytes(kept[2])

@@ -56,3 +56,52 @@ def test_a_binary_that_cannot_run_raises_as_popen_does(tmp_path):
     with pytest.raises(FileNotFoundError) as e:
         record._spawn([missing], {}, 1, 2)
     assert str(e.value) == f"[Errno 2] No such file or directory: '{missing}'"
+
+
+# The run: prints the blocked signals of each of the recording process's threads but its main
+# one (once its two pumps have started), then waits to be ended.
+_RUN = """\
+import os, time
+parent = os.getppid()
+deadline = time.monotonic() + 10  # a hang guard: the pumps start at once
+while len(os.listdir(f"/proc/{parent}/task")) < 3 and time.monotonic() < deadline:
+    time.sleep(0.001)
+for tid in sorted(os.listdir(f"/proc/{parent}/task")):
+    if int(tid) != parent:
+        with open(f"/proc/{parent}/task/{tid}/status") as f:
+            print([ln.split()[1] for ln in f if ln.startswith("SigBlk:")][0], flush=True)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+_RECORDER = """\
+import os, sys
+from simherdr.stub import record
+code, out, err, pid = record._run(sys.executable, ["-I", "-S", "-c", sys.argv[1]], dict(os.environ))
+print("exit", code, flush=True)
+"""
+
+
+def test_a_signal_that_ends_the_run_is_taken_by_the_main_thread_and_passed_on():
+    """The tee's pump threads block TERM, INT and HUP: only the main thread, whose Python
+    handler passes them on, takes them (a pump thread that took one left the run going: the
+    handler runs in the main thread only, asleep in the tee's wait; under strace -f)."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", _RECORDER, _RUN], stdout=subprocess.PIPE, text=True)
+    try:
+        masks = []
+        while (line := p.stdout.readline().strip()) != "ready":
+            assert line, "the run ended early"
+            masks.append(int(line, 16))
+        assert len(masks) == 2  # the two pumps
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            assert all(m & (1 << (sig - 1)) for m in masks), (sig.name, [hex(m) for m in masks])
+        p.send_signal(signal.SIGTERM)
+        assert p.stdout.readline().strip() == f"exit {-signal.SIGTERM}"
+        assert p.wait(10) == 0  # a hang guard
+    finally:
+        p.kill()
+        p.wait()
+        p.stdout.close()
