@@ -416,6 +416,12 @@ class Target:
             fn()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
+    def __enter__(self) -> Target:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # its server stopped, its workdir (and the server's socket dir) removed
+
 
 def _config(workdir: str):
     """A fresh server's home, which is also its cwd until a replay binds a recorded ``<cwd>``

@@ -752,14 +752,15 @@ def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_ver
     if kind == "real" or socket_path is not None:
         if socket_path is None:
             raise ValueError("--target real needs --socket (the herdr socket to replay against)")
-        target = external_target(kind, socket_path, herdr_bin, control)
-        for c in corpus:
-            bar.step(c.name)
-            why = "" if any_version else bound_to(c, target.version)
-            if why:
-                results.append(Result(c, kind, target.version, "skip", why))
-                continue
-            results.append(run_cassette(c, target, validator, timeout, pace))
+        # closed: its workdir (stand-in, fresh dirs) is removed, the server it names is not
+        with external_target(kind, socket_path, herdr_bin, control) as target:
+            for c in corpus:
+                bar.step(c.name)
+                why = "" if any_version else bound_to(c, target.version)
+                if why:
+                    results.append(Result(c, kind, target.version, "skip", why))
+                    continue
+                results.append(run_cassette(c, target, validator, timeout, pace))
         return
     for c in corpus:
         bar.step(c.name)

@@ -72,7 +72,8 @@ def test_record_a_client_that_runs_herdr_then_verify(tmp_path, version):
     vias = {s["via"] for s in c.steps if "via" in s}
     assert vias == {"cli:1", "cli:2", "cli:3", "cli:5"}
     for kind in ("stub", "socket"):  # CLI runs through the stand-in, or their socket calls
-        result = V.run_cassette(c, simherdr_target(kind, version))
+        with simherdr_target(kind, version) as t:
+            result = V.run_cassette(c, t)
         assert result.status == "pass", result.report()
     # the command reports the same, and exits 0 (in process, tests/inproc.py: `contract verify`
     # as a process is test_verify_command_reports_misses_and_binds_versions's first)

@@ -95,7 +95,8 @@ def test_proxy_relays_byte_for_byte_and_replay_reproduces_the_conversation(
     # the stream replays in process too (the handler pushes to the in-process connection)
     for kind in ("socket", "stub", "inprocess"):
         check = lambda reply: ref.validate_reply(reply, version)
-        result = V.run_cassette(loaded, simherdr_target(kind, version), check)
+        with simherdr_target(kind, version) as t:
+            result = V.run_cassette(loaded, t, check)
         assert result.status == "pass", (
             result.report() + "\n" + "\n".join(json.dumps(s)[:160] for s in loaded.steps)
         )
@@ -134,7 +135,8 @@ def test_a_changed_upstream_is_caught_with_a_clear_miss_report(upstream, version
         )
         # a read that differs is asked again for at most the timeout (verify.WAIT_FLOOR), and a
         # stream's event the changed split never makes is awaited as long: 0.5 s, not 1
-        result = V.run_cassette(cassette, external_target("socket", changed.path), timeout=0.5)
+        with external_target("socket", changed.path) as t:
+            result = V.run_cassette(cassette, t, timeout=0.5)
     finally:
         changed.stop()
     assert result.status == "fail"
@@ -173,7 +175,8 @@ def test_proxy_survives_a_client_that_disconnects_mid_stream(upstream, tmp_path)
         "close",
     ]
     assert sub_steps[3]["close"] == "client"
-    assert V.run_cassette(cassette, simherdr_target("socket", cassette.version)).status == "pass"
+    with simherdr_target("socket", cassette.version) as t:
+        assert V.run_cassette(cassette, t).status == "pass"
 
 
 def test_proxy_survives_an_upstream_that_dies_and_the_recording_stays_readable(version, tmp_path):
@@ -200,6 +203,7 @@ def test_proxy_survives_an_upstream_that_dies_and_the_recording_stays_readable(v
     assert any(st.get("close") == "upstream" for st in cassette.steps)
     assert any(st.get("unreachable") for st in cassette.steps)
     # ... and after; replay skips what met a dead upstream and passes the rest
-    result = V.run_cassette(cassette, simherdr_target("socket", version))
+    with simherdr_target("socket", version) as t:
+        result = V.run_cassette(cassette, t)
     assert result.status == "pass", result.report()
     assert result.skipped_steps

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import forkserve
+from tests.run import drop_kept_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = str(Path(sys.executable).parent)  # simherdr, python, pytest of this environment
@@ -93,6 +94,7 @@ def test_the_pytest_recipe_fails_without_its_reset(tmp_path):
     )
     assert p.returncode == 1 and "1 failed, 1 passed" in p.stdout, p.stdout
     assert "simherdr run: the command failed (exit status 1)" in p.stderr
+    drop_kept_trace(p.stderr)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

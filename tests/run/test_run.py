@@ -17,6 +17,7 @@ import pytest
 
 from tests import forkserve
 from tests.inproc import simherdr_main
+from tests.run import drop_kept_trace
 
 NODE = shutil.which("node")
 
@@ -212,6 +213,7 @@ def test_bad_usage_is_one_line():
 def test_a_command_that_cannot_start_is_127(tmp_path):
     p = simherdr_run("--", str(tmp_path / "no-such-command"))
     assert p.returncode == 127 and "cannot run" in p.stderr
+    drop_kept_trace(p.stderr)
 
 
 WAITER = """#!/bin/sh
@@ -249,6 +251,7 @@ def test_a_signal_stops_everything(tmp_path, sig):
     assert proc.returncode == 128 + sig, err  # sleep was ended by the forwarded signal
     assert gone(root) == [], err
     assert "exit status" in err and "trace:" in err  # a failure: the summary
+    drop_kept_trace(err)
 
 
 def _sleeping(pidfile) -> bool:
@@ -272,6 +275,7 @@ def test_a_crash_of_the_command_stops_everything(tmp_path):
     assert p.returncode == 128 + signal.SIGSEGV, p.stderr
     assert "the command failed (exit status 139)" in p.stderr
     assert gone(marker.read_text().strip()) == []
+    drop_kept_trace(p.stderr)
 
 
 OWN_SERVER = """#!/bin/sh

@@ -433,7 +433,10 @@ def test_the_servers_end_leaves_no_process(stand_ins, tmp_path):
     try:
         env = _env(server)
         assert subprocess.run([fast, "--version"], env=env, capture_output=True).returncode == 0
-        process = server.server.standin.process
+        # read on the server's loop, after the callback that started the fork server
+        # (StandinHost._first) has returned: the call can be answered by the fork server
+        # before that thread, still in _first, has stored the process it started
+        process = server.run(lambda _sim: server.server.standin.process)
         assert process is not None
         pids = {process.pid} | _children_of(process.pid)
         assert len(pids) >= 2
