@@ -191,13 +191,19 @@ async def run_process(
     async def pump(stream: asyncio.StreamReader, sink: list[bytes]) -> None:
         while True:
             chunk = await stream.read(_CHUNK)
-            if not chunk or state["overflow"]:
+            if not chunk:
                 return
+            if state["overflow"]:
+                # read to the end and dropped: a pipe not read to its EOF never closes, and
+                # proc.wait() waits for the pipes too; a stream whose buffer was full (asyncio
+                # pauses its reading over 2 x its limit) read nothing more, and the over-the-cap
+                # call settled only at its kill bound (a loop that ran behind the child)
+                continue
             state["total"] += len(chunk)
             if state["total"] > max_output_bytes:
                 state["overflow"] = True
                 _kill_group(proc)
-                return
+                continue
             sink.append(chunk)
 
     assert proc.stdout is not None and proc.stderr is not None  # both are pipes

@@ -148,6 +148,40 @@ def test_output_over_the_cap_kills_and_empties_stdout(tmp_path):
     assert res == RunResult(1, "", "herdr agent get a: output exceeded 65536 bytes")
 
 
+def test_over_the_cap_settles_at_once_when_the_loop_ran_behind_the_child(tmp_path, monkeypatch):
+    # The loop reads the child's stdout before the runner reads the stream (a loaded machine:
+    # the child wrote while the caller's loop was late): asyncio pauses a stream's reading
+    # over 2 x its limit. The cap still ends the call at once, not at the kill bound: what is
+    # over the cap is read to the pipe's end and dropped (a pipe never read to its EOF kept
+    # proc.wait() waiting; make test under load: 20.1 s of a 20 s bound).
+    exe = write_exe(
+        tmp_path / "herdr",
+        "import sys, time\nsys.stdout.write('x' * (4 * 1024 * 1024)); "
+        "sys.stdout.flush(); time.sleep(30)\n",
+    )
+    spawn = asyncio.create_subprocess_exec
+    paused = []
+
+    async def behind(*args, **kw):
+        proc = await spawn(*args, **kw)
+        deadline = time.monotonic() + 10  # hang guard: the child fills the buffer in ms
+        while not proc.stdout._paused and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)  # the loop runs (and reads the pipe), the runner not
+        paused.append(proc.stdout._paused)
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", behind)
+    t = time.monotonic()
+    res = run(
+        run_herdr(exe, ["agent", "get", "a"], env={}, timeout_ms=20000, max_output_bytes=4096)
+    )
+    assert paused == [True]
+    # its first read (64 KiB) went over the cap with more than the limit still buffered: the
+    # stream stayed paused. The cap ended it, not the 20 s kill bound (nor the child's sleep)
+    assert time.monotonic() - t < 20
+    assert res == RunResult(1, "", "herdr agent get a: output exceeded 4096 bytes")
+
+
 def test_the_cap_counts_stdout_and_stderr_together(tmp_path):
     exe = write_exe(
         tmp_path / "herdr",
