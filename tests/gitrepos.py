@@ -27,10 +27,15 @@ REPO_LOCATING = (
 )
 
 
+# A fixture's commit runs no `git maintenance run --auto` child (git's housekeeping after a
+# commit, nothing a fixture reads; herdr commits nothing): one git process less per commit.
+NO_AUTO_MAINTENANCE = ("-c", "maintenance.auto=false")
+
+
 def git(cwd, *args: str) -> str:
     """Run git for fixture setup; fail loudly; return stdout."""
     proc = subprocess.run(
-        ["git", "-C", str(cwd), *args],
+        ["git", *NO_AUTO_MAINTENANCE, "-C", str(cwd), *args],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,

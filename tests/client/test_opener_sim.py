@@ -12,6 +12,7 @@ from simherdr_client.opener import OpenRequest, open_session
 
 from simherdr.scenarios.faults import Drop, WrongPane
 from tests.client.helpers import run
+from tests.gitrepos import NO_AUTO_MAINTENANCE
 
 SID = "11111111-2222-4333-8444-555555555555"
 
@@ -26,10 +27,15 @@ def git(*args, cwd):
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@e",
     }
-    subprocess.run(["git", *args], cwd=str(cwd), env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", *NO_AUTO_MAINTENANCE, *args], cwd=str(cwd), env=env, check=True, capture_output=True
+    )
 
 
-@pytest.fixture(scope="module")
+# session, not module: xdist interleaves this module's tests with others on a worker, and a
+# module fixture was built again after each interleaving (3 builds on one worker, 7 git runs
+# and 2 worktree adds each); no test writes into these repositories
+@pytest.fixture(scope="session")
 def repos(tmp_path_factory):
     root = tmp_path_factory.mktemp("repos")
     (root / "plain").mkdir()

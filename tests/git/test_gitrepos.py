@@ -100,3 +100,16 @@ def test_an_existing_path_gets_real_git(base: Path) -> None:
 def test_not_isolated_no_replay(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")
     assert G._isolated_key() is None
+
+
+def test_a_fixture_commit_starts_no_auto_maintenance(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git's `maintenance run --auto` child after a commit is housekeeping no fixture needs
+    repo = G.make_repo(base)
+    trace = base / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    G.git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+    started = [line for line in trace.read_text().splitlines() if "run_command:" in line]
+    assert started == []
+    assert G.git(repo, "log", "--format=%s").splitlines() == ["second", "initial"]

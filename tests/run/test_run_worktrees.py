@@ -14,11 +14,12 @@ import time
 
 import pytest
 
+from tests.gitrepos import NO_AUTO_MAINTENANCE
 from tests.run.test_run import simherdr_run
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
-GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+GIT = ["git", *NO_AUTO_MAINTENANCE, "-c", "user.email=t@example.com", "-c", "user.name=t"]
 
 SCRIPT = r"""
 set -e
@@ -29,7 +30,7 @@ herdr worktree create --workspace w2 --branch feat >/dev/null
 herdr worktree create --workspace w2 --branch kept > "$1/kept.json"
 herdr worktree create --workspace w2 --branch old >/dev/null
 kept=$("$3" -S -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["worktree"]["path"])' "$1/kept.json")
-git -C "$kept" -c user.email=t@example.com -c user.name=t commit -q --allow-empty -m mine
+git -C "$kept" -c maintenance.auto=false -c user.email=t@example.com -c user.name=t commit -q --allow-empty -m mine
 git -C "$2" worktree list --porcelain > "$1/during.txt"
 """
 

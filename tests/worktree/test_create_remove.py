@@ -9,6 +9,7 @@ import subprocess
 
 from simherdr.facts.versions import resolve
 from simherdr.testing import Harness
+from tests import gitrepos as G
 from tests import herdr_reference as ref
 
 from .helpers import events, git, kinds, run
@@ -194,6 +195,15 @@ def _made(h, repo, base, name="wt", focus=False):
     )
 
 
+def _opened(h, repo, base, name="wt"):
+    """w2: the linked checkout ``<base>/<name>`` (branch ``name``) made beforehand (replayed by
+    tests/gitrepos.py, no git worktree add) and opened from w1 at ``repo``: what a remove test
+    needs of a worktree; test_remove_clean_checkout removes one made by worktree.create."""
+    h.ok("workspace.create", cwd=str(repo))
+    G.make_linked(repo, base, name, name)
+    return h.ok("worktree.open", workspace_id="w1", path=str(base / name))
+
+
 def test_remove_clean_checkout(h, repo, base):
     made = _made(h, repo, base, focus=True)
     snapshot = h.ok("workspace.get", workspace_id="w2")["workspace"]
@@ -223,7 +233,7 @@ def test_remove_clean_checkout(h, repo, base):
 
 
 def test_remove_dirty_needs_force(h, repo, base):
-    _made(h, repo, base)
+    _opened(h, repo, base)
     (base / "wt" / "scratch.txt").write_text("untracked\n")
     e = h.err("worktree.remove", workspace_id="w2")
     assert e["code"] == "dirty_worktree_requires_force"
@@ -236,7 +246,7 @@ def test_remove_dirty_needs_force(h, repo, base):
 
 
 def test_remove_other_git_failure(h, repo, base):
-    _made(h, repo, base)
+    _opened(h, repo, base)
     git(repo, "worktree", "lock", str(base / "wt"))
     e = h.err("worktree.remove", workspace_id="w2")
     assert e["code"] == "worktree_remove_failed" and "locked" in e["message"]
@@ -312,7 +322,7 @@ def test_remove_after_the_workspace_closed_meanwhile(h, repo, base, gate):
 
 
 def test_remove_then_list_shows_the_branch_free(h, repo, base):
-    _made(h, repo, base)
+    _opened(h, repo, base)
     h.ok("worktree.remove", workspace_id="w2")
     assert [e["path"] for e in h.ok("worktree.list", workspace_id="w1")["worktrees"]] == [str(repo)]
     # The branch survived, so the same create checks it out again.

@@ -5,19 +5,31 @@ from __future__ import annotations
 
 import pytest
 
+from tests import gitrepos as G
 from tests.releases import rows
 
 from .helpers import events, kinds
 
 
-@pytest.fixture
-def group(h, repo, base):
-    """w1 plain (base), w2 repo parent, w3 linked worktree of it, w4 plain (base)."""
+def _group(h, repo, base, created: bool):
     h.ok("workspace.create", cwd=str(base))
     h.ok("workspace.create", cwd=str(repo))
-    h.ok("worktree.create", workspace_id="w2", branch="g", path=str(base / "g"))
+    if created:
+        h.ok("worktree.create", workspace_id="w2", branch="g", path=str(base / "g"))
+    else:
+        G.make_linked(repo, base, "g", "g")  # replayed: the checkout git would make
+        h.ok("worktree.open", workspace_id="w2", path=str(base / "g"))
     h.ok("workspace.create", cwd=str(base))
     return h
+
+
+@pytest.fixture
+def group(h, repo, base):
+    """w1 plain (base), w2 repo parent, w3 linked worktree of it (on branch g), w4 plain (base).
+
+    w3 is an existing checkout opened with worktree.open: no git worktree add per test (a
+    created one is the same group: test_closing_the_root runs with both)."""
+    return _group(h, repo, base, created=False)
 
 
 def _ids(h):
@@ -28,8 +40,9 @@ def _focused(h):
     return [w["workspace_id"] for w in h.ok("workspace.list")["workspaces"] if w["focused"]]
 
 
-def test_closing_the_root(group, version):
-    h = group
+@pytest.mark.parametrize("made_by", ["open", "create"])
+def test_closing_the_root(h, repo, base, version, made_by):
+    h = _group(h, repo, base, created=made_by == "create")
     h.ok("workspace.focus", workspace_id="w3")
     before = {w["workspace_id"]: w for w in h.ok("workspace.list")["workspaces"]}
     mark = h.sim.hub.seq
