@@ -10,7 +10,7 @@ import pytest
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
 from tests import herdr_reference as ref
-from tests import pytestcost, standin_shared, xdistcost
+from tests import pytestcost, standin_shared, tmpleaks, xdistcost
 from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
@@ -33,6 +33,7 @@ def pytest_report_header(config):
 
 
 def pytest_configure(config):
+    tmpleaks.install()  # what the run makes in TMPDIR, checked at its end (tests/tmpleaks.py)
     # the suite's stand-ins: one shared fork server, else the Python stand-in (standin_shared.py)
     standin_shared.start(hasattr(config, "workerinput"))
     xdistcost.worker_configure(config)  # one message per test, if the controller offers it
@@ -47,6 +48,11 @@ def pytest_configure_node(node):
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    tmpleaks.worker_done(node)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodeready(node):
     # the controller, as a worker is ready: the workers collect now, the controller idles
     pytestcost.import_summary_modules()  # what its end-of-run summary would import then
@@ -58,6 +64,11 @@ def pytest_sessionfinish(session):
     forkserve.stop()
     background.stop()
     pytestcost.sweep_done()
+    tmpleaks.session_finish(session)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus):
+    tmpleaks.terminal_summary(terminalreporter, exitstatus)
 
 
 def pytest_unconfigure(config):
