@@ -213,7 +213,8 @@ def test_which_worktree_memberships_come_back(version, persisted, tmp_path, monk
     """restored_worktree_space_membership: 0.8.2 wants the checkout to exist and belong to the
     saved repository; 0.9.3 drops a membership only when its checkout path is now the root of
     another repository."""
-    from tests.gitrepos import isolate, make_base, make_repo
+    from simherdr.git import GitResult, worktrees
+    from tests.gitrepos import isolate, make_base, make_linked, make_repo
 
     githome = tmp_path / "githome"
     githome.mkdir()
@@ -225,9 +226,11 @@ def test_which_worktree_memberships_come_back(version, persisted, tmp_path, monk
     make_repo(other)  # other/proj: another repository
     plain = base / "plain"
     plain.mkdir()
+    linked = make_linked(repo, base)
     key = os.path.realpath(repo / ".git")
     checkouts = {
         "same": repo,
+        "linked": linked,
         "gone": base / "gone",
         "plain": plain,
         "other": other / "proj",
@@ -243,20 +246,24 @@ def test_which_worktree_memberships_come_back(version, persisted, tmp_path, monk
                 "label": "proj",
                 "repo_root": str(repo),
                 "checkout_path": str(path),
-                "is_linked_worktree": False,
+                "is_linked_worktree": path == linked,
             }
         Path(persist.session_path(persisted)).write_text(json.dumps(data))
         h.sim.session.workspaces = []
+        ran: list = []
+        failed = GitResult(returncode=128, stdout="", stderr="fatal: not run")
+        monkeypatch.setattr(worktrees, "run_git", lambda *a, **k: ran.append(a) or failed)
         persist.restore_from_disk(h.sim)
+        assert ran == []  # herdr's git_space_metadata reads files: no git worktree list
         h.sim.commit()
         kept = {
             name: "worktree" in w
             for name, w in zip(checkouts, h.ok("workspace.list")["workspaces"], strict=True)
         }
     if rows(version).restore_membership_unless_other_repo:
-        assert kept == {"same": True, "gone": True, "plain": True, "other": False}
+        assert kept == {"same": True, "linked": True, "gone": True, "plain": True, "other": False}
     else:
-        assert kept == {"same": True, "gone": False, "plain": False, "other": False}
+        assert kept == {"same": True, "linked": True, "gone": False, "plain": False, "other": False}
 
 
 def test_a_saved_ratio_comes_back_unclamped(version, persisted, tmp_path):
