@@ -328,9 +328,11 @@ def restore(sim, snap: dict, history: dict | None) -> None:
 def _membership_kept_082(m: dict) -> bool:
     """restored_worktree_space_membership (src/persist/restore.rs:436-444): the checkout exists
     and is a checkout of the saved repository (its key, the canonical common dir)."""
+    from .git.discovery import space_keys
+
     if not os.path.exists(m["checkout_path"]):
         return False
-    found = _git_space(m["checkout_path"])
+    found = space_keys(m["checkout_path"])
     return found is not None and found[0] == m["key"]
 
 
@@ -338,7 +340,9 @@ def _membership_kept_093(m: dict) -> bool:
     """[H093] restored_worktree_space_membership: dropped only when the checkout path is the
     root of a checkout of another repository whose common dir has objects (a per-worktree
     git dir whose common directory is unreadable does not count)."""
-    found = _git_space(m["checkout_path"])
+    from .git.discovery import space_keys
+
+    found = space_keys(m["checkout_path"])
     if found is None:
         return True
     repo_key, checkout_key = found
@@ -347,18 +351,6 @@ def _membership_kept_093(m: dict) -> bool:
         or repo_key == m["key"]
         or not os.path.isdir(os.path.join(repo_key, "objects"))
     )
-
-
-def _git_space(path: str) -> tuple[str, str] | None:
-    """(key, checkout_key) of the checkout containing ``path``: herdr's ``git_space_metadata``
-    (src/workspace/git/discovery.rs:58-99), which reads the filesystem and runs no git; a
-    linked checkout's parent (what ``git worktree list`` would add) is not needed here."""
-    from .git.layout import canonical_or_original, find_checkout
-
-    found = find_checkout(path)
-    if found is None:
-        return None
-    return found.common_dir, canonical_or_original(found.checkout_root)
 
 
 def restore_from_disk(sim) -> bool:

@@ -76,17 +76,30 @@ def discover(path: StrPath, *, trust: bool = False) -> Checkout | None:
     return _checkout(found, repo_root)
 
 
+def space_keys(path: StrPath) -> tuple[str, str] | None:
+    """(repo_key, checkout_key) of the checkout containing ``path``, or None: herdr's
+    ``git_space_metadata`` (src/workspace/git/discovery.rs:58-99), which reads the filesystem
+    and runs no git (a linked checkout's parent, :func:`discover`'s git run, is not part of it)."""
+    found = find_checkout(path)
+    return None if found is None else _keys(found)
+
+
+def _keys(found: FoundCheckout) -> tuple[str, str]:
+    return found.common_dir, canonical_or_original(found.checkout_root)
+
+
 def _checkout(found: FoundCheckout, repo_root: str) -> Checkout:
+    repo_key, checkout_key = _keys(found)
     return Checkout(
         checkout_root=found.checkout_root,
-        repo_key=found.common_dir,
+        repo_key=repo_key,
         repo_root=repo_root,
         repo_name=repo_name_for(found),
         is_linked_worktree=found.is_linked_worktree,
         git_dir=found.git_dir,
         common_dir=found.common_dir,
         is_bare=found.is_bare,
-        checkout_key=canonical_or_original(found.checkout_root),
+        checkout_key=checkout_key,
     )
 
 
