@@ -1,17 +1,22 @@
 """The recording herdr's spawn (simherdr/stub/record.py ``_spawn``) starts the real binary as
 ``subprocess.Popen`` with pipes would: stdout and stderr on the given descriptors, no other
 descriptor of the recording process (a caller's inheritable one included), SIGPIPE and SIGXFSZ
-at their defaults (Python ignores them), and an exec error raised as Popen raises it."""
+at their defaults (Python ignores them), and an exec error raised as Popen raises it; the
+journal line it writes without json's import is json.dumps's."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simherdr.stub import record
+from tests.budget import examples
 
 
 def _run(argv: list[str]) -> str:
@@ -105,3 +110,30 @@ def test_a_signal_that_ends_the_run_is_taken_by_the_main_thread_and_passed_on():
         p.kill()
         p.wait()
         p.stdout.close()
+
+
+# a journal line's values: what record.main puts there (str with surrogate escapes, times,
+# exit codes, pids, None, argv lists, env dicts, nested)
+_SCALARS = st.one_of(
+    st.text(),
+    st.text(st.characters(codec="utf-8")).map(
+        lambda s: s.encode().decode("ascii", "surrogateescape")
+    ),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(_VALUES)
+def test_the_journal_line_is_what_json_dumps_writes(value):
+    """record._json (the recorder's start imports no json) writes what the cassette reader's
+    json.dumps(..., ensure_ascii=False) would."""
+    assert record._json(value) == json.dumps(value, ensure_ascii=False)
