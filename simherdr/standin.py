@@ -28,8 +28,6 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
-from .stub.forkserver import abstract_name
-
 _BOOT = "import sys; sys.path.insert(0, %r); from simherdr.stub.forkserver import main; main()"
 #: room in the fork server's command line for its children's (they show their caller's argv
 #: there: simherdr/stub/forkserver.py _show_as)
@@ -50,6 +48,12 @@ _START_ENV_NAMES = frozenset(
 )
 #: how long close() waits for the fork server to end its calls and itself
 CLOSE_TIMEOUT = 5.0
+
+
+def abstract_name(identity: tuple[int, int, int]) -> bytes:
+    """The abstract socket name for an API socket file (its st_dev, st_ino, st_mtime_ns), as
+    launcher.c writes it."""
+    return b"\0simherdr-standin-%x-%x-%x" % identity
 
 
 def hold_name(identity: tuple[int, int, int] | None) -> socket.socket | None:

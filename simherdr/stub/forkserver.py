@@ -145,7 +145,10 @@ def _a_simherdrs_session(name: str, env: list[bytes] | None) -> bool:
         return False
     if not stat.S_ISSOCK(st.st_mode):
         return False
-    held = abstract_name((st.st_dev, st.st_ino, st.st_mtime_ns))
+    # the name launcher.c and simherdr/standin.py abstract_name derive from the socket file
+    # (written here again: the stub imports nothing of simherdr's server side, and a server's
+    # start answers its first ping before importing the stub: tests/core/test_serve_start.py)
+    held = b"\0simherdr-standin-%x-%x-%x" % (st.st_dev, st.st_ino, st.st_mtime_ns)
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         probe.bind(held)
@@ -154,12 +157,6 @@ def _a_simherdrs_session(name: str, env: list[bytes] | None) -> bool:
     finally:
         probe.close()
     return False
-
-
-def abstract_name(identity: tuple[int, int, int]) -> bytes:
-    """The stand-in name of an API socket file (its st_dev, st_ino, st_mtime_ns), as
-    launcher.c writes it (name_taken) and the server holds it (simherdr/standin.py)."""
-    return b"\0simherdr-standin-%x-%x-%x" % identity
 
 
 def preload() -> dict[str, object]:
