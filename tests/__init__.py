@@ -12,3 +12,4 @@ if "_pytest.assertion.rewrite" in sys.modules:
     pytestcost.fewer_gc_passes()
     pytestcost.request_argnames_known()
     pytestcost.fewer_wrapped_fixture_checks()
+    pytestcost.cached_hook_proxies()

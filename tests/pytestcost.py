@@ -46,6 +46,14 @@ runs) when pytest's internals are not what it was written against.
   CPU). Most are values that cannot lead to a fixture: a builtin value (str, dict, ...: no
   attributes of their own), a plain function or module with no ``__wrapped__`` (nor a module
   ``__getattr__``); those are answered at once, the others checked by pytest as before.
+- :func:`cached_hook_proxies`: every hook pytest calls on an item or a fixture goes through
+  ``item.ihook``, which pytest 9 (``Session.gethookproxy``) builds anew at each use: the
+  conftests loaded so far minus the item's own (the suite's 12 sub-directory conftests, all
+  loaded in each worker), an ``FSHookProxy`` of them, and at each hook named on it
+  ``subset_hook_caller`` (a set of the 12, intersected with the hook's implementations). ~12
+  uses a test (runtest protocol, reports, each fixture's set-up and finish). Here one proxy per
+  path, made by pytest's own function, until the set of loaded conftests changes (upstream:
+  pytest-dev/pytest#8991, open; #9125 proposed the same cache, keyed the same way).
 - :func:`fewer_gc_passes`: collection builds ~100,000 objects that live to the end (modules,
   items, fixture closures); at the default thresholds the collector ran ~390 young, ~36 middle
   and 3 full passes over them during a worker's start and collection (0.25 s of CPU; 0.07 s
@@ -171,6 +179,38 @@ def fewer_wrapped_fixture_checks() -> None:
 
     _check_for_wrapped_fixture.stock = stock  # type: ignore[attr-defined]
     FixtureManager._check_for_wrapped_fixture = _check_for_wrapped_fixture  # type: ignore[method-assign]
+
+
+def cached_hook_proxies() -> None:
+    """pytest's ``Session.gethookproxy``, its answer kept per path while the set of loaded
+    conftests (``pluginmanager._conftest_plugins``: only conftests change which hooks a path
+    sees) is the one it was made with; another set empties the cache."""
+    try:
+        from _pytest.main import Session
+    except ImportError:
+        return
+    stock = getattr(Session, "gethookproxy", None)
+    if stock is None or getattr(stock, "stock", None) is not None:
+        return
+
+    def gethookproxy(self, fspath):
+        conftests = getattr(self.config.pluginmanager, "_conftest_plugins", None)
+        if not isinstance(conftests, set):
+            return stock(self, fspath)  # not pytest's internals as this was written against
+        cache = self.__dict__.get(_PROXIES)
+        if cache is None or cache[0] != conftests:
+            cache = self.__dict__[_PROXIES] = (set(conftests), {})
+        proxies = cache[1]
+        proxy = proxies.get(fspath)
+        if proxy is None:
+            proxy = proxies[fspath] = stock(self, fspath)
+        return proxy
+
+    gethookproxy.stock = stock  # type: ignore[attr-defined]
+    Session.gethookproxy = gethookproxy  # type: ignore[method-assign]
+
+
+_PROXIES = "_simherdr_hook_proxies"
 
 
 def _request_lambda():

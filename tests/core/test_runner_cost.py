@@ -196,3 +196,31 @@ def test_only_what_can_lead_to_a_fixture_is_unwrapped_and_a_hidden_fixture_still
     with pytest.warns(pytest.PytestWarning, match="'hidden' due to being wrapped in decorators"):
         check(fm, "hidden", hidden)
     assert unwrapped[0] is lazy and unwrapped[-1] is hidden and len(unwrapped) == 3
+
+
+def test_an_items_hook_proxy_is_pytests_made_once_per_path_until_the_conftests_change():
+    from pathlib import Path
+
+    from _pytest.main import FSHookProxy, Session
+
+    shim = Session.gethookproxy
+    assert shim.stock is not shim  # installed by tests/__init__.py
+    import types
+
+    here, other, later = (types.ModuleType(n) for n in ("here", "other", "later"))
+    looked_up = []
+
+    def conftests_of(path):
+        looked_up.append(path)
+        return [here]
+
+    pm = SimpleNamespace(_conftest_plugins={here, other}, _getconftestmodules=conftests_of)
+    session = SimpleNamespace(config=SimpleNamespace(pluginmanager=pm, hook=object()))
+    path = Path("tests/core/test_x.py")
+    first = shim(session, path)
+    # pytest's answer: a proxy without the conftests not on the path
+    assert type(first) is FSHookProxy and first.remove_mods == {other}
+    assert shim(session, path) is first and looked_up == [path]  # made once
+    pm._conftest_plugins.add(later)  # a conftest loaded since: pytest's function again
+    again = shim(session, path)
+    assert again is not first and again.remove_mods == {other, later} and len(looked_up) == 2
