@@ -767,6 +767,9 @@ def main(argv: list[str] | None = None) -> int:
         from .ctl import main as ctl_main
 
         return ctl_main(words[1:])
+    if words == ["--version"]:  # what the whole parser's version action prints, without it
+        print(f"simherdr {__version__}")  # (it imports every command's module: ~3x the start)
+        return 0
     # a known subcommand first: only its parser (its own help and errors are the same); else
     # (no subcommand, --help, --version, a mistake) the whole command line answers
     only = words[0] if words[:1] and words[0] in SUBCOMMANDS else None

@@ -80,3 +80,56 @@ def test_prewarm_writes_the_unicode_tables_hypothesis_reads():
     # where a worker's first text strategy looks before computing them over every code point
     assert written == [charmap.charmap_file(), charmap.charmap_file("codec-v2-utf-8")]
     assert all(p.stat().st_size > 0 for p in written)
+
+
+def _one_at_a_time(codec: str, start: int, stop: int) -> tuple[list, list]:
+    """Hypothesis' ``intervals_from_codec`` loop (one code point at a time), merged."""
+    encodable: list = []
+    lossy: list = []
+    for i in range(start, stop):
+        try:
+            encoded = chr(i).encode(codec)
+        except UnicodeEncodeError:
+            continue
+        encodable.append(i)
+        if encoded.decode(codec, errors="replace") != chr(i):
+            lossy.append(i)
+
+    def merged(points: list) -> list:
+        out: list = []
+        for i in points:
+            if out and out[-1][1] == i - 1:
+                out[-1] = (out[-1][0], i)
+            else:
+                out.append((i, i))
+        return out
+
+    return merged(encodable), merged(lossy)
+
+
+def test_prewarm_computes_a_codec_table_a_block_at_a_time_as_hypothesis_does_per_code_point():
+    # utf-8 around the surrogates (the block that fails goes one at a time), ascii and latin-1
+    # across their edges; blocks that do not divide the range
+    for codec, start, stop in (
+        ("utf-8", 0xD000, 0xE100),
+        ("ascii", 0, 0x300),
+        ("latin-1", 0, 0x300),
+    ):
+        assert prewarm.codec_intervals(codec, start, stop, block=100) == _one_at_a_time(
+            codec, start, stop
+        ), codec
+    assert prewarm.codec_intervals("utf-8") == ([(0, 0xD7FF), (0xE000, sys.maxunicode)], [])
+
+
+def test_prewarm_codec_table_is_the_file_hypothesis_reads():
+    import gzip
+    import json
+
+    from hypothesis.internal import charmap
+
+    prewarm._unicode_tables()
+    with gzip.open(charmap.charmap_file("codec-v2-utf-8")) as f:
+        written = json.load(f)
+    encodable, lossy = charmap.intervals_from_codec("utf-8")  # what a text strategy uses
+    assert written == [[list(i) for i in encodable.intervals], [list(i) for i in lossy.intervals]]
+    assert written == json.loads(json.dumps(list(prewarm.codec_intervals("utf-8"))))
