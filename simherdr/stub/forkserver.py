@@ -308,6 +308,15 @@ class ForkServer:
         self.releases = preload()
         _spare_stdio()
         self.libc = _libc(_argv_area())  # (for the children's _die_with_parent, _show_as)
+        from .cli.core import launch
+
+        # what a child uses, made here once: the stand-in's entry (an import statement in a
+        # child runs the import machinery: ~10 page faults a call) and the poll of its wait
+        # (the listener and the lifeline)
+        self.launch = launch
+        self.child_poll = select.poll()
+        self.child_poll.register(listen_fd, select.POLLIN)
+        self.child_poll.register(lifeline_fd, select.POLLIN)
 
         self.pid = os.getpid()
         self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
@@ -522,6 +531,10 @@ class Idle:
         self.releases = server.releases
 
     def run(self) -> None:
+        # no collection in a child, from its start (as the Python launcher runs the stand-in:
+        # boot.start): a collection writes the header of every object it visits, each a page
+        # copied from the fork server
+        gc.disable()
         code = 1
         try:
             _die_with_parent(self.server.libc)
@@ -559,9 +572,7 @@ class Idle:
         _set_environ([k + b"=" + v for k, v in os.environb.items()])
 
     def wait(self) -> _socket.socket:
-        poll = select.poll()
-        poll.register(self.listener.fileno(), select.POLLIN)
-        poll.register(self.lifeline, select.POLLIN)
+        poll = self.server.child_poll
         while True:
             try:
                 events = poll.poll()
@@ -652,10 +663,7 @@ class Idle:
         _CONN = conn
         os.execve = _exec_request(conn)  # CHOICE(standin-exec)
         posix._exit = _exit  # type: ignore[assignment]  # launch()'s clean exit reports first
-        gc.disable()  # as the Python launcher runs the stand-in (boot.start)
-        from .cli.core import launch
-
-        return _top_level(launch, argv[1:], release)
+        return _top_level(self.server.launch, argv[1:], release)
 
 
 def _same_interpreter(theirs: str, ours: str) -> bool:
