@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from simherdr.clock import ScaledClock
+from simherdr.scenarios.data import library, load_scenario
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
@@ -72,12 +73,13 @@ def _twice(name: str, version: str, serve: bool = False) -> tuple[list[tuple], l
 
 
 def _cli_scenarios() -> list[str]:
+    # read as the library's loader reads them: its parse of each file is kept by the process
+    # (tests/scenarios' collection has parsed every one), not parsed again here at collection
     out = []
-    for path in sorted(LIBRARY.glob("*.toml")):
-        data = tomllib.loads(path.read_text())
-        calls = {e["call"] for e in data.get("example", []) if "call" in e}
+    for name in sorted(library()):
+        calls = {e["call"] for e in load_scenario(name).example if "call" in e}
         if calls and calls <= CLI_CALLS:
-            out.append(path.stem)
+            out.append(name)
     return out
 
 
