@@ -717,7 +717,10 @@ def _add_run(sub) -> None:  # simherdr.run: a client's suite against a private s
     from . import run
 
     run.add_parser(sub, _time_scale, VERSIONS)
-    sub.choices["run"].set_defaults(fn=lambda args: _usage_from(run.BadUsage, run.main, args))
+    # its server is this CLI's `serve` in a forked child (simherdr.runserver, run-server-fork)
+    sub.choices["run"].set_defaults(
+        fn=lambda args: _usage_from(run.BadUsage, lambda a: run.main(a, serve=main), args)
+    )
 
 
 def _usage_from(error: type[Exception], fn, args) -> int:
