@@ -27,10 +27,13 @@ step is skipped with a one-line notice and the workers do it as they always did.
 
 from __future__ import annotations
 
+import ast
 import compileall
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAIN = ("simherdr", "client", "tests", "benchmarks", "tools")
@@ -57,6 +60,58 @@ def _current(source: Path, pyc: Path) -> bool:
     return head[:8] == importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00" and head[8:] == digest
 
 
+# pytest's one use of traverse_node (rewrite.py, AssertionRewriter.visit_Assert): every node of
+# the statements an assert became that has no line yet gets the assert's location
+_LOCATION_FIX = (
+    "for node in traverse_node(stmt):",
+    'if getattr(node, "lineno", None) is None:',
+    "ast.copy_location(node, assert_)",
+)
+
+
+def _unlocated(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes under ``node`` (itself included) that pytest's location fix changes: those
+    with a line attribute (``ast.copy_location`` copies nothing to the others: operators,
+    contexts) that have no line yet. Walked with a stack: pytest's ``traverse_node`` yields
+    every node through a generator per level (``yield from``), ~5 million resumptions for the
+    suite's test modules, ~0.35 s of a fresh clone's CPU; the order differs, which the fix
+    does not see (each node gets the same assert's location)."""
+    stack = [node]
+    pop, push, AST = stack.pop, stack.append, ast.AST
+    while stack:
+        n = pop()
+        if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
+            yield n
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+
+
+def _fast_location_fix(rw: Any) -> bool:
+    """Whether pytest's ``traverse_node`` is used only by its location fix as written above
+    (then :func:`_unlocated` stands in for it while prewarm rewrites); else pytest's own."""
+    import inspect
+
+    try:
+        source = inspect.getsource(rw)
+        fix = inspect.getsource(rw.AssertionRewriter.visit_Assert)
+    except (OSError, TypeError, AttributeError):
+        return False
+    lines = [line.strip() for line in fix.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    at = [i for i, line in enumerate(lines) if line == _LOCATION_FIX[0]]
+    return (
+        len(at) == 1
+        and tuple(lines[at[0] : at[0] + 3]) == _LOCATION_FIX
+        and source.count("traverse_node(") == 3  # its definition, its recursion, that use
+    )
+
+
 def _rewrite(paths: list[str]) -> int:
     from _pytest.assertion import rewrite as rw
 
@@ -65,22 +120,32 @@ def _rewrite(paths: list[str]) -> int:
         def trace(*_args: object) -> None:
             pass
 
-    written = 0
+    todo = []
     for name in paths:
         fn = Path(name)
         pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
-        if _current(fn, pyc):
-            continue
-        source = fn.read_bytes()
-        source_hash = rw.importlib.util.source_hash(source)
-        tree = rw.ast.parse(source, filename=name)
-        # config=None rewrites as the suite's config does (no enable_assertion_pass_hook);
-        # verbosity is read when an assert fails, not when it is rewritten
-        rw.rewrite_asserts(tree, source, name, None)
-        co = compile(tree, name, "exec", dont_inherit=True)
-        rw.try_makedirs(pyc.parent)
-        written += bool(rw._write_pyc(_State, co, source_hash, pyc))
-    return written
+        if not _current(fn, pyc):
+            todo.append((fn, pyc))
+    if not todo:
+        return 0
+    stock = rw.traverse_node
+    if _fast_location_fix(rw):
+        rw.traverse_node = _unlocated
+    try:
+        written = 0
+        for fn, pyc in todo:
+            source = fn.read_bytes()
+            source_hash = rw.importlib.util.source_hash(source)
+            tree = rw.ast.parse(source, filename=str(fn))
+            # config=None rewrites as the suite's config does (no enable_assertion_pass_hook);
+            # verbosity is read when an assert fails, not when it is rewritten
+            rw.rewrite_asserts(tree, source, str(fn), None)
+            co = compile(tree, str(fn), "exec", dont_inherit=True)
+            rw.try_makedirs(pyc.parent)
+            written += bool(rw._write_pyc(_State, co, source_hash, pyc))
+        return written
+    finally:
+        rw.traverse_node = stock
 
 
 def _constants(paths: list[str]) -> int:
@@ -228,6 +293,15 @@ def _parts(paths: list[str], n: int = 8) -> list[list[str]]:
 def main() -> int:
     # here, not at the top: tests/core/test_prewarm.py imports this module at collection
     from concurrent.futures import ProcessPoolExecutor
+
+    # What the parts import, imported once here: the pool's processes are forked from this one
+    # (and the plugins' process: pytest), so they start with them instead of importing each
+    # (a warm run's prewarm: ~0.69 -> ~0.46 s of CPU). Hypothesis only as a library: its pytest
+    # plugin, which watches for storage access from its import on, loads in the plugins'
+    # process only.
+    import _pytest.assertion.rewrite  # noqa: F401
+    import hypothesis.internal.charmap
+    import hypothesis.internal.constants_ast  # noqa: F401
 
     plain = sorted(
         str(p)

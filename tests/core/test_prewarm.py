@@ -133,3 +133,55 @@ def test_prewarm_codec_table_is_the_file_hypothesis_reads():
     encodable, lossy = charmap.intervals_from_codec("utf-8")  # what a text strategy uses
     assert written == [[list(i) for i in encodable.intervals], [list(i) for i in lossy.intervals]]
     assert written == json.loads(json.dumps(list(prewarm.codec_intervals("utf-8"))))
+
+
+ASSERTS = """
+import os
+
+def test_shapes(tmp_path):
+    a, b = [1, {"k": (2, 3)}], "x"
+    assert a
+    assert a[1]["k"][0] == 2 < 3 <= len(a) + 2, f"chain {a!r}"
+    assert not (b == "y" or b.startswith("z")) and os.path.join("p", b).endswith(b)
+    assert (n := len(b)) == 1, n
+    assert all(x in (1, 2) for x in [1, 2]), [y for y in a if y]
+    assert {k: v for k, v in a[1].items()} == {"k": (2, 3)}
+    assert -a[0] is not None and a[0] not in [5] and (lambda z: z)(b) is b
+    assert a[0] \\
+        == 1, (
+        "multi-line"
+    )
+
+class TestC:
+    async def test_async(self):
+        assert await self.f() == [*range(2)], {**{"a": 1}}
+"""
+
+
+def _positions(co) -> list:
+    """Every instruction's (line, end line, column, end column), nested code objects too."""
+    out = list(co.co_positions())
+    for const in co.co_consts:
+        if hasattr(const, "co_positions"):
+            out += _positions(const)
+    return out
+
+
+def test_prewarm_rewrites_as_pytest_with_its_location_walk(tmp_path, pytestconfig):
+    """The prewarm's walk for pytest's location fix (_unlocated) gives the code pytest's own
+    traverse_node gives, line numbers included: a sample of assert shapes and real modules."""
+    from _pytest.assertion.rewrite import AssertionRewriter
+
+    assert prewarm._fast_location_fix(rw)  # this pytest: the walk is used
+    (tmp_path / "test_shapes.py").write_text(ASSERTS)
+    here = Path(__file__)
+    for real in (here, here.parent.parent / "conftest.py", here.parent / "test_collectcost.py"):
+        (tmp_path / real.name).write_bytes(real.read_bytes())  # their pycs left as they are
+    for fn in sorted(tmp_path.glob("*.py")):
+        assert prewarm._rewrite([str(fn)]) == 1, fn
+        co = rw._read_pyc(fn, rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL))
+        _hash, expected = rw._rewrite_test(fn, pytestconfig)
+        assert co == expected, fn  # bytecode, constants, names, line and exception tables
+        assert _positions(co) == _positions(expected), fn  # every line and column
+    assert rw.traverse_node is not prewarm._unlocated  # pytest's own again
+    assert AssertionRewriter.visit_Assert is rw.AssertionRewriter.visit_Assert
