@@ -83,14 +83,14 @@ WARM_UP_ENV = "SIMHERDR_STANDIN_WARM_UP"
 #: controlling terminal, the caller's process has.
 _NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
 #: CHOICE(standin-session): a call that reaches sockets other than $HERDR_SOCKET_PATH's -- a
-#: verb of the session group (each session's socket) one of whose sockets is there and not a
-#: simherdr's, or an explicit global ``--session`` (it beats HERDR_SOCKET_PATH,
-#: src/session.rs:173-181; stub/cli/core.py _configure_session) whose socket is not a
-#: simherdr's -- runs as the Python stand-in: the launcher vouched for $HERDR_SOCKET_PATH's
-#: socket only, and another may read its peers' pids (a recorder's relay of a server the
-#: client launched matches connections to runs by pid: simherdr/contract/recorder.py). A
-#: socket file that is not there has no peer to read one (a session verb's probe of a stopped
-#: session), and a simherdr's (its stand-in name held) reads none.
+#: verb of the session group (each session's socket), or an explicit global ``--session`` (it
+#: beats HERDR_SOCKET_PATH, src/session.rs:173-181; stub/cli/core.py _configure_session) whose
+#: socket is not a simherdr's -- runs as the Python stand-in: the launcher vouched for
+#: $HERDR_SOCKET_PATH's socket only, and another may read its peers' pids (a recorder's relay
+#: of a server the client launched matches connections to runs by pid:
+#: simherdr/contract/recorder.py). A session verb is not served even where its sockets are
+#: all absent or a simherdr's at the check: a launched server's relay may bind one before the
+#: verb's probe (a client polling `session list` while its server starts).
 _OTHER_SOCKETS_GROUPS = {"session"}
 
 
@@ -121,73 +121,8 @@ def needs_python(argv: list[str], env: list[bytes] | None = None) -> bool:
     if tuple(words) in _NEEDS_CONTROLLING_TERMINAL:
         return True
     if words and words[0] in _OTHER_SOCKETS_GROUPS:
-        pairs = _env_pairs(env)
-        sockets = None if pairs is None else _session_sockets(words[1:], argv, pairs)
-        if sockets is None or not all(_simherdrs_or_absent(path) for path in sockets):
-            return True
-    return session is not None and not _a_simherdrs_session(session, env)
-
-
-def _env_pairs(env: list[bytes] | None) -> dict[str, str] | None:
-    """The call's environment as the stand-in reads it (the first of a name, as _set_environ
-    takes it); None when not known."""
-    if env is None:
-        return None
-    pairs: dict[str, str] = {}
-    for entry in env:
-        key, sep, value = entry.partition(b"=")
-        if sep and key:
-            pairs.setdefault(
-                key.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape")
-            )
-    return pairs
-
-
-def _session_sockets(verb: list[str], argv: list[str], pairs: dict[str, str]) -> list[str] | None:
-    """The socket files a ``session`` verb may connect to (stub/cli/sessions.py: ``list``'s
-    probe of every session, ``stop``'s target and its client socket, ``delete``'s running
-    probe), for any of its arguments that names a session; None when they cannot be told."""
-    from .cli import base
-
-    if not verb or verb[0] not in ("list", "stop", "delete"):
-        return []  # (help, attach, an unknown verb: no socket)
-    found: list[str] = []
-    try:
-        if verb[0] == "list":
-            found.append(base.api_socket_path_for(pairs, None))
-            try:
-                entries = list(os.scandir(base.join(base.config_dir(pairs), "sessions")))
-            except FileNotFoundError:
-                entries = []
-            for entry in entries:
-                name = entry.name
-                if name != base.DEFAULT_SESSION_NAME and not base.validate_session_name(name):
-                    found.append(base.api_socket_path_for(pairs, name))
-        else:
-            for arg in argv[argv.index(verb[0]) + 1 :]:  # (a superset of its names)
-                if arg == base.DEFAULT_SESSION_NAME:
-                    found.append(base.api_socket_path_for(pairs, None))
-                    found.append(base.client_socket_path_for(pairs, None))
-                elif not base.validate_session_name(arg):
-                    found.append(base.api_socket_path_for(pairs, arg))
-                    found.append(base.client_socket_path_for(pairs, arg))
-                    found.append(base.join(base.data_dir_for(pairs, arg), "herdr.sock"))
-    except (OSError, ValueError):
-        return None
-    # (a relative path would be looked up in this process's directory, not the caller's)
-    return found if all(os.path.isabs(path) for path in found) else None
-
-
-def _simherdrs_or_absent(path: str) -> bool:
-    """Whether no process can read the peer of a connection to ``path``'s socket but a
-    simherdr (:data:`_OTHER_SOCKETS_GROUPS`): nothing there, or a simherdr's socket."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
         return True
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISSOCK(st.st_mode) and _held(st)
+    return session is not None and not _a_simherdrs_session(session, env)
 
 
 def _a_simherdrs_session(name: str, env: list[bytes] | None) -> bool:
@@ -196,19 +131,22 @@ def _a_simherdrs_session(name: str, env: list[bytes] | None) -> bool:
     held (the launcher's bind probe, launcher.c name_taken)."""
     from .cli import base
 
-    pairs = _env_pairs(env)
-    if pairs is None or base.validate_session_name(name):
+    if env is None or base.validate_session_name(name):
         return False
+    pairs: dict[str, str] = {}
+    for entry in env:  # (the first of a name, as _set_environ takes it)
+        key, sep, value = entry.partition(b"=")
+        if sep and key:
+            pairs.setdefault(
+                key.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape")
+            )
     active = None if name == base.DEFAULT_SESSION_NAME else name
     try:
         st = os.stat(base.api_socket_path_for(pairs, active))
     except (OSError, ValueError):
         return False
-    return stat.S_ISSOCK(st.st_mode) and _held(st)
-
-
-def _held(st: os.stat_result) -> bool:
-    """Whether the stand-in name of the socket file ``st`` is held (a simherdr's)."""
+    if not stat.S_ISSOCK(st.st_mode):
+        return False
     # the name launcher.c and simherdr/standin.py abstract_name derive from the socket file
     # (written here again: the stub imports nothing of simherdr's server side, and a server's
     # start answers its first ping before importing the stub: tests/core/test_serve_start.py)
