@@ -88,7 +88,9 @@ _NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
 #: socket is not a simherdr's -- runs as the Python stand-in: the launcher vouched for
 #: $HERDR_SOCKET_PATH's socket only, and another may read its peers' pids (a recorder's relay
 #: of a server the client launched matches connections to runs by pid:
-#: simherdr/contract/recorder.py).
+#: simherdr/contract/recorder.py). A session verb is not served even where its sockets are
+#: all absent or a simherdr's at the check: a launched server's relay may bind one before the
+#: verb's probe (a client polling `session list` while its server starts).
 _OTHER_SOCKETS_GROUPS = {"session"}
 
 
