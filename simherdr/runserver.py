@@ -136,7 +136,7 @@ def _become_server(
     os.dup2(devnull, 0)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
+    _close_from(3)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # an interpreter's own
@@ -150,3 +150,20 @@ def _become_server(
     from .proctitle import set_title
 
     set_title(list(title))
+
+
+def _close_from(low: int) -> None:
+    """Every descriptor from ``low`` up, as Popen's ``close_fds`` closes them: the open ones
+    listed in ``/proc/self/fd`` (a loop to the descriptor limit is ~10^6 calls where it is
+    that high and the C library has no close_range)."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+        return
+    for fd in fds:
+        if fd >= low:
+            try:
+                os.close(fd)
+            except OSError:  # the listing's own descriptor, closed by now
+                pass
