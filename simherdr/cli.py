@@ -717,7 +717,10 @@ def _add_run(sub) -> None:  # simherdr.run: a client's suite against a private s
     from . import run
 
     run.add_parser(sub, _time_scale, VERSIONS)
-    sub.choices["run"].set_defaults(fn=lambda args: _usage_from(run.BadUsage, run.main, args))
+    # its server is this CLI's `serve` in a forked child (simherdr.runserver, run-server-fork)
+    sub.choices["run"].set_defaults(
+        fn=lambda args: _usage_from(run.BadUsage, lambda a: run.main(a, serve=main), args)
+    )
 
 
 def _usage_from(error: type[Exception], fn, args) -> int:
@@ -767,6 +770,9 @@ def main(argv: list[str] | None = None) -> int:
         from .ctl import main as ctl_main
 
         return ctl_main(words[1:])
+    if words == ["--version"]:  # what the whole parser's version action prints, without it
+        print(f"simherdr {__version__}")  # (it imports every command's module: ~3x the start)
+        return 0
     # a known subcommand first: only its parser (its own help and errors are the same); else
     # (no subcommand, --help, --version, a mistake) the whole command line answers
     only = words[0] if words[:1] and words[0] in SUBCOMMANDS else None

@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 
 from .facts.record import field, record  # not dataclasses (inspect, ast): start-up time
+from .runserver import ForkedServer, fork_server, forking
 
 #: The environment variables ``simherdr run`` gives COMMAND besides herdr's own.
 ENV_CONTROL = "SIMHERDR_CONTROL_SOCKET"  # the control socket (docs/CONTROL.md): per-test reset
@@ -256,12 +257,13 @@ def _herdr_request(
         s.close()
 
 
-def start_server(layout: Layout, args, env: dict[str, str]) -> subprocess.Popen:
-    """``simherdr serve`` on the private socket, waited for until it answers."""
-    argv = [
-        sys.executable,
-        "-m",
-        "simherdr",
+def start_server(
+    layout: Layout, args, env: dict[str, str], serve: Callable[[list[str]], int] | None = None
+) -> subprocess.Popen | ForkedServer:
+    """``simherdr serve`` on the private socket, waited for until it answers: ``serve(words)``
+    (the CLI's main) in a forked child (:mod:`simherdr.runserver`, CHOICE ``run-server-fork``),
+    else ``python -m simherdr serve`` spawned."""
+    words = [
         "serve",
         "--socket",
         layout.socket,
@@ -279,25 +281,18 @@ def start_server(layout: Layout, args, env: dict[str, str]) -> subprocess.Popen:
         os.getcwd(),
     ]
     if args.herdr_version:
-        argv += ["--herdr-version", args.herdr_version]
+        words += ["--herdr-version", args.herdr_version]
     if args.scenario:
-        argv += ["--scenario", args.scenario]
+        words += ["--scenario", args.scenario]
     if args.seed is not None:
-        argv += ["--seed", str(args.seed)]
+        words += ["--seed", str(args.seed)]
+    argv = [sys.executable, "-m", "simherdr", *words]
     server_env = dict(env, HOME=os.path.join(layout.root, "home"))  # integrations land inside
-    log = open(layout.server_log, "wb")  # noqa: SIM115 - the child keeps it
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            env=server_env,
-            start_new_session=True,  # a terminal's Ctrl-C reaches us, not the server
-            preexec_fn=_die_with_parent,
-        )
-    finally:
-        log.close()
+    proc: subprocess.Popen | ForkedServer
+    if serve is not None and forking(server_env):
+        proc = fork_server(words, server_env, layout.server_log, serve, argv, _die_with_parent)
+    else:
+        proc = _spawn_server(argv, server_env, layout.server_log)
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -311,6 +306,22 @@ def start_server(layout: Layout, args, env: dict[str, str]) -> subprocess.Popen:
     raise RunFailed(f"simherdr serve did not answer within {READY_TIMEOUT:g} s")
 
 
+def _spawn_server(argv: list[str], env: dict[str, str], log_path: str) -> subprocess.Popen:
+    log = open(log_path, "wb")  # noqa: SIM115 - the child keeps it
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env=env,
+            start_new_session=True,  # a terminal's Ctrl-C reaches us, not the server
+            preexec_fn=_die_with_parent,
+        )
+    finally:
+        log.close()
+
+
 def _tail(path: str, n: int = 5) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -320,7 +331,7 @@ def _tail(path: str, n: int = 5) -> str:
     return " | ".join(lines[-n:]) or "(no output)"
 
 
-def stop_process(proc: subprocess.Popen, group: bool = False) -> None:
+def stop_process(proc: subprocess.Popen | ForkedServer, group: bool = False) -> None:
     """SIGTERM (the whole group when ``group``), SIGKILL after :data:`GRACE` seconds."""
 
     def send(sig: int) -> None:
@@ -446,7 +457,7 @@ def in_pane_env(env: dict[str, str], layout: Layout, version: str, stub: str) ->
     )
 
 
-def run(args) -> int:
+def run(args, serve: Callable[[list[str]], int] | None = None) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else list(args.command)
     if not command:
         raise BadUsage("give the command to run after --, e.g. simherdr run -- pytest -q")
@@ -470,7 +481,7 @@ def run(args) -> int:
                 "pip install 'simherdr[pty]'"
             ) from None
     layout = make_layout(args.trace, args.record)
-    runner = Runner(layout, args, command)
+    runner = Runner(layout, args, command, serve)
     status = 1
     try:
         status = runner.run()
@@ -481,11 +492,18 @@ def run(args) -> int:
 
 
 class Runner:
-    def __init__(self, layout: Layout, args, command: list[str]):
+    def __init__(
+        self,
+        layout: Layout,
+        args,
+        command: list[str],
+        serve: Callable[[list[str]], int] | None = None,
+    ):
+        self.serve = serve  # the CLI's main: the server forked (simherdr.runserver)
         self.layout = layout
         self.args = args
         self.command = command
-        self.server: subprocess.Popen | None = None
+        self.server: subprocess.Popen | ForkedServer | None = None
         self.child: subprocess.Popen | None = None
         self.recorder = None
         self.signalled: int | None = None
@@ -508,7 +526,7 @@ class Runner:
         if not args.real_dirs:
             env.update(XDG_CONFIG_HOME=layout.config_home, XDG_STATE_HOME=layout.state_home)
         try:
-            self.server = start_server(layout, args, env)
+            self.server = start_server(layout, args, env, self.serve)
         except KeyboardInterrupt:
             return 128 + (self.signalled or signal.SIGINT)
         pong = _herdr_request(layout.socket, "ping") or {}
@@ -635,11 +653,12 @@ def summary(layout: Layout, status: int) -> str:
     return "\n".join(lines)
 
 
-def main(args) -> int:
+def main(args, serve: Callable[[list[str]], int] | None = None) -> int:
     """``simherdr run``: :class:`BadUsage` -> exit 2 (``simherdr.cli`` prints it),
-    :class:`RunFailed` -> exit 1, else COMMAND's status."""
+    :class:`RunFailed` -> exit 1, else COMMAND's status. ``serve``: the CLI's main, run in the
+    forked server (None: the server is spawned)."""
     try:
-        return run(args)
+        return run(args, serve)
     except RunFailed as e:
         print(f"simherdr run: {e}", file=sys.stderr)
         return 1

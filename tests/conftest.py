@@ -9,11 +9,13 @@ import pytest
 
 from simherdr.simulator import Config
 from simherdr.testing import Harness, ThreadServer
+from tests import collectcost, pytestcost, standin_shared, tmpleaks, xdistcost
 from tests import herdr_reference as ref
-from tests import pytestcost, standin_shared, tmpleaks, xdistcost
 from tests.releases import VERSIONS  # the suite's one version list
 
 pytest_plugins = ["pytester"]
+
+collectcost.reorder_scoped_only()  # before collection (tests/collectcost.py)
 
 
 def _schema_line() -> str:
@@ -207,11 +209,13 @@ READERS_FIRST = ("tests/traceview/test_story.py::test_the_story_in_headless_chro
 READERS_AHEAD = 200
 
 
-def _slow_rank(item) -> int:
+def _slow_rank(item, job_tests: tuple[str, ...] = ()) -> int:
+    """``item``'s rank; ``job_tests``: the background jobs' node-id prefixes (JOBS' ``tests``),
+    so that the ~99% of items no job runs are told by one check."""
     from tests import background
 
     nodeid = item.nodeid
-    if background.job_of(item) is not None:
+    if (not job_tests or nodeid.startswith(job_tests)) and background.job_of(item) is not None:
         return len(SLOW_FIRST) + (1 if nodeid.startswith(READERS_FIRST) else 2)
     if nodeid.startswith(SLOW_FIRST):  # one check for the ~80% that match no prefix
         for i, prefix in enumerate(SLOW_FIRST):
@@ -287,5 +291,8 @@ def readers_ahead(items: list) -> list:
 
 
 def pytest_collection_modifyitems(session, config, items):
-    items.sort(key=_slow_rank)  # stable: the same order on every worker
+    from tests import background
+
+    job_tests = tuple(job.tests for job in background.JOBS)
+    items.sort(key=lambda item: _slow_rank(item, job_tests))  # stable: the same on every worker
     items[:] = readers_ahead(interleave_waits(items))

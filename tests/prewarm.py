@@ -18,7 +18,8 @@ clone each worker parsed them all itself (~1 s of CPU each, at its collection); 
 written once, with Hypothesis' own function, so the workers only read them. Likewise its
 Unicode tables (``.hypothesis/unicode_data``: the character categories, and the characters
 ``st.text()`` may draw, those utf-8 encodes): on a fresh clone the first property test with a
-text strategy on each worker computed them itself (~1.3 s of CPU each, over every code point).
+text strategy on each worker computed them itself (~1.3 s of CPU each, over every code point);
+here the utf-8 table is computed a block of code points at a time (~0.06 s, not ~1.2 s).
 
 An optimisation only: if pytest's or Hypothesis' internals differ (another version), that
 step is skipped with a one-line notice and the workers do it as they always did.
@@ -26,10 +27,14 @@ step is skipped with a one-line notice and the workers do it as they always did.
 
 from __future__ import annotations
 
+import ast
 import compileall
+import gc
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAIN = ("simherdr", "client", "tests", "benchmarks", "tools")
@@ -56,6 +61,58 @@ def _current(source: Path, pyc: Path) -> bool:
     return head[:8] == importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00" and head[8:] == digest
 
 
+# pytest's one use of traverse_node (rewrite.py, AssertionRewriter.visit_Assert): every node of
+# the statements an assert became that has no line yet gets the assert's location
+_LOCATION_FIX = (
+    "for node in traverse_node(stmt):",
+    'if getattr(node, "lineno", None) is None:',
+    "ast.copy_location(node, assert_)",
+)
+
+
+def _unlocated(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes under ``node`` (itself included) that pytest's location fix changes: those
+    with a line attribute (``ast.copy_location`` copies nothing to the others: operators,
+    contexts) that have no line yet. Walked with a stack: pytest's ``traverse_node`` yields
+    every node through a generator per level (``yield from``), ~5 million resumptions for the
+    suite's test modules, ~0.35 s of a fresh clone's CPU; the order differs, which the fix
+    does not see (each node gets the same assert's location)."""
+    stack = [node]
+    pop, push, AST = stack.pop, stack.append, ast.AST
+    while stack:
+        n = pop()
+        if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
+            yield n
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+
+
+def _fast_location_fix(rw: Any) -> bool:
+    """Whether pytest's ``traverse_node`` is used only by its location fix as written above
+    (then :func:`_unlocated` stands in for it while prewarm rewrites); else pytest's own."""
+    import inspect
+
+    try:
+        source = inspect.getsource(rw)
+        fix = inspect.getsource(rw.AssertionRewriter.visit_Assert)
+    except (OSError, TypeError, AttributeError):
+        return False
+    lines = [line.strip() for line in fix.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    at = [i for i, line in enumerate(lines) if line == _LOCATION_FIX[0]]
+    return (
+        len(at) == 1
+        and tuple(lines[at[0] : at[0] + 3]) == _LOCATION_FIX
+        and source.count("traverse_node(") == 3  # its definition, its recursion, that use
+    )
+
+
 def _rewrite(paths: list[str]) -> int:
     from _pytest.assertion import rewrite as rw
 
@@ -64,22 +121,32 @@ def _rewrite(paths: list[str]) -> int:
         def trace(*_args: object) -> None:
             pass
 
-    written = 0
+    todo = []
     for name in paths:
         fn = Path(name)
         pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
-        if _current(fn, pyc):
-            continue
-        source = fn.read_bytes()
-        source_hash = rw.importlib.util.source_hash(source)
-        tree = rw.ast.parse(source, filename=name)
-        # config=None rewrites as the suite's config does (no enable_assertion_pass_hook);
-        # verbosity is read when an assert fails, not when it is rewritten
-        rw.rewrite_asserts(tree, source, name, None)
-        co = compile(tree, name, "exec", dont_inherit=True)
-        rw.try_makedirs(pyc.parent)
-        written += bool(rw._write_pyc(_State, co, source_hash, pyc))
-    return written
+        if not _current(fn, pyc):
+            todo.append((fn, pyc))
+    if not todo:
+        return 0
+    stock = rw.traverse_node
+    if _fast_location_fix(rw):
+        rw.traverse_node = _unlocated
+    try:
+        written = 0
+        for fn, pyc in todo:
+            source = fn.read_bytes()
+            source_hash = rw.importlib.util.source_hash(source)
+            tree = rw.ast.parse(source, filename=str(fn))
+            # config=None rewrites as the suite's config does (no enable_assertion_pass_hook);
+            # verbosity is read when an assert fails, not when it is rewritten
+            rw.rewrite_asserts(tree, source, str(fn), None)
+            co = compile(tree, str(fn), "exec", dont_inherit=True)
+            rw.try_makedirs(pyc.parent)
+            written += bool(rw._write_pyc(_State, co, source_hash, pyc))
+        return written
+    finally:
+        rw.traverse_node = stock
 
 
 def _constants(paths: list[str]) -> int:
@@ -96,13 +163,83 @@ def _constants(paths: list[str]) -> int:
     return len(paths)
 
 
+Intervals = list[tuple[int, int]]
+
+
+def codec_intervals(
+    codec: str, start: int = 0, stop: int = sys.maxunicode + 1, block: int = 4096
+) -> tuple[Intervals, Intervals]:
+    """The code points in ``range(start, stop)`` that ``codec`` encodes, and those of them that
+    do not decode back to themselves, as sorted merged ``(first, last)`` intervals: what
+    Hypothesis' ``intervals_from_codec`` computes one code point at a time (~1.2 s of CPU for
+    utf-8), here a ``block`` of code points at a time, one at a time only in a block that fails
+    (utf-8: the one holding the surrogates). For a stateless codec such as utf-8, whose output
+    is the concatenation of its characters' outputs: a block encodes iff each of its characters
+    does, and decodes back to itself iff each character does."""
+    encodable: Intervals = []
+    lossy: Intervals = []
+
+    def add(out: Intervals, first: int, last: int) -> None:
+        if out and out[-1][1] == first - 1:
+            out[-1] = (out[-1][0], last)
+        else:
+            out.append((first, last))
+
+    for lo in range(start, stop, block):
+        hi = min(lo + block, stop)
+        chars = "".join(map(chr, range(lo, hi)))
+        try:
+            if chars.encode(codec).decode(codec) == chars:
+                add(encodable, lo, hi - 1)
+                continue
+        except Exception:  # a character in the block fails: one at a time, as Hypothesis does
+            pass
+        for i in range(lo, hi):
+            try:
+                encoded = chr(i).encode(codec)
+            except Exception:
+                continue
+            add(encodable, i, i)
+            try:
+                back = encoded.decode(codec) == chr(i)
+            except Exception:
+                back = False
+            if not back:
+                add(lossy, i, i)
+    return encodable, lossy
+
+
+def _write_codec_table(codec: str) -> None:
+    """Hypothesis' cached table for ``codec`` (``intervals_from_codec``'s file: gzipped JSON of
+    its two interval lists, written with mtime 1, atomically) from :func:`codec_intervals`;
+    then read back by Hypothesis' own function, which would compute it again had it not
+    understood the file."""
+    import gzip
+    import json
+    import os
+    import tempfile
+
+    from hypothesis.internal import charmap
+
+    target = charmap.charmap_file(f"codec-v2-{codec}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent)
+    os.close(fd)
+    with gzip.GzipFile(tmp, "wb", mtime=1) as f:
+        f.write(json.dumps(list(codec_intervals(codec))).encode())
+    os.replace(tmp, target)
+
+
 def _unicode_tables() -> list[str]:
     """Hypothesis' cached Unicode tables (its ``charmap``, and ``intervals_from_codec`` for
-    utf-8: ``st.text()``'s default codec), computed and written as a worker's first text
-    strategy would; the files written."""
+    utf-8: ``st.text()``'s default codec), as a worker's first text strategy would write them;
+    the files written. The codec's table is computed here a block at a time
+    (:func:`codec_intervals`) unless Hypothesis already has it."""
     from hypothesis.internal import charmap
 
     charmap.charmap()
+    if not charmap.charmap_file("codec-v2-utf-8").exists():
+        _write_codec_table("utf-8")
     charmap.intervals_from_codec("utf-8")
     return [str(charmap.charmap_file()), str(charmap.charmap_file("codec-v2-utf-8"))]
 
@@ -154,9 +291,31 @@ def _parts(paths: list[str], n: int = 8) -> list[list[str]]:
     return [part for part in (paths[i::n] for i in range(n)) if part]
 
 
+# the young generation collected every 20,000 allocations, the older ones 20 times rarer each
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
 def main() -> int:
     # here, not at the top: tests/core/test_prewarm.py imports this module at collection
     from concurrent.futures import ProcessPoolExecutor
+
+    # What the parts import, imported once here: the pool's processes are forked from this one
+    # (and the plugins' process: pytest), so they start with them instead of importing each
+    # (a warm run's prewarm: ~0.69 -> ~0.46 s of CPU). Hypothesis only as a library: its pytest
+    # plugin, which watches for storage access from its import on, loads in the plugins'
+    # process only.
+    import _pytest.assertion.rewrite  # noqa: F401
+    import hypothesis.internal.charmap
+    import hypothesis.internal.constants_ast  # noqa: F401
+
+    # CHOICE: the garbage collector rarely, for this process and the forked ones: the parts
+    # build millions of AST nodes (a tree, freed by reference counting when its module is
+    # done), and at the default thresholds the collector's passes over them (and over the
+    # modules imported above, frozen out of them here) took ~12% of a fresh clone's prewarm
+    # (cold, alternating: 6.1 -> 5.35 s of CPU). The suite's own workers do the same
+    # (tests/pytestcost.py GC_THRESHOLDS).
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
     plain = sorted(
         str(p)
@@ -174,7 +333,8 @@ def main() -> int:
     with ProcessPoolExecutor(1) as once, ProcessPoolExecutor(2) as pool:
         found = once.submit(_plugin_modules)
         steps = [
-            # first: its one part is the longest (~1.3 s), the small parts fill the other core
+            # first: one part (~0.3 s; the categories of every code point), the small parts
+            # fill the other core
             ("Hypothesis' Unicode tables", [pool.submit(_unicode_tables)]),
             ("the plain pycs", [pool.submit(_compile, part) for part in _parts(plain)]),
             (

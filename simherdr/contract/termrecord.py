@@ -21,7 +21,6 @@ plane), its bytes left exactly as recorded.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 from typing import TYPE_CHECKING, Any
@@ -35,9 +34,10 @@ from ..protocol import (
     Wire,
     wire_for,
 )
-from ..unixsocket import relay_both_ways
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .journal import Journal
     from .normalize import Normalizer
 
@@ -169,6 +169,10 @@ async def relay_client(
 ) -> None:
     """One client-socket connection, relayed to ``upstream`` and journaled message by message;
     ``pid``: the client's (a launched server's connections: which CLI run made it)."""
+    import asyncio  # here: `contract diff` reads frames (frame_of) and relays nothing
+
+    from ..unixsocket import relay_both_ways
+
     j = journal
     opened: dict[str, Any] = {"open": via or "socket"}
     if pid is not None:

@@ -68,6 +68,10 @@ def chrome_of(version: HerdrVersion) -> Chrome:
 class PaneHooks:
     def __init__(self, host: HookHost) -> None:
         self._host = host
+        # (backend, whether it is ResizesTerminals): a runtime Protocol check walks the
+        # protocol's members on every call (~8 us on 3.11), and every resize asks it; the
+        # simulator's backend is made once (Simulator.backend), so it is asked once
+        self._resizes: tuple[object, bool] = (None, False)
 
     # --- the session's factories (imported with the first pane, not at start) -----------------
 
@@ -133,8 +137,12 @@ class PaneHooks:
         if self._host.terminal_size_locked(pane):
             return  # a terminal-plane owner sizes it (herdr's direct_attach_resize_locks)
         backend = self._host.backend
-        if isinstance(backend, ResizesTerminals):
-            backend.resize_terminal(pane, cols, rows)
+        known, resizes = self._resizes
+        if known is not backend:
+            resizes = isinstance(backend, ResizesTerminals)
+            self._resizes = (backend, resizes)
+        if resizes:
+            backend.resize_terminal(pane, cols, rows)  # type: ignore[attr-defined]
         else:
             screen.resize(cols, rows)
 

@@ -44,6 +44,8 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
+import time
 import tomllib
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,15 +143,33 @@ class Scenario:
 _PARSED: dict[bytes, dict] = {}
 
 
+#: (the library directory, its mtime_ns, its listing): every load_scenario reads the listing,
+#: and listing it again cost ~60% of a load. A file added, removed or renamed there changes the
+#: directory's mtime; a listing is kept only once that mtime is a second old (a change within
+#: the file system's timestamp granularity, ~4 ms on ext4, would not show in it).
+_LISTING: tuple[str, int, dict[str, str]] | None = None
+
+
 def library() -> dict[str, str]:
     """The shipped scenarios: name -> file."""
-    if not os.path.isdir(LIBRARY_DIR):
+    global _LISTING
+    try:
+        st = os.stat(LIBRARY_DIR)
+    except OSError:
         return {}
-    return {
+    if not stat.S_ISDIR(st.st_mode):
+        return {}
+    hit = _LISTING
+    if hit is not None and hit[0] == LIBRARY_DIR and hit[1] == st.st_mtime_ns:
+        return dict(hit[2])
+    listing = {
         f[: -len(".toml")]: os.path.join(LIBRARY_DIR, f)
         for f in sorted(os.listdir(LIBRARY_DIR))
         if f.endswith(".toml")
     }
+    if time.time_ns() - st.st_mtime_ns > 1_000_000_000:
+        _LISTING = (LIBRARY_DIR, st.st_mtime_ns, listing)
+    return dict(listing)
 
 
 def find_scenario(name_or_path: str) -> str:

@@ -88,7 +88,9 @@ _NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
 #: socket is not a simherdr's -- runs as the Python stand-in: the launcher vouched for
 #: $HERDR_SOCKET_PATH's socket only, and another may read its peers' pids (a recorder's relay
 #: of a server the client launched matches connections to runs by pid:
-#: simherdr/contract/recorder.py).
+#: simherdr/contract/recorder.py). A session verb is not served even where its sockets are
+#: all absent or a simherdr's at the check: a launched server's relay may bind one before the
+#: verb's probe (a client polling `session list` while its server starts).
 _OTHER_SOCKETS_GROUPS = {"session"}
 
 
@@ -308,6 +310,15 @@ class ForkServer:
         self.releases = preload()
         _spare_stdio()
         self.libc = _libc(_argv_area())  # (for the children's _die_with_parent, _show_as)
+        from .cli.core import launch
+
+        # what a child uses, made here once: the stand-in's entry (an import statement in a
+        # child runs the import machinery: ~10 page faults a call) and the poll of its wait
+        # (the listener and the lifeline)
+        self.launch = launch
+        self.child_poll = select.poll()
+        self.child_poll.register(listen_fd, select.POLLIN)
+        self.child_poll.register(lifeline_fd, select.POLLIN)
 
         self.pid = os.getpid()
         self.warm = os.environ.get(WARM_UP_ENV, "1") != "0"
@@ -522,6 +533,10 @@ class Idle:
         self.releases = server.releases
 
     def run(self) -> None:
+        # no collection in a child, from its start (as the Python launcher runs the stand-in:
+        # boot.start): a collection writes the header of every object it visits, each a page
+        # copied from the fork server
+        gc.disable()
         code = 1
         try:
             _die_with_parent(self.server.libc)
@@ -559,9 +574,7 @@ class Idle:
         _set_environ([k + b"=" + v for k, v in os.environb.items()])
 
     def wait(self) -> _socket.socket:
-        poll = select.poll()
-        poll.register(self.listener.fileno(), select.POLLIN)
-        poll.register(self.lifeline, select.POLLIN)
+        poll = self.server.child_poll
         while True:
             try:
                 events = poll.poll()
@@ -652,10 +665,7 @@ class Idle:
         _CONN = conn
         os.execve = _exec_request(conn)  # CHOICE(standin-exec)
         posix._exit = _exit  # type: ignore[assignment]  # launch()'s clean exit reports first
-        gc.disable()  # as the Python launcher runs the stand-in (boot.start)
-        from .cli.core import launch
-
-        return _top_level(launch, argv[1:], release)
+        return _top_level(self.server.launch, argv[1:], release)
 
 
 def _same_interpreter(theirs: str, ours: str) -> bool:

@@ -117,6 +117,8 @@ def test_categories_and_markdown_json_reports(tmp_path):
     md = subprocess.run(
         [
             sys.executable,
+            "-X",
+            "importtime",  # what it loads (stderr): a diff relays nothing, no asyncio
             "-m",
             "simherdr",
             "contract",
@@ -132,6 +134,8 @@ def test_categories_and_markdown_json_reports(tmp_path):
         and "## type changes" in md.stdout
         and "| x | 2 → 2 | pane.get |" in md.stdout
     )
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in md.stderr.splitlines()}
+    assert "simherdr.contract.diff" in loaded and "asyncio" not in loaded
     # the same command in process (tests/inproc.py): the markdown run above is the process
     js = simherdr_main(
         "contract", "diff", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"

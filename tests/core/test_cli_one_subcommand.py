@@ -65,3 +65,12 @@ def test_the_one_subcommand_parser_has_no_other_subcommand():
     ap = cli.parser("trace")
     assert list(ap._subparsers._group_actions[0].choices) == ["trace"]  # type: ignore[union-attr]
     assert list(cli.parser()._subparsers._group_actions[0].choices) == list(cli.SUBCOMMANDS)  # type: ignore[union-attr]
+
+
+def test_version_answers_as_the_whole_command_line():
+    """``simherdr --version`` prints without building the parser (main's fast path: the whole
+    parser imports every command's module); what it prints is the version action's."""
+    from tests.inproc import simherdr_main
+
+    fast = simherdr_main("--version")
+    assert (("exit", fast.returncode), fast.stdout, fast.stderr) == _answer(["--version"], None)

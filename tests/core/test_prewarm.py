@@ -80,3 +80,108 @@ def test_prewarm_writes_the_unicode_tables_hypothesis_reads():
     # where a worker's first text strategy looks before computing them over every code point
     assert written == [charmap.charmap_file(), charmap.charmap_file("codec-v2-utf-8")]
     assert all(p.stat().st_size > 0 for p in written)
+
+
+def _one_at_a_time(codec: str, start: int, stop: int) -> tuple[list, list]:
+    """Hypothesis' ``intervals_from_codec`` loop (one code point at a time), merged."""
+    encodable: list = []
+    lossy: list = []
+    for i in range(start, stop):
+        try:
+            encoded = chr(i).encode(codec)
+        except UnicodeEncodeError:
+            continue
+        encodable.append(i)
+        if encoded.decode(codec, errors="replace") != chr(i):
+            lossy.append(i)
+
+    def merged(points: list) -> list:
+        out: list = []
+        for i in points:
+            if out and out[-1][1] == i - 1:
+                out[-1] = (out[-1][0], i)
+            else:
+                out.append((i, i))
+        return out
+
+    return merged(encodable), merged(lossy)
+
+
+def test_prewarm_computes_a_codec_table_a_block_at_a_time_as_hypothesis_does_per_code_point():
+    # utf-8 around the surrogates (the block that fails goes one at a time), ascii and latin-1
+    # across their edges; blocks that do not divide the range
+    for codec, start, stop in (
+        ("utf-8", 0xD000, 0xE100),
+        ("ascii", 0, 0x300),
+        ("latin-1", 0, 0x300),
+    ):
+        assert prewarm.codec_intervals(codec, start, stop, block=100) == _one_at_a_time(
+            codec, start, stop
+        ), codec
+    assert prewarm.codec_intervals("utf-8") == ([(0, 0xD7FF), (0xE000, sys.maxunicode)], [])
+
+
+def test_prewarm_codec_table_is_the_file_hypothesis_reads():
+    import gzip
+    import json
+
+    from hypothesis.internal import charmap
+
+    prewarm._unicode_tables()
+    with gzip.open(charmap.charmap_file("codec-v2-utf-8")) as f:
+        written = json.load(f)
+    encodable, lossy = charmap.intervals_from_codec("utf-8")  # what a text strategy uses
+    assert written == [[list(i) for i in encodable.intervals], [list(i) for i in lossy.intervals]]
+    assert written == json.loads(json.dumps(list(prewarm.codec_intervals("utf-8"))))
+
+
+ASSERTS = """
+import os
+
+def test_shapes(tmp_path):
+    a, b = [1, {"k": (2, 3)}], "x"
+    assert a
+    assert a[1]["k"][0] == 2 < 3 <= len(a) + 2, f"chain {a!r}"
+    assert not (b == "y" or b.startswith("z")) and os.path.join("p", b).endswith(b)
+    assert (n := len(b)) == 1, n
+    assert all(x in (1, 2) for x in [1, 2]), [y for y in a if y]
+    assert {k: v for k, v in a[1].items()} == {"k": (2, 3)}
+    assert -a[0] is not None and a[0] not in [5] and (lambda z: z)(b) is b
+    assert a[0] \\
+        == 1, (
+        "multi-line"
+    )
+
+class TestC:
+    async def test_async(self):
+        assert await self.f() == [*range(2)], {**{"a": 1}}
+"""
+
+
+def _positions(co) -> list:
+    """Every instruction's (line, end line, column, end column), nested code objects too."""
+    out = list(co.co_positions())
+    for const in co.co_consts:
+        if hasattr(const, "co_positions"):
+            out += _positions(const)
+    return out
+
+
+def test_prewarm_rewrites_as_pytest_with_its_location_walk(tmp_path, pytestconfig):
+    """The prewarm's walk for pytest's location fix (_unlocated) gives the code pytest's own
+    traverse_node gives, line numbers included: a sample of assert shapes and real modules."""
+    from _pytest.assertion.rewrite import AssertionRewriter
+
+    assert prewarm._fast_location_fix(rw)  # this pytest: the walk is used
+    (tmp_path / "test_shapes.py").write_text(ASSERTS)
+    here = Path(__file__)
+    for real in (here, here.parent.parent / "conftest.py", here.parent / "test_collectcost.py"):
+        (tmp_path / real.name).write_bytes(real.read_bytes())  # their pycs left as they are
+    for fn in sorted(tmp_path.glob("*.py")):
+        assert prewarm._rewrite([str(fn)]) == 1, fn
+        co = rw._read_pyc(fn, rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL))
+        _hash, expected = rw._rewrite_test(fn, pytestconfig)
+        assert co == expected, fn  # bytecode, constants, names, line and exception tables
+        assert _positions(co) == _positions(expected), fn  # every line and column
+    assert rw.traverse_node is not prewarm._unlocated  # pytest's own again
+    assert AssertionRewriter.visit_Assert is rw.AssertionRewriter.visit_Assert

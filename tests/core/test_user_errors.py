@@ -1,8 +1,8 @@
 """Every bad input a new user can give `simherdr` is answered with one line and exit 2 (bad
-usage), never a traceback. Each test runs its command as a process, as a user would; its
-further cases, and the parametrised tables but for their first case, run the CLI's own main in
-this process (``simherdr_main``: the same parser, the same lines, the same status;
-tests/inproc.py)."""
+usage), never a traceback. Each command's mistakes keep a case that runs it as a process, as a
+user would (serve's each: its errors come after an event loop may have started); the further
+cases, and the parametrised tables but for their first case, run the CLI's own main in this
+process (``simherdr_main``: the same parser, the same lines, the same status; tests/inproc.py)."""
 
 from __future__ import annotations
 
@@ -107,13 +107,14 @@ def test_install_stub_on_a_file_or_an_unwritable_directory(tmp_path):
 def test_install_stub_under_a_file_is_refused(tmp_path):
     f = tmp_path / "a-file"
     f.write_text("x")
-    assert_one_line_usage_error(simherdr_cmd("install-stub", str(f / "bin")), "cannot write")
+    # in process: install-stub's usage errors as a process are the test above's
+    assert_one_line_usage_error(simherdr_main("install-stub", str(f / "bin")), "cannot write")
 
 
 def test_install_stub_never_replaces_a_herdr_it_did_not_write(tmp_path):
     real = tmp_path / "herdr"
     real.write_text("#!/bin/sh\necho the real herdr\n")
-    p = simherdr_cmd("install-stub", str(tmp_path))
+    p = simherdr_main("install-stub", str(tmp_path))  # (its errors as a process: see above)
     assert_one_line_usage_error(p, "was not written by simherdr", "--force")
     assert real.read_text() == "#!/bin/sh\necho the real herdr\n"
     # its own stand-in is replaced quietly; --force replaces anything
@@ -130,7 +131,8 @@ def test_install_stub_follows_the_running_server(tmp_path):
     path = str(tmp_path / "herdr.sock")
     proc = forkserve.spawn_server(path, version="0.8.2")  # a running server (tests/forkserve.py)
     try:
-        p = simherdr_cmd("install-stub", str(tmp_path / "bin"), "--socket", path)
+        # in process (a successful install-stub as a process: tests/core/test_serve.py)
+        p = simherdr_main("install-stub", str(tmp_path / "bin"), "--socket", path)
         assert p.returncode == 0, p.stderr
         herdr = p.stdout.strip()
         env = dict(os.environ, HERDR_SOCKET_PATH=path)

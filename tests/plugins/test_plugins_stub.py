@@ -1,5 +1,6 @@
 """``herdr plugin ...`` through the stand-in binary against the simulator, both profiles
-(herdr 0.8.2 src/cli/plugin.rs): request ids ``cli:plugin``, herdr's usage texts and exits."""
+(herdr 0.8.2 src/cli/plugin.rs): request ids ``cli:plugin``, herdr's usage texts and exits
+(the table of usage errors in-process after its first case: tests/standin_inproc.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from simherdr.stub.install import write_stub
 from tests import herdr_reference as ref
+from tests.standin_inproc import herdr_inproc
 
 from .helpers import finished_logs, script, wait_for, write_plugin
 
@@ -38,7 +40,9 @@ def herdr(server, tmp_path, version, home):
         "LANG": "C.UTF-8",
     }
 
-    def run(*argv, cwd=None):
+    def run(*argv, cwd=None, inproc=False):
+        if inproc:  # (in this process: no cwd of its own)
+            return herdr_inproc(path, version, argv, env, text=True)
         return subprocess.run(
             [path, *argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=20
         )
@@ -127,13 +131,13 @@ def test_plugin_errors_and_usage(herdr, reply_of):
         (("plugin", "pane", "open", "--placement", "side"), "invalid pane placement: side\n"),
         (("plugin", "pane", "focus"), "usage: herdr plugin pane focus <pane_id>\n"),
     ]
-    for argv, stderr in cases:
-        proc = herdr(*argv)
+    for index, (argv, stderr) in enumerate(cases):
+        proc = herdr(*argv, inproc=index > 0)
         assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", stderr), argv
-    listing = herdr("plugin")
+    listing = herdr("plugin", inproc=True)
     assert listing.returncode == 2 and listing.stderr.startswith("herdr plugin commands:\n")
     assert "  herdr plugin pane <open|focus|close>\n" in listing.stderr
-    assert herdr("plugin", "help").returncode == 0
-    action_help = herdr("plugin", "action")
+    assert herdr("plugin", "help", inproc=True).returncode == 0
+    action_help = herdr("plugin", "action", inproc=True)
     assert action_help.returncode == 2
     assert action_help.stderr.startswith("herdr plugin action commands:\n")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from simherdr.progress import Progress
+from tests.inproc import simherdr_main
 
 CORPUS = Path(__file__).resolve().parents[1] / "contract" / "corpus" / "0.9.3"
 
@@ -51,12 +52,15 @@ def _verify(corpus: Path, stderr) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_contract_verify_shows_progress_on_a_terminal_only(tmp_path):
+def test_contract_verify_shows_progress_on_a_terminal_only(tmp_path, monkeypatch):
     # a corpus of the two smallest cassettes (a step each; the whole corpus is verified by
     # tests/contract: here ~0.28 -> ~0.2 s of CPU per run)
     for cassette in sorted(CORPUS.glob("*.json"), key=lambda p: p.stat().st_size)[:2]:
         shutil.copy(cassette, tmp_path / cassette.name)
-    quiet = _verify(tmp_path, subprocess.PIPE)
+    # not a terminal: in process (tests/inproc.py, stderr a StringIO), TERM as the terminal's
+    # run below, which is the process (its stderr a real terminal)
+    monkeypatch.setenv("TERM", "xterm")
+    quiet = simherdr_main("contract", "verify", str(tmp_path), "--target", "inprocess", "--no-pace")
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
     assert "contract verify --target inprocess:" not in quiet.stderr and "\r" not in quiet.stderr
     leader, follower = pty.openpty()

@@ -377,3 +377,46 @@ def test_a_group_whose_members_all_exited_is_gone():
         p.kill()
         p.wait()
     assert not _group_alive(p.pid)
+
+
+SERVER_SEEN = r"""
+import json, os, sys
+run = os.getppid()
+with open(f"/proc/{run}/task/{run}/children") as f:
+    kids = [int(p) for p in f.read().split() if int(p) != os.getpid()]
+[pid] = kids  # the server: run's one other child
+with open(f"/proc/{pid}/stat", "rb") as f:
+    fields = f.read().rsplit(b")", 1)[1].split()
+with open(f"/proc/{pid}/cmdline", "rb") as f:
+    argv = f.read().split(b"\0")
+fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+def status(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
+print(json.dumps({"session": int(fields[3]), "pid": pid, "ppid": int(fields[1]), "run": run,
+                  "argv": [a.decode() for a in argv[:4]], "fds": fds,
+                  "caught": status(pid)["SigCgt"].strip(), "blocked": status(pid)["SigBlk"],
+                  "run_blocked": status(run)["SigBlk"]}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["fork", "spawn"])
+def test_the_server_is_a_serve_process_of_its_own(tmp_path, mode):
+    """Forked (simherdr.runserver, CHOICE run-server-fork) or spawned (SIMHERDR_RUN_SERVER=
+    spawn): a session of its own, `simherdr serve` on its command line, stdin /dev/null,
+    stdout and stderr the server log, nothing else of run's (a forked run's pipes included),
+    SIGINT and SIGTERM its loop's (nothing else caught), run's signal mask."""
+    env = dict(os.environ, SIMHERDR_RUN_SERVER=mode)
+    trace = tmp_path / "t.jsonl"
+    p = simherdr_run("--trace", str(trace), "--", sys.executable, "-c", SERVER_SEEN, env=env)
+    assert p.returncode == 0, p.stderr
+    seen = json.loads(p.stdout)
+    assert seen["session"] == seen["pid"] and seen["ppid"] == seen["run"]
+    assert seen["argv"] == [sys.executable, "-m", "simherdr", "serve"]
+    fds = seen["fds"]
+    log = str(tmp_path / "t.server.log")
+    assert (fds.pop("0"), fds.pop("1"), fds.pop("2")) == ("/dev/null", log, log)
+    others = sorted(v for v in fds.values() if not v.startswith(("socket:", "anon_inode:")))
+    assert others == [str(trace)], fds  # the trace serve writes; no pipe, no file of run's
+    assert seen["caught"] == f"{(1 << 1) | (1 << 14):016x}"
+    assert seen["blocked"] == seen["run_blocked"]  # a spawned child's mask is its parent's

@@ -138,3 +138,29 @@ def test_a_failing_step_is_noted_in_the_trace_not_raised():
         h.advance(0.1)
         notes = [e for e in h.trace() if e["kind"] == "note"]
         assert notes and "w9:p9" in notes[0]["error"]
+
+
+def test_the_library_listing_follows_the_files_added_and_removed(tmp_path, monkeypatch):
+    """library() keeps its listing while the directory's mtime stays (a second old at least:
+    a change within the file system's timestamp granularity must still show)."""
+    import os
+    import time
+
+    from simherdr.scenarios import data as D
+
+    monkeypatch.setattr(D, "LIBRARY_DIR", str(tmp_path))
+    monkeypatch.setattr(D, "_LISTING", None)
+    (tmp_path / "a.toml").write_text("")
+    old = time.time() - 60
+    os.utime(tmp_path, (old, old))
+    assert D.library() == {"a": str(tmp_path / "a.toml")}
+    D.library().clear()  # a caller's copy: the kept listing is not touched
+    assert D.library() == {"a": str(tmp_path / "a.toml")}
+    (tmp_path / "b.toml").write_text("")
+    assert sorted(D.library()) == ["a", "b"]
+    (tmp_path / "a.toml").unlink()  # within the same second: read again, not kept
+    assert sorted(D.library()) == ["b"]
+    os.utime(tmp_path, (old + 1, old + 1))
+    assert sorted(D.library()) == ["b"]  # kept now
+    (tmp_path / "c.toml").write_text("")
+    assert sorted(D.library()) == ["b", "c"]

@@ -275,3 +275,42 @@ def test_every_releases_client_socket_codec_is_built_before_the_children_fork():
     )
     assert probe.returncode == 0, probe.stderr
     assert json.loads(probe.stdout) == sorted({resolve(r).protocol for r in RELEASES})
+
+
+def test_a_child_runs_no_collection_from_its_start(monkeypatch):
+    # a collection in a forked child writes the header of every object it visits: each a page
+    # copied from the fork server; the Python launcher disables it at its start (boot.start)
+    import gc
+    import signal
+
+    from simherdr.stub import forkserver
+
+    class Server:  # (what Idle reads of its fork server)
+        listener = lifeline = child_notes = releases = libc = None
+        pid = os.getppid()
+        warm = False
+
+    class Waited(Exception):
+        pass
+
+    seen: list[bool] = []
+
+    def wait(self):
+        seen.append(gc.isenabled())
+        raise Waited
+
+    monkeypatch.setattr(forkserver.Idle, "wait", wait)
+    monkeypatch.setattr(forkserver, "_exit", lambda code: None)
+    handlers = {sig: signal.getsignal(sig) for sig in forkserver._HANDLED}
+    wakeup = signal.set_wakeup_fd(-1)
+    enabled = gc.isenabled()
+    gc.enable()
+    try:
+        with pytest.raises(Waited):
+            forkserver.Idle(Server()).run()  # type: ignore[arg-type]
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        signal.set_wakeup_fd(wakeup)
+        (gc.enable if enabled else gc.disable)()
+    assert seen == [False]

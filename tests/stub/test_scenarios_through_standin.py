@@ -12,17 +12,18 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from simherdr.clock import ScaledClock
+from simherdr.scenarios.data import library, load_scenario
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
@@ -59,25 +60,27 @@ def _twice(name: str, version: str, serve: bool = False) -> tuple[list[tuple], l
     # the other thread forks stays open for writing in that child until it execs, and running
     # it then fails with ETXTBSY ("Text file busy", seen in CI)
     bindir = tempfile.mkdtemp(prefix="sstbin", dir="/tmp")
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, bindir, ignore_errors=True)
         stub = write_stub(bindir, version)
+        # the served runs' servers forked here, before either thread starts (a fork copies
+        # only the thread that forks)
+        dirs = [_served(stack, name, version, scale) if serve else None for _ in range(2)]
         with ThreadPoolExecutor(2) as pool:
             a, b = (
-                pool.submit(run_through_standin, name, version, scale, serve, stub)
-                for _ in range(2)
+                pool.submit(run_through_standin, name, version, scale, serve, stub, d) for d in dirs
             )
             return a.result(), b.result()
-    finally:
-        shutil.rmtree(bindir, ignore_errors=True)
 
 
 def _cli_scenarios() -> list[str]:
+    # read as the library's loader reads them: its parse of each file is kept by the process
+    # (tests/scenarios' collection has parsed every one), not parsed again here at collection
     out = []
-    for path in sorted(LIBRARY.glob("*.toml")):
-        data = tomllib.loads(path.read_text())
-        calls = {e["call"] for e in data.get("example", []) if "call" in e}
+    for name in sorted(library()):
+        calls = {e["call"] for e in load_scenario(name).example if "call" in e}
         if calls and calls <= CLI_CALLS:
-            out.append(path.stem)
+            out.append(name)
     return out
 
 
@@ -109,22 +112,31 @@ def _outcome(code: int, out: str, err: str) -> tuple:
 
 
 def run_through_standin(
-    name: str, version: str, scale: float = SCALE, serve: bool = True, stub: str | None = None
+    name: str,
+    version: str,
+    scale: float = SCALE,
+    serve: bool = True,
+    stub: str | None = None,
+    served: str | None = None,
 ) -> list[tuple]:
-    """``stub``: a stand-in already written (else one is written here, in this thread)."""
-    d = tempfile.mkdtemp(prefix="sst", dir="/tmp")
-    sock = os.path.join(d, "h.sock")
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": d,
-        "HERDR_SOCKET_PATH": sock,
-        "SIMHERDR_TIME_SCALE": str(scale),
-    }
+    """``stub``: a stand-in already written (else one is written here, in this thread);
+    ``served``: the directory of a server :func:`_served` started (else one is started here)."""
     with contextlib.ExitStack() as stack:
-        stack.callback(shutil.rmtree, d, ignore_errors=True)
-        if serve:
-            stack.enter_context(_served(sock, name, version, scale, d))
+        if served is not None:
+            d = served
+        elif serve:
+            d = _served(stack, name, version, scale)
         else:
+            d = tempfile.mkdtemp(prefix="sst", dir="/tmp")
+            stack.callback(shutil.rmtree, d, ignore_errors=True)
+        sock = os.path.join(d, "h.sock")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": d,
+            "HERDR_SOCKET_PATH": sock,
+            "SIMHERDR_TIME_SCALE": str(scale),
+        }
+        if not serve:
             cfg = Config(home=d, server_cwd=d)
             srv = stack.enter_context(
                 ThreadServer(version, path=sock, clock=ScaledClock(scale), config=cfg)
@@ -133,23 +145,34 @@ def run_through_standin(
         return _drive(name, version, scale, d, env, stub)
 
 
-@contextlib.contextmanager
-def _served(sock: str, name: str, version: str, scale: float, home: str) -> Iterator[None]:
-    serve = [sys.executable, "-m", "simherdr", "serve", "--socket", sock, "--quiet"]
-    serve += ["--herdr-version", version, "--scenario", name, "--time-scale", str(scale)]
-    srv = subprocess.Popen(
-        serve, env=dict(os.environ, HOME=home), stderr=subprocess.PIPE, text=True
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while not os.path.exists(sock):
-            assert time.monotonic() < deadline and srv.poll() is None, srv.stderr.read()
-            time.sleep(0.02)
-        yield
-    finally:
-        srv.terminate()
+def _served(stack: contextlib.ExitStack, name: str, version: str, scale: float) -> str:
+    """`simherdr serve --scenario NAME` on ``DIR/h.sock`` (HOME=DIR), stopped and DIR removed
+    by ``stack``: the CLI's serve forked from this process (simherdr.runserver, as `simherdr
+    run` starts its server: a process of its own without a Python start; `serve --scenario`
+    spawned: tests/core/test_user_errors.py), waited for until its socket file exists."""
+    from simherdr.cli import main
+    from simherdr.run import _die_with_parent
+    from simherdr.runserver import fork_server
+
+    d = tempfile.mkdtemp(prefix="sst", dir="/tmp")
+    stack.callback(shutil.rmtree, d, ignore_errors=True)
+    sock = os.path.join(d, "h.sock")
+    words = ["serve", "--socket", sock, "--quiet", "--herdr-version", version]
+    words += ["--scenario", name, "--time-scale", str(scale)]
+    log = os.path.join(d, "serve.log")
+    title = [sys.executable, "-m", "simherdr", *words]
+    srv = fork_server(words, dict(os.environ, HOME=d), log, main, title, _die_with_parent)
+
+    def stop() -> None:
+        srv.send_signal(signal.SIGTERM)
         srv.wait(15)
-        srv.stderr.close()
+
+    stack.callback(stop)
+    deadline = time.monotonic() + 20
+    while not os.path.exists(sock):
+        assert time.monotonic() < deadline and srv.poll() is None, Path(log).read_text()
+        time.sleep(0.02)
+    return d
 
 
 def _drive(

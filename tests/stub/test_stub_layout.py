@@ -1,6 +1,7 @@
 """The stand-in's pane layout verbs (herdr 0.8.2 src/cli/pane.rs: neighbor, edges, focus,
 resize, zoom, swap, move): request lines against the recording fake, herdr's usage errors, and
-the commands end to end against a simulator on both profiles."""
+the commands end to end against a simulator on both profiles (the set-up and the first layout
+verb through the binary, the rest in-process: tests/standin_inproc.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
 from tests import herdr_reference as ref
 from tests.releases import VERSIONS
+from tests.standin_inproc import herdr_inproc
 
 MOVE_USAGE = (
     "usage: herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] "
@@ -168,8 +170,13 @@ def live(request, tmp_path):
         env = {**os.environ, "HERDR_SOCKET_PATH": srv.path}
         env.pop("HERDR_PANE_ID", None)
 
-        def run(*args):
-            p = subprocess.run([herdr, *args], env=env, capture_output=True, text=True, timeout=20)
+        def run(*args, inproc=True):
+            if inproc:
+                p = herdr_inproc(herdr, version, args, env, text=True)
+            else:
+                p = subprocess.run(
+                    [herdr, *args], env=env, capture_output=True, text=True, timeout=20
+                )
             assert p.returncode == 0, p.stderr
             reply = json.loads(p.stdout)
             ref.validate_reply(reply, version)
@@ -179,12 +186,12 @@ def live(request, tmp_path):
 
 
 def test_layout_verbs_against_the_simulator(live, tmp_path):
+    live("workspace", "create", "--cwd", str(tmp_path), inproc=False)
+    live("pane", "split", "--pane", "w1:p1", "--direction", "right", inproc=False)
     live("workspace", "create", "--cwd", str(tmp_path))
-    live("pane", "split", "--pane", "w1:p1", "--direction", "right")
-    live("workspace", "create", "--cwd", str(tmp_path))
-    assert live("pane", "neighbor", "--pane", "w1:p1", "--direction", "right")["neighbor"][
-        "neighbor_pane_id"
-    ] == ("w1:p2")
+    assert live("pane", "neighbor", "--pane", "w1:p1", "--direction", "right", inproc=False)[
+        "neighbor"
+    ]["neighbor_pane_id"] == ("w1:p2")
     assert live("pane", "edges", "--pane", "w1:p2")["edges"]["right"] is True
     assert live("pane", "resize", "--pane", "w1:p1", "--direction", "right")["resize"]["changed"]
     assert live("pane", "swap", "--source-pane", "w1:p1", "--target-pane", "w1:p2")["swap"][

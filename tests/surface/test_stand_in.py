@@ -1,5 +1,7 @@
-"""The surface methods through the stand-in ``herdr`` binary, against the simulator's socket,
-on both profiles (rows of simherdr/stub/cli/table.py; ``terminal title`` in stub/cli/terminal.py)."""
+"""The surface methods through the stand-in ``herdr``, against the simulator's socket, on both
+profiles (rows of simherdr/stub/cli/table.py; ``terminal title`` in stub/cli/terminal.py): each
+test's first checked call through the binary (a process), the rest in-process
+(tests/standin_inproc.py: the same stand-in code on the same socket, without a process a call)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
 from tests import herdr_reference as ref
+from tests.standin_inproc import herdr_inproc
 
 
 class Herdr:
@@ -23,6 +26,12 @@ class Herdr:
         self.env.pop("HERDR_PANE_ID", None)
 
     def __call__(self, *argv: str, **extra_env: str) -> tuple[int, str, str]:
+        """In this process."""
+        p = herdr_inproc(self.stub, self.version, argv, {**self.env, **extra_env}, text=True)
+        return p.returncode, p.stdout, p.stderr
+
+    def process(self, *argv: str, **extra_env: str) -> tuple[int, str, str]:
+        """Through the binary."""
         p = subprocess.run(
             [self.stub, *argv],
             env={**self.env, **extra_env},
@@ -47,7 +56,7 @@ def herdr(version, config, tmp_path):
 
 def test_report_metadata_verbs(herdr, tmp_path):
     assert herdr("workspace", "create", "--cwd", str(tmp_path))[0] == 0
-    rc, out, err = herdr(
+    rc, out, err = herdr.process(
         "pane",
         "report-metadata",
         "w1:p1",
@@ -99,7 +108,7 @@ def test_report_metadata_verbs(herdr, tmp_path):
 
 def test_report_metadata_local_refusals_and_server_errors(herdr, tmp_path):
     herdr("workspace", "create", "--cwd", str(tmp_path))
-    assert herdr("pane", "report-metadata", "w1:p1", "--source", "  ", "--title", "t") == (
+    assert herdr.process("pane", "report-metadata", "w1:p1", "--source", "  ", "--title", "t") == (
         2,
         "",
         "missing required --source\n",
@@ -115,7 +124,7 @@ def test_report_metadata_local_refusals_and_server_errors(herdr, tmp_path):
 
 
 def test_server_verbs(herdr):
-    rc, out, _ = herdr("server", "reload-config")
+    rc, out, _ = herdr.process("server", "reload-config")
     assert rc == 0 and herdr.result(out) == {
         "type": "config_reload",
         "status": "applied",
@@ -142,7 +151,9 @@ def test_server_verbs(herdr):
 
 def test_client_surface_verbs(herdr, tmp_path):
     herdr("workspace", "create", "--cwd", str(tmp_path))
-    rc, out, _ = herdr("notification", "show", "build failed", "--body", "api", "--sound", "done")
+    rc, out, _ = herdr.process(
+        "notification", "show", "build failed", "--body", "api", "--sound", "done"
+    )
     assert rc == 0 and herdr.result(out) == {
         "type": "notification_show",
         "shown": False,

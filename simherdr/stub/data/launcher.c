@@ -44,6 +44,9 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include <unistd.h>
+#ifdef SIMHERDR_FREESTANDING
+#include "launcher_rt.h" /* no C library: its start-up costs more than the launcher's work */
+#endif
 
 #define MARKER "@@SIMHERDR-STANDIN-CONFIG@@"
 #define CONFIG_SIZE 8192

@@ -1,0 +1,79 @@
+"""What each xdist worker spends collecting the suite, cut where pytest does more work than the
+suite needs (every worker collects all ~4,900 tests; tests/pytestcost.py holds the runner's
+other cuts). Each piece gives pytest's own result and steps aside (pytest's code runs) when
+pytest's internals are not what it was written against.
+
+- :func:`reorder_scoped_only`: pytest's ``reorder_items`` (its fixtures plugin's
+  ``pytest_collection_modifyitems``) groups the items that share a module-, class-, package- or
+  session-scoped parameter so that fixture is set up fewer times. It first derives, for every
+  item and each of those four scopes, the item's parameter keys of that scope (the item's
+  path's parent for the package scope, its class for the class scope: ~20,000 generator calls
+  for this suite), ~40 ms of CPU per worker's collection, for the one module whose parameter
+  is wider than a test (tests/hostile/test_fuzz_requests.py's ``vsrv``: ~10 items); every other
+  parameter of the suite is function-scoped (``version``, every ``parametrize``), and an item
+  with none yields no key. Here the keys are derived only for the items with a wider
+  parameter (one look at each item's own parameters), and pytest's own grouping runs on them:
+  the same keys, the same order.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
+
+import pytest
+
+
+def has_scoped_params(item: pytest.Item, function_scope: object) -> bool:
+    """Whether ``item`` has a parameter of a scope wider than ``function_scope`` (what pytest's
+    ``get_param_argkeys`` yields keys for)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return False
+    scopes = callspec._arg2scope
+    return any(scopes[argname] is not function_scope for argname in callspec.params)
+
+
+def reorder_scoped_only() -> None:
+    """pytest's fixtures module's ``reorder_items``, its keys derived only for the items with a
+    parameter wider than function scope (the others have none at any scope)."""
+    try:
+        from _pytest import fixtures
+        from _pytest.python import CallSpec
+        from _pytest.scope import HIGH_SCOPES, Scope
+    except ImportError:
+        return
+    stock = getattr(fixtures, "reorder_items", None)
+    get_param_argkeys = getattr(fixtures, "get_param_argkeys", None)
+    reorder_items_atscope = getattr(fixtures, "reorder_items_atscope", None)
+    if (
+        stock is None
+        or getattr(stock, "stock", None) is not None
+        or get_param_argkeys is None
+        or reorder_items_atscope is None
+        # what has_scoped_params reads of a CallSpec (pytest 8-9's dataclass fields)
+        or not {"params", "_arg2scope"} <= set(getattr(CallSpec, "__dataclass_fields__", {}))
+    ):
+        return
+
+    def reorder_items(items: Sequence[pytest.Item]) -> list[pytest.Item]:
+        # pytest 9.2's reorder_items, its loops over the items with a wider parameter only
+        scoped = [item for item in items if has_scoped_params(item, Scope.Function)]
+        argkeys_by_item: dict = {}
+        items_by_argkey: dict = {}
+        for scope in HIGH_SCOPES:
+            scoped_argkeys_by_item = argkeys_by_item[scope] = {}
+            scoped_items_by_argkey = items_by_argkey[scope] = defaultdict(OrderedDict)
+            for item in scoped:
+                argkeys = dict.fromkeys(get_param_argkeys(item, scope))
+                if argkeys:
+                    scoped_argkeys_by_item[item] = argkeys
+                    for argkey in argkeys:
+                        scoped_items_by_argkey[argkey][item] = None
+        items_set = dict.fromkeys(items)
+        return list(
+            reorder_items_atscope(items_set, argkeys_by_item, items_by_argkey, Scope.Session)
+        )
+
+    reorder_items.stock = stock  # type: ignore[attr-defined]
+    fixtures.reorder_items = reorder_items
