@@ -101,6 +101,7 @@ WORKER_NICENESS = 5
 
 def pytest_sessionstart(session):
     pytestcost.sweep_old_runs_early(session.config)  # pytest's end-of-run sweep, from the start
+    pytestcost.quiet_discarded_terminal(session.config)  # a worker's per-test output: /dev/null
     # Shown even with -q (the header is not), so a CI log says whether replies were checked.
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
     if tr is not None and not hasattr(session.config, "workerinput"):

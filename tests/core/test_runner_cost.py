@@ -224,3 +224,52 @@ def test_an_items_hook_proxy_is_pytests_made_once_per_path_until_the_conftests_c
     pm._conftest_plugins.add(later)  # a conftest loaded since: pytest's function again
     again = shim(session, path)
     assert again is not first and again.remove_mods == {other, later} and len(looked_up) == 2
+
+
+class _Reporter:
+    """What pluggy sees of a terminal reporter: its per-test hooks and one at the end."""
+
+    def __init__(self, file) -> None:
+        self._tw = SimpleNamespace(_file=file)
+        self.seen: list[str] = []
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        self.seen.append("logstart")
+
+    def pytest_runtest_logreport(self, report):
+        self.seen.append("logreport")
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
+        self.seen.append("summary")
+
+
+@pytest.mark.parametrize("where", ["devnull", "file"])
+def test_a_workers_reporter_writing_to_dev_null_is_off_the_per_test_hooks_only(tmp_path, where):
+    import os
+
+    from _pytest.config import PytestPluginManager
+
+    pm = PytestPluginManager()
+    with open(os.devnull if where == "devnull" else tmp_path / "out", "w") as out:
+        reporter = _Reporter(out)
+        pm.register(reporter, "terminalreporter")
+        config = SimpleNamespace(workerinput={}, pluginmanager=pm)
+        assert pytestcost.quiet_discarded_terminal(config) == (where == "devnull")
+        assert not pytestcost.quiet_discarded_terminal(SimpleNamespace(pluginmanager=pm))
+    pm.hook.pytest_runtest_logstart(nodeid="t", location=("t.py", 1, "t"))
+    pm.hook.pytest_runtest_logreport(report=None)
+    pm.hook.pytest_terminal_summary(terminalreporter=reporter, exitstatus=0, config=config)
+    per_test = ["logstart", "logreport"] if where == "file" else []
+    assert reporter.seen == [*per_test, "summary"]  # still registered, its summary called
+    assert pm.get_plugin("terminalreporter") is reporter
+
+
+def test_in_an_xdist_worker_the_reporter_is_off_the_per_test_hooks(request):
+    config = request.config
+    if not hasattr(config, "workerinput"):
+        pytest.skip("an xdist worker's reporter (make test's -n 4)")
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    assert reporter is not None  # Hypothesis' report hook looks it up
+    for name in pytestcost.PER_TEST_TERMINAL_HOOKS:
+        impls = getattr(config.pluginmanager.hook, name).get_hookimpls()
+        assert impls and all(i.plugin is not reporter for i in impls)
