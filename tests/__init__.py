@@ -10,6 +10,7 @@ if "_pytest.assertion.rewrite" in sys.modules:
     pytestcost.fast_rewritten_pyc()
     pytestcost.plain_installed_modules()
     pytestcost.fewer_gc_passes()
+    pytestcost.no_collection_at_exit()
     pytestcost.request_argnames_known()
     pytestcost.fewer_wrapped_fixture_checks()
     pytestcost.cached_hook_proxies()

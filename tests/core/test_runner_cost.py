@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import marshal
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -273,3 +274,25 @@ def test_in_an_xdist_worker_the_reporter_is_off_the_per_test_hooks(request):
     for name in pytestcost.PER_TEST_TERMINAL_HOOKS:
         impls = getattr(config.pluginmanager.hook, name).get_hookimpls()
         assert impls and all(i.plugin is not reporter for i in impls)
+
+
+def test_the_suite_package_freezes_the_heap_before_the_interpreters_last_collection():
+    """In a pytest process the interpreter's finalization finds the heap frozen (its full
+    collection then looks at nothing): an exit handler registered before the suite's package
+    runs after the package's and sees the frozen objects."""
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+        "import _pytest.assertion.rewrite\n"  # what makes the package install its cuts
+        "import tests\n"
+        "keep = [[i] for i in range(1000)]\n"
+        "print('frozen before exit:', gc.get_freeze_count() > 0)\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines() == ["frozen before exit: False", "frozen at exit: True"]
