@@ -403,12 +403,10 @@ def _end_process(status: int) -> None:
         return
     import atexit
 
+    from .runserver import flush_std_streams
+
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+    flush_std_streams()
     os._exit(status)
 
 

@@ -27,6 +27,16 @@ from collections.abc import Callable, Sequence
 MODE_ENV = "SIMHERDR_RUN_SERVER"
 
 
+def flush_std_streams() -> None:
+    """stdout and stderr flushed, as an interpreter's exit would (a closed or broken one
+    ignored): before a fork (nothing written twice) and before ``os._exit``."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
 def forking(env: dict[str, str]) -> bool:
     """Whether the server is forked (CHOICE ``run-server-fork``)."""
     import threading
@@ -85,11 +95,7 @@ def fork_server(
 ) -> ForkedServer:
     """``serve(words)`` (the CLI's main: ``["serve", ...]``) in a forked child with ``env``,
     stdout and stderr to ``log_path``; ``in_child`` runs first in the child (PR_SET_PDEATHSIG)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()  # nothing of run's own is written twice
-        except (OSError, ValueError):
-            pass
+    flush_std_streams()  # nothing of run's own is written twice
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     parent = os.getpid()
     pid = os.fork()
@@ -110,11 +116,7 @@ def fork_server(
 
         traceback.print_exc()
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        flush_std_streams()
         os._exit(status)
 
 
