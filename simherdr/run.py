@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 
 from .facts.record import field, record  # not dataclasses (inspect, ast): start-up time
-from .runserver import ForkedServer, fork_server, forking
+from .runserver import ForkedServer, fork_server, forking, mode_error
 
 #: The environment variables ``simherdr run`` gives COMMAND besides herdr's own.
 ENV_CONTROL = "SIMHERDR_CONTROL_SOCKET"  # the control socket (docs/CONTROL.md): per-test reset
@@ -465,6 +465,8 @@ def run(args, serve: Callable[[list[str]], int] | None = None) -> int:
         raise BadUsage("--seed needs --scenario")
     if args.record_name and not args.record:
         raise BadUsage("--record-name needs --record DIR")
+    if (problem := mode_error(dict(os.environ))) is not None:
+        raise BadUsage(problem)  # before anything is made: a typo is not taken for fork
     if args.scenario:
         from .scenarios.data import ScenarioError, find_scenario
 

@@ -37,6 +37,18 @@ def flush_std_streams() -> None:
             pass
 
 
+#: its values: the server forked from run's process, or a new ``python -m simherdr serve``
+MODES = ("fork", "spawn")
+
+
+def mode_error(env: dict[str, str]) -> str | None:
+    """What is wrong with ``env``'s :data:`MODE_ENV`, if anything (one line, what to set)."""
+    mode = env.get(MODE_ENV, "fork")
+    if mode in MODES:
+        return None
+    return f"{MODE_ENV}={mode!r}: set it to fork or spawn (or leave it unset: fork)"
+
+
 def forking(env: dict[str, str]) -> bool:
     """Whether the server is forked (CHOICE ``run-server-fork``)."""
     import threading

@@ -210,6 +210,16 @@ def test_bad_usage_is_one_line():
         assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr, p.stderr
 
 
+def test_an_unknown_server_mode_is_one_line_and_starts_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMHERDR_RUN_SERVER", "spwan")
+    trace = tmp_path / "t.jsonl"
+    p = simherdr_main("run", "--trace", str(trace), "--", "true")
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "SIMHERDR_RUN_SERVER='spwan'" in lines[0], p.stderr
+    assert "fork or spawn" in lines[0] and not list(tmp_path.iterdir())  # nothing made
+
+
 def test_a_command_that_cannot_start_is_127(tmp_path):
     p = simherdr_run("--", str(tmp_path / "no-such-command"))
     assert p.returncode == 127 and "cannot run" in p.stderr

@@ -92,14 +92,12 @@ def herdr(stubs, fake, base_env):
 
 @pytest.fixture
 def cli(stubs, fake, base_env):
-    """Like ``herdr`` but in-process (herdr_cli.run with byte streams): same bytes, no spawn cost.
+    """Like ``herdr`` but in-process (tests/standin_inproc.py): same bytes, no spawn cost.
 
     Used for the large parametrised tables; ``test_inprocess_matches_subprocess`` checks that the
     two paths print identical bytes.
     """
-    import io
-
-    from simherdr.stub.cli import core as herdr_cli
+    from tests.standin_inproc import herdr_inproc
 
     def run(*argv, version=BASE, env=None, unset=(), socket=None) -> Result:
         full_env = dict(base_env)
@@ -107,10 +105,7 @@ def cli(stubs, fake, base_env):
         full_env.update(env or {})
         for name in unset:
             full_env.pop(name, None)
-        out, err = io.BytesIO(), io.BytesIO()
-        rc = herdr_cli.run(
-            list(argv), version=version, env=full_env, stdout=out, stderr=err, argv0=stubs[version]
-        )
-        return Result(rc, out.getvalue(), err.getvalue())
+        p = herdr_inproc(stubs[version], version, argv, full_env)
+        return Result(p.returncode, p.stdout, p.stderr)
 
     return run
