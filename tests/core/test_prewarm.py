@@ -232,3 +232,30 @@ def test_location_fix_sets_what_copy_location_sets(missing):
     expected = [n for n in rw.traverse_node(left) if getattr(n, "lineno", None) is None]
     found = list(fix.walk(left))
     assert {id(n) for n in found} == {id(n) for n in expected if "lineno" in n._attributes}
+
+
+def test_location_fix_walks_every_field_that_can_hold_a_located_node():
+    """child_fields leaves out only the fields whose values are no nodes, or nodes with neither
+    fields nor a location (contexts, operators: copy_location copies nothing to them): checked
+    on every node type of the ast module and every node of a few real modules."""
+    kinds = [k for k in vars(ast).values() if isinstance(k, type) and issubclass(k, ast.AST)]
+    for kind in kinds:
+        walked = prewarm.child_fields(kind)
+        assert [f for f in kind._fields if f in walked] == list(walked), kind
+    for name in ("expr_context", "operator", "unaryop", "boolop", "cmpop"):
+        for kind in getattr(ast, name).__subclasses__():
+            assert kind._fields == () and kind._attributes == (), kind
+    assert prewarm.child_fields(ast.Compare) == ("left", "comparators")
+    assert prewarm.child_fields(ast.Bytes) == ast.Bytes._fields  # not its declaration: all
+    here = Path(__file__)
+    sources = [ASSERTS] + [p.read_text() for p in (here, Path(prewarm.__file__))]
+    seen = 0
+    for node in (n for source in sources for n in ast.walk(ast.parse(source))):
+        walked = prewarm.child_fields(type(node))
+        for field in set(node._fields) - set(walked):
+            value = getattr(node, field, None)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    assert not item._fields and not item._attributes, (node, field)
+                    seen += 1
+    assert seen > 100  # contexts and operators were met
