@@ -71,7 +71,8 @@ def pane_info(sim, pane_id):
 def test_claude_success_late_session_is_reported(caller, tmp_path):
     sim, env = caller
     sim.run(lambda s: SC.quiet_next_start(s, "w1:p2"))
-    rec = sim.recorder(env).before(
+    # through the binary (the file's other flows run the stand-in in process: InprocRunner)
+    rec = sim.recorder(env, process=True).before(
         ("agent", "get"), lambda s: SC.session_reported(s, "w1:p2"), nth=3
     )
     result, rec = go(sim, env, req(cwd=str(tmp_path)), rec=rec)
