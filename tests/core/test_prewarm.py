@@ -259,3 +259,109 @@ def test_location_fix_walks_every_field_that_can_hold_a_located_node():
                     assert not item._fields and not item._attributes, (node, field)
                     seen += 1
     assert seen > 100  # contexts and operators were met
+
+
+CONSTANT_SHAPES = '''
+"""A docstring: skipped."""
+import math
+LIMIT = 12345
+NAMES = ("alpha", "  ", "", "x" * 3, "twenty-one characters", b"raw", b"")
+def f(a=-7.5, b=-(3), c=-True, d=2j, e=-3j, f=~200, g=+300, h=float("inf"), i=0.0):
+    """Its docstring."""
+    "a bare string statement"
+    f"skipped {LIMIT + 4242} {'inner'}"
+    print("called", -(-404), [1000, {2000: "v"}], ...)
+    match a:
+        case {"key": 5000, **rest} if rest: return None
+        case [6000, *_] | True: return -0.25
+    lam = lambda z=7000: z
+    return [k * 8000 for k in range(9000) if k > -10000]
+class C:
+    x: int = 11000
+'''
+
+
+def _stock_constants(tree, limit=True):
+    from hypothesis.internal.constants_ast import ConstantVisitor, TooManyConstants
+
+    visitor = ConstantVisitor(limit=limit)
+    try:
+        visitor.visit(tree)
+    except TooManyConstants:
+        return None
+    return visitor.constants
+
+
+def _walked_constants(tree, limit=True):
+    from hypothesis.internal.constants_ast import ConstantVisitor, TooManyConstants
+
+    visitor = ConstantVisitor(limit=limit)
+    try:
+        prewarm.constants_walk(tree, visitor)
+    except TooManyConstants:
+        return None
+    return visitor.constants
+
+
+def test_constants_walk_finds_what_hypothesis_visitor_finds():
+    """constants_walk adds what Hypothesis' ConstantVisitor adds (negated numbers, skipped
+    docstrings and f-strings, its filters), stops where its limit stops it (the same order of
+    additions: the 1,024th distinct constant last, or one more after it), on sample shapes and
+    real modules (the files prewarm writes: its constants as text)."""
+    from hypothesis.internal.constants_ast import _constants_file_str
+
+    root = Path(prewarm.__file__).parent.parent
+    sources = [CONSTANT_SHAPES] + [
+        (root / name).read_text()
+        for name in ("simherdr/cli.py", "simherdr/facts/versions.py", "client/commands.py")
+        if (root / name).exists()
+    ]
+    assert len(sources) >= 3
+    numbers = [str(1000 + i) for i in range(1024)]
+    sources += [
+        "X = [" + ", ".join(numbers) + "]",  # exactly the limit, the last one last: kept
+        "X = [" + ", ".join(numbers) + ", 1000]",  # one more addition after it: too many
+        "X = [" + ", ".join(numbers[:-1]) + ", ' ', 5]",  # skipped ones after 1,023: kept
+        "X = [" + ", ".join(numbers) + ", ' ']",  # a skipped one after 1,024: too many
+    ]
+    seen = []
+    for source in sources:
+        tree = ast.parse(source)
+        expected = _stock_constants(tree)
+        walked = _walked_constants(tree)
+        assert walked == expected
+        if expected is not None:
+            assert _constants_file_str(walked) == _constants_file_str(expected)
+        seen.append(expected is None)
+    assert seen[-4:] == [False, True, False, True]
+    shapes = _stock_constants(ast.parse(CONSTANT_SHAPES))
+    assert {12345, -7.5, "alpha", b"raw", -404, 5000, 11000, -10000} <= set(shapes)
+    assert "a bare string statement" not in shapes and 4242 not in shapes
+
+
+def test_prewarm_constants_as_hypothesis_computes_them(capsys):
+    """Inside fast_constants Hypothesis' _constants_from_source is the walk's (this Hypothesis
+    is the known one), its own again after; a tree deeper than the walk goes (nested
+    negations, 150 levels) gets Hypothesis' own answer; an unknown Hypothesis: its own, with
+    a one-line notice."""
+    from hypothesis.internal import constants_ast
+
+    stock = constants_ast._constants_from_source
+    deep = "X = " + "-(" * 150 + "12345" + ")" * 150 + "\nY = 'deep'\n"
+    with prewarm.fast_constants(constants_ast) as fast:
+        assert fast and constants_ast._constants_from_source is not stock
+        for source in (CONSTANT_SHAPES, deep):
+            ours = constants_ast._constants_from_source(source, limit=True)
+            assert ours == stock(source, limit=True)
+        with pytest.raises(prewarm._TooDeep):
+            prewarm.constants_walk(ast.parse(deep), constants_ast.ConstantVisitor(limit=True))
+    assert constants_ast._constants_from_source is stock
+    known = prewarm.CONSTANTS_SOURCE
+    try:
+        prewarm.CONSTANTS_SOURCE = "another"
+        with prewarm.fast_constants(constants_ast) as fast:
+            assert not fast and constants_ast._constants_from_source is stock
+    finally:
+        prewarm.CONSTANTS_SOURCE = known
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tests/prewarm: Hypothesis' constants")
