@@ -14,8 +14,9 @@ descriptors or terminal, a signal, ``herdr server`` (an exec)."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 def herdr_inproc(
@@ -31,6 +32,39 @@ def herdr_inproc(
     if text:  # (as subprocess's text mode decodes: the locale's UTF-8, universal newlines)
         return subprocess.CompletedProcess([stub, *argv], code, _text(stdout), _text(stderr))
     return subprocess.CompletedProcess([stub, *argv], code, stdout, stderr)
+
+
+def run_inproc(version: str) -> Callable[..., subprocess.CompletedProcess]:
+    """A ``subprocess.run`` for ``[stub, *argv]`` calls of the stand-in of release ``version``
+    (``capture_output=True``; ``env``, ``cwd`` and ``text`` as ``subprocess.run`` takes them),
+    run in this process by :func:`herdr_inproc`: for code that runs a stand-in through a
+    ``subprocess.run`` seam (e.g. ``simherdr.contract.verify.run_binary``). ``cwd`` is this
+    process's working directory for the call (from one thread at a time); ``timeout`` is not
+    enforced (a call that never ends is for a test of the process). ``herdr`` alone and
+    ``herdr server`` (an exec of the server) run as processes."""
+
+    def run(
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        capture_output: bool = True,
+        timeout: float | None = None,
+        cwd: str | None = None,
+        text: bool = False,
+    ) -> subprocess.CompletedProcess:
+        assert capture_output, "the stand-in's output is captured"
+        if len(argv) < 2 or argv[1] == "server":
+            kw = {"env": env, "timeout": timeout, "cwd": cwd, "text": text}
+            return subprocess.run(list(argv), capture_output=True, **kw)  # type: ignore[call-overload]
+        here = os.getcwd()
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            return herdr_inproc(argv[0], version, argv[1:], env, text=text)
+        finally:
+            os.chdir(here)
+
+    return run
 
 
 def _text(data: bytes) -> str:

@@ -14,12 +14,12 @@ from simherdr.clock import ScaledClock
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
-from tests.client.helpers import SCALE, FakeTime, SimHerdr
+from tests.client.helpers import SCALE, VERSION, FakeTime, SimHerdr
 
 
 @pytest.fixture(scope="session")
 def stub_path(tmp_path_factory):
-    return write_stub(str(tmp_path_factory.mktemp("client-stub")), "0.9.3")
+    return write_stub(str(tmp_path_factory.mktemp("client-stub")), VERSION)
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def herdr_sim(tmp_path, stub_path):
     server_cwd = tmp_path / "server-cwd"
     server_cwd.mkdir()
     config = Config(home=str(home), server_cwd=str(server_cwd))
-    with ThreadServer("0.9.3", clock=ScaledClock(SCALE), config=config) as srv:
+    with ThreadServer(VERSION, clock=ScaledClock(SCALE), config=config) as srv:
         yield SimHerdr(srv, stub_path, str(home))
 
 

@@ -304,7 +304,7 @@ def test_the_in_process_agent_get_prints_what_the_stand_in_prints(rail):
     """SimAgentGet's envelope is the stand-in's: compare one success and one error."""
     sim, env = rail
     sim.ok("agent.start", name="worker", kind="pi", pane_id="w1:p1")
-    rec = sim.recorder(env)
+    rec = sim.recorder(env, process=True)  # the binary's (the rails' flows: InprocRunner)
     ok = run(rec(["agent", "get", "nobody"]))
     assert ok.status == 1
     assert json.loads(ok.stderr) == {

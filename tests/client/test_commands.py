@@ -1,8 +1,15 @@
 """The thin clients as commands (simherdr-open, simherdr-fresh-call), end to end against
-`simherdr serve` and the stand-in binary, as a user runs them from the README."""
+`simherdr serve` and the stand-in binary, as a user runs them from the README.
+
+Each command runs as a process (its console script) for its first call of a kind (a result,
+a usage error); the repeats and refusals run its ``main`` in this process (:func:`in_process`:
+the same parser, lines and exit status, with the call's environment, working directory and
+argv[0]; no Python start of ~0.1 s of CPU each)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -57,7 +64,35 @@ def run(argv, env, cwd=None):
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
-def test_open_prints_rows_and_refuses_a_repeat(served, tmp_path):
+@pytest.fixture
+def in_process(monkeypatch):
+    """``run([*command(name), *argv], env, cwd)`` with the command's ``main`` in this process:
+    the process's environment is ``env`` and its cwd ``cwd`` for the call (monkeypatch undoes
+    both), argparse's exit is the status."""
+    from simherdr_client.commands import fresh_call_main, open_main
+
+    def go(name, argv, env, cwd=None):
+        fn = {"simherdr-open": open_main, "simherdr-fresh-call": fresh_call_main}[name]
+        with monkeypatch.context() as m:
+            for key in set(os.environ) - set(env):
+                m.delenv(key)
+            for key, value in env.items():
+                m.setenv(key, value)
+            if cwd is not None:
+                m.chdir(cwd)
+            m.setattr(sys, "argv", [name])
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    rc = fn(list(argv))
+                except SystemExit as e:  # argparse's exit
+                    rc = e.code if isinstance(e.code, int) else 1
+        return subprocess.CompletedProcess([name, *argv], rc, out.getvalue(), err.getvalue())
+
+    return go
+
+
+def test_open_prints_rows_and_refuses_a_repeat(served, tmp_path, in_process):
     env, _ = served
     project = tmp_path / "My Project"
     project.mkdir()
@@ -66,7 +101,7 @@ def test_open_prints_rows_and_refuses_a_repeat(served, tmp_path):
     rows = dict(line.split(": ", 1) for line in p.stdout.splitlines())
     assert rows["outcome"] == "opened" and rows["panel"] == "normal"
     assert rows["agent"] == "my-project" and rows["pane"] == "w1:p1"
-    again = run([*command("simherdr-open"), str(project), "--no-notify", "--json"], env)
+    again = in_process("simherdr-open", [str(project), "--no-notify", "--json"], env)
     assert again.returncode == 1
     out = json.loads(again.stdout)
     # herdr refuses the second start (agent_name_taken); the panel it made is named
@@ -74,23 +109,24 @@ def test_open_prints_rows_and_refuses_a_repeat(served, tmp_path):
     assert out["panel"] == {"workspaceId": "w2", "paneId": "w2:p1"}
     listed = json.loads(run(["herdr", "workspace", "list"], env).stdout)
     assert len(listed["result"]["workspaces"]) == 2  # the panel herdr did create stays
-    named = run(
-        [*command("simherdr-open"), "My Project", "--name", "second", "--no-notify", "--json"],
+    named = in_process(
+        "simherdr-open",
+        ["My Project", "--name", "second", "--no-notify", "--json"],
         env,
         cwd=str(tmp_path),
     )
     assert named.returncode == 0 and json.loads(named.stdout)["details"]["agentName"] == "second"
 
 
-def test_open_usage_and_refusals(served, tmp_path):
+def test_open_usage_and_refusals(served, tmp_path, in_process):
     env, _ = served
     p = run([*command("simherdr-open")], env)
     assert p.returncode == 2 and "PATH" in p.stderr and "Traceback" not in p.stderr
-    p = run([*command("simherdr-open"), str(tmp_path / "missing"), "--no-notify"], env)
+    p = in_process("simherdr-open", [str(tmp_path / "missing"), "--no-notify"], env)
     assert p.returncode == 1 and p.stderr.startswith("refused: path-missing:")
 
 
-def test_fresh_call_prints_a_receipt(served, tmp_path):
+def test_fresh_call_prints_a_receipt(served, tmp_path, in_process):
     env, _ = served
     subprocess.run(
         ["herdr", "workspace", "create", "--cwd", str(tmp_path)],
@@ -99,8 +135,7 @@ def test_fresh_call_prints_a_receipt(served, tmp_path):
         capture_output=True,
     )
     ctx = dict(env, HERDR_ENV="1", HERDR_PANE_ID="w1:p1")
-    argv = [
-        *command("simherdr-fresh-call"),
+    args = [
         "--backend",
         "pi",
         "--model",
@@ -111,14 +146,14 @@ def test_fresh_call_prints_a_receipt(served, tmp_path):
         "garden-1",
         "--json",
     ]
-    p = run(argv, ctx)
+    p = run([*command("simherdr-fresh-call"), *args], ctx)
     assert p.returncode == 0, p.stdout + p.stderr
     receipt = json.loads(p.stdout)["receipt"]
     assert receipt["herdrWorkspaceId"] == "w1" and receipt["herdrTabId"] == "w1:t2"
     assert receipt["backend"] == "pi" and receipt["witness"]["state"] in ("reported", "unavailable")
-    text = run(argv[:-1], ctx)
+    text = in_process("simherdr-fresh-call", args[:-1], ctx)
     assert text.returncode == 0 and text.stdout.startswith("[entwurf fresh call → herdr]")
-    refused = run(argv[:-1], dict(env, HERDR_ENV="0"))
+    refused = in_process("simherdr-fresh-call", args[:-1], dict(env, HERDR_ENV="0"))
     assert refused.returncode == 1 and "rejected: herdr-context-missing" in refused.stdout
-    bad = run([*command("simherdr-fresh-call"), "--backend", "pi"], ctx)
+    bad = in_process("simherdr-fresh-call", ["--backend", "pi"], ctx)
     assert bad.returncode == 2 and "--model" in bad.stderr and "Traceback" not in bad.stderr

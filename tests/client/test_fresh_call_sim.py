@@ -71,7 +71,8 @@ def pane_info(sim, pane_id):
 def test_claude_success_late_session_is_reported(caller, tmp_path):
     sim, env = caller
     sim.run(lambda s: SC.quiet_next_start(s, "w1:p2"))
-    rec = sim.recorder(env).before(
+    # through the binary (the file's other flows run the stand-in in process: InprocRunner)
+    rec = sim.recorder(env, process=True).before(
         ("agent", "get"), lambda s: SC.session_reported(s, "w1:p2"), nth=3
     )
     result, rec = go(sim, env, req(cwd=str(tmp_path)), rec=rec)
@@ -257,7 +258,11 @@ def test_start_with_an_out_of_range_timeout_fails_and_the_pane_is_closed(caller)
 
 def test_busy_pane_is_not_retried_and_a_live_agent_is_never_closed(caller):
     sim, env = caller
-    rec = sim.recorder(env).before(("agent", "start"), lambda s: SC.takeover(s, "w1:p2", "pi"))
+    # the new agent is detected at once (its detect_after, 0.2 s, is 2 ms of wall time here:
+    # a reclaim read that came sooner saw no agent yet and closed the pane)
+    rec = sim.recorder(env).before(
+        ("agent", "start"), lambda s: SC.takeover(s, "w1:p2", "pi", detect_after=0)
+    )
     result, rec = go(sim, env, rec=rec)
     assert result == {
         "ok": False,

@@ -99,7 +99,8 @@ def start_argv(name, pane, *session):
 
 
 def test_generic_directory_opens_a_normal_panel_and_starts_pi(herdr_sim, opener, repos):
-    result, rec = opener(str(repos / "plain"))
+    # through the binary (the file's other opens run the stand-in in process: InprocRunner)
+    result, rec = opener(str(repos / "plain"), rec=herdr_sim.recorder(process=True))
     assert rec.calls == [
         ["workspace", "create", "--cwd", str(repos / "plain"), "--no-focus"],
         start_argv("plain", "w1:p1"),

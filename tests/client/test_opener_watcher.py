@@ -275,12 +275,13 @@ async def until(predicate, timeout=10.0):
 
 
 def opened_with_watcher(
-    herdr_sim, path, pane="w1:p1", session_value=True, config=FAST, held=None, **kw
+    herdr_sim, path, pane="w1:p1", session_value=True, config=FAST, held=None, process=False, **kw
 ):
     """Open ``path`` with notify on. The simulated Pi reports the session named by the
     `--session-id` the opener passes (a path ending in _<SID>.jsonl); with
     ``session_value=False`` it is made to report somebody else's session instead. ``held``: a
-    :class:`HeldTime` for the watcher's clock (else the wall clock)."""
+    :class:`HeldTime` for the watcher's clock (else the wall clock). ``process``: the opener
+    runs the stand-in binary (``herdr_bin``), else the stand-in in this process."""
     timing = {} if held is None else {"sleep": held.sleep, "clock": held.clock}
     if not session_value:
         other = OURS["value"].replace(SID, "99999999-2222-4333-8444-555555555555")
@@ -294,6 +295,7 @@ def opened_with_watcher(
             cwd=str(path),
             env=herdr_sim.env,
             herdr_bin=herdr_sim.stub,
+            runner=None if process else herdr_sim.runner(),
             new_session_id=lambda: SID,
             deliver=sent.append,
             watchers=reg,
@@ -312,7 +314,8 @@ def test_sim_finished(herdr_sim, tmp_path):
     # test drives "working" is inside the grace window, the final idle is past it once the
     # clock runs (six polls)
     held = HeldTime()
-    main, sent = opened_with_watcher(herdr_sim, tmp_path, held=held)
+    # through the binary (the other watcher cases run the stand-in in process)
+    main, sent = opened_with_watcher(herdr_sim, tmp_path, held=held, process=True)
 
     async def drive(watcher):
         await asyncio.to_thread(herdr_sim.run, lambda s: SC.agent_state(s, "w1:p1", "working"))
@@ -377,7 +380,7 @@ def test_notify_false_or_no_channel_starts_no_watcher(herdr_sim, tmp_path):
                 OpenRequest(str(tmp_path), **kw),
                 cwd="/",
                 env=herdr_sim.env,
-                herdr_bin=herdr_sim.stub,
+                runner=herdr_sim.runner(),
                 deliver=deliver,
                 watchers=reg,
             )

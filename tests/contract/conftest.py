@@ -14,6 +14,8 @@ from simherdr.contract import verify as V
 from simherdr.contract.recorder import ThreadRecorder
 from simherdr.contract.targets import simherdr_target
 from simherdr.stub.install import write_stub
+from tests.releases import VERSIONS
+from tests.standin_inproc import run_inproc
 
 # A directory outside the temp roots and outside any repository (git discovery would label a
 # workspace after the repository): what a user's HOME looks like to the recorder.
@@ -66,12 +68,23 @@ def record_script(
     return cassette, rec
 
 
-def verify_everywhere(cassette, version: str, targets=("inprocess", "socket", "stub")):
+def stub_in_process(version: str, versions=VERSIONS) -> bool:
+    """For a test run on each of ``versions``: whether its stub target runs the stand-in in
+    this process (all but the last: the newest keeps the binary)."""
+    return version != versions[-1]
+
+
+def verify_everywhere(
+    cassette, version: str, targets=("inprocess", "socket", "stub"), *, stub_in_process=False
+):
     """Each target's result (a fresh simherdr of the cassette's version).
 
     The targets replay side by side, each in a thread of its own (a stub replay waits on its
     CLI runs' processes; the recorded gaps pass at once on each target's clock). Each target is its own server, home and binder (nothing is shared
-    but the cassette, which a replay only reads)."""
+    but the cassette, which a replay only reads). ``stub_in_process``: the stub target's CLI
+    runs are the stand-in's ``core.run`` in this process (tests/standin_inproc.py
+    ``run_inproc``: ~4-5 ms of CPU a run fewer), replayed after the others (a run's working
+    directory is this process's for it)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(kind: str):
@@ -81,9 +94,16 @@ def verify_everywhere(cassette, version: str, targets=("inprocess", "socket", "s
         finally:
             t.close()
 
-    with ThreadPoolExecutor(len(targets)) as pool:
-        futures = {kind: pool.submit(one, kind) for kind in targets}
-        return {kind: f.result() for kind, f in futures.items()}
+    later = ["stub"] if stub_in_process and "stub" in targets else []
+    side_by_side = [kind for kind in targets if kind not in later]
+    with ThreadPoolExecutor(len(side_by_side)) as pool:
+        futures = {kind: pool.submit(one, kind) for kind in side_by_side}
+        results = {kind: f.result() for kind, f in futures.items()}
+    for kind in later:
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(V, "run_binary", run_inproc(version))
+            results[kind] = one(kind)
+    return {kind: results[kind] for kind in targets}
 
 
 def env_without_herdr() -> dict:

@@ -20,7 +20,7 @@ from simherdr.contract import verify as V
 from simherdr.contract.cassette import from_json
 from simherdr.contract.journal import read_journal
 from simherdr.testing import ThreadServer
-from tests.contract.conftest import record_script, verify_everywhere
+from tests.contract.conftest import record_script, stub_in_process, verify_everywhere
 
 # A client like herdr-dock's fixture: its own session server, found through `status server`,
 # a CLI call and a socket call of its own to it (in this interpreter: a `python3` on PATH may
@@ -69,7 +69,7 @@ def test_a_server_the_client_launches_itself_is_recorded_and_replays_everywhere(
     assert {"workspace.create", "server.stop"} <= by_cli  # a CLI run's, told by its pid
     launch = next(s for s in c.steps if s.get("launch"))
     assert launch["cli_run"]["argv"] == ["--session", "<launched:1>", "server"]
-    results = verify_everywhere(c, version)
+    results = verify_everywhere(c, version, stub_in_process=stub_in_process(version))
     for kind, r in results.items():
         assert r.status == "pass", f"{kind}:\n{r.report()}"
         assert r.steps_run > 5, kind

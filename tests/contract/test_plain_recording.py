@@ -18,7 +18,7 @@ from simherdr.contract.recorder import ThreadRecorder
 from simherdr.contract.targets import simherdr_target
 from simherdr.simulator import Config
 from simherdr.testing import ThreadServer
-from tests.contract.conftest import record_script, verify_everywhere
+from tests.contract.conftest import record_script, stub_in_process, verify_everywhere
 from tests.core.socketclient import raw
 
 RELEASES = ("0.8.2", "0.9.3")
@@ -57,7 +57,9 @@ def test_a_recording_made_in_the_workspaces_directory_verifies_everywhere(
         if "recv" in s and (s["recv"].get("result") or {}).get("type") == "workspace_created"
     )
     assert created["workspace"]["label"] == "myproj" and created["root_pane"]["cwd"] == "<cwd>"
-    for kind, r in verify_everywhere(cassette, version).items():
+    for kind, r in verify_everywhere(
+        cassette, version, stub_in_process=stub_in_process(version, RELEASES)
+    ).items():
         assert r.status == "pass", f"{kind}:\n{r.report()}"
         assert not r.warnings, r.report()
 

@@ -24,7 +24,7 @@ from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import ThreadServer
 from tests.budget import examples
-from tests.contract.conftest import verify_everywhere
+from tests.contract.conftest import stub_in_process, verify_everywhere
 from tests.releases import VERSIONS
 
 # (group, verb, the rest): {ws} / {pane} / {dir} are filled from what earlier calls printed
@@ -117,6 +117,6 @@ def test_any_cli_sequence_recorded_at_any_scale_with_a_real_home_verifies(
                 _learn(state, p.stdout)
         finally:
             c = rec.stop()
-    for kind, r in verify_everywhere(c, version).items():
+    for kind, r in verify_everywhere(c, version, stub_in_process=stub_in_process(version)).items():
         where = f"{kind} at scale {scale}, started in {started_in}, {calls}"
         assert r.status == "pass", f"{where}:\n{r.report()}"

@@ -22,7 +22,7 @@ from simherdr.contract import verify as V
 from simherdr.contract.targets import simherdr_target
 from simherdr.simulator import Config
 from simherdr.testing import ThreadServer
-from tests.contract.conftest import record_script, verify_everywhere
+from tests.contract.conftest import record_script, stub_in_process, verify_everywhere
 
 CALL = (
     f"{sys.executable} -c 'import json,os,socket,sys;s=socket.socket(socket.AF_UNIX);"
@@ -57,7 +57,7 @@ def test_a_recording_made_with_a_real_home_verifies_on_every_target(tmp_path, re
     runs = [s["cli_run"] for s in c.steps if "cli_run" in s]
     assert runs[0]["stdout"]["json"]["result"]["root_pane"]["cwd"] == "<home>"
     assert c.normalization["context"]["<home>"] == real_home
-    _assert_pass(verify_everywhere(c, version))
+    _assert_pass(verify_everywhere(c, version, stub_in_process=stub_in_process(version)))
 
 
 def test_the_recorders_own_paths_never_shift_references(tmp_path, version):
@@ -76,7 +76,7 @@ def test_the_recorders_own_paths_never_shift_references(tmp_path, version):
     assert run["env"]["HERDR_BIN"] == "<recorder>/herdr"
     first_tmp = next(v for r, v in c.refs.items() if r == "<tmp:1>")
     assert first_tmp == str(work)  # the recorder's dir took no temp reference
-    _assert_pass(verify_everywhere(c, version))
+    _assert_pass(verify_everywhere(c, version, stub_in_process=stub_in_process(version)))
 
 
 def test_a_reference_is_bound_on_first_sight_not_by_numbering():
@@ -172,7 +172,7 @@ def test_recordings_at_any_time_scale_replay_in_process(tmp_path, version):
         with ThreadServer(version, clock=ScaledClock(scale)) as srv:
             c, _ = record_script(srv.path, sub, script, version, time_scale=scale)
         assert c.provenance["time_scale"] == scale
-        _assert_pass(verify_everywhere(c, version))
+        _assert_pass(verify_everywhere(c, version, stub_in_process=stub_in_process(version)))
 
 
 def test_a_read_that_depends_on_elapsed_time_waits_within_the_gap_and_says_so(tmp_path):

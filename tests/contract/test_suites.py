@@ -14,7 +14,7 @@ from simherdr.contract.journal import NON_EMPTY
 from simherdr.contract.targets import simherdr_target
 from simherdr.testing import ThreadServer
 from tests import forkserve
-from tests.contract.conftest import record_script, verify_everywhere
+from tests.contract.conftest import record_script, stub_in_process, verify_everywhere
 from tests.contract.test_replay_fixes import sock
 from tests.inproc import simherdr_main
 
@@ -56,7 +56,7 @@ def test_a_suite_that_resets_between_tests_records_and_replays_as_one(tmp_path, 
     # read from the upstream's control socket, not given
     assert c.provenance["time_scale"] == 50
     assert "server.info" in c.provenance["time_scale_from"]
-    results = verify_everywhere(c, version)
+    results = verify_everywhere(c, version, stub_in_process=stub_in_process(version))
     for kind, r in results.items():
         assert r.status == "pass", f"{kind}:\n{r.report()}"
         assert r.boundaries == 2, kind
@@ -103,7 +103,7 @@ def test_snapshot_first_seeds_a_simherdr_target_with_the_starting_state(tmp_path
         c, rec = record_script(srv.path, tmp_path, script, version, snapshot_first=True)
     assert c.provenance["seeded"] == "session.snapshot"
     assert "seed" in c.steps[0]
-    results = verify_everywhere(c, version)
+    results = verify_everywhere(c, version, stub_in_process=stub_in_process(version))
     for kind, r in results.items():
         assert r.status == "pass", f"{kind}:\n{r.report()}"
         assert not r.warnings  # seeded: nothing to warn about

@@ -4,6 +4,7 @@ it does not take (help, mistakes, abbreviations) is left to argparse."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import subprocess
 import sys
@@ -52,9 +53,15 @@ LEFT = [
 ]
 
 
+@functools.cache
+def _serve_parser():
+    """simherdr's parser for serve, built once (argparse reads each command line afresh)."""
+    return cli.parser(only="serve")
+
+
 def _argparse(words: list[str]) -> dict | None:
     try:
-        return vars(cli.parser(only="serve").parse_args(["serve", *words]))
+        return vars(_serve_parser().parse_args(["serve", *words]))
     except SystemExit:
         return None
 

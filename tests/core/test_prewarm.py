@@ -3,11 +3,13 @@ it before the workers start)."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import hypothesis.core  # noqa: F401  (imported by the suite's property tests: loaded plain)
+import pytest
 from _pytest.assertion import rewrite as rw
 
 from tests import prewarm
@@ -168,14 +170,23 @@ def _positions(co) -> list:
 
 
 def test_prewarm_rewrites_as_pytest_with_its_location_walk(tmp_path, pytestconfig):
-    """The prewarm's walk for pytest's location fix (_unlocated) gives the code pytest's own
-    traverse_node gives, line numbers included: a sample of assert shapes and real modules."""
-    from _pytest.assertion.rewrite import AssertionRewriter
-
-    assert prewarm._fast_location_fix(rw)  # this pytest: the walk is used
+    """The prewarm's location fix (LocationFix: the assert's location set while walking, no
+    copy_location per node) gives the code pytest's own traverse_node and copy_location give,
+    line numbers and columns included: a sample of assert shapes and real modules."""
+    stock_walk, stock_visit = rw.traverse_node, rw.AssertionRewriter.__dict__["visit_Assert"]
+    assert prewarm._fast_location_fix(rw)  # this pytest: the fix is used
+    with prewarm.fast_location_fix(rw) as fix:
+        assert fix is not None and rw.traverse_node == fix.walk
+    assert rw.traverse_node is stock_walk  # pytest's own again
+    assert rw.AssertionRewriter.__dict__["visit_Assert"] is stock_visit
     (tmp_path / "test_shapes.py").write_text(ASSERTS)
     here = Path(__file__)
-    for real in (here, here.parent.parent / "conftest.py", here.parent / "test_collectcost.py"):
+    for real in (
+        here,
+        here.parent.parent / "conftest.py",
+        here.parent / "test_collectcost.py",
+        here.parent.parent / "model" / "test_layout.py",
+    ):
         (tmp_path / real.name).write_bytes(real.read_bytes())  # their pycs left as they are
     for fn in sorted(tmp_path.glob("*.py")):
         assert prewarm._rewrite([str(fn)]) == 1, fn
@@ -183,5 +194,174 @@ def test_prewarm_rewrites_as_pytest_with_its_location_walk(tmp_path, pytestconfi
         _hash, expected = rw._rewrite_test(fn, pytestconfig)
         assert co == expected, fn  # bytecode, constants, names, line and exception tables
         assert _positions(co) == _positions(expected), fn  # every line and column
-    assert rw.traverse_node is not prewarm._unlocated  # pytest's own again
-    assert AssertionRewriter.visit_Assert is rw.AssertionRewriter.visit_Assert
+    assert rw.traverse_node is stock_walk
+    assert rw.AssertionRewriter.__dict__["visit_Assert"] is stock_visit
+
+
+def _unlocated_tree() -> ast.Module:
+    """A statement of new nodes (no location) around a parsed, located expression."""
+    located = ast.parse("f(a, *b, k=c)[0] == (lambda x: x)(1)").body[0]
+    assert isinstance(located, ast.Expr)
+    call = ast.Call(ast.Name("g", ast.Load()), [located.value], [ast.keyword("k", located.value)])
+    return ast.Module([ast.If(ast.UnaryOp(ast.Not(), call), [ast.Pass()], [])], [])
+
+
+@pytest.mark.parametrize("missing", [(), ("end_lineno",), ("end_col_offset", "col_offset")])
+def test_location_fix_sets_what_copy_location_sets(missing):
+    """LocationFix.walk inside an assert sets on each node without a line what pytest's loop
+    (traverse_node, then ast.copy_location from the assert) sets, and yields nothing for that
+    loop to copy again: an assert with its four attributes (the four set at once) and with
+    some missing or None (copy_location's rule, attribute by attribute)."""
+    assert_ = ast.parse("assert x").body[0]
+    for attr in missing:
+        if attr.startswith("end_"):
+            setattr(assert_, attr, None)  # copied as None
+        else:
+            delattr(assert_, attr)  # not copied
+    ours, theirs = _unlocated_tree(), _unlocated_tree()
+    fix = prewarm.LocationFix(None)
+    fix.location = prewarm.copied_location(assert_)
+    assert list(fix.walk(ours)) == []
+    for node in rw.traverse_node(theirs):
+        if getattr(node, "lineno", None) is None:
+            ast.copy_location(node, assert_)
+    assert ast.dump(ours, include_attributes=True) == ast.dump(theirs, include_attributes=True)
+    # outside an assert: the nodes pytest's loop would fix, as traverse_node finds them
+    fix.location = None
+    left = _unlocated_tree()
+    expected = [n for n in rw.traverse_node(left) if getattr(n, "lineno", None) is None]
+    found = list(fix.walk(left))
+    assert {id(n) for n in found} == {id(n) for n in expected if "lineno" in n._attributes}
+
+
+def test_location_fix_walks_every_field_that_can_hold_a_located_node():
+    """child_fields leaves out only the fields whose values are no nodes, or nodes with neither
+    fields nor a location (contexts, operators: copy_location copies nothing to them): checked
+    on every node type of the ast module and every node of a few real modules."""
+    kinds = [k for k in vars(ast).values() if isinstance(k, type) and issubclass(k, ast.AST)]
+    for kind in kinds:
+        walked = prewarm.child_fields(kind)
+        assert [f for f in kind._fields if f in walked] == list(walked), kind
+    for name in ("expr_context", "operator", "unaryop", "boolop", "cmpop"):
+        for kind in getattr(ast, name).__subclasses__():
+            assert kind._fields == () and kind._attributes == (), kind
+    assert prewarm.child_fields(ast.Compare) == ("left", "comparators")
+    assert prewarm.child_fields(ast.Bytes) == ast.Bytes._fields  # not its declaration: all
+    here = Path(__file__)
+    sources = [ASSERTS] + [p.read_text() for p in (here, Path(prewarm.__file__))]
+    seen = 0
+    for node in (n for source in sources for n in ast.walk(ast.parse(source))):
+        walked = prewarm.child_fields(type(node))
+        for field in set(node._fields) - set(walked):
+            value = getattr(node, field, None)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    assert not item._fields and not item._attributes, (node, field)
+                    seen += 1
+    assert seen > 100  # contexts and operators were met
+
+
+CONSTANT_SHAPES = '''
+"""A docstring: skipped."""
+import math
+LIMIT = 12345
+NAMES = ("alpha", "  ", "", "x" * 3, "twenty-one characters", b"raw", b"")
+def f(a=-7.5, b=-(3), c=-True, d=2j, e=-3j, f=~200, g=+300, h=float("inf"), i=0.0):
+    """Its docstring."""
+    "a bare string statement"
+    f"skipped {LIMIT + 4242} {'inner'}"
+    print("called", -(-404), [1000, {2000: "v"}], ...)
+    match a:
+        case {"key": 5000, **rest} if rest: return None
+        case [6000, *_] | True: return -0.25
+    lam = lambda z=7000: z
+    return [k * 8000 for k in range(9000) if k > -10000]
+class C:
+    x: int = 11000
+'''
+
+
+def _stock_constants(tree, limit=True):
+    from hypothesis.internal.constants_ast import ConstantVisitor, TooManyConstants
+
+    visitor = ConstantVisitor(limit=limit)
+    try:
+        visitor.visit(tree)
+    except TooManyConstants:
+        return None
+    return visitor.constants
+
+
+def _walked_constants(tree, limit=True):
+    from hypothesis.internal.constants_ast import ConstantVisitor, TooManyConstants
+
+    visitor = ConstantVisitor(limit=limit)
+    try:
+        prewarm.constants_walk(tree, visitor)
+    except TooManyConstants:
+        return None
+    return visitor.constants
+
+
+def test_constants_walk_finds_what_hypothesis_visitor_finds():
+    """constants_walk adds what Hypothesis' ConstantVisitor adds (negated numbers, skipped
+    docstrings and f-strings, its filters), stops where its limit stops it (the same order of
+    additions: the 1,024th distinct constant last, or one more after it), on sample shapes and
+    real modules (the files prewarm writes: its constants as text)."""
+    from hypothesis.internal.constants_ast import _constants_file_str
+
+    root = Path(prewarm.__file__).parent.parent
+    sources = [CONSTANT_SHAPES] + [
+        (root / name).read_text()
+        for name in ("simherdr/cli.py", "simherdr/facts/versions.py", "client/commands.py")
+        if (root / name).exists()
+    ]
+    assert len(sources) >= 3
+    numbers = [str(1000 + i) for i in range(1024)]
+    sources += [
+        "X = [" + ", ".join(numbers) + "]",  # exactly the limit, the last one last: kept
+        "X = [" + ", ".join(numbers) + ", 1000]",  # one more addition after it: too many
+        "X = [" + ", ".join(numbers[:-1]) + ", ' ', 5]",  # skipped ones after 1,023: kept
+        "X = [" + ", ".join(numbers) + ", ' ']",  # a skipped one after 1,024: too many
+    ]
+    seen = []
+    for source in sources:
+        tree = ast.parse(source)
+        expected = _stock_constants(tree)
+        walked = _walked_constants(tree)
+        assert walked == expected
+        if expected is not None:
+            assert _constants_file_str(walked) == _constants_file_str(expected)
+        seen.append(expected is None)
+    assert seen[-4:] == [False, True, False, True]
+    shapes = _stock_constants(ast.parse(CONSTANT_SHAPES))
+    assert {12345, -7.5, "alpha", b"raw", -404, 5000, 11000, -10000} <= set(shapes)
+    assert "a bare string statement" not in shapes and 4242 not in shapes
+
+
+def test_prewarm_constants_as_hypothesis_computes_them(capsys):
+    """Inside fast_constants Hypothesis' _constants_from_source is the walk's (this Hypothesis
+    is the known one), its own again after; a tree deeper than the walk goes (nested
+    negations, 150 levels) gets Hypothesis' own answer; an unknown Hypothesis: its own, with
+    a one-line notice."""
+    from hypothesis.internal import constants_ast
+
+    stock = constants_ast._constants_from_source
+    deep = "X = " + "-(" * 150 + "12345" + ")" * 150 + "\nY = 'deep'\n"
+    with prewarm.fast_constants(constants_ast) as fast:
+        assert fast and constants_ast._constants_from_source is not stock
+        for source in (CONSTANT_SHAPES, deep):
+            ours = constants_ast._constants_from_source(source, limit=True)
+            assert ours == stock(source, limit=True)
+        with pytest.raises(prewarm._TooDeep):
+            prewarm.constants_walk(ast.parse(deep), constants_ast.ConstantVisitor(limit=True))
+    assert constants_ast._constants_from_source is stock
+    known = prewarm.CONSTANTS_SOURCE
+    try:
+        prewarm.CONSTANTS_SOURCE = "another"
+        with prewarm.fast_constants(constants_ast) as fast:
+            assert not fast and constants_ast._constants_from_source is stock
+    finally:
+        prewarm.CONSTANTS_SOURCE = known
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tests/prewarm: Hypothesis' constants")

@@ -15,8 +15,12 @@ from simherdr.testing import ThreadServer
 from tests.core.socketclient import raw, request
 
 # Deeper than any recursive walk could go: the test lowers Python's recursion limit to LIMIT
-# (the chain costs O(n^2): every split publishes the whole layout, as herdr's does).
-LIMIT = 400
+# (the chain costs O(n^2): every split publishes the whole layout, as herdr's does). A test
+# runs ~40 frames deep (an xdist worker's), the server's handlers fewer: 150 leaves room for
+# both, and a walk that recursed once per level would fail ~110 levels down, far short of
+# DEPTH (a recursive depth probe in layout.snapshot: RecursionError at the first splits).
+# (LIMIT 400, DEPTH 600 until s7: the same check at ~2.4x the CPU, 0.8-1.0 -> 0.34-0.40 s.)
+LIMIT = 150
 DEPTH = LIMIT + 200
 # splits per ThreadServer.run call (each call has 10 s: the deepest 100 took longer on a loaded
 # two-core machine)

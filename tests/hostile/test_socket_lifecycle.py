@@ -88,11 +88,11 @@ def test_simultaneous_binds_in_one_process_exactly_one_wins(tmp_path):
                     listening = await listen_unix(path, handler, limit=1024, busy_message="busy")
                 except SocketBusy:
                     outcomes.append("busy")
-                    await asyncio.to_thread(done.wait)
+                    done.wait()  # (a loser's loop serves nothing: it waits in place)
                     return
                 except OSError as e:
                     outcomes.append(f"crash {e!r}")
-                    await asyncio.to_thread(done.wait)
+                    done.wait()
                     return
                 outcomes.append("won")
                 await asyncio.to_thread(done.wait)  # hold the socket until all have tried
@@ -273,11 +273,11 @@ def test_server_starts_on_a_stale_socket_one_wins_the_others_say_already_running
                     await server.start()
                 except SocketBusy as e:
                     outcomes.append("busy" if "already running" in str(e) else f"busy? {e}")
-                    await asyncio.to_thread(done.wait)
+                    done.wait()  # (a loser's loop serves nothing: it waits in place)
                     return
                 except OSError as e:
                     outcomes.append(f"crash {e!r}")
-                    await asyncio.to_thread(done.wait)
+                    done.wait()
                     return
                 outcomes.append("won")
                 await asyncio.to_thread(done.wait)

@@ -145,9 +145,19 @@ def test_trees_deeper_than_the_recursion_limit():
     depth = sys.getrecursionlimit() + 500
     tree: L.Node = P(0)
     target = "p0"
-    for i in range(1, depth + 1):
-        tree = L.split_leaf(tree, target, f"p{i}", "right" if i % 2 else "down", 0.5)
+    # The chain's setup passes split_leaf the target's path, kept here (a path_to walk at each
+    # of its depths made the setup quadratic: ~1.1M steps, most of the test's CPU); path_to
+    # runs at the full depth below: checked against that path, then in the last split's walk
+    path: list[tuple[L.Split, bool]] = []
+    for i in range(1, depth):
+        tree = L.split_leaf(tree, target, f"p{i}", "right" if i % 2 else "down", 0.5, path=path)
+        path.append((path[-1][0].second if path else tree, True))  # the split just made
         target = f"p{i}"
+    found = L.path_to(tree, target)
+    assert found is not None and len(found) == len(path) == depth - 1
+    assert all(a is b and x == y for (a, x), (b, y) in zip(found, path, strict=True))
+    tree = L.split_leaf(tree, target, f"p{depth}", "right" if depth % 2 else "down", 0.5)
+    target = f"p{depth}"
     assert L.pane_count(tree) == depth + 1
     panes, splits = L.snapshot(tree, AREA)
     assert len(panes) == depth + 1 and len(splits) == depth
