@@ -137,9 +137,11 @@ def run(coro):
 
 
 def write_exe(path, body: str) -> str:
-    """A tiny executable Python script (a stand-in child for the runner tests)."""
+    """A tiny executable Python script (a stand-in child for the runner tests): isolated and
+    without the site module (``-IS``: stdlib only; ~6 ms of CPU a start less than the venv's
+    site and its .pth files)."""
     path = str(path)
     with open(path, "w") as fh:
-        fh.write("#!%s\n%s" % (sys.executable, body))
+        fh.write("#!%s -IS\n%s" % (sys.executable, body))
     os.chmod(path, 0o755)
     return path
