@@ -14,10 +14,18 @@ pytest's internals are not what it was written against.
   with none yields no key. Here the keys are derived only for the items with a wider
   parameter (one look at each item's own parameters), and pytest's own grouping runs on them:
   the same keys, the same order.
+- :func:`lazy_default_arg_names`: each ``parametrize`` call (~810 per worker's collection)
+  checks that its argument names are the test's fixtures or arguments
+  (``Metafunc._validate_if_using_arg_names``); pytest first reads the names of the test
+  function's arguments with a default (``inspect.signature``, ~25 us), which only its error
+  for a name that is neither uses. Here they are read only then: the same checks, the same
+  error messages.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 
@@ -77,3 +85,54 @@ def reorder_scoped_only() -> None:
 
     reorder_items.stock = stock  # type: ignore[attr-defined]
     fixtures.reorder_items = reorder_items
+
+
+# sha256 of pytest 9.2's Metafunc._validate_if_using_arg_names (inspect.getsource): the code
+# lazy_default_arg_names' version repeats; any other runs as it is
+VALIDATE_ARG_NAMES_SOURCE = "9ca6cbdf8515cac96a9a19fa3717b78e86de879b23bd2cfca8c82fb09b303d94"
+
+
+def lazy_default_arg_names() -> bool:
+    """pytest's ``Metafunc._validate_if_using_arg_names``, the test function's arguments with a
+    default read only when an argument name is not among its fixtures (pytest reads them for
+    every call, for that error's message); whether it is installed."""
+    try:
+        from _pytest import python
+        from _pytest.compat import get_default_arg_names
+        from _pytest.outcomes import fail
+    except ImportError:
+        return False
+    stock = getattr(python.Metafunc, "_validate_if_using_arg_names", None)
+    if stock is None or getattr(stock, "stock", None) is not None:
+        return False
+    try:
+        source = inspect.getsource(stock)
+    except (OSError, TypeError):
+        return False
+    if hashlib.sha256(source.encode()).hexdigest() != VALIDATE_ARG_NAMES_SOURCE:
+        return False  # not the code repeated below: pytest's own
+
+    def _validate_if_using_arg_names(self, argnames, indirect) -> None:
+        # pytest 9.2's, its first line (default_arg_names) moved to where it is used
+        nodeid = self.definition.nodeid
+        for arg in argnames:
+            if arg not in self.fixturenames:
+                default_arg_names = set(get_default_arg_names(self.function))
+                if arg in default_arg_names:
+                    fail(
+                        f"In {nodeid}: function already takes an argument '{arg}' with a default value",
+                        pytrace=False,
+                    )
+                else:
+                    if isinstance(indirect, Sequence):
+                        name = "fixture" if arg in indirect else "argument"
+                    else:
+                        name = "fixture" if indirect else "argument"
+                    fail(
+                        f"In {nodeid}: function uses no {name} '{arg}'",
+                        pytrace=False,
+                    )
+
+    _validate_if_using_arg_names.stock = stock  # type: ignore[attr-defined]
+    python.Metafunc._validate_if_using_arg_names = _validate_if_using_arg_names  # type: ignore[method-assign]
+    return True

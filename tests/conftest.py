@@ -16,6 +16,7 @@ from tests.releases import VERSIONS  # the suite's one version list
 pytest_plugins = ["pytester"]
 
 collectcost.reorder_scoped_only()  # before collection (tests/collectcost.py)
+collectcost.lazy_default_arg_names()
 
 
 def _schema_line() -> str:

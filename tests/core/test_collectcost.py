@@ -4,7 +4,7 @@ skipped only where it would keep the order, and runs where a wider-scoped parame
 from __future__ import annotations
 
 import pytest
-from _pytest import fixtures
+from _pytest import fixtures, python
 
 from tests import collectcost
 
@@ -136,3 +136,56 @@ def test_the_cut_orders_as_pytest_with_parameters_of_every_scope(pytester):
         "test_c[c2]",
         "test_direct_module_scope[s1]",
     } <= scoped
+
+
+BAD_PARAMETRIZE = {
+    "test_default": """
+@pytest.mark.parametrize("x", [1])
+def test_default(fx, x=3):
+    pass
+""",
+    "test_unknown": """
+@pytest.mark.parametrize("y", [1])
+def test_unknown(fx):
+    pass
+""",
+    "test_unknown_fixture": """
+@pytest.mark.parametrize("z", [1], indirect=True)
+def test_unknown_fixture(fx):
+    pass
+""",
+    "test_unknown_listed": """
+@pytest.mark.parametrize("w", [1], indirect=["w"])
+def test_unknown_listed(fx):
+    pass
+""",
+    "test_good": """
+@pytest.mark.parametrize(("fx", "v"), [(1, 2)])
+def test_good(fx, v, u=5):
+    pass
+""",
+}
+
+
+def test_parametrize_checks_its_names_as_pytest_does(pytester):
+    """With the argument names' check reading the defaults only when a name is unknown
+    (collectcost.lazy_default_arg_names, installed by tests/conftest.py), pytest's errors stay
+    word for word: a name the function takes with a default, an unknown argument, an unknown
+    fixture (indirect, all or listed); a good parametrize collects."""
+    assert getattr(python.Metafunc._validate_if_using_arg_names, "stock", None) is not None
+    assert not collectcost.lazy_default_arg_names()  # once
+    head = "import pytest\n\n@pytest.fixture\ndef fx():\n    return 1\n"
+    pytester.makepyfile(**{name: head + body for name, body in BAD_PARAMETRIZE.items()})
+    result = pytester.runpytest_inprocess(
+        "--collect-only", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors"
+    )
+    out = result.stdout.str()
+    for line in (
+        "In test_default.py::test_default: function already takes an argument 'x' with a "
+        "default value",
+        "In test_unknown.py::test_unknown: function uses no argument 'y'",
+        "In test_unknown_fixture.py::test_unknown_fixture: function uses no fixture 'z'",
+        "In test_unknown_listed.py::test_unknown_listed: function uses no fixture 'w'",
+    ):
+        assert line in out
+    assert "test_good.py::test_good[1-2]" in out
