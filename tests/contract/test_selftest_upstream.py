@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from simherdr import testing
 from simherdr.contract.selftest import upstream_env
 from simherdr.stub.install import write_stub
+from tests import forkserve
 
 SIMHERDR = [sys.executable, "-m", "simherdr"]
 SCRIPT = 'herdr workspace create --cwd "$PWD" --no-focus >/dev/null && herdr pane list'
@@ -27,10 +29,14 @@ class Ran:
 
 @pytest.fixture
 def selftest(monkeypatch, capfd):
-    """``simherdr contract selftest ARGS`` in this process (its server and COMMAND are
-    processes), from a directory, without the caller's HERDR_* / SIMHERDR_* variables."""
+    """``simherdr contract selftest ARGS`` in this process (its servers and COMMAND are
+    processes), from a directory, without the caller's HERDR_* / SIMHERDR_* variables. The
+    simherdr it records on for the drift is ``simherdr serve`` forked (tests/forkserve.py), not
+    spawned: the selftest's own spawned server is tests/contract/test_suites.py's (a selftest
+    process); the upstream herdr's server is a process of its own as ever."""
     from simherdr.cli import main
 
+    monkeypatch.setattr(testing, "spawn_server", forkserve.spawn_server)
     for k in list(os.environ):
         if k.startswith(("HERDR_", "SIMHERDR_")):
             monkeypatch.delenv(k)
