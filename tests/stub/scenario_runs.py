@@ -18,7 +18,7 @@ def key(name: str, version: str, serve: bool) -> str:
 def key_of(item) -> str | None:
     if not item.nodeid.startswith(MODULE):
         return None
-    from tests.stub import test_scenarios_through_standin as T
+    from tests.stub import scenario_drive as T
 
     params = getattr(getattr(item, "callspec", None), "params", {})
     if item.originalname == "test_one_seed_one_outcome_through_the_standin":
@@ -35,7 +35,7 @@ def longest_first(keys: list[str]) -> list[str]:
     longest), then by the scenario's advances at its scale (~5-9 s of wall each)."""
     import tomllib
 
-    from tests.stub import test_scenarios_through_standin as T
+    from tests.stub import scenario_drive as T
 
     def order(k: str) -> tuple:
         name, _, serve = k.split("@")
@@ -47,13 +47,39 @@ def longest_first(keys: list[str]) -> list[str]:
 
 
 def run(k: str) -> list:
-    from tests.stub import test_scenarios_through_standin as T
+    from tests.stub import scenario_drive as T
 
     name, version, serve = k.split("@")
     return list(T._twice(name, version, serve=serve == "1"))
 
 
+def preload() -> None:
+    """What each pool process imports at its first run, imported here once before the pool
+    forks (a pool process runs several keys; each imported the server's code itself): the
+    method handlers, the server and its socket's stand-in side, the screen engine (its C
+    library loaded), the CLI's serve forked for the served runs."""
+    import concurrent.futures.thread  # noqa: F401  (the runs' two threads)
+
+    import simherdr.agents.layer
+    import simherdr.cli
+    import simherdr.model.hub
+    import simherdr.outbox
+    import simherdr.panes.engine
+    import simherdr.panes.screens
+    import simherdr.panes.simulated
+    import simherdr.run
+    import simherdr.runserver
+    import simherdr.server
+    import simherdr.standin
+    import simherdr.stub.native  # noqa: F401
+    from simherdr.handlers import registry
+
+    registry.load_all()
+
+
 if __name__ == "__main__":
     from tests import background
 
-    sys.exit(background.main(sys.argv[1], longest_first(sys.argv[2:]), run, AT_ONCE))
+    order = longest_first(sys.argv[2:])
+    preload()
+    sys.exit(background.main(sys.argv[1], order, run, AT_ONCE))

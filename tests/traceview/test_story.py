@@ -2,13 +2,12 @@
 workspace, a split, `agent start`, `agent prompt` with idle time between the commands, then
 `trace view`. Idle gaps are compressed so the agent's life fills most of the width; spans carry
 the CLI verb; the stand-in's pings are folded; the axis starts at the first entry shown. Checked
-in headless Chromium with a screenshot kept (and looked at by a human when it changed)."""
+in headless Chromium with a screenshot kept (and looked at by a human when it changed). The story
+itself (its script, its `simherdr run`): tests/traceview/story_run.py, its background job."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -16,40 +15,6 @@ from simherdr.testing import Harness
 from simherdr.trace import load
 from simherdr.traceview import Axis, model, render_html
 from tests.traceview.test_timeline import MEASURED, NEEDS_CHROMIUM, measure_in_chromium
-
-# 3 s, 2 s and 4 s of simulated idle time between commands, at --time-scale 1 (real time: a
-# stand-in call's own wall time, simulated time too, stays small beside them on a loaded
-# machine; at 2 the calls' spans of a loaded run took the width the agent's life should have).
-# The story runs in the background (tests/background.py): its ~20 s of wall time cost no worker.
-TIME_SCALE = "1"
-STORY = """#!/bin/sh
-herdr workspace create --cwd /tmp >/dev/null
-sleep 3
-herdr pane split w1:p1 --direction right >/dev/null
-sleep 2
-herdr agent start a1 --kind pi --pane w1:p1 >/dev/null
-sleep 4
-herdr agent prompt a1 "fix the bug" --wait --until idle --until done --timeout 60000 >/dev/null
-sleep 2
-herdr agent list >/dev/null
-"""
-
-
-def record_story(tmp: str) -> str:
-    """Run the story under ``simherdr run``; the path of its trace."""
-    from pathlib import Path
-
-    d = Path(tmp)
-    (d / "story.sh").write_text(STORY)
-    (d / "story.sh").chmod(0o755)
-    trace = d / "story.jsonl"
-    p = subprocess.run(
-        [sys.executable, "-m", "simherdr", "run", "--time-scale", TIME_SCALE, "--scenario",
-         "agent-vanishes-mid-run", "--trace", str(trace), "--", str(d / "story.sh")],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert p.returncode == 0, p.stderr
-    return str(trace)
 
 
 @pytest.fixture(scope="module")
