@@ -20,6 +20,12 @@ pytest's internals are not what it was written against.
   function's arguments with a default (``inspect.signature``, ~25 us), which only its error
   for a name that is neither uses. Here they are read only then: the same checks, the same
   error messages.
+- :func:`fixturedefs_by_node`: pytest 9 finds the definitions of a fixture visible to an item
+  (``FixtureManager.getfixturedefs``, ~10,800 calls per worker's collection) by node, and for
+  each parent node also by its node id string (``_arg2nodeid2fixturedefs``: fixtures
+  registered the legacy way, by node id; none in this suite), building each parent's node id
+  for the look-up (~54,000 node ids per worker). Where no fixture of that name was registered
+  by node id, the look-ups by node alone: the same definitions, in the same order.
 """
 
 from __future__ import annotations
@@ -135,4 +141,46 @@ def lazy_default_arg_names() -> bool:
 
     _validate_if_using_arg_names.stock = stock  # type: ignore[attr-defined]
     python.Metafunc._validate_if_using_arg_names = _validate_if_using_arg_names  # type: ignore[method-assign]
+    return True
+
+
+# sha256 of pytest 9.2's FixtureManager.getfixturedefs (inspect.getsource)
+GETFIXTUREDEFS_SOURCE = "d7ec7fcc605812befa3715a1cc7488a0f9efb1d32ac97209bbb29ee9d7cb2cc8"
+
+
+def fixturedefs_by_node() -> bool:
+    """pytest's ``FixtureManager.getfixturedefs`` without the look-ups by node id when no
+    fixture of that name was registered by node id (pytest's own otherwise); whether it is
+    installed."""
+    try:
+        from _pytest.fixtures import FixtureManager
+    except ImportError:
+        return False
+    stock = getattr(FixtureManager, "getfixturedefs", None)
+    if stock is None or getattr(stock, "stock", None) is not None:
+        return False
+    try:
+        source = inspect.getsource(stock)
+    except (OSError, TypeError):
+        return False
+    if hashlib.sha256(source.encode()).hexdigest() != GETFIXTUREDEFS_SOURCE:
+        return False  # not the code repeated below: pytest's own
+
+    def getfixturedefs(self, argname, node):
+        if self._arg2nodeid2fixturedefs.get(argname):
+            return stock(self, argname, node)  # some registered by node id: pytest's own
+        node2fixturedefs = self._arg2node2fixturedefs.get(argname)
+        if not node2fixturedefs:
+            return None
+        # pytest 9.2's, each parent's definitions by node id (none) left out
+        fixturedefs = [
+            fixturedef
+            for parent in node.iter_parents()
+            for fixturedef in node2fixturedefs.get(parent, ())
+        ]
+        fixturedefs.reverse()
+        return fixturedefs
+
+    getfixturedefs.stock = stock  # type: ignore[attr-defined]
+    FixtureManager.getfixturedefs = getfixturedefs  # type: ignore[method-assign]
     return True

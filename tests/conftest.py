@@ -17,6 +17,7 @@ pytest_plugins = ["pytester"]
 
 collectcost.reorder_scoped_only()  # before collection (tests/collectcost.py)
 collectcost.lazy_default_arg_names()
+collectcost.fixturedefs_by_node()
 
 
 def _schema_line() -> str:

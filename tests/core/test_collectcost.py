@@ -189,3 +189,56 @@ def test_parametrize_checks_its_names_as_pytest_does(pytester):
     ):
         assert line in out
     assert "test_good.py::test_good[1-2]" in out
+
+
+OVERRIDES = """
+import pytest
+
+@pytest.fixture
+def fx(fx):
+    return fx + ["module"]
+
+@pytest.fixture(params=[1, 2])
+def p(request):
+    return request.param
+
+def test_module(fx, p, tmp_path):
+    assert fx == ["conftest", "module"]
+
+class TestC:
+    @pytest.fixture
+    def fx(self, fx):
+        return fx + ["class"]
+
+    def test_class(self, fx, request):
+        assert fx == ["conftest", "module", "class"]
+"""
+
+
+def test_fixture_definitions_found_as_pytest_finds_them(pytester):
+    """FixtureManager.getfixturedefs without the node-id look-ups where no fixture of the name
+    was registered by node id (collectcost.fixturedefs_by_node, installed by tests/conftest.py)
+    gives pytest's own definitions, the same objects in the same order, for every item and
+    every fixture name: overrides in a conftest, a module and a class, and names registered
+    the legacy way, by node id (there pytest's own runs)."""
+    from _pytest.fixtures import FixtureManager
+
+    stock = getattr(FixtureManager.getfixturedefs, "stock", None)
+    assert stock is not None and not collectcost.fixturedefs_by_node()  # installed, once
+    pytester.makeconftest("import pytest\n@pytest.fixture\ndef fx():\n    return ['conftest']\n")
+    pytester.makepyfile(test_sample=OVERRIDES)
+    rec = pytester.inline_run("-p", "no:cacheprovider")
+    rec.assertoutcome(passed=3)
+    [call] = rec.getcalls("pytest_collection_finish")
+    fm = call.session._fixturemanager
+    items = call.session.items
+    with pytest.warns(Warning):  # pytest deprecates registering by node id
+        fm._register_fixture(name="legacy", func=lambda: 1, nodeid="test_sample.py")
+        fm._register_fixture(name="fx", func=lambda: 2, nodeid="test_sample.py::TestC")
+    names = set(fm._arg2node2fixturedefs) | set(fm._arg2nodeid2fixturedefs) | {"nothing"}
+    assert {"fx", "p", "tmp_path", "legacy"} <= names
+    for item in items:
+        for name in sorted(names):
+            assert fm.getfixturedefs(name, item) == stock(fm, name, item), (item, name)
+    [module_item] = [i for i in items if i.name == "test_module[1]"]
+    assert [d.baseid for d in fm.getfixturedefs("fx", module_item)] == ["", "test_sample.py"]
