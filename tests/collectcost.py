@@ -17,15 +17,16 @@ pytest's internals are not what it was written against.
 - :func:`lazy_default_arg_names`: each ``parametrize`` call (~810 per worker's collection)
   checks that its argument names are the test's fixtures or arguments
   (``Metafunc._validate_if_using_arg_names``); pytest first reads the names of the test
-  function's arguments with a default (``inspect.signature``, ~25 us), which only its error
-  for a name that is neither uses. Here they are read only then: the same checks, the same
-  error messages.
+  function's arguments with a default (``inspect.signature``), which only its error for a
+  name that is neither uses. Here they are read only then (the method's CPU in a worker's
+  collection ~15 -> ~4 ms): the same checks, the same error messages.
 - :func:`fixturedefs_by_node`: pytest 9 finds the definitions of a fixture visible to an item
   (``FixtureManager.getfixturedefs``, ~10,800 calls per worker's collection) by node, and for
   each parent node also by its node id string (``_arg2nodeid2fixturedefs``: fixtures
   registered the legacy way, by node id; none in this suite), building each parent's node id
   for the look-up (~54,000 node ids per worker). Where no fixture of that name was registered
-  by node id, the look-ups by node alone: the same definitions, in the same order.
+  by node id, the look-ups by node alone (~32 -> ~12 ms of a worker's collection): the same
+  definitions, in the same order.
 """
 
 from __future__ import annotations
