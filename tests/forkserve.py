@@ -5,7 +5,8 @@ the CLI's own ``main(["serve", ...])`` in the child, with the caller's environme
 directory. The child is a process of its own (its pid, its sockets, its signal handlers, its
 exit status and exit hooks, its stdout and stderr), as ``python -m simherdr serve`` is; only
 the interpreter's start-up and the imports are paid once (a start and stop: ~13 ms of CPU
-forked, ~57 ms spawned; the forkserver itself ~90 ms, once per worker).
+forked, ~57 ms spawned; the forkserver itself ~120 ms, once per worker, with what a served
+request loads too: a child answering requests had imported ~40 modules itself, ~15 ms).
 
 For tests of what a running server does (answers, persists, stops on a signal or on
 ``server.stop``, races another start), not of its start as a process: :func:`spawn_server` is
@@ -36,6 +37,22 @@ PRELOAD = [
     "simherdr.run",  # forkserve.run(["run", ...])
     "simherdr.stub.install",
     "simherdr.stub.cli.launch",  # launch_server
+    # what a served request loads on first use (the model, the handlers' helpers, the simulated
+    # panes and the screen engine with its C library, the agent layer, git discovery): each
+    # forked child that answered requests imported these itself (~40 modules)
+    "simherdr.handlers.common",
+    "simherdr.handlers.matching",
+    "simherdr.panes.simulated",
+    "simherdr.panes.engine",
+    "simherdr.panes.screens",
+    "simherdr.agents.layer",
+    "simherdr.agents.occupant",
+    "simherdr.git.worktrees",
+    "simherdr.model.hub",
+    "simherdr.model.terminal_detection",
+    "simherdr.model.terminal_reports",
+    "simherdr.outbox",
+    "simherdr.facts.shellquote",
 ]
 _ctx: BaseContext | None = None
 
