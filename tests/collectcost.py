@@ -26,7 +26,9 @@ pytest's internals are not what it was written against.
   registered the legacy way, by node id; none in this suite), building each parent's node id
   for the look-up (~54,000 node ids per worker). Where no fixture of that name was registered
   by node id, the look-ups by node alone (~32 -> ~12 ms of a worker's collection): the same
-  definitions, in the same order.
+  definitions, in the same order. Likewise the autouse fixtures' names visible to a test
+  (``FixtureManager._getautousenames``, once per test function): by node alone where no
+  autouse fixture was registered by node id.
 """
 
 from __future__ import annotations
@@ -184,4 +186,40 @@ def fixturedefs_by_node() -> bool:
 
     getfixturedefs.stock = stock  # type: ignore[attr-defined]
     FixtureManager.getfixturedefs = getfixturedefs  # type: ignore[method-assign]
+    return True
+
+
+# sha256 of pytest 9.2's FixtureManager._getautousenames (inspect.getsource)
+GETAUTOUSENAMES_SOURCE = "3315da428307f70a176d93a82abd0f208ab93c65bd7aa8dac2db457c7e6cb79b"
+
+
+def autousenames_by_node() -> bool:
+    """pytest's ``FixtureManager._getautousenames`` without the look-ups by node id when no
+    autouse fixture was registered by node id (pytest's own otherwise); whether installed."""
+    try:
+        from _pytest.fixtures import FixtureManager
+    except ImportError:
+        return False
+    stock = getattr(FixtureManager, "_getautousenames", None)
+    if stock is None or getattr(stock, "stock", None) is not None:
+        return False
+    try:
+        source = inspect.getsource(stock)
+    except (OSError, TypeError):
+        return False
+    if hashlib.sha256(source.encode()).hexdigest() != GETAUTOUSENAMES_SOURCE:
+        return False  # not the code repeated below: pytest's own
+
+    def _getautousenames(self, node):
+        if self._nodeid_autousenames:  # some registered by node id: pytest's own
+            yield from stock(self, node)
+            return
+        # pytest 9.2's, each parent's names by node id (none) left out
+        for parentnode in node.listchain():
+            basenames = self._node_autousenames.get(parentnode)
+            if basenames:
+                yield from basenames
+
+    _getautousenames.stock = stock  # type: ignore[attr-defined]
+    FixtureManager._getautousenames = _getautousenames  # type: ignore[method-assign]
     return True

@@ -18,6 +18,7 @@ pytest_plugins = ["pytester"]
 collectcost.reorder_scoped_only()  # before collection (tests/collectcost.py)
 collectcost.lazy_default_arg_names()
 collectcost.fixturedefs_by_node()
+collectcost.autousenames_by_node()
 
 
 def _schema_line() -> str:

@@ -242,3 +242,17 @@ def test_fixture_definitions_found_as_pytest_finds_them(pytester):
             assert fm.getfixturedefs(name, item) == stock(fm, name, item), (item, name)
     [module_item] = [i for i in items if i.name == "test_module[1]"]
     assert [d.baseid for d in fm.getfixturedefs("fx", module_item)] == ["", "test_sample.py"]
+    # the autouse fixtures' names (collectcost.autousenames_by_node) as pytest's own: by node
+    # (tmp_path's plugin has some at the session), and with one registered by node id
+    stock_auto = getattr(FixtureManager._getautousenames, "stock", None)
+    assert stock_auto is not None and not collectcost.autousenames_by_node()
+    for item in items:
+        assert list(fm._getautousenames(item)) == list(stock_auto(fm, item)), item
+    assert all(list(stock_auto(fm, item)) for item in items)  # some by node
+    assert not fm._nodeid_autousenames
+    with pytest.warns(Warning):
+        fm._register_fixture(name="auto", func=lambda: 3, nodeid="test_sample.py", autouse=True)
+    assert fm._nodeid_autousenames
+    for item in items:
+        assert list(fm._getautousenames(item)) == list(stock_auto(fm, item)), item
+        assert "auto" in list(fm._getautousenames(item))
