@@ -19,17 +19,19 @@ env: $(STAMP)
 
 # PYTHONDONTWRITEBYTECODE (set on some machines) would make every xdist worker recompile
 # everything; the suite writes its bytecode cache.
-# Four workers on two cores (TEST_WORKERS). ~270 of the tests mostly wait (paced replays, real
-# processes' starts, a CLI's timeout): ~200 worker-seconds of waiting beside ~95 s of CPU
-# (per-test wall minus CPU of a loaded run), so a quiet run is bound by the workers ((waits +
-# CPU) / 4 ~ 65-70 s) more than by the cores (CPU / 2 ~ 50 s). Six did not win on a loaded
-# machine (load 7-13, alternating: -n 6 148.7 / 159.2 s, -n 4 137.5 / 105.6 s; two more
-# collections, ~4.5 s of CPU); quiet, untried since the suite's CPU fell from ~260 s (then: -n 2
-# 192 s, -n 4 132 s, -n 6 135 s for 3,787 tests): measure `make test TEST_WORKERS=6` there.
+# Three workers on two cores (TEST_WORKERS). The suite's waits (paced replays, real processes'
+# starts, a CLI's timeout) are fewer than the waves before: most stand-in calls of the client and
+# contract tests run in-process, the slow waiting runs go to a background job (tests/background.py).
+# A fourth worker now costs more CPU than it fills idle time: its collection (~1.7 s of CPU) and
+# more processes contending for two cores' caches. Fresh clones of 0063b91, quiet, alternating,
+# 2026-12-07 18:00-18:11: -n 3 50.9 48.8 43.6 46.8 46.3 s (CPU 88.8 84.0 74.6 80.4 78.9 s), -n 4
+# 52.9 53.3 46.4 51.5 44.0 s (CPU 98.6 99.3 85.5 95.4 80.9 s), -n 2 56.2 57.0 s (CPU 80.8 82.0 s):
+# -n 3 faster in 4 of 5 pairs, ~2.3 s of wall and ~10 s of CPU less on average. (Earlier waves,
+# with more waiting in the workers, found 3 and 4 equal on wall, 6 and 2 slower.)
 # `--dist load`: tests go out on demand, two at a time (tests/conftest.py sets --maxschedchunk
 # 2), the slowest collected first (SLOW_FIRST there) and the waiting ones dealt out among the
 # others (interleave_waits there), so none starts when the others are done.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 3
 # tests/prewarm.py first: the bytecode, pytest's rewritten modules and Hypothesis' local
 # constants, written once on both cores instead of by each worker (a fresh clone: ~5 s of CPU
 # per worker saved, ~0.4 s more by the constants).

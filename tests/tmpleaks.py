@@ -9,7 +9,7 @@ with their list (xdist: the workers hand theirs to the controller), and they are
 
 CHOICE: only what the pytest processes make themselves, by name: a listing of TMPDIR before and
 after would also see the directories of other suites sharing it (`make test` uses /dev/shm, as
-every other run on the machine does) and of the run's own four workers, so it would not be
+every other run on the machine does) and of the run's own workers, so it would not be
 reliable. Not seen here: what a child process makes (a failed ``simherdr run`` process keeps its
 default trace, ``simherdr-run-trace-*``: tests/run/__init__.py drop_kept_trace removes it).
 The check costs a set insertion per mkdtemp and one lstat per recorded path at the end.

@@ -268,7 +268,7 @@ def test_a_workers_reporter_writing_to_dev_null_is_off_the_per_test_hooks_only(t
 def test_in_an_xdist_worker_the_reporter_is_off_the_per_test_hooks(request):
     config = request.config
     if not hasattr(config, "workerinput"):
-        pytest.skip("an xdist worker's reporter (make test's -n 4)")
+        pytest.skip("an xdist worker's reporter (make test's -n 3)")
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     assert reporter is not None  # Hypothesis' report hook looks it up
     for name in pytestcost.PER_TEST_TERMINAL_HOOKS:
