@@ -226,78 +226,24 @@ def _fast_location_fix(rw: Any) -> bool:
     )
 
 
-# sha256 of pytest 9.2's rewrite._walrus_targets (inspect.getsource), which walrus_targets
-# answers as; any other: pytest's own
-WALRUS_TARGETS_SOURCE = "f32631acb8fb90cc1332def1a5b2202873341c9ef760803c6a63786f6f6b1644"
-_WALRUS_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def walrus_targets(nodes: Any) -> set[str]:
-    """pytest's ``_walrus_targets``: the names the walrus operators in ``nodes`` (and under
-    them) rebind, ``ast.walk`` of each node (~20,000 calls for the suite's asserts, ~65 ms of a
-    fresh clone's CPU) replaced by a stack over :func:`child_fields` (a context or an operator
-    is no ``NamedExpr`` and holds none): the same set."""
-    out: set[str] = set()
-    stack = list(nodes)
-    pop, push = stack.pop, stack.append
-    NamedExpr, AST = ast.NamedExpr, ast.AST
-    fields_of = _WALRUS_FIELDS
-    while stack:
-        n = pop()
-        if isinstance(n, NamedExpr):
-            out.add(n.target.id)  # type: ignore[attr-defined]
-        kind = type(n)
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = child_fields(kind)
-        for field in fields:
-            value = getattr(n, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, AST):
-                        push(item)
-            elif isinstance(value, AST):
-                push(value)
-    return out
-
-
-def _known_walrus_targets(rw: Any) -> bool:
-    import hashlib
-    import inspect
-
-    try:
-        source = inspect.getsource(rw._walrus_targets)
-    except (OSError, TypeError, AttributeError):
-        return False
-    return hashlib.sha256(source.encode()).hexdigest() == WALRUS_TARGETS_SOURCE
-
-
 @contextlib.contextmanager
 def fast_location_fix(rw: Any) -> Iterator[LocationFix | None]:
     """While inside: :class:`LocationFix` does pytest's location fix in its rewrite module
     ``rw`` (its ``traverse_node`` and ``AssertionRewriter.visit_Assert``), if that fix is as
-    :data:`_LOCATION_FIX` says; else (None) pytest's own. And :func:`walrus_targets` answers
-    for its ``_walrus_targets`` (if that is the one known). All restored after."""
-    stock_walrus = getattr(rw, "_walrus_targets", None)
-    if _known_walrus_targets(rw):
-        rw._walrus_targets = walrus_targets
+    :data:`_LOCATION_FIX` says; else (None) pytest's own. Both restored after."""
+    if not _fast_location_fix(rw):
+        yield None
+        return
+    cls = rw.AssertionRewriter
+    stock_walk, stock_visit = rw.traverse_node, cls.__dict__["visit_Assert"]
+    fix = LocationFix(stock_visit)
+    rw.traverse_node = fix.walk
+    cls.visit_Assert = lambda self, assert_: fix.visit_Assert(self, assert_)
     try:
-        if not _fast_location_fix(rw):
-            yield None
-            return
-        cls = rw.AssertionRewriter
-        stock_walk, stock_visit = rw.traverse_node, cls.__dict__["visit_Assert"]
-        fix = LocationFix(stock_visit)
-        rw.traverse_node = fix.walk
-        cls.visit_Assert = lambda self, assert_: fix.visit_Assert(self, assert_)
-        try:
-            yield fix
-        finally:
-            rw.traverse_node = stock_walk
-            cls.visit_Assert = stock_visit
+        yield fix
     finally:
-        if stock_walrus is not None:
-            rw._walrus_targets = stock_walrus
+        rw.traverse_node = stock_walk
+        cls.visit_Assert = stock_visit
 
 
 def _rewrite(paths: list[str]) -> int:

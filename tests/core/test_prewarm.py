@@ -368,32 +368,3 @@ def test_prewarm_constants_as_hypothesis_computes_them(capsys):
         assert capsys.readouterr().err == ""
     finally:
         prewarm.CONSTANTS_SOURCE = known
-
-
-WALRUS = """
-def f(a, b):
-    assert (n := len(a)) == 1 and [m := x for x in b] and f(k=(j := 2), *[(i := 3)])
-    assert {(p := 1): (q := 2)} or (lambda r: (s := r))(1) or a[(t := 0):(u := 1)]
-    assert not (v := 0), f"{(w := 1)}"
-    assert (x := (y := 1)) and f((z := [(e := 1)]))
-"""
-
-
-def test_walrus_targets_are_pytests():
-    """walrus_targets (the prewarm's, while it rewrites) gives pytest's _walrus_targets' set for
-    every expression of a sample of walrus shapes and of real modules, alone and in lists;
-    fast_location_fix puts it in while inside (this pytest: the known one) and pytest's after."""
-    stock = rw._walrus_targets
-    here = Path(__file__)
-    sources = [WALRUS, ASSERTS] + [p.read_text() for p in (here, Path(prewarm.__file__))]
-    found = set()
-    for source in sources:
-        exprs = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.expr)]
-        for expr in exprs:
-            assert prewarm.walrus_targets([expr]) == stock([expr]), ast.dump(expr)
-            found |= stock([expr])
-        assert prewarm.walrus_targets(iter(exprs)) == stock(exprs)
-    assert set("nmjipqsvwxyze") <= found and "t" in found  # the sample's targets were met
-    with prewarm.fast_location_fix(rw):
-        assert rw._walrus_targets is prewarm.walrus_targets
-    assert rw._walrus_targets is stock
