@@ -277,15 +277,15 @@ def _rewrite(paths: list[str]) -> int:
         return written
 
 
-def _constants(paths: list[str], notice: bool = True) -> int:
+def _constants(paths: list[str]) -> int:
     """Hypothesis' cached constants for each of ``paths`` (its ``constants_from_module``: the
     same file, named by the source's hash, that a worker's collection would write), with
-    :func:`fast_constants` while it runs (``notice``: whether its notice may be printed)."""
+    :func:`fast_constants` while it runs."""
     import types
 
     from hypothesis.internal import constants_ast
 
-    with fast_constants(constants_ast, notice):
+    with fast_constants(constants_ast):
         for name in paths:
             module = types.ModuleType("_prewarm")
             module.__file__ = name  # all constants_from_module reads of a module
@@ -386,21 +386,19 @@ def constants_source(constants_ast: Any) -> str:
 
 
 @contextlib.contextmanager
-def fast_constants(constants_ast: Any, notice: bool = True) -> Iterator[bool]:
+def fast_constants(constants_ast: Any) -> Iterator[bool]:
     """While inside: Hypothesis' ``_constants_from_source`` (its module ``constants_ast``)
     walks the tree with :func:`constants_walk`, if Hypothesis' code is the one it was written
-    against (:data:`CONSTANTS_SOURCE`); else (False, with a one-line notice if ``notice``)
-    its own."""
+    against (:data:`CONSTANTS_SOURCE`); else (False, with a one-line notice) its own."""
     try:
         known = constants_source(constants_ast) == CONSTANTS_SOURCE
     except (OSError, TypeError, AttributeError):
         known = False
     if not known:
-        if notice:
-            print(
-                "tests/prewarm: Hypothesis' constants visitor as it is (not the one known)",
-                file=sys.stderr,
-            )
+        print(
+            "tests/prewarm: Hypothesis' constants visitor as it is (not the one known)",
+            file=sys.stderr,
+        )
         yield False
         return
     stock = constants_ast._constants_from_source
@@ -603,7 +601,7 @@ def main() -> int:
             ("the plain pycs", [pool.submit(_compile, part) for part in _parts(plain)]),
             (
                 "Hypothesis' local constants",
-                [pool.submit(_constants, part, i == 0) for i, part in enumerate(_parts(local))],
+                [pool.submit(_constants, part) for part in _parts(local)],
             ),
         ]
         try:
