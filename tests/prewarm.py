@@ -279,150 +279,16 @@ def _rewrite(paths: list[str]) -> int:
 
 def _constants(paths: list[str]) -> int:
     """Hypothesis' cached constants for each of ``paths`` (its ``constants_from_module``: the
-    same file, named by the source's hash, that a worker's collection would write), with
-    :func:`fast_constants` while it runs."""
+    same file, named by the source's hash, that a worker's collection would write)."""
     import types
 
-    from hypothesis.internal import constants_ast
+    from hypothesis.internal.constants_ast import constants_from_module
 
-    with fast_constants(constants_ast):
-        for name in paths:
-            module = types.ModuleType("_prewarm")
-            module.__file__ = name  # all constants_from_module reads of a module
-            constants_ast.constants_from_module(module)
+    for name in paths:
+        module = types.ModuleType("_prewarm")
+        module.__file__ = name  # all constants_from_module reads of a module
+        constants_from_module(module)
     return len(paths)
-
-
-class _TooDeep(Exception):
-    """A tree deeper than :data:`WALK_DEPTH`: Hypothesis' own visitor judges it."""
-
-
-# the deepest tree walked here: Hypothesis' recursive visitor (two frames a level) may stop at
-# the recursion limit in a deeper one (then no constants, no file), which this walk would not
-WALK_DEPTH = 100
-
-
-def constants_walk(tree: ast.AST, visitor: Any) -> None:
-    """What Hypothesis' ``ConstantVisitor.visit(tree)`` adds to ``visitor.constants``, walked
-    with a stack instead of a method call per node (``NodeVisitor``'s dispatch and
-    ``generic_visit``: ~0.3 s of CPU for simherdr's and client's ~245 modules): the same nodes
-    in the same order (depth first, fields in order), each constant given to the visitor's own
-    ``_add_constant`` (its filters, its limit's ``TooManyConstants``). A negated number is
-    added negated, not its operand; a docstring-like expression statement's string and an
-    f-string are skipped, as its ``visit_UnaryOp``, ``visit_Expr`` and ``visit_JoinedStr`` do.
-    Raises :class:`_TooDeep` past :data:`WALK_DEPTH` levels."""
-    add = visitor._add_constant
-    AST, Constant, USub = ast.AST, ast.Constant, ast.USub
-    shapes = _SHAPES
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        n, depth = pop()
-        if depth > WALK_DEPTH:
-            raise _TooDeep
-        kind = type(n)
-        shape = shapes.get(kind)
-        if shape is None:
-            shape = shapes[kind] = (kind.__name__, child_fields(kind))
-        name, fields = shape
-        if name == "Constant":
-            add(n.value)  # type: ignore[attr-defined]
-            continue  # its fields hold no node
-        if name == "UnaryOp":
-            operand = n.operand  # type: ignore[attr-defined]
-            if (
-                isinstance(n.op, USub)  # type: ignore[attr-defined]
-                and isinstance(operand, Constant)
-                and isinstance(operand.value, (int, float, complex))
-                and not isinstance(operand.value, bool)
-            ):
-                add(-operand.value)
-                continue
-        elif name == "Expr":
-            value = n.value  # type: ignore[attr-defined]
-            if isinstance(value, Constant) and isinstance(value.value, str):
-                continue
-        elif name == "JoinedStr":
-            continue
-        children = []
-        for field in fields:
-            value = getattr(n, field, None)
-            if isinstance(value, list):
-                children += [item for item in value if isinstance(item, AST)]
-            elif isinstance(value, AST):
-                children.append(value)
-        if children:
-            depth += 1
-            for child in reversed(children):
-                push((child, depth))
-
-
-# a node type's name (what NodeVisitor dispatches on) and the fields that may hold a node with
-# fields (child_fields: the others hold names, numbers, contexts, operators: no constant there)
-_SHAPES: dict[type, tuple[str, tuple[str, ...]]] = {}
-
-
-# sha256 of Hypothesis' source that constants_walk does the work of (constants_ast.py: the
-# ConstantVisitor's visit methods and _constants_from_source, NodeVisitor's walk): Hypothesis 6.170.27
-CONSTANTS_SOURCE = "27fd01a047ceb90ac019b6f852c9019a6bbaa66846c4cb5d6a81ace3f80d3529"
-
-
-def constants_source(constants_ast: Any) -> str:
-    """The digest of Hypothesis' code that :func:`constants_walk` stands in for."""
-    import hashlib
-    import inspect
-
-    cls = constants_ast.ConstantVisitor
-    parts = [
-        inspect.getsource(getattr(cls, name))
-        for name in ("visit_UnaryOp", "visit_Expr", "visit_JoinedStr", "visit_Constant")
-    ]
-    parts.append(inspect.getsource(constants_ast._constants_from_source))
-    # every visit method it may dispatch to (NodeVisitor's own too), and how it recurses
-    parts.append(repr(sorted({n for c in cls.__mro__ for n in vars(c) if n.startswith("visit")})))
-    parts.append(repr([c.__name__ for c in cls.__mro__]))
-    parts += [inspect.getsource(f) for f in (cls.visit, cls.generic_visit, ast.iter_fields)]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-@contextlib.contextmanager
-def fast_constants(constants_ast: Any) -> Iterator[bool]:
-    """While inside: Hypothesis' ``_constants_from_source`` (its module ``constants_ast``)
-    walks the tree with :func:`constants_walk`, if Hypothesis' code is the one it was written
-    against (:data:`CONSTANTS_SOURCE`); else (False, with a one-line notice) its own."""
-    try:
-        known = constants_source(constants_ast) == CONSTANTS_SOURCE
-    except (OSError, TypeError, AttributeError):
-        known = False
-    if not known:
-        print(
-            "tests/prewarm: Hypothesis' constants visitor as it is (not the one known)",
-            file=sys.stderr,
-        )
-        yield False
-        return
-    stock = constants_ast._constants_from_source
-    ConstantVisitor, TooManyConstants = (
-        constants_ast.ConstantVisitor,
-        constants_ast.TooManyConstants,
-    )
-
-    def _constants_from_source(source: str | bytes, *, limit: bool) -> Any:
-        tree = ast.parse(source)
-        visitor = ConstantVisitor(limit=limit)
-        try:
-            constants_walk(tree, visitor)
-        except TooManyConstants:
-            return constants_ast.Constants()
-        except _TooDeep:
-            return stock(source, limit=limit)
-        return visitor.constants
-
-    constants_ast._constants_from_source = _constants_from_source
-    try:
-        yield True
-    finally:
-        constants_ast._constants_from_source = stock
 
 
 Intervals = list[tuple[int, int]]
