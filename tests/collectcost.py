@@ -37,6 +37,7 @@ import hashlib
 import inspect
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -96,6 +97,19 @@ def reorder_scoped_only() -> None:
     fixtures.reorder_items = reorder_items
 
 
+def _known_stock(owner: Any, name: str, digest: str) -> Any:
+    """``owner.name`` when it is pytest's code as written against (the sha256 of its source is
+    ``digest``) and not replaced yet; else None (then pytest's own runs)."""
+    stock = getattr(owner, name, None)
+    if stock is None or getattr(stock, "stock", None) is not None:
+        return None
+    try:
+        source = inspect.getsource(stock)
+    except (OSError, TypeError):
+        return None
+    return stock if hashlib.sha256(source.encode()).hexdigest() == digest else None
+
+
 # sha256 of pytest 9.2's Metafunc._validate_if_using_arg_names (inspect.getsource): the code
 # lazy_default_arg_names' version repeats; any other runs as it is
 VALIDATE_ARG_NAMES_SOURCE = "9ca6cbdf8515cac96a9a19fa3717b78e86de879b23bd2cfca8c82fb09b303d94"
@@ -111,14 +125,8 @@ def lazy_default_arg_names() -> bool:
         from _pytest.outcomes import fail
     except ImportError:
         return False
-    stock = getattr(python.Metafunc, "_validate_if_using_arg_names", None)
-    if stock is None or getattr(stock, "stock", None) is not None:
-        return False
-    try:
-        source = inspect.getsource(stock)
-    except (OSError, TypeError):
-        return False
-    if hashlib.sha256(source.encode()).hexdigest() != VALIDATE_ARG_NAMES_SOURCE:
+    stock = _known_stock(python.Metafunc, "_validate_if_using_arg_names", VALIDATE_ARG_NAMES_SOURCE)
+    if stock is None:
         return False  # not the code repeated below: pytest's own
 
     def _validate_if_using_arg_names(self, argnames, indirect) -> None:
@@ -159,14 +167,8 @@ def fixturedefs_by_node() -> bool:
         from _pytest.fixtures import FixtureManager
     except ImportError:
         return False
-    stock = getattr(FixtureManager, "getfixturedefs", None)
-    if stock is None or getattr(stock, "stock", None) is not None:
-        return False
-    try:
-        source = inspect.getsource(stock)
-    except (OSError, TypeError):
-        return False
-    if hashlib.sha256(source.encode()).hexdigest() != GETFIXTUREDEFS_SOURCE:
+    stock = _known_stock(FixtureManager, "getfixturedefs", GETFIXTUREDEFS_SOURCE)
+    if stock is None:
         return False  # not the code repeated below: pytest's own
 
     def getfixturedefs(self, argname, node):
@@ -200,14 +202,8 @@ def autousenames_by_node() -> bool:
         from _pytest.fixtures import FixtureManager
     except ImportError:
         return False
-    stock = getattr(FixtureManager, "_getautousenames", None)
-    if stock is None or getattr(stock, "stock", None) is not None:
-        return False
-    try:
-        source = inspect.getsource(stock)
-    except (OSError, TypeError):
-        return False
-    if hashlib.sha256(source.encode()).hexdigest() != GETAUTOUSENAMES_SOURCE:
+    stock = _known_stock(FixtureManager, "_getautousenames", GETAUTOUSENAMES_SOURCE)
+    if stock is None:
         return False  # not the code repeated below: pytest's own
 
     def _getautousenames(self, node):
