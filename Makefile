@@ -22,12 +22,12 @@ env: $(STAMP)
 # Three workers on two cores (TEST_WORKERS). The suite's waits (paced replays, real processes'
 # starts, a CLI's timeout) are fewer than the waves before: most stand-in calls of the client and
 # contract tests run in-process, the slow waiting runs go to a background job (tests/background.py).
-# A fourth worker now costs more CPU than it fills idle time: its collection (~1.7 s of CPU) and
-# more processes contending for two cores' caches. Fresh clones of 0063b91, quiet, alternating,
-# 2026-12-07 18:00-18:11: -n 3 50.9 48.8 43.6 46.8 46.3 s (CPU 88.8 84.0 74.6 80.4 78.9 s), -n 4
-# 52.9 53.3 46.4 51.5 44.0 s (CPU 98.6 99.3 85.5 95.4 80.9 s), -n 2 56.2 57.0 s (CPU 80.8 82.0 s):
-# -n 3 faster in 4 of 5 pairs, ~2.3 s of wall and ~10 s of CPU less on average. (Earlier waves,
-# with more waiting in the workers, found 3 and 4 equal on wall, 6 and 2 slower.)
+# A fourth worker now fills about as much idle time as it costs: its collection (~1.7 s of CPU)
+# and more processes contending for two cores. Fresh clones of the same commit (0063b91, fdc22ee),
+# quiet, alternating, 2026-12-07 18:00-18:41, 9 pairs: -n 3 43.6-51.2 s (mean 47.8, median 47.2;
+# CPU mean 82.4 s), -n 4 44.0-53.3 s (mean 48.4, median 46.4; CPU mean 88.9 s); -n 2 56-57 s.
+# The same wall within this VM's noise, ~6.5 s less CPU: three (earlier waves also found 3 and 4
+# equal on wall, 6 and 2 slower).
 # `--dist load`: tests go out on demand, two at a time (tests/conftest.py sets --maxschedchunk
 # 2), the slowest collected first (SLOW_FIRST there) and the waiting ones dealt out among the
 # others (interleave_waits there), so none starts when the others are done.
