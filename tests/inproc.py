@@ -10,14 +10,20 @@ import io
 import subprocess
 
 
-def simherdr_main(*argv: str) -> subprocess.CompletedProcess:
-    """stdout, stderr and the status of ``simherdr ARGV`` (argparse's exits included)."""
-    from simherdr.cli import main
-
+def main_result(name: str, main, argv: list[str]) -> subprocess.CompletedProcess:
+    """stdout, stderr and the status of the console command ``name`` whose entry is ``main``
+    (``main(argv)``; argparse's exits included), run in this process."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             rc = main(list(argv))
         except SystemExit as e:  # argparse's exit
             rc = e.code if isinstance(e.code, int) else 1
-    return subprocess.CompletedProcess(["simherdr", *argv], rc, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess([name, *argv], rc, out.getvalue(), err.getvalue())
+
+
+def simherdr_main(*argv: str) -> subprocess.CompletedProcess:
+    """stdout, stderr and the status of ``simherdr ARGV`` (argparse's exits included)."""
+    from simherdr.cli import main
+
+    return main_result("simherdr", main, list(argv))

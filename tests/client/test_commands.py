@@ -8,8 +8,6 @@ argv[0]; no Python start of ~0.1 s of CPU each)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -21,6 +19,7 @@ import pytest
 from simherdr.contract.targets import ping_version
 from simherdr.stub.install import write_stub
 from tests import forkserve
+from tests.inproc import main_result
 
 BIN = os.path.dirname(sys.executable)
 
@@ -81,13 +80,7 @@ def in_process(monkeypatch):
             if cwd is not None:
                 m.chdir(cwd)
             m.setattr(sys, "argv", [name])
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    rc = fn(list(argv))
-                except SystemExit as e:  # argparse's exit
-                    rc = e.code if isinstance(e.code, int) else 1
-        return subprocess.CompletedProcess([name, *argv], rc, out.getvalue(), err.getvalue())
+            return main_result(name, fn, list(argv))
 
     return go
 
