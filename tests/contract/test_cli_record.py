@@ -119,6 +119,8 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
             "--any-version",
             "--json",
             str(tmp_path / "r.json"),
+            "--read-wait",  # the ping that differs is asked again 0.1 s, not 1 (WAIT_FLOOR)
+            "0.1",
         )
     assert miss.returncode == 1
     assert "$.result.protocol: expected 20, got 22" in miss.stdout

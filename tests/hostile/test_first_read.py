@@ -170,7 +170,7 @@ def test_a_reply_the_client_does_not_take_at_once_is_flushed_whole(srv):
     with loop_held(srv):
         s = connect(srv.path)
         s.sendall(LIST)
-    time.sleep(0.2)  # the server has sent what the socket takes and left the rest buffered
+    until(lambda: conn_count(srv) == 1)  # sent what the socket takes, the rest buffered
     out = read_all(s)
     s.close()
     reply = json.loads(out)
