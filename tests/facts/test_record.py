@@ -231,15 +231,12 @@ def test_record_field_is_dataclasses_field_for_a_record():
     assert dataclasses.replace(A("x"), k="z").k == "z"
 
 
-def test_the_model_the_releases_and_the_stand_in_import_no_dataclasses():
-    """The serve path's records, and the stand-in's (its every module, as the fork server
-    preloads them: the integration table, the config keys, the client-socket schema), are made
-    without importing dataclasses; it is imported when something asks for the dataclass view
-    (fields(), asdict(), replace())."""
+def test_the_model_and_the_releases_import_no_dataclasses():
+    """The serve path's records are made without importing dataclasses; it is imported when
+    something asks for the dataclass view (fields(), asdict(), replace())."""
     code = (
         "import sys; import simherdr.model.state, simherdr.runtime.config, "
         "simherdr.facts.versions as V; V.resolve('0.9.3'); "
-        "from simherdr.stub import forkserver; forkserver.preload(); "
         "print('dataclasses' in sys.modules); import dataclasses; "
         "print(len(dataclasses.fields(V.Rows)) == len(V.ROW_NAMES))"
     )
