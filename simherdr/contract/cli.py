@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .selftest import seconds
-from .targets import TARGETS
+from .targets import TARGETS, WAIT_FLOOR
 
 
 def add_record_parser(sub) -> None:
@@ -85,6 +85,14 @@ def add_contract_parser(sub) -> None:
     )
     v.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     v.add_argument("--timeout", type=seconds, default=10.0, help="seconds to wait for a reply line")
+    v.add_argument(
+        "--read-wait",
+        type=seconds,
+        default=WAIT_FLOOR,
+        metavar="SECONDS",
+        help="a read that differs from the recording is asked again for its recorded gap, at "
+        f"least this long (default {WAIT_FLOOR:g}; at most --timeout) before it is a miss",
+    )
     v.add_argument(
         "--no-pace", action="store_true", help="send requests back to back, ignoring recorded times"
     )
@@ -199,6 +207,7 @@ def verify_cmd(args) -> int:
             timeout=args.timeout,
             pace=not args.no_pace,
             skip_gaps=not args.real_time,
+            read_wait=args.read_wait,
         )
     except (CassetteError, OSError, ValueError) as e:
         print(f"simherdr contract verify: {e}", file=sys.stderr)

@@ -37,6 +37,14 @@ TARGETS = ("inprocess", "socket", "stub", "real")
 # target must.
 SKIP_GAPS = True
 
+# CHOICE: a replayed read whose reply differs from the recording's is asked again (verify:
+# READ_WORDS) for the recorded gap to the next step, at least WAIT_FLOOR wall seconds (a
+# loaded machine answers later than the recording's) and at most the reply timeout; each wait
+# that was needed is reported. `contract verify --read-wait` sets the floor: shorter where
+# reads are expected to differ (a corpus checked against another release), longer for a slow
+# target.
+WAIT_FLOOR = 1.0
+
 
 @runtime_checkable
 class TimeSkipper(Protocol):

@@ -26,7 +26,7 @@ from . import normalize
 from .cassette import Cassette, now
 from .journal import cli_stream, parse_line
 from .match import Mismatch, check_authored_cli, check_envelope, substitute
-from .targets import Target, Unsupported
+from .targets import WAIT_FLOOR, Target, Unsupported
 
 Validator = Callable[[dict], None]
 TargetFactory = Callable[[str], Target]  # version -> a fresh target
@@ -171,10 +171,7 @@ def bound_to(c: Cassette, version: str) -> str:
 # nothing): the method's last word, or the CLI verb behind it.
 READ_WORDS = frozenset({"get", "list", "read", "snapshot", "process_info", "info", "status"})
 READ_METHODS = frozenset({"ping"})
-# CHOICE: the wait for such a reply is the recorded gap to the next step, at least WAIT_FLOOR
-# wall seconds (a loaded machine answers later than the recording's) and at most the reply
-# timeout; each wait that was needed is reported.
-WAIT_FLOOR = 1.0
+# The wait for such a reply: targets.WAIT_FLOOR.
 # CHOICE (issue 33): a read still differing after that wait is asked again, where recorded
 # seconds pass at once (in process, a skipping server), for up to SCALE_PROBE more recorded
 # seconds: reaching the recorded reply then means the target needed far more time than the
@@ -233,11 +230,14 @@ class Replay:
         validator: Validator | None = None,
         timeout: float = 10.0,
         pace: bool = True,
+        read_wait: float = WAIT_FLOOR,
     ):
         """``pace``: send each recorded request no earlier than its recorded time (what the
         upstream did in between, timers and agents starting, happens again), on the target's
-        clock (CLI runs too)."""
+        clock (CLI runs too); ``read_wait``: a read that differs is asked again for at least
+        this long (WAIT_FLOOR)."""
         self.pace = pace
+        self.read_wait = read_wait
         self.c = c
         self.t = target
         self.validator = validator
@@ -528,7 +528,7 @@ class Replay:
         return self._wait(i, step, lambda: self._ask_again(cid), step["recv"], actual)
 
     def _wait(self, i: int, step: dict, again, expected: Any, actual: Any) -> tuple[list, Any]:
-        budget = min(max(self._gap(i), WAIT_FLOOR), self.timeout)
+        budget = min(max(self._gap(i), self.read_wait), self.timeout)
         problems = self.bind.unify(expected, actual, commit=False)
         waited, tick = 0.0, budget / 20
         start = self.t.elapsed()
@@ -691,8 +691,9 @@ def run_cassette(
     validator: Validator | None = None,
     timeout: float = 10.0,
     pace: bool = True,
+    read_wait: float = WAIT_FLOOR,
 ) -> Result:
-    return Replay(c, target, validator, timeout, pace).run()
+    return Replay(c, target, validator, timeout, pace, read_wait).run()
 
 
 def time_scale(c: Cassette) -> float:
@@ -728,24 +729,27 @@ def verify(
     pace: bool = True,
     control: str | None = None,
     skip_gaps: bool = True,
+    read_wait: float = WAIT_FLOOR,
 ) -> list[Result]:
     """Replay every cassette; simherdr targets start fresh per cassette (progress on a
     terminal: :mod:`simherdr.progress`); ``skip_gaps``: their recorded gaps pass at once on
-    the server's clock (targets.SKIP_GAPS), False sleeps through them."""
+    the server's clock (targets.SKIP_GAPS), False sleeps through them; ``read_wait``: see
+    WAIT_FLOOR."""
     from ..progress import Progress
 
     results: list[Result] = []
     bar = Progress(len(corpus), f"contract verify --target {kind}")  # on a terminal only
     try:
         _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
-                validator, timeout, pace, control, skip_gaps)  # fmt: skip
+                validator, (timeout, pace, read_wait), control, skip_gaps)  # fmt: skip
     finally:
         bar.close()
     return results
 
 
 def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_version,
-            validator, timeout, pace, control, skip_gaps) -> None:  # fmt: skip
+            validator, replay, control, skip_gaps) -> None:  # fmt: skip
+    """``replay``: run_cassette's (timeout, pace, read_wait)."""
     from ..facts.versions import RELEASES
     from .targets import external_target, simherdr_target
 
@@ -760,7 +764,7 @@ def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_ver
                 if why:
                     results.append(Result(c, kind, target.version, "skip", why))
                     continue
-                results.append(run_cassette(c, target, validator, timeout, pace))
+                results.append(run_cassette(c, target, validator, *replay))
         return
     for c in corpus:
         bar.step(c.name)
@@ -772,7 +776,7 @@ def _verify(corpus, kind, results, bar, profile, socket_path, herdr_bin, any_ver
         for v in versions:
             t = simherdr_target(kind, v, time_scale=time_scale(c), skip_gaps=skip_gaps)
             try:
-                results.append(run_cassette(c, t, validator, timeout, pace))
+                results.append(run_cassette(c, t, validator, *replay))
             finally:
                 t.close()
 

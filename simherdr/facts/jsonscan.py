@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import _json
 from collections.abc import Callable
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False  # (not typing's: importing typing costs a stand-in call ~7 ms)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
 

@@ -43,9 +43,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 from functools import total_ordering
-from typing import Any
 
 from .record import field, field_names, field_types, record
+
+TYPE_CHECKING = False  # (not typing's: importing typing costs a stand-in call ~7 ms)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_VERSION",

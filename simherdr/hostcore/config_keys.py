@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
+from ..facts.record import record
 from ..facts.rusttext import rust_debug_str
 
 TYPE_CHECKING = False
@@ -38,20 +38,20 @@ STR_LIST = "str_list"
 ANY = "any"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Enum:
     variants: tuple[str, ...]
     aliases: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TableList:
     """An array of tables whose rows have known keys (``[[keys.command]]``)."""
 
     row: dict
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AnyKeyTable:
     """A table with free keys whose values share one shape (``ui.sidebar.agents.rows_by_agent``)."""
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from ..facts.paths import join as _join
+from ..facts.record import field, record
 
 MARKER = "HERDR_INTEGRATION_VERSION="  # src/integration/mod.rs:266
 ID_MARKER = "HERDR_INTEGRATION_ID="
@@ -110,7 +110,7 @@ _DIRS = {
 # --- the target table ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     """A config file herdr edits to register its hook.
 
@@ -132,9 +132,9 @@ class Config:
     always: bool = True  # install message printed even when nothing changed
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True)
 class Target:
-    """One row of data/integration.json ``targets`` (or ``experimental``)."""
+    """One row of data/integration.json ``targets`` (or ``experimental``), made by keyword."""
 
     label: str
     asset: str  # the marker file, relative to the agent's directory
@@ -149,7 +149,7 @@ class Target:
     experimental: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Table:
     """One integration table (a release's ``tables.integration`` key) of data/integration.json."""
 
@@ -635,7 +635,7 @@ def uninstall(target: Target, env: Mapping[str, str], version: str) -> list[str]
     return messages
 
 
-@dataclass
+@record
 class Status:
     target: Target
     path: str

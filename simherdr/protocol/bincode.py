@@ -26,10 +26,16 @@ from __future__ import annotations
 import _thread
 import struct as _struct
 from collections.abc import Callable
-from typing import Any
 
 from ..facts.rusttext import rust_debug_str
 from .schema import Enum, Named, Prim, Seq, Struct, Table, Tuple, TypeRef
+
+TYPE_CHECKING = False  # (not typing's: importing typing costs a stand-in call ~7 ms)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Encoder = Callable[[Any, bytearray], None]
+    Decoder = Callable[[bytes, int], tuple[Any, int]]
 
 __all__ = ["BincodeError", "Codec", "EncodeError"]
 
@@ -108,10 +114,6 @@ def _signed_error(err: BincodeError) -> BincodeError:
     for u, i in (("U128", "I128"), ("U16", "I16"), ("U32", "I32"), ("U64", "I64")):
         text = text.replace(u, i)
     return BincodeError(text.replace("Usize", "Isize"))
-
-
-Encoder = Callable[[Any, bytearray], None]
-Decoder = Callable[[bytes, int], tuple[Any, int]]
 
 
 def _int_codec(name: str) -> tuple[Encoder, Decoder, int]:

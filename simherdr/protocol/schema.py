@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from functools import cache
+
+from ..facts.record import field, record
 
 __all__ = [
     "PROTOCOLS",
@@ -78,7 +79,7 @@ class TableError(ValueError):
     """A table file that does not describe a type correctly (a bug in the data, not input)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Prim:
     """A primitive: an integer, ``bool``, ``char``, ``String``, a float, ``bytes`` (``Vec<u8>``,
     serde's sequence of u8) or ``ByteBuf`` (``Vec<u8>`` through ``serialize_bytes``)."""
@@ -86,7 +87,7 @@ class Prim:
     name: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Seq:
     """``Vec<T>`` (``kind`` "vec") or ``Option<T>`` (``kind`` "option")."""
 
@@ -94,14 +95,14 @@ class Seq:
     item: TypeRef
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tuple:
     """``(A, B, ...)``: its items in order, no length."""
 
     items: tuple[TypeRef, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Named:
     """A type of the table, by name."""
 
@@ -111,7 +112,7 @@ class Named:
 TypeRef = Prim | Seq | Tuple | Named
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Variant:
     """One enum variant: ``shape`` is "unit", "newtype", "tuple" or "struct"."""
 
@@ -122,7 +123,7 @@ class Variant:
     fields: tuple[tuple[str, TypeRef], ...] = ()  # struct variants
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Enum:
     name: str
     src: str
@@ -136,7 +137,7 @@ class Enum:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Struct:
     name: str
     src: str
@@ -146,7 +147,7 @@ class Struct:
 Definition = Enum | Struct
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Table:
     """One protocol's types: ``types[name]`` is an :class:`Enum` or a :class:`Struct`."""
 

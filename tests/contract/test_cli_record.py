@@ -95,8 +95,9 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
             "ping",
             "--",
             sys.executable,
+            "-IS",
             "-c",
-            "import os,socket;s=socket.socket(socket.AF_UNIX);s.connect(os.environ['HERDR_SOCKET_PATH']);"
+            "import os,_socket;s=_socket.socket(_socket.AF_UNIX);s.connect(os.environ['HERDR_SOCKET_PATH']);"
             's.sendall(b\'{"id":"1","method":"ping","params":{}}\\n\');print(s.recv(9999))',
         )
     assert p.returncode == 0, p.stderr
@@ -119,6 +120,8 @@ def test_verify_command_reports_misses_and_binds_versions(tmp_path):
             "--any-version",
             "--json",
             str(tmp_path / "r.json"),
+            "--read-wait",  # the ping that differs is asked again 0.1 s, not 1 (WAIT_FLOOR)
+            "0.1",
         )
     assert miss.returncode == 1
     assert "$.result.protocol: expected 20, got 22" in miss.stdout
@@ -161,14 +164,14 @@ def test_verify_real_time_sleeps_through_the_recorded_gaps(tmp_path):
 
     with ThreadServer("0.9.3") as srv:
         script = (
-            "import os,socket\n"
+            "import os,_socket\n"
             "for i in (1, 2):\n"
-            "    s=socket.socket(socket.AF_UNIX);s.connect(os.environ['HERDR_SOCKET_PATH'])\n"
+            "    s=_socket.socket(_socket.AF_UNIX);s.connect(os.environ['HERDR_SOCKET_PATH'])\n"
             '    s.sendall(b\'{"id":"%d","method":"ping","params":{}}\\n\' % i);s.recv(9999)\n'
         )
         p = simherdr_main(
             "record", "--upstream", srv.path, "--socket", str(tmp_path / "p.sock"),
-            "--out", str(tmp_path / "c"), "--name", "pings", "--", sys.executable, "-c", script,
+            "--out", str(tmp_path / "c"), "--name", "pings", "--", sys.executable, "-IS", "-c", script,
         )  # fmt: skip
     assert p.returncode == 0, p.stderr
     path = tmp_path / "c" / "pings.json"

@@ -133,10 +133,11 @@ def test_a_changed_upstream_is_caught_with_a_clear_miss_report(upstream, version
                 )
             )
         )
-        # a read that differs is asked again for at most the timeout (verify.WAIT_FLOOR), and a
-        # stream's event the changed split never makes is awaited as long: 0.5 s, not 1
+        # a read that differs is asked again for at least read_wait (targets.WAIT_FLOOR: 1 s),
+        # at most the timeout: these two never catch up (the faults stay); a stream's event the
+        # changed split never makes is awaited for the timeout: 0.5 s, not 1
         with external_target("socket", changed.path) as t:
-            result = V.run_cassette(cassette, t, timeout=0.5)
+            result = V.run_cassette(cassette, t, timeout=0.5, read_wait=0.1)
     finally:
         changed.stop()
     assert result.status == "fail"

@@ -15,6 +15,7 @@ import pytest
 
 from simherdr import testing
 from simherdr.contract.selftest import upstream_env
+from simherdr.stub import native
 from simherdr.stub.install import write_stub
 from tests import forkserve
 
@@ -27,18 +28,24 @@ class Ran:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
+#: the suite's choice of stand-ins (tests/standin_shared.py), kept: the stub target's install
+#: then sends its calls to the suite's shared fork server, not to one of its server's own
+_SUITES_STAND_INS = (native.NATIVE_ENV, native.SHARED_ENV)
+
+
 @pytest.fixture
 def selftest(monkeypatch, capfd):
     """``simherdr contract selftest ARGS`` in this process (its servers and COMMAND are
     processes), from a directory, without the caller's HERDR_* / SIMHERDR_* variables. The
     simherdr it records on for the drift is ``simherdr serve`` forked (tests/forkserve.py), not
     spawned: the selftest's own spawned server is tests/contract/test_suites.py's (a selftest
-    process); the upstream herdr's server is a process of its own as ever."""
+    process); the upstream herdr's server is a process of its own as ever. The suite's
+    stand-in choice stays (``_SUITES_STAND_INS``)."""
     from simherdr.cli import main
 
     monkeypatch.setattr(testing, "spawn_server", forkserve.spawn_server)
     for k in list(os.environ):
-        if k.startswith(("HERDR_", "SIMHERDR_")):
+        if k.startswith(("HERDR_", "SIMHERDR_")) and k not in _SUITES_STAND_INS:
             monkeypatch.delenv(k)
 
     def run(cwd: Path, *args: str) -> Ran:

@@ -125,7 +125,9 @@ def test_connections_cut_mid_request(srv):
         if i % 3:
             s.sendall(b'{"id":"cut","method":"workspace.create","params":{"cwd":"/tm'[: 10 + i])
         socks.append(s)
-    time.sleep(0.1)
+    deadline = time.monotonic() + 5
+    while conn_count(srv) < len(socks) and time.monotonic() < deadline:
+        time.sleep(0.01)  # every connection accepted, its partial line read
     for i, s in enumerate(socks):
         (rst_close if i % 2 else socket.socket.close)(s)
     assert json.loads(exchange(srv.path, PING))["result"]["type"] == "pong"

@@ -6,6 +6,7 @@ sent (or, waiting for the protocol first, finds nothing)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import socket
@@ -170,7 +171,7 @@ def test_a_reply_the_client_does_not_take_at_once_is_flushed_whole(srv):
     with loop_held(srv):
         s = connect(srv.path)
         s.sendall(LIST)
-    time.sleep(0.2)  # the server has sent what the socket takes and left the rest buffered
+    until(lambda: conn_count(srv) == 1)  # sent what the socket takes, the rest buffered
     out = read_all(s)
     s.close()
     reply = json.loads(out)
@@ -179,14 +180,24 @@ def test_a_reply_the_client_does_not_take_at_once_is_flushed_whole(srv):
 
 
 def test_a_reply_never_taken_is_dropped_after_the_write_timeout(srv, monkeypatch):
-    # herdr's is 5 s; 1 s leaves the poll below ample time to see the protocol on a busy machine
-    monkeypatch.setattr(server_mod, "WRITE_TIMEOUT", 1.0)
+    monkeypatch.setattr(server_mod, "WRITE_TIMEOUT", 0.25)  # herdr's is 5 s; same code path
+    # the write timeout's watch (server.flush) starts once the poll below has seen the
+    # protocol: a busy machine's poll can come later than any short timeout
+    seen = asyncio.Event()
+    watch = server_mod.flush
+
+    async def flush_once_seen(proto):
+        await seen.wait()
+        return await watch(proto)
+
     _big_label(srv, 900_000)
     fds, tasks = baseline(srv)
+    monkeypatch.setattr(server_mod, "flush", flush_once_seen)
     with loop_held(srv):
         s = connect(srv.path)
         s.sendall(LIST)
     until(lambda: conn_count(srv) == 1)  # the rest of the reply waits in a transport
+    srv.loop.call_soon_threadsafe(seen.set)
     until(lambda: conn_count(srv) == 0)  # no progress for WRITE_TIMEOUT: dropped
     s.close()
     assert settle(srv, fds, tasks) == (fds, tasks)

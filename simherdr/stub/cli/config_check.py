@@ -7,9 +7,12 @@ The diagnostics come from :func:`simherdr.hostcore.config_keys.diagnose`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TextIO
 
 from . import base
+
+TYPE_CHECKING = False  # (not typing's: importing typing costs the stand-in ~8 ms a call)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 USAGE = "usage: herdr config check"
 _HELP_WORDS = ("help", "--help", "-h")

@@ -13,9 +13,12 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TextIO
 
 from . import base
+
+TYPE_CHECKING = False  # (not typing's: importing typing costs the stand-in ~8 ms a call)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 #: CHOICE: how the stand-in finds the simulator. ``SIMHERDR_EXECUTABLE`` names a `simherdr`
 #: command (e.g. an installed console script); otherwise the stand-in's own interpreter (the one

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TextIO
 
 from . import base
+
+TYPE_CHECKING = False  # (not typing's: importing typing costs the stand-in ~8 ms a call)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 STOP_WAIT_TIMEOUT = 15.0  # s, src/session.rs:14
 STOP_WAIT_POLL = 0.025  # s, src/session.rs:15
