@@ -30,11 +30,11 @@ if shutil.which("bash") is None:
     )
 
 from simherdr.clock import ScaledClock
-from simherdr.panes import procfs
 from simherdr.simulator import Config
 from simherdr.stub.install import write_stub
 from simherdr.testing import SocketClient, ThreadServer
 from tests import herdr_reference as ref
+from tests.pty.leaks import Since
 from tests.releases import BASE
 
 SCALE = 20.0  # simulated seconds per wall second
@@ -172,41 +172,21 @@ class Client:
         return p.returncode, p.stdout, p.stderr
 
 
-def _descendants() -> set[int]:
-    return set(procfs.live_pids(procfs.process_tree([os.getpid()]))) - {os.getpid()}
-
-
-def _tagged(token: str) -> list[int]:
-    needle = f"SIMHERDR_TEST_TOKEN={token}".encode()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    found.append(int(name))
-        except OSError:
-            continue
-    return procfs.live_pids(found)
-
-
 @pytest.fixture(autouse=True)
 def no_leaks(monkeypatch):
     token = uuid.uuid4().hex
     monkeypatch.setenv("SIMHERDR_TEST_TOKEN", token)
-    before = _descendants()
+    since = Since()  # what the test makes from now on (tests/pty/leaks.py)
     yield token
     deadline = time.monotonic() + 3.0
     while True:
-        leaked_children = _descendants() - before
-        leaked_tagged = [p for p in _tagged(token) if p != os.getpid()]
+        leaked_children, leaked_tagged = since.leaked(token)
         if not leaked_children and not leaked_tagged:
             return
         if time.monotonic() > deadline:
             break
         time.sleep(0.02)
-    for pid in set(leaked_children) | set(leaked_tagged):  # don't let one test poison the rest
+    for pid in leaked_children | leaked_tagged:  # don't let one test poison the rest
         try:
             os.kill(pid, 9)
         except OSError:
