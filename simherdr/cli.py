@@ -14,13 +14,14 @@ import gc
 import math
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .facts.versions import DEFAULT_VERSION, RELEASES, resolve
 
+TYPE_CHECKING = False  # (not typing's: `simherdr ctl` and `--version` import no typing, ~6 ms)
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 VERSIONS = RELEASES  # every release simherdr simulates, oldest first (facts/releases/*.toml)
 # Linux: sun_path is 108 bytes including the terminating NUL.

@@ -160,13 +160,15 @@ def test_a_base_missing_a_row_and_a_loop_are_refused(tmp_path):
         V.ReleaseSet(str(tmp_path)).resolve("1.0.0")
 
 
-def test_importing_versions_reads_no_release_file_and_no_toml():
+def test_importing_versions_and_the_cli_reads_no_release_file_no_toml_no_typing():
+    """Nor typing (~6 ms: read under TYPE_CHECKING only): `simherdr ctl`, `--version` and the
+    stand-in's session verbs load these two and nothing that needs it."""
     code = (
-        "import sys; import simherdr.facts.versions as V; "
-        "print('tomllib' in sys.modules, V._PACKAGE._loaded == {})"
+        "import sys; import simherdr.facts.versions as V; import simherdr.cli; "
+        "print('tomllib' in sys.modules, V._PACKAGE._loaded == {}, 'typing' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == ["False", "True", "False"]
 
 
 def test_compiled_json_is_fresh_and_equals_the_toml():
