@@ -1,10 +1,13 @@
-"""The background job of two tests that each run one process which mostly waits
-(tests/background.py): `make demo`'s session (tests/core/test_demo.py: ~1.2 s of wall for
-~0.35 s of CPU at its time x10, the agent's start and turn) and the server out of file
-descriptors (tests/hostile/test_socket_lifecycle.py: ~0.7 s, its starved accept's 0.5 s window
-and the back-off's retry). ``python -m tests.process_runs OUTDIR KEY...``; each key's result is
-its process's returncode, stdout and stderr, which the test checks. The runs are here, not in
-the test modules: the job's process imports no pytest."""
+"""The background job of tests that each run something which mostly waits (tests/background.py):
+`make demo`'s session (tests/core/test_demo.py: ~1.2 s of wall for ~0.35 s of CPU at its time
+x10, the agent's start and turn), the server out of file descriptors
+(tests/hostile/test_socket_lifecycle.py: ~0.7 s, its starved accept's 0.5 s window and the
+back-off's retry), and the recorded gaps between CLI runs replayed on the stub target
+(tests/contract/test_replay_fixes.py: ~1.4 s, a recorded 0.6 s sleep, slept again in real
+time). ``python -m tests.process_runs OUTDIR KEY...``; a process's result is its returncode,
+stdout and stderr, the gaps' what tests/contract/recording.py stub_gaps returns; the tests
+check them. The runs are here, not in the test modules: the job's process imports no
+pytest."""
 
 from __future__ import annotations
 
@@ -40,6 +43,10 @@ RUNS = {
 
 
 def run(key: str) -> dict:
+    if key == "gaps":
+        from tests.contract.recording import stub_gaps
+
+        return stub_gaps()
     argv, timeout = RUNS[key]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     return {"returncode": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
@@ -48,4 +55,4 @@ def run(key: str) -> dict:
 if __name__ == "__main__":
     from tests import background
 
-    sys.exit(background.main(sys.argv[1], sys.argv[2:], run, len(RUNS)))
+    sys.exit(background.main(sys.argv[1], sys.argv[2:], run, 2))
