@@ -148,6 +148,12 @@ def start(session: pytest.Session) -> None:
         )
 
 
+def job_pids() -> list[int]:
+    """The processes of the jobs this process started (each chain's shell): they and what
+    they start run beside this process's tests, none of which made them (tests/pty/leaks.py)."""
+    return [proc.pid for proc in _started]
+
+
 def stop() -> None:
     """pytest_sessionfinish: wait for the jobs this process started (another worker may still
     read them), then stop what is left (an aborted run); reaped, their CPU counts in ours."""
