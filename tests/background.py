@@ -76,9 +76,20 @@ def _story_key(item: pytest.Item) -> str | None:
 # its margin 3 runs in 3 on a loaded machine (in the workers: 0 in 7). Since then their gaps
 # pass at once on the target's clock (simherdr.contract.targets.SKIP_GAPS): no waiting left to
 # move out of the workers.
+DEMO = "tests/core/test_demo.py::test_demo_runs_end_to_end"
+EMFILE = "tests/hostile/test_socket_lifecycle.py::test_out_of_file_descriptors_is_logged_once"
+GAPS = "tests/contract/test_replay_fixes.py::test_the_stub_target_replays_the_recorded_gaps"
+
+
+# CHOICE: a third chain for three runs that mostly wait (tests/process_runs.py: ~1.2, ~0.7 and
+# ~1.4 s of wall, ~0.7 s of CPU together), done ~3-4 s after collection; in a worker each held
+# it through its waits, beside the suite's other waiting tests.
 JOBS = (
     Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0, tests=SCENARIOS),
     Job("story", "tests.traceview.story_run", _story_key, chain=1, tests=STORY),
+    Job("demo", "tests.process_runs", lambda item: "demo", chain=2, tests=DEMO),
+    Job("emfile", "tests.process_runs", lambda item: "emfile", chain=2, tests=EMFILE),
+    Job("gaps", "tests.process_runs", lambda item: "gaps", chain=2, tests=GAPS),
 )
 _started: list[subprocess.Popen] = []
 

@@ -190,7 +190,6 @@ SLOW_FIRST = (
     "tests/contract/test_contract.py",
     "tests/client/test_commands.py",
     "tests/facts/test_no_version_literals.py",
-    "tests/core/test_demo.py",
     "tests/stub/test_cli_sessions.py",
     "tests/core/test_user_errors.py",
     "tests/pytest_plugin/",
@@ -251,7 +250,6 @@ WAITS = (
     "tests/core/test_paced_clock.py::test_a_stall_inside_a_timer_holds_time_at_the_next_timer[wall]",
     "tests/core/test_paced_clock.py::test_agent_prompt_stall_window_survives_a_stalled_server[wall]",
     "tests/run/",
-    "tests/core/test_demo.py",
     "tests/stub/test_cli_sessions.py",
     "tests/stub/test_cli_local_e2e.py",
     "tests/pty/",
@@ -266,7 +264,11 @@ def _waits(item) -> bool:
         # (contract.targets.SKIP_GAPS), but they still wait on the stand-in's processes and
         # the server's thread; dealt out as waits they measured faster (46.4 vs 47.8, 49.1 s)
         return "-socket-" in nodeid or "-stub-" in nodeid
-    return nodeid.startswith(WAITS)
+    if not nodeid.startswith(WAITS):
+        return False
+    from tests import background
+
+    return background.job_of(item) is None  # a background job's reader waits for nothing
 
 
 def interleave_waits(items: list) -> list:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from simherdr.contract import verify as V
-from simherdr.contract.recorder import ThreadRecorder
 from simherdr.contract.targets import simherdr_target
-from simherdr.stub.install import write_stub
+from tests.contract.recording import record_script as record_script  # its home (no pytest)
 from tests.releases import VERSIONS
 from tests.standin_inproc import run_inproc
 
@@ -28,44 +26,6 @@ def real_home():
     d = tempfile.mkdtemp(prefix="home-", dir=REAL_ROOT)
     yield d
     shutil.rmtree(d, ignore_errors=True)
-
-
-def record_script(
-    upstream: str,
-    tmp: Path,
-    script: str,
-    version: str,
-    *,
-    home: str | None = None,
-    cwd: str | None = None,
-    name: str = "s",
-    keep_journal: bool = False,
-    **recorder,
-):
-    """Record ``sh -c script`` (the stand-in as the real ``herdr``) through the proxy;
-    ``keep_journal``: its journal is kept as ``tmp/journal.jsonl``."""
-    real = write_stub(str(tmp / "realbin"), herdr_version=version)
-    rec = ThreadRecorder(
-        upstream,
-        str(tmp / "proxy.sock"),
-        tmp / "corpus",
-        name,
-        herdr_bin=real,
-        cwd=cwd,
-        home=home,
-        **recorder,
-    )
-    env = rec.env()
-    if home:
-        env["HOME"] = home
-    p = subprocess.run(
-        ["sh", "-c", script], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
-    )
-    if keep_journal:  # what the recorder wrote (stop removes it)
-        shutil.copy(rec.path, tmp / "journal.jsonl")
-    cassette = rec.stop()
-    assert p.returncode == 0, p.stdout + p.stderr
-    return cassette, rec
 
 
 def stub_in_process(version: str, versions=VERSIONS) -> bool:

@@ -15,7 +15,7 @@ from simherdr.contract.targets import simherdr_target
 from simherdr.testing import ThreadServer
 from tests import forkserve
 from tests.contract.conftest import record_script, stub_in_process, verify_everywhere
-from tests.contract.test_replay_fixes import sock
+from tests.contract.recording import sock
 from tests.inproc import simherdr_main
 
 SIMHERDR = [sys.executable, "-m", "simherdr"]

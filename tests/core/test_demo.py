@@ -1,14 +1,13 @@
-"""`make demo` keeps working: it drives a simulator process through the stand-in binary."""
+"""`make demo` keeps working: it drives a simulator process through the stand-in binary. The
+`simherdr demo` process runs in the background (tests/background.py, tests/process_runs.py):
+its ~1.2 s of mostly waiting cost no worker."""
 
-import subprocess
-import sys
+from tests import background
 
 
-def test_demo_runs_end_to_end():
-    p = subprocess.run(
-        [sys.executable, "-m", "simherdr", "demo"], capture_output=True, text=True, timeout=120
-    )
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "agent status over the session: idle -> working -> done -> idle" in p.stdout
-    assert "socket removed: True" in p.stdout
-    assert '"code":"pane_not_found"' in p.stdout
+def test_demo_runs_end_to_end(request):
+    p = background.result(request.config, "demo", "demo")  # `python -m simherdr demo`
+    assert p["returncode"] == 0, p["stdout"] + p["stderr"]
+    assert "agent status over the session: idle -> working -> done -> idle" in p["stdout"]
+    assert "socket removed: True" in p["stdout"]
+    assert '"code":"pane_not_found"' in p["stdout"]

@@ -104,6 +104,9 @@ def test_no_background_job_imports_pytest():
     assert [job.module for job in background.JOBS] == [
         "tests.stub.scenario_runs",
         "tests.traceview.story_run",
+        "tests.process_runs",
+        "tests.process_runs",
+        "tests.process_runs",
     ]
     for job in background.JOBS:
         found = sorted(m for m in job_imports(job.module) if m.split(".")[0] in NOT_IN_A_JOB)

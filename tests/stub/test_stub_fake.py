@@ -1,0 +1,87 @@
+"""The stub tests' recording fake (tests/stub/stub_fake.py): the fakes of a process share one
+accepting thread, yet each answers and records only its own connections, and one shut down
+takes no more while the others serve."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+
+import pytest
+from stub_fake import FakeHerdr, ThenShutdown, ok
+
+
+def ask(path: str, method: str, rid: str = "r") -> dict:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.sendall(json.dumps({"id": rid, "method": method, "params": {}}).encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    return json.loads(data)
+
+
+def test_each_fake_answers_and_records_its_own(sockdir):
+    a = FakeHerdr(os.path.join(sockdir, "a.sock"), version="0.8.2")
+    b = FakeHerdr(os.path.join(sockdir, "b.sock"), version="0.9.3")
+    try:
+        a.on("tab.list", ok(tabs=["a"]))
+        b.on("tab.list", ok(tabs=["b"]))
+        assert ask(a.path, "ping")["result"]["version"] == "0.8.2"
+        assert ask(b.path, "ping")["result"]["version"] == "0.9.3"
+        # connections to both at once, each handled in a thread of its own
+        replies: dict[str, dict] = {}
+
+        def call(fake: FakeHerdr, i: int) -> None:
+            replies[f"{fake.version}-{i}"] = ask(fake.path, "tab.list", rid=str(i))
+
+        threads = [threading.Thread(target=call, args=(f, i)) for f in (a, b) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert {k: v["result"]["tabs"] for k, v in replies.items()} == {
+            f"{f.version}-{i}": [name] for f, name in ((a, "a"), (b, "b")) for i in range(8)
+        }
+        assert [m for m, _ in a.calls()] == ["ping"] + ["tab.list"] * 8
+        assert [m for m, _ in b.calls()] == ["ping"] + ["tab.list"] * 8
+    finally:
+        a.shutdown()
+        b.shutdown()
+
+
+def test_a_fake_shut_down_takes_no_connection_while_another_serves(sockdir):
+    a = FakeHerdr(os.path.join(sockdir, "a.sock"))
+    b = FakeHerdr(os.path.join(sockdir, "b.sock"))
+    try:
+        a.shutdown()
+        assert not os.path.exists(a.path)
+        with pytest.raises(OSError):
+            ask(a.path, "ping")
+        assert ask(b.path, "ping")["result"]["type"] == "pong"
+        # one made after: served too
+        c = FakeHerdr(os.path.join(sockdir, "c.sock"))
+        try:
+            assert ask(c.path, "ping")["result"]["type"] == "pong"
+        finally:
+            c.shutdown()
+        assert a.lines == []
+    finally:
+        b.shutdown()
+
+
+def test_then_shutdown_replies_and_stops_listening(sockdir):
+    fake = FakeHerdr(os.path.join(sockdir, "herdr.sock"))
+    try:
+        fake.on("server.stop", ThenShutdown(ok()))
+        assert ask(fake.path, "server.stop")["result"] == {"type": "ok"}
+        with pytest.raises(OSError):
+            ask(fake.path, "ping")
+    finally:
+        fake.shutdown()
