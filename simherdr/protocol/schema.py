@@ -24,10 +24,10 @@ that variant (serde's ``#[serde(other)]``).
 
 from __future__ import annotations
 
-import json
 import os
 from functools import cache
 
+from ..facts.jsonscan import raw_decode
 from ..facts.record import field, record
 
 __all__ = [
@@ -281,5 +281,7 @@ def table(protocol: int) -> Table:
     if protocol not in PROTOCOLS:
         raise KeyError(protocol)
     path = os.path.join(os.path.dirname(__file__), "tables", f"p{protocol}.json")
-    with open(path, "rb") as f:
-        return load(json.load(f))
+    with open(path, encoding="utf-8") as f:
+        # json's C scanner without the json module (its re, enum: ~25M instructions of a
+        # terminal verb's Python start); the file is one document
+        return load(raw_decode(f.read())[0])

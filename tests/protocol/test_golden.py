@@ -223,3 +223,18 @@ def test_a_protocol_19_hello_decodes_under_20_and_is_refused_by_version():
     assert check_client_version(20, 19) == (
         "client version 19 is older than server version 20; please upgrade your herdr client"
     )
+
+
+def test_a_table_is_read_without_the_json_module(monkeypatch):
+    """A terminal verb's Python start reads its protocol's table with json's C scanner
+    (facts/jsonscan.py), not the json module (its re and enum), nor base64 (the JSON form's,
+    imported where bytes are converted): the same table."""
+    import sys
+
+    from simherdr.protocol import PROTOCOLS, schema
+
+    monkeypatch.setitem(sys.modules, "json", None)  # an import of it fails
+    monkeypatch.setitem(sys.modules, "base64", None)
+    for protocol in PROTOCOLS:
+        read = schema.table.__wrapped__(protocol)  # (uncached)
+        assert read == schema.table(protocol) and read.types == schema.table(protocol).types

@@ -535,3 +535,19 @@ READ_IN_TREES = {
 def test_the_session_rows_are_herdrs(row):
     base, fork = rows(BASE), rows("0.9.3")
     assert (getattr(base, row), getattr(fork, row)) == READ_IN_TREES[row]
+
+
+def test_a_launchers_session_verb_reads_its_rows_from_the_release_it_was_handed(monkeypatch):
+    """The launcher hands the call its release in compact form (install-stub's): a session
+    verb, given that release's name, reads its rows there, loading no simherdr.facts (~25M
+    instructions of its Python start); another name still resolves through the facts."""
+    from simherdr.stub.cli import base
+
+    compact = base.release_of(DEFAULT_VERSION).compact()
+    monkeypatch.setattr(base, "_HANDED", {})  # (this process's earlier in-process calls')
+    handed = base.release_of(compact)
+    monkeypatch.setitem(sys.modules, "simherdr.facts.versions", None)  # an import of it fails
+    assert sessions._rows(DEFAULT_VERSION) is handed.rows
+    other = next(v for v in VERSIONS if v != DEFAULT_VERSION)
+    with pytest.raises(ImportError):
+        sessions._rows(other)

@@ -204,15 +204,26 @@ class Release:
         return (self.name, self.key, self.protocol, self.agent_kinds, self.rows)
 
 
+#: the releases this process was handed in compact form (a launcher's call: what install-stub
+#: resolved), by name: a module given the call's release by name (the session verbs' rows)
+#: finds it here, without loading simherdr.facts (~25M instructions of a Python start)
+_HANDED: dict = {}
+
+
 def release_of(version):
     """A :class:`Release` from a Release, its :meth:`~Release.compact` tuple, a release name or
     a ``HerdrVersion`` (names resolve through simherdr.facts.versions: in-process callers and
-    ``install-stub``, never the launcher's path).  An unknown name raises its ``UnknownVersion``
-    (a ValueError naming the known releases)."""
+    ``install-stub``, never the launcher's path; a name this process was handed in compact form
+    is that release).  An unknown name raises its ``UnknownVersion`` (a ValueError naming the
+    known releases)."""
     if isinstance(version, Release):
         return version
     if isinstance(version, tuple):
-        return Release(*version)
+        release = _HANDED[version[0]] = Release(*version)
+        return release
+    handed = _HANDED.get(version)
+    if handed is not None:
+        return handed
     from ...facts.versions import resolve
 
     v = resolve(version)

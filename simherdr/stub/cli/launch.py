@@ -9,7 +9,6 @@ is out of the stand-in's reach.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -107,7 +106,9 @@ def serve_env(env: Mapping[str, str], title: Sequence[str] | None = None) -> dic
     command line the server shows (``title``), which the server takes out of it at start."""
     child = dict(env)
     if title:
-        child[TITLE_ENV] = json.dumps(list(title))
+        from .wire import dumps_sorted  # (JSON without the json module: its re, enum)
+
+        child[TITLE_ENV] = dumps_sorted(list(title))
     return child
 
 
@@ -124,15 +125,42 @@ def server_title(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     first = argv[0] if argv else "herdr"
     name = os.path.basename(first)
     if os.sep in first:
-        import shutil
-
-        found = shutil.which(name, path=env.get("PATH"))
+        found = _which(name, env.get("PATH"))
         try:
             if found is not None and os.path.samefile(found, first):
                 first = name
         except OSError:
             pass
     return [first] + words
+
+
+def _which(name: str, path: str | None) -> str | None:
+    """``shutil.which(name, path=path)`` for a bare name on POSIX (the same search: ``path``, else
+    the process's PATH, else the system's default; each directory once; the first
+    ``dir/name`` that exists, is executable and is not a directory), without importing shutil
+    (its fnmatch, re and compression modules: ~30M instructions of a `herdr server` start)."""
+    if path is None:
+        path = os.environ.get("PATH")
+        if path is None:
+            try:
+                path = os.confstr("CS_PATH")
+            except (AttributeError, ValueError):
+                path = os.defpath
+    if not path:  # (PATH='' finds nothing; PATH=':' looks in the current directory)
+        return None
+    seen = set()
+    for directory in os.fsdecode(path).split(os.pathsep):
+        if directory in seen:
+            continue
+        seen.add(directory)
+        candidate = os.path.join(directory, name)
+        if (
+            os.path.exists(candidate)
+            and os.access(candidate, os.F_OK | os.X_OK)
+            and not os.path.isdir(candidate)
+        ):
+            return candidate
+    return None
 
 
 def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
