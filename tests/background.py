@@ -79,17 +79,23 @@ def _story_key(item: pytest.Item) -> str | None:
 DEMO = "tests/core/test_demo.py::test_demo_runs_end_to_end"
 EMFILE = "tests/hostile/test_socket_lifecycle.py::test_out_of_file_descriptors_is_logged_once"
 GAPS = "tests/contract/test_replay_fixes.py::test_the_stub_target_replays_the_recorded_gaps"
+CHANGED = "tests/contract/test_record.py::test_a_changed_upstream_is_caught_with_a_clear_miss"
 
 
-# CHOICE: a third chain for three runs that mostly wait (tests/process_runs.py: ~1.2, ~0.7 and
-# ~1.4 s of wall, ~0.7 s of CPU together), done ~3-4 s after collection; in a worker each held
-# it through its waits, beside the suite's other waiting tests.
+def _changed_key(item: pytest.Item) -> str | None:
+    return "changed@" + item.callspec.params["version"]  # type: ignore[attr-defined]
+
+
+# CHOICE: a third chain for runs that mostly wait (tests/process_runs.py: ~1.2, ~0.7, ~1.4 and
+# 2 x ~0.9 s side by side of wall, ~1 s of CPU together), done ~5 s after collection; in a
+# worker each held it through its waits, beside the suite's other waiting tests.
 JOBS = (
     Job("scenarios", "tests.stub.scenario_runs", _scenario_key, chain=0, tests=SCENARIOS),
     Job("story", "tests.traceview.story_run", _story_key, chain=1, tests=STORY),
     Job("demo", "tests.process_runs", lambda item: "demo", chain=2, tests=DEMO),
     Job("emfile", "tests.process_runs", lambda item: "emfile", chain=2, tests=EMFILE),
     Job("gaps", "tests.process_runs", lambda item: "gaps", chain=2, tests=GAPS),
+    Job("changed", "tests.process_runs", _changed_key, chain=2, tests=CHANGED),
 )
 _started: list[subprocess.Popen] = []
 
@@ -146,6 +152,12 @@ def start(session: pytest.Session) -> None:
                 ["sh", "-c", "; ".join(commands)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
             )
         )
+
+
+def job_pids() -> list[int]:
+    """The processes of the jobs this process started (each chain's shell): they and what
+    they start run beside this process's tests, none of which made them (tests/pty/leaks.py)."""
+    return [proc.pid for proc in _started]
 
 
 def stop() -> None:

@@ -4,8 +4,9 @@ x10, the agent's start and turn), the server out of file descriptors
 (tests/hostile/test_socket_lifecycle.py: ~0.7 s, its starved accept's 0.5 s window and the
 back-off's retry), and the recorded gaps between CLI runs replayed on the stub target
 (tests/contract/test_replay_fixes.py: ~1.4 s, a recorded 0.6 s sleep, slept again in real
-time). ``python -m tests.process_runs OUTDIR KEY...``; a process's result is its returncode,
-stdout and stderr, the gaps' what tests/contract/recording.py stub_gaps returns; the tests
+time), and a replay against a changed upstream (tests/contract/test_record.py, each release
+~0.9 s: the stream event it never sends awaited for the 0.5 s reply timeout). ``python -m tests.process_runs OUTDIR KEY...``; a process's result is its returncode,
+stdout and stderr, the others' what tests/contract/recording.py returns; the tests
 check them. The runs are here, not in the test modules: the job's process imports no
 pytest."""
 
@@ -47,6 +48,10 @@ def run(key: str) -> dict:
         from tests.contract.recording import stub_gaps
 
         return stub_gaps()
+    if key.startswith("changed@"):
+        from tests.contract.recording import changed_upstream
+
+        return changed_upstream(key.partition("@")[2])
     argv, timeout = RUNS[key]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     return {"returncode": p.returncode, "stdout": p.stdout, "stderr": p.stderr}

@@ -56,6 +56,13 @@ def start(is_worker: bool) -> None:
     )
 
 
+def pid() -> int | None:
+    """The shared fork server's process, when this process started it: its children serve the
+    run's stand-in calls, a test's and a background job's alike (tests/pty/leaks.py)."""
+    process = _shared.process if _shared is not None else None
+    return process.pid if process is not None else None
+
+
 def line() -> str:
     return _line
 

@@ -2,6 +2,12 @@
 made that are still alive, i.e. new descendants of this process and any process carrying the
 test's environment token (``SIMHERDR_TEST_TOKEN``, inherited by what its panes start).
 
+The run's own processes that this process started and that start others beside its tests are
+not the test's: the background jobs (tests/background.py, started as collection ends) and the
+shared stand-in fork server (tests/standin_shared.py: the controller's under xdist, this
+process's in a serial run), whose children serve every stand-in call of the run (a test's call
+ends with its launcher, the test's own process); their trees are left out.
+
 Both kinds were made during the test, so at its end :class:`Since` looks only at the processes
 whose pid the kernel allocated after the test began: Linux hands out pids in turn
 (``ns_last_pid``, the last one given in this pid namespace, wrapping past ``pid_max``), so those
@@ -60,10 +66,19 @@ def carrying(token: str, pids) -> list[int]:
     return procfs.live_pids(found)
 
 
-def _descends(pid: int, root: int, parents: dict[int, int]) -> bool:
-    """Whether ``root`` is an ancestor of ``pid`` (``parents``: the ppids read so far)."""
+def run_processes() -> set[int]:
+    """The run's own processes this process started (their trees are not the test's)."""
+    from tests import background, standin_shared
+
+    shared = standin_shared.pid()
+    return set(background.job_pids()) | ({shared} if shared is not None else set())
+
+
+def _descends(pid: int, root: int, parents: dict[int, int], apart: set[int]) -> bool:
+    """Whether ``root`` is an ancestor of ``pid`` not through any of ``apart`` (``parents``:
+    the ppids read so far)."""
     seen = 0
-    while pid > 1 and seen < 1000:  # (a loop of stale reads cannot last)
+    while pid > 1 and seen < 1000 and pid not in apart:  # (a loop of stale reads cannot last)
         ppid = parents.get(pid)
         if ppid is None:
             st = procfs.stat(pid)
@@ -97,12 +112,13 @@ class Since:
     def leaked(self, token: str) -> tuple[set[int], set[int]]:
         """(new descendants of this process, processes carrying ``token``) alive now."""
         me = os.getpid()
+        apart = run_processes()
         new = self.new_pids()
         if new is None:
-            children = descendants() - self.existing
+            children = descendants() - self.existing - set(procfs.process_tree(apart))
             tagged = carrying(token, _pids())
         else:
             parents: dict[int, int] = {}
-            children = set(procfs.live_pids(p for p in new if _descends(p, me, parents)))
+            children = set(procfs.live_pids(p for p in new if _descends(p, me, parents, apart)))
             tagged = carrying(token, new)
         return children - {me}, set(tagged) - {me}

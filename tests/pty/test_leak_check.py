@@ -99,3 +99,42 @@ def test_a_grandchild_is_a_descendant(look):
         _gone(grandchild)
         shell.wait()
         shell.stdout.close()
+
+
+class _Shared:
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+
+
+@pytest.mark.parametrize("kind", ["background job", "shared fork server"])
+def test_what_the_runs_own_processes_start_meanwhile_is_not_the_tests(look, monkeypatch, kind):
+    from tests import background, standin_shared
+
+    # one of the run's processes this process started before the test (tests/background.py's
+    # jobs, tests/standin_shared.py's fork server): what it starts while the test runs is not
+    # the test's
+    job = subprocess.Popen(
+        ["sh", "-c", "read go; sleep 30 & echo $!; wait"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    if kind == "background job":
+        monkeypatch.setattr(background, "_started", [job])
+    else:
+        monkeypatch.setattr(standin_shared, "_shared", _Shared(job))
+    assert job.stdin is not None and job.stdout is not None
+    since = look(Since())
+    job.stdin.write("go\n")
+    job.stdin.flush()
+    by_job = int(job.stdout.readline())
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        children, _ = since.leaked("none")
+        assert child.pid in children and by_job not in children
+    finally:
+        _gone(by_job)
+        _stop(child)
+        job.wait()
+        job.stdin.close()
+        job.stdout.close()
