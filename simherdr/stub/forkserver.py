@@ -95,14 +95,20 @@ _NEEDS_CONTROLLING_TERMINAL = {("terminal", "attach"), ("agent", "attach")}
 #: all absent or a simherdr's at the check: a launched server's relay may bind one before the
 #: verb's probe (a client polling `session list` while its server starts).
 _OTHER_SOCKETS_GROUPS = {"session"}
+#: CHOICE(standin-shared-socketless): a launcher that names a shared fork server sends it the
+#: calls with no socket at $HERDR_SOCKET_PATH too (launcher.c): served are the groups that reach
+#: no socket (herdr's config file, the agents' integration files); any other such call runs as
+#: the Python stand-in, as every call without a socket does elsewhere
+_SOCKETLESS_GROUPS = {"config", "integration"}
 
 
-def needs_python(argv: list[str], env: list[bytes] | None = None) -> bool:
+def needs_python(argv: list[str], env: list[bytes] | None = None, shared: bool = False) -> bool:
     """Whether a call (argv without argv[0]; ``env``: its environment's entries, None when not
     known) must run in the caller's own process: its first two words, past the global options,
     name a verb of :data:`_NEEDS_CONTROLLING_TERMINAL`, or it reaches other sockets than
     $HERDR_SOCKET_PATH's (:data:`_OTHER_SOCKETS_GROUPS`, a global ``--session`` before ``--``
-    whose socket is not a simherdr's)."""
+    whose socket is not a simherdr's), or (``shared``: the call came to a shared fork server)
+    it has no socket there and is not of :data:`_SOCKETLESS_GROUPS`."""
     words: list[str] = []
     skip = False
     globals_end = False  # past a literal "--": no global --session (_configure_session)
@@ -125,7 +131,23 @@ def needs_python(argv: list[str], env: list[bytes] | None = None) -> bool:
         return True
     if words and words[0] in _OTHER_SOCKETS_GROUPS:
         return True
+    if shared and env is not None and not (words and words[0] in _SOCKETLESS_GROUPS):
+        if not _has_socket(env):
+            return True
     return session is not None and not _a_simherdrs_session(session, env)
+
+
+def _has_socket(env: list[bytes]) -> bool:
+    """Whether the call's $HERDR_SOCKET_PATH is a socket (as launcher.c checks it; the first
+    entry of the name, as _set_environ takes it)."""
+    for entry in env:
+        key, sep, value = entry.partition(b"=")
+        if sep and key == b"HERDR_SOCKET_PATH":
+            try:
+                return bool(value) and stat.S_ISSOCK(os.stat(value).st_mode)
+            except (OSError, ValueError):
+                return False
+    return False
 
 
 def _a_simherdrs_session(name: str, env: list[bytes] | None) -> bool:
@@ -304,7 +326,8 @@ def _die_with_parent(libc: _Libc | None) -> None:
 class ForkServer:
     refill = IDLE  # (REFILL for cold children: __init__)
 
-    def __init__(self, listen_fd: int, lifeline_fd: int, root: str):
+    def __init__(self, listen_fd: int, lifeline_fd: int, root: str, shared: bool = False):
+        self.shared = shared  # a SharedStandin's (CHOICE standin-shared-socketless)
         self.listener = socket.socket(fileno=listen_fd)
         self.listener.setblocking(False)
         self.lifeline = lifeline_fd
@@ -625,7 +648,7 @@ class Idle:
             or release is None
             or len(fds) != 4
             or not argv
-            or needs_python(argv[1:], rest[split + 1 :])
+            or needs_python(argv[1:], rest[split + 1 :], self.server.shared)
         ):
             conn.sendall(b"F")
             return 0
@@ -911,4 +934,4 @@ def main() -> None:
     if not _first_call(listen_fd, lifeline_fd):
         return
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    ForkServer(listen_fd, lifeline_fd, root).run()
+    ForkServer(listen_fd, lifeline_fd, root, shared=sys.argv[3:4] == ["--owner"]).run()

@@ -118,6 +118,29 @@ def test_a_socket_that_is_not_a_simherdrs_sees_the_caller_itself(herdr, tmp_path
     assert peers == [pid]
 
 
+def test_with_no_socket_it_serves_the_socketless_verbs_only(shared, tmp_path):
+    """CHOICE(standin-shared-socketless): a call with no socket at $HERDR_SOCKET_PATH (unset,
+    or no socket file there) goes to the shared fork server too, which serves `config` and
+    `integration` (they reach no socket) and asks for the Python stand-in for anything else.
+    The Python launcher is removed here: what it would have run fails instead."""
+    herdr = write_stub(str(tmp_path / "bin"), "0.9.3", native=True, shared=shared.name)
+    os.unlink(os.path.join(str(tmp_path / "bin"), ".herdr-python"))
+    (tmp_path / "home").mkdir()
+    for socket_path in (None, str(tmp_path / "none.sock")):
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home")}
+        if socket_path is not None:
+            env["HERDR_SOCKET_PATH"] = socket_path
+        for argv, out in (
+            (["config", "check"], b"config: ok\n"),
+            (["integration", "status"], b"pi: not installed ("),
+        ):
+            done = subprocess.run([herdr, *argv], env=env, capture_output=True, timeout=60)
+            assert done.returncode == 0 and done.stdout.startswith(out), done
+        done = subprocess.run([herdr, "pane", "list"], env=env, capture_output=True, timeout=60)
+        # (python itself cannot open the removed launcher script)
+        assert done.returncode == 2 and b".herdr-python" in done.stderr, done
+
+
 def test_its_end_leaves_no_process_and_its_launchers_still_answer(tmp_path):
     made = SharedStandin.start(warm_up=False)
     assert made is not None and made.process is not None

@@ -228,23 +228,32 @@ static int name_taken(const char *name) {
 int main(int argc, char **argv) {
     (void)argc;
     const char *socket_path = getenv("HERDR_SOCKET_PATH");
+    const char *shared = config_field(6);
     struct stat st;
-    if (!socket_path || !*socket_path || stat(socket_path, &st) || !S_ISSOCK(st.st_mode))
-        fallback(argv);
+    int has_socket =
+        socket_path && *socket_path && !stat(socket_path, &st) && S_ISSOCK(st.st_mode);
+    /* With no socket a shared fork server still gets the call: it serves only the verbs that
+     * reach no socket, asking for the Python path otherwise (simherdr/stub/forkserver.py,
+     * standin-shared-socketless). */
+    if (!has_socket && !*shared) fallback(argv);
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0) fallback(argv); /* a closed standard descriptor */
 
-    /* device, inode and mtime (ns) of the socket file, as simherdr/standin.py abstract_name */
-    char name[96];
-    unsigned long long mtime_ns =
-        (unsigned long long)st.st_mtim.tv_sec * 1000000000ULL + (unsigned long long)st.st_mtim.tv_nsec;
-    snprintf(name, sizeof name, "simherdr-standin-%llx-%llx-%llx", (unsigned long long)st.st_dev,
-             (unsigned long long)st.st_ino, mtime_ns);
-    /* A shared fork server named at install (SIMHERDR_STANDIN_SERVER) serves the calls the
-     * socket's own would (a simherdr's: its name is held), without starting that one. */
-    const char *shared = config_field(6);
-    int sock = *shared && name_taken(name) ? connect_to(shared) : -1;
-    if (sock < 0) sock = connect_to(name);
+    int sock = -1;
+    if (has_socket) {
+        /* device, inode and mtime (ns) of the socket file, as simherdr/standin.py abstract_name */
+        char name[96];
+        unsigned long long mtime_ns = (unsigned long long)st.st_mtim.tv_sec * 1000000000ULL +
+                                      (unsigned long long)st.st_mtim.tv_nsec;
+        snprintf(name, sizeof name, "simherdr-standin-%llx-%llx-%llx",
+                 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, mtime_ns);
+        /* A shared fork server named at install (SIMHERDR_STANDIN_SERVER) serves the calls the
+         * socket's own would (a simherdr's: its name is held), without starting that one. */
+        sock = *shared && name_taken(name) ? connect_to(shared) : -1;
+        if (sock < 0) sock = connect_to(name);
+    } else {
+        sock = connect_to(shared);
+    }
     if (sock < 0) fallback(argv);
     int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0) cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
