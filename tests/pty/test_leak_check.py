@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 import pytest
 
+from simherdr.panes import procfs
 from tests.pty import leaks
 from tests.pty.leaks import Since
 
@@ -24,6 +26,16 @@ def _gone(pid: int) -> None:
         os.kill(pid, 9)
     except OSError:
         pass
+
+
+def _execed(pid: int, argv: list[str], timeout: float = 10.0) -> None:
+    """Until ``pid``'s exec has set up its arguments, and with them its environment (the kernel
+    sets both together, after the close-on-exec that lets Popen return): /proc shows an empty
+    environment before."""
+    deadline = time.monotonic() + timeout
+    while procfs.argv(pid) != argv:
+        assert time.monotonic() < deadline, f"{argv} did not start"
+        time.sleep(0.002)
 
 
 def _whole_table(since: Since) -> Since:
@@ -59,6 +71,7 @@ def test_a_child_left_running_is_a_leak_and_carries_the_token(look):
     since = look(Since())
     child = subprocess.Popen(["sleep", "30"])
     try:
+        _execed(child.pid, ["sleep", "30"])
         children, tagged = since.leaked(token)
         assert child.pid in children and child.pid in tagged
         assert older.pid not in children
@@ -79,6 +92,7 @@ def test_an_orphan_carrying_the_token_is_a_leak(look):
     )
     orphan = int(out.stdout)
     try:
+        _execed(orphan, ["sleep", "30"])
         children, tagged = since.leaked(token)
         assert orphan in tagged and orphan not in children
     finally:
