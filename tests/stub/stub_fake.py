@@ -181,16 +181,18 @@ class _Acceptor:
     (started with the first), each connection then handled in a thread of its own."""
 
     def __init__(self) -> None:
+        self._pid = os.getpid()
         self._selector = selectors.DefaultSelector()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def add(self, fake: FakeHerdr) -> None:
         fake._listener.setblocking(False)
+        if self._pid != os.getpid():  # a forked child: its own (the epoll set is shared)
+            self.__init__()  # type: ignore[misc]
         with self._lock:
             self._selector.register(fake._listener, selectors.EVENT_READ, fake)
-            if self._thread is None or not self._thread.is_alive():
-                # (the first fake, or the first after a fork: a child has no such thread)
+            if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="fake-herdr", daemon=True)
                 self._thread.start()
 

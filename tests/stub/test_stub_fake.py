@@ -85,3 +85,29 @@ def test_then_shutdown_replies_and_stops_listening(sockdir):
             ask(fake.path, "ping")
     finally:
         fake.shutdown()
+
+
+def test_a_forked_child_has_fakes_of_its_own(sockdir):
+    parent = FakeHerdr(os.path.join(sockdir, "parent.sock"))
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # (the child: a fake of its own, served by an acceptor of its own)
+            code = 1
+            try:
+                os.close(r)
+                child = FakeHerdr(os.path.join(sockdir, "child.sock"), version="0.9.3")
+                reply = ask(child.path, "ping")
+                child.shutdown()
+                os.write(w, reply["result"]["version"].encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            got = f.read()
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0 and got == b"0.9.3"
+        assert ask(parent.path, "ping")["result"]["type"] == "pong"  # the parent's still served
+    finally:
+        parent.shutdown()
