@@ -9,10 +9,10 @@ client.
 
 from __future__ import annotations
 
+import _socket  # (socket's module makes its enums at import: ~14M instructions of ctl's start)
 import json
 import math
 import os
-import socket
 import sys
 
 #: ``simherdr run`` names its control socket here; ``simherdr ctl`` uses it without --control.
@@ -56,7 +56,7 @@ def encode(obj: object) -> bytes:
 def request(path: str, op: str, args: dict | None = None, timeout: float = 10.0) -> dict:
     """Send one op to a control socket and return its reply object
     (``{"ok": true, "result": ...}`` or ``{"ok": false, "error": "..."}``)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
         s.connect(path)

@@ -15,7 +15,6 @@ pane ids are internal: CHOICE simherdr writes the public pane number as the raw 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 
@@ -241,6 +240,8 @@ def layout_fingerprint(snap: dict) -> str | None:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     except (RecursionError, TypeError, ValueError):
         return None  # a file herdr could not have parsed back
+    import hashlib  # (here: a server's start loads no OpenSSL; 0.8.x never fingerprints)
+
     return hashlib.sha256(text.encode()).hexdigest()
 
 

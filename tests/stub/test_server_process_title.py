@@ -96,23 +96,6 @@ def test_the_title_is_the_stand_ins_argv(home):
     assert launch.server_title(["-c"], env) == ["herdr", "server"]
 
 
-def test_the_launchers_path_look_up_is_shutil_which(tmp_path, monkeypatch):
-    """launch._which (no shutil import on `herdr server`'s start) finds what shutil.which
-    finds for a bare name: executables only, no directories, each PATH entry in turn, '' and
-    ':' as shutil reads them, the process's PATH when none is given."""
-    import shutil
-
-    for name, mode in (("x", 0o755), ("y", 0o644)):
-        (tmp_path / name).write_text("")
-        (tmp_path / name).chmod(mode)
-    (tmp_path / "z").mkdir()
-    monkeypatch.chdir(tmp_path)
-    d = str(tmp_path)
-    for path in (None, "", ":", d, "/nonexistent:" + d, d + ":" + d, "/usr/bin:/bin"):
-        for name in ("x", "y", "z", "sh", "nope"):
-            assert launch._which(name, path) == shutil.which(name, path=path), (name, path)
-
-
 def test_the_server_takes_its_title_out_of_its_environment():
     assert launch.TITLE_ENV == proctitle.TITLE_ENV
     child = launch.serve_env({"A": "1"}, ["herdr", "server"])

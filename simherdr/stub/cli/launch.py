@@ -125,42 +125,15 @@ def server_title(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     first = argv[0] if argv else "herdr"
     name = os.path.basename(first)
     if os.sep in first:
-        found = _which(name, env.get("PATH"))
+        import shutil
+
+        found = shutil.which(name, path=env.get("PATH"))
         try:
             if found is not None and os.path.samefile(found, first):
                 first = name
         except OSError:
             pass
     return [first] + words
-
-
-def _which(name: str, path: str | None) -> str | None:
-    """``shutil.which(name, path=path)`` for a bare name on POSIX (the same search: ``path``, else
-    the process's PATH, else the system's default; each directory once; the first
-    ``dir/name`` that exists, is executable and is not a directory), without importing shutil
-    (its fnmatch, re and compression modules: ~30M instructions of a `herdr server` start)."""
-    if path is None:
-        path = os.environ.get("PATH")
-        if path is None:
-            try:
-                path = os.confstr("CS_PATH")
-            except (AttributeError, ValueError):
-                path = os.defpath
-    if not path:  # (PATH='' finds nothing; PATH=':' looks in the current directory)
-        return None
-    seen = set()
-    for directory in os.fsdecode(path).split(os.pathsep):
-        if directory in seen:
-            continue
-        seen.add(directory)
-        candidate = os.path.join(directory, name)
-        if (
-            os.path.exists(candidate)
-            and os.access(candidate, os.F_OK | os.X_OK)
-            and not os.path.isdir(candidate)
-        ):
-            return candidate
-    return None
 
 
 def run_server(env: Mapping[str, str], version: str, err: TextIO) -> int:
