@@ -4,27 +4,17 @@ takes no more while the others serve."""
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import threading
 
 import pytest
 from stub_fake import FakeHerdr, ThenShutdown, ok
 
+from simherdr.testing import SocketClient
+
 
 def ask(path: str, method: str, rid: str = "r") -> dict:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(10)
-        s.connect(path)
-        s.sendall(json.dumps({"id": rid, "method": method, "params": {}}).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return json.loads(data)
+    return SocketClient(path).request(method, rid=rid)
 
 
 def test_each_fake_answers_and_records_its_own(sockdir):
